@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+// Sluice — a streaming batch import pipeline: gzip/plain JSON, NDJSON and XML dumps into SQLite.
+//
+// The only dependencies are the toolchain and three C libraries, installed from Debian's
+// packages: libsqlite3-dev, zlib1g-dev and libxml2-dev (see README.md and .ci/run).
+import PackageDescription
+
+let package = Package(
+  name: "Sluice",
+  products: [
+    .executable(name: "sluice", targets: ["sluice"]),
+    .library(name: "SluiceCore", targets: ["SluiceCore"]),
+    .library(name: "SluiceCatalog", targets: ["SluiceCatalog"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CSQLite",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    .systemLibrary(
+      name: "CZlib",
+      providers: [.apt(["zlib1g-dev"])]
+    ),
+    .systemLibrary(
+      name: "CLibXML2",
+      pkgConfig: "libxml-2.0",
+      providers: [.apt(["libxml2-dev"])]
+    ),
+    // The engine: stages, policies, reports. It knows no dataset.
+    .target(
+      name: "SluiceCore",
+      dependencies: ["CSQLite", "CZlib", "CLibXML2"]
+    ),
+    // The datasets: DTOs, domain types, mappers and loaders plugged into the engine.
+    .target(
+      name: "SluiceCatalog",
+      dependencies: ["SluiceCore"]
+    ),
+    .executableTarget(
+      name: "sluice",
+      dependencies: ["SluiceCore", "SluiceCatalog"]
+    ),
+    .testTarget(
+      name: "SluiceCoreTests",
+      dependencies: ["SluiceCore", "CZlib"]
+    ),
+    .testTarget(
+      name: "SluiceCatalogTests",
+      dependencies: ["SluiceCatalog", "SluiceCore"]
+    ),
+    .testTarget(
+      name: "SluiceEndToEndTests",
+      dependencies: ["sluice", "SluiceCore", "CZlib"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,56 @@
+import SluiceCore
+
+/// Writes fruits and their recipes with statements prepared once per run.
+///
+/// Every conflict policy ends with the fruit's recipes being exactly the record's: `upsert`
+/// updates the fruit row and replaces its recipes, `replace` deletes the fruit (its recipes
+/// cascade) and inserts it anew, `ignore` keeps an existing fruit and its recipes untouched,
+/// `fail` lets the primary key reject a second copy.
+public final class FruitsLoader: RecordLoader {
+  private let connection: SQLiteConnection
+  private let conflict: ConflictPolicy
+  private let insertFruit: SQLiteStatement
+  private let deleteFruit: SQLiteStatement
+  private let deleteRecipes: SQLiteStatement
+  private let insertRecipe: SQLiteStatement
+  private var fruitRows = 0
+  private var recipeRows = 0
+
+  init(connection: SQLiteConnection, conflict: ConflictPolicy) throws {
+    self.connection = connection
+    self.conflict = conflict
+    let insert = "INSERT INTO fruits (fruit_id, name, color) VALUES (?, ?, ?)"
+    switch conflict {
+    case .upsert:
+      insertFruit = try connection.prepare(
+        insert + " ON CONFLICT (fruit_id) DO UPDATE SET name = excluded.name, color = excluded.color")
+    case .ignore:
+      insertFruit = try connection.prepare(insert + " ON CONFLICT (fruit_id) DO NOTHING")
+    case .replace, .fail:
+      insertFruit = try connection.prepare(insert)
+    }
+    deleteFruit = try connection.prepare("DELETE FROM fruits WHERE fruit_id = ?")
+    deleteRecipes = try connection.prepare("DELETE FROM recipes WHERE fruit_id = ?")
+    insertRecipe = try connection.prepare(
+      "INSERT INTO recipes (fruit_id, position, title, description, video_tutorial) VALUES (?, ?, ?, ?, ?)")
+  }
+
+  public func load(_ fruit: Fruit) throws -> LoadOutcome {
+    let id = SQLiteValue.text(fruit.id)
+    if conflict == .replace { try deleteFruit.run([id]) }
+    try insertFruit.run([id, .text(fruit.name), .text(fruit.color)])
+    if conflict == .ignore && connection.changes == 0 { return .keptExisting }
+    fruitRows += 1
+    if conflict == .upsert { try deleteRecipes.run([id]) }
+    for (position, recipe) in fruit.recipes.enumerated() {
+      try insertRecipe.run([
+        id, .integer(Int64(position)), .text(recipe.title), .text(recipe.description),
+        .text(recipe.videoTutorial),
+      ])
+    }
+    recipeRows += fruit.recipes.count
+    return .written
+  }
+
+  public var rowsWritten: [String: Int] { ["fruits": fruitRows, "recipes": recipeRows] }
+}

@@ -1,0 +1,66 @@
+/// Turns the bytes between a JSON string's quotes into a Swift `String`, resolving escapes.
+public enum JSONString {
+  /// Returns nil for a malformed escape or a lone surrogate; the bytes are otherwise assumed to
+  /// be valid UTF-8, as the record readers guarantee.
+  public static func decode<C: Collection<UInt8>>(_ body: C) -> String? {
+    guard body.contains(UInt8(ascii: "\\")) else { return String(decoding: body, as: UTF8.self) }
+    var utf8: [UInt8] = []
+    utf8.reserveCapacity(body.count)
+    var index = body.startIndex
+    func hexValue(_ count: Int) -> UInt32? {
+      var value: UInt32 = 0
+      for _ in 0..<count {
+        guard index != body.endIndex else { return nil }
+        let b = body[index]
+        let digit: UInt32
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(b - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(b - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(b - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+        value = value << 4 | digit
+        index = body.index(after: index)
+      }
+      return value
+    }
+    while index != body.endIndex {
+      let b = body[index]
+      index = body.index(after: index)
+      guard b == UInt8(ascii: "\\") else {
+        utf8.append(b)
+        continue
+      }
+      guard index != body.endIndex else { return nil }
+      let e = body[index]
+      index = body.index(after: index)
+      switch e {
+      case UInt8(ascii: "\""): utf8.append(UInt8(ascii: "\""))
+      case UInt8(ascii: "\\"): utf8.append(UInt8(ascii: "\\"))
+      case UInt8(ascii: "/"): utf8.append(UInt8(ascii: "/"))
+      case UInt8(ascii: "b"): utf8.append(0x08)
+      case UInt8(ascii: "f"): utf8.append(0x0C)
+      case UInt8(ascii: "n"): utf8.append(0x0A)
+      case UInt8(ascii: "r"): utf8.append(0x0D)
+      case UInt8(ascii: "t"): utf8.append(0x09)
+      case UInt8(ascii: "u"):
+        guard var code = hexValue(4) else { return nil }
+        if (0xD800...0xDBFF).contains(code) {
+          guard index != body.endIndex, body[index] == UInt8(ascii: "\\") else { return nil }
+          index = body.index(after: index)
+          guard index != body.endIndex, body[index] == UInt8(ascii: "u") else { return nil }
+          index = body.index(after: index)
+          guard let low = hexValue(4), (0xDC00...0xDFFF).contains(low) else { return nil }
+          code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(code) {
+          return nil
+        }
+        guard let scalar = Unicode.Scalar(code) else { return nil }
+        utf8.append(contentsOf: String(Character(scalar)).utf8)
+      default:
+        return nil
+      }
+    }
+    return String(decoding: utf8, as: UTF8.self)
+  }
+}

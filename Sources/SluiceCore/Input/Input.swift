@@ -1,0 +1,35 @@
+/// An opened input: a file or stdin, decompressed on the fly when it starts with gzip's magic.
+///
+/// Detection looks at the bytes, never the file name, so `dump.json` that is really gzip and
+/// `dump.gz` that is really plain text both read correctly.
+public final class Input: ByteSource {
+  public let path: String
+  public let isGzip: Bool
+  private let file: FileSource
+  private let gzip: GzipSource?
+
+  /// The first two bytes of every gzip member (RFC 1952, ID1 and ID2).
+  static let gzipMagic: [UInt8] = [0x1f, 0x8b]
+
+  public init(path: String) throws {
+    self.path = path
+    file = try FileSource(path: path)
+    if try file.peek(2) == Self.gzipMagic {
+      gzip = try GzipSource(upstream: file, path: path)
+      isGzip = true
+    } else {
+      gzip = nil
+      isGzip = false
+    }
+  }
+
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    if let gzip { return try gzip.read(into: buffer) }
+    return try file.read(into: buffer)
+  }
+
+  /// Bytes read from the file (compressed, for gzip).
+  public var compressedBytes: Int64 { file.bytesRead }
+  /// Bytes handed to the record reader.
+  public var decompressedBytes: Int64 { gzip?.bytesProduced ?? file.bytesRead }
+}

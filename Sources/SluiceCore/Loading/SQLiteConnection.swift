@@ -1,0 +1,115 @@
+internal import CSQLite
+
+/// One open SQLite database: owns the `sqlite3*` handle, prepares statements, runs transactions.
+///
+/// Foreign keys are switched on at open, and a busy timeout lets a nightly job wait briefly for
+/// another writer instead of failing at once. Not thread-safe: one connection per writer.
+public final class SQLiteConnection {
+  let handle: OpaquePointer
+  public let path: String
+
+  public struct OpenOptions: Sendable {
+    public var readOnly = false
+    public var create = true
+    public var busyTimeoutMilliseconds: Int32 = 5_000
+    public init(readOnly: Bool = false, create: Bool = true) {
+      self.readOnly = readOnly
+      self.create = create
+    }
+  }
+
+  public init(path: String, options: OpenOptions = OpenOptions()) throws {
+    self.path = path
+    var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+    if options.readOnly {
+      flags |= SQLITE_OPEN_READONLY
+    } else {
+      flags |= SQLITE_OPEN_READWRITE
+      if options.create { flags |= SQLITE_OPEN_CREATE }
+    }
+    var pointer: OpaquePointer?
+    let status = sqlite3_open_v2(path, &pointer, flags, nil)
+    // "Whether or not an error occurs when it is opened, resources associated with the database
+    // connection handle should be released by passing it to sqlite3_close() when it is no
+    // longer required."
+    guard status == SQLITE_OK, let pointer else {
+      let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      let extended = pointer.map { sqlite3_extended_errcode($0) } ?? status
+      sqlite3_close_v2(pointer)
+      throw SQLiteError(code: status & 0xFF, extendedCode: extended, message: message)
+    }
+    handle = pointer
+    sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+    try execute("PRAGMA foreign_keys = ON")
+  }
+
+  deinit {
+    // close_v2 defers the close until every statement is finalized, so order does not matter.
+    sqlite3_close_v2(handle)
+  }
+
+  /// Runs one or more statements that take no parameters.
+  public func execute(_ sql: String) throws {
+    var message: UnsafeMutablePointer<CChar>?
+    let status = sqlite3_exec(handle, sql, nil, nil, &message)
+    guard status == SQLITE_OK else {
+      let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+      sqlite3_free(message)
+      throw SQLiteError(
+        code: status & 0xFF, extendedCode: sqlite3_extended_errcode(handle), message: text,
+        sql: sql)
+    }
+  }
+
+  /// Compiles one statement, to be reused with `bind`, `step` and `reset`.
+  public func prepare(_ sql: String) throws -> SQLiteStatement {
+    try SQLiteStatement(connection: self, sql: sql)
+  }
+
+  /// Rows changed by the last INSERT, UPDATE or DELETE.
+  public var changes: Int { Int(sqlite3_changes(handle)) }
+
+  public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+  /// Runs `body` in a transaction: commits when it returns, rolls back when it throws and
+  /// rethrows the body's error (a failing rollback does not hide it).
+  public func withTransaction<T>(
+    _ kind: TransactionKind = .immediate, _ body: () throws -> T
+  ) throws -> T {
+    try execute("BEGIN \(kind.rawValue)")
+    let result: T
+    do {
+      result = try body()
+    } catch {
+      try? execute("ROLLBACK")
+      throw error
+    }
+    do {
+      try execute("COMMIT")
+    } catch {
+      try? execute("ROLLBACK")
+      throw error
+    }
+    return result
+  }
+
+  public enum TransactionKind: String, Sendable {
+    case deferred = "DEFERRED"
+    /// Takes the write lock at BEGIN, so a locked database fails before any work is done.
+    case immediate = "IMMEDIATE"
+    case exclusive = "EXCLUSIVE"
+  }
+
+  /// The first column of the first row of a query, as an integer.
+  public func scalarInt(_ sql: String) throws -> Int64? {
+    let statement = try prepare(sql)
+    guard try statement.step() else { return nil }
+    return statement.columnIsNull(0) ? nil : statement.columnInt64(0)
+  }
+
+  func error(sql: String?) -> SQLiteError {
+    SQLiteError(
+      code: sqlite3_errcode(handle) & 0xFF, extendedCode: sqlite3_extended_errcode(handle),
+      message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+  }
+}

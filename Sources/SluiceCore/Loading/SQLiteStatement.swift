@@ -1,0 +1,97 @@
+internal import CSQLite
+
+/// A prepared statement, reused for a whole run: bind, step, reset.
+public final class SQLiteStatement {
+  let handle: OpaquePointer
+  public let sql: String
+  private let connection: SQLiteConnection
+
+  /// `SQLITE_TRANSIENT` is a macro Swift does not import: "-1" cast to the destructor type tells
+  /// SQLite to copy the bytes before the bind call returns.
+  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+  init(connection: SQLiteConnection, sql: String) throws {
+    self.connection = connection
+    self.sql = sql
+    var pointer: OpaquePointer?
+    let status = sqlite3_prepare_v3(
+      connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+    guard status == SQLITE_OK, let pointer else {
+      sqlite3_finalize(pointer)
+      throw connection.error(sql: sql)
+    }
+    handle = pointer
+  }
+
+  deinit { sqlite3_finalize(handle) }
+
+  /// Binds parameters 1…n in order; `nil` binds NULL.
+  public func bind(_ values: [SQLiteValue?]) throws {
+    for (offset, value) in values.enumerated() {
+      try bind(value, at: Int32(offset + 1))
+    }
+  }
+
+  public func bind(_ value: SQLiteValue?, at index: Int32) throws {
+    let status: Int32
+    switch value {
+    case nil:
+      status = sqlite3_bind_null(handle, index)
+    case .integer(let number):
+      status = sqlite3_bind_int64(handle, index, number)
+    case .real(let number):
+      status = sqlite3_bind_double(handle, index, number)
+    case .text(let text):
+      var text = text
+      status = text.withUTF8 { utf8 in
+        sqlite3_bind_text(
+          handle, index, UnsafeRawPointer(utf8.baseAddress)?.assumingMemoryBound(to: CChar.self),
+          Int32(utf8.count), Self.transient)
+      }
+    }
+    guard status == SQLITE_OK else { throw connection.error(sql: sql) }
+  }
+
+  /// Advances to the next row: true when a row is available, false when the statement is done.
+  @discardableResult
+  public func step() throws -> Bool {
+    switch sqlite3_step(handle) {
+    case SQLITE_ROW: return true
+    case SQLITE_DONE: return false
+    default: throw connection.error(sql: sql)
+    }
+  }
+
+  /// Binds, runs to completion and resets, for statements that return no rows.
+  public func run(_ values: [SQLiteValue?]) throws {
+    defer { reset() }
+    try bind(values)
+    while try step() {}
+  }
+
+  /// Makes the statement ready to run again; bindings are kept until rebound.
+  public func reset() {
+    // The error of a failed step is reported by step itself; reset repeats it, so ignore it here.
+    sqlite3_reset(handle)
+  }
+
+  public func columnInt64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+  public func columnDouble(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+  public func columnIsNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+  public func columnText(_ index: Int32) -> String? {
+    guard let text = sqlite3_column_text(handle, index) else { return nil }
+    return String(cString: text)
+  }
+}
+
+/// A value to bind to a statement parameter.
+public enum SQLiteValue: Sendable, Hashable {
+  case integer(Int64)
+  case real(Double)
+  case text(String)
+}
+
+extension SQLiteValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+  public init(stringLiteral value: String) { self = .text(value) }
+  public init(integerLiteral value: Int64) { self = .integer(value) }
+}

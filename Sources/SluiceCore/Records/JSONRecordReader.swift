@@ -1,0 +1,633 @@
+/// Streams the records of a JSON document — the elements of an array at a key path — or the
+/// lines of an NDJSON input, validating every byte and never holding more than one record.
+///
+/// The reader is a recursive-descent JSON validator over a fixed-size buffer refilled from a
+/// `ByteSource`. While it scans a record it *captures* that record's bytes: when the buffer is
+/// refilled mid-record, the part already scanned is appended to a side array, so a record may
+/// span any number of refills and memory is bounded by the largest record (and `Limits`), not by
+/// the document. Lines are counted in whitespace only, which is exact because JSON strings cannot
+/// hold a raw newline.
+///
+/// What it accepts is RFC 8259, plus a UTF-8 byte order mark at the very start (JSONTestSuite
+/// leaves that implementation-defined). Strings must be valid UTF-8; `\u` escapes are checked for
+/// four hex digits here and for surrogate pairing by the decoder.
+public final class JSONRecordReader: RecordReader {
+  public enum Layout: Sendable, Hashable {
+    /// The elements of an array: the top-level value (empty path) or the value under a key path
+    /// of nested objects (`["data", "fruits"]` for `{"data": {"fruits": [...]}}`).
+    case array(path: [String])
+    /// One JSON value per line; blank lines are skipped.
+    case lines
+  }
+
+  public struct Limits: Sendable {
+    /// Deepest nesting of arrays and objects inside a record.
+    public var maxDepth: Int
+    /// Largest record, in bytes.
+    public var maxRecordBytes: Int
+
+    public init(maxDepth: Int = 256, maxRecordBytes: Int = 64 << 20) {
+      self.maxDepth = maxDepth
+      self.maxRecordBytes = maxRecordBytes
+    }
+  }
+
+  public let layout: Layout
+  public let limits: Limits
+  public private(set) var recordCount = 0
+
+  private let source: any ByteSource
+  private let capacity: Int
+  private let bytes: UnsafeMutablePointer<UInt8>
+  private var position = 0
+  private var end = 0
+  private var atEnd = false
+  /// Absolute offset of `bytes[0]` in the stream.
+  private var bufferOffset: Int64 = 0
+  private var line = 1
+
+  private var capturing = false
+  private var captureStart = 0
+  private var captured: [UInt8] = []
+
+  /// In NDJSON, a newline ends the record: inside a value it is an error.
+  private var newlineEndsRecord = false
+
+  private enum Phase { case start, inArray(first: Bool), done }
+  private var phase = Phase.start
+  /// Objects entered to reach the array; their remaining members are checked after it.
+  private var enclosingObjects = 0
+
+  public init(
+    source: any ByteSource, layout: Layout, limits: Limits = Limits(), bufferSize: Int = 1 << 18
+  ) {
+    self.source = source
+    self.layout = layout
+    self.limits = limits
+    capacity = max(bufferSize, 1)
+    bytes = .allocate(capacity: capacity)
+  }
+
+  deinit { bytes.deallocate() }
+
+  /// Offset of the next unread byte in the decompressed stream.
+  public var byteOffset: Int64 { bufferOffset + Int64(position) }
+
+  public func next() throws -> RawRecord? {
+    switch layout {
+    case .lines: return try nextLine()
+    case .array(let path): return try nextElement(path: path)
+    }
+  }
+
+  // MARK: - Arrays
+
+  private func nextElement(path: [String]) throws -> RawRecord? {
+    switch phase {
+    case .done:
+      return nil
+    case .start:
+      try skipByteOrderMark()
+      try descend(into: path)
+      phase = .inArray(first: true)
+      return try nextElement(path: path)
+    case .inArray(let first):
+      try skipWhitespace()
+      guard let c = try peek() else {
+        throw syntaxError("unexpected end of input inside the record array; expected ',' or ']'")
+      }
+      if c == UInt8(ascii: "]") {
+        position += 1
+        try finishDocument()
+        phase = .done
+        return nil
+      }
+      if !first {
+        guard c == UInt8(ascii: ",") else {
+          throw syntaxError("expected ',' or ']' after a record, found \(describe(c))")
+        }
+        position += 1
+        try skipWhitespace()
+        if try peek() == UInt8(ascii: "]") {
+          throw syntaxError("trailing comma before ']'")
+        }
+      }
+      phase = .inArray(first: false)
+      return try captureRecord()
+    }
+  }
+
+  /// Walks from the document's start to just after the '[' of the record array.
+  private func descend(into path: [String]) throws {
+    var walked: [String] = []
+    for component in path {
+      try skipWhitespace()
+      guard let c = try peek() else {
+        throw syntaxError("unexpected end of input; expected an object holding '\(component)'")
+      }
+      guard c == UInt8(ascii: "{") else {
+        let place = walked.isEmpty ? "at the top level" : "at '\(walked.joined(separator: "."))'"
+        throw pathError(
+          "record path '\(path.joined(separator: "."))': expected an object \(place), found \(describeValue(c))"
+        )
+      }
+      position += 1
+      enclosingObjects += 1
+      try skipWhitespace()
+      var first = true
+      var found = false
+      while !found {
+        guard let next = try peek() else {
+          throw syntaxError("unexpected end of input inside an object")
+        }
+        if next == UInt8(ascii: "}") {
+          throw pathError(
+            "record path '\(path.joined(separator: "."))': no key '\(component)'"
+              + (walked.isEmpty ? " at the top level" : " in '\(walked.joined(separator: "."))'"))
+        }
+        if !first {
+          guard next == UInt8(ascii: ",") else {
+            throw syntaxError("expected ',' or '}' in an object, found \(describe(next))")
+          }
+          position += 1
+          try skipWhitespace()
+        }
+        first = false
+        let key = try readKey()
+        try skipWhitespace()
+        try expect(UInt8(ascii: ":"), "expected ':' after an object key")
+        try skipWhitespace()
+        if key == component {
+          found = true
+        } else {
+          try scanValue(depth: 1)
+          try skipWhitespace()
+        }
+      }
+      walked.append(component)
+    }
+    try skipWhitespace()
+    guard let c = try peek() else {
+      throw syntaxError("unexpected end of input; expected '[' starting the record array")
+    }
+    guard c == UInt8(ascii: "[") else {
+      if path.isEmpty {
+        throw pathError(
+          "expected an array of records at the top level, found \(describeValue(c))"
+            + (c == UInt8(ascii: "{")
+              ? "; set the record path to the key that holds the records" : ""))
+      }
+      throw pathError(
+        "record path '\(path.joined(separator: "."))' holds \(describeValue(c)), not an array")
+    }
+    position += 1
+  }
+
+  /// After the record array's ']': checks the rest of the enclosing objects and the end.
+  private func finishDocument() throws {
+    while enclosingObjects > 0 {
+      try skipWhitespace()
+      while true {
+        guard let c = try peek() else {
+          throw syntaxError("unexpected end of input inside an object")
+        }
+        if c == UInt8(ascii: "}") {
+          position += 1
+          break
+        }
+        guard c == UInt8(ascii: ",") else {
+          throw syntaxError("expected ',' or '}' in an object, found \(describe(c))")
+        }
+        position += 1
+        try skipWhitespace()
+        _ = try readKey()
+        try skipWhitespace()
+        try expect(UInt8(ascii: ":"), "expected ':' after an object key")
+        try skipWhitespace()
+        try scanValue(depth: 1)
+        try skipWhitespace()
+      }
+      enclosingObjects -= 1
+    }
+    try skipWhitespace()
+    if let c = try peek() {
+      throw syntaxError("unexpected \(describe(c)) after the end of the document")
+    }
+  }
+
+  // MARK: - NDJSON
+
+  private func nextLine() throws -> RawRecord? {
+    if case .start = phase {
+      try skipByteOrderMark()
+      phase = .inArray(first: true)
+    }
+    newlineEndsRecord = false
+    try skipWhitespace()
+    guard try peek() != nil else { return nil }
+    newlineEndsRecord = true
+    defer { newlineEndsRecord = false }
+    do {
+      let record = try captureRecord()
+      try skipWhitespace()
+      if let c = try peek(), c != UInt8(ascii: "\n") {
+        throw syntaxError("unexpected \(describe(c)) after the record; NDJSON holds one value per line")
+      }
+      return record
+    } catch var error as RecordReadError {
+      capturing = false
+      captured.removeAll(keepingCapacity: true)
+      try skipRestOfLine()
+      error.isRecoverable = true
+      throw error
+    }
+  }
+
+  private func skipRestOfLine() throws {
+    while true {
+      if position == end, try !refill() { return }
+      let remaining = UnsafeBufferPointer(start: bytes + position, count: end - position)
+      if let index = remaining.firstIndex(of: UInt8(ascii: "\n")) {
+        position += index + 1
+        line += 1
+        return
+      }
+      position = end
+    }
+  }
+
+  // MARK: - Records
+
+  private func captureRecord() throws -> RawRecord {
+    recordCount += 1
+    let location = RecordLocation(ordinal: recordCount, byteOffset: byteOffset, line: line)
+    capturing = true
+    captureStart = position
+    captured.removeAll(keepingCapacity: captured.capacity <= 1 << 20)
+    try scanValue(depth: 0)
+    capturing = false
+    let tail = UnsafeBufferPointer(start: bytes + captureStart, count: position - captureStart)
+    if captured.isEmpty {
+      return RawRecord(location: location, bytes: Array(tail))
+    }
+    captured.append(contentsOf: tail)
+    guard captured.count <= limits.maxRecordBytes else { throw recordTooLarge() }
+    return RawRecord(location: location, bytes: captured)
+  }
+
+  // MARK: - Scanning
+
+  private func scanValue(depth: Int) throws {
+    guard let c = try peek() else {
+      throw syntaxError("unexpected end of input; expected a value")
+    }
+    switch c {
+    case UInt8(ascii: "{"):
+      try scanObject(depth: depth + 1)
+    case UInt8(ascii: "["):
+      try scanArray(depth: depth + 1)
+    case UInt8(ascii: "\""):
+      position += 1
+      try scanStringBody()
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+      try scanNumber()
+    case UInt8(ascii: "t"):
+      try scanLiteral("true")
+    case UInt8(ascii: "f"):
+      try scanLiteral("false")
+    case UInt8(ascii: "n"):
+      try scanLiteral("null")
+    default:
+      throw syntaxError("unexpected \(describe(c)); expected a value")
+    }
+  }
+
+  private func scanObject(depth: Int) throws {
+    guard depth <= limits.maxDepth else { throw tooDeep() }
+    position += 1
+    try skipWhitespace()
+    if try peek() == UInt8(ascii: "}") {
+      position += 1
+      return
+    }
+    while true {
+      guard try peek() == UInt8(ascii: "\"") else {
+        throw try unexpected("expected a string key in an object")
+      }
+      position += 1
+      try scanStringBody()
+      try skipWhitespace()
+      try expect(UInt8(ascii: ":"), "expected ':' after an object key")
+      try skipWhitespace()
+      try scanValue(depth: depth)
+      try skipWhitespace()
+      guard let c = try peek() else { throw syntaxError("unexpected end of input inside an object") }
+      position += 1
+      if c == UInt8(ascii: "}") { return }
+      guard c == UInt8(ascii: ",") else {
+        position -= 1
+        throw syntaxError("expected ',' or '}' in an object, found \(describe(c))")
+      }
+      try skipWhitespace()
+    }
+  }
+
+  private func scanArray(depth: Int) throws {
+    guard depth <= limits.maxDepth else { throw tooDeep() }
+    position += 1
+    try skipWhitespace()
+    if try peek() == UInt8(ascii: "]") {
+      position += 1
+      return
+    }
+    while true {
+      try scanValue(depth: depth)
+      try skipWhitespace()
+      guard let c = try peek() else { throw syntaxError("unexpected end of input inside an array") }
+      position += 1
+      if c == UInt8(ascii: "]") { return }
+      guard c == UInt8(ascii: ",") else {
+        position -= 1
+        throw syntaxError("expected ',' or ']' in an array, found \(describe(c))")
+      }
+      try skipWhitespace()
+      if try peek() == UInt8(ascii: "]") { throw syntaxError("trailing comma before ']'") }
+    }
+  }
+
+  /// Scans from just after an opening quote to just after the closing one.
+  private func scanStringBody() throws {
+    while true {
+      // Fast path: plain ASCII within the buffer.
+      var i = position
+      while i < end {
+        let b = bytes[i]
+        if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || b >= 0x80 { break }
+        i += 1
+      }
+      position = i
+      guard let c = try peek() else { throw syntaxError("unterminated string") }
+      switch c {
+      case UInt8(ascii: "\""):
+        position += 1
+        return
+      case UInt8(ascii: "\\"):
+        try scanEscape()
+      case 0x80...:
+        try scanUTF8Sequence(lead: c)
+      default:
+        if c == UInt8(ascii: "\n") {
+          throw syntaxError("unterminated string: a raw newline inside a string")
+        }
+        throw syntaxError("control character U+\(hex(c)) must be escaped in a string")
+      }
+    }
+  }
+
+  private func scanEscape() throws {
+    position += 1
+    guard let c = try peek() else { throw syntaxError("unterminated string") }
+    switch c {
+    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+      UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+      position += 1
+    case UInt8(ascii: "u"):
+      position += 1
+      for _ in 0..<4 {
+        guard let h = try peek(), h.isHexDigit else {
+          throw syntaxError("\\u must be followed by four hex digits")
+        }
+        position += 1
+      }
+    default:
+      throw syntaxError("invalid escape \\\(describeRaw(c)) in a string")
+    }
+  }
+
+  /// Validates one multi-byte UTF-8 sequence (RFC 3629: no overlongs, no surrogates, ≤ U+10FFFF).
+  private func scanUTF8Sequence(lead: UInt8) throws {
+    let count: Int
+    var lower: UInt8 = 0x80
+    var upper: UInt8 = 0xBF
+    switch lead {
+    case 0xC2...0xDF: count = 1
+    case 0xE0: count = 2; lower = 0xA0
+    case 0xE1...0xEC, 0xEE...0xEF: count = 2
+    case 0xED: count = 2; upper = 0x9F
+    case 0xF0: count = 3; lower = 0x90
+    case 0xF1...0xF3: count = 3
+    case 0xF4: count = 3; upper = 0x8F
+    default: throw syntaxError("invalid UTF-8 byte 0x\(hex(lead)) in a string")
+    }
+    position += 1
+    for index in 0..<count {
+      guard let b = try peek() else { throw syntaxError("unterminated string") }
+      let (low, high) = index == 0 ? (lower, upper) : (0x80, 0xBF)
+      guard b >= low && b <= high else {
+        throw syntaxError("invalid UTF-8 sequence in a string")
+      }
+      position += 1
+    }
+  }
+
+  private func scanNumber() throws {
+    if try peek() == UInt8(ascii: "-") { position += 1 }
+    guard let first = try peek(), first.isDigit else {
+      throw syntaxError("expected a digit in a number")
+    }
+    position += 1
+    if first == UInt8(ascii: "0") {
+      if let c = try peek(), c.isDigit { throw syntaxError("leading zeros are not allowed in a number") }
+    } else {
+      try skipDigits()
+    }
+    if try peek() == UInt8(ascii: ".") {
+      position += 1
+      guard let c = try peek(), c.isDigit else {
+        throw syntaxError("expected a digit after '.' in a number")
+      }
+      try skipDigits()
+    }
+    if let c = try peek(), c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+      position += 1
+      if let sign = try peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+        position += 1
+      }
+      guard let c = try peek(), c.isDigit else {
+        throw syntaxError("expected a digit in a number's exponent")
+      }
+      try skipDigits()
+    }
+  }
+
+  private func skipDigits() throws {
+    while let c = try peek(), c.isDigit { position += 1 }
+  }
+
+  private func scanLiteral(_ literal: StaticString) throws {
+    let start = byteOffset
+    let startLine = line
+    var index = 0
+    let text = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+    while index < text.count {
+      guard try peek() == text[index] else {
+        throw RecordReadError(
+          code: .syntax, message: "invalid literal; expected '\(literal)'",
+          location: RecordLocation(ordinal: recordCount, byteOffset: start, line: startLine),
+          isRecoverable: false)
+      }
+      position += 1
+      index += 1
+    }
+  }
+
+  /// Reads an object key (the quote is next) into a String, resolving escapes.
+  private func readKey() throws -> String {
+    guard try peek() == UInt8(ascii: "\"") else {
+      throw try unexpected("expected a string key in an object")
+    }
+    position += 1
+    // Keys are read only while walking to the record array, never inside a record, so the
+    // capture machinery is free to collect the key's bytes.
+    capturing = true
+    captureStart = position
+    captured.removeAll(keepingCapacity: true)
+    defer {
+      capturing = false
+      captured.removeAll(keepingCapacity: true)
+    }
+    try scanStringBody()
+    captured.append(contentsOf: UnsafeBufferPointer(start: bytes + captureStart, count: position - 1 - captureStart))
+    return JSONString.decode(captured) ?? ""
+  }
+
+  private func skipByteOrderMark() throws {
+    guard let first = try peek() else { return }
+    if first == 0xEF {
+      for expected: UInt8 in [0xEF, 0xBB, 0xBF] {
+        guard try peek() == expected else { throw syntaxError("invalid byte 0x\(hex(first)) at the start") }
+        position += 1
+      }
+    } else if first == 0xFE || first == 0xFF || first == 0 {
+      throw syntaxError("the input looks like UTF-16 or UTF-32; Sluice reads UTF-8 JSON")
+    }
+  }
+
+  @inline(__always)
+  private func skipWhitespace() throws {
+    while true {
+      while position < end {
+        let b = bytes[position]
+        if b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") {
+          position += 1
+        } else if b == UInt8(ascii: "\n") {
+          if newlineEndsRecord { return }
+          line += 1
+          position += 1
+        } else {
+          return
+        }
+      }
+      if try !refill() { return }
+    }
+  }
+
+  private func expect(_ byte: UInt8, _ message: String) throws {
+    guard try peek() == byte else { throw try unexpected(message) }
+    position += 1
+  }
+
+  @inline(__always)
+  private func peek() throws -> UInt8? {
+    if position == end, try !refill() { return nil }
+    return bytes[position]
+  }
+
+  /// Loads the next chunk once the buffer is used up, keeping the part of a record in progress.
+  private func refill() throws -> Bool {
+    precondition(position == end, "refill before the buffer is used up")
+    if atEnd { return false }
+    if capturing {
+      captured.append(contentsOf: UnsafeBufferPointer(start: bytes + captureStart, count: end - captureStart))
+      captureStart = 0
+      if captured.count > limits.maxRecordBytes { throw recordTooLarge() }
+    }
+    bufferOffset += Int64(end)
+    position = 0
+    end = try source.read(into: UnsafeMutableRawBufferPointer(start: bytes, count: capacity))
+    if end == 0 {
+      atEnd = true
+      return false
+    }
+    return true
+  }
+
+  // MARK: - Errors
+
+  private func currentLocation() -> RecordLocation {
+    RecordLocation(ordinal: recordCount, byteOffset: byteOffset, line: line)
+  }
+
+  private func syntaxError(_ message: String) -> RecordReadError {
+    RecordReadError(code: .syntax, message: message, location: currentLocation(), isRecoverable: false)
+  }
+
+  private func pathError(_ message: String) -> RecordReadError {
+    RecordReadError(code: .invalidValue, message: message, location: currentLocation(), isRecoverable: false)
+  }
+
+  private func unexpected(_ expectation: String) throws -> RecordReadError {
+    guard let c = try peek() else { return syntaxError("unexpected end of input; \(expectation)") }
+    if c == UInt8(ascii: "\n") && newlineEndsRecord {
+      return syntaxError("unexpected end of line; \(expectation)")
+    }
+    return syntaxError("\(expectation), found \(describe(c))")
+  }
+
+  private func tooDeep() -> RecordReadError {
+    RecordReadError(
+      code: .nestingTooDeep, message: "nesting deeper than \(limits.maxDepth) levels",
+      location: currentLocation(), isRecoverable: false)
+  }
+
+  private func recordTooLarge() -> RecordReadError {
+    RecordReadError(
+      code: .recordTooLarge, message: "record larger than \(limits.maxRecordBytes) bytes",
+      location: currentLocation(), isRecoverable: false)
+  }
+
+  private func describe(_ byte: UInt8) -> String {
+    if byte == UInt8(ascii: "\n") && newlineEndsRecord { return "end of line" }
+    return "'\(describeRaw(byte))'"
+  }
+
+  private func describeRaw(_ byte: UInt8) -> String {
+    if byte >= 0x21 && byte < 0x7F { return String(UnicodeScalar(byte)) }
+    return "0x" + hex(byte)
+  }
+
+  private func describeValue(_ byte: UInt8) -> String {
+    switch byte {
+    case UInt8(ascii: "{"): return "an object"
+    case UInt8(ascii: "["): return "an array"
+    case UInt8(ascii: "\""): return "a string"
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
+    case UInt8(ascii: "n"): return "null"
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return "a number"
+    default: return "'\(describeRaw(byte))'"
+    }
+  }
+
+  private func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+  }
+}
+
+extension UInt8 {
+  @inline(__always) var isDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
+  @inline(__always) var isHexDigit: Bool {
+    isDigit || (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "f"))
+      || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "F"))
+  }
+}

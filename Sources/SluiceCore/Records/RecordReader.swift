@@ -1,0 +1,32 @@
+/// Something that finds records in an input: call `next()` until it returns `nil`.
+///
+/// A reader throws `RecordReadError` for malformed input. When the error is `isRecoverable`
+/// (a bad NDJSON line), the reader has already skipped past it and `next()` may be called again;
+/// otherwise the input cannot be read further.
+public protocol RecordReader: AnyObject {
+  func next() throws -> RawRecord?
+  /// Records found so far, including malformed ones.
+  var recordCount: Int { get }
+}
+
+/// Malformed input found by a record reader: a syntax error, a record over the size limit or
+/// nested too deep, or a record path that does not lead to an array.
+public struct RecordReadError: Error, Sendable, CustomStringConvertible {
+  public var code: IssueCode
+  public var message: String
+  /// The offending byte's place; `ordinal` is the record it belongs to (0 before the first).
+  public var location: RecordLocation
+  /// True when the reader skipped the bad record and can go on (NDJSON).
+  public var isRecoverable: Bool
+
+  public init(code: IssueCode, message: String, location: RecordLocation, isRecoverable: Bool) {
+    self.code = code
+    self.message = message
+    self.location = location
+    self.isRecoverable = isRecoverable
+  }
+
+  public var description: String {
+    "line \(location.line), byte \(location.byteOffset): \(message)"
+  }
+}

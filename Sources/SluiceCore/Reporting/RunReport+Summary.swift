@@ -1,0 +1,47 @@
+import Foundation
+
+extension RunReport {
+  /// The human summary for stderr: the outcome, one row per stage, then the top issues.
+  public func summary(maxIssues: Int = 10) -> String {
+    var lines: [String] = []
+    let outcome = status == .succeeded ? "succeeded" : "FAILED"
+    lines.append(
+      "sluice: \(pipeline) (\(dataset), \(policy)) \(outcome) in \(Self.seconds(durationSeconds))")
+    if let failure { lines.append("  reason: \(failure.message)") }
+    let header = ["stage", "in", "out", "rejected", "warnings", "time"]
+    var rows = [header]
+    for stage in stages {
+      rows.append([
+        stage.stage.rawValue, "\(stage.recordsIn)", "\(stage.recordsOut)", "\(stage.rejected)",
+        "\(stage.warnings)", Self.seconds(stage.seconds),
+      ])
+    }
+    let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+    for row in rows {
+      let cells = row.enumerated().map { column, cell in
+        column == 0
+          ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+          : String(repeating: " ", count: widths[column] - cell.count) + cell
+      }
+      lines.append("  " + cells.joined(separator: "  "))
+    }
+    let total = issueCounts.values.reduce(0, +)
+    if total > 0 {
+      let byCount = issueCounts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+      lines.append(
+        "  issues: \(total) — " + byCount.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+      for issue in issues.prefix(maxIssues) {
+        lines.append("    \(issue)")
+      }
+      if issues.count > maxIssues {
+        lines.append("    … \(total - maxIssues) more (see the JSON report)")
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  static func seconds(_ value: Double) -> String {
+    if value < 10 { return String(format: "%.3fs", value) }
+    return String(format: "%.1fs", value)
+  }
+}

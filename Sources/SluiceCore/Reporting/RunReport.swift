@@ -1,0 +1,88 @@
+import Foundation
+
+/// Everything a run did, as the versioned JSON report (`"reportVersion": 1`) and the source of
+/// the summary on stderr. It holds counts, locations and paths — never record values.
+public struct RunReport: Sendable, Codable {
+  public enum Status: String, Sendable, Codable {
+    case succeeded, failed
+  }
+
+  /// Why a run failed, and which exit code that is.
+  public struct Failure: Sendable, Codable, Hashable {
+    public enum Kind: String, Sendable, Codable {
+      /// The data broke the policy (strict violation, unreadable structure): exit 65.
+      case data
+      /// The input file is missing or cannot be opened: exit 66.
+      case inputMissing
+      /// The database cannot be created or opened: exit 73.
+      case cannotCreateOutput
+      /// A corrupt or truncated stream, a locked or full database: exit 74.
+      case io
+    }
+    public var kind: Kind
+    public var message: String
+
+    public var exitCode: Int32 {
+      switch kind {
+      case .data: return 65
+      case .inputMissing: return 66
+      case .cannotCreateOutput: return 73
+      case .io: return 74
+      }
+    }
+  }
+
+  public struct InputSummary: Sendable, Codable {
+    public var path: String
+    public var format: String
+    public var gzip: Bool
+    public var compressedBytes: Int64
+    public var decompressedBytes: Int64
+  }
+
+  public var reportVersion = 1
+  public var pipeline: String
+  public var dataset: String
+  public var policy: String
+  public var conflict: String
+  public var database: String
+  public var status: Status
+  public var failure: Failure?
+  public var startedAt: Date
+  public var finishedAt: Date
+  public var durationSeconds: Double
+  public var peakMemoryBytes: Int64?
+  public var input: InputSummary
+  public var stages: [StageStatistics]
+  public var issueCounts: [String: Int]
+  /// How many issues of each code `issues` keeps (the rest are only counted).
+  public var issueSampleLimit: Int
+  public var issues: [Issue]
+  /// Rows this run wrote, per table.
+  public var rowsWritten: [String: Int]
+  /// Rows each of the dataset's tables holds after the run (empty when nothing was committed).
+  public var tableRows: [String: Int]
+  /// True when the run's changes were committed; false after a rollback or a dry run.
+  public var committed: Bool
+
+  public func statistics(for stage: Stage) -> StageStatistics {
+    stages.first { $0.stage == stage } ?? StageStatistics(stage: stage)
+  }
+
+  /// The exit code the command line returns for this report.
+  public var exitCode: Int32 { failure?.exitCode ?? 0 }
+
+  /// The report as pretty-printed JSON with sorted keys (stable for diffs and tests).
+  public func jsonData() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    return try encoder.encode(self)
+  }
+
+  public static func decode(from data: Data) throws -> RunReport {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    return try decoder.decode(RunReport.self, from: data)
+  }
+}

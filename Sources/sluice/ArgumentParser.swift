@@ -1,0 +1,58 @@
+/// A small parser for `command [--option value | --option=value | --flag] positional…`.
+///
+/// Options are declared up front so that an unknown or misspelled option is an error naming
+/// it, never silently treated as a positional argument.
+struct ArgumentParser {
+  var valueOptions: Set<String>
+  var flags: Set<String>
+  var help: String
+
+  struct Parsed {
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+  }
+
+  func parse(_ arguments: [String]) throws(UsageError) -> Parsed {
+    var parsed = Parsed()
+    var index = 0
+    var onlyPositionals = false
+    while index < arguments.count {
+      let argument = arguments[index]
+      index += 1
+      if onlyPositionals || !argument.hasPrefix("--") || argument == "-" {
+        parsed.positionals.append(argument)
+        continue
+      }
+      if argument == "--" {
+        onlyPositionals = true
+        continue
+      }
+      var name = String(argument.dropFirst(2))
+      var inlineValue: String?
+      if let equals = name.firstIndex(of: "=") {
+        inlineValue = String(name[name.index(after: equals)...])
+        name = String(name[..<equals])
+      }
+      if flags.contains(name) {
+        guard inlineValue == nil else {
+          throw UsageError(message: "--\(name) takes no value", help: help)
+        }
+        parsed.flags.insert(name)
+      } else if valueOptions.contains(name) {
+        if let inlineValue {
+          parsed.values[name] = inlineValue
+        } else {
+          guard index < arguments.count else {
+            throw UsageError(message: "--\(name) needs a value", help: help)
+          }
+          parsed.values[name] = arguments[index]
+          index += 1
+        }
+      } else {
+        throw UsageError(message: "unknown option --\(name)", help: help)
+      }
+    }
+    return parsed
+  }
+}

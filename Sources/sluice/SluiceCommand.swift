@@ -1,0 +1,59 @@
+import Foundation
+import SluiceCatalog
+import SluiceCore
+
+/// The `sluice` tool: picks a subcommand, runs it, and turns any error into a message on stderr
+/// and an exit code.
+enum SluiceCommand {
+  static let help = """
+    sluice — stream JSON and NDJSON dumps (gzip or plain) into normalized SQLite tables, and
+    report per stage what was rejected, where and why.
+
+    USAGE:
+      sluice run PIPELINE.json [options]     import the pipeline's input into its database
+      sluice schema DATASET                  print the SQL schema of a dataset
+      sluice --help | sluice run --help
+
+    DATASETS:
+    \(Catalog.datasets.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
+
+    EXIT CODES (sysexits.h):
+      0 success · 64 usage or spec error · 65 data error (run failed, nothing written)
+      66 input missing or unreadable · 73 cannot create the output · 74 I/O error
+    """
+
+  static func main(arguments: [String]) -> Int32 {
+    guard let name = arguments.first else {
+      printError(help)
+      return ExitCode.usage
+    }
+    let rest = Array(arguments.dropFirst())
+    do {
+      switch name {
+      case "--help", "-h", "help":
+        print(help)
+        return ExitCode.success
+      case "run":
+        return try RunCommand.main(arguments: rest)
+      case "schema":
+        return try SchemaCommand.main(arguments: rest)
+      default:
+        throw UsageError(message: "unknown command '\(name)'", help: help)
+      }
+    } catch let error as UsageError {
+      printError("sluice: \(error.message)\nRun 'sluice \(name == "run" ? "run " : "")--help' for usage.")
+      return ExitCode.usage
+    } catch let error as SpecError {
+      printError("sluice: pipeline spec \(error)")
+      return ExitCode.usage
+    } catch {
+      printError("sluice: \(error)")
+      return ExitCode.ioError
+    }
+  }
+}
+
+/// Writes a line to standard error.
+func printError(_ text: String) {
+  FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,4 @@
+import Glibc
+
+let status = SluiceCommand.main(arguments: Array(CommandLine.arguments.dropFirst()))
+exit(status)
