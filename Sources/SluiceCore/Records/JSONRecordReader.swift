@@ -18,6 +18,8 @@ public final class JSONRecordReader: RecordReader {
     case array(path: [String])
     /// One JSON value per line; blank lines are skipped.
     case lines
+    /// The whole input is one JSON value, one record (a settings file, a conformance test).
+    case document
   }
 
   public struct Limits: Sendable {
@@ -77,6 +79,7 @@ public final class JSONRecordReader: RecordReader {
     switch layout {
     case .lines: return try nextLine()
     case .array(let path): return try nextElement(path: path)
+    case .document: return try nextDocument()
     }
   }
 
@@ -213,6 +216,19 @@ public final class JSONRecordReader: RecordReader {
     if let c = try peek() {
       throw syntaxError("unexpected \(describe(c)) after the end of the document")
     }
+  }
+
+  // MARK: - Single document
+
+  private func nextDocument() throws -> RawRecord? {
+    guard case .start = phase else { return nil }
+    phase = .done
+    try skipByteOrderMark()
+    try skipWhitespace()
+    guard try peek() != nil else { throw syntaxError("the input is empty; expected a JSON value") }
+    let record = try captureRecord()
+    try finishDocument()
+    return record
   }
 
   // MARK: - NDJSON
@@ -375,6 +391,8 @@ public final class JSONRecordReader: RecordReader {
         try scanEscape()
       case 0x80...:
         try scanUTF8Sequence(lead: c)
+      case 0x20...:
+        continue  // an ordinary byte that arrived with a refill: back to the fast path
       default:
         if c == UInt8(ascii: "\n") {
           throw syntaxError("unterminated string: a raw newline inside a string")

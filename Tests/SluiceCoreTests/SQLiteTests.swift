@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import SluiceCore
+
+@Suite("SQLite layer")
+struct SQLiteTests {
+  /// Keeps the temporary directory alive as long as the connection is used.
+  final class Scratch {
+    let directory: TemporaryDirectory
+    let connection: SQLiteConnection
+    init() throws {
+      directory = try TemporaryDirectory()
+      connection = try SQLiteConnection(path: directory.file("test.sqlite"))
+    }
+  }
+
+  private func makeDatabase() throws -> Scratch {
+    let scratch = try Scratch()
+    try scratch.connection.execute(
+      """
+      CREATE TABLE parents (id TEXT PRIMARY KEY, name TEXT NOT NULL);
+      CREATE TABLE children (
+        parent_id TEXT NOT NULL REFERENCES parents (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL, PRIMARY KEY (parent_id, position));
+      """)
+    return scratch
+  }
+
+  @Test func preparedStatementIsReusedAcrossBindings() throws {
+    let scratch = try makeDatabase()
+    defer { withExtendedLifetime(scratch) {} }
+    let db = scratch.connection
+    let insert = try db.prepare("INSERT INTO parents (id, name) VALUES (?, ?)")
+    for index in 0..<100 { try insert.run([.text("p\(index)"), .text("Ünïcode \(index)")]) }
+    #expect(try db.scalarInt("SELECT count(*) FROM parents") == 100)
+    let select = try db.prepare("SELECT name FROM parents WHERE id = ?")
+    try select.bind([.text("p42")])
+    #expect(try select.step())
+    #expect(select.columnText(0) == "Ünïcode 42")
+  }
+
+  @Test func transactionRollsBackOnErrorAndRethrowsIt() throws {
+    let scratch = try makeDatabase()
+    defer { withExtendedLifetime(scratch) {} }
+    let db = scratch.connection
+    struct Boom: Error {}
+    #expect(throws: Boom.self) {
+      try db.withTransaction {
+        try db.execute("INSERT INTO parents VALUES ('a', 'A')")
+        throw Boom()
+      }
+    }
+    #expect(try db.scalarInt("SELECT count(*) FROM parents") == 0)
+    #expect(!db.isInTransaction)
+    try db.withTransaction { try db.execute("INSERT INTO parents VALUES ('b', 'B')") }
+    #expect(try db.scalarInt("SELECT count(*) FROM parents") == 1)
+  }
+
+  @Test func errorsCarryCodeMessageAndSQLButNeverBoundValues() throws {
+    let scratch = try makeDatabase()
+    defer { withExtendedLifetime(scratch) {} }
+    let db = scratch.connection
+    let insert = try db.prepare("INSERT INTO parents (id, name) VALUES (?, ?)")
+    try insert.run([.text("secret-id"), .text("secret-name")])
+    let error = try #require(throws: SQLiteError.self) {
+      try insert.run([.text("secret-id"), .text("other secret")])
+    }
+    #expect(error.isConstraintViolation)
+    #expect(error.extendedCode == 1555)  // SQLITE_CONSTRAINT_PRIMARYKEY
+    #expect(error.sql == "INSERT INTO parents (id, name) VALUES (?, ?)")
+    #expect(!error.description.contains("secret"))
+
+    let syntax = try #require(throws: SQLiteError.self) { try db.prepare("SELEC nothing") }
+    #expect(syntax.code == 1)
+    #expect(syntax.sql == "SELEC nothing")
+  }
+
+  @Test func foreignKeysAreEnforcedAndCascade() throws {
+    let scratch = try makeDatabase()
+    defer { withExtendedLifetime(scratch) {} }
+    let db = scratch.connection
+    let orphan = try #require(throws: SQLiteError.self) {
+      try db.execute("INSERT INTO children VALUES ('nobody', 0)")
+    }
+    #expect(orphan.isConstraintViolation)
+    try db.execute("INSERT INTO parents VALUES ('p', 'P'); INSERT INTO children VALUES ('p', 0), ('p', 1)")
+    try db.execute("DELETE FROM parents WHERE id = 'p'")
+    #expect(try db.scalarInt("SELECT count(*) FROM children") == 0)
+  }
+
+  @Test func migrationsRunOnceAndAreRecorded() throws {
+    let scratch = try makeDatabase()
+    defer { withExtendedLifetime(scratch) {} }
+    let db = scratch.connection
+    let migrations = [
+      Migration("m1", sql: "CREATE TABLE one (x INTEGER)"),
+      Migration("m2", sql: "CREATE TABLE two (y INTEGER)"),
+    ]
+    #expect(try Migrator.migrate(db, migrations) == ["m1", "m2"])
+    #expect(try Migrator.migrate(db, migrations) == [])
+    let more = migrations + [Migration("m3", sql: "ALTER TABLE two ADD COLUMN z TEXT")]
+    #expect(try Migrator.migrate(db, more) == ["m3"])
+    #expect(try db.scalarInt("SELECT count(*) FROM sluice_migrations") == 3)
+  }
+
+  @Test func failedMigrationInsideATransactionLeavesNoTrace() throws {
+    let scratch = try makeDatabase()
+    defer { withExtendedLifetime(scratch) {} }
+    let db = scratch.connection
+    let broken = [
+      Migration("ok", sql: "CREATE TABLE fine (x INTEGER)"),
+      Migration("broken", sql: "CREATE TABLE (oops"),
+    ]
+    #expect(throws: SQLiteError.self) { try db.withTransaction { try Migrator.migrate(db, broken) } }
+    #expect(try db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name IN ('fine', 'sluice_migrations')") == 0)
+  }
+
+  @Test func openingInAMissingDirectoryFails() throws {
+    let error = try #require(throws: SQLiteError.self) {
+      try SQLiteConnection(path: "/nonexistent-dir/sluice/test.sqlite")
+    }
+    #expect(error.code == 14)  // SQLITE_CANTOPEN
+  }
+
+  @Test func secondWriterGetsBusyAfterTheTimeout() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.file("locked.sqlite")
+    let first = try SQLiteConnection(path: path)
+    try first.execute("CREATE TABLE t (x INTEGER); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)")
+    var options = SQLiteConnection.OpenOptions()
+    options.busyTimeoutMilliseconds = 50
+    let second = try SQLiteConnection(path: path, options: options)
+    let error = try #require(throws: SQLiteError.self) { try second.execute("BEGIN IMMEDIATE") }
+    #expect(error.isBusy)
+    try first.execute("COMMIT")
+  }
+}
