@@ -40,17 +40,23 @@ let package = Package(
       name: "sluice",
       dependencies: ["SluiceCore", "SluiceCatalog"]
     ),
+    // Files, gzip streams and corpus paths shared by the test targets.
+    .target(
+      name: "SluiceTestSupport",
+      dependencies: ["SluiceCore", "CZlib"],
+      path: "Tests/SluiceTestSupport"
+    ),
     .testTarget(
       name: "SluiceCoreTests",
-      dependencies: ["SluiceCore", "CZlib"]
+      dependencies: ["SluiceCore", "SluiceTestSupport"]
     ),
     .testTarget(
       name: "SluiceCatalogTests",
-      dependencies: ["SluiceCatalog", "SluiceCore"]
+      dependencies: ["SluiceCatalog", "SluiceCore", "SluiceTestSupport"]
     ),
     .testTarget(
       name: "SluiceEndToEndTests",
-      dependencies: ["sluice", "SluiceCore", "CZlib"]
+      dependencies: ["sluice", "SluiceCore", "SluiceTestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SluiceCore
+import SluiceTestSupport
 
 @Suite("Input: files, stdin, gzip by magic")
 struct InputTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SluiceCore
+import SluiceTestSupport
 
 @Suite("JSON record reader")
 struct JSONRecordReaderTests {
@@ -12,7 +13,7 @@ struct JSONRecordReaderTests {
     limits: JSONRecordReader.Limits = .init()
   ) throws -> [RawRecord] {
     let reader = JSONRecordReader(
-      source: MemorySource(text, chunk: bufferSize), layout: layout, limits: limits,
+      source: MemoryByteSource(text, chunk: bufferSize), layout: layout, limits: limits,
       bufferSize: bufferSize)
     return try reader.readAll()
   }
@@ -79,7 +80,7 @@ struct JSONRecordReaderTests {
   func malformedRecordMidStreamIsReportedAtItsByte(bufferSize: Int) throws {
     let text = "[\n{\"a\": 1},\n{\"a\": 2},\n{\"a\": tru},\n{\"a\": 4}\n]"
     let reader = JSONRecordReader(
-      source: MemorySource(text, chunk: bufferSize), layout: .array(path: []), bufferSize: bufferSize)
+      source: MemoryByteSource(text, chunk: bufferSize), layout: .array(path: []), bufferSize: bufferSize)
     #expect(try reader.next()?.text == #"{"a": 1}"#)
     #expect(try reader.next()?.text == #"{"a": 2}"#)
     let error = try #require(throws: RecordReadError.self) { try reader.next() }
@@ -92,7 +93,7 @@ struct JSONRecordReaderTests {
 
   @Test func ndjsonRecoversAfterABadLineAndKeepsCounting() throws {
     let text = "{\"a\":1}\n{\"a\": \n{\"a\":3} x\n{\"a\":4}\n"
-    let reader = JSONRecordReader(source: MemorySource(text), layout: .lines)
+    let reader = JSONRecordReader(source: MemoryByteSource(text), layout: .lines)
     #expect(try reader.next()?.location.line == 1)
     let cut = try #require(throws: RecordReadError.self) { try reader.next() }
     #expect(cut.isRecoverable)
@@ -126,7 +127,7 @@ struct JSONRecordReaderTests {
   }
 
   @Test func ndjsonLineThatIsAPrettyPrintedArrayFailsEachLine() throws {
-    let reader = JSONRecordReader(source: MemorySource("[\n{\"a\":1}\n]\n"), layout: .lines)
+    let reader = JSONRecordReader(source: MemoryByteSource("[\n{\"a\":1}\n]\n"), layout: .lines)
     let error = try #require(throws: RecordReadError.self) { try reader.next() }
     #expect(error.message.contains("end of line"))
     #expect(error.location.line == 1)
@@ -164,7 +165,7 @@ struct JSONRecordReaderTests {
     let error = try readError(big, .array(path: []), bufferSize: bufferSize, limits: .init(maxRecordBytes: 1_000))
     #expect(error.code == .recordTooLarge)
     let reader = JSONRecordReader(
-      source: MemorySource("\"" + String(repeating: "y", count: 5_000) + "\"\n[1]\n"), layout: .lines,
+      source: MemoryByteSource("\"" + String(repeating: "y", count: 5_000) + "\"\n[1]\n"), layout: .lines,
       limits: .init(maxRecordBytes: 1_000), bufferSize: bufferSize)
     let tooLarge = try #require(throws: RecordReadError.self) { try reader.next() }
     #expect(tooLarge.isRecoverable)
@@ -174,7 +175,7 @@ struct JSONRecordReaderTests {
   @Test func invalidUTF8InAStringIsAnError() throws {
     var bytes = Array(#"[{"name": "ab"}]"#.utf8)
     bytes.insert(0xC3, at: 12)  // a lead byte followed by an ASCII letter
-    let reader = JSONRecordReader(source: MemorySource(bytes), layout: .array(path: []))
+    let reader = JSONRecordReader(source: MemoryByteSource(bytes), layout: .array(path: []))
     let error = try #require(throws: RecordReadError.self) { try reader.next() }
     #expect(error.message.contains("UTF-8"))
     #expect(error.location.byteOffset == 13)
@@ -183,7 +184,7 @@ struct JSONRecordReaderTests {
   @Test func utf8ByteOrderMarkIsSkippedAndUTF16IsRejected() throws {
     #expect(try read("\u{FEFF}[1]", .array(path: [])).map(\.text) == ["1"])
     let utf16: [UInt8] = [0xFF, 0xFE, UInt8(ascii: "["), 0, UInt8(ascii: "]"), 0]
-    let reader = JSONRecordReader(source: MemorySource(utf16), layout: .array(path: []))
+    let reader = JSONRecordReader(source: MemoryByteSource(utf16), layout: .array(path: []))
     let error = try #require(throws: RecordReadError.self) { try reader.next() }
     #expect(error.message.contains("UTF-16"))
   }

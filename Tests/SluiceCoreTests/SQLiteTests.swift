@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SluiceCore
+import SluiceTestSupport
 
 @Suite("SQLite layer")
 struct SQLiteTests {

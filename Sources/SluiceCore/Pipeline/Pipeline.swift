@@ -47,10 +47,17 @@ public struct Pipeline<D: Dataset> {
     } catch let error as RunAbort {
       failure = error.failure
     } catch let error as RecordReadError {
-      state.statistics[.read, default: StageStatistics(stage: .read)].rejected += 1
+      state.count(.read, in: 1, rejected: 1)
       state.issues.add(
         Issue(stage: .read, code: error.code, location: error.location, message: error.message))
       failure = .init(kind: .data, message: "input is malformed at line \(error.location.line), byte \(error.location.byteOffset): \(error.message)")
+      // Deflate data damaged mid-stream inflates to garbage before zlib's checksum notices, so
+      // a syntax error in gzip input may be a symptom: read to the end to find the real cause.
+      if let input, input.isGzip, let streamError = Self.drain(input) {
+        failure = .init(
+          kind: .io,
+          message: "\(streamError.description); the JSON error at line \(error.location.line) is a consequence")
+      }
     } catch let error as InputError {
       // Errors while opening mean the input is missing or unreadable; errors while reading
       // mean the stream itself is broken.
@@ -182,6 +189,20 @@ public struct Pipeline<D: Dataset> {
       }
       state.lap(.load, from: &mark)
       state.count(.load, in: 1, out: 1)
+    }
+  }
+
+  /// Reads an input to its end, returning the stream error that stopped it, if any.
+  static func drain(_ input: Input) -> InputError? {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    defer { buffer.deallocate() }
+    do {
+      while try input.read(into: buffer) > 0 {}
+      return nil
+    } catch let error as InputError {
+      return error
+    } catch {
+      return nil
     }
   }
 

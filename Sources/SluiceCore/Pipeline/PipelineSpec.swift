@@ -34,6 +34,16 @@ public struct PipelineSpec: Sendable, Hashable {
 
   public init(data: Data, path: String) throws(SpecError) {
     self.path = path
+    // Sluice's own reader checks the syntax strictly (Foundation's accepts trailing commas) and
+    // says where it broke; Foundation then builds the dictionary.
+    do {
+      let reader = JSONRecordReader(source: MemoryByteSource(Array(data)), layout: .document)
+      _ = try reader.next()
+    } catch let error as RecordReadError {
+      throw SpecError(path: path, message: "not valid JSON: \(error)")
+    } catch {
+      throw SpecError(path: path, message: "not valid JSON")
+    }
     let object: Any
     do {
       object = try JSONSerialization.jsonObject(with: data)
