@@ -395,7 +395,10 @@ public final class JSONRecordReader: RecordReader {
         continue  // an ordinary byte that arrived with a refill: back to the fast path
       default:
         if c == UInt8(ascii: "\n") {
-          throw syntaxError("unterminated string: a raw newline inside a string")
+          throw syntaxError(
+            newlineEndsRecord
+              ? "unterminated string: the line ends inside a string"
+              : "unterminated string: a raw newline inside a string")
         }
         throw syntaxError("control character U+\(hex(c)) must be escaped in a string")
       }

@@ -1,0 +1,43 @@
+import Foundation
+import SluiceTestSupport
+
+/// Runs the built `sluice` executable as a user would, capturing exit code, stdout and stderr.
+struct SluiceBinary {
+  struct Result {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+  }
+
+  /// The executable sits next to the test bundle in the build products directory.
+  static let path: String = {
+    let candidates = [
+      URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("sluice").path,
+      Repository.path(".build/debug/sluice"),
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
+  }()
+
+  /// Runs `sluice arguments…` in `directory`, with `stdin` (a file path) as standard input.
+  static func run(_ arguments: [String], in directory: String = Repository.root, stdin: String? = nil) throws -> Result {
+    let scratch = try TemporaryDirectory()
+    let outPath = scratch.file("stdout")
+    let errPath = scratch.file("stderr")
+    FileManager.default.createFile(atPath: outPath, contents: nil)
+    FileManager.default.createFile(atPath: errPath, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    process.standardInput = try stdin.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus,
+      stdout: try String(contentsOfFile: outPath, encoding: .utf8),
+      stderr: try String(contentsOfFile: errPath, encoding: .utf8))
+  }
+}

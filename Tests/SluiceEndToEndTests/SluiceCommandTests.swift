@@ -1,0 +1,156 @@
+import Foundation
+import SluiceCore
+import SluiceTestSupport
+import Testing
+
+/// The real `sluice` binary on the committed sample files and specs.
+@Suite("sluice command line, end to end")
+struct SluiceCommandTests {
+  private func count(_ database: String, _ sql: String) throws -> Int64? {
+    try SQLiteConnection(path: database, options: .init(readOnly: true)).scalarInt(sql)
+  }
+
+  @Test func sampleImportCreatesTheDatabaseAndPrintsTheReport() throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("fruits.sqlite")
+    let reportPath = scratch.file("reports/fruits.json")
+    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database, "--report", reportPath])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("database: \(database)"))
+    #expect(result.stdout.contains("fruits: 48 rows"))
+    #expect(result.stderr.contains("succeeded"))
+    for stage in ["read", "decode", "validate", "map", "load"] {
+      #expect(result.stderr.contains("\n  \(stage) "), "stage \(stage) missing from the summary")
+    }
+    #expect(try count(database, "SELECT count(*) FROM fruits") == 48)
+    #expect(try count(database, "SELECT count(*) FROM recipes WHERE fruit_id NOT IN (SELECT fruit_id FROM fruits)") == 0)
+    #expect(try count(database, "SELECT min(n) FROM (SELECT count(*) AS n FROM recipes GROUP BY fruit_id)") ?? 0 >= 2)
+    let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: reportPath)))
+    #expect(report.status == .succeeded)
+    #expect(report.tableRows["fruits"] == 48)
+
+    let again = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database, "--report", reportPath])
+    #expect(again.status == 0)
+    #expect(again.stdout == result.stdout)
+  }
+
+  @Test func lenientPipelineSkipsTheBrokenRecordsAndListsThem() throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("fruits.sqlite")
+    let result = try SluiceBinary.run(["run", "Pipelines/fruits-lenient.json", "--db", database, "--report", scratch.file("r.json")])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("issues: 5"))
+    for expected in [
+      "decode record 5 (line 5, byte 3014) color: typeMismatch: expected a string, found a number",
+      "decode record 10 (line 10, byte 7289) name: missingField",
+      "read record 15 (line 15, byte 11166): syntax",
+      "validate record 20 (line 20, byte 14940) recipes[1].videoTutorial: invalidValue",
+      "validate record 25 (line 25, byte 19057) recipes[1].title: invalidValue",
+    ] {
+      #expect(result.stderr.contains(expected), "missing: \(expected)")
+    }
+    #expect(try count(database, "SELECT count(*) FROM fruits") == 25)
+  }
+
+  @Test func strictRunOnBrokenInputExits65AndCreatesNothing() throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("fruits.sqlite")
+    let result = try SluiceBinary.run([
+      "run", "Pipelines/fruits.json", "--input", "SampleData/fruits-broken.ndjson.gz", "--format", "ndjson",
+      "--db", database, "--report", scratch.file("r.json"),
+    ])
+    #expect(result.status == 65)
+    #expect(result.stderr.contains("strict policy: decode rejected record 5 (line 5): color: typeMismatch"))
+    #expect(result.stderr.contains("no database was created"))
+    #expect(!FileManager.default.fileExists(atPath: database))
+    #expect(result.stdout.isEmpty)
+  }
+
+  @Test(arguments: ["SampleData/fruits.json.gz", "plain"])
+  func standardInputIsReadForTheDashPath(source: String) throws {
+    let scratch = try TemporaryDirectory()
+    var input = Repository.path("SampleData/fruits.json.gz")
+    if source == "plain" {
+      let bytes = try gunzip(input)
+      input = try scratch.write("fruits.json", bytes)
+    }
+    let database = scratch.file("stdin.sqlite")
+    let result = try SluiceBinary.run(
+      ["run", "Pipelines/fruits.json", "--input", "-", "--db", database, "--report", scratch.file("r.json")],
+      stdin: input)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try count(database, "SELECT count(*) FROM fruits") == 48)
+  }
+
+  @Test func corruptGzipExits74AndWritesNothing() throws {
+    let scratch = try TemporaryDirectory()
+    var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Repository.path("SampleData/fruits.json.gz"))))
+    bytes = Array(bytes.prefix(bytes.count / 2))
+    let input = try scratch.write("cut.json.gz", bytes)
+    let database = scratch.file("fruits.sqlite")
+    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", input, "--db", database, "--report", scratch.file("r.json")])
+    #expect(result.status == 74)
+    #expect(result.stderr.contains("truncated"))
+    #expect(result.stderr.contains("compressed byte \(bytes.count)"))
+    #expect(!FileManager.default.fileExists(atPath: database))
+  }
+
+  @Test func missingInputExits66() throws {
+    let scratch = try TemporaryDirectory()
+    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", "no/such/file.json", "--db", scratch.file("x.sqlite"), "--report", scratch.file("r.json")])
+    #expect(result.status == 66)
+    #expect(result.stderr.contains("no such file"))
+  }
+
+  @Test(arguments: [
+    ([String](), "USAGE"),
+    (["run"], "missing the pipeline spec"),
+    (["run", "Pipelines/fruits.json", "--speed", "fast"], "unknown option --speed"),
+    (["run", "Pipelines/fruits.json", "--format", "xml"], "--format must be json or ndjson"),
+    (["run", "Pipelines/no-such-spec.json"], "no such file"),
+    (["frobnicate"], "unknown command 'frobnicate'"),
+    (["schema", "vegetables"], "unknown dataset 'vegetables'"),
+  ])
+  func usageErrorsExit64WithAMessage(arguments: [String], expected: String) throws {
+    let result = try SluiceBinary.run(arguments)
+    #expect(result.status == 64)
+    #expect(result.stderr.contains(expected), "\(result.stderr)")
+  }
+
+  @Test func specNamingAnUnknownDatasetExits64() throws {
+    let scratch = try TemporaryDirectory()
+    let spec = try scratch.write("veg.json", #"{"dataset": "vegetables", "input": "x.json", "database": "x.sqlite"}"#)
+    let result = try SluiceBinary.run(["run", spec])
+    #expect(result.status == 64)
+    #expect(result.stderr.contains("unknown dataset 'vegetables'; known: fruits"))
+  }
+
+  @Test func helpDescribesCommandsAndExitCodes() throws {
+    let top = try SluiceBinary.run(["--help"])
+    #expect(top.status == 0)
+    #expect(top.stdout.contains("sluice run PIPELINE.json"))
+    #expect(top.stdout.contains("fruits"))
+    #expect(top.stdout.contains("65 data error"))
+    let run = try SluiceBinary.run(["run", "--help"])
+    #expect(run.status == 0)
+    #expect(run.stdout.contains("--record-path"))
+  }
+
+  @Test func schemaPrintsTheDatasetDDL() throws {
+    let result = try SluiceBinary.run(["schema", "fruits"])
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("CREATE TABLE recipes"))
+    #expect(result.stdout.contains("ON DELETE CASCADE"))
+  }
+
+  private func gunzip(_ path: String) throws -> [UInt8] {
+    let input = try Input(path: path)
+    var output: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let n = try buffer.withUnsafeMutableBytes { try input.read(into: $0) }
+      if n == 0 { return output }
+      output += buffer[0..<n]
+    }
+  }
+}
