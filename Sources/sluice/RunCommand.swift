@@ -2,47 +2,107 @@ import Foundation
 import SluiceCatalog
 import SluiceCore
 
-/// `sluice run PIPELINE.json [options]`: one import, as the spec and the flags describe it.
+/// `sluice run`, `sluice validate` and `sluice replay`: one pipeline, as the spec and the flags
+/// describe it. They share the spec, the overrides and the outputs; they differ in what they
+/// read and whether they write.
 enum RunCommand {
-  static let help = """
-    USAGE: sluice run PIPELINE.json [options]
+  enum Mode: String {
+    case run, validate, replay
+  }
 
-    Runs the pipeline: reads its input (gzip detected by content), decodes, validates, maps and
-    loads every record into the database in one transaction, then prints a per-stage summary
-    on stderr and where the database is and what it holds on stdout.
+  static func help(_ mode: Mode) -> String {
+    let usage: String
+    let summary: String
+    var options = """
+          --input PATH           input file, or - for standard input
+          --format json|ndjson   a JSON document with an array of records, or one record per line
+          --record-path PATH     keys leading to the record array, dotted (data.fruits); '' for a
+                                 top-level array
+          --policy strict|lenient
+                                 picks a preset, replacing the spec's policy unless it is the same
+                                 preset (then the spec's overrides stay)
+          --report PATH          write the JSON run report here
+          --junit PATH           write the contract's checks as JUnit XML here
+      """
+    switch mode {
+    case .run:
+      usage = "sluice run PIPELINE.json [options]"
+      summary = """
+        Runs the pipeline: reads its input (gzip detected by content), decodes, validates, maps and
+        loads every record into the database in one transaction, then prints a per-stage summary on
+        stderr and where the database is and what it holds on stdout.
+        """
+      options += """
 
-    OPTIONS (override the spec; paths here are relative to the working directory):
-      --input PATH           input file, or - for standard input
-      --format json|ndjson   a JSON document with an array of records, or one record per line
-      --record-path PATH     keys leading to the record array, dotted (data.fruits); '' for a
-                             top-level array
-      --policy strict|lenient
-                             strict: the first invalid record fails the run, nothing is written;
-                             lenient: invalid records are skipped and reported
-      --on-conflict upsert|replace|ignore|fail
-      --db PATH              the SQLite database to create or update
-      --report PATH          also write the JSON run report here
-      -h, --help             show this help
+              --on-conflict upsert|replace|ignore|fail
+              --db PATH              the SQLite database to create or update
+              --rejects PATH         write every rejected record (raw text and issues) as NDJSON here
+          """
+    case .validate:
+      usage = "sluice validate PIPELINE.json [options]"
+      summary = """
+        Checks the input against the dataset's contract: every stage but the writes, the whole
+        input, every issue reported. Never creates or modifies a database. Exits 65 when any
+        record has an error-level issue, 0 otherwise.
+        """
+      options += """
 
-    Relative paths inside a spec resolve against the spec file's directory.
-    """
+              --rejects PATH         write every failing record (raw text and issues) as NDJSON here
+              --fail-on-warnings     warnings (unknown fields) fail the run too
+          """
+    case .replay:
+      usage = "sluice replay PIPELINE.json --rejects PATH [options]"
+      summary = """
+        Runs the records of a rejects file (written by --rejects, then fixed) through the pipeline
+        again and loads them into the spec's database.
+        """
+      options = """
+              --rejects PATH         the rejects file to replay (required)
+              --policy strict|lenient
+              --on-conflict upsert|replace|ignore|fail
+              --db PATH              the SQLite database to update
+              --report PATH          write the JSON run report here
+              --junit PATH           write the contract's checks as JUnit XML here
+          """
+    }
+    return """
+      USAGE: \(usage)
 
-  static let parser = ArgumentParser(
-    valueOptions: ["input", "format", "record-path", "policy", "on-conflict", "db", "report"],
-    flags: ["help"], help: help)
+      \(summary)
 
-  static func main(arguments: [String]) throws -> Int32 {
+      OPTIONS (override the spec; paths here are relative to the working directory):
+      \(options)
+        -h, --help             show this help
+
+      Relative paths inside a spec resolve against the spec file's directory.
+      """
+  }
+
+  static func parser(_ mode: Mode) -> ArgumentParser {
+    var values: Set<String> = ["policy", "report", "junit", "rejects"]
+    var flags: Set<String> = ["help"]
+    switch mode {
+    case .run: values.formUnion(["input", "format", "record-path", "on-conflict", "db"])
+    case .validate:
+      values.formUnion(["input", "format", "record-path"])
+      flags.insert("fail-on-warnings")
+    case .replay: values.formUnion(["on-conflict", "db"])
+    }
+    return ArgumentParser(valueOptions: values, flags: flags, help: help(mode))
+  }
+
+  static func main(_ mode: Mode, arguments: [String]) throws -> Int32 {
     if arguments.contains("-h") || arguments.contains("--help") {
-      print(help)
+      print(help(mode))
       return ExitCode.success
     }
-    let parsed = try parser.parse(arguments)
+    let parsed = try parser(mode).parse(arguments)
     guard parsed.positionals.count == 1, let specPath = parsed.positionals.first else {
       throw UsageError(
         message: parsed.positionals.isEmpty
-          ? "missing the pipeline spec (sluice run PIPELINE.json)"
+          ? "missing the pipeline spec (sluice \(mode.rawValue) PIPELINE.json)"
           : "expected one pipeline spec, got \(parsed.positionals.count) arguments",
-        help: help)
+        help: help(mode))
     }
     let spec = try PipelineSpec(contentsOf: specPath)
     guard let dataset = Catalog.dataset(named: spec.dataset) else {
@@ -50,33 +110,58 @@ enum RunCommand {
         path: specPath,
         message: "unknown dataset '\(spec.dataset)'; known: \(Catalog.datasets.map(\.name).joined(separator: ", "))")
     }
-    let configuration = try apply(parsed, to: spec.configuration())
+    var configuration = try apply(parsed, to: spec.configuration(), mode: mode)
+    switch mode {
+    case .run: break
+    case .validate:
+      configuration.isDryRun = true
+      configuration.failsOnWarnings = parsed.flags.contains("fail-on-warnings")
+      configuration.rejectsPath = parsed.values["rejects"].map(absolute)
+    case .replay:
+      guard let rejects = parsed.values["rejects"] else {
+        throw UsageError(message: "replay needs --rejects PATH", help: help(mode))
+      }
+      configuration.input = absolute(rejects)
+      configuration.replaysRejects = true
+      configuration.rejectsPath = nil
+    }
 
     let report = dataset.run(configuration)
     printError(report.summary())
-    if let reportPath = configuration.reportPath {
+    var status = report.exitCode
+    for (path, kind) in [(configuration.reportPath, "report"), (configuration.junitPath, "JUnit file")] {
+      guard let path else { continue }
       do {
-        try write(report, to: reportPath)
+        let data = kind == "report" ? try report.jsonData() : Data(JUnitReport.render(report).utf8)
+        try write(data, to: path)
       } catch {
-        printError("sluice: cannot write the report to \(reportPath): \(error.localizedDescription)")
-        return report.exitCode == 0 ? ExitCode.cannotCreate : report.exitCode
+        printError("sluice: cannot write the \(kind) to \(path): \(error.localizedDescription)")
+        if status == ExitCode.success { status = ExitCode.cannotCreate }
       }
     }
-    if report.committed {
+    if let rejects = configuration.rejectsPath, report.quarantined > 0 {
+      printError("sluice: \(report.quarantined) rejected record(s) written to \(rejects)")
+    }
+    if configuration.isDryRun {
+      let read = report.statistics(for: .read).recordsIn
+      let errors = report.issues.isEmpty ? 0 : report.issueCounts.values.reduce(0, +)
+      print(
+        report.status == .succeeded
+          ? "valid: \(read) record(s) meet the \(dataset.name) contract"
+          : "invalid: \(read) record(s) checked, \(errors) issue(s); see above")
+    } else if report.committed {
       print("database: \(configuration.database)")
       for table in dataset.tables {
         print("  \(table): \(report.tableRows[table] ?? 0) rows")
       }
-    } else if FileManager.default.fileExists(atPath: configuration.database) {
-      printError("sluice: the run was rolled back; \(configuration.database) is unchanged")
     } else {
-      printError("sluice: the run was rolled back; no database was created")
+      printError("sluice: the run was rolled back; no data was written to \(configuration.database)")
     }
-    return report.exitCode
+    return status
   }
 
   /// Applies command-line overrides to the spec's configuration.
-  static func apply(_ parsed: ArgumentParser.Parsed, to base: PipelineConfiguration) throws(UsageError)
+  static func apply(_ parsed: ArgumentParser.Parsed, to base: PipelineConfiguration, mode: Mode) throws(UsageError)
     -> PipelineConfiguration
   {
     var configuration = base
@@ -84,9 +169,11 @@ enum RunCommand {
     if let input = values["input"] { configuration.input = absolute(input) }
     if let db = values["db"] { configuration.database = absolute(db) }
     if let report = values["report"] { configuration.reportPath = absolute(report) }
+    if let junit = values["junit"] { configuration.junitPath = absolute(junit) }
+    if mode == .run, let rejects = values["rejects"] { configuration.rejectsPath = absolute(rejects) }
     if let format = values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {
-        throw UsageError(message: "--format must be json or ndjson, not '\(format)'", help: help)
+        throw UsageError(message: "--format must be json or ndjson, not '\(format)'", help: help(mode))
       }
       configuration.format = value
       if value == .ndjson && values["record-path"] == nil { configuration.recordPath = [] }
@@ -96,20 +183,20 @@ enum RunCommand {
     }
     if let policy = values["policy"] {
       guard let preset = Policy.Preset(rawValue: policy) else {
-        throw UsageError(message: "--policy must be strict or lenient, not '\(policy)'", help: help)
+        throw UsageError(message: "--policy must be strict or lenient, not '\(policy)'", help: help(mode))
       }
-      configuration.policy = Policy(preset: preset)
+      if configuration.policy.preset != preset { configuration.policy = Policy(preset: preset) }
     }
     if let conflict = values["on-conflict"] {
       guard let value = ConflictPolicy(rawValue: conflict) else {
         throw UsageError(
           message: "--on-conflict must be one of \(ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ")), not '\(conflict)'",
-          help: help)
+          help: help(mode))
       }
       configuration.conflict = value
     }
     if configuration.format == .ndjson && !configuration.recordPath.isEmpty {
-      throw UsageError(message: "--record-path applies to --format json, not ndjson", help: help)
+      throw UsageError(message: "--record-path applies to --format json, not ndjson", help: help(mode))
     }
     return configuration
   }
@@ -121,11 +208,11 @@ enum RunCommand {
     return (joined as NSString).standardizingPath
   }
 
-  static func write(_ report: RunReport, to path: String) throws {
+  static func write(_ data: Data, to path: String) throws {
     let directory = (path as NSString).deletingLastPathComponent
     if !directory.isEmpty {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
-    try report.jsonData().write(to: URL(fileURLWithPath: path), options: .atomic)
+    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
   }
 }

@@ -11,8 +11,12 @@ enum SluiceCommand {
 
     USAGE:
       sluice run PIPELINE.json [options]     import the pipeline's input into its database
+      sluice validate PIPELINE.json [options]
+                                             check the input against the contract; no writes
+      sluice replay PIPELINE.json --rejects PATH
+                                             load the records of a fixed rejects file
       sluice schema DATASET                  print the SQL schema of a dataset
-      sluice --help | sluice run --help
+      sluice --help | sluice COMMAND --help
 
     DATASETS:
     \(Catalog.datasets.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
@@ -33,15 +37,16 @@ enum SluiceCommand {
       case "--help", "-h", "help":
         print(help)
         return ExitCode.success
-      case "run":
-        return try RunCommand.main(arguments: rest)
+      case "run", "validate", "replay":
+        return try RunCommand.main(RunCommand.Mode(rawValue: name) ?? .run, arguments: rest)
       case "schema":
         return try SchemaCommand.main(arguments: rest)
       default:
         throw UsageError(message: "unknown command '\(name)'", help: help)
       }
     } catch let error as UsageError {
-      printError("sluice: \(error.message)\nRun 'sluice \(name == "run" ? "run " : "")--help' for usage.")
+      let command = ["run", "validate", "replay", "schema"].contains(name) ? "\(name) " : ""
+      printError("sluice: \(error.message)\nRun 'sluice \(command)--help' for usage.")
       return ExitCode.usage
     } catch let error as SpecError {
       printError("sluice: pipeline spec \(error)")

@@ -77,6 +77,24 @@ final class Workspace {
   }
 
   var databaseExists: Bool { FileManager.default.fileExists(atPath: database) }
+
+  /// The dataset tables that exist (the audit tables are not counted).
+  func dataTables() throws -> [String] {
+    let statement = try SQLiteConnection(path: database, options: .init(readOnly: true))
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('fruits', 'recipes') ORDER BY name")
+    var names: [String] = []
+    while try statement.step() { names.append(statement.columnText(0) ?? "") }
+    return names
+  }
+
+  /// The status of every audited run, oldest first.
+  func auditRuns() throws -> [String] {
+    let statement = try SQLiteConnection(path: database, options: .init(readOnly: true))
+      .prepare("SELECT status FROM sluice_runs ORDER BY run_id")
+    var statuses: [String] = []
+    while try statement.step() { statuses.append(statement.columnText(0) ?? "") }
+    return statuses
+  }
 }
 
 @Suite("Fruits pipeline")
@@ -208,11 +226,12 @@ struct FruitsPipelineTests {
     #expect(try workspace.dump() == before)
   }
 
-  @Test func failedFirstRunLeavesNoDatabaseBehind() throws {
+  @Test func failedFirstRunLeavesOnlyItsAuditRow() throws {
     let workspace = try Workspace()
     let report = try workspace.run(FruitsDump.array([FruitsDump.fruit(1), #"{"fruitID": "F2"}"#]))
     #expect(report.status == .failed)
-    #expect(!workspace.databaseExists)
+    #expect(try workspace.dataTables().isEmpty)
+    #expect(try workspace.auditRuns() == ["failed"])
   }
 
   @Test func lenientRunSkipsBadRecordsAndReportsEachWithItsPlace() throws {
@@ -261,7 +280,7 @@ struct FruitsPipelineTests {
     let expectedOffset = text.utf8.distance(from: text.startIndex, to: broken.lowerBound) + 8
     #expect(issue.location?.byteOffset == Int64(expectedOffset))  // where ':' was expected
     #expect(issue.message.contains("expected ':'"))
-    #expect(!workspace.databaseExists)
+    #expect(try workspace.dataTables().isEmpty)
   }
 
   @Test func corruptGzipMidStreamWritesNothing() throws {

@@ -24,8 +24,8 @@ struct SluiceBinary {
     let scratch = try TemporaryDirectory()
     let outPath = scratch.file("stdout")
     let errPath = scratch.file("stderr")
-    FileManager.default.createFile(atPath: outPath, contents: nil)
-    FileManager.default.createFile(atPath: errPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments

@@ -41,7 +41,7 @@ struct SluiceCommandTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.contains("issues: 5"))
     for expected in [
-      "decode record 5 (line 5, byte 3014) color: typeMismatch: expected a string, found a number",
+      "decode record 5 (line 5, byte 3064) color: typeMismatch: expected a string, found a number",
       "decode record 10 (line 10, byte 7289) name: missingField",
       "read record 15 (line 15, byte 11166): syntax",
       "validate record 20 (line 20, byte 14940) recipes[1].videoTutorial: invalidValue",
@@ -61,8 +61,9 @@ struct SluiceCommandTests {
     ])
     #expect(result.status == 65)
     #expect(result.stderr.contains("strict policy: decode rejected record 5 (line 5): color: typeMismatch"))
-    #expect(result.stderr.contains("no database was created"))
-    #expect(!FileManager.default.fileExists(atPath: database))
+    #expect(result.stderr.contains("the run was rolled back"))
+    #expect(try count(database, "SELECT count(*) FROM sqlite_schema WHERE name = 'fruits'") == 0)
+    #expect(try count(database, "SELECT count(*) FROM sluice_runs WHERE status = 'failed'") == 1)
     #expect(result.stdout.isEmpty)
   }
 
@@ -92,7 +93,8 @@ struct SluiceCommandTests {
     #expect(result.status == 74)
     #expect(result.stderr.contains("truncated"))
     #expect(result.stderr.contains("compressed byte \(bytes.count)"))
-    #expect(!FileManager.default.fileExists(atPath: database))
+    #expect(try count(database, "SELECT count(*) FROM sqlite_schema WHERE name = 'fruits'") == 0)
+    #expect(try count(database, "SELECT count(*) FROM sluice_runs WHERE status = 'failed'") == 1)
   }
 
   @Test func missingInputExits66() throws {

@@ -1,4 +1,3 @@
-import Foundation
 import SluiceCore
 
 /// Fruits with nested recipes (seed 003) → `fruits` and `recipes`, recipes keyed by fruit and
@@ -32,19 +31,28 @@ public struct FruitsDataset: Dataset {
     ]
   }
 
+  static let idNotBlank = ValidationRule("fruitID is not blank", message: "must not be blank")
+  static let nameNotBlank = ValidationRule("name is not blank", message: "must not be blank")
+  static let titleNotBlank = ValidationRule("recipe titles are not blank", message: "must not be blank")
+  static let titlesUnique = ValidationRule(
+    "recipe titles are unique within a fruit",
+    message: "duplicates the title of an earlier recipe of the same fruit")
+  static let videoIsWebURL = ValidationRule(
+    "recipe videos are http(s) URLs", message: "must be an absolute http or https URL")
+
+  public var rules: [ValidationRule] {
+    [Self.idNotBlank, Self.nameNotBlank, Self.titleNotBlank, Self.titlesUnique, Self.videoIsWebURL]
+  }
+
   public func validate(_ fruit: FruitDTO, into validation: inout Validation) {
-    validation.requireNonEmpty(fruit.fruitID, "fruitID")
-    validation.requireNonEmpty(fruit.name, "name")
+    validation.checkNotBlank(Self.idNotBlank, fruit.fruitID, at: "fruitID")
+    validation.checkNotBlank(Self.nameNotBlank, fruit.name, at: "name")
     var titles = Set<String>()
     for (index, recipe) in fruit.recipes.enumerated() {
-      let path = "recipes[\(index)]"
-      validation.requireNonEmpty(recipe.title, path + ".title")
+      validation.checkNotBlank(Self.titleNotBlank, recipe.title, at: "recipes[\(index)].title")
+      validation.check(Self.titlesUnique, titles.insert(recipe.title).inserted, at: "recipes[\(index)].title")
       validation.check(
-        titles.insert(recipe.title).inserted, path + ".title",
-        "duplicates the title of an earlier recipe of the same fruit")
-      validation.check(
-        Self.isWebURL(recipe.videoTutorial), path + ".videoTutorial",
-        "must be an absolute http or https URL")
+        Self.videoIsWebURL, WebURL.isWellFormed(recipe.videoTutorial), at: "recipes[\(index)].videoTutorial")
     }
   }
 
@@ -58,12 +66,5 @@ public struct FruitsDataset: Dataset {
 
   public func makeLoader(connection: SQLiteConnection, conflict: ConflictPolicy) throws -> FruitsLoader {
     try FruitsLoader(connection: connection, conflict: conflict)
-  }
-
-  static func isWebURL(_ text: String) -> Bool {
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-      scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
-    else { return false }
-    return true
   }
 }

@@ -14,7 +14,9 @@ public struct FoundationRecordDecoder: RecordDecoding {
     decoder.dateDecodingStrategy = .iso8601
   }
 
-  public func decode<T: Decodable>(_ type: T.Type, from record: RawRecord) throws(RecordDecodingError) -> T {
+  public func decode<T: Decodable>(
+    _ type: T.Type, from record: RawRecord, diagnostics: inout DecodeDiagnostics
+  ) throws(RecordDecodingError) -> T {
     do {
       return try decoder.decode(T.self, from: Data(record.bytes))
     } catch let error as DecodingError {

@@ -1,9 +1,12 @@
 /// Decodes a record's bytes into a `Decodable` DTO — the decode stage's one interface.
 ///
 /// Failures come back as `RecordDecodingError`, already classified into an issue code and a
-/// field path, so the pipeline never sees a particular decoder's error types.
+/// field path, so the pipeline never sees a particular decoder's error types. Findings that do
+/// not reject the record (unknown fields, coercions) are added to `diagnostics`.
 public protocol RecordDecoding {
-  func decode<T: Decodable>(_ type: T.Type, from record: RawRecord) throws(RecordDecodingError) -> T
+  func decode<T: Decodable>(
+    _ type: T.Type, from record: RawRecord, diagnostics: inout DecodeDiagnostics
+  ) throws(RecordDecodingError) -> T
 }
 
 /// Why a record did not decode: an issue code, the field path, and a message without values.
@@ -11,10 +14,35 @@ public struct RecordDecodingError: Error, Sendable, Hashable {
   public var code: IssueCode
   public var path: String
   public var message: String
+  /// Offset of the offending value inside the record's bytes, when known.
+  public var byteOffset: Int?
 
-  public init(code: IssueCode, path: String, message: String) {
+  public init(code: IssueCode, path: String, message: String, byteOffset: Int? = nil) {
     self.code = code
     self.path = path
     self.message = message
+    self.byteOffset = byteOffset
+  }
+}
+
+/// What decoding one record noticed without rejecting it.
+public struct DecodeDiagnostics: Sendable {
+  public struct Finding: Sendable, Hashable {
+    public var code: IssueCode
+    public var path: String
+    public var message: String
+    public var byteOffset: Int
+  }
+
+  /// Keys the DTO never asked for, with their paths (`recipes[2].calories`).
+  public var unknownFields: [Finding] = []
+  /// Scalars converted under `legacyScalars` (`"12"` → 12).
+  public var coercions = 0
+
+  public init() {}
+
+  public mutating func reset() {
+    unknownFields.removeAll(keepingCapacity: true)
+    coercions = 0
   }
 }

@@ -17,6 +17,8 @@ public protocol Dataset: Sendable {
   var migrations: [Migration] { get }
   /// The tables this dataset writes, parents first; their row counts end the run's summary.
   var tables: [String] { get }
+  /// The validation rules `validate` checks, listed for reports (each is a JUnit test case).
+  var rules: [ValidationRule] { get }
 
   /// Business rules on the DTO (the validate stage).
   func validate(_ dto: DTO, into validation: inout Validation)
@@ -32,6 +34,7 @@ public struct AnyDataset: Sendable {
   public let summary: String
   public let migrations: [Migration]
   public let tables: [String]
+  public let rules: [ValidationRule]
   private let runPipeline: @Sendable (PipelineConfiguration) -> RunReport
 
   public init<D: Dataset>(_ dataset: D) {
@@ -39,6 +42,7 @@ public struct AnyDataset: Sendable {
     summary = dataset.summary
     migrations = dataset.migrations
     tables = dataset.tables
+    rules = dataset.rules
     runPipeline = { configuration in Pipeline(dataset: dataset, configuration: configuration).run() }
   }
 

@@ -4,115 +4,88 @@ import Foundation
 ///
 /// The whole run is one SQLite transaction. Under the strict policy the first invalid record
 /// rolls it back; under the lenient policy each record is loaded inside a savepoint, so a record
-/// that fails half-way (a constraint on a child row) leaves none of its rows behind. Any failure
-/// that is not a record's own — a corrupt stream, a broken document, a locked database — rolls
-/// back the whole run. A database file that the run created is removed again when the run
-/// fails, so a failed first import leaves nothing behind.
+/// that fails half-way leaves none of its rows behind, and the run fails and rolls back when the
+/// error budget is exceeded. Any failure that is not a record's own — a corrupt stream, a broken
+/// document, a locked database — rolls back the whole run. Either way the run then records
+/// itself in the audit tables (`AuditLog`). A dry run (`sluice validate`) reads the whole input
+/// through every stage but the load, and never opens the database.
 public struct Pipeline<D: Dataset> {
   public let dataset: D
   public let configuration: PipelineConfiguration
-  public var decoder: any RecordDecoding
 
-  public init(dataset: D, configuration: PipelineConfiguration, decoder: any RecordDecoding = FoundationRecordDecoder()) {
+  public init(dataset: D, configuration: PipelineConfiguration) {
     self.dataset = dataset
     self.configuration = configuration
-    self.decoder = decoder
   }
 
   /// Runs the pipeline and returns its report; it never throws; failures are in the report.
   public func run() -> RunReport {
-    var state = RunState(configuration: configuration)
-    let startedAt = Date()
-    let clockStart = Stopwatch.now()
-    var failure: RunReport.Failure?
-    var committed = false
-    var tableRows: [String: Int] = [:]
-    var rowsWritten: [String: Int] = [:]
+    var run = RunState(configuration: configuration, rules: dataset.rules)
     var input: Input?
+    var connection: SQLiteConnection?
+    var rowsWritten: [String: Int] = [:]
+    var committed = false
 
-    let databaseExisted = FileManager.default.fileExists(atPath: configuration.database)
     do {
+      let quarantine = try openQuarantine()
+      run.quarantine = quarantine
       let opened = try Input(path: configuration.input)
       input = opened
-      let connection = try openDatabase()
-      rowsWritten = try connection.withTransaction {
-        try Migrator.migrate(connection, dataset.migrations)
-        let loader = try dataset.makeLoader(connection: connection, conflict: configuration.conflict)
-        let reader = JSONRecordReader(source: opened, layout: configuration.layout)
-        try process(reader: reader, loader: loader, connection: connection, state: &state)
-        return loader.rowsWritten
+      let reader: any RecordReader =
+        configuration.replaysRejects
+        ? QuarantineReader(source: opened)
+        : JSONRecordReader(source: opened, layout: configuration.layout)
+      if configuration.isDryRun {
+        try process(reader: reader, loader: nil, savepoints: nil, state: &run)
+        try run.finishDryRun()
+      } else {
+        let database = try openDatabase()
+        connection = database
+        rowsWritten = try database.withTransaction {
+          try Migrator.migrate(database, AuditLog.migrations + dataset.migrations)
+          let loader = try dataset.makeLoader(connection: database, conflict: configuration.conflict)
+          let savepoints = configuration.policy.invalidRecord == .skip ? try Savepoints(database) : nil
+          try process(reader: reader, loader: loader, savepoints: savepoints, state: &run)
+          try run.checkRejectRate()
+          let written = loader.rowsWritten
+          try AuditLog.record(
+            makeReport(run, input: input, failure: nil, rowsWritten: written, tableRows: [:], committed: true),
+            into: database)
+          return written
+        }
+        committed = true
       }
-      committed = true
-      tableRows = countRows(connection)
-    } catch let error as RunAbort {
-      failure = error.failure
-    } catch let error as RecordReadError {
-      state.count(.read, in: 1, rejected: 1)
-      state.issues.add(
-        Issue(stage: .read, code: error.code, location: error.location, message: error.message))
-      failure = .init(kind: .data, message: "input is malformed at line \(error.location.line), byte \(error.location.byteOffset): \(error.message)")
-      // Deflate data damaged mid-stream inflates to garbage before zlib's checksum notices, so
-      // a syntax error in gzip input may be a symptom: read to the end to find the real cause.
-      if let input, input.isGzip, let streamError = Self.drain(input) {
-        failure = .init(
-          kind: .io,
-          message: "\(streamError.description); the JSON error at line \(error.location.line) is a consequence")
-      }
-    } catch let error as InputError {
-      // Errors while opening mean the input is missing or unreadable; errors while reading
-      // mean the stream itself is broken.
-      failure = .init(kind: input == nil ? .inputMissing : .io, message: error.description)
-    } catch let error as SQLiteError {
-      failure = .init(
-        kind: .io,
-        message: error.isBusy
-          ? "database \(configuration.database) is locked by another process" : "database error: \(error)")
+      try quarantine?.close()
     } catch {
-      failure = .init(kind: .io, message: "\(error)")
-    }
-    if failure != nil {
+      run.failure = classify(error, state: &run, input: input)
       rowsWritten = [:]
-      if !databaseExisted { removeDatabaseFiles() }
     }
 
-    let finished = Stopwatch.now()
-    return RunReport(
-      pipeline: configuration.name, dataset: dataset.name,
-      policy: configuration.policy.preset.rawValue, conflict: configuration.conflict.rawValue,
-      database: configuration.database,
-      status: failure == nil ? .succeeded : .failed, failure: failure,
-      startedAt: startedAt, finishedAt: Date(),
-      durationSeconds: Double(finished - clockStart) / 1e9,
-      peakMemoryBytes: ProcessMemory.peakResidentBytes(),
-      input: .init(
-        path: configuration.input, format: configuration.format.rawValue,
-        gzip: input?.isGzip ?? false, compressedBytes: input?.compressedBytes ?? 0,
-        decompressedBytes: input?.decompressedBytes ?? 0),
-      stages: Stage.allCases.map { state.statistics[$0] ?? StageStatistics(stage: $0) },
-      issueCounts: Dictionary(uniqueKeysWithValues: state.issues.counts.map { ($0.key.rawValue, $0.value) }),
-      issueSampleLimit: configuration.issueSampleLimit,
-      issues: state.issues.samples, rowsWritten: rowsWritten, tableRows: tableRows,
+    var tableRows: [String: Int] = [:]
+    if let connection {
+      if committed {
+        tableRows = countRows(connection)
+      } else {
+        recordFailure(run, input: input, connection: connection)
+      }
+    }
+    return makeReport(
+      run, input: input, failure: run.failure, rowsWritten: rowsWritten, tableRows: tableRows,
       committed: committed)
   }
 
-  private func openDatabase() throws -> SQLiteConnection {
-    do {
-      return try SQLiteConnection(path: configuration.database)
-    } catch let error as SQLiteError {
-      throw RunAbort(
-        failure: .init(
-          kind: .cannotCreateOutput,
-          message: "cannot open or create database \(configuration.database): \(error.message)"))
-    }
-  }
+  // MARK: - Records
 
   private func process(
-    reader: JSONRecordReader, loader: D.Loader, connection: SQLiteConnection, state: inout RunState
+    reader: any RecordReader, loader: D.Loader?, savepoints: Savepoints?, state: inout RunState
   ) throws {
-    let savepoints = configuration.policy.invalidRecord == .skip
-    let begin = savepoints ? try connection.prepare("SAVEPOINT sluice_record") : nil
-    let release = savepoints ? try connection.prepare("RELEASE sluice_record") : nil
-    let rollback = savepoints ? try connection.prepare("ROLLBACK TO sluice_record") : nil
+    let decoder = SluiceDecoder(
+      options: .init(
+        legacyScalars: configuration.policy.legacyScalars,
+        dateFormats: configuration.policy.dateFormats,
+        reportsUnknownFields: configuration.policy.unknownFields != .ignore))
+    var diagnostics = DecodeDiagnostics()
+    let unknownSeverity: Severity = configuration.policy.unknownFields == .reject ? .error : .warning
 
     while true {
       var mark = Stopwatch.now()
@@ -123,40 +96,59 @@ public struct Pipeline<D: Dataset> {
         state.lap(.read, from: &mark)
         state.count(.read, in: 1, rejected: 1)
         try state.reject(
-          Issue(stage: .read, code: error.code, location: error.location, message: error.message))
+          [Issue(stage: .read, code: error.code, location: error.location, message: error.message)],
+          raw: error.rawRecord)
         continue
       }
       state.lap(.read, from: &mark)
       guard let raw else { break }
       state.count(.read, in: 1, out: 1)
 
+      // Decode.
       let dto: D.DTO
+      diagnostics.reset()
       do {
-        dto = try decoder.decode(D.DTO.self, from: raw)
+        dto = try decoder.decode(D.DTO.self, from: raw, diagnostics: &diagnostics)
       } catch {
         state.lap(.decode, from: &mark)
         state.count(.decode, in: 1, rejected: 1)
         try state.reject(
-          Issue(stage: .decode, code: error.code, location: raw.location, path: error.path, message: error.message))
+          [Issue(stage: .decode, code: error.code, location: raw.location(at: error.byteOffset), path: error.path, message: error.message)],
+          raw: raw.bytes, record: raw.location)
         continue
       }
+      state.coercions += diagnostics.coercions
+      let unknown = diagnostics.unknownFields.map { finding in
+        Issue(
+          stage: .decode, severity: unknownSeverity, code: finding.code,
+          location: raw.location(at: finding.byteOffset), path: finding.path, message: finding.message)
+      }
       state.lap(.decode, from: &mark)
+      if unknownSeverity == .error && !unknown.isEmpty {
+        state.count(.decode, in: 1, rejected: 1)
+        try state.reject(unknown, raw: raw.bytes, record: raw.location)
+        continue
+      }
+      for issue in unknown { state.warn(issue) }
       state.count(.decode, in: 1, out: 1)
 
+      // Validate.
       var validation = Validation()
       dataset.validate(dto, into: &validation)
       state.lap(.validate, from: &mark)
       guard validation.isValid else {
         state.count(.validate, in: 1, rejected: 1)
-        let issues = validation.failures.map { failure in
-          Issue(stage: .validate, code: failure.code, location: raw.location, path: failure.path, message: failure.message)
-        }
-        for issue in issues { state.issues.add(issue) }
-        try state.rejectRecord(issues[0])
+        try state.reject(
+          validation.failures.map { failure in
+            Issue(
+              stage: .validate, code: failure.rule.code, location: raw.location, path: failure.path,
+              message: failure.rule.message, rule: failure.rule.name)
+          }, raw: raw.bytes, record: raw.location)
         continue
       }
       state.count(.validate, in: 1, out: 1)
 
+      // Map.
       let record: D.Record
       do {
         record = try dataset.map(dto)
@@ -164,31 +156,117 @@ public struct Pipeline<D: Dataset> {
         state.lap(.map, from: &mark)
         state.count(.map, in: 1, rejected: 1)
         try state.reject(
-          Issue(stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message))
+          [Issue(stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message)],
+          raw: raw.bytes, record: raw.location)
         continue
       }
       state.lap(.map, from: &mark)
       state.count(.map, in: 1, out: 1)
 
+      // Load.
+      guard let loader else { continue }
       do {
-        try begin?.step()
-        begin?.reset()
+        try savepoints?.begin()
         _ = try loader.load(record)
-        try release?.step()
-        release?.reset()
+        try savepoints?.release()
       } catch let error as SQLiteError where error.isConstraintViolation {
-        try rollback?.step()
-        rollback?.reset()
-        try release?.step()
-        release?.reset()
+        try savepoints?.rollback()
         state.lap(.load, from: &mark)
         state.count(.load, in: 1, rejected: 1)
         try state.reject(
-          Issue(stage: .load, code: .constraint, location: raw.location, message: "constraint violated: \(error.message)"))
+          [Issue(stage: .load, code: .constraint, location: raw.location, message: "constraint violated: \(error.message)")],
+          raw: raw.bytes, record: raw.location)
         continue
       }
       state.lap(.load, from: &mark)
       state.count(.load, in: 1, out: 1)
+    }
+  }
+
+  // MARK: - Outcome
+
+  private func classify(_ error: any Error, state: inout RunState, input: Input?) -> RunReport.Failure {
+    switch error {
+    case let abort as RunAbort:
+      return abort.failure
+    case let error as RecordReadError:
+      state.count(.read, in: 1, rejected: 1)
+      state.issues.add(
+        Issue(stage: .read, code: error.code, location: error.location, message: error.message))
+      // Deflate data damaged mid-stream inflates to garbage before zlib's checksum notices, so
+      // a syntax error in gzip input may be a symptom: read to the end to find the real cause.
+      if let input, input.isGzip, let streamError = Self.drain(input) {
+        return .init(
+          kind: .io,
+          message: "\(streamError.description); the JSON error at line \(error.location.line) is a consequence")
+      }
+      return .init(
+        kind: .data,
+        message: "input is malformed at line \(error.location.line), byte \(error.location.byteOffset): \(error.message)")
+    case let error as InputError:
+      // Errors while opening mean the input is missing or unreadable; errors while reading mean
+      // the stream itself is broken.
+      return .init(kind: input == nil ? .inputMissing : .io, message: error.description)
+    case let error as SQLiteError:
+      return .init(
+        kind: .io,
+        message: error.isBusy
+          ? "database \(configuration.database) is locked by another process" : "database error: \(error)")
+    case let error as OutputError:
+      return .init(kind: .cannotCreateOutput, message: error.message)
+    default:
+      return .init(kind: .io, message: "\(error)")
+    }
+  }
+
+  /// Records a failed run in the audit tables, in a transaction of its own after the rollback.
+  /// Best effort: a database that cannot take even that (locked, full) keeps the failure as is.
+  private func recordFailure(_ run: RunState, input: Input?, connection: SQLiteConnection) {
+    let report = makeReport(run, input: input, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
+    _ = try? connection.withTransaction { try AuditLog.record(report, into: connection) }
+  }
+
+  private func makeReport(
+    _ run: RunState, input: Input?, failure: RunReport.Failure?, rowsWritten: [String: Int],
+    tableRows: [String: Int], committed: Bool
+  ) -> RunReport {
+    let mode = configuration.isDryRun ? "validate" : configuration.replaysRejects ? "replay" : "run"
+    return RunReport(
+      mode: mode, pipeline: configuration.name, dataset: dataset.name,
+      policy: configuration.policy.summary, conflict: configuration.conflict.rawValue,
+      database: configuration.isDryRun ? "" : configuration.database,
+      status: failure == nil ? .succeeded : .failed, failure: failure,
+      startedAt: run.startedAt, finishedAt: Date(),
+      durationSeconds: Double(Stopwatch.now() - run.clockStart) / 1e9,
+      peakMemoryBytes: ProcessMemory.peakResidentBytes(),
+      input: .init(
+        path: configuration.input, format: configuration.replaysRejects ? "rejects" : configuration.format.rawValue,
+        gzip: input?.isGzip ?? false, compressedBytes: input?.compressedBytes ?? 0,
+        decompressedBytes: input?.decompressedBytes ?? 0),
+      stages: Stage.allCases.map { run.statistics[$0] ?? StageStatistics(stage: $0) },
+      issueCounts: Dictionary(uniqueKeysWithValues: run.issues.counts.map { ($0.key.rawValue, $0.value) }),
+      issueSampleLimit: configuration.issueSampleLimit,
+      issues: run.issues.samples, checks: run.checks(dryRun: configuration.isDryRun),
+      drift: run.drift.summary, coercions: run.coercions, quarantined: run.quarantine?.count ?? 0,
+      rowsWritten: rowsWritten, tableRows: tableRows, committed: committed)
+  }
+
+  // MARK: - Resources
+
+  private func openDatabase() throws -> SQLiteConnection {
+    do {
+      return try SQLiteConnection(path: configuration.database)
+    } catch let error as SQLiteError {
+      throw OutputError(message: "cannot open or create database \(configuration.database): \(error.message)")
+    }
+  }
+
+  private func openQuarantine() throws -> QuarantineWriter? {
+    guard let path = configuration.rejectsPath else { return nil }
+    do {
+      return try QuarantineWriter(path: path, input: configuration.input)
+    } catch {
+      throw OutputError(message: "cannot create the rejects file \(path): \(error.localizedDescription)")
     }
   }
 
@@ -215,12 +293,6 @@ public struct Pipeline<D: Dataset> {
     }
     return rows
   }
-
-  private func removeDatabaseFiles() {
-    for suffix in ["", "-journal", "-wal", "-shm"] {
-      try? FileManager.default.removeItem(atPath: configuration.database + suffix)
-    }
-  }
 }
 
 /// Thrown inside the run's transaction to stop the run and roll it back.
@@ -228,45 +300,28 @@ struct RunAbort: Error {
   var failure: RunReport.Failure
 }
 
-/// The mutable bookkeeping of one run: counts, times, issues, and the policy's verdicts.
-struct RunState {
-  let policy: Policy
-  var statistics: [Stage: StageStatistics] = [:]
-  var issues: IssueCollector
+/// An output (database, rejects file) that cannot be created: exit 73.
+struct OutputError: Error {
+  var message: String
+}
 
-  init(configuration: PipelineConfiguration) {
-    policy = configuration.policy
-    issues = IssueCollector(sampleLimit: configuration.issueSampleLimit)
+/// One savepoint per record, so a lenient run can drop a record that failed half-way.
+struct Savepoints {
+  let beginStatement: SQLiteStatement
+  let releaseStatement: SQLiteStatement
+  let rollbackStatement: SQLiteStatement
+
+  init(_ connection: SQLiteConnection) throws {
+    beginStatement = try connection.prepare("SAVEPOINT sluice_record")
+    releaseStatement = try connection.prepare("RELEASE sluice_record")
+    rollbackStatement = try connection.prepare("ROLLBACK TO sluice_record")
   }
 
-  @inline(__always)
-  mutating func lap(_ stage: Stage, from mark: inout UInt64) {
-    let now = Stopwatch.now()
-    statistics[stage, default: StageStatistics(stage: stage)].seconds += Double(now - mark) / 1e9
-    mark = now
-  }
-
-  @inline(__always)
-  mutating func count(_ stage: Stage, in recordsIn: Int, out recordsOut: Int = 0, rejected: Int = 0) {
-    statistics[stage, default: StageStatistics(stage: stage)].recordsIn += recordsIn
-    statistics[stage, default: StageStatistics(stage: stage)].recordsOut += recordsOut
-    statistics[stage, default: StageStatistics(stage: stage)].rejected += rejected
-  }
-
-  /// Records a rejected record's issue; under a failing policy, stops the run.
-  mutating func reject(_ issue: Issue) throws {
-    issues.add(issue)
-    try rejectRecord(issue)
-  }
-
-  /// Applies the policy to a record rejected for `issue` (already collected).
-  mutating func rejectRecord(_ issue: Issue) throws {
-    guard policy.invalidRecord == .fail else { return }
-    let place = issue.location.map { "record \($0.ordinal) (line \($0.line))" } ?? "the input"
-    let path = issue.path.isEmpty ? "" : "\(issue.path): "
-    throw RunAbort(
-      failure: .init(
-        kind: .data,
-        message: "\(policy.preset.rawValue) policy: \(issue.stage.rawValue) rejected \(place): \(path)\(issue.code): \(issue.message); nothing was written"))
+  func begin() throws { try beginStatement.run([]) }
+  func release() throws { try releaseStatement.run([]) }
+  /// Undoes the record's writes and ends the savepoint.
+  func rollback() throws {
+    try rollbackStatement.run([])
+    try releaseStatement.run([])
   }
 }

@@ -19,13 +19,24 @@ public struct PipelineConfiguration: Sendable {
   public var database: String
   public var conflict: ConflictPolicy
   public var reportPath: String?
+  /// Where to write the JUnit XML of the run's checks.
+  public var junitPath: String?
+  /// Where to write rejected records (raw text plus issues) as NDJSON.
+  public var rejectsPath: String?
+  /// Read `input` as a rejects file written by an earlier run, replaying its records.
+  public var replaysRejects = false
+  /// Run every stage but the writes: no database is opened (`sluice validate`).
+  public var isDryRun = false
+  /// With `isDryRun`: warnings (unknown fields) fail the run too.
+  public var failsOnWarnings = false
   /// How many issues of each code a report keeps in full (all are counted).
   public var issueSampleLimit: Int
 
   public init(
     name: String, input: String, format: Format = .json, recordPath: [String] = [],
     policy: Policy = .strict, database: String, conflict: ConflictPolicy = .upsert,
-    reportPath: String? = nil, issueSampleLimit: Int = 100
+    reportPath: String? = nil, junitPath: String? = nil, rejectsPath: String? = nil,
+    issueSampleLimit: Int = 100
   ) {
     self.name = name
     self.input = input
@@ -35,6 +46,8 @@ public struct PipelineConfiguration: Sendable {
     self.database = database
     self.conflict = conflict
     self.reportPath = reportPath
+    self.junitPath = junitPath
+    self.rejectsPath = rejectsPath
     self.issueSampleLimit = issueSampleLimit
   }
 

@@ -3,25 +3,23 @@ import Foundation
 /// A pipeline spec file (`Pipelines/fruits.json`), read strictly: unknown keys, wrong types and
 /// bad names are errors that name the key, so a typo never silently falls back to a default.
 ///
-/// Relative paths in a spec resolve against the directory that holds the spec, so a spec works
-/// from any working directory; paths given on the command line resolve against the working
-/// directory, as shells expect. `-` as the input means standard input.
-public struct PipelineSpec: Sendable, Hashable {
+/// The spec is decoded by Sluice's own decoder, so its errors carry the same field paths and
+/// line numbers a data error would. Relative paths in a spec resolve against the directory that
+/// holds the spec, so a spec works from any working directory; paths given on the command line
+/// resolve against the working directory, as shells expect. `-` as the input means stdin.
+public struct PipelineSpec: Sendable {
   public var dataset: String
   public var input: String
   public var format: PipelineConfiguration.Format
   public var recordPath: [String]
-  public var policy: Policy.Preset
+  public var policy: Policy
   public var database: String
   public var onConflict: ConflictPolicy
   public var report: String?
+  public var junit: String?
+  public var rejects: String?
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
-
-  static let knownKeys: Set<String> = [
-    "dataset", "input", "format", "recordPath", "policy", "database", "onConflict", "report",
-    "description",
-  ]
 
   /// Reads and checks a spec file.
   public init(contentsOf path: String) throws(SpecError) {
@@ -34,69 +32,45 @@ public struct PipelineSpec: Sendable, Hashable {
 
   public init(data: Data, path: String) throws(SpecError) {
     self.path = path
-    // Sluice's own reader checks the syntax strictly (Foundation's accepts trailing commas) and
-    // says where it broke; Foundation then builds the dictionary.
+    let document: SpecDocument
     do {
       let reader = JSONRecordReader(source: MemoryByteSource(Array(data)), layout: .document)
-      _ = try reader.next()
+      guard let record = try reader.next() else { throw SpecError(path: path, message: "empty file") }
+      var diagnostics = DecodeDiagnostics()
+      document = try SluiceDecoder().decode(SpecDocument.self, from: record, diagnostics: &diagnostics)
+      if let unknown = diagnostics.unknownFields.first {
+        throw SpecError(path: path, message: "unknown key '\(unknown.path)'; known keys: \(SpecDocument.knownKeys)")
+      }
+    } catch let error as SpecError {
+      throw error
     } catch let error as RecordReadError {
       throw SpecError(path: path, message: "not valid JSON: \(error)")
+    } catch let error as RecordDecodingError {
+      let place = error.path.isEmpty ? "" : "'\(error.path)': "
+      throw SpecError(path: path, message: place + Self.explain(error))
     } catch {
-      throw SpecError(path: path, message: "not valid JSON")
+      throw SpecError(path: path, message: "\(error)")
     }
-    let object: Any
-    do {
-      object = try JSONSerialization.jsonObject(with: data)
-    } catch {
-      throw SpecError(path: path, message: "not valid JSON")
-    }
-    guard let fields = object as? [String: Any] else {
-      throw SpecError(path: path, message: "expected a JSON object at the top level")
-    }
-    for key in fields.keys.sorted() where !Self.knownKeys.contains(key) {
-      throw SpecError(
-        path: path,
-        message: "unknown key '\(key)'; known keys: \(Self.knownKeys.sorted().joined(separator: ", "))")
-    }
-    func string(_ key: String, required: Bool) throws(SpecError) -> String? {
-      guard let value = fields[key] else {
-        if required { throw SpecError(path: path, message: "missing required key '\(key)'") }
-        return nil
-      }
-      guard let text = value as? String else {
-        throw SpecError(path: path, message: "'\(key)' must be a string")
-      }
-      return text
-    }
-    func choice<T: RawRepresentable & CaseIterable>(_ key: String, default value: T) throws(SpecError) -> T
+
+    func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ text: String?, default value: T) throws(SpecError) -> T
     where T.RawValue == String {
-      guard let text = try string(key, required: false) else { return value }
+      guard let text else { return value }
       guard let parsed = T(rawValue: text) else {
         let names = T.allCases.map(\.rawValue).joined(separator: ", ")
         throw SpecError(path: path, message: "'\(key)' is '\(text)', expected one of: \(names)")
       }
       return parsed
     }
-    dataset = try string("dataset", required: true) ?? ""
-    input = try string("input", required: true) ?? ""
-    database = try string("database", required: true) ?? ""
-    report = try string("report", required: false)
-    format = try choice("format", default: .json)
-    policy = try choice("policy", default: .strict)
-    onConflict = try choice("onConflict", default: .upsert)
-    switch fields["recordPath"] {
-    case nil:
-      recordPath = []
-    case let text as String:
-      recordPath = Self.parseRecordPath(text)
-    case let keys as [Any]:
-      guard let strings = keys as? [String], !strings.contains(where: \.isEmpty) else {
-        throw SpecError(path: path, message: "'recordPath' must be a string or an array of non-empty strings")
-      }
-      recordPath = strings
-    default:
-      throw SpecError(path: path, message: "'recordPath' must be a string or an array of strings")
-    }
+    dataset = document.dataset
+    input = document.input
+    database = document.database
+    report = document.report
+    junit = document.junit
+    rejects = document.rejects
+    format = try choice("format", document.format, default: .json)
+    onConflict = try choice("onConflict", document.onConflict, default: .upsert)
+    recordPath = document.recordPath?.keys ?? []
+    policy = try Self.policy(document.policy, path: path)
     for (key, value) in [("dataset", dataset), ("input", input), ("database", database)]
     where value.isEmpty {
       throw SpecError(path: path, message: "'\(key)' must not be empty")
@@ -104,6 +78,44 @@ public struct PipelineSpec: Sendable, Hashable {
     if format == .ndjson && !recordPath.isEmpty {
       throw SpecError(path: path, message: "'recordPath' applies to format json, not ndjson")
     }
+  }
+
+  private static func policy(_ value: SpecDocument.PolicyValue?, path: String) throws(SpecError) -> Policy {
+    guard let value else { return .strict }
+    let name: String
+    let overrides: SpecDocument.PolicyOverrides?
+    switch value {
+    case .preset(let text):
+      name = text
+      overrides = nil
+    case .detailed(let detailed):
+      name = detailed.preset
+      overrides = detailed
+    }
+    guard let preset = Policy.Preset(rawValue: name) else {
+      throw SpecError(path: path, message: "'policy' is '\(name)', expected one of: strict, lenient")
+    }
+    var policy = Policy(preset: preset)
+    if let overrides {
+      policy.maxRejects = overrides.maxRejects
+      policy.maxRejectRate = overrides.maxRejectRate
+      policy.legacyScalars = overrides.legacyScalars ?? false
+      if let unknown = overrides.unknownFields {
+        guard let action = Policy.UnknownFieldAction(rawValue: unknown) else {
+          throw SpecError(path: path, message: "'policy.unknownFields' is '\(unknown)', expected one of: ignore, warn, reject")
+        }
+        policy.unknownFields = action
+      }
+      if let dates = overrides.dates { policy.dateFormats = dates.map(DateFormat.init(specName:)) }
+    }
+    if let problem = policy.inconsistency {
+      throw SpecError(path: path, message: "'policy': \(problem)")
+    }
+    return policy
+  }
+
+  private static func explain(_ error: RecordDecodingError) -> String {
+    error.code == .missingField ? "missing required key" : error.message
   }
 
   /// `"data.fruits"` → `["data", "fruits"]`; `""` → `[]` (a top-level array).
@@ -132,8 +144,63 @@ public struct PipelineSpec: Sendable, Hashable {
   public func configuration() -> PipelineConfiguration {
     PipelineConfiguration(
       name: name, input: resolve(input), format: format, recordPath: recordPath,
-      policy: Policy(preset: policy), database: resolve(database), conflict: onConflict,
-      reportPath: report.map(resolve))
+      policy: policy, database: resolve(database), conflict: onConflict,
+      reportPath: report.map(resolve), junitPath: junit.map(resolve),
+      rejectsPath: rejects.map(resolve))
+  }
+}
+
+/// The spec file's wire format.
+struct SpecDocument: Decodable {
+  static let knownKeys =
+    "description, dataset, input, format, recordPath, policy, database, onConflict, report, junit, rejects"
+
+  var description: String?
+  var dataset: String
+  var input: String
+  var format: String?
+  var recordPath: RecordPathValue?
+  var policy: PolicyValue?
+  var database: String
+  var onConflict: String?
+  var report: String?
+  var junit: String?
+  var rejects: String?
+
+  /// `"data.fruits"` or `["data", "fruits"]` (for keys that contain dots).
+  struct RecordPathValue: Decodable {
+    var keys: [String]
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.singleValueContainer()
+      if let text = try? container.decode(String.self) {
+        keys = PipelineSpec.parseRecordPath(text)
+      } else {
+        keys = try container.decode([String].self)
+      }
+    }
+  }
+
+  /// `"lenient"` or `{"preset": "lenient", "maxRejects": 100, …}`.
+  enum PolicyValue: Decodable {
+    case preset(String)
+    case detailed(PolicyOverrides)
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.singleValueContainer()
+      if let name = try? container.decode(String.self) {
+        self = .preset(name)
+      } else {
+        self = .detailed(try container.decode(PolicyOverrides.self))
+      }
+    }
+  }
+
+  struct PolicyOverrides: Decodable {
+    var preset: String
+    var maxRejects: Int?
+    var maxRejectRate: Double?
+    var unknownFields: String?
+    var legacyScalars: Bool?
+    var dates: [String]?
   }
 }
 

@@ -1,24 +1,81 @@
-/// How a run treats invalid records.
-public struct Policy: Sendable, Hashable, Codable {
+/// How a run treats invalid records, unknown fields, legacy scalars and dates.
+///
+/// Two presets (DESIGN.md, "Policies") with per-pipeline overrides:
+///
+/// | knob | strict | lenient |
+/// |---|---|---|
+/// | invalid record | fail the run, roll back | skip and report |
+/// | error budget | 0 | `maxRejects` and/or `maxRejectRate`; exceeded → fail, roll back |
+/// | unknown fields | warn (or reject) | warn |
+/// | `legacyScalars` | off | opt-in |
+/// | dates | one format | a list of accepted formats |
+public struct Policy: Sendable, Hashable {
   public enum Preset: String, Sendable, Hashable, Codable, CaseIterable {
-    /// The first invalid record fails the run; the transaction is rolled back.
-    case strict
-    /// Invalid records are skipped and reported; the good ones are committed.
-    case lenient
+    case strict, lenient
   }
 
   public enum InvalidRecordAction: String, Sendable, Hashable, Codable {
     case fail, skip
   }
 
+  public enum UnknownFieldAction: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Not looked for.
+    case ignore
+    /// Reported as warnings; the record is kept.
+    case warn
+    /// Reported as errors; the record is rejected.
+    case reject
+  }
+
   public var preset: Preset
   public var invalidRecord: InvalidRecordAction
+  /// The most records a lenient run may reject before it fails and rolls back.
+  public var maxRejects: Int?
+  /// The largest fraction (0…1) of records read that a lenient run may reject; checked at the end.
+  public var maxRejectRate: Double?
+  public var unknownFields: UnknownFieldAction
+  /// Lenient only: `"12"` → 12, `"true"` → true, `12` → `"12"`, each conversion counted.
+  public var legacyScalars: Bool
+  /// Accepted date formats, in order; strict allows exactly one.
+  public var dateFormats: [DateFormat]
 
   public init(preset: Preset) {
     self.preset = preset
     invalidRecord = preset == .strict ? .fail : .skip
+    maxRejects = nil
+    maxRejectRate = nil
+    unknownFields = .warn
+    legacyScalars = false
+    dateFormats = [.iso8601]
   }
 
   public static let strict = Policy(preset: .strict)
   public static let lenient = Policy(preset: .lenient)
+
+  /// Why this combination of knobs is not allowed, or nil when it is.
+  public var inconsistency: String? {
+    guard preset == .strict else {
+      if let maxRejects, maxRejects < 0 { return "maxRejects must be 0 or more" }
+      if let maxRejectRate, !(0...1).contains(maxRejectRate) { return "maxRejectRate must be between 0 and 1" }
+      if dateFormats.isEmpty { return "dates must list at least one format" }
+      return nil
+    }
+    if legacyScalars { return "legacyScalars needs the lenient preset" }
+    if maxRejects != nil || maxRejectRate != nil {
+      return "the strict preset has an error budget of 0; maxRejects and maxRejectRate need the lenient preset"
+    }
+    if dateFormats.count != 1 { return "the strict preset takes exactly one date format" }
+    return nil
+  }
+
+  /// One line for reports: `lenient (maxRejects 100, legacyScalars)`.
+  public var summary: String {
+    var knobs: [String] = []
+    if let maxRejects { knobs.append("maxRejects \(maxRejects)") }
+    if let maxRejectRate { knobs.append("maxRejectRate \(maxRejectRate)") }
+    if unknownFields != .warn { knobs.append("unknownFields \(unknownFields.rawValue)") }
+    if legacyScalars { knobs.append("legacyScalars") }
+    if dateFormats != [.iso8601] { knobs.append("dates \(dateFormats.map(\.specName).joined(separator: " | "))") }
+    return knobs.isEmpty ? preset.rawValue : "\(preset.rawValue) (\(knobs.joined(separator: ", ")))"
+  }
 }

@@ -27,10 +27,13 @@ public final class JSONRecordReader: RecordReader {
     public var maxDepth: Int
     /// Largest record, in bytes.
     public var maxRecordBytes: Int
+    /// Longest string, in bytes (escapes counted as written).
+    public var maxStringBytes: Int
 
-    public init(maxDepth: Int = 256, maxRecordBytes: Int = 64 << 20) {
+    public init(maxDepth: Int = 256, maxRecordBytes: Int = 64 << 20, maxStringBytes: Int = 16 << 20) {
       self.maxDepth = maxDepth
       self.maxRecordBytes = maxRecordBytes
+      self.maxStringBytes = maxStringBytes
     }
   }
 
@@ -243,19 +246,64 @@ public final class JSONRecordReader: RecordReader {
     guard try peek() != nil else { return nil }
     newlineEndsRecord = true
     defer { newlineEndsRecord = false }
+    recordCount += 1
+    let location = RecordLocation(ordinal: recordCount, byteOffset: byteOffset, line: line)
+    capturing = true
+    captureStart = position
+    captured.removeAll(keepingCapacity: captured.capacity <= 1 << 20)
     do {
-      let record = try captureRecord()
+      try scanValue(depth: 0)
+      let valueLength = captured.count + position - captureStart
       try skipWhitespace()
       if let c = try peek(), c != UInt8(ascii: "\n") {
         throw syntaxError("unexpected \(describe(c)) after the record; NDJSON holds one value per line")
       }
-      return record
+      var bytes = finishCapture()
+      bytes.removeLast(bytes.count - valueLength)
+      guard bytes.count <= limits.maxRecordBytes else { throw recordTooLarge() }
+      return RawRecord(location: location, bytes: bytes)
     } catch var error as RecordReadError {
-      capturing = false
-      captured.removeAll(keepingCapacity: true)
-      try skipRestOfLine()
+      // Keep the whole line for the quarantine file, then go on at the next line.
+      error.rawRecord = try captureRestOfLine()
       error.isRecoverable = true
       throw error
+    }
+  }
+
+  /// Ends a capture and returns the captured bytes.
+  private func finishCapture() -> [UInt8] {
+    capturing = false
+    let tail = UnsafeBufferPointer(start: bytes + captureStart, count: position - captureStart)
+    if captured.isEmpty { return Array(tail) }
+    captured.append(contentsOf: tail)
+    return captured
+  }
+
+  /// Moves past the end of the current line; returns the line's bytes while a capture was
+  /// running (nil when the line is over the size limit).
+  private func captureRestOfLine() throws -> [UInt8]? {
+    guard capturing else {
+      try skipRestOfLine()
+      return nil
+    }
+    while true {
+      let remaining = UnsafeBufferPointer(start: bytes + position, count: end - position)
+      if let index = remaining.firstIndex(of: UInt8(ascii: "\n")) {
+        position += index
+        let line = finishCapture()
+        position += 1
+        self.line += 1
+        return line
+      }
+      position = end
+      do {
+        if try !refill() { return finishCapture() }
+      } catch is RecordReadError {
+        capturing = false
+        captured.removeAll(keepingCapacity: true)
+        try skipRestOfLine()
+        return nil
+      }
     }
   }
 
@@ -281,14 +329,9 @@ public final class JSONRecordReader: RecordReader {
     captureStart = position
     captured.removeAll(keepingCapacity: captured.capacity <= 1 << 20)
     try scanValue(depth: 0)
-    capturing = false
-    let tail = UnsafeBufferPointer(start: bytes + captureStart, count: position - captureStart)
-    if captured.isEmpty {
-      return RawRecord(location: location, bytes: Array(tail))
-    }
-    captured.append(contentsOf: tail)
-    guard captured.count <= limits.maxRecordBytes else { throw recordTooLarge() }
-    return RawRecord(location: location, bytes: captured)
+    let record = finishCapture()
+    guard record.count <= limits.maxRecordBytes else { throw recordTooLarge() }
+    return RawRecord(location: location, bytes: record)
   }
 
   // MARK: - Scanning
@@ -373,7 +416,13 @@ public final class JSONRecordReader: RecordReader {
 
   /// Scans from just after an opening quote to just after the closing one.
   private func scanStringBody() throws {
+    let start = byteOffset
     while true {
+      if byteOffset - start > Int64(limits.maxStringBytes) {
+        throw RecordReadError(
+          code: .valueTooLarge, message: "string longer than \(limits.maxStringBytes) bytes",
+          location: currentLocation(), isRecoverable: false)
+      }
       // Fast path: plain ASCII within the buffer.
       var i = position
       while i < end {

@@ -18,6 +18,8 @@ public struct RecordReadError: Error, Sendable, CustomStringConvertible {
   public var location: RecordLocation
   /// True when the reader skipped the bad record and can go on (NDJSON).
   public var isRecoverable: Bool
+  /// The bad record's bytes, when the reader could keep them (an NDJSON line), for quarantine.
+  public var rawRecord: [UInt8]?
 
   public init(code: IssueCode, message: String, location: RecordLocation, isRecoverable: Bool) {
     self.code = code

@@ -13,10 +13,12 @@ public struct Issue: Sendable, Hashable, Codable {
   /// A JSON-style field path inside the record (`recipes[2].title`); empty for the whole record.
   public var path: String
   public var message: String
+  /// The validation rule that failed, for validate-stage issues.
+  public var rule: String?
 
   public init(
     stage: Stage, severity: Severity = .error, code: IssueCode,
-    location: RecordLocation?, path: String = "", message: String
+    location: RecordLocation?, path: String = "", message: String, rule: String? = nil
   ) {
     self.stage = stage
     self.severity = severity
@@ -24,6 +26,7 @@ public struct Issue: Sendable, Hashable, Codable {
     self.location = location
     self.path = path
     self.message = message
+    self.rule = rule
   }
 }
 
@@ -68,6 +71,7 @@ public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparab
 
   public static let syntax: IssueCode = "syntax"
   public static let recordTooLarge: IssueCode = "recordTooLarge"
+  public static let valueTooLarge: IssueCode = "valueTooLarge"
   public static let nestingTooDeep: IssueCode = "nestingTooDeep"
   public static let typeMismatch: IssueCode = "typeMismatch"
   public static let missingField: IssueCode = "missingField"
@@ -76,6 +80,7 @@ public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparab
   public static let invalidDate: IssueCode = "invalidDate"
   public static let invalidValue: IssueCode = "invalidValue"
   public static let unknownField: IssueCode = "unknownField"
+  public static let duplicateKey: IssueCode = "duplicateKey"
   public static let unsupportedEnumValue: IssueCode = "unsupportedEnumValue"
   public static let orphanReference: IssueCode = "orphanReference"
   public static let constraint: IssueCode = "constraint"

@@ -40,7 +40,22 @@ public struct RunReport: Sendable, Codable {
     public var decompressedBytes: Int64
   }
 
+  /// One check of the contract, as the JUnit report shows it: a stage, or a validation rule.
+  public struct Check: Sendable, Codable, Hashable {
+    public var name: String
+    public var stage: Stage
+    public var rule: String?
+    /// Error-level issues this check raised.
+    public var failures: Int
+    /// Warning-level issues this check raised.
+    public var warnings: Int
+
+    public func matches(_ issue: Issue) -> Bool { issue.stage == stage && issue.rule == rule }
+  }
+
   public var reportVersion = 1
+  /// `run`, `validate` (no writes) or `replay` (records from a quarantine file).
+  public var mode: String
   public var pipeline: String
   public var dataset: String
   public var policy: String
@@ -58,6 +73,14 @@ public struct RunReport: Sendable, Codable {
   /// How many issues of each code `issues` keeps (the rest are only counted).
   public var issueSampleLimit: Int
   public var issues: [Issue]
+  /// The contract's checks with their failure counts (the JUnit test cases).
+  public var checks: [Check]
+  /// Unknown fields and unsupported enum values across the run.
+  public var drift: DriftSummary
+  /// Scalars converted under `legacyScalars`.
+  public var coercions: Int
+  /// Rejected records written to the quarantine file.
+  public var quarantined: Int
   /// Rows this run wrote, per table.
   public var rowsWritten: [String: Int]
   /// Rows each of the dataset's tables holds after the run (empty when nothing was committed).

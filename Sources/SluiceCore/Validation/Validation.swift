@@ -1,12 +1,11 @@
-/// Collects the business-rule violations of one record: the validate stage's output.
+/// Collects the rule violations of one record: the validate stage's output.
 ///
-/// A dataset's validator calls the rule helpers with the field path of what it checks; each
-/// failed rule becomes one issue. Messages describe the rule, never the value.
+/// A dataset's validator calls `check` (or a helper) once per rule and field; each failed check
+/// becomes one issue with the field's path. Paths are autoclosures, built only on failure.
 public struct Validation: Sendable {
   public struct Failure: Sendable, Hashable {
+    public var rule: ValidationRule
     public var path: String
-    public var code: IssueCode
-    public var message: String
   }
 
   public private(set) var failures: [Failure] = []
@@ -15,21 +14,30 @@ public struct Validation: Sendable {
 
   public var isValid: Bool { failures.isEmpty }
 
-  /// Records a failure when `condition` is false.
-  public mutating func check(
-    _ condition: Bool, _ path: String, code: IssueCode = .invalidValue,
-    _ message: @autoclosure () -> String
-  ) {
-    if !condition { failures.append(Failure(path: path, code: code, message: message())) }
+  /// Records a failure of `rule` at `path` when `passes` is false.
+  public mutating func check(_ rule: ValidationRule, _ passes: Bool, at path: @autoclosure () -> String) {
+    if !passes { failures.append(Failure(rule: rule, path: path())) }
   }
 
   /// Requires a string with at least one non-whitespace character.
-  public mutating func requireNonEmpty(_ value: String, _ path: String) {
-    check(value.contains { !$0.isWhitespace }, path, "must not be empty")
+  public mutating func checkNotBlank(_ rule: ValidationRule, _ value: String, at path: @autoclosure () -> String) {
+    check(rule, value.contains { !$0.isWhitespace }, at: path())
   }
 
-  /// Requires an integer within a closed range.
-  public mutating func require<T: BinaryInteger>(_ value: T, in range: ClosedRange<T>, _ path: String) {
-    check(range.contains(value), path, code: .outOfRange, "must be between \(range.lowerBound) and \(range.upperBound)")
+  /// Requires a value within a closed range.
+  public mutating func checkRange<T: Comparable>(
+    _ rule: ValidationRule, _ value: T, _ range: ClosedRange<T>, at path: @autoclosure () -> String
+  ) {
+    check(rule, range.contains(value), at: path())
+  }
+
+  /// Requires every character of a string to satisfy a predicate and the length to be in range:
+  /// enough for codes and identifiers (`"EUR"`: three uppercase ASCII letters).
+  public mutating func checkCharacters(
+    _ rule: ValidationRule, _ value: String, length: ClosedRange<Int>,
+    where predicate: (Unicode.Scalar) -> Bool, at path: @autoclosure () -> String
+  ) {
+    let scalars = value.unicodeScalars
+    check(rule, length.contains(scalars.count) && scalars.allSatisfy(predicate), at: path())
   }
 }

@@ -1,0 +1,407 @@
+import Foundation
+
+/// The mutable heart of `SluiceDecoder`: the current record's tape, the scalar conversions, and
+/// the error construction, shared by every container of one decode.
+final class DecodingState {
+  var tape = RecordTape()
+  let legacyScalars: Bool
+  let dates: DateParser
+  var coercions = 0
+
+  init(options: SluiceDecoder.Options) {
+    legacyScalars = options.legacyScalars
+    dates = DateParser(formats: options.dateFormats)
+  }
+
+  @inline(__always)
+  func kind(_ node: Int) -> RecordTape.Kind { tape.nodes[node].kind }
+
+  // MARK: - Values
+
+  func decode<T: Decodable>(_ type: T.Type, at node: Int) throws -> T {
+    if T.self == Date.self, let value = try date(node) as? T { return value }
+    if T.self == Decimal.self, let value = try decimal(node) as? T { return value }
+    if T.self == URL.self, let value = try url(node) as? T { return value }
+    return try T(from: TapeDecoder(state: self, node: node))
+  }
+
+  func string(_ node: Int) throws -> String {
+    let n = tape.nodes[node]
+    switch n.kind {
+    case .string:
+      return try text(node)
+    case .number where legacyScalars:
+      coercions += 1
+      return String(decoding: tape.bytes[range(n)], as: UTF8.self)
+    default:
+      throw mismatch(node, String.self, expected: "a string")
+    }
+  }
+
+  func bool(_ node: Int) throws -> Bool {
+    let n = tape.nodes[node]
+    switch n.kind {
+    case .true: return true
+    case .false: return false
+    case .string where legacyScalars || tape.scalarsAreText:
+      let text = tape.bytes[range(n)]
+      if text.elementsEqual("true".utf8) || text.elementsEqual("false".utf8) {
+        if !tape.scalarsAreText { coercions += 1 }
+        return text.count == 4
+      }
+      throw mismatch(node, Bool.self, expected: "a boolean")
+    default:
+      throw mismatch(node, Bool.self, expected: "a boolean")
+    }
+  }
+
+  func integer<T: FixedWidthInteger>(_ node: Int, _ type: T.Type) throws -> T {
+    let n = tape.nodes[node]
+    switch n.kind {
+    case .number:
+      break
+    case .string where (legacyScalars || tape.scalarsAreText) && !n.hasEscapes && n.length > 0:
+      guard let value = try parseInteger(node, T.self, quoted: true) else {
+        throw mismatch(node, T.self, expected: "an integer")
+      }
+      if !tape.scalarsAreText { coercions += 1 }
+      return value
+    default:
+      throw mismatch(node, T.self, expected: "an integer")
+    }
+    guard let value = try parseInteger(node, T.self, quoted: false) else {
+      throw mismatch(node, T.self, expected: "an integer")
+    }
+    return value
+  }
+
+  /// Parses an integer exactly: no truncation, no rounding. Returns nil when the text is not
+  /// an integer at all (for quoted text) and throws `outOfRange` when it does not fit `T`.
+  private func parseInteger<T: FixedWidthInteger>(_ node: Int, _ type: T.Type, quoted: Bool) throws -> T? {
+    let n = tape.nodes[node]
+    return try tape.bytes.withUnsafeBufferPointer { buffer throws -> T? in
+      var i = Int(n.start)
+      let end = i + Int(n.length)
+      var negative = false
+      if i < end && buffer[i] == UInt8(ascii: "-") {
+        negative = true
+        i += 1
+      }
+      guard i < end else { return nil }
+      var magnitude: UInt64 = 0
+      var overflow = false
+      while i < end {
+        let b = buffer[i]
+        guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") else {
+          if quoted { return nil }
+          // A JSON number with a fraction or an exponent.
+          throw DecodingError.typeMismatch(
+            T.self,
+            context(node, code: .typeMismatch, "expected an integer, found a number with a fraction or exponent"))
+        }
+        let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
+        let (sum, o2) = times10.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
+        overflow = overflow || o1 || o2
+        magnitude = sum
+        i += 1
+      }
+      if !overflow {
+        if negative {
+          if T.isSigned, magnitude <= UInt64(T.max) + 1 {
+            return magnitude == UInt64(T.max) + 1 ? T.min : 0 - T(magnitude)
+          }
+          if magnitude == 0 { return 0 }
+        } else if magnitude <= UInt64(T.max) {
+          return T(magnitude)
+        }
+      }
+      throw DecodingError.dataCorrupted(
+        context(node, code: .outOfRange, "does not fit \(T.self) (\(T.min)…\(T.max))"))
+    }
+  }
+
+  func double(_ node: Int) throws -> Double {
+    let n = tape.nodes[node]
+    switch n.kind {
+    case .number:
+      break
+    case .string where (legacyScalars || tape.scalarsAreText) && !n.hasEscapes && n.length > 0:
+      guard let value = parseDouble(n), value.isFinite else {
+        throw mismatch(node, Double.self, expected: "a number")
+      }
+      if !tape.scalarsAreText { coercions += 1 }
+      return value
+    default:
+      throw mismatch(node, Double.self, expected: "a number")
+    }
+    guard let value = parseDouble(n), value.isFinite else {
+      throw DecodingError.dataCorrupted(context(node, code: .outOfRange, "does not fit a Double"))
+    }
+    return value
+  }
+
+  func float(_ node: Int) throws -> Float {
+    let value = try double(node)
+    let narrowed = Float(value)
+    guard narrowed.isFinite else {
+      throw DecodingError.dataCorrupted(context(node, code: .outOfRange, "does not fit a Float"))
+    }
+    return narrowed
+  }
+
+  private func parseDouble(_ n: RecordTape.Node) -> Double? {
+    let length = Int(n.length)
+    guard length > 0, length < 1_024 else { return nil }
+    return tape.bytes.withUnsafeBufferPointer { buffer in
+      withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { text -> Double? in
+        for i in 0..<length { text[i] = CChar(bitPattern: buffer[Int(n.start) + i]) }
+        text[length] = 0
+        guard let base = text.baseAddress else { return nil }
+        var endPointer: UnsafeMutablePointer<CChar>?
+        let value = strtod(base, &endPointer)
+        guard let endPointer, endPointer - base == length else { return nil }
+        return value
+      }
+    }
+  }
+
+  func decimal(_ node: Int) throws -> Decimal {
+    let n = tape.nodes[node]
+    let textual = n.kind == .string && (legacyScalars || tape.scalarsAreText)
+    guard n.kind == .number || textual else {
+      throw mismatch(node, Decimal.self, expected: "a number")
+    }
+    let text = String(decoding: tape.bytes[range(n)], as: UTF8.self)
+    guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !value.isNaN else {
+      throw mismatch(node, Decimal.self, expected: "a number")
+    }
+    if n.kind == .string && !tape.scalarsAreText { coercions += 1 }
+    return value
+  }
+
+  func date(_ node: Int) throws -> Date {
+    let n = tape.nodes[node]
+    let parsed: Date?
+    switch n.kind {
+    case .string where n.hasEscapes:
+      parsed = dates.parse(try text(node))
+    case .string:
+      parsed = dates.parse(text: tape.bytes[range(n)])
+    case .number:
+      parsed = parseDouble(n).flatMap { dates.parse(number: $0) }
+    case .null:
+      throw DecodingError.valueNotFound(
+        Date.self, context(node, code: .nullValue, "expected a date, found null"))
+    default:
+      throw mismatch(node, Date.self, expected: "a date")
+    }
+    guard let parsed else {
+      throw DecodingError.dataCorrupted(
+        context(node, code: .invalidDate, "expected a date as \(dates.expectation)"))
+    }
+    return parsed
+  }
+
+  func url(_ node: Int) throws -> URL {
+    let text = try string(node)
+    guard let url = URL(string: text) else {
+      throw DecodingError.dataCorrupted(context(node, code: .invalidValue, "expected a URL"))
+    }
+    return url
+  }
+
+  /// A string node's text, unescaped.
+  func text(_ node: Int) throws -> String {
+    let n = tape.nodes[node]
+    if !n.hasEscapes { return String(decoding: tape.bytes[range(n)], as: UTF8.self) }
+    guard let text = JSONString.decode(tape.bytes[range(n)]) else {
+      throw DecodingError.dataCorrupted(
+        context(node, code: .invalidValue, "invalid \\u escape (an unpaired surrogate)"))
+    }
+    return text
+  }
+
+  @inline(__always)
+  func range(_ n: RecordTape.Node) -> Range<Int> { Int(n.start)..<Int(n.start + n.length) }
+
+  // MARK: - Keys
+
+  /// Finds the value node of `key` in an object, marking the key as asked for.
+  func find(_ key: some CodingKey, in object: Int) -> Int? {
+    let objectNode = tape.nodes[object]
+    let first = object + 1
+    let end = Int(objectNode.end)
+    guard first < end else { return nil }
+    var cursor = Int(objectNode.cursor)
+    if cursor >= end { cursor = first }
+    let name = key.stringValue
+    // From the cursor to the end, then from the first key up to the cursor.
+    for (from, to) in [(cursor, end), (first, cursor)] {
+      var k = from
+      while k < to {
+        let value = k + 1
+        if keyMatches(k, name) {
+          tape.nodes[k].flags |= RecordTape.Node.accessed
+          tape.nodes[object].cursor = tape.nodes[value].end
+          return value
+        }
+        k = Int(tape.nodes[value].end)
+      }
+    }
+    return nil
+  }
+
+  private func keyMatches(_ keyNode: Int, _ name: String) -> Bool {
+    let n = tape.nodes[keyNode]
+    if n.hasEscapes { return tape.keyString(keyNode) == name }
+    var name = name
+    return name.withUTF8 { utf8 in
+      guard utf8.count == Int(n.length) else { return false }
+      return tape.bytes.withUnsafeBufferPointer { bytes in
+        guard let base = bytes.baseAddress, let other = utf8.baseAddress else { return utf8.isEmpty }
+        return memcmp(base + Int(n.start), other, utf8.count) == 0
+      }
+    }
+  }
+
+  /// After a decode: keys of opened objects that were never asked for are unknown fields, and
+  /// a key present twice in one object rejects the record (which copy a decoder reads is
+  /// arbitrary, so neither is trusted).
+  func sweepKeys(into diagnostics: inout DecodeDiagnostics, reportUnknown: Bool) throws(RecordDecodingError) {
+    var index = 0
+    let nodes = tape.nodes
+    while index < nodes.count {
+      let node = nodes[index]
+      guard node.kind == .object, node.flags & RecordTape.Node.opened != 0 else {
+        index += 1
+        continue
+      }
+      var k = index + 1
+      while k < Int(node.end) {
+        let value = k + 1
+        if nodes[k].flags & RecordTape.Node.accessed == 0 {
+          if hasDuplicate(of: k, in: index) {
+            throw RecordDecodingError(
+              code: .duplicateKey, path: FieldPath.render(tape.codingPath(to: k)),
+              message: "the key appears more than once in the object", byteOffset: Int(nodes[k].start) - 1)
+          }
+          if reportUnknown {
+            diagnostics.unknownFields.append(
+              .init(
+                code: .unknownField, path: FieldPath.render(tape.codingPath(to: k)),
+                message: "not part of the contract", byteOffset: Int(nodes[k].start) - 1))
+          }
+        }
+        k = Int(nodes[value].end)
+      }
+      index += 1
+    }
+  }
+
+  private func hasDuplicate(of keyNode: Int, in object: Int) -> Bool {
+    let name = tape.keyString(keyNode)
+    var k = object + 1
+    while k < Int(tape.nodes[object].end) {
+      if k != keyNode && tape.keyString(k) == name { return true }
+      k = Int(tape.nodes[k + 1].end)
+    }
+    return false
+  }
+
+  // MARK: - Errors
+
+  /// A `DecodingError.Context` carrying Sluice's issue code and the value's byte offset.
+  func context(_ node: Int, code: IssueCode, _ message: String) -> DecodingError.Context {
+    DecodingError.Context(
+      codingPath: tape.codingPath(to: node), debugDescription: message,
+      underlyingError: DecodeFailure(code: code, message: message, byteOffset: offset(of: node)))
+  }
+
+  func offset(of node: Int) -> Int {
+    let n = tape.nodes[node]
+    // A string's start is after its opening quote; point at the quote.
+    return n.kind == .string ? Int(n.start) - 1 : Int(n.start)
+  }
+
+  func mismatch(_ node: Int, _ type: Any.Type, expected: String) -> DecodingError {
+    let found = describe(node)
+    if kind(node) == .null {
+      return .valueNotFound(type, context(node, code: .nullValue, "expected \(expected), found null"))
+    }
+    return .typeMismatch(type, context(node, code: .typeMismatch, "expected \(expected), found \(found)"))
+  }
+
+  func describe(_ node: Int) -> String {
+    switch kind(node) {
+    case .object: return "an object"
+    case .array: return "an array"
+    case .string: return "a string"
+    case .number: return "a number"
+    case .true, .false: return "a boolean"
+    case .null: return "null"
+    }
+  }
+
+  func keyNotFound(_ key: some CodingKey, in object: Int) -> DecodingError {
+    let path = tape.codingPath(to: object)
+    let offset = offset(of: object)
+    return .keyNotFound(
+      key,
+      DecodingError.Context(
+        codingPath: path, debugDescription: "required field is missing",
+        underlyingError: DecodeFailure(code: .missingField, message: "required field is missing", byteOffset: offset)))
+  }
+
+  /// Turns any `DecodingError` — ours, or one a DTO's own `init(from:)` threw — into an issue.
+  /// DTO messages are not copied: Foundation's and the standard library's can quote values.
+  func classify(_ error: DecodingError) -> RecordDecodingError {
+    switch error {
+    case .keyNotFound(let key, let context):
+      let failure = context.underlyingError as? DecodeFailure
+      return RecordDecodingError(
+        code: .missingField, path: FieldPath.render(context.codingPath + [key]),
+        message: "required field is missing", byteOffset: failure?.byteOffset)
+    case .typeMismatch(let type, let context):
+      if let failure = context.underlyingError as? DecodeFailure {
+        return failure.error(path: context.codingPath)
+      }
+      return RecordDecodingError(
+        code: .typeMismatch, path: FieldPath.render(context.codingPath), message: "expected \(type)")
+    case .valueNotFound(let type, let context):
+      if let failure = context.underlyingError as? DecodeFailure {
+        return failure.error(path: context.codingPath)
+      }
+      return RecordDecodingError(
+        code: .nullValue, path: FieldPath.render(context.codingPath), message: "expected \(type), found null")
+    case .dataCorrupted(let context):
+      if let failure = context.underlyingError as? DecodeFailure {
+        return failure.error(path: context.codingPath)
+      }
+      // The standard library's RawRepresentable decoding says "Cannot initialize T from invalid
+      // String value …": keep the type, drop the value.
+      let text = context.debugDescription
+      if text.hasPrefix("Cannot initialize "), let from = text.range(of: " from invalid") {
+        let typeName = text[text.index(text.startIndex, offsetBy: 18)..<from.lowerBound]
+        return RecordDecodingError(
+          code: .invalidValue, path: FieldPath.render(context.codingPath),
+          message: "not a valid \(typeName) value")
+      }
+      return RecordDecodingError(
+        code: .invalidValue, path: FieldPath.render(context.codingPath), message: "invalid value")
+    @unknown default:
+      return RecordDecodingError(code: .invalidValue, path: "", message: "invalid value")
+    }
+  }
+}
+
+/// Sluice's classification of a decoding failure, carried as a `DecodingError`'s underlying
+/// error so that DTOs see a standard error and the pipeline sees a precise one.
+struct DecodeFailure: Error {
+  var code: IssueCode
+  var message: String
+  var byteOffset: Int
+
+  func error(path: [any CodingKey]) -> RecordDecodingError {
+    RecordDecodingError(code: code, path: FieldPath.render(path), message: message, byteOffset: byteOffset)
+  }
+}

@@ -1,0 +1,204 @@
+import Foundation
+
+/// The `Decoder` handed to a DTO's `init(from:)`: one node of the current record's tape.
+///
+/// Its coding path is rebuilt from the tape only when asked for, so decoding a record
+/// allocates no paths.
+struct TapeDecoder: Decoder {
+  let state: DecodingState
+  let node: Int
+
+  var codingPath: [any CodingKey] { state.tape.codingPath(to: node) }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    guard state.kind(node) == .object else {
+      throw state.mismatch(node, [String: Any].self, expected: "an object")
+    }
+    state.tape.nodes[node].flags |= RecordTape.Node.opened
+    return KeyedDecodingContainer(KeyedTapeContainer<Key>(state: state, object: node))
+  }
+
+  func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    guard state.kind(node) == .array else {
+      throw state.mismatch(node, [Any].self, expected: "an array")
+    }
+    return UnkeyedTapeContainer(state: state, array: node)
+  }
+
+  func singleValueContainer() throws -> any SingleValueDecodingContainer {
+    SingleValueTapeContainer(state: state, node: node)
+  }
+}
+
+struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+  let state: DecodingState
+  let object: Int
+
+  var codingPath: [any CodingKey] { state.tape.codingPath(to: object) }
+
+  var allKeys: [Key] {
+    var keys: [Key] = []
+    var k = object + 1
+    let end = Int(state.tape.nodes[object].end)
+    while k < end {
+      if let key = Key(stringValue: state.tape.keyString(k)) { keys.append(key) }
+      k = Int(state.tape.nodes[k + 1].end)
+    }
+    return keys
+  }
+
+  func contains(_ key: Key) -> Bool { state.find(key, in: object) != nil }
+
+  @inline(__always)
+  private func value(_ key: Key) throws -> Int {
+    guard let node = state.find(key, in: object) else { throw state.keyNotFound(key, in: object) }
+    return node
+  }
+
+  func decodeNil(forKey key: Key) throws -> Bool { state.kind(try value(key)) == .null }
+  func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try state.bool(try value(key)) }
+  func decode(_ type: String.Type, forKey key: Key) throws -> String { try state.string(try value(key)) }
+  func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try state.double(try value(key)) }
+  func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try state.float(try value(key)) }
+  func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try state.integer(try value(key), type) }
+  func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try state.integer(try value(key), type) }
+  func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try state.integer(try value(key), type) }
+  func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try state.integer(try value(key), type) }
+  func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try state.integer(try value(key), type) }
+  func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try state.integer(try value(key), type) }
+  func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try state.integer(try value(key), type) }
+  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try state.integer(try value(key), type) }
+  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try state.integer(try value(key), type) }
+  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try state.integer(try value(key), type) }
+  func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+    try state.decode(type, at: try value(key))
+  }
+
+  func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+    guard let node = state.find(key, in: object), state.kind(node) != .null else { return nil }
+    return try state.string(node)
+  }
+
+  func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+    guard let node = state.find(key, in: object), state.kind(node) != .null else { return nil }
+    return try state.decode(type, at: node)
+  }
+
+  func nestedContainer<NestedKey: CodingKey>(
+    keyedBy type: NestedKey.Type, forKey key: Key
+  ) throws -> KeyedDecodingContainer<NestedKey> {
+    try TapeDecoder(state: state, node: try value(key)).container(keyedBy: type)
+  }
+
+  func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+    try TapeDecoder(state: state, node: try value(key)).unkeyedContainer()
+  }
+
+  func superDecoder() throws -> any Decoder {
+    let superKey = TapeKey(stringValue: "super")
+    guard let node = state.find(superKey, in: object) else { throw state.keyNotFound(superKey, in: object) }
+    return TapeDecoder(state: state, node: node)
+  }
+
+  func superDecoder(forKey key: Key) throws -> any Decoder {
+    TapeDecoder(state: state, node: try value(key))
+  }
+}
+
+struct UnkeyedTapeContainer: UnkeyedDecodingContainer {
+  let state: DecodingState
+  let array: Int
+  private var next: Int
+  private(set) var currentIndex = 0
+  let count: Int?
+
+  init(state: DecodingState, array: Int) {
+    self.state = state
+    self.array = array
+    next = array + 1
+    count = Int(state.tape.nodes[array].count)
+  }
+
+  var codingPath: [any CodingKey] { state.tape.codingPath(to: array) }
+  var isAtEnd: Bool { currentIndex >= (count ?? 0) }
+
+  private mutating func advance() throws -> Int {
+    guard !isAtEnd else {
+      throw DecodingError.valueNotFound(
+        Any.self,
+        DecodingError.Context(
+          codingPath: codingPath + [TapeKey(index: currentIndex)],
+          debugDescription: "the array has no more elements",
+          underlyingError: DecodeFailure(
+            code: .missingField, message: "the array has only \(count ?? 0) elements",
+            byteOffset: state.offset(of: array))))
+    }
+    let node = next
+    next = Int(state.tape.nodes[node].end)
+    currentIndex += 1
+    return node
+  }
+
+  mutating func decodeNil() throws -> Bool {
+    guard !isAtEnd, state.kind(next) == .null else { return false }
+    _ = try advance()
+    return true
+  }
+
+  mutating func decode(_ type: Bool.Type) throws -> Bool { try state.bool(try advance()) }
+  mutating func decode(_ type: String.Type) throws -> String { try state.string(try advance()) }
+  mutating func decode(_ type: Double.Type) throws -> Double { try state.double(try advance()) }
+  mutating func decode(_ type: Float.Type) throws -> Float { try state.float(try advance()) }
+  mutating func decode(_ type: Int.Type) throws -> Int { try state.integer(try advance(), type) }
+  mutating func decode(_ type: Int8.Type) throws -> Int8 { try state.integer(try advance(), type) }
+  mutating func decode(_ type: Int16.Type) throws -> Int16 { try state.integer(try advance(), type) }
+  mutating func decode(_ type: Int32.Type) throws -> Int32 { try state.integer(try advance(), type) }
+  mutating func decode(_ type: Int64.Type) throws -> Int64 { try state.integer(try advance(), type) }
+  mutating func decode(_ type: UInt.Type) throws -> UInt { try state.integer(try advance(), type) }
+  mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try state.integer(try advance(), type) }
+  mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try state.integer(try advance(), type) }
+  mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try state.integer(try advance(), type) }
+  mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try state.integer(try advance(), type) }
+  mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    try state.decode(type, at: try advance())
+  }
+
+  mutating func nestedContainer<NestedKey: CodingKey>(
+    keyedBy type: NestedKey.Type
+  ) throws -> KeyedDecodingContainer<NestedKey> {
+    try TapeDecoder(state: state, node: try advance()).container(keyedBy: type)
+  }
+
+  mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    try TapeDecoder(state: state, node: try advance()).unkeyedContainer()
+  }
+
+  mutating func superDecoder() throws -> any Decoder {
+    TapeDecoder(state: state, node: try advance())
+  }
+}
+
+struct SingleValueTapeContainer: SingleValueDecodingContainer {
+  let state: DecodingState
+  let node: Int
+
+  var codingPath: [any CodingKey] { state.tape.codingPath(to: node) }
+
+  func decodeNil() -> Bool { state.kind(node) == .null }
+  func decode(_ type: Bool.Type) throws -> Bool { try state.bool(node) }
+  func decode(_ type: String.Type) throws -> String { try state.string(node) }
+  func decode(_ type: Double.Type) throws -> Double { try state.double(node) }
+  func decode(_ type: Float.Type) throws -> Float { try state.float(node) }
+  func decode(_ type: Int.Type) throws -> Int { try state.integer(node, type) }
+  func decode(_ type: Int8.Type) throws -> Int8 { try state.integer(node, type) }
+  func decode(_ type: Int16.Type) throws -> Int16 { try state.integer(node, type) }
+  func decode(_ type: Int32.Type) throws -> Int32 { try state.integer(node, type) }
+  func decode(_ type: Int64.Type) throws -> Int64 { try state.integer(node, type) }
+  func decode(_ type: UInt.Type) throws -> UInt { try state.integer(node, type) }
+  func decode(_ type: UInt8.Type) throws -> UInt8 { try state.integer(node, type) }
+  func decode(_ type: UInt16.Type) throws -> UInt16 { try state.integer(node, type) }
+  func decode(_ type: UInt32.Type) throws -> UInt32 { try state.integer(node, type) }
+  func decode(_ type: UInt64.Type) throws -> UInt64 { try state.integer(node, type) }
+  func decode<T: Decodable>(_ type: T.Type) throws -> T { try state.decode(type, at: node) }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// The audit trail in the target database: `sluice_runs` (one row per run) and `sluice_rejects`
+/// (that run's sampled issues, without values), so nightly problems can be queried with SQL.
+///
+/// A successful run records itself inside its own transaction. A failed run is rolled back
+/// first and then records itself in a transaction of its own: the only write a failed run
+/// leaves behind is its audit row.
+public enum AuditLog {
+  public static let migrations = [
+    Migration(
+      "sluice-audit-1",
+      sql: """
+        CREATE TABLE IF NOT EXISTS sluice_runs (
+          run_id INTEGER PRIMARY KEY,
+          pipeline TEXT NOT NULL,
+          dataset TEXT NOT NULL,
+          mode TEXT NOT NULL,
+          input TEXT NOT NULL,
+          policy TEXT NOT NULL,
+          status TEXT NOT NULL CHECK (status IN ('succeeded', 'failed')),
+          failure TEXT,
+          started_at TEXT NOT NULL,
+          finished_at TEXT NOT NULL,
+          duration_seconds REAL NOT NULL,
+          records_read INTEGER NOT NULL,
+          records_loaded INTEGER NOT NULL,
+          records_rejected INTEGER NOT NULL,
+          warnings INTEGER NOT NULL,
+          stages TEXT NOT NULL,
+          issue_counts TEXT NOT NULL,
+          rows_written TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS sluice_rejects (
+          run_id INTEGER NOT NULL REFERENCES sluice_runs (run_id) ON DELETE CASCADE,
+          sequence INTEGER NOT NULL,
+          stage TEXT NOT NULL,
+          severity TEXT NOT NULL,
+          code TEXT NOT NULL,
+          rule TEXT,
+          record_ordinal INTEGER,
+          byte_offset INTEGER,
+          line INTEGER,
+          path TEXT NOT NULL,
+          message TEXT NOT NULL,
+          PRIMARY KEY (run_id, sequence)
+        ) STRICT;
+        """)
+  ]
+
+  /// Inserts the run's row and its issues; returns the run's id. Call inside a transaction.
+  @discardableResult
+  public static func record(_ report: RunReport, into connection: SQLiteConnection) throws -> Int64 {
+    try Migrator.migrate(connection, migrations)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    func json(_ value: some Encodable) throws -> String {
+      String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+    let timestamp = ISO8601DateFormatter()
+    timestamp.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    let read = report.statistics(for: .read)
+    let rejected = report.stages.map(\.rejected).reduce(0, +)
+    let insert = try connection.prepare(
+      """
+      INSERT INTO sluice_runs (pipeline, dataset, mode, input, policy, status, failure, started_at,
+        finished_at, duration_seconds, records_read, records_loaded, records_rejected, warnings,
+        stages, issue_counts, rows_written)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """)
+    try insert.run([
+      .text(report.pipeline), .text(report.dataset), .text(report.mode), .text(report.input.path),
+      .text(report.policy), .text(report.status.rawValue), report.failure.map { .text($0.message) },
+      .text(timestamp.string(from: report.startedAt)), .text(timestamp.string(from: report.finishedAt)),
+      .real(report.durationSeconds), .integer(Int64(read.recordsIn)),
+      .integer(Int64(report.statistics(for: .load).recordsOut)), .integer(Int64(rejected)),
+      .integer(Int64(report.stages.map(\.warnings).reduce(0, +))),
+      .text(try json(report.stages)), .text(try json(report.issueCounts)),
+      .text(try json(report.rowsWritten)),
+    ])
+    guard let runID = try connection.scalarInt("SELECT last_insert_rowid()") else {
+      throw SQLiteError(code: 1, extendedCode: 1, message: "no run id after insert")
+    }
+    let reject = try connection.prepare(
+      """
+      INSERT INTO sluice_rejects (run_id, sequence, stage, severity, code, rule, record_ordinal,
+        byte_offset, line, path, message)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """)
+    for (sequence, issue) in report.issues.enumerated() {
+      try reject.run([
+        .integer(runID), .integer(Int64(sequence + 1)), .text(issue.stage.rawValue),
+        .text(issue.severity.rawValue), .text(issue.code.rawValue), issue.rule.map { .text($0) },
+        issue.location.map { .integer(Int64($0.ordinal)) }, issue.location.map { .integer($0.byteOffset) },
+        issue.location.map { .integer(Int64($0.line)) }, .text(issue.path), .text(issue.message),
+      ])
+    }
+    return runID
+  }
+}

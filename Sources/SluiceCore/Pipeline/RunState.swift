@@ -1,0 +1,136 @@
+import Foundation
+
+/// The bookkeeping of one run: counts, times, issues, drift, the quarantine, and the policy's
+/// verdicts on rejected records.
+struct RunState {
+  let policy: Policy
+  let isDryRun: Bool
+  let failsOnWarnings: Bool
+  let rules: [ValidationRule]
+  let startedAt = Date()
+  let clockStart = Stopwatch.now()
+  var statistics: [Stage: StageStatistics] = [:]
+  var issues: IssueCollector
+  var drift = DriftCounter()
+  var coercions = 0
+  var rejectedRecords = 0
+  /// Error and warning counts per check (stage, or stage and rule).
+  var checkCounts: [CheckKey: (failures: Int, warnings: Int)] = [:]
+  var quarantine: QuarantineWriter?
+  var failure: RunReport.Failure?
+
+  struct CheckKey: Hashable {
+    var stage: Stage
+    var rule: String?
+  }
+
+  init(configuration: PipelineConfiguration, rules: [ValidationRule]) {
+    policy = configuration.policy
+    isDryRun = configuration.isDryRun
+    failsOnWarnings = configuration.failsOnWarnings
+    self.rules = rules
+    issues = IssueCollector(sampleLimit: configuration.issueSampleLimit)
+  }
+
+  @inline(__always)
+  mutating func lap(_ stage: Stage, from mark: inout UInt64) {
+    let now = Stopwatch.now()
+    statistics[stage, default: StageStatistics(stage: stage)].seconds += Double(now - mark) / 1e9
+    mark = now
+  }
+
+  @inline(__always)
+  mutating func count(_ stage: Stage, in recordsIn: Int, out recordsOut: Int = 0, rejected: Int = 0) {
+    statistics[stage, default: StageStatistics(stage: stage)].recordsIn += recordsIn
+    statistics[stage, default: StageStatistics(stage: stage)].recordsOut += recordsOut
+    statistics[stage, default: StageStatistics(stage: stage)].rejected += rejected
+  }
+
+  private mutating func collect(_ issue: Issue) {
+    issues.add(issue)
+    drift.add(issue)
+    let key = CheckKey(stage: issue.stage, rule: issue.rule)
+    var counts = checkCounts[key] ?? (0, 0)
+    if issue.severity == .error { counts.failures += 1 } else { counts.warnings += 1 }
+    checkCounts[key] = counts
+  }
+
+  /// A warning that does not reject its record (an unknown field under `warn`).
+  mutating func warn(_ issue: Issue) {
+    collect(issue)
+    statistics[issue.stage, default: StageStatistics(stage: issue.stage)].warnings += 1
+  }
+
+  /// A rejected record: collects its issues, quarantines it, and applies the policy — a strict
+  /// run stops at the first, a lenient one when its budget is spent. A dry run always goes on.
+  /// `record` is the record's own place (issues may point at a byte inside it).
+  mutating func reject(_ recordIssues: [Issue], raw: [UInt8]?, record: RecordLocation? = nil) throws {
+    for issue in recordIssues { collect(issue) }
+    rejectedRecords += 1
+    if let quarantine, let raw, let location = record ?? recordIssues.first?.location {
+      try quarantine.write(location: location, bytes: raw, issues: recordIssues)
+    }
+    guard !isDryRun, let first = recordIssues.first else { return }
+    if policy.invalidRecord == .fail {
+      let place = first.location.map { "record \($0.ordinal) (line \($0.line))" } ?? "the input"
+      let path = first.path.isEmpty ? "" : "\(first.path): "
+      throw RunAbort(
+        failure: .init(
+          kind: .data,
+          message: "\(policy.preset.rawValue) policy: \(first.stage.rawValue) rejected \(place): \(path)\(first.code): \(first.message); nothing was written"))
+    }
+    if let maxRejects = policy.maxRejects, rejectedRecords > maxRejects {
+      throw RunAbort(
+        failure: .init(
+          kind: .data,
+          message: "error budget exceeded: more than \(maxRejects) rejected record(s); the run was rolled back"))
+    }
+  }
+
+  /// The rate half of the error budget, checked once the whole input has been read.
+  func checkRejectRate() throws {
+    guard let maxRejectRate = policy.maxRejectRate else { return }
+    let read = statistics[.read]?.recordsIn ?? 0
+    guard read > 0 else { return }
+    let rate = Double(rejectedRecords) / Double(read)
+    if rate > maxRejectRate {
+      throw RunAbort(
+        failure: .init(
+          kind: .data,
+          message: String(
+            format: "error budget exceeded: %d of %d records rejected (%.2f%% > %.2f%%); the run was rolled back",
+            rejectedRecords, read, rate * 100, maxRejectRate * 100)))
+    }
+  }
+
+  /// A dry run fails when it found any error (or, when asked, any warning).
+  func finishDryRun() throws {
+    if issues.errorCount > 0 {
+      throw RunAbort(
+        failure: .init(
+          kind: .data,
+          message: "validation found \(issues.errorCount) error(s) in \(rejectedRecords) record(s)"))
+    }
+    if failsOnWarnings && issues.warningCount > 0 {
+      throw RunAbort(
+        failure: .init(kind: .data, message: "validation found \(issues.warningCount) warning(s) (--fail-on-warnings)"))
+    }
+  }
+
+  /// The contract's checks for reports: every stage, and every rule of the dataset.
+  func checks(dryRun: Bool) -> [RunReport.Check] {
+    func check(_ name: String, _ stage: Stage, _ rule: String? = nil) -> RunReport.Check {
+      let counts = checkCounts[CheckKey(stage: stage, rule: rule)] ?? (0, 0)
+      return RunReport.Check(
+        name: name, stage: stage, rule: rule, failures: counts.failures, warnings: counts.warnings)
+    }
+    var result = [
+      check("records are well-formed", .read),
+      check("records decode into the contract's types", .decode),
+    ]
+    result += rules.map { check($0.name, .validate, $0.name) }
+    result.append(check("records map to domain values", .map))
+    if !dryRun { result.append(check("records load into the database", .load)) }
+    return result
+  }
+}

@@ -1,0 +1,42 @@
+/// Reads the records of a quarantine file (`--rejects` output) back, for `sluice replay`.
+///
+/// Each line's `record` text is checked as one JSON document again, so a record that is still
+/// malformed is reported as such. Locations are those of the quarantine file: ordinal and line
+/// of the entry.
+public final class QuarantineReader: RecordReader {
+  private struct Entry: Decodable {
+    var record: String
+  }
+
+  private let lines: JSONRecordReader
+  private let decoder = SluiceDecoder(options: .init(reportsUnknownFields: false))
+  public private(set) var recordCount = 0
+
+  public init(source: any ByteSource) {
+    lines = JSONRecordReader(source: source, layout: .lines)
+  }
+
+  public func next() throws -> RawRecord? {
+    guard let line = try lines.next() else { return nil }
+    recordCount += 1
+    var diagnostics = DecodeDiagnostics()
+    let entry: Entry
+    do {
+      entry = try decoder.decode(Entry.self, from: line, diagnostics: &diagnostics)
+    } catch {
+      throw RecordReadError(
+        code: .syntax, message: "not a quarantine entry: \(error.path.isEmpty ? "" : error.path + ": ")\(error.message)",
+        location: line.location, isRecoverable: true)
+    }
+    let bytes = Array(entry.record.utf8)
+    do {
+      let check = JSONRecordReader(source: MemoryByteSource(bytes), layout: .document)
+      _ = try check.next()
+    } catch var error as RecordReadError {
+      error.location = line.location
+      error.isRecoverable = true
+      throw error
+    }
+    return RawRecord(location: line.location, bytes: bytes)
+  }
+}

@@ -1,0 +1,77 @@
+/// How the input's shape drifted from the contract over a whole run: unknown fields and
+/// unsupported enum values, counted per path with array indices folded (`recipes[].calories`).
+///
+/// Paths are bounded (`limit` distinct paths per kind) so a dump with dynamic keys cannot grow
+/// the summary without end; what is past the limit is still counted in `otherCount`.
+public struct DriftSummary: Sendable, Codable, Hashable {
+  public struct Entry: Sendable, Codable, Hashable {
+    public var path: String
+    public var count: Int
+    /// The first record where it was seen.
+    public var firstRecord: Int
+  }
+
+  public var unknownFields: [Entry] = []
+  public var unsupportedEnumValues: [Entry] = []
+  /// Occurrences at paths beyond the limit.
+  public var otherCount = 0
+
+  public init() {}
+}
+
+/// Accumulates a `DriftSummary` during a run.
+struct DriftCounter {
+  let limit: Int
+  private var unknown: [String: DriftSummary.Entry] = [:]
+  private var enums: [String: DriftSummary.Entry] = [:]
+  private var other = 0
+
+  init(limit: Int = 1_000) { self.limit = limit }
+
+  mutating func add(_ issue: Issue) {
+    switch issue.code {
+    case .unknownField: Self.add(issue, to: &unknown, limit: limit, other: &other)
+    case .unsupportedEnumValue: Self.add(issue, to: &enums, limit: limit, other: &other)
+    default: break
+    }
+  }
+
+  private static func add(_ issue: Issue, to table: inout [String: DriftSummary.Entry], limit: Int, other: inout Int) {
+    let path = folded(issue.path)
+    if table[path] != nil {
+      table[path]?.count += 1
+    } else if table.count < limit {
+      table[path] = .init(path: path, count: 1, firstRecord: issue.location?.ordinal ?? 0)
+    } else {
+      other += 1
+    }
+  }
+
+  /// `items[3].sku` → `items[].sku`.
+  static func folded(_ path: String) -> String {
+    var result = ""
+    var inIndex = false
+    for character in path {
+      if character == "[" {
+        inIndex = true
+        result.append("[]")
+      } else if character == "]" {
+        inIndex = false
+      } else if !inIndex {
+        result.append(character)
+      }
+    }
+    return result
+  }
+
+  var summary: DriftSummary {
+    var summary = DriftSummary()
+    let order: (DriftSummary.Entry, DriftSummary.Entry) -> Bool = {
+      $0.count != $1.count ? $0.count > $1.count : $0.path < $1.path
+    }
+    summary.unknownFields = unknown.values.sorted(by: order)
+    summary.unsupportedEnumValues = enums.values.sorted(by: order)
+    summary.otherCount = other
+    return summary
+  }
+}

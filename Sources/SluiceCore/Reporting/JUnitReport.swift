@@ -1,0 +1,81 @@
+import Foundation
+
+/// Renders a run as JUnit XML for CI test views: one test suite per run, one test case per
+/// check — reading, decoding, each validation rule, mapping, loading — and a failure on every
+/// check that rejected records, listing the first offending records with their locations.
+///
+/// A run that failed for a reason that is not a record's (a corrupt stream, a locked database)
+/// adds an `<error>` test case, which CI systems show apart from data failures.
+public enum JUnitReport {
+  /// How many offending records a failure lists.
+  public static let listedRecords = 20
+
+  public static func render(_ report: RunReport) -> String {
+    var cases: [String] = []
+    var failures = 0
+    var errors = 0
+    for check in report.checks {
+      let issues = report.issues.filter { check.matches($0) }
+      var element = "    <testcase classname=\"\(escape("\(report.dataset).\(check.stage.rawValue)"))\" name=\"\(escape(check.name))\""
+      if check.failures == 0 && check.warnings == 0 {
+        cases.append(element + "/>")
+        continue
+      }
+      element += ">\n"
+      if check.failures > 0 {
+        failures += 1
+        let codes = Set(issues.filter { $0.severity == .error }.map(\.code.rawValue)).sorted().joined(separator: ",")
+        let listed = issues.filter { $0.severity == .error }.prefix(listedRecords)
+        var body = listed.map(\.description).joined(separator: "\n")
+        if check.failures > listed.count {
+          body += "\n… and \(check.failures - listed.count) more"
+        }
+        element += "      <failure message=\"\(escape("\(check.failures) record(s) failed: \(check.name)"))\" type=\"\(escape(codes))\">\(escape(body))</failure>\n"
+      }
+      if check.warnings > 0 {
+        let listed = issues.filter { $0.severity == .warning }.prefix(listedRecords)
+        element += "      <system-out>\(escape("\(check.warnings) warning(s)\n" + listed.map(\.description).joined(separator: "\n")))</system-out>\n"
+      }
+      cases.append(element + "    </testcase>")
+    }
+    if let failure = report.failure, failure.kind != .data {
+      errors += 1
+      cases.append(
+        "    <testcase classname=\"\(escape(report.dataset)).run\" name=\"the run completes\">\n"
+          + "      <error message=\"\(escape(failure.message))\" type=\"\(failure.kind.rawValue)\"/>\n    </testcase>")
+    }
+    let tests = cases.count
+    let time = String(format: "%.3f", report.durationSeconds)
+    let timestamp = ISO8601DateFormatter().string(from: report.startedAt)
+    let suiteName = escape("\(report.pipeline) (\(report.dataset), \(report.mode))")
+    return """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <testsuites name="sluice" tests="\(tests)" failures="\(failures)" errors="\(errors)" time="\(time)">
+        <testsuite name="\(suiteName)" tests="\(tests)" failures="\(failures)" errors="\(errors)" skipped="0" time="\(time)" timestamp="\(timestamp)">
+      \(cases.joined(separator: "\n"))
+        </testsuite>
+      </testsuites>
+
+      """
+  }
+
+  /// Escapes text for XML attributes and content, and drops characters XML 1.0 forbids.
+  static func escape(_ text: String) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": result += "&amp;"
+      case "<": result += "&lt;"
+      case ">": result += "&gt;"
+      case "\"": result += "&quot;"
+      case "'": result += "&apos;"
+      case "\n", "\t", "\r": result.unicodeScalars.append(scalar)
+      default:
+        if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) { continue }
+        result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+}
