@@ -52,7 +52,9 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceCatalogTests",
-      dependencies: ["SluiceCatalog", "SluiceCore", "SluiceTestSupport"]
+      dependencies: ["SluiceCatalog", "SluiceCore", "SluiceTestSupport"],
+      // Contract fixtures are read in place through #filePath, not bundled.
+      exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "SluiceEndToEndTests",

@@ -9,6 +9,12 @@ public struct DriftSummary: Sendable, Codable, Hashable {
     public var count: Int
     /// The first record where it was seen.
     public var firstRecord: Int
+
+    public init(path: String, count: Int, firstRecord: Int) {
+      self.path = path
+      self.count = count
+      self.firstRecord = firstRecord
+    }
   }
 
   public var unknownFields: [Entry] = []
