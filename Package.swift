@@ -40,6 +40,12 @@ let package = Package(
       name: "sluice",
       dependencies: ["SluiceCore", "SluiceCatalog"]
     ),
+    // `swift run -c release decoder-benchmark`: Sluice's decoder against JSONDecoder.
+    .executableTarget(
+      name: "decoder-benchmark",
+      dependencies: ["SluiceCore"],
+      path: "Benchmarks/DecoderBenchmark"
+    ),
     // Files, gzip streams and corpus paths shared by the test targets.
     .target(
       name: "SluiceTestSupport",

@@ -36,17 +36,27 @@ public final class FruitsLoader: RecordLoader {
   }
 
   public func load(_ fruit: Fruit) throws -> LoadOutcome {
-    let id = SQLiteValue.text(fruit.id)
-    if conflict == .replace { try deleteFruit.run([id]) }
-    try insertFruit.run([id, .text(fruit.name), .text(fruit.color)])
+    if conflict == .replace {
+      try deleteFruit.bind(fruit.id, at: 1)
+      try deleteFruit.execute()
+    }
+    try insertFruit.bind(fruit.id, at: 1)
+    try insertFruit.bind(fruit.name, at: 2)
+    try insertFruit.bind(fruit.color, at: 3)
+    try insertFruit.execute()
     if conflict == .ignore && connection.changes == 0 { return .keptExisting }
     fruitRows += 1
-    if conflict == .upsert { try deleteRecipes.run([id]) }
+    if conflict == .upsert {
+      try deleteRecipes.bind(fruit.id, at: 1)
+      try deleteRecipes.execute()
+    }
     for (position, recipe) in fruit.recipes.enumerated() {
-      try insertRecipe.run([
-        id, .integer(Int64(position)), .text(recipe.title), .text(recipe.description),
-        .text(recipe.videoTutorial),
-      ])
+      try insertRecipe.bind(fruit.id, at: 1)
+      try insertRecipe.bind(Int64(position), at: 2)
+      try insertRecipe.bind(recipe.title, at: 3)
+      try insertRecipe.bind(recipe.description, at: 4)
+      try insertRecipe.bind(recipe.videoTutorial, at: 5)
+      try insertRecipe.execute()
     }
     recipeRows += fruit.recipes.count
     return .written

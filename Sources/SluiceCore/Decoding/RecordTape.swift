@@ -50,104 +50,128 @@ public struct RecordTape: Sendable {
 }
 
 extension RecordTape {
+  /// Deepest nesting the tape builder accepts (the record readers' limit is lower by default).
+  public static let maxDepth = 1_024
+
   /// Builds the tape of one JSON value, reusing this tape's storage.
   ///
   /// The record readers have already validated the bytes; this pass only tokenizes, but it
-  /// still checks every index and throws on anything unexpected instead of trapping.
+  /// still checks every index and throws on anything unexpected instead of trapping. Open
+  /// containers are tracked on a stack in stack memory, with their element counts, so the pass
+  /// allocates nothing but the node array's growth.
   public mutating func loadJSON(_ record: [UInt8]) throws(RecordDecodingError) {
     bytes = record
     nodes.removeAll(keepingCapacity: true)
     scalarsAreText = false
-    var stack: [Int32] = []
-    stack.reserveCapacity(16)
-    var expectKey = false
     let count = record.count
-    try record.withUnsafeBufferPointer { (buffer) throws(RecordDecodingError) in
-      guard let base = buffer.baseAddress else {
-        throw RecordDecodingError(code: .syntax, path: "", message: "empty record", byteOffset: 0)
+    let result: RecordDecodingError? = record.withUnsafeBufferPointer { buffer in
+      withUnsafeTemporaryAllocation(of: (index: Int32, count: Int32, isObject: Bool).self, capacity: Self.maxDepth) {
+        stack in
+        tokenize(buffer, count: count, stack: stack)
       }
-      var i = 0
-      func malformed(_ at: Int) -> RecordDecodingError {
-        RecordDecodingError(code: .syntax, path: "", message: "malformed JSON", byteOffset: at)
+    }
+    if let result { throw result }
+  }
+
+  private mutating func tokenize(
+    _ buffer: UnsafeBufferPointer<UInt8>, count: Int,
+    stack: UnsafeMutableBufferPointer<(index: Int32, count: Int32, isObject: Bool)>
+  ) -> RecordDecodingError? {
+    guard let base = buffer.baseAddress, count > 0 else {
+      return RecordDecodingError(code: .syntax, path: "", message: "empty record", byteOffset: 0)
+    }
+    func malformed(_ at: Int) -> RecordDecodingError {
+      RecordDecodingError(code: .syntax, path: "", message: "malformed JSON", byteOffset: at)
+    }
+    var depth = 0
+    var expectKey = false
+    var i = 0
+    @inline(__always)
+    func append(_ kind: Kind, _ start: Int, _ length: Int, _ flags: UInt8) {
+      let index = Int32(truncatingIfNeeded: nodes.count)
+      nodes.append(
+        Node(
+          kind: kind, flags: flags, start: Int32(truncatingIfNeeded: start),
+          length: Int32(truncatingIfNeeded: length), count: 0, end: index + 1, cursor: index + 1))
+      // Objects count their keys, arrays their elements.
+      if depth > 0, !stack[depth - 1].isObject || flags & Node.isKey != 0 {
+        stack[depth - 1].count += 1
       }
-      func append(_ kind: Kind, _ start: Int, _ length: Int, flags: UInt8 = 0) {
-        nodes.append(
-          Node(
-            kind: kind, flags: flags, start: Int32(truncatingIfNeeded: start),
-            length: Int32(truncatingIfNeeded: length), count: 0,
-            end: Int32(truncatingIfNeeded: nodes.count + 1), cursor: Int32(truncatingIfNeeded: nodes.count + 1)))
-        if let parent = stack.last, nodes[Int(parent)].kind == .array || flags & Node.isKey != 0 {
-          nodes[Int(parent)].count += 1
+    }
+    while i < count {
+      let c = base[i]
+      switch c {
+      case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"),
+        UInt8(ascii: ":"):
+        i += 1
+      case UInt8(ascii: ","):
+        expectKey = depth > 0 && stack[depth - 1].isObject
+        i += 1
+      case UInt8(ascii: "{"), UInt8(ascii: "["):
+        guard depth < Self.maxDepth else {
+          return RecordDecodingError(code: .nestingTooDeep, path: "", message: "nesting too deep", byteOffset: i)
         }
-      }
-      while i < count {
-        let c = base[i]
-        switch c {
-        case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"),
-          UInt8(ascii: ":"):
-          i += 1
-        case UInt8(ascii: ","):
-          if let parent = stack.last, nodes[Int(parent)].kind == .object { expectKey = true }
-          i += 1
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-          append(c == UInt8(ascii: "{") ? .object : .array, i, 0)
-          stack.append(Int32(nodes.count - 1))
-          expectKey = c == UInt8(ascii: "{")
-          i += 1
-        case UInt8(ascii: "}"), UInt8(ascii: "]"):
-          guard let open = stack.popLast() else { throw malformed(i) }
-          let index = Int(open)
-          nodes[index].end = Int32(nodes.count)
-          nodes[index].length = Int32(i + 1) - nodes[index].start
-          expectKey = false
-          i += 1
-        case UInt8(ascii: "\""):
-          let start = i + 1
-          var j = start
-          var flags: UInt8 = expectKey ? Node.isKey : 0
-          while j < count {
-            let b = base[j]
-            if b == UInt8(ascii: "\"") { break }
-            if b == UInt8(ascii: "\\") {
-              flags |= Node.hasEscapes
-              j += 2
-            } else {
-              j += 1
-            }
-          }
-          guard j < count else { throw malformed(i) }
-          append(.string, start, j - start, flags: flags)
-          expectKey = false
-          i = j + 1
-        case UInt8(ascii: "t"):
-          append(.true, i, 4)
-          i += 4
-        case UInt8(ascii: "f"):
-          append(.false, i, 5)
-          i += 5
-        case UInt8(ascii: "n"):
-          append(.null, i, 4)
-          i += 4
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-          var j = i + 1
-          while j < count {
-            let b = base[j]
-            guard (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: ".")
-              || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+")
-              || b == UInt8(ascii: "-")
-            else { break }
+        let isObject = c == UInt8(ascii: "{")
+        append(isObject ? .object : .array, i, 0, 0)
+        stack[depth] = (Int32(truncatingIfNeeded: nodes.count - 1), 0, isObject)
+        depth += 1
+        expectKey = isObject
+        i += 1
+      case UInt8(ascii: "}"), UInt8(ascii: "]"):
+        guard depth > 0 else { return malformed(i) }
+        depth -= 1
+        let open = stack[depth]
+        let index = Int(open.index)
+        nodes[index].end = Int32(truncatingIfNeeded: nodes.count)
+        nodes[index].length = Int32(truncatingIfNeeded: i + 1) - nodes[index].start
+        nodes[index].count = open.count
+        expectKey = false
+        i += 1
+      case UInt8(ascii: "\""):
+        let start = i + 1
+        var j = start
+        var flags: UInt8 = expectKey ? Node.isKey : 0
+        while j < count {
+          let b = base[j]
+          if b == UInt8(ascii: "\"") { break }
+          if b == UInt8(ascii: "\\") {
+            flags |= Node.hasEscapes
+            j += 2
+          } else {
             j += 1
           }
-          append(.number, i, j - i)
-          i = j
-        default:
-          throw malformed(i)
         }
+        guard j < count else { return malformed(i) }
+        append(.string, start, j - start, flags)
+        expectKey = false
+        i = j + 1
+      case UInt8(ascii: "t"):
+        append(.true, i, 4, 0)
+        i += 4
+      case UInt8(ascii: "f"):
+        append(.false, i, 5, 0)
+        i += 5
+      case UInt8(ascii: "n"):
+        append(.null, i, 4, 0)
+        i += 4
+      case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        var j = i + 1
+        while j < count {
+          let b = base[j]
+          guard (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: ".")
+            || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+")
+            || b == UInt8(ascii: "-")
+          else { break }
+          j += 1
+        }
+        append(.number, i, j - i, 0)
+        i = j
+      default:
+        return malformed(i)
       }
     }
-    guard stack.isEmpty, !nodes.isEmpty else {
-      throw RecordDecodingError(code: .syntax, path: "", message: "malformed JSON", byteOffset: count)
-    }
+    guard depth == 0, !nodes.isEmpty else { return malformed(count) }
+    return nil
   }
 
   /// The coding path of a node, rebuilt from the root: only computed when an error or an

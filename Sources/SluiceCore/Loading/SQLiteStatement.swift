@@ -42,14 +42,34 @@ public final class SQLiteStatement {
     case .real(let number):
       status = sqlite3_bind_double(handle, index, number)
     case .text(let text):
-      var text = text
-      status = text.withUTF8 { utf8 in
-        sqlite3_bind_text(
-          handle, index, UnsafeRawPointer(utf8.baseAddress)?.assumingMemoryBound(to: CChar.self),
-          Int32(utf8.count), Self.transient)
-      }
+      try bind(text, at: index)
+      return
     }
     guard status == SQLITE_OK else { throw connection.error(sql: sql) }
+  }
+
+  /// Binds text without building a `SQLiteValue` (the loaders' hot path).
+  @inline(__always)
+  public func bind(_ text: String, at index: Int32) throws {
+    var text = text
+    let status = text.withUTF8 { utf8 in
+      sqlite3_bind_text(
+        handle, index, UnsafeRawPointer(utf8.baseAddress)?.assumingMemoryBound(to: CChar.self),
+        Int32(utf8.count), Self.transient)
+    }
+    guard status == SQLITE_OK else { throw connection.error(sql: sql) }
+  }
+
+  @inline(__always)
+  public func bind(_ number: Int64, at index: Int32) throws {
+    guard sqlite3_bind_int64(handle, index, number) == SQLITE_OK else { throw connection.error(sql: sql) }
+  }
+
+  /// Runs a statement whose parameters are already bound, to completion, then resets it.
+  @inline(__always)
+  public func execute() throws {
+    defer { sqlite3_reset(handle) }
+    while try step() {}
   }
 
   /// Advances to the next row: true when a row is available, false when the statement is done.
