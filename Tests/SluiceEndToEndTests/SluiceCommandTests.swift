@@ -145,6 +145,53 @@ struct SluiceCommandTests {
     #expect(result.stdout.contains("ON DELETE CASCADE"))
   }
 
+  @Test func validateChecksTheContractWritesJUnitAndCreatesNoDatabase() throws {
+    let scratch = try TemporaryDirectory()
+    let junit = scratch.file("junit.xml")
+    let database = scratch.file("never-created.sqlite")
+    let spec = try scratch.write(
+      "spec.json",
+      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits-broken.ndjson.gz"))", "format": "ndjson", "policy": "lenient", "database": "\#(database)"}"#)
+    let result = try SluiceBinary.run(["validate", spec, "--junit", junit])
+    #expect(result.status == 65)
+    #expect(result.stdout.contains("invalid: 30 record(s) checked, 5 issue(s)"))
+    #expect(result.stderr.contains("validate record 20 (line 20, byte 14940) recipes[1].videoTutorial"))
+    let xml = try String(contentsOfFile: junit, encoding: .utf8)
+    #expect(xml.contains("<testsuites"))
+    #expect(xml.contains(#"<failure message="2 record(s) failed: records decode into the contract's types""#))
+    #expect(!FileManager.default.fileExists(atPath: database))
+
+    let clean = try SluiceBinary.run(["validate", "Pipelines/fruits.json", "--report", scratch.file("r2.json")])
+    #expect(clean.status == 0)
+    #expect(clean.stdout.contains("valid: 48 record(s) meet the fruits contract"))
+  }
+
+  @Test func rejectsFileCanBeFixedAndReplayed() throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("fruits.sqlite")
+    let rejects = scratch.file("rejects.ndjson")
+    let first = try SluiceBinary.run([
+      "run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", rejects, "--report", scratch.file("r.json"),
+    ])
+    #expect(first.status == 0)
+    #expect(first.stderr.contains("5 rejected record(s) written to \(rejects)"))
+    // Keep only the wrong-type record and fix it.
+    let lines = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
+    let fixed = try #require(lines.first { $0.contains(#"\"color\": 7"#) })
+      .replacingOccurrences(of: #"\"color\": 7"#, with: #"\"color\": \"red\""#)
+    let fixedPath = try scratch.write("fixed.ndjson", fixed + "\n")
+    let replay = try SluiceBinary.run([
+      "replay", "Pipelines/fruits-lenient.json", "--rejects", fixedPath, "--db", database, "--report", scratch.file("r2.json"),
+    ])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    #expect(try count(database, "SELECT count(*) FROM fruits") == 26)
+    #expect(try count(database, "SELECT count(*) FROM sluice_runs WHERE mode = 'replay' AND status = 'succeeded'") == 1)
+
+    let missing = try SluiceBinary.run(["replay", "Pipelines/fruits-lenient.json"])
+    #expect(missing.status == 64)
+    #expect(missing.stderr.contains("replay needs --rejects PATH"))
+  }
+
   private func gunzip(_ path: String) throws -> [UInt8] {
     let input = try Input(path: path)
     var output: [UInt8] = []

@@ -59,7 +59,8 @@ public enum JUnitReport {
       """
   }
 
-  /// Escapes text for XML attributes and content, and drops characters XML 1.0 forbids.
+  /// Escapes text for double-quoted XML attributes and content, and drops characters XML 1.0
+  /// forbids.
   static func escape(_ text: String) -> String {
     var result = ""
     result.reserveCapacity(text.utf8.count)
@@ -69,7 +70,6 @@ public enum JUnitReport {
       case "<": result += "&lt;"
       case ">": result += "&gt;"
       case "\"": result += "&quot;"
-      case "'": result += "&apos;"
       case "\n", "\t", "\r": result.unicodeScalars.append(scalar)
       default:
         if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) { continue }
