@@ -1,0 +1,142 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+@testable import SluiceCore
+
+/// A dataset defined here, outside the catalog: the engine runs any dataset that plugs in its
+/// types (design rule 14), and its map and load stages report their own failures.
+struct ShipmentsDataset: Dataset {
+  struct DTO: Decodable {
+    var id: String
+    var mode: String
+    var parcels: [Int]
+  }
+
+  enum Mode: String { case air, sea }
+
+  struct Shipment {
+    var id: String
+    var mode: Mode
+    var parcels: [Int]
+  }
+
+  final class Loader: RecordLoader {
+    let shipment: SQLiteStatement
+    let parcel: SQLiteStatement
+    var rows = 0
+
+    init(_ connection: SQLiteConnection) throws {
+      shipment = try connection.prepare("INSERT INTO shipments (id, mode) VALUES (?, ?)")
+      parcel = try connection.prepare("INSERT INTO parcels (shipment_id, position, weight) VALUES (?, ?, ?)")
+    }
+
+    func load(_ record: Shipment) throws -> LoadOutcome {
+      try shipment.run([.text(record.id), .text(record.mode.rawValue)])
+      rows += 1
+      for (position, weight) in record.parcels.enumerated() {
+        try parcel.run([.text(record.id), .integer(Int64(position)), .integer(Int64(weight))])
+      }
+      return .written
+    }
+
+    var rowsWritten: [String: Int] { ["shipments": rows] }
+  }
+
+  var name: String { "shipments" }
+  var summary: String { "test dataset" }
+  var tables: [String] { ["shipments", "parcels"] }
+  static let positiveParcels = ValidationRule("parcels are listed", message: "must list at least one parcel")
+  var rules: [ValidationRule] { [Self.positiveParcels] }
+  var migrations: [Migration] {
+    [
+      Migration(
+        "shipments-1",
+        sql: """
+          CREATE TABLE shipments (id TEXT PRIMARY KEY, mode TEXT NOT NULL);
+          CREATE TABLE parcels (
+            shipment_id TEXT NOT NULL REFERENCES shipments (id), position INTEGER NOT NULL,
+            weight INTEGER NOT NULL CHECK (weight > 0), PRIMARY KEY (shipment_id, position));
+          """)
+    ]
+  }
+
+  func validate(_ dto: DTO, into validation: inout Validation) {
+    validation.check(Self.positiveParcels, !dto.parcels.isEmpty, at: "parcels")
+  }
+
+  func map(_ dto: DTO) throws(MappingError) -> Shipment {
+    guard let mode = Mode(rawValue: dto.mode) else {
+      throw MappingError(code: .unsupportedEnumValue, path: "mode", message: "not a supported shipping mode")
+    }
+    return Shipment(id: dto.id, mode: mode, parcels: dto.parcels)
+  }
+
+  func makeLoader(connection: SQLiteConnection, conflict: ConflictPolicy) throws -> Loader {
+    try Loader(connection)
+  }
+}
+
+@Suite("Engine with a dataset of its own")
+struct EngineTests {
+  private func run(_ lines: [String], policy: Policy) throws -> (RunReport, SQLiteConnection, TemporaryDirectory) {
+    let directory = try TemporaryDirectory()
+    let input = try directory.write("shipments.ndjson", lines.joined(separator: "\n") + "\n")
+    let configuration = PipelineConfiguration(
+      name: "shipments", input: input, format: .ndjson, policy: policy, database: directory.file("s.sqlite"))
+    let report = Pipeline(dataset: ShipmentsDataset(), configuration: configuration).run()
+    return (report, try SQLiteConnection(path: directory.file("s.sqlite")), directory)
+  }
+
+  @Test func mappingErrorsAreIssuesOfTheMapStage() throws {
+    let (report, db, directory) = try run(
+      [#"{"id": "a", "mode": "air", "parcels": [1]}"#, #"{"id": "b", "mode": "rail", "parcels": [2]}"#],
+      policy: .lenient)
+    defer { withExtendedLifetime(directory) {} }
+    let issue = try #require(report.issues.first)
+    #expect(issue.stage == .map)
+    #expect(issue.code == .unsupportedEnumValue)
+    #expect(issue.path == "mode")
+    #expect(issue.location?.line == 2)
+    #expect(!issue.message.contains("rail"))
+    #expect(report.drift.unsupportedEnumValues == [.init(path: "mode", count: 1, firstRecord: 2)])
+    #expect(try db.scalarInt("SELECT count(*) FROM shipments") == 1)
+  }
+
+  @Test func recordRejectedHalfWayThroughItsLoadLeavesNoRows() throws {
+    // Shipment "b" is inserted, then its second parcel breaks the CHECK constraint: the
+    // savepoint must take the shipment row back out too.
+    let (report, db, directory) = try run(
+      [
+        #"{"id": "a", "mode": "air", "parcels": [1, 2]}"#,
+        #"{"id": "b", "mode": "sea", "parcels": [3, -4]}"#,
+        #"{"id": "c", "mode": "sea", "parcels": [5]}"#,
+      ],
+      policy: .lenient)
+    defer { withExtendedLifetime(directory) {} }
+    #expect(report.status == .succeeded)
+    #expect(report.issues.map(\.code) == [.constraint])
+    #expect(report.issues.first?.stage == .load)
+    #expect(report.statistics(for: .load).rejected == 1)
+    #expect(try db.scalarInt("SELECT count(*) FROM shipments WHERE id = 'b'") == 0)
+    #expect(try db.scalarInt("SELECT count(*) FROM parcels WHERE shipment_id = 'b'") == 0)
+    #expect(try db.scalarInt("SELECT count(*) FROM parcels") == 3)
+  }
+
+  @Test func strictRunStopsAtALoadConstraint() throws {
+    let (report, db, directory) = try run(
+      [#"{"id": "a", "mode": "air", "parcels": [1]}"#, #"{"id": "b", "mode": "sea", "parcels": [-1]}"#],
+      policy: .strict)
+    defer { withExtendedLifetime(directory) {} }
+    #expect(report.exitCode == 65)
+    #expect(try db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'shipments'") == 0)
+  }
+
+  @Test func validationRulesOfAnyDatasetBecomeChecks() throws {
+    let (report, _, directory) = try run([#"{"id": "a", "mode": "air", "parcels": []}"#], policy: .lenient)
+    defer { withExtendedLifetime(directory) {} }
+    #expect(report.issues.first?.rule == "parcels are listed")
+    let check = try #require(report.checks.first { $0.rule == "parcels are listed" })
+    #expect(check.failures == 1)
+    #expect(report.checks.map(\.stage) == [.read, .decode, .validate, .map, .load])
+  }
+}
