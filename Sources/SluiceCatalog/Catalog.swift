@@ -3,7 +3,8 @@ import SluiceCore
 /// Every dataset Sluice knows, by the name pipeline specs use.
 public enum Catalog {
   public static let datasets: [AnyDataset] = [
-    AnyDataset(FruitsDataset())
+    AnyDataset(FruitsDataset()),
+    AnyDataset(OrdersDataset()),
   ]
 
   public static func dataset(named name: String) -> AnyDataset? {

@@ -26,6 +26,14 @@ public protocol Dataset: Sendable {
   func map(_ dto: DTO) throws(MappingError) -> Record
   /// Prepares the loader's statements on a connection inside the run's transaction.
   func makeLoader(connection: SQLiteConnection, conflict: ConflictPolicy) throws -> Loader
+  /// Brings enum-owned lookup tables in line with their enums, after the migrations and before
+  /// any record (`LookupTable.synchronize`).
+  func synchronizeLookups(_ connection: SQLiteConnection) throws
+}
+
+extension Dataset {
+  public var rules: [ValidationRule] { [] }
+  public func synchronizeLookups(_ connection: SQLiteConnection) throws {}
 }
 
 /// A dataset with its types erased, so the command line can pick one by name.

@@ -43,6 +43,7 @@ public struct Pipeline<D: Dataset> {
         connection = database
         rowsWritten = try database.withTransaction {
           try Migrator.migrate(database, AuditLog.migrations + dataset.migrations)
+          try dataset.synchronizeLookups(database)
           let loader = try dataset.makeLoader(connection: database, conflict: configuration.conflict)
           let savepoints = configuration.policy.invalidRecord == .skip ? try Savepoints(database) : nil
           try process(reader: reader, loader: loader, savepoints: savepoints, state: &run)

@@ -1,0 +1,91 @@
+import SluiceCore
+
+/// Writes orders, their items and their customers with statements prepared once per run.
+///
+/// Customers are upserted (one row per id; the last order's name wins). Orders follow the
+/// conflict policy: `upsert` updates the order and replaces its items, `replace` deletes it
+/// (items cascade) and inserts it anew, `ignore` keeps an existing order and its items,
+/// `fail` lets the primary key reject a second copy as a `constraint` issue.
+public final class OrdersLoader: RecordLoader {
+  private let connection: SQLiteConnection
+  private let conflict: ConflictPolicy
+  private let upsertCustomer: SQLiteStatement
+  private let insertOrder: SQLiteStatement
+  private let deleteOrder: SQLiteStatement
+  private let deleteItems: SQLiteStatement
+  private let insertItem: SQLiteStatement
+  private var orderRows = 0
+  private var itemRows = 0
+  private var customerRows = 0
+
+  init(connection: SQLiteConnection, conflict: ConflictPolicy) throws {
+    self.connection = connection
+    self.conflict = conflict
+    upsertCustomer = try connection.prepare(
+      """
+      INSERT INTO customers (customer_id, name) VALUES (?, ?)
+      ON CONFLICT (customer_id) DO UPDATE SET name = excluded.name WHERE name IS NOT excluded.name
+      """)
+    let insert = """
+      INSERT INTO orders (order_id, amount_minor, currency, status_id, created_at, customer_id)
+      VALUES (?, ?, ?, ?, ?, ?)
+      """
+    switch conflict {
+    case .upsert:
+      insertOrder = try connection.prepare(
+        insert + """
+           ON CONFLICT (order_id) DO UPDATE SET amount_minor = excluded.amount_minor,
+            currency = excluded.currency, status_id = excluded.status_id,
+            created_at = excluded.created_at, customer_id = excluded.customer_id
+          """)
+    case .ignore:
+      insertOrder = try connection.prepare(insert + " ON CONFLICT (order_id) DO NOTHING")
+    case .replace, .fail:
+      insertOrder = try connection.prepare(insert)
+    }
+    deleteOrder = try connection.prepare("DELETE FROM orders WHERE order_id = ?")
+    deleteItems = try connection.prepare("DELETE FROM order_items WHERE order_id = ?")
+    insertItem = try connection.prepare(
+      "INSERT INTO order_items (order_id, line, sku, qty, price_minor) VALUES (?, ?, ?, ?, ?)")
+  }
+
+  public func load(_ order: Order) throws -> LoadOutcome {
+    if conflict == .replace {
+      try deleteOrder.bind(order.id, at: 1)
+      try deleteOrder.execute()
+    }
+    try upsertCustomer.bind(order.customer.id, at: 1)
+    try upsertCustomer.bind(order.customer.name, at: 2)
+    try upsertCustomer.execute()
+    customerRows += connection.changes
+
+    try insertOrder.bind(order.id, at: 1)
+    try insertOrder.bind(order.amountMinor, at: 2)
+    try insertOrder.bind(order.currency, at: 3)
+    try insertOrder.bind(order.status.lookupID, at: 4)
+    try insertOrder.bind(SQLiteTimestamp.text(order.createdAt), at: 5)
+    try insertOrder.bind(order.customer.id, at: 6)
+    try insertOrder.execute()
+    if conflict == .ignore && connection.changes == 0 { return .keptExisting }
+    orderRows += 1
+
+    if conflict == .upsert {
+      try deleteItems.bind(order.id, at: 1)
+      try deleteItems.execute()
+    }
+    for (index, item) in order.items.enumerated() {
+      try insertItem.bind(order.id, at: 1)
+      try insertItem.bind(Int64(index + 1), at: 2)
+      try insertItem.bind(item.sku, at: 3)
+      try insertItem.bind(Int64(item.quantity), at: 4)
+      try insertItem.bind(item.priceMinor, at: 5)
+      try insertItem.execute()
+    }
+    itemRows += order.items.count
+    return .written
+  }
+
+  public var rowsWritten: [String: Int] {
+    ["orders": orderRows, "order_items": itemRows, "customers": customerRows]
+  }
+}
