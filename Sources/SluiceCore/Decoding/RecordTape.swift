@@ -61,6 +61,8 @@ extension RecordTape {
     var stack: [Int32] = []
     stack.reserveCapacity(16)
     var expectKey = false
+    /// An object's key was read and its value has not started yet.
+    var pendingKey = false
     let count = record.count
     try record.withUnsafeBufferPointer { (buffer) throws(RecordDecodingError) in
       guard let base = buffer.baseAddress else {
@@ -70,7 +72,15 @@ extension RecordTape {
       func malformed(_ at: Int) -> RecordDecodingError {
         RecordDecodingError(code: .syntax, path: "", message: "malformed JSON", byteOffset: at)
       }
-      func append(_ kind: Kind, _ start: Int, _ length: Int, flags: UInt8 = 0) {
+      /// Appends a node, checking the shape the decoder indexes by: one value at the top level,
+      /// an object's children alternating key, value.
+      func append(_ kind: Kind, _ start: Int, _ length: Int, flags: UInt8 = 0) throws(RecordDecodingError) {
+        if let parent = stack.last, nodes[Int(parent)].kind == .object {
+          guard (flags & Node.isKey != 0) != pendingKey else { throw malformed(kind == .string ? start - 1 : start) }
+          pendingKey = flags & Node.isKey != 0
+        } else if stack.isEmpty && !nodes.isEmpty {
+          throw malformed(kind == .string ? start - 1 : start)
+        }
         nodes.append(
           Node(
             kind: kind, flags: flags, start: Int32(truncatingIfNeeded: start),
@@ -90,13 +100,17 @@ extension RecordTape {
           if let parent = stack.last, nodes[Int(parent)].kind == .object { expectKey = true }
           i += 1
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-          append(c == UInt8(ascii: "{") ? .object : .array, i, 0)
+          try append(c == UInt8(ascii: "{") ? .object : .array, i, 0)
           stack.append(Int32(nodes.count - 1))
           expectKey = c == UInt8(ascii: "{")
           i += 1
         case UInt8(ascii: "}"), UInt8(ascii: "]"):
           guard let open = stack.popLast() else { throw malformed(i) }
           let index = Int(open)
+          let closesObject = c == UInt8(ascii: "}")
+          guard nodes[index].kind == (closesObject ? .object : .array), !(closesObject && pendingKey) else {
+            throw malformed(i)
+          }
           nodes[index].end = Int32(nodes.count)
           nodes[index].length = Int32(i + 1) - nodes[index].start
           expectKey = false
@@ -116,17 +130,17 @@ extension RecordTape {
             }
           }
           guard j < count else { throw malformed(i) }
-          append(.string, start, j - start, flags: flags)
+          try append(.string, start, j - start, flags: flags)
           expectKey = false
           i = j + 1
         case UInt8(ascii: "t"):
-          append(.true, i, 4)
+          try append(.true, i, 4)
           i += 4
         case UInt8(ascii: "f"):
-          append(.false, i, 5)
+          try append(.false, i, 5)
           i += 5
         case UInt8(ascii: "n"):
-          append(.null, i, 4)
+          try append(.null, i, 4)
           i += 4
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
           var j = i + 1
@@ -138,7 +152,7 @@ extension RecordTape {
             else { break }
             j += 1
           }
-          append(.number, i, j - i)
+          try append(.number, i, j - i)
           i = j
         default:
           throw malformed(i)
@@ -186,6 +200,41 @@ extension RecordTape {
       if !descended { break }
     }
     return path
+  }
+
+  /// The node a coding path leads to, the inverse of `codingPath(to:)`; where the path goes
+  /// beyond the tape (a missing key, an index past the end), the last node it reached. This is
+  /// how an error a DTO threw itself, which carries only a path, finds its byte offset.
+  public func node(along path: [any CodingKey]) -> Int {
+    var current = 0
+    for key in path {
+      guard current < nodes.count else { break }
+      let node = nodes[current]
+      var child = current + 1
+      var found: Int?
+      if node.kind == .object {
+        while child + 1 < Int(node.end) {
+          if keyString(child) == key.stringValue {
+            found = child + 1
+            break
+          }
+          child = Int(nodes[child + 1].end)
+        }
+      } else if node.kind == .array, let index = key.intValue {
+        var position = 0
+        while child < Int(node.end) {
+          if position == index {
+            found = child
+            break
+          }
+          child = Int(nodes[child].end)
+          position += 1
+        }
+      }
+      guard let found else { break }
+      current = found
+    }
+    return current
   }
 
   /// The text of a string node (keys included), unescaped.
