@@ -61,7 +61,16 @@ public enum Corpus {
     // Tests/SluiceTestSupport/TestFiles.swift → the repository → ../shared/corpus
     var url = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.deletingLastPathComponent().appendingPathComponent("shared/corpus").path
+    let beside = url.deletingLastPathComponent().appendingPathComponent("shared/corpus").path
+    // A git worktree elsewhere has a .git file, `gitdir: <main>/.git/worktrees/<name>`: the
+    // corpus is beside the main checkout.
+    guard !FileManager.default.fileExists(atPath: beside),
+      let link = try? String(contentsOf: url.appendingPathComponent(".git"), encoding: .utf8),
+      link.hasPrefix("gitdir: ")
+    else { return beside }
+    var main = URL(fileURLWithPath: link.dropFirst(8).trimmingCharacters(in: .whitespacesAndNewlines))
+    for _ in 0..<4 { main.deleteLastPathComponent() }
+    return main.appendingPathComponent("shared/corpus").path
   }()
 
   public static func files(in group: String) -> [String] {

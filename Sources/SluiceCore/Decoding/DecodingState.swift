@@ -142,8 +142,11 @@ final class DecodingState {
     case .number:
       break
     case .string where (legacyScalars || tape.scalarsAreText) && !n.hasEscapes && n.length > 0:
-      guard let value = parseDouble(n), value.isFinite else {
+      guard isNumberText(n), let value = parseDouble(n) else {
         throw mismatch(node, Double.self, expected: "a number")
+      }
+      guard value.isFinite else {
+        throw DecodingError.dataCorrupted(context(node, code: .outOfRange, "does not fit a Double"))
       }
       if !tape.scalarsAreText { coercions += 1 }
       return value
@@ -165,6 +168,31 @@ final class DecodingState {
     return narrowed
   }
 
+  /// Whether a string node holds a number as JSON writes one (leading zeros allowed), the only
+  /// text converted to a `Double` or a `Decimal`: `strtod` alone would also take hex, `inf` and
+  /// leading spaces, and `Decimal(string:)` a prefix, such as the 12 of `12abc`.
+  private func isNumberText(_ n: RecordTape.Node) -> Bool {
+    let text = tape.bytes[range(n)]
+    var i = text.startIndex
+    func digits() -> Bool {
+      let first = i
+      while i < text.endIndex, text[i] >= UInt8(ascii: "0"), text[i] <= UInt8(ascii: "9") { i += 1 }
+      return i > first
+    }
+    if i < text.endIndex, text[i] == UInt8(ascii: "-") { i += 1 }
+    guard digits() else { return false }
+    if i < text.endIndex, text[i] == UInt8(ascii: ".") {
+      i += 1
+      guard digits() else { return false }
+    }
+    if i < text.endIndex, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
+      i += 1
+      if i < text.endIndex, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") { i += 1 }
+      guard digits() else { return false }
+    }
+    return i == text.endIndex
+  }
+
   private func parseDouble(_ n: RecordTape.Node) -> Double? {
     let length = Int(n.length)
     guard length > 0, length < 1_024 else { return nil }
@@ -183,13 +211,14 @@ final class DecodingState {
 
   func decimal(_ node: Int) throws -> Decimal {
     let n = tape.nodes[node]
-    let textual = n.kind == .string && (legacyScalars || tape.scalarsAreText)
+    let textual = n.kind == .string && (legacyScalars || tape.scalarsAreText) && isNumberText(n)
     guard n.kind == .number || textual else {
       throw mismatch(node, Decimal.self, expected: "a number")
     }
     let text = String(decoding: tape.bytes[range(n)], as: UTF8.self)
+    // A well-formed number is nil here only when its exponent is beyond Decimal's.
     guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !value.isNaN else {
-      throw mismatch(node, Decimal.self, expected: "a number")
+      throw DecodingError.dataCorrupted(context(node, code: .outOfRange, "does not fit a Decimal"))
     }
     if n.kind == .string && !tape.scalarsAreText { coercions += 1 }
     return value
@@ -293,7 +322,7 @@ final class DecodingState {
 
   /// After a decode: keys of opened objects that were never asked for are unknown fields, and
   /// a key present twice in one object rejects the record (which copy a decoder reads is
-  /// arbitrary, so neither is trusted).
+  /// arbitrary, so neither is trusted), as does a key with an unpaired surrogate escape.
   func sweepKeys(into diagnostics: inout DecodeDiagnostics, reportUnknown: Bool) throws(RecordDecodingError) {
     var index = 0
     let nodes = tape.nodes
@@ -305,34 +334,72 @@ final class DecodingState {
       }
       var k = index + 1
       while k < Int(node.end) {
-        let value = k + 1
-        if nodes[k].flags & RecordTape.Node.accessed == 0 {
-          if hasDuplicate(of: k, in: index) {
-            throw RecordDecodingError(
-              code: .duplicateKey, path: FieldPath.render(tape.codingPath(to: k)),
-              message: "the key appears more than once in the object", byteOffset: Int(nodes[k].start) - 1)
-          }
-          if reportUnknown {
-            diagnostics.unknownFields.append(
-              .init(
-                code: .unknownField, path: FieldPath.render(tape.codingPath(to: k)),
-                message: "not part of the contract", byteOffset: Int(nodes[k].start) - 1))
-          }
+        if nodes[k].hasEscapes, JSONString.decode(tape.bytes[range(nodes[k])]) == nil {
+          throw RecordDecodingError(
+            code: .invalidValue, path: FieldPath.render(tape.codingPath(to: index)),
+            message: "invalid \\u escape in a key (an unpaired surrogate)", byteOffset: Int(nodes[k].start) - 1)
         }
-        k = Int(nodes[value].end)
+        k = Int(nodes[k + 1].end)
+      }
+      if let duplicate = duplicateKey(in: index) {
+        throw RecordDecodingError(
+          code: .duplicateKey, path: FieldPath.render(tape.codingPath(to: duplicate)),
+          message: "the key appears more than once in the object", byteOffset: Int(nodes[duplicate].start) - 1)
+      }
+      k = index + 1
+      while k < Int(node.end) {
+        if reportUnknown && nodes[k].flags & RecordTape.Node.accessed == 0 {
+          diagnostics.unknownFields.append(
+            .init(
+              code: .unknownField, path: FieldPath.render(tape.codingPath(to: k)),
+              message: "not part of the contract", byteOffset: Int(nodes[k].start) - 1))
+        }
+        k = Int(nodes[k + 1].end)
       }
       index += 1
     }
   }
 
-  private func hasDuplicate(of keyNode: Int, in object: Int) -> Bool {
-    let name = tape.keyString(keyNode)
-    var k = object + 1
-    while k < Int(tape.nodes[object].end) {
-      if k != keyNode && tape.keyString(k) == name { return true }
+  /// The first key of an object that repeats an earlier one, asked for or not: a DTO that asks
+  /// for a key more than once (an optional `Int` does: contains, decodeNil, decode) can be handed
+  /// both copies. Keys are compared by their unescaped UTF-8, as JSON compares names, so NFC and
+  /// NFD spellings are different keys.
+  private func duplicateKey(in object: Int) -> Int? {
+    let first = object + 1
+    let end = Int(tape.nodes[object].end)
+    guard first < end else { return nil }
+    if tape.nodes[object].count > 32 {
+      var seen = Set<[UInt8]>()
+      var k = first
+      while k < end {
+        if !seen.insert(Array(tape.keyString(k).utf8)).inserted { return k }
+        k = Int(tape.nodes[k + 1].end)
+      }
+      return nil
+    }
+    var k = Int(tape.nodes[first + 1].end)
+    while k < end {
+      var earlier = first
+      while earlier < k {
+        if sameKey(earlier, k) { return k }
+        earlier = Int(tape.nodes[earlier + 1].end)
+      }
       k = Int(tape.nodes[k + 1].end)
     }
-    return false
+    return nil
+  }
+
+  private func sameKey(_ a: Int, _ b: Int) -> Bool {
+    let first = tape.nodes[a]
+    let second = tape.nodes[b]
+    if first.hasEscapes || second.hasEscapes {
+      return tape.keyString(a).utf8.elementsEqual(tape.keyString(b).utf8)
+    }
+    guard first.length == second.length else { return false }
+    return tape.bytes.withUnsafeBufferPointer { bytes in
+      guard let base = bytes.baseAddress else { return true }
+      return memcmp(base + Int(first.start), base + Int(second.start), Int(first.length)) == 0
+    }
   }
 
   // MARK: - Errors
@@ -342,6 +409,11 @@ final class DecodingState {
     DecodingError.Context(
       codingPath: tape.codingPath(to: node), debugDescription: message,
       underlyingError: DecodeFailure(code: code, message: message, byteOffset: offset(of: node)))
+  }
+
+  /// The offset of the value at a coding path, or of its nearest enclosing value that exists.
+  private func offset(at codingPath: [any CodingKey]) -> Int? {
+    tape.nodes.isEmpty ? nil : offset(of: tape.node(along: codingPath))
   }
 
   func offset(of node: Int) -> Int {
@@ -381,25 +453,28 @@ final class DecodingState {
 
   /// Turns any `DecodingError` — ours, or one a DTO's own `init(from:)` threw — into an issue.
   /// DTO messages are not copied: Foundation's and the standard library's can quote values.
+  /// A DTO's own error carries only a coding path; its byte offset is found by walking the path.
   func classify(_ error: DecodingError) -> RecordDecodingError {
     switch error {
     case .keyNotFound(let key, let context):
       let failure = context.underlyingError as? DecodeFailure
       return RecordDecodingError(
         code: .missingField, path: FieldPath.render(context.codingPath + [key]),
-        message: "required field is missing", byteOffset: failure?.byteOffset)
+        message: "required field is missing", byteOffset: failure?.byteOffset ?? offset(at: context.codingPath))
     case .typeMismatch(let type, let context):
       if let failure = context.underlyingError as? DecodeFailure {
         return failure.error(path: context.codingPath)
       }
       return RecordDecodingError(
-        code: .typeMismatch, path: FieldPath.render(context.codingPath), message: "expected \(type)")
+        code: .typeMismatch, path: FieldPath.render(context.codingPath), message: "expected \(type)",
+        byteOffset: offset(at: context.codingPath))
     case .valueNotFound(let type, let context):
       if let failure = context.underlyingError as? DecodeFailure {
         return failure.error(path: context.codingPath)
       }
       return RecordDecodingError(
-        code: .nullValue, path: FieldPath.render(context.codingPath), message: "expected \(type), found null")
+        code: .nullValue, path: FieldPath.render(context.codingPath), message: "expected \(type), found null",
+        byteOffset: offset(at: context.codingPath))
     case .dataCorrupted(let context):
       if let failure = context.underlyingError as? DecodeFailure {
         return failure.error(path: context.codingPath)
@@ -411,10 +486,11 @@ final class DecodingState {
         let typeName = text[text.index(text.startIndex, offsetBy: 18)..<from.lowerBound]
         return RecordDecodingError(
           code: .invalidValue, path: FieldPath.render(context.codingPath),
-          message: "not a valid \(typeName) value")
+          message: "not a valid \(typeName) value", byteOffset: offset(at: context.codingPath))
       }
       return RecordDecodingError(
-        code: .invalidValue, path: FieldPath.render(context.codingPath), message: "invalid value")
+        code: .invalidValue, path: FieldPath.render(context.codingPath), message: "invalid value",
+        byteOffset: offset(at: context.codingPath))
     @unknown default:
       return RecordDecodingError(code: .invalidValue, path: "", message: "invalid value")
     }

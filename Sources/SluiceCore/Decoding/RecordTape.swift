@@ -56,7 +56,9 @@ extension RecordTape {
   /// Builds the tape of one JSON value, reusing this tape's storage.
   ///
   /// The record readers have already validated the bytes; this pass only tokenizes, but it
-  /// still checks every index and throws on anything unexpected instead of trapping. Open
+  /// still checks every index and the shape the decoder relies on (one top-level value, keys
+  /// and values alternating in objects, brackets that match), and throws on anything unexpected
+  /// instead of trapping. Open
   /// containers are tracked on a stack in stack memory, with their element counts, so the pass
   /// allocates nothing but the node array's growth.
   public mutating func loadJSON(_ record: [UInt8]) throws(RecordDecodingError) {
@@ -86,17 +88,31 @@ extension RecordTape {
     var depth = 0
     var expectKey = false
     var i = 0
+    /// An object's key was read and its value has not started yet.
+    var pendingKey = false
+    /// Appends a node, checking the shape the decoder indexes by: one value at the top level,
+    /// an object's children alternating key, value. Returns false when the shape is broken.
     @inline(__always)
-    func append(_ kind: Kind, _ start: Int, _ length: Int, _ flags: UInt8) {
+    func append(_ kind: Kind, _ start: Int, _ length: Int, _ flags: UInt8) -> Bool {
+      let isKey = flags & Node.isKey != 0
+      if depth > 0 {
+        if stack[depth - 1].isObject {
+          guard isKey != pendingKey else { return false }
+          pendingKey = isKey
+        }
+      } else if !nodes.isEmpty {
+        return false
+      }
       let index = Int32(truncatingIfNeeded: nodes.count)
       nodes.append(
         Node(
           kind: kind, flags: flags, start: Int32(truncatingIfNeeded: start),
           length: Int32(truncatingIfNeeded: length), count: 0, end: index + 1, cursor: index + 1))
       // Objects count their keys, arrays their elements.
-      if depth > 0, !stack[depth - 1].isObject || flags & Node.isKey != 0 {
+      if depth > 0, !stack[depth - 1].isObject || isKey {
         stack[depth - 1].count += 1
       }
+      return true
     }
     while i < count {
       let c = base[i]
@@ -112,15 +128,17 @@ extension RecordTape {
           return RecordDecodingError(code: .nestingTooDeep, path: "", message: "nesting too deep", byteOffset: i)
         }
         let isObject = c == UInt8(ascii: "{")
-        append(isObject ? .object : .array, i, 0, 0)
+        guard append(isObject ? .object : .array, i, 0, 0) else { return malformed(i) }
         stack[depth] = (Int32(truncatingIfNeeded: nodes.count - 1), 0, isObject)
         depth += 1
         expectKey = isObject
         i += 1
       case UInt8(ascii: "}"), UInt8(ascii: "]"):
         guard depth > 0 else { return malformed(i) }
+        let open = stack[depth - 1]
+        let closesObject = c == UInt8(ascii: "}")
+        guard open.isObject == closesObject, !(closesObject && pendingKey) else { return malformed(i) }
         depth -= 1
-        let open = stack[depth]
         let index = Int(open.index)
         nodes[index].end = Int32(truncatingIfNeeded: nodes.count)
         nodes[index].length = Int32(truncatingIfNeeded: i + 1) - nodes[index].start
@@ -141,18 +159,17 @@ extension RecordTape {
             j += 1
           }
         }
-        guard j < count else { return malformed(i) }
-        append(.string, start, j - start, flags)
+        guard j < count, append(.string, start, j - start, flags) else { return malformed(i) }
         expectKey = false
         i = j + 1
       case UInt8(ascii: "t"):
-        append(.true, i, 4, 0)
+        guard append(.true, i, 4, 0) else { return malformed(i) }
         i += 4
       case UInt8(ascii: "f"):
-        append(.false, i, 5, 0)
+        guard append(.false, i, 5, 0) else { return malformed(i) }
         i += 5
       case UInt8(ascii: "n"):
-        append(.null, i, 4, 0)
+        guard append(.null, i, 4, 0) else { return malformed(i) }
         i += 4
       case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
         var j = i + 1
@@ -164,7 +181,7 @@ extension RecordTape {
           else { break }
           j += 1
         }
-        append(.number, i, j - i, 0)
+        guard append(.number, i, j - i, 0) else { return malformed(i) }
         i = j
       default:
         return malformed(i)
@@ -210,6 +227,41 @@ extension RecordTape {
       if !descended { break }
     }
     return path
+  }
+
+  /// The node a coding path leads to, the inverse of `codingPath(to:)`; where the path goes
+  /// beyond the tape (a missing key, an index past the end), the last node it reached. This is
+  /// how an error a DTO threw itself, which carries only a path, finds its byte offset.
+  public func node(along path: [any CodingKey]) -> Int {
+    var current = 0
+    for key in path {
+      guard current < nodes.count else { break }
+      let node = nodes[current]
+      var child = current + 1
+      var found: Int?
+      if node.kind == .object {
+        while child + 1 < Int(node.end) {
+          if keyString(child) == key.stringValue {
+            found = child + 1
+            break
+          }
+          child = Int(nodes[child + 1].end)
+        }
+      } else if node.kind == .array, let index = key.intValue {
+        var position = 0
+        while child < Int(node.end) {
+          if position == index {
+            found = child
+            break
+          }
+          child = Int(nodes[child].end)
+          position += 1
+        }
+      }
+      guard let found else { break }
+      current = found
+    }
+    return current
   }
 
   /// The text of a string node (keys included), unescaped.
