@@ -138,11 +138,40 @@ struct SluiceCommandTests {
     #expect(run.stdout.contains("--record-path"))
   }
 
+  @Test func ordersSampleImportsStrictlyAndTheLenientMigrationReportsItsRejects() throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("orders.sqlite")
+    let strict = try SluiceBinary.run(["run", "Pipelines/orders.json", "--db", database, "--report", scratch.file("r.json")])
+    #expect(strict.status == 0, "\(strict.stderr)")
+    #expect(strict.stdout.contains("orders: 2000 rows"))
+    #expect(strict.stdout.contains("order_statuses: 3 rows"))
+    #expect(try count(database, "SELECT count(*) FROM orders WHERE order_id = '0000000001'") == 1)
+
+    let lenient = try SluiceBinary.run([
+      "run", "Pipelines/orders-lenient.json", "--db", database, "--report", scratch.file("r2.json"),
+      "--rejects", scratch.file("rejects.ndjson"),
+    ])
+    #expect(lenient.status == 0, "\(lenient.stderr)")
+    #expect(lenient.stderr.contains("map record 54 (line 54, byte 17588) status: unsupportedEnumValue"))
+    #expect(lenient.stderr.contains("11 rejected record(s) written"))
+
+    let strictOnBroken = try SluiceBinary.run([
+      "run", "Pipelines/orders.json", "--input", "SampleData/orders-broken.ndjson.gz", "--format", "ndjson",
+      "--db", database, "--report", scratch.file("r3.json"),
+    ])
+    #expect(strictOnBroken.status == 65)
+    #expect(try count(database, "SELECT count(*) FROM sluice_runs WHERE status = 'failed'") == 1)
+  }
+
   @Test func schemaPrintsTheDatasetDDL() throws {
     let result = try SluiceBinary.run(["schema", "fruits"])
     #expect(result.status == 0)
     #expect(result.stdout.contains("CREATE TABLE recipes"))
     #expect(result.stdout.contains("ON DELETE CASCADE"))
+    let orders = try SluiceBinary.run(["schema", "orders"])
+    #expect(orders.status == 0)
+    #expect(orders.stdout.contains("CREATE TABLE order_statuses"))
+    #expect(orders.stdout.contains("retired INTEGER NOT NULL DEFAULT 0"))
   }
 
   @Test func validateChecksTheContractWritesJUnitAndCreatesNoDatabase() throws {
