@@ -263,6 +263,30 @@ struct FruitsPipelineTests {
     #expect(report.statistics(for: .load).recordsOut == 8)
   }
 
+  @Test func hostileRecordsAreReportedWithStageCodeAndPlaceAndTheRunGoesOn() throws {
+    let workspace = try Workspace()
+    let deep = #"{"fruitID": "F2", "name": "Deep", "color": "red", "recipes": "# + String(repeating: "[", count: 300)
+      + String(repeating: "]", count: 300) + "}"
+    let huge = #"{"fruitID": "F3", "name": ""# + String(repeating: "x", count: (16 << 20) + 10) + #"", "color": "red", "recipes": []}"#
+    var invalidUTF8 = Array(FruitsDump.fruit(4).utf8)
+    let nameStart = try #require(invalidUTF8.firstIndex(of: UInt8(ascii: "F")))
+    invalidUTF8[nameStart + 8] = 0xFF
+    let text = [FruitsDump.fruit(1), deep, huge, ""].joined(separator: "\n")
+    let bytes = Array(text.utf8) + invalidUTF8 + Array(("\n" + FruitsDump.fruit(5) + "\n").utf8)
+    let input = try workspace.directory.write("hostile.ndjson", bytes)
+    let report = Pipeline(
+      dataset: FruitsDataset(), configuration: workspace.configuration(input: input, format: .ndjson, policy: .lenient)
+    ).run()
+    #expect(report.status == .succeeded)
+    let found = report.issues.map { "\($0.stage.rawValue) \($0.code) record \($0.location?.ordinal ?? 0) line \($0.location?.line ?? 0)" }
+    #expect(found == [
+      "read nestingTooDeep record 2 line 2",
+      "read valueTooLarge record 3 line 3",
+      "read syntax record 4 line 4",
+    ])
+    #expect(try workspace.count("fruits") == 2)
+  }
+
   @Test func malformedJSONInsideAnArrayFailsTheRunAtItsLine() throws {
     let workspace = try Workspace()
     var records = (1...6).map { FruitsDump.fruit($0) }

@@ -417,12 +417,16 @@ public final class JSONRecordReader: RecordReader {
   /// Scans from just after an opening quote to just after the closing one.
   private func scanStringBody() throws {
     let start = byteOffset
-    while true {
+    func checkLength() throws {
       if byteOffset - start > Int64(limits.maxStringBytes) {
         throw RecordReadError(
           code: .valueTooLarge, message: "string longer than \(limits.maxStringBytes) bytes",
           location: currentLocation(), isRecoverable: false)
       }
+    }
+    while true {
+      // Checked at every refill and at the end, so a string's bytes are never all in memory.
+      try checkLength()
       // Fast path: plain ASCII within the buffer.
       var i = position
       while i < end {
@@ -434,6 +438,7 @@ public final class JSONRecordReader: RecordReader {
       guard let c = try peek() else { throw syntaxError("unterminated string") }
       switch c {
       case UInt8(ascii: "\""):
+        try checkLength()
         position += 1
         return
       case UInt8(ascii: "\\"):
