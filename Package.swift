@@ -46,6 +46,12 @@ let package = Package(
       dependencies: ["SluiceCore"],
       path: "Benchmarks/DecoderBenchmark"
     ),
+    // `swift run -c release orders-generator --count N --out DIR`: benchmark data.
+    .executableTarget(
+      name: "orders-generator",
+      dependencies: ["SluiceCore", "CZlib"],
+      path: "Benchmarks/OrdersGenerator"
+    ),
     // Files, gzip streams and corpus paths shared by the test targets.
     .target(
       name: "SluiceTestSupport",

@@ -11,6 +11,8 @@ public final class OrdersLoader: RecordLoader {
   private let conflict: ConflictPolicy
   private let upsertCustomer: SQLiteStatement
   private let insertOrder: SQLiteStatement
+  /// For `upsert`: updates an order that `insertOrder` (which ignores conflicts) found present.
+  private let updateOrder: SQLiteStatement
   private let deleteOrder: SQLiteStatement
   private let deleteItems: SQLiteStatement
   private let insertItem: SQLiteStatement
@@ -31,18 +33,19 @@ public final class OrdersLoader: RecordLoader {
       VALUES (?, ?, ?, ?, ?, ?)
       """
     switch conflict {
-    case .upsert:
-      insertOrder = try connection.prepare(
-        insert + """
-           ON CONFLICT (order_id) DO UPDATE SET amount_minor = excluded.amount_minor,
-            currency = excluded.currency, status_id = excluded.status_id,
-            created_at = excluded.created_at, customer_id = excluded.customer_id
-          """)
-    case .ignore:
+    case .upsert, .ignore:
+      // An upsert tries the insert first and updates only when the order exists, so the common
+      // case — a new order — costs one statement and no delete of items it cannot have.
       insertOrder = try connection.prepare(insert + " ON CONFLICT (order_id) DO NOTHING")
     case .replace, .fail:
       insertOrder = try connection.prepare(insert)
     }
+    updateOrder = try connection.prepare(
+      """
+      UPDATE orders SET amount_minor = ?2, currency = ?3, status_id = ?4, created_at = ?5,
+        customer_id = ?6
+      WHERE order_id = ?1
+      """)
     deleteOrder = try connection.prepare("DELETE FROM orders WHERE order_id = ?")
     deleteItems = try connection.prepare("DELETE FROM order_items WHERE order_id = ?")
     insertItem = try connection.prepare(
@@ -59,20 +62,19 @@ public final class OrdersLoader: RecordLoader {
     try upsertCustomer.execute()
     customerRows += connection.changes
 
-    try insertOrder.bind(order.id, at: 1)
-    try insertOrder.bind(order.amountMinor, at: 2)
-    try insertOrder.bind(order.currency, at: 3)
-    try insertOrder.bind(order.status.lookupID, at: 4)
-    try insertOrder.bind(SQLiteTimestamp.text(order.createdAt), at: 5)
-    try insertOrder.bind(order.customer.id, at: 6)
+    let createdAt = SQLiteTimestamp.text(order.createdAt)
+    try bindOrder(insertOrder, order, createdAt: createdAt)
     try insertOrder.execute()
-    if conflict == .ignore && connection.changes == 0 { return .keptExisting }
-    orderRows += 1
-
-    if conflict == .upsert {
+    if connection.changes == 0 {
+      // The order exists (upsert and ignore only: the others fail or deleted it first).
+      if conflict == .ignore { return .keptExisting }
+      try bindOrder(updateOrder, order, createdAt: createdAt)
+      try updateOrder.execute()
       try deleteItems.bind(order.id, at: 1)
       try deleteItems.execute()
     }
+    orderRows += 1
+
     for (index, item) in order.items.enumerated() {
       try insertItem.bind(order.id, at: 1)
       try insertItem.bind(Int64(index + 1), at: 2)
@@ -83,6 +85,15 @@ public final class OrdersLoader: RecordLoader {
     }
     itemRows += order.items.count
     return .written
+  }
+
+  private func bindOrder(_ statement: SQLiteStatement, _ order: Order, createdAt: String) throws {
+    try statement.bind(order.id, at: 1)
+    try statement.bind(order.amountMinor, at: 2)
+    try statement.bind(order.currency, at: 3)
+    try statement.bind(order.status.lookupID, at: 4)
+    try statement.bind(createdAt, at: 5)
+    try statement.bind(order.customer.id, at: 6)
   }
 
   public var rowsWritten: [String: Int] {

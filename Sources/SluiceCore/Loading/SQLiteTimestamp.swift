@@ -20,32 +20,36 @@ public enum SQLiteTimestamp {
     let minute = rest / 60_000 % 60
     let second = rest / 1000 % 60
     let millisecond = rest % 1000
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(24)
-    func put(_ value: Int64, _ width: Int) {
-      var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
-      var value = value
-      for index in stride(from: width - 1, through: 0, by: -1) {
-        digits[index] = UInt8(ascii: "0") + UInt8(value % 10)
-        value /= 10
+    return String(unsafeUninitializedCapacity: 24) { buffer in
+      var index = 0
+      func put(_ value: Int64, _ width: Int) {
+        var value = value
+        for offset in stride(from: width - 1, through: 0, by: -1) {
+          buffer[index + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+          value /= 10
+        }
+        index += width
       }
-      bytes += digits
+      func put(_ character: Unicode.Scalar) {
+        buffer[index] = UInt8(ascii: character)
+        index += 1
+      }
+      put(year, 4)
+      put("-")
+      put(month, 2)
+      put("-")
+      put(day, 2)
+      put("T")
+      put(hour, 2)
+      put(":")
+      put(minute, 2)
+      put(":")
+      put(second, 2)
+      put(".")
+      put(millisecond, 3)
+      put("Z")
+      return index
     }
-    put(year, 4)
-    bytes.append(UInt8(ascii: "-"))
-    put(month, 2)
-    bytes.append(UInt8(ascii: "-"))
-    put(day, 2)
-    bytes.append(UInt8(ascii: "T"))
-    put(hour, 2)
-    bytes.append(UInt8(ascii: ":"))
-    put(minute, 2)
-    bytes.append(UInt8(ascii: ":"))
-    put(second, 2)
-    bytes.append(UInt8(ascii: "."))
-    put(millisecond, 3)
-    bytes.append(UInt8(ascii: "Z"))
-    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// Year, month and day of a count of days since 1970-01-01 (proleptic Gregorian calendar),

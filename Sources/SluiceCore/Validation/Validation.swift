@@ -21,7 +21,20 @@ public struct Validation: Sendable {
 
   /// Requires a string with at least one non-whitespace character.
   public mutating func checkNotBlank(_ rule: ValidationRule, _ value: String, at path: @autoclosure () -> String) {
-    check(rule, value.contains { !$0.isWhitespace }, at: path())
+    check(rule, !Self.isBlank(value), at: path())
+  }
+
+  /// True for a string of whitespace only. ASCII is decided byte by byte; Unicode's other
+  /// spaces (no-break, ideographic…) are looked up only when a non-ASCII byte appears.
+  static func isBlank(_ value: String) -> Bool {
+    for byte in value.utf8 {
+      switch byte {
+      case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D: continue
+      case 0x80...: return value.unicodeScalars.allSatisfy(\.properties.isWhitespace)
+      default: return false
+      }
+    }
+    return true
   }
 
   /// Requires a value within a closed range.

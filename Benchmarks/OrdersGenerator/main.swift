@@ -1,0 +1,159 @@
+// Deterministic order dumps for the side-by-side benchmark, in every form the contenders read:
+//
+//   swift run -c release orders-generator --count N [--seed S] --out DIRECTORY
+//
+// writes DIRECTORY/orders.json.gz (a top-level array, one order per line), orders.ndjson.gz,
+// and the same rows, normalized exactly as Sluice stores them, as orders.csv, order_items.csv,
+// customers.csv and order_statuses.csv (the input of the sqlite3 `.import` and C floors).
+// The same N and seed always give the same bytes.
+import CZlib
+import Foundation
+import SluiceCore
+
+struct SplitMix {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+  mutating func next(_ range: ClosedRange<Int>) -> Int {
+    range.lowerBound + Int(next() % UInt64(range.count))
+  }
+}
+
+/// A file written through a buffer, optionally gzip-compressed with zlib (level 6, gzip header).
+final class OutputFile {
+  private let handle: FileHandle
+  private var buffer: [UInt8] = []
+  private let stream: UnsafeMutablePointer<z_stream>?
+  private var compressed = [UInt8](repeating: 0, count: 1 << 18)
+
+  init(_ path: String, gzip: Bool) throws {
+    guard FileManager.default.createFile(atPath: path, contents: nil) else {
+      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+    }
+    handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    if gzip {
+      let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+      stream.initialize(to: z_stream())
+      guard sluice_deflateInit2(stream, 6, 15 + 16) == Z_OK else { throw CocoaError(.fileWriteUnknown) }
+      self.stream = stream
+    } else {
+      stream = nil
+    }
+    buffer.reserveCapacity(1 << 20)
+  }
+
+  func write(_ text: String) throws {
+    buffer.append(contentsOf: text.utf8)
+    if buffer.count >= 1 << 20 { try flush(finish: false) }
+  }
+
+  private func flush(finish: Bool) throws {
+    guard let stream else {
+      try handle.write(contentsOf: buffer)
+      buffer.removeAll(keepingCapacity: true)
+      return
+    }
+    let capacity = compressed.count
+    try buffer.withUnsafeMutableBufferPointer { input in
+      stream.pointee.next_in = input.baseAddress
+      stream.pointee.avail_in = uInt(input.count)
+      while true {
+        let produced = compressed.withUnsafeMutableBufferPointer { output -> Int in
+          stream.pointee.next_out = output.baseAddress
+          stream.pointee.avail_out = uInt(capacity)
+          deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
+          return capacity - Int(stream.pointee.avail_out)
+        }
+        try handle.write(contentsOf: compressed[0..<produced])
+        if finish ? produced < capacity : stream.pointee.avail_in == 0 { break }
+      }
+    }
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  func close() throws {
+    try flush(finish: true)
+    if let stream {
+      deflateEnd(stream)
+      stream.deallocate()
+    }
+    try handle.close()
+  }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func value(_ name: String) -> String? {
+  arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+guard let count = value("--count").flatMap(Int.init), count > 0, let out = value("--out") else {
+  FileHandle.standardError.write(Data("usage: orders-generator --count N [--seed S] --out DIRECTORY\n".utf8))
+  exit(64)
+}
+let seed = value("--seed").flatMap(UInt64.init) ?? 1
+try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+func path(_ name: String) -> String { (out as NSString).appendingPathComponent(name) }
+
+let statuses: [(name: String, id: Int)] = [("pending", 1), ("completed", 2), ("completed", 2), ("completed", 2), ("cancelled", 3)]
+let currencies = ["EUR", "EUR", "USD", "GBP", "JPY", "CHF"]
+let first = ["Zoë", "Ana", "李", "Olu", "Søren", "Chloé", "Mateus", "Aiko", "Ngozi", "Émile", "Ingrid", "Rahul"]
+let last = ["Müller", "Lima", "雷", "Adeyemi", "Kierkegaard", "Martin", "Souza", "Tanaka", "Okafor", "Zola", "Berg", "Mehta"]
+let customerCount = max(count / 4, 1)
+func customerName(_ id: Int) -> String { "\(first[id % first.count]) \(last[(id * 7) % last.count])" }
+func pad(_ value: Int, _ width: Int) -> String {
+  let text = String(value)
+  return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+}
+
+let json = try OutputFile(path("orders.json.gz"), gzip: true)
+let ndjson = try OutputFile(path("orders.ndjson.gz"), gzip: true)
+let ordersCSV = try OutputFile(path("orders.csv"), gzip: false)
+let itemsCSV = try OutputFile(path("order_items.csv"), gzip: false)
+try ordersCSV.write("order_id,amount_minor,currency,status_id,created_at,customer_id\n")
+try itemsCSV.write("order_id,line,sku,qty,price_minor\n")
+var random = SplitMix(state: seed)
+var customersSeen = Set<Int>()
+let epoch = 1_672_531_200  // 2023-01-01T00:00:00Z
+try json.write("[\n")
+for index in 0..<count {
+  let orderID = pad(index + 1, 10)
+  let customer = random.next(1...customerCount)
+  customersSeen.insert(customer)
+  var items: [String] = []
+  var amount = 0
+  let itemCount = random.next(1...5)
+  for line in 1...itemCount {
+    let sku = "SKU-" + pad(random.next(0...99_999), 5)
+    let qty = random.next(1...9)
+    let price = random.next(50...499_999)
+    amount += qty * price
+    items.append(#"{"sku":"\#(sku)","qty":\#(qty),"priceMinor":\#(price)}"#)
+    try itemsCSV.write("\(orderID),\(line),\(sku),\(qty),\(price)\n")
+  }
+  let currency = currencies[random.next(0...currencies.count - 1)]
+  let status = statuses[random.next(0...statuses.count - 1)]
+  let seconds = epoch + index * 37 + random.next(0...36)
+  let milliseconds = index % 3 == 0 ? random.next(0...999) : 0
+  let instant = Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+  var stamp = String(SQLiteTimestamp.text(instant).prefix(19))
+  if index % 3 == 0 { stamp += "." + pad(milliseconds, 3) }
+  let record = #"{"orderId":"\#(orderID)","amount":\#(amount),"currency":"\#(currency)","status":"\#(status.name)","createdAt":"\#(stamp)Z","customer":{"id":\#(customer),"name":"\#(customerName(customer))"},"items":[\#(items.joined(separator: ","))]}"#
+  try json.write(record + (index + 1 < count ? ",\n" : "\n"))
+  try ndjson.write(record + "\n")
+  try ordersCSV.write("\(orderID),\(amount),\(currency),\(status.id),\(SQLiteTimestamp.text(instant)),\(customer)\n")
+}
+try json.write("]\n")
+for file in [json, ndjson, ordersCSV, itemsCSV] { try file.close() }
+
+let customersCSV = try OutputFile(path("customers.csv"), gzip: false)
+try customersCSV.write("customer_id,name\n")
+for id in customersSeen.sorted() { try customersCSV.write("\(id),\(customerName(id))\n") }
+try customersCSV.close()
+let statusesCSV = try OutputFile(path("order_statuses.csv"), gzip: false)
+try statusesCSV.write("id,name,is_final,retired\n1,pending,0,0\n2,completed,1,0\n3,cancelled,1,0\n")
+try statusesCSV.close()
+print("wrote \(count) orders (\(customersSeen.count) customers) to \(out)")
