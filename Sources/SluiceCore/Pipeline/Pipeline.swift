@@ -80,110 +80,54 @@ public struct Pipeline<D: Dataset> {
 
   // MARK: - Records
 
+  /// Reads, decodes, validates and maps on a second thread while this one loads, so the two
+  /// cores work at once; everything that decides the run's outcome happens here, in input order.
   private func process(
     reader: any RecordReader, loader: D.Loader?, savepoints: Savepoints?, state: inout RunState
   ) throws {
-    let decoder = SluiceDecoder(
-      options: .init(
-        legacyScalars: configuration.policy.legacyScalars,
-        dateFormats: configuration.policy.dateFormats,
-        reportsUnknownFields: configuration.policy.unknownFields != .ignore))
-    var diagnostics = DecodeDiagnostics()
-    let unknownSeverity: Severity = configuration.policy.unknownFields == .reject ? .error : .warning
-
-    while true {
-      var mark = Stopwatch.now()
-      let raw: RawRecord?
-      do {
-        raw = try reader.next()
-      } catch let error as RecordReadError where error.isRecoverable {
-        state.lap(.read, from: &mark)
-        state.count(.read, in: 1, rejected: 1)
-        try state.reject(
-          [Issue(stage: .read, code: error.code, location: error.location, message: error.message)],
-          raw: error.rawRecord)
-        continue
+    let handOff = HandOff<PipelineItem<D.Record>>(capacity: 8)
+    let producer = RecordProducer(dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff)
+    producer.start()
+    defer {
+      handOff.cancel()
+      producer.wait()
+      for (stage, seconds) in producer.seconds {
+        state.statistics[stage, default: StageStatistics(stage: stage)].seconds += seconds
       }
-      state.lap(.read, from: &mark)
-      guard let raw else { break }
-      state.count(.read, in: 1, out: 1)
-
-      // Decode.
-      let dto: D.DTO
-      diagnostics.reset()
-      do {
-        dto = try decoder.decode(D.DTO.self, from: raw, diagnostics: &diagnostics)
-      } catch {
-        state.lap(.decode, from: &mark)
-        state.count(.decode, in: 1, rejected: 1)
-        try state.reject(
-          [Issue(stage: .decode, code: error.code, location: raw.location(at: error.byteOffset), path: error.path, message: error.message)],
-          raw: raw.bytes, record: raw.location)
-        continue
+    }
+    while let batch = handOff.take() {
+      for item in batch {
+        switch item {
+        case .failure(let error):
+          throw error
+        case .rejected(let stage, let issues, let raw, let location, let coercions, let warnings):
+          state.countRejected(at: stage)
+          state.coercions += coercions
+          for warning in warnings { state.warn(warning) }
+          try state.reject(issues, raw: raw, record: location)
+        case .record(let record, let raw, let warnings, let coercions):
+          state.countPassed(through: .map)
+          state.coercions += coercions
+          for warning in warnings { state.warn(warning) }
+          guard let loader else { continue }
+          var mark = Stopwatch.now()
+          do {
+            try savepoints?.begin()
+            _ = try loader.load(record)
+            try savepoints?.release()
+          } catch let error as SQLiteError where error.isConstraintViolation {
+            try savepoints?.rollback()
+            state.lap(.load, from: &mark)
+            state.count(.load, passed: false)
+            try state.reject(
+              [Issue(stage: .load, code: .constraint, location: raw.location, message: "constraint violated: \(error.message)")],
+              raw: raw.bytes, record: raw.location)
+            continue
+          }
+          state.lap(.load, from: &mark)
+          state.count(.load, passed: true)
+        }
       }
-      state.coercions += diagnostics.coercions
-      let unknown = diagnostics.unknownFields.map { finding in
-        Issue(
-          stage: .decode, severity: unknownSeverity, code: finding.code,
-          location: raw.location(at: finding.byteOffset), path: finding.path, message: finding.message)
-      }
-      state.lap(.decode, from: &mark)
-      if unknownSeverity == .error && !unknown.isEmpty {
-        state.count(.decode, in: 1, rejected: 1)
-        try state.reject(unknown, raw: raw.bytes, record: raw.location)
-        continue
-      }
-      for issue in unknown { state.warn(issue) }
-      state.count(.decode, in: 1, out: 1)
-
-      // Validate.
-      var validation = Validation()
-      dataset.validate(dto, into: &validation)
-      state.lap(.validate, from: &mark)
-      guard validation.isValid else {
-        state.count(.validate, in: 1, rejected: 1)
-        try state.reject(
-          validation.failures.map { failure in
-            Issue(
-              stage: .validate, code: failure.rule.code, location: raw.location, path: failure.path,
-              message: failure.rule.message, rule: failure.rule.name)
-          }, raw: raw.bytes, record: raw.location)
-        continue
-      }
-      state.count(.validate, in: 1, out: 1)
-
-      // Map.
-      let record: D.Record
-      do {
-        record = try dataset.map(dto)
-      } catch {
-        state.lap(.map, from: &mark)
-        state.count(.map, in: 1, rejected: 1)
-        try state.reject(
-          [Issue(stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message)],
-          raw: raw.bytes, record: raw.location)
-        continue
-      }
-      state.lap(.map, from: &mark)
-      state.count(.map, in: 1, out: 1)
-
-      // Load.
-      guard let loader else { continue }
-      do {
-        try savepoints?.begin()
-        _ = try loader.load(record)
-        try savepoints?.release()
-      } catch let error as SQLiteError where error.isConstraintViolation {
-        try savepoints?.rollback()
-        state.lap(.load, from: &mark)
-        state.count(.load, in: 1, rejected: 1)
-        try state.reject(
-          [Issue(stage: .load, code: .constraint, location: raw.location, message: "constraint violated: \(error.message)")],
-          raw: raw.bytes, record: raw.location)
-        continue
-      }
-      state.lap(.load, from: &mark)
-      state.count(.load, in: 1, out: 1)
     }
   }
 
@@ -194,7 +138,7 @@ public struct Pipeline<D: Dataset> {
     case let abort as RunAbort:
       return abort.failure
     case let error as RecordReadError:
-      state.count(.read, in: 1, rejected: 1)
+      state.countRejected(at: .read)
       state.issues.add(
         Issue(stage: .read, code: error.code, location: error.location, message: error.message))
       // Deflate data damaged mid-stream inflates to garbage before zlib's checksum notices, so

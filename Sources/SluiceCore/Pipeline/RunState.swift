@@ -39,11 +39,30 @@ struct RunState {
     mark = now
   }
 
-  @inline(__always)
-  mutating func count(_ stage: Stage, in recordsIn: Int, out recordsOut: Int = 0, rejected: Int = 0) {
-    statistics[stage, default: StageStatistics(stage: stage)].recordsIn += recordsIn
-    statistics[stage, default: StageStatistics(stage: stage)].recordsOut += recordsOut
-    statistics[stage, default: StageStatistics(stage: stage)].rejected += rejected
+  /// Counts one record at one stage: in, and either out or rejected.
+  mutating func count(_ stage: Stage, passed: Bool) {
+    statistics[stage, default: StageStatistics(stage: stage)].recordsIn += 1
+    if passed {
+      statistics[stage, default: StageStatistics(stage: stage)].recordsOut += 1
+    } else {
+      statistics[stage, default: StageStatistics(stage: stage)].rejected += 1
+    }
+  }
+
+  /// Counts a record that went through every stage up to and including `last`.
+  mutating func countPassed(through last: Stage) {
+    for stage in Stage.allCases {
+      count(stage, passed: true)
+      if stage == last { return }
+    }
+  }
+
+  /// Counts a record that passed the stages before `stage` and was rejected there.
+  mutating func countRejected(at stage: Stage) {
+    for earlier in Stage.allCases {
+      count(earlier, passed: earlier != stage)
+      if earlier == stage { return }
+    }
   }
 
   private mutating func collect(_ issue: Issue) {
