@@ -135,4 +135,17 @@ struct SQLiteTests {
     #expect(error.isBusy)
     try first.execute("COMMIT")
   }
+
+  @Test func timestampsKeepEveryMillisecondOfAParsedDate() throws {
+    let parser = DateParser(formats: [.iso8601])
+    for millisecond in 0..<1000 {
+      let fraction = String(1000 + millisecond).dropFirst()
+      for stamp in ["1969-12-31T23:59:59", "1970-01-01T00:00:00", "2023-01-01T00:00:05", "2099-12-31T23:59:59"] {
+        let date = try #require(parser.parse("\(stamp).\(fraction)Z"))
+        #expect(SQLiteTimestamp.text(date) == "\(stamp).\(fraction)Z")
+      }
+    }
+    let submillisecond = try #require(parser.parse("2023-01-01T00:00:05.123456Z"))
+    #expect(SQLiteTimestamp.text(submillisecond) == "2023-01-01T00:00:05.123Z")
+  }
 }

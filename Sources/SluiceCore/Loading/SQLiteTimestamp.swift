@@ -1,13 +1,15 @@
 import Foundation
 
-/// Formats instants as SQLite's preferred text: `2023-01-01T00:00:05.000Z` (UTC, milliseconds),
-/// which sorts as time sorts and which SQLite's date functions read.
+/// Formats instants as SQLite's preferred text: `2023-01-01T00:00:05.000Z` (UTC, to the nearest
+/// millisecond), which sorts as time sorts and which SQLite's date functions read.
 ///
 /// Written by hand because `ISO8601DateFormatter` costs tens of microseconds per call and a
 /// loader formats one per record.
 public enum SQLiteTimestamp {
   public static func text(_ date: Date) -> String {
-    let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+    // Rounded, not truncated: a `Date` is a binary `Double`, so a parsed `.002` can arrive as
+    // 0.001999… seconds, and truncating would store `.001`.
+    let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
     let total = Int64(milliseconds)
     var days = total / 86_400_000
     var rest = total % 86_400_000
