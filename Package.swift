@@ -70,7 +70,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceEndToEndTests",
-      dependencies: ["sluice", "SluiceCore", "SluiceTestSupport"]
+      dependencies: ["sluice", "orders-generator", "SluiceCore", "SluiceTestSupport"]
     ),
   ],
   swiftLanguageModes: [.v6]
