@@ -40,16 +40,22 @@ let package = Package(
       name: "sluice",
       dependencies: ["SluiceCore", "SluiceCatalog"]
     ),
+    // Deterministic orders shared by the benchmarks and the tests.
+    .target(
+      name: "OrderSamples",
+      dependencies: ["SluiceCore"],
+      path: "Benchmarks/OrderSamples"
+    ),
     // `swift run -c release decoder-benchmark`: Sluice's decoder against JSONDecoder.
     .executableTarget(
       name: "decoder-benchmark",
-      dependencies: ["SluiceCore"],
+      dependencies: ["SluiceCore", "OrderSamples"],
       path: "Benchmarks/DecoderBenchmark"
     ),
     // `swift run -c release orders-generator --count N --out DIR`: benchmark data.
     .executableTarget(
       name: "orders-generator",
-      dependencies: ["SluiceCore", "CZlib"],
+      dependencies: ["SluiceCore", "OrderSamples", "CZlib"],
       path: "Benchmarks/OrdersGenerator"
     ),
     // Files, gzip streams and corpus paths shared by the test targets.
@@ -64,7 +70,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceCatalogTests",
-      dependencies: ["SluiceCatalog", "SluiceCore", "SluiceTestSupport"],
+      dependencies: ["SluiceCatalog", "SluiceCore", "SluiceTestSupport", "OrderSamples"],
       // Contract fixtures are read in place through #filePath, not bundled.
       exclude: ["Fixtures"]
     ),

@@ -5,6 +5,7 @@
 //
 // Not part of `swift test`: timings belong in release builds, side by side in one run.
 import Foundation
+import OrderSamples
 import SluiceCore
 
 struct OrderDTO: Decodable {
@@ -34,40 +35,17 @@ struct ItemDTO: Decodable {
   let priceMinor: Int64
 }
 
-/// Deterministic order records in the shape of the orders dataset.
+/// Deterministic order records in the shape of the orders dataset (the benchmark generator's).
 func makeRecords(_ count: Int) -> [RawRecord] {
-  var generator = SplitMix(seed: 42)
-  let statuses = ["pending", "completed", "cancelled"]
-  let currencies = ["EUR", "USD", "GBP", "JPY"]
-  let names = ["Zoë Müller", "Ana Lima", "李雷", "Olu Ade", "Søren Kierkegaard", "Chloé \\\"Coco\\\" Martin"]
-  let formatter = ISO8601DateFormatter()
+  var sampler = OrderSampler(seed: 42, customers: max(count / 4, 1))
   var records: [RawRecord] = []
   var offset: Int64 = 0
   for index in 0..<count {
-    let itemCount = Int(generator.next() % 4) + 1
-    let items = (0..<itemCount).map { _ in
-      #"{"sku":"SKU-\#(String(format: "%05d", generator.next() % 100_000))","qty":\#(generator.next() % 9 + 1),"priceMinor":\#(generator.next() % 500_000)}"#
-    }
-    let seconds = 1_672_531_200 + Int(generator.next() % 31_536_000)
-    let date = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-    let text = #"{"orderId":"\#(String(format: "%010d", index))","amount":\#(generator.next() % 10_000_000_000),"currency":"\#(currencies[index % 4])","status":"\#(statuses[index % 3])","createdAt":"\#(date)","customer":{"id":\#(generator.next() % 100_000),"name":"\#(names[index % names.count])"},"items":[\#(items.joined(separator: ","))]}"#
-    let bytes = Array(text.utf8)
+    let bytes = Array(sampler.next().order.json.utf8)
     records.append(RawRecord(location: RecordLocation(ordinal: index + 1, byteOffset: offset, line: index + 1), bytes: bytes))
     offset += Int64(bytes.count + 1)
   }
   return records
-}
-
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
 }
 
 func seconds(_ body: () throws -> Int) rethrows -> (Double, Int) {

@@ -8,21 +8,8 @@
 // The same N and seed always give the same bytes.
 import CZlib
 import Foundation
+import OrderSamples
 import SluiceCore
-
-struct SplitMix {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func next(_ range: ClosedRange<Int>) -> Int {
-    range.lowerBound + Int(next() % UInt64(range.count))
-  }
-}
 
 /// A file written through a buffer, optionally gzip-compressed with zlib (level 6, gzip header).
 final class OutputFile {
@@ -98,16 +85,8 @@ let seed = value("--seed").flatMap(UInt64.init) ?? 1
 try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
 func path(_ name: String) -> String { (out as NSString).appendingPathComponent(name) }
 
-let statuses: [(name: String, id: Int)] = [("pending", 1), ("completed", 2), ("completed", 2), ("completed", 2), ("cancelled", 3)]
-let currencies = ["EUR", "EUR", "USD", "GBP", "JPY", "CHF"]
-let first = ["Zoë", "Ana", "李", "Olu", "Søren", "Chloé", "Mateus", "Aiko", "Ngozi", "Émile", "Ingrid", "Rahul"]
-let last = ["Müller", "Lima", "雷", "Adeyemi", "Kierkegaard", "Martin", "Souza", "Tanaka", "Okafor", "Zola", "Berg", "Mehta"]
-let customerCount = max(count / 4, 1)
-func customerName(_ id: Int) -> String { "\(first[id % first.count]) \(last[(id * 7) % last.count])" }
-func pad(_ value: Int, _ width: Int) -> String {
-  let text = String(value)
-  return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
-}
+let statusIDs = ["pending": 1, "completed": 2, "cancelled": 3]
+var sampler = OrderSampler(seed: seed, customers: max(count / 4, 1))
 
 let json = try OutputFile(path("orders.json.gz"), gzip: true)
 let ndjson = try OutputFile(path("orders.ndjson.gz"), gzip: true)
@@ -115,43 +94,28 @@ let ordersCSV = try OutputFile(path("orders.csv"), gzip: false)
 let itemsCSV = try OutputFile(path("order_items.csv"), gzip: false)
 try ordersCSV.write("order_id,amount_minor,currency,status_id,created_at,customer_id\n")
 try itemsCSV.write("order_id,line,sku,qty,price_minor\n")
-var random = SplitMix(state: seed)
-var customersSeen = Set<Int>()
-let epoch = 1_672_531_200  // 2023-01-01T00:00:00Z
+var customersSeen = Set<Int64>()
 try json.write("[\n")
 for index in 0..<count {
-  let orderID = pad(index + 1, 10)
-  let customer = random.next(1...customerCount)
-  customersSeen.insert(customer)
-  var items: [String] = []
-  var amount = 0
-  let itemCount = random.next(1...5)
-  for line in 1...itemCount {
-    let sku = "SKU-" + pad(random.next(0...99_999), 5)
-    let qty = random.next(1...9)
-    let price = random.next(50...499_999)
-    amount += qty * price
-    items.append(#"{"sku":"\#(sku)","qty":\#(qty),"priceMinor":\#(price)}"#)
-    try itemsCSV.write("\(orderID),\(line),\(sku),\(qty),\(price)\n")
+  let (order, seconds, milliseconds) = sampler.next()
+  customersSeen.insert(order.customerID)
+  for (line, item) in order.items.enumerated() {
+    try itemsCSV.write("\(order.id),\(line + 1),\(item.sku),\(item.qty),\(item.priceMinor)\n")
   }
-  let currency = currencies[random.next(0...currencies.count - 1)]
-  let status = statuses[random.next(0...statuses.count - 1)]
-  let seconds = epoch + index * 37 + random.next(0...36)
-  let milliseconds = index % 3 == 0 ? random.next(0...999) : 0
-  let instant = Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
-  var stamp = String(SQLiteTimestamp.text(instant).prefix(19))
-  if index % 3 == 0 { stamp += "." + pad(milliseconds, 3) }
-  let record = #"{"orderId":"\#(orderID)","amount":\#(amount),"currency":"\#(currency)","status":"\#(status.name)","createdAt":"\#(stamp)Z","customer":{"id":\#(customer),"name":"\#(customerName(customer))"},"items":[\#(items.joined(separator: ","))]}"#
+  let record = order.json
   try json.write(record + (index + 1 < count ? ",\n" : "\n"))
   try ndjson.write(record + "\n")
-  try ordersCSV.write("\(orderID),\(amount),\(currency),\(status.id),\(SQLiteTimestamp.text(instant)),\(customer)\n")
+  let instant = Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+  let status = statusIDs[order.status] ?? 0
+  try ordersCSV.write(
+    "\(order.id),\(order.amount),\(order.currency),\(status),\(SQLiteTimestamp.text(instant)),\(order.customerID)\n")
 }
 try json.write("]\n")
 for file in [json, ndjson, ordersCSV, itemsCSV] { try file.close() }
 
 let customersCSV = try OutputFile(path("customers.csv"), gzip: false)
 try customersCSV.write("customer_id,name\n")
-for id in customersSeen.sorted() { try customersCSV.write("\(id),\(customerName(id))\n") }
+for id in customersSeen.sorted() { try customersCSV.write("\(id),\(OrderSampler.customerName(id))\n") }
 try customersCSV.close()
 let statusesCSV = try OutputFile(path("order_statuses.csv"), gzip: false)
 try statusesCSV.write("id,name,is_final,retired\n1,pending,0,0\n2,completed,1,0\n3,cancelled,1,0\n")

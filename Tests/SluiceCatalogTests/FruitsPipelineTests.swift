@@ -188,6 +188,8 @@ struct FruitsPipelineTests {
     #expect(kept.status == .succeeded)
     #expect(try ignore.dump() == before)
     #expect(kept.rowsWritten["fruits"] == 0)
+    #expect(kept.statistics(for: .load).kept == 1)
+    #expect(kept.summary().contains("kept 1 record(s) whose key existed"))
 
     let replace = try Workspace()
     _ = try replace.run(original)

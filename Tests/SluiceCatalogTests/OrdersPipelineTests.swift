@@ -1,48 +1,11 @@
 import Foundation
+import OrderSamples
 import SluiceCatalog
 import SluiceCore
 import SluiceTestSupport
 import Testing
 
-/// A small deterministic generator (SplitMix64), so every run of a test sees the same orders.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
-/// An order as a test generates it: the values it writes into the dump, kept so the test can
-/// compute the true answers to its SQL questions in Swift.
-struct GeneratedOrder {
-  struct Item {
-    var sku: String
-    var qty: Int
-    var priceMinor: Int64
-  }
-
-  var id: String
-  var currency: String
-  var status: String
-  var createdAt: String
-  var customerID: Int64
-  var customerName: String
-  var items: [Item]
-
-  var amount: Int64 { items.reduce(0) { $0 + Int64($1.qty) * $1.priceMinor } }
-
-  var json: String {
-    let list = items.map { #"{"sku":"\#($0.sku)","qty":\#($0.qty),"priceMinor":\#($0.priceMinor)}"# }
-    return #"{"orderId":"\#(id)","amount":\#(amount),"currency":"\#(currency)","status":"\#(status)","#
-      + #""createdAt":"\#(createdAt)","customer":{"id":\#(customerID),"name":"\#(customerName)"},"#
-      + #""items":[\#(list.joined(separator: ","))]}"#
-  }
-
+extension GeneratedOrder {
   /// The record's JSON with one fragment replaced (it must occur), to damage it.
   func json(replacing fragment: String, with replacement: String) -> String {
     let text = json

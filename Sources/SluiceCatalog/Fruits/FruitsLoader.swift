@@ -10,6 +10,7 @@ public final class FruitsLoader: RecordLoader {
   private let connection: SQLiteConnection
   private let conflict: ConflictPolicy
   private let insertFruit: SQLiteStatement
+  private let updateFruit: SQLiteStatement
   private let deleteFruit: SQLiteStatement
   private let deleteRecipes: SQLiteStatement
   private let insertRecipe: SQLiteStatement
@@ -21,14 +22,14 @@ public final class FruitsLoader: RecordLoader {
     self.conflict = conflict
     let insert = "INSERT INTO fruits (fruit_id, name, color) VALUES (?, ?, ?)"
     switch conflict {
-    case .upsert:
-      insertFruit = try connection.prepare(
-        insert + " ON CONFLICT (fruit_id) DO UPDATE SET name = excluded.name, color = excluded.color")
-    case .ignore:
+    case .upsert, .ignore:
+      // Insert first; only a fruit that exists is updated and has its recipes deleted, so a new
+      // fruit — the common case — costs one statement.
       insertFruit = try connection.prepare(insert + " ON CONFLICT (fruit_id) DO NOTHING")
     case .replace, .fail:
       insertFruit = try connection.prepare(insert)
     }
+    updateFruit = try connection.prepare("UPDATE fruits SET name = ?2, color = ?3 WHERE fruit_id = ?1")
     deleteFruit = try connection.prepare("DELETE FROM fruits WHERE fruit_id = ?")
     deleteRecipes = try connection.prepare("DELETE FROM recipes WHERE fruit_id = ?")
     insertRecipe = try connection.prepare(
@@ -40,16 +41,20 @@ public final class FruitsLoader: RecordLoader {
       try deleteFruit.bind(fruit.id, at: 1)
       try deleteFruit.execute()
     }
-    try insertFruit.bind(fruit.id, at: 1)
-    try insertFruit.bind(fruit.name, at: 2)
-    try insertFruit.bind(fruit.color, at: 3)
+    for statement in [insertFruit, updateFruit] {
+      try statement.bind(fruit.id, at: 1)
+      try statement.bind(fruit.name, at: 2)
+      try statement.bind(fruit.color, at: 3)
+    }
     try insertFruit.execute()
-    if conflict == .ignore && connection.changes == 0 { return .keptExisting }
-    fruitRows += 1
-    if conflict == .upsert {
+    if connection.changes == 0 {
+      // The fruit exists (upsert and ignore only: the others fail or deleted it first).
+      if conflict == .ignore { return .keptExisting }
+      try updateFruit.execute()
       try deleteRecipes.bind(fruit.id, at: 1)
       try deleteRecipes.execute()
     }
+    fruitRows += 1
     for (position, recipe) in fruit.recipes.enumerated() {
       try insertRecipe.bind(fruit.id, at: 1)
       try insertRecipe.bind(Int64(position), at: 2)

@@ -113,7 +113,9 @@ public struct Pipeline<D: Dataset> {
           var mark = Stopwatch.now()
           do {
             try savepoints?.begin()
-            _ = try loader.load(record)
+            if try loader.load(record) == .keptExisting {
+              state.statistics[.load, default: StageStatistics(stage: .load)].kept += 1
+            }
             try savepoints?.release()
           } catch let error as SQLiteError where error.isConstraintViolation {
             try savepoints?.rollback()

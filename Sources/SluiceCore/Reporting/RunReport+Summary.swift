@@ -25,6 +25,10 @@ extension RunReport {
       }
       lines.append("  " + cells.joined(separator: "  "))
     }
+    let kept = statistics(for: .load).kept
+    if kept > 0 {
+      lines.append("  kept \(kept) record(s) whose key existed, as they were (onConflict \(conflict))")
+    }
     let total = issueCounts.values.reduce(0, +)
     if total > 0 {
       let byCount = issueCounts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }

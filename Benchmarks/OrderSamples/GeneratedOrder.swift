@@ -1,0 +1,48 @@
+/// An order as a generator makes it: the values it writes into a dump, kept so that callers can
+/// also write the same rows as CSV or compute true answers to questions about them.
+public struct GeneratedOrder: Sendable {
+  public struct Item: Sendable {
+    public var sku: String
+    public var qty: Int
+    public var priceMinor: Int64
+
+    public init(sku: String, qty: Int, priceMinor: Int64) {
+      self.sku = sku
+      self.qty = qty
+      self.priceMinor = priceMinor
+    }
+  }
+
+  public var id: String
+  public var currency: String
+  public var status: String
+  /// The timestamp exactly as the dump writes it (`2023-01-01T00:00:05Z`, `….123Z`).
+  public var createdAt: String
+  public var customerID: Int64
+  public var customerName: String
+  public var items: [Item]
+
+  public init(
+    id: String, currency: String, status: String, createdAt: String, customerID: Int64,
+    customerName: String, items: [Item]
+  ) {
+    self.id = id
+    self.currency = currency
+    self.status = status
+    self.createdAt = createdAt
+    self.customerID = customerID
+    self.customerName = customerName
+    self.items = items
+  }
+
+  /// The sum of the lines, which is what the generators write as `amount`.
+  public var amount: Int64 { items.reduce(0) { $0 + Int64($1.qty) * $1.priceMinor } }
+
+  /// The record in the orders dataset's wire format, on one line.
+  public var json: String {
+    let list = items.map { #"{"sku":"\#($0.sku)","qty":\#($0.qty),"priceMinor":\#($0.priceMinor)}"# }
+    return #"{"orderId":"\#(id)","amount":\#(amount),"currency":"\#(currency)","status":"\#(status)","#
+      + #""createdAt":"\#(createdAt)","customer":{"id":\#(customerID),"name":"\#(customerName)"},"#
+      + #""items":[\#(list.joined(separator: ","))]}"#
+  }
+}
