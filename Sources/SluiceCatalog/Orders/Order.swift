@@ -7,7 +7,7 @@ public struct Order: Sendable, Hashable {
   public var amountMinor: Int64
   public var currency: String
   public var status: OrderStatus
-  public var createdAt: Date
+  public var createdAt: Timestamp
   public var customer: Customer
   public var items: [OrderItem]
 }

@@ -78,7 +78,7 @@ public struct OrdersDataset: Dataset {
     }
     return Order(
       id: order.identifier, amountMinor: order.amountMinor, currency: order.currency, status: status,
-      createdAt: order.createdAt, customer: Customer(id: order.customer.id, name: order.customer.name),
+      createdAt: Timestamp(order.createdAt), customer: Customer(id: order.customer.id, name: order.customer.name),
       items: order.items.map { OrderItem(sku: $0.sku, quantity: $0.qty, priceMinor: $0.priceMinor) })
   }
 

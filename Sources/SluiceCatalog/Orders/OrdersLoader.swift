@@ -16,6 +16,11 @@ public final class OrdersLoader: RecordLoader {
   private let deleteOrder: SQLiteStatement
   private let deleteItems: SQLiteStatement
   private let insertItem: SQLiteStatement
+  /// Customers this run has written, with their names, so a repeat customer costs no statement.
+  /// Bounded: cleared when full. Filled only after a whole record loaded, so a record that a
+  /// savepoint rolls back can never leave a name here that the database does not hold.
+  private var writtenCustomers: [Int64: String] = [:]
+  private static let customerCacheLimit = 65_536
   private var orderRows = 0
   private var itemRows = 0
   private var customerRows = 0
@@ -57,18 +62,20 @@ public final class OrdersLoader: RecordLoader {
       try deleteOrder.bind(order.id, at: 1)
       try deleteOrder.execute()
     }
-    try upsertCustomer.bind(order.customer.id, at: 1)
-    try upsertCustomer.bind(order.customer.name, at: 2)
-    try upsertCustomer.execute()
-    customerRows += connection.changes
+    let customerIsCurrent = writtenCustomers[order.customer.id] == order.customer.name
+    if !customerIsCurrent {
+      try upsertCustomer.bind(order.customer.id, at: 1)
+      try upsertCustomer.bind(order.customer.name, at: 2)
+      try upsertCustomer.execute()
+      customerRows += connection.changes
+    }
 
-    let createdAt = SQLiteTimestamp.text(order.createdAt)
-    try bindOrder(insertOrder, order, createdAt: createdAt)
+    try bindOrder(insertOrder, order)
     try insertOrder.execute()
     if connection.changes == 0 {
       // The order exists (upsert and ignore only: the others fail or deleted it first).
       if conflict == .ignore { return .keptExisting }
-      try bindOrder(updateOrder, order, createdAt: createdAt)
+      try bindOrder(updateOrder, order)
       try updateOrder.execute()
       try deleteItems.bind(order.id, at: 1)
       try deleteItems.execute()
@@ -84,15 +91,19 @@ public final class OrdersLoader: RecordLoader {
       try insertItem.execute()
     }
     itemRows += order.items.count
+    if !customerIsCurrent {
+      if writtenCustomers.count >= Self.customerCacheLimit { writtenCustomers.removeAll(keepingCapacity: true) }
+      writtenCustomers[order.customer.id] = order.customer.name
+    }
     return .written
   }
 
-  private func bindOrder(_ statement: SQLiteStatement, _ order: Order, createdAt: String) throws {
+  private func bindOrder(_ statement: SQLiteStatement, _ order: Order) throws {
     try statement.bind(order.id, at: 1)
     try statement.bind(order.amountMinor, at: 2)
     try statement.bind(order.currency, at: 3)
     try statement.bind(order.status.lookupID, at: 4)
-    try statement.bind(createdAt, at: 5)
+    try statement.bind(order.createdAt.text, at: 5)
     try statement.bind(order.customer.id, at: 6)
   }
 

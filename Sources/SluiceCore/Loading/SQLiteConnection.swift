@@ -18,7 +18,13 @@ public final class SQLiteConnection {
     }
   }
 
+  /// Process-wide settings, applied once before SQLite initializes itself.
+  private static let configured: Void = {
+    _ = sluice_sqlite_disable_memory_statistics()
+  }()
+
   public init(path: String, options: OpenOptions = OpenOptions()) throws {
+    Self.configured
     self.path = path
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
     if options.readOnly {

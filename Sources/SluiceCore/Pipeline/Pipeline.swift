@@ -205,7 +205,14 @@ public struct Pipeline<D: Dataset> {
 
   private func openDatabase() throws -> SQLiteConnection {
     do {
+      let attributes = try? FileManager.default.attributesOfItem(atPath: configuration.database)
+      let isNew = ((attributes?[.size] as? NSNumber)?.intValue ?? 0) == 0
       let connection = try SQLiteConnection(path: configuration.database)
+      if isNew {
+        // Set before the first table exists: 16 KiB pages made a 1M-order load ~10% faster
+        // than the default 4 KiB (fewer, fuller B-tree pages). Existing databases keep theirs.
+        try connection.execute("PRAGMA page_size = 16384")
+      }
       // A bigger page cache keeps the indexes' hot pages in memory during a bulk load; it is a
       // fixed amount, so memory still does not grow with the input.
       try connection.execute("PRAGMA cache_size = -\(Self.pageCacheKibibytes)")
