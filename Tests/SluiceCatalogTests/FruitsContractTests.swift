@@ -9,8 +9,7 @@ import Testing
 /// and field path.
 @Suite("Fruits contract fixtures")
 struct FruitsContractTests {
-  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/fruits")
+  static let fixtures = ContractFixtures.directory("fruits")
 
   struct Expectation: Sendable, CustomTestStringConvertible {
     var file: String
@@ -21,11 +20,7 @@ struct FruitsContractTests {
     var testDescription: String { file }
   }
 
-  static var rejectUnknown: Policy {
-    var policy = Policy.strict
-    policy.unknownFields = .reject
-    return policy
-  }
+  static var rejectUnknown: Policy { ContractFixtures.strictRejectingUnknownFields }
 
   static let invalid: [Expectation] = [
     .init(file: "001-null-name.json", stage: .decode, code: .nullValue, path: "name"),
@@ -45,14 +40,9 @@ struct FruitsContractTests {
 
   /// Runs one fixture as a one-record NDJSON-free array through every stage but the load.
   private func validate(_ file: URL, policy: Policy) throws -> RunReport {
-    let directory = try TemporaryDirectory()
-    let bytes = Array("[".utf8) + Array(try Data(contentsOf: file)) + Array("]".utf8)
-    let input = try directory.write("fixture.json", bytes)
-    var configuration = PipelineConfiguration(
-      name: file.lastPathComponent, input: input, policy: policy, database: directory.file("unused.sqlite"))
-    configuration.isDryRun = true
-    return Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    try ContractFixtures.validate(file, with: FruitsDataset(), policy: policy)
   }
+
 
   @Test func everyInvalidFixtureHasAnExpectation() throws {
     let files = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures.appendingPathComponent("invalid").path)

@@ -9,8 +9,7 @@ import Testing
 /// and field path — money and identifiers at their bounds, an unknown status, broken items.
 @Suite("Orders contract fixtures")
 struct OrdersContractTests {
-  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/orders")
+  static let fixtures = ContractFixtures.directory("orders")
 
   struct Expectation: Sendable, CustomTestStringConvertible {
     var file: String
@@ -23,11 +22,7 @@ struct OrdersContractTests {
     var testDescription: String { file }
   }
 
-  static var rejectUnknown: Policy {
-    var policy = Policy.strict
-    policy.unknownFields = .reject
-    return policy
-  }
+  static var rejectUnknown: Policy { ContractFixtures.strictRejectingUnknownFields }
 
   static var legacy: Policy {
     var policy = Policy.lenient
@@ -82,16 +77,9 @@ struct OrdersContractTests {
 
   /// Runs one fixture as a one-record array through every stage but the load.
   private func validate(_ file: URL, policy: Policy) throws -> RunReport {
-    let directory = try TemporaryDirectory()
-    let bytes = Array("[".utf8) + Array(try Data(contentsOf: file)) + Array("]".utf8)
-    let input = try directory.write("fixture.json", bytes)
-    var configuration = PipelineConfiguration(
-      name: file.lastPathComponent, input: input, policy: policy, database: directory.file("unused.sqlite"))
-    configuration.isDryRun = true
-    let report = Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
-    #expect(!FileManager.default.fileExists(atPath: directory.file("unused.sqlite")))
-    return report
+    try ContractFixtures.validate(file, with: OrdersDataset(), policy: policy)
   }
+
 
   /// Loads one fixture into a fresh database and returns it, with the directory that keeps it.
   private func load(_ file: URL, policy: Policy = .strict) throws -> (RunReport, SQLiteConnection, TemporaryDirectory) {

@@ -1,0 +1,44 @@
+import Foundation
+import SluiceCore
+
+/// Runs a dataset's contract fixtures (seed 002, item 10): each fixture file holds one record,
+/// run as a one-record array through every stage but the load.
+public enum ContractFixtures {
+  /// The fixture directory of a dataset, beside the test file that asks.
+  public static func directory(_ dataset: String, testFile: String = #filePath) -> URL {
+    URL(fileURLWithPath: testFile).deletingLastPathComponent().appendingPathComponent("Fixtures/\(dataset)")
+  }
+
+  /// The file names in one of a dataset's fixture folders (`valid`, `invalid`), sorted.
+  public static func files(_ folder: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+  }
+
+  /// The strict preset, with unknown fields as errors: a contract that admits no drift.
+  public static var strictRejectingUnknownFields: Policy {
+    var policy = Policy.strict
+    policy.unknownFields = .reject
+    return policy
+  }
+
+  /// Validates one fixture (a dry run: no database is opened) and returns the run's report.
+  public static func validate<D: Dataset>(_ fixture: URL, with dataset: D, policy: Policy) throws -> RunReport {
+    let directory = try TemporaryDirectory()
+    let bytes = Array("[".utf8) + Array(try Data(contentsOf: fixture)) + Array("]".utf8)
+    let input = try directory.write("fixture.json", bytes)
+    var configuration = PipelineConfiguration(
+      name: fixture.lastPathComponent, input: input, policy: policy, database: directory.file("unused.sqlite"))
+    configuration.isDryRun = true
+    let report = Pipeline(dataset: dataset, configuration: configuration).run()
+    if FileManager.default.fileExists(atPath: directory.file("unused.sqlite")) {
+      throw DryRunWroteDatabase(fixture: fixture.lastPathComponent)
+    }
+    return report
+  }
+
+  /// A dry run must never create its database; a test that sees this has found a bug.
+  public struct DryRunWroteDatabase: Error, CustomStringConvertible {
+    public var fixture: String
+    public var description: String { "validating \(fixture) created a database" }
+  }
+}
