@@ -97,11 +97,33 @@ struct SQLiteTests {
       Migration("m1", sql: "CREATE TABLE one (x INTEGER)"),
       Migration("m2", sql: "CREATE TABLE two (y INTEGER)"),
     ]
-    #expect(try Migrator.migrate(db, migrations) == ["m1", "m2"])
-    #expect(try Migrator.migrate(db, migrations) == [])
+    #expect(try Migrator.migrate(db, migrations).applied == ["m1", "m2"])
+    #expect(try Migrator.migrate(db, migrations).applied == [])
     let more = migrations + [Migration("m3", sql: "ALTER TABLE two ADD COLUMN z TEXT")]
-    #expect(try Migrator.migrate(db, more) == ["m3"])
+    #expect(try Migrator.migrate(db, more).applied == ["m3"])
     #expect(try db.scalarInt("SELECT count(*) FROM sluice_migrations") == 3)
+  }
+
+  @Test func deferrableIndexesWaitOnlyOnAFreshSchema() throws {
+    let scratch = try makeDatabase()
+    defer { withExtendedLifetime(scratch) {} }
+    let db = scratch.connection
+    let migrations = [
+      Migration("t-1", sql: "CREATE TABLE t (x INTEGER, y INTEGER)"),
+      Migration("t-2", sql: "CREATE INDEX t_by_y ON t (y)", isDeferrableIndex: true),
+    ]
+    let first = try Migrator.migrate(db, migrations, deferringIndexesOnFreshSchema: true)
+    #expect(first.applied == ["t-1"])
+    #expect(first.deferred.map(\.identifier) == ["t-2"])
+    #expect(try db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 't_by_y'") == 0)
+    #expect(try Migrator.migrate(db, first.deferred).applied == ["t-2"])
+    #expect(try db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 't_by_y'") == 1)
+
+    // A schema that exists already gets a new deferrable index at once.
+    let later = migrations + [Migration("t-3", sql: "CREATE INDEX t_by_x ON t (x)", isDeferrableIndex: true)]
+    let second = try Migrator.migrate(db, later, deferringIndexesOnFreshSchema: true)
+    #expect(second.applied == ["t-3"])
+    #expect(second.deferred.isEmpty)
   }
 
   @Test func failedMigrationInsideATransactionLeavesNoTrace() throws {

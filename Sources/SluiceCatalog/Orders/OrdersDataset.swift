@@ -28,7 +28,6 @@ public struct OrdersDataset: Dataset {
             created_at TEXT NOT NULL,
             customer_id INTEGER NOT NULL REFERENCES customers (customer_id)
           ) STRICT;
-          CREATE INDEX orders_by_customer ON orders (customer_id);
           CREATE TABLE order_items (
             order_id TEXT NOT NULL REFERENCES orders (order_id) ON DELETE CASCADE,
             line INTEGER NOT NULL CHECK (line >= 1),
@@ -37,7 +36,10 @@ public struct OrdersDataset: Dataset {
             price_minor INTEGER NOT NULL CHECK (price_minor >= 0),
             PRIMARY KEY (order_id, line)
           ) STRICT, WITHOUT ROWID;
-          """)
+          """),
+      Migration(
+        "orders-2-index-by-customer", sql: "CREATE INDEX orders_by_customer ON orders (customer_id)",
+        isDeferrableIndex: true),
     ]
   }
 

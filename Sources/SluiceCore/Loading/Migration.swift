@@ -5,10 +5,16 @@
 public struct Migration: Sendable {
   public var identifier: String
   public var sql: String
+  /// A secondary, non-unique index that may be built after a first load instead of before it.
+  /// Building an index once over loaded rows is a sort; maintaining it row by row is a random
+  /// B-tree insert per row, which dominates a bulk load once the index outgrows the page cache.
+  /// Only for indexes no constraint depends on: the load runs without them.
+  public var isDeferrableIndex: Bool
 
-  public init(_ identifier: String, sql: String) {
+  public init(_ identifier: String, sql: String, isDeferrableIndex: Bool = false) {
     self.identifier = identifier
     self.sql = sql
+    self.isDeferrableIndex = isDeferrableIndex
   }
 }
 
@@ -16,10 +22,15 @@ public struct Migration: Sendable {
 public enum Migrator {
   /// Applies the missing migrations and returns the identifiers it applied. Call it inside a
   /// transaction so a failed run leaves no half-migrated schema.
+  ///
+  /// With `deferringIndexesOnFreshSchema`, when none of `migrations` had been applied before —
+  /// the dataset's tables are being created, so they are empty — deferrable indexes are left
+  /// out and returned in `deferred`; apply them with `migrate` after the load, in the same
+  /// transaction.
   @discardableResult
-  public static func migrate(_ connection: SQLiteConnection, _ migrations: [Migration]) throws
-    -> [String]
-  {
+  public static func migrate(
+    _ connection: SQLiteConnection, _ migrations: [Migration], deferringIndexesOnFreshSchema: Bool = false
+  ) throws -> (applied: [String], deferred: [Migration]) {
     try connection.execute(
       """
       CREATE TABLE IF NOT EXISTS sluice_migrations (
@@ -29,16 +40,23 @@ public enum Migrator {
       """)
     let check = try connection.prepare("SELECT 1 FROM sluice_migrations WHERE identifier = ?")
     let record = try connection.prepare("INSERT INTO sluice_migrations (identifier) VALUES (?)")
-    var applied: [String] = []
-    for migration in migrations {
+    let pending = try migrations.filter { migration in
       try check.bind([.text(migration.identifier)])
-      let seen = try check.step()
-      check.reset()
-      if seen { continue }
+      defer { check.reset() }
+      return try !check.step()
+    }
+    let fresh = deferringIndexesOnFreshSchema && !migrations.isEmpty && pending.count == migrations.count
+    var applied: [String] = []
+    var deferred: [Migration] = []
+    for migration in pending {
+      if fresh && migration.isDeferrableIndex {
+        deferred.append(migration)
+        continue
+      }
       try connection.execute(migration.sql)
       try record.run([.text(migration.identifier)])
       applied.append(migration.identifier)
     }
-    return applied
+    return (applied, deferred)
   }
 }

@@ -45,12 +45,14 @@ public struct Pipeline<D: Dataset> {
         let database = try openDatabase()
         connection = database
         rowsWritten = try database.withTransaction {
-          try Migrator.migrate(database, AuditLog.migrations + dataset.migrations)
+          try Migrator.migrate(database, AuditLog.migrations)
+          let deferred = try Migrator.migrate(database, dataset.migrations, deferringIndexesOnFreshSchema: true).deferred
           try dataset.synchronizeLookups(database)
           let loader = try dataset.makeLoader(connection: database, conflict: configuration.conflict)
           let savepoints = configuration.policy.invalidRecord == .skip ? try Savepoints(database) : nil
           try process(reader: reader, loader: loader, savepoints: savepoints, state: &run)
           try run.checkRejectRate()
+          try Migrator.migrate(database, deferred)
           let written = loader.rowsWritten
           try AuditLog.record(
             makeReport(run, input: input, failure: nil, rowsWritten: written, tableRows: [:], committed: true),
