@@ -15,6 +15,8 @@ public struct Pipeline<D: Dataset> {
 
   /// SQLite's page cache during a run, in KiB.
   static var pageCacheKibibytes: Int { 16 * 1024 }
+  /// The page cache while deferred indexes are built after a load, in KiB.
+  static var indexBuildCacheKibibytes: Int { 4 * 1024 }
 
   public init(dataset: D, configuration: PipelineConfiguration) {
     self.dataset = dataset
@@ -52,7 +54,12 @@ public struct Pipeline<D: Dataset> {
           let savepoints = configuration.policy.invalidRecord == .skip ? try Savepoints(database) : nil
           try process(reader: reader, loader: loader, savepoints: savepoints, state: &run)
           try run.checkRejectRate()
-          try Migrator.migrate(database, deferred)
+          if !deferred.isEmpty {
+            // SQLite's sorter takes as much memory again as the page cache; a small cache keeps
+            // the index build within the run's memory budget (it spills to a temporary file).
+            try database.execute("PRAGMA cache_size = -\(Self.indexBuildCacheKibibytes)")
+            try Migrator.migrate(database, deferred)
+          }
           let written = loader.rowsWritten
           try AuditLog.record(
             makeReport(run, input: input, failure: nil, rowsWritten: written, tableRows: [:], committed: true),
