@@ -37,6 +37,7 @@ enum RunCommand {
               --on-conflict upsert|replace|ignore|fail
               --db PATH              the SQLite database to create or update
               --rejects PATH         write every rejected record (raw text and issues) as NDJSON here
+              --busy-timeout SECONDS how long to wait for another process's lock (default 5)
           """
     case .validate:
       usage = "sluice validate PIPELINE.json [options]"
@@ -61,6 +62,7 @@ enum RunCommand {
               --policy strict|lenient
               --on-conflict upsert|replace|ignore|fail
               --db PATH              the SQLite database to update
+              --busy-timeout SECONDS how long to wait for another process's lock (default 5)
               --report PATH          write the JSON run report here
               --junit PATH           write the contract's checks as JUnit XML here
           """
@@ -82,18 +84,18 @@ enum RunCommand {
     var values: Set<String> = ["policy", "report", "junit", "rejects"]
     var flags: Set<String> = ["help"]
     switch mode {
-    case .run: values.formUnion(["input", "format", "record-path", "on-conflict", "db"])
+    case .run: values.formUnion(["input", "format", "record-path", "on-conflict", "db", "busy-timeout"])
     case .validate:
       values.formUnion(["input", "format", "record-path"])
       flags.insert("fail-on-warnings")
-    case .replay: values.formUnion(["on-conflict", "db"])
+    case .replay: values.formUnion(["on-conflict", "db", "busy-timeout"])
     }
     return ArgumentParser(valueOptions: values, flags: flags, help: help(mode))
   }
 
   static func main(_ mode: Mode, arguments: [String]) throws -> Int32 {
     if arguments.contains("-h") || arguments.contains("--help") {
-      print(help(mode))
+      printOutput(help(mode))
       return ExitCode.success
     }
     let parsed = try parser(mode).parse(arguments)
@@ -128,34 +130,32 @@ enum RunCommand {
 
     let report = dataset.run(configuration)
     printError(report.summary())
-    var status = report.exitCode
-    for (path, kind) in [(configuration.reportPath, "report"), (configuration.junitPath, "JUnit file")] {
-      guard let path else { continue }
-      do {
-        let data = kind == "report" ? try report.jsonData() : Data(JUnitReport.render(report).utf8)
-        try write(data, to: path)
-      } catch {
-        printError("sluice: cannot write the \(kind) to \(path): \(error.localizedDescription)")
-        if status == ExitCode.success { status = ExitCode.cannotCreate }
-      }
-    }
-    if let rejects = configuration.rejectsPath, report.quarantined > 0 {
+    for problem in report.outputErrors { printError("sluice: \(problem)") }
+    if let rejects = configuration.rejectsPath, !report.outputErrors.contains(where: { $0.contains(rejects) }) {
       printError("sluice: \(report.quarantined) rejected record(s) written to \(rejects)")
     }
     if configuration.isDryRun {
       let read = report.statistics(for: .read).recordsIn
       let errors = report.issues.isEmpty ? 0 : report.issueCounts.values.reduce(0, +)
-      print(
+      printOutput(
         report.status == .succeeded
           ? "valid: \(read) record(s) meet the \(dataset.name) contract"
           : "invalid: \(read) record(s) checked, \(errors) issue(s); see above")
     } else if report.committed {
-      print("database: \(configuration.database)")
+      printOutput("database: \(configuration.database)")
       for table in dataset.tables {
-        print("  \(table): \(report.tableRows[table] ?? 0) rows")
+        printOutput("  \(table): \(report.tableRows[table] ?? 0) rows")
       }
     } else {
       printError("sluice: the run was rolled back; no data was written to \(configuration.database)")
+    }
+    var status = report.exitCode
+    if let failure = StandardOutput.shared.failure, status == ExitCode.success {
+      printError("sluice: cannot write to standard output: \(failure)")
+      status = report.committed ? RunReport.committedButOutputFailed : ExitCode.ioError
+    }
+    if status == RunReport.committedButOutputFailed {
+      printError("sluice: the data was committed to \(configuration.database); only the output(s) above were lost")
     }
     return status
   }
@@ -187,6 +187,12 @@ enum RunCommand {
       }
       if configuration.policy.preset != preset { configuration.policy = Policy(preset: preset) }
     }
+    if let timeout = values["busy-timeout"] {
+      guard let seconds = Double(timeout), seconds >= 0, seconds <= 86_400 else {
+        throw UsageError(message: "--busy-timeout must be a number of seconds from 0 to 86400, not '\(timeout)'", help: help(mode))
+      }
+      configuration.busyTimeoutSeconds = seconds
+    }
     if let conflict = values["on-conflict"] {
       guard let value = ConflictPolicy(rawValue: conflict) else {
         throw UsageError(
@@ -206,13 +212,5 @@ enum RunCommand {
     if path.hasPrefix("/") { return (path as NSString).standardizingPath }
     let joined = (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
     return (joined as NSString).standardizingPath
-  }
-
-  static func write(_ data: Data, to path: String) throws {
-    let directory = (path as NSString).deletingLastPathComponent
-    if !directory.isEmpty {
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
-    try data.write(to: URL(fileURLWithPath: path), options: .atomic)
   }
 }

@@ -7,7 +7,7 @@ enum SchemaCommand {
 
   static func main(arguments: [String]) throws -> Int32 {
     if arguments.contains("-h") || arguments.contains("--help") {
-      print(help)
+      printOutput(help)
       return ExitCode.success
     }
     guard arguments.count == 1, let name = arguments.first else {
@@ -19,9 +19,9 @@ enum SchemaCommand {
         help: help)
     }
     for migration in dataset.migrations {
-      print("-- \(migration.identifier)")
-      print(migration.sql.trimmingCharacters(in: .whitespacesAndNewlines))
-      print()
+      printOutput("-- \(migration.identifier)")
+      printOutput(migration.sql.trimmingCharacters(in: .whitespacesAndNewlines))
+      printOutput()
     }
     return ExitCode.success
   }

@@ -23,7 +23,11 @@ enum SluiceCommand {
 
     EXIT CODES (sysexits.h):
       0 success · 64 usage or spec error · 65 data error (run failed, nothing written)
-      66 input missing or unreadable · 73 cannot create the output · 74 I/O error
+      66 input missing or unreadable · 73 cannot create an output (nothing written)
+      74 I/O error: corrupt or truncated input, locked or full database, an output that could not
+         be written before the commit (nothing written)
+      75 the data was committed, but an output that can only be written after the commit (a report
+         to a pipe or device, standard output) was lost
     """
 
   static func main(arguments: [String]) -> Int32 {
@@ -35,7 +39,7 @@ enum SluiceCommand {
     do {
       switch name {
       case "--help", "-h", "help":
-        print(help)
+        printOutput(help)
         return ExitCode.success
       case "run", "validate", "replay":
         return try RunCommand.main(RunCommand.Mode(rawValue: name) ?? .run, arguments: rest)
@@ -58,7 +62,3 @@ enum SluiceCommand {
   }
 }
 
-/// Writes a line to standard error.
-func printError(_ text: String) {
-  FileHandle.standardError.write(Data((text + "\n").utf8))
-}

@@ -121,7 +121,9 @@ struct OutputsTests {
     let workspace = try Workspace()
     let entry = #"{"ordinal": 3, "line": 3, "byteOffset": 10, "input": "x", "issues": [], "record": "{\"fruitID\": \"F1\", "}"#
     let path = try workspace.directory.write("rejects.ndjson", entry + "\n")
-    var replay = workspace.configuration(input: path, policy: .lenient)
+    var policy = Policy.lenient
+    policy.allowsNothingLoaded = true
+    var replay = workspace.configuration(input: path, policy: policy)
     replay.replaysRejects = true
     let report = Pipeline(dataset: FruitsDataset(), configuration: replay).run()
     #expect(report.status == .succeeded)

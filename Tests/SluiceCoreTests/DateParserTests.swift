@@ -283,14 +283,32 @@ struct DateParserTests {
     DateFormat.iso8601, .epochSeconds, .epochMilliseconds,
     .pattern("yyyy-MM-dd HH:mm:ss"), .pattern("dd/MM/yyyy"),
   ])
-  func specNameRoundTrips(_ format: DateFormat) {
-    #expect(DateFormat(specName: format.specName) == format)
+  func specNameRoundTrips(_ format: DateFormat) throws {
+    #expect(try DateFormat(specName: format.specName) == format)
   }
 
-  @Test func specNamesParseToFormats() {
-    #expect(DateFormat(specName: "iso8601") == .iso8601)
-    #expect(DateFormat(specName: "epochSeconds") == .epochSeconds)
-    #expect(DateFormat(specName: "epochMilliseconds") == .epochMilliseconds)
-    #expect(DateFormat(specName: "dd/MM/yyyy") == .pattern("dd/MM/yyyy"))
+  @Test func specNamesParseToFormats() throws {
+    #expect(try DateFormat(specName: "iso8601") == .iso8601)
+    #expect(try DateFormat(specName: "epochSeconds") == .epochSeconds)
+    #expect(try DateFormat(specName: "epochMilliseconds") == .epochMilliseconds)
+    #expect(try DateFormat(specName: "dd/MM/yyyy") == .pattern("dd/MM/yyyy"))
+    #expect(try DateFormat(specName: "yyyy-MM-dd'T'HH:mm:ss.SSSXXX") == .pattern("yyyy-MM-dd'T'HH:mm:ss.SSSXXX"))
+    #expect(try DateFormat(specName: "EEE, d MMM yyyy HH:mm:ss Z") == .pattern("EEE, d MMM yyyy HH:mm:ss Z"))
+    #expect(try DateFormat(specName: "MM/dd/yy h:mm a") == .pattern("MM/dd/yy h:mm a"))
+  }
+
+  /// Issue 8, finding 8: misspelled names were taken as patterns that match nothing.
+  @Test(arguments: [
+    ("iso8061", "did you mean iso8601?"), ("epochSecond", "did you mean epochSeconds?"),
+    ("", "an empty pattern"), ("ISO8601", "did you mean iso8601?"), ("HH:mm", "it has no year"),
+    ("yyyy-MM-dd 'at", "an unterminated quote"), ("yyyy-MM-dd%", "'%' is not allowed"),
+    ("yyyyy-MM-dd", "'yyyyy' is not a field"),
+  ])
+  func misspelledOrMalformedFormatsAreErrors(_ name: String, _ expected: String) {
+    #expect {
+      _ = try DateFormat(specName: name)
+    } throws: { error in
+      "\(error)".contains(expected) && "\(error)".contains("'\(name)' is not a date format")
+    }
   }
 }

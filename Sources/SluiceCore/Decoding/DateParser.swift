@@ -18,6 +18,13 @@ public final class DateParser {
   /// distance of 1970, which keeps every accepted date inside years that ISO 8601 can print.
   static let epochSecondsLimit = 253_402_300_800
 
+  /// The instants a record may carry: years 1 through 9999 in UTC, after any offset is applied
+  /// (`0000-01-01T00:00:00+01:00` is in year 0, outside it). ISO 8601 and SQLite's date
+  /// functions only read four-digit years, and year 0 does not exist in the proleptic calendar
+  /// that SQLite uses, so anything outside this range is `outOfRange` at its field.
+  public static let supportedRange: Range<Date> =
+    Date(timeIntervalSince1970: -62_135_596_800)..<Date(timeIntervalSince1970: 253_402_300_800)
+
   /// Creates a parser for `formats`; pattern formats read times in `timeZone`, UTC by default.
   public init(formats: [DateFormat], timeZone: TimeZone = .gmt) {
     self.formats = formats

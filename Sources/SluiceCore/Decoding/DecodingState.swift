@@ -244,6 +244,10 @@ final class DecodingState {
       throw DecodingError.dataCorrupted(
         context(node, code: .invalidDate, "expected a date as \(dates.expectation)"))
     }
+    guard DateParser.supportedRange.contains(parsed) else {
+      throw DecodingError.dataCorrupted(
+        context(node, code: .outOfRange, "the date is outside years 1…9999 (UTC)"))
+    }
     return parsed
   }
 

@@ -2,11 +2,14 @@ internal import CZlib
 
 /// Inflates a gzip stream read from another source, member after member.
 ///
-/// zlib's `inflate` with window bits 15 + 32 reads the gzip header and checks each member's
-/// CRC-32 and length. At the end of a member the stream is reset, so concatenated members (the
-/// output of `cat a.gz b.gz`, or of parallel compressors) read as one stream. A stream that ends
-/// inside a member is truncated; any other zlib complaint is corruption. Both are reported with
-/// the compressed offset where they were found.
+/// zlib's `inflate` with window bits 15 + 16 reads only gzip (not zlib) headers and checks each
+/// member's CRC-32 and length. At the end of a member the stream is reset, so concatenated
+/// members (the output of `cat a.gz b.gz`, or of parallel compressors) read as one stream. Zero
+/// bytes after the last member (tape and block-device padding) end the stream, as `gzip -t`
+/// accepts them; anything else after a member must be another gzip member — a raw zlib stream
+/// or other trailing bytes are corruption. A stream that ends inside a member is truncated; any
+/// other zlib complaint is corruption. Both are reported with the compressed offset where they
+/// were found.
 public final class GzipSource: ByteSource {
   private let upstream: any ByteSource
   private let path: String
@@ -25,7 +28,7 @@ public final class GzipSource: ByteSource {
     stream = .allocate(capacity: 1)
     stream.initialize(to: z_stream())
     input = .allocate(byteCount: max(chunkSize, 16), alignment: 16)
-    let status = sluice_inflateInit2(stream, 15 + 32)
+    let status = sluice_inflateInit2(stream, 15 + 16)
     guard status == Z_OK else {
       stream.deallocate()
       input.deallocate()
@@ -56,6 +59,10 @@ public final class GzipSource: ByteSource {
         // "inflateReset ... is equivalent to inflateEnd followed by inflateInit, but does not
         // free and reallocate the internal decompression state."
         if stream.pointee.avail_in == 0 && upstreamEnded { return 0 }
+        if stream.pointee.next_in.pointee == 0 {
+          try skipZeroPadding()
+          return 0
+        }
         inflateReset(stream)
         memberEnded = false
       }
@@ -86,6 +93,24 @@ public final class GzipSource: ByteSource {
       }
     }
     return capacity - Int(stream.pointee.avail_out)
+  }
+
+  /// Reads the rest of the input after a member, which must be zero bytes only.
+  private func skipZeroPadding() throws {
+    while true {
+      while stream.pointee.avail_in > 0 {
+        guard stream.pointee.next_in.pointee == 0 else {
+          throw InputError(
+            code: .corruptStream, path: path,
+            message: "gzip stream is corrupt: non-zero bytes after the zero padding that follows member \(membersRead)",
+            compressedOffset: compressedOffset, decompressedOffset: bytesProduced)
+        }
+        stream.pointee.next_in += 1
+        stream.pointee.avail_in -= 1
+      }
+      if upstreamEnded { return }
+      try refill()
+    }
   }
 
   private func refill() throws {

@@ -7,14 +7,20 @@ internal import CSQLite
 public final class SQLiteConnection {
   let handle: OpaquePointer
   public let path: String
+  /// How long a statement waits for another connection's lock before it fails with
+  /// `SQLITE_BUSY`; 0 fails at once.
+  public var busyTimeoutMilliseconds: Int32 {
+    didSet { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+  }
 
   public struct OpenOptions: Sendable {
     public var readOnly = false
     public var create = true
     public var busyTimeoutMilliseconds: Int32 = 5_000
-    public init(readOnly: Bool = false, create: Bool = true) {
+    public init(readOnly: Bool = false, create: Bool = true, busyTimeoutMilliseconds: Int32 = 5_000) {
       self.readOnly = readOnly
       self.create = create
+      self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
     }
   }
 
@@ -45,6 +51,7 @@ public final class SQLiteConnection {
       throw SQLiteError(code: status & 0xFF, extendedCode: extended, message: message)
     }
     handle = pointer
+    busyTimeoutMilliseconds = options.busyTimeoutMilliseconds
     sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
     try execute("PRAGMA foreign_keys = ON")
   }

@@ -10,7 +10,10 @@ public enum SQLiteTimestamp {
     // Rounded, not truncated: a `Date` is a binary `Double`, so a parsed `.002` can arrive as
     // 0.001999… seconds, and truncating would store `.001`.
     let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-    let total = Int64(milliseconds)
+    // The decoder only lets dates of years 1…9999 through (`DateParser.supportedRange`); a
+    // mapper that makes its own dates must not be able to trap here, so anything else is
+    // clamped into what Int64 milliseconds hold and printed in the expanded ISO 8601 form.
+    let total = milliseconds.isNaN ? 0 : Int64(min(max(milliseconds, -Double(limit)), Double(limit)))
     var days = total / 86_400_000
     var rest = total % 86_400_000
     if rest < 0 {
@@ -22,6 +25,15 @@ public enum SQLiteTimestamp {
     let minute = rest / 60_000 % 60
     let second = rest / 1000 % 60
     let millisecond = rest % 1000
+    guard (0...9999).contains(year) else {
+      let sign = year < 0 ? "-" : "+"
+      func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+      }
+      return "\(sign)\(pad(abs(year), 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):"
+        + "\(pad(second, 2)).\(pad(millisecond, 3))Z"
+    }
     return String(unsafeUninitializedCapacity: 24) { buffer in
       var index = 0
       func put(_ value: Int64, _ width: Int) {
@@ -53,6 +65,10 @@ public enum SQLiteTimestamp {
       return index
     }
   }
+
+  /// The largest magnitude of milliseconds `text` prints: about 292 million years, far beyond
+  /// any date a record can carry, and small enough that the day arithmetic cannot overflow.
+  static let limit: Int64 = 9_000_000_000_000_000_000 / 1_000
 
   /// Year, month and day of a count of days since 1970-01-01 (proleptic Gregorian calendar),
   /// after Howard Hinnant's `civil_from_days`.

@@ -24,29 +24,33 @@ public struct Pipeline<D: Dataset> {
   }
 
   /// Runs the pipeline and returns its report; it never throws; failures are in the report.
+  ///
+  /// The outputs (rejects, report, JUnit) are written in step with the database: staged and
+  /// synced before the commit, published after it (`RunOutputs`).
   public func run() -> RunReport {
     var run = RunState(configuration: configuration, rules: dataset.rules)
     var input: Input?
     var connection: SQLiteConnection?
-    var rowsWritten: [String: Int] = [:]
-    var committed = false
+    var outputs: RunOutputs?
+    var committedReport: RunReport?
 
     do {
-      let quarantine = try openQuarantine()
-      run.quarantine = quarantine
-      let opened = try Input(path: configuration.input)
-      input = opened
+      let opened = try RunOutputs(configuration: configuration)
+      outputs = opened
+      run.quarantine = opened.rejects.map { QuarantineWriter(file: $0, input: configuration.input) }
+      let source = try Input(path: configuration.input)
+      input = source
       let reader: any RecordReader =
         configuration.replaysRejects
-        ? QuarantineReader(source: opened)
-        : JSONRecordReader(source: opened, layout: configuration.layout)
+        ? QuarantineReader(source: source)
+        : JSONRecordReader(source: source, layout: configuration.layout)
       if configuration.isDryRun {
         try process(reader: reader, loader: nil, savepoints: nil, state: &run)
         try run.finishDryRun()
       } else {
         let database = try openDatabase()
         connection = database
-        rowsWritten = try database.withTransaction {
+        committedReport = try database.withTransaction {
           try Migrator.migrate(database, AuditLog.migrations)
           let deferred = try Migrator.migrate(database, dataset.migrations, deferringIndexesOnFreshSchema: true).deferred
           try dataset.synchronizeLookups(database)
@@ -54,37 +58,43 @@ public struct Pipeline<D: Dataset> {
           let savepoints = configuration.policy.invalidRecord == .skip ? try Savepoints(database) : nil
           try process(reader: reader, loader: loader, savepoints: savepoints, state: &run)
           try run.checkRejectRate()
+          try run.checkSomethingLoaded()
           if !deferred.isEmpty {
             // SQLite's sorter takes as much memory again as the page cache; a small cache keeps
             // the index build within the run's memory budget (it spills to a temporary file).
             try database.execute("PRAGMA cache_size = -\(Self.indexBuildCacheKibibytes)")
             try Migrator.migrate(database, deferred)
           }
-          let written = loader.rowsWritten
-          try AuditLog.record(
-            makeReport(run, input: input, failure: nil, rowsWritten: written, tableRows: [:], committed: true),
-            into: database)
-          return written
+          // The report as the commit will make it true: the tables counted inside the
+          // transaction hold what the commit leaves.
+          let report = makeReport(
+            run, input: input, failure: nil, rowsWritten: loader.rowsWritten, tableRows: countRows(database),
+            committed: true)
+          try AuditLog.record(report, into: database)
+          try opened.stage(report)
+          return report
         }
-        committed = true
       }
-      try quarantine?.close()
     } catch {
       run.failure = classify(error, state: &run, input: input)
-      rowsWritten = [:]
+      committedReport = nil
     }
 
-    var tableRows: [String: Int] = [:]
-    if let connection {
-      if committed {
-        tableRows = countRows(connection)
-      } else {
-        recordFailure(run, input: input, connection: connection)
+    if let connection, committedReport == nil {
+      recordFailure(run, input: input, connection: connection)
+    }
+    var report =
+      committedReport
+      ?? makeReport(run, input: input, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
+    if let outputs {
+      report.outputErrors = outputs.finish(report, committed: committedReport != nil)
+      if !report.outputErrors.isEmpty, report.failure == nil, !report.committed {
+        // A dry run has nothing committed to protect: an output it could not write fails it.
+        report.status = .failed
+        report.failure = .init(kind: .io, message: report.outputErrors.joined(separator: "; "))
       }
     }
-    return makeReport(
-      run, input: input, failure: run.failure, rowsWritten: rowsWritten, tableRows: tableRows,
-      committed: committed)
+    return report
   }
 
   // MARK: - Records
@@ -167,12 +177,18 @@ public struct Pipeline<D: Dataset> {
       // the stream itself is broken.
       return .init(kind: input == nil ? .inputMissing : .io, message: error.description)
     case let error as SQLiteError:
-      return .init(
-        kind: .io,
-        message: error.isBusy
-          ? "database \(configuration.database) is locked by another process" : "database error: \(error)")
+      if error.isBusy {
+        state.waitedForLock = true
+        return .init(
+          kind: .io,
+          message: "database \(configuration.database) is locked by another process (waited \(configuration.busyTimeoutDescription))")
+      }
+      if error.code == 13 {
+        return .init(kind: .io, message: "database \(configuration.database) is full: \(error.message); nothing was written")
+      }
+      return .init(kind: .io, message: "database error: \(error)")
     case let error as OutputError:
-      return .init(kind: .cannotCreateOutput, message: error.message)
+      return .init(kind: error.kind == .cannotCreate ? .cannotCreateOutput : .io, message: error.message)
     default:
       return .init(kind: .io, message: "\(error)")
     }
@@ -180,7 +196,9 @@ public struct Pipeline<D: Dataset> {
 
   /// Records a failed run in the audit tables, in a transaction of its own after the rollback.
   /// Best effort: a database that cannot take even that (locked, full) keeps the failure as is.
+  /// After a lock timeout it tries once without waiting, so a locked run waits one timeout, not two.
   private func recordFailure(_ run: RunState, input: Input?, connection: SQLiteConnection) {
+    if run.waitedForLock { connection.busyTimeoutMilliseconds = 0 }
     let report = makeReport(run, input: input, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
     _ = try? connection.withTransaction { try AuditLog.record(report, into: connection) }
   }
@@ -207,36 +225,32 @@ public struct Pipeline<D: Dataset> {
       issueSampleLimit: configuration.issueSampleLimit,
       issues: run.issues.samples, checks: run.checks(dryRun: configuration.isDryRun),
       drift: run.drift.summary, coercions: run.coercions, quarantined: run.quarantine?.count ?? 0,
-      rowsWritten: rowsWritten, tableRows: tableRows, committed: committed)
+      rowsWritten: rowsWritten, tableRows: tableRows, committed: committed, outputErrors: [])
   }
 
   // MARK: - Resources
 
   private func openDatabase() throws -> SQLiteConnection {
     do {
-      let attributes = try? FileManager.default.attributesOfItem(atPath: configuration.database)
-      let isNew = ((attributes?[.size] as? NSNumber)?.intValue ?? 0) == 0
-      let connection = try SQLiteConnection(path: configuration.database)
-      if isNew {
-        // Set before the first table exists: 16 KiB pages made a 1M-order load ~10% faster
-        // than the default 4 KiB (fewer, fuller B-tree pages). Existing databases keep theirs.
+      let connection = try SQLiteConnection(
+        path: configuration.database,
+        options: .init(busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds))
+      // A database is new when it has no pages — asked of SQLite rather than of the file, so
+      // that a file left by a killed first run (emptied by the hot journal's rollback, which
+      // this read triggers) is new too. Set before the first table exists: 16 KiB pages made a
+      // 1M-order load ~10% faster than the default 4 KiB. Existing databases keep theirs.
+      if try connection.scalarInt("PRAGMA page_count") == 0 {
         try connection.execute("PRAGMA page_size = 16384")
       }
       // A bigger page cache keeps the indexes' hot pages in memory during a bulk load; it is a
       // fixed amount, so memory still does not grow with the input.
       try connection.execute("PRAGMA cache_size = -\(Self.pageCacheKibibytes)")
       return connection
+    } catch let error as SQLiteError where error.isBusy {
+      throw error
     } catch let error as SQLiteError {
-      throw OutputError(message: "cannot open or create database \(configuration.database): \(error.message)")
-    }
-  }
-
-  private func openQuarantine() throws -> QuarantineWriter? {
-    guard let path = configuration.rejectsPath else { return nil }
-    do {
-      return try QuarantineWriter(path: path, input: configuration.input)
-    } catch {
-      throw OutputError(message: "cannot create the rejects file \(path): \(error.localizedDescription)")
+      throw OutputError(
+        kind: .cannotCreate, message: "cannot open or create database \(configuration.database): \(error.message)")
     }
   }
 
@@ -268,11 +282,6 @@ public struct Pipeline<D: Dataset> {
 /// Thrown inside the run's transaction to stop the run and roll it back.
 struct RunAbort: Error {
   var failure: RunReport.Failure
-}
-
-/// An output (database, rejects file) that cannot be created: exit 73.
-struct OutputError: Error {
-  var message: String
 }
 
 /// One savepoint per record, so a lenient run can drop a record that failed half-way.

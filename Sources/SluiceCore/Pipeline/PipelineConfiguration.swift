@@ -31,6 +31,14 @@ public struct PipelineConfiguration: Sendable {
   public var failsOnWarnings = false
   /// How many issues of each code a report keeps in full (all are counted).
   public var issueSampleLimit: Int
+  /// How long to wait for another process's lock on the database before failing (exit 74).
+  public var busyTimeoutSeconds: Double = 5
+
+  var busyTimeoutMilliseconds: Int32 { Int32(min(max(busyTimeoutSeconds, 0) * 1000, Double(Int32.max)).rounded()) }
+  var busyTimeoutDescription: String {
+    busyTimeoutSeconds == busyTimeoutSeconds.rounded()
+      ? "\(Int(busyTimeoutSeconds)) s" : "\(busyTimeoutSeconds) s"
+  }
 
   public init(
     name: String, input: String, format: Format = .json, recordPath: [String] = [],

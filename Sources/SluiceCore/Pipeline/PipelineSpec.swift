@@ -18,6 +18,8 @@ public struct PipelineSpec: Sendable {
   public var report: String?
   public var junit: String?
   public var rejects: String?
+  /// Seconds to wait for another process's lock on the database.
+  public var busyTimeout: Double?
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
 
@@ -67,6 +69,10 @@ public struct PipelineSpec: Sendable {
     report = document.report
     junit = document.junit
     rejects = document.rejects
+    busyTimeout = document.busyTimeout
+    if let busyTimeout, !(busyTimeout >= 0 && busyTimeout <= 86_400) {
+      throw SpecError(path: path, message: "'busyTimeout' must be between 0 and 86400 seconds")
+    }
     format = try choice("format", document.format, default: .json)
     onConflict = try choice("onConflict", document.onConflict, default: .upsert)
     recordPath = document.recordPath?.keys ?? []
@@ -106,7 +112,17 @@ public struct PipelineSpec: Sendable {
         }
         policy.unknownFields = action
       }
-      if let dates = overrides.dates { policy.dateFormats = dates.map(DateFormat.init(specName:)) }
+      if let dates = overrides.dates {
+        policy.dateFormats = []
+        for (index, name) in dates.enumerated() {
+          do {
+            policy.dateFormats.append(try DateFormat(specName: name))
+          } catch {
+            throw SpecError(path: path, message: "'policy.dates[\(index)]': \(error)")
+          }
+        }
+      }
+      policy.allowsNothingLoaded = overrides.allowNothingLoaded ?? false
     }
     if let problem = policy.inconsistency {
       throw SpecError(path: path, message: "'policy': \(problem)")
@@ -142,18 +158,20 @@ public struct PipelineSpec: Sendable {
 
   /// The run configuration this spec describes, before command-line overrides.
   public func configuration() -> PipelineConfiguration {
-    PipelineConfiguration(
+    var configuration = PipelineConfiguration(
       name: name, input: resolve(input), format: format, recordPath: recordPath,
       policy: policy, database: resolve(database), conflict: onConflict,
       reportPath: report.map(resolve), junitPath: junit.map(resolve),
       rejectsPath: rejects.map(resolve))
+    if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
+    return configuration
   }
 }
 
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, policy, database, onConflict, report, junit, rejects"
+    "description, dataset, input, format, recordPath, policy, database, onConflict, busyTimeout, report, junit, rejects"
 
   var description: String?
   var dataset: String
@@ -166,6 +184,7 @@ struct SpecDocument: Decodable {
   var report: String?
   var junit: String?
   var rejects: String?
+  var busyTimeout: Double?
 
   /// `"data.fruits"` or `["data", "fruits"]` (for keys that contain dots).
   struct RecordPathValue: Decodable {
@@ -201,6 +220,7 @@ struct SpecDocument: Decodable {
     var unknownFields: String?
     var legacyScalars: Bool?
     var dates: [String]?
+    var allowNothingLoaded: Bool?
   }
 }
 

@@ -38,6 +38,9 @@ public struct Policy: Sendable, Hashable {
   public var legacyScalars: Bool
   /// Accepted date formats, in order; strict allows exactly one.
   public var dateFormats: [DateFormat]
+  /// A lenient run that rejects every record of a non-empty input succeeds instead of failing
+  /// (for inputs that are expected to be all bad, such as a contract's negative samples).
+  public var allowsNothingLoaded: Bool
 
   public init(preset: Preset) {
     self.preset = preset
@@ -47,6 +50,7 @@ public struct Policy: Sendable, Hashable {
     unknownFields = .warn
     legacyScalars = false
     dateFormats = [.iso8601]
+    allowsNothingLoaded = false
   }
 
   public static let strict = Policy(preset: .strict)
@@ -61,6 +65,7 @@ public struct Policy: Sendable, Hashable {
       return nil
     }
     if legacyScalars { return "legacyScalars needs the lenient preset" }
+    if allowsNothingLoaded { return "allowNothingLoaded needs the lenient preset (a strict run fails at its first rejected record)" }
     if maxRejects != nil || maxRejectRate != nil {
       return "the strict preset has an error budget of 0; maxRejects and maxRejectRate need the lenient preset"
     }
@@ -75,6 +80,7 @@ public struct Policy: Sendable, Hashable {
     if let maxRejectRate { knobs.append("maxRejectRate \(maxRejectRate)") }
     if unknownFields != .warn { knobs.append("unknownFields \(unknownFields.rawValue)") }
     if legacyScalars { knobs.append("legacyScalars") }
+    if allowsNothingLoaded { knobs.append("allowNothingLoaded") }
     if dateFormats != [.iso8601] { knobs.append("dates \(dateFormats.map(\.specName).joined(separator: " | "))") }
     return knobs.isEmpty ? preset.rawValue : "\(preset.rawValue) (\(knobs.joined(separator: ", ")))"
   }

@@ -18,6 +18,8 @@ struct RunState {
   var checkCounts: [CheckKey: (failures: Int, warnings: Int)] = [:]
   var quarantine: QuarantineWriter?
   var failure: RunReport.Failure?
+  /// The run failed because another connection held the database past the busy timeout.
+  var waitedForLock = false
 
   struct CheckKey: Hashable {
     var stage: Stage
@@ -120,6 +122,17 @@ struct RunState {
             format: "error budget exceeded: %d of %d records rejected (%.2f%% > %.2f%%); the run was rolled back",
             rejectedRecords, read, rate * 100, maxRejectRate * 100)))
     }
+  }
+
+  /// A run that rejected every record of a non-empty input fails whatever its budget — a wrong
+  /// `--format` or record path looks exactly like that — unless the policy allows it.
+  func checkSomethingLoaded() throws {
+    let read = statistics[.read]?.recordsIn ?? 0
+    guard read > 0, rejectedRecords >= read, !policy.allowsNothingLoaded else { return }
+    throw RunAbort(
+      failure: .init(
+        kind: .data,
+        message: "all \(read) record(s) read were rejected and none was loaded; check the format and the record path, or set policy.allowNothingLoaded; the run was rolled back"))
   }
 
   /// A dry run fails when it found any error (or, when asked, any warning).

@@ -4,7 +4,8 @@ import Foundation
 /// and its issues, so it can be fixed and replayed (`sluice replay`).
 ///
 /// This is the one place Sluice writes record values, because the user asked for it with
-/// `--rejects`. Lines are buffered and flushed in blocks; memory stays bounded.
+/// `--rejects`. Lines go through an `OutputFile`, buffered and flushed in blocks, so memory stays bounded
+/// and the file is complete or absent, never half-written.
 final class QuarantineWriter {
   struct Entry: Codable {
     var ordinal: Int
@@ -16,21 +17,13 @@ final class QuarantineWriter {
     var record: String
   }
 
-  private let handle: FileHandle
+  private let file: OutputFile
   private let input: String
-  private var buffer = Data()
   private let encoder: JSONEncoder
   private(set) var count = 0
 
-  init(path: String, input: String) throws {
-    let directory = (path as NSString).deletingLastPathComponent
-    if !directory.isEmpty {
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
-    guard FileManager.default.createFile(atPath: path, contents: nil) else {
-      throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-    }
-    handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+  init(file: OutputFile, input: String) {
+    self.file = file
     self.input = input
     encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -40,20 +33,8 @@ final class QuarantineWriter {
     let entry = Entry(
       ordinal: location.ordinal, line: location.line, byteOffset: location.byteOffset, input: input,
       issues: issues, record: String(decoding: bytes, as: UTF8.self))
-    buffer.append(try encoder.encode(entry))
-    buffer.append(0x0A)
+    try file.write(try encoder.encode(entry))
+    try file.write(CollectionOfOne(0x0A))
     count += 1
-    if buffer.count >= 1 << 20 { try flush() }
-  }
-
-  func flush() throws {
-    guard !buffer.isEmpty else { return }
-    try handle.write(contentsOf: buffer)
-    buffer.removeAll(keepingCapacity: true)
-  }
-
-  func close() throws {
-    try flush()
-    try handle.close()
   }
 }

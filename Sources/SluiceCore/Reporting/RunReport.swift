@@ -16,7 +16,8 @@ public struct RunReport: Sendable, Codable {
       case inputMissing
       /// The database cannot be created or opened: exit 73.
       case cannotCreateOutput
-      /// A corrupt or truncated stream, a locked or full database: exit 74.
+      /// A corrupt or truncated stream, a locked or full database, an output that could not be
+      /// written before the commit: exit 74.
       case io
     }
     public var kind: Kind
@@ -87,13 +88,22 @@ public struct RunReport: Sendable, Codable {
   public var tableRows: [String: Int]
   /// True when the run's changes were committed; false after a rollback or a dry run.
   public var committed: Bool
+  /// Outputs that could not be written after the outcome was final — a report going to a pipe
+  /// whose reader left — one message each. After a commit they make the exit code 75.
+  public var outputErrors: [String]
 
   public func statistics(for stage: Stage) -> StageStatistics {
     stages.first { $0.stage == stage } ?? StageStatistics(stage: stage)
   }
 
   /// The exit code the command line returns for this report.
-  public var exitCode: Int32 { failure?.exitCode ?? 0 }
+  public var exitCode: Int32 {
+    if let failure { return failure.exitCode }
+    return outputErrors.isEmpty ? 0 : Self.committedButOutputFailed
+  }
+
+  /// The data was committed, but an output written after the commit was lost (exit 75).
+  public static let committedButOutputFailed: Int32 = 75
 
   /// The report as pretty-printed JSON with sorted keys (stable for diffs and tests).
   public func jsonData() throws -> Data {

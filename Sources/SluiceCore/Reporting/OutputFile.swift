@@ -1,0 +1,256 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A file Sluice writes for the user — the JSON report, the JUnit XML, the rejects — written so
+/// that nobody ever sees half of it and a stream is never replaced by a file.
+///
+/// A regular file, or a path that does not exist yet, is written to a temporary file in the
+/// same directory and renamed over the target by `publish()`: the old file stays whole until the
+/// new one is complete and synced. Symbolic links are followed first, so a link keeps pointing
+/// where it did and its target is what gets replaced. Anything else — a FIFO, a character device
+/// such as `/dev/stdout`, a socket — is opened once and written in place; it cannot be staged, so
+/// what goes to it is final when it is written. Errors name the path and the operating system's
+/// reason in words, never an error domain.
+public final class OutputFile {
+  /// The path as the user gave it, for messages.
+  public let path: String
+  /// What the file is, for messages: `report`, `JUnit file`, `rejects file`.
+  public let purpose: String
+  /// True for FIFOs, devices and sockets: written in place, nothing to rename.
+  public let isStream: Bool
+  /// Where the content ends up: the path with symbolic links resolved.
+  private let target: String
+  /// The temporary file beside `target` (regular files only).
+  private let temporary: String?
+  private var descriptor: Int32
+  private var buffer: [UInt8] = []
+  private var isClosed = false
+  private var isPublished = false
+  /// Bytes handed to `write`, buffered or not.
+  public private(set) var byteCount = 0
+
+  /// Buffered bytes are written out once they reach this size.
+  static let bufferLimit = 1 << 20
+
+  /// Opens `path` for writing: creates missing parent directories and, for a regular file, its
+  /// temporary sibling. Throws `OutputError` with kind `.cannotCreate` when it cannot.
+  public init(path: String, purpose: String) throws(OutputError) {
+    self.path = path
+    self.purpose = purpose
+    func failure(_ reason: String) -> OutputError {
+      OutputError(kind: .cannotCreate, message: "cannot create the \(purpose) \(path): \(reason)")
+    }
+
+    var status = stat()
+    if stat(path, &status) == 0 {
+      switch status.st_mode & S_IFMT {
+      case S_IFDIR:
+        throw failure("it is a directory")
+      case S_IFREG:
+        guard let resolved = realpath(path, nil) else { throw failure(Self.reason(errno)) }
+        target = String(cString: resolved)
+        free(resolved)
+        isStream = false
+      default:
+        // A FIFO blocks here until a reader opens it, as `cat > fifo` does.
+        let opened = open(path, O_WRONLY | O_CLOEXEC)
+        guard opened >= 0 else { throw failure(Self.reason(errno)) }
+        descriptor = opened
+        target = path
+        temporary = nil
+        isStream = true
+        return
+      }
+    } else {
+      let error = errno
+      guard error == ENOENT else { throw failure(Self.explain(error, path: path)) }
+      target = Self.destination(ofDanglingLink: path) ?? path
+      isStream = false
+      let directory = (target as NSString).deletingLastPathComponent
+      if !directory.isEmpty, let problem = Self.makeDirectories(directory) {
+        throw failure(problem)
+      }
+    }
+
+    let directory = (target as NSString).deletingLastPathComponent
+    let name = (target as NSString).lastPathComponent
+    var template = Array(((directory.isEmpty ? "." : directory) + "/.\(name).sluice-XXXXXX").utf8CString)
+    let opened = template.withUnsafeMutableBufferPointer { buffer in
+      buffer.baseAddress.map { mkstemp($0) } ?? -1
+    }
+    guard opened >= 0 else { throw failure(Self.explain(errno, path: directory)) }
+    descriptor = opened
+    temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    // mkstemp creates the file 0600; give it the mode the target has, or a new file would get.
+    let mode = status.st_mode & S_IFMT == S_IFREG ? status.st_mode & 0o7777 : Self.newFileMode
+    fchmod(opened, mode)
+  }
+
+  deinit {
+    if !isClosed { close(descriptor) }
+    if !isPublished, let temporary { unlink(temporary) }
+  }
+
+  /// Appends bytes, writing them out once a megabyte has gathered.
+  public func write<Bytes: Sequence<UInt8>>(_ bytes: Bytes) throws(OutputError) {
+    let before = buffer.count
+    buffer.append(contentsOf: bytes)
+    byteCount += buffer.count - before
+    if buffer.count >= Self.bufferLimit { try flush() }
+  }
+
+  /// Appends a string's UTF-8 bytes.
+  public func write(_ text: String) throws(OutputError) {
+    let before = buffer.count
+    buffer.append(contentsOf: text.utf8)
+    byteCount += buffer.count - before
+    if buffer.count >= Self.bufferLimit { try flush() }
+  }
+
+  /// Appends data.
+  public func write(_ data: Data) throws(OutputError) {
+    buffer.append(contentsOf: data)
+    byteCount += data.count
+    if buffer.count >= Self.bufferLimit { try flush() }
+  }
+
+  /// Writes out what is buffered.
+  public func flush() throws(OutputError) {
+    guard !buffer.isEmpty else { return }
+    let failure: Int32? = buffer.withUnsafeBytes { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          return errno
+        }
+        offset += written
+      }
+      return nil
+    }
+    buffer.removeAll(keepingCapacity: buffer.count <= Self.bufferLimit)
+    if let failure { throw writeError(failure) }
+  }
+
+  /// Drops everything written so far, so the file can be written anew (a report staged for a
+  /// commit that then failed). A stream keeps what it was sent.
+  public func rewind() throws(OutputError) {
+    buffer.removeAll(keepingCapacity: false)
+    guard !isStream, byteCount > 0 else { return }
+    byteCount = 0
+    guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { throw writeError(errno) }
+  }
+
+  /// Writes out everything and, for a regular file, syncs it to disk, so that only the rename
+  /// remains: called before a run commits, so a full disk rolls the run back.
+  public func prepare() throws(OutputError) {
+    try flush()
+    guard !isStream else { return }
+    if fsync(descriptor) != 0 { throw writeError(errno) }
+  }
+
+  /// Makes the content visible at the path: renames the temporary file over the target, or
+  /// closes the stream.
+  public func publish() throws(OutputError) {
+    try prepare()
+    isClosed = true
+    let closed = close(descriptor)
+    if closed != 0 { throw writeError(errno) }
+    guard let temporary else {
+      isPublished = true
+      return
+    }
+    guard rename(temporary, target) == 0 else { throw writeError(errno) }
+    isPublished = true
+  }
+
+  private func writeError(_ code: Int32) -> OutputError {
+    OutputError(kind: .io, message: "cannot write the \(purpose) \(path): \(Self.reason(code))")
+  }
+
+  // MARK: - Paths and reasons
+
+  /// The mode a new file gets under the process's umask.
+  private static var newFileMode: mode_t {
+    let mask = umask(0o022)
+    umask(mask)
+    return 0o666 & ~mask
+  }
+
+  /// `strerror`'s text, starting lower-case so it reads inside a sentence.
+  static func reason(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "error \(code)" }
+    let reason = String(cString: text)
+    return reason.prefix(1).lowercased() + reason.dropFirst()
+  }
+
+  /// The reason for `code`, naming the parent that is a file when that is the problem.
+  static func explain(_ code: Int32, path: String) -> String {
+    if code == ENOTDIR, let file = firstNonDirectory(in: path) {
+      return "\(file) is a file, not a directory"
+    }
+    return reason(code)
+  }
+
+  /// Creates `directory` and its missing parents; the reason when one cannot be created.
+  static func makeDirectories(_ directory: String) -> String? {
+    var status = stat()
+    if stat(directory, &status) == 0 {
+      return status.st_mode & S_IFMT == S_IFDIR ? nil : "\(directory) is a file, not a directory"
+    }
+    guard errno == ENOENT else { return explain(errno, path: directory) }
+    let parent = (directory as NSString).deletingLastPathComponent
+    if !parent.isEmpty, parent != directory, let problem = makeDirectories(parent) { return problem }
+    guard mkdir(directory, 0o777) == 0 || errno == EEXIST else {
+      return "cannot create the directory \(directory): \(explain(errno, path: directory))"
+    }
+    return nil
+  }
+
+  /// The first existing component of `path` that is not a directory.
+  static func firstNonDirectory(in path: String) -> String? {
+    var prefix = path.hasPrefix("/") ? "" : "."
+    for component in (path as NSString).pathComponents where component != "/" {
+      prefix += "/" + component
+      var status = stat()
+      if stat(prefix, &status) != 0 { return nil }
+      if status.st_mode & S_IFMT != S_IFDIR { return prefix.hasPrefix("./") ? String(prefix.dropFirst(2)) : prefix }
+    }
+    return nil
+  }
+
+  /// Where a symbolic link that points at nothing yet would lead, so writing through it creates
+  /// its target instead of replacing the link.
+  static func destination(ofDanglingLink path: String) -> String? {
+    var status = stat()
+    guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
+      let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
+    else { return nil }
+    if destination.hasPrefix("/") { return destination }
+    return ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
+  }
+}
+
+/// An output that cannot be created (exit 73) or written (exit 74).
+public struct OutputError: Error, Sendable, CustomStringConvertible {
+  public enum Kind: Sendable {
+    /// The path cannot be opened or created: a missing permission, a parent that is a file.
+    case cannotCreate
+    /// Writing failed part-way: a full disk, a closed pipe, a file-size limit.
+    case io
+  }
+
+  public var kind: Kind
+  public var message: String
+
+  public init(kind: Kind, message: String) {
+    self.kind = kind
+    self.message = message
+  }
+
+  public var description: String { message }
+}

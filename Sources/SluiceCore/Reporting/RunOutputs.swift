@@ -1,0 +1,78 @@
+import Foundation
+
+/// The files a run writes besides the database — rejects, JSON report, JUnit XML — kept in
+/// step with what happens to the database.
+///
+/// All of them are opened before the first record is read, so a path that cannot be written
+/// fails the run before any work (exit 73). Just before a run commits, `stage` flushes the
+/// rejects and writes the report and the JUnit file, as the run will have ended, into their
+/// temporary files and syncs them: a full disk then fails the run and rolls it back, so the
+/// outputs never contradict the database. After the commit only renames remain (`finish`). A
+/// stream (a FIFO, `/dev/stdout`) cannot be staged; it gets the report once the outcome is
+/// final, and when that write fails the data stays committed and the report says so
+/// (`outputErrors`, exit 75). A failed run publishes its rejects and a report of the failure.
+final class RunOutputs {
+  let rejects: OutputFile?
+  private let report: OutputFile?
+  private let junit: OutputFile?
+  /// The report written by `stage`, which a commit makes true.
+  private var staged: RunReport?
+
+  init(configuration: PipelineConfiguration) throws(OutputError) {
+    rejects = try configuration.rejectsPath.map { path throws(OutputError) in
+      try OutputFile(path: path, purpose: "rejects file")
+    }
+    report = try configuration.reportPath.map { path throws(OutputError) in
+      try OutputFile(path: path, purpose: "report")
+    }
+    junit = try configuration.junitPath.map { path throws(OutputError) in
+      try OutputFile(path: path, purpose: "JUnit file")
+    }
+  }
+
+  /// Writes and syncs everything a successful run leaves, before its commit; throws when the
+  /// disk refuses, which rolls the run back.
+  func stage(_ finalReport: RunReport) throws(OutputError) {
+    try rejects?.prepare()
+    for (file, content) in contents(of: finalReport) where !file.isStream {
+      try file.write(content)
+      try file.prepare()
+    }
+    staged = finalReport
+  }
+
+  /// Publishes every output: the staged ones when the run committed, otherwise `finalReport`
+  /// (a failure, or a dry run). Returns what could not be written, one message each.
+  func finish(_ finalReport: RunReport, committed: Bool) -> [String] {
+    var errors: [String] = []
+    do {
+      try rejects?.publish()
+    } catch {
+      errors.append(error.message)
+    }
+    let report = committed ? staged ?? finalReport : finalReport
+    for (file, content) in contents(of: report) {
+      do {
+        if !(committed && staged != nil && !file.isStream) {
+          try file.rewind()
+          try file.write(content)
+        }
+        try file.publish()
+      } catch {
+        errors.append(error.message)
+      }
+    }
+    return errors
+  }
+
+  /// The report and the JUnit file with their rendered content.
+  private func contents(of finalReport: RunReport) -> [(OutputFile, Data)] {
+    var result: [(OutputFile, Data)] = []
+    if let report {
+      // Encoding a report of plain values cannot fail; an empty file would say it did.
+      result.append((report, (try? finalReport.jsonData()) ?? Data()))
+    }
+    if let junit { result.append((junit, Data(JUnitReport.render(finalReport).utf8))) }
+    return result
+  }
+}

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Standard output and standard error, written with `write(2)` so that a closed or full stream
+/// is an error code, never a crash.
+///
+/// Foundation's `FileHandle.write` raises an exception on `EBADF` or `ENOSPC`, which kills the
+/// process — after a commit, before the report is written. Diagnostics that cannot be printed
+/// are dropped: the run's outcome and exit code must not depend on stderr. Results on stdout are
+/// different: losing them is reported (`StandardOutput.failure`) and changes the exit code.
+enum StandardStreams {
+  /// Ignores SIGPIPE (a closed pipe becomes `EPIPE`) and SIGXFSZ (a file-size limit becomes
+  /// `EFBIG`), so both are reported errors instead of silent deaths.
+  static func install() {
+    signal(SIGPIPE, SIG_IGN)
+    signal(SIGXFSZ, SIG_IGN)
+  }
+
+  /// Writes all of `text` to `descriptor`; the error code when that fails.
+  static func write(_ text: String, to descriptor: Int32) -> Int32? {
+    var bytes = Array(text.utf8)
+    return bytes.withUnsafeMutableBytes { buffer -> Int32? in
+      var offset = 0
+      while offset < buffer.count {
+        let written = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          return errno
+        }
+        offset += written
+      }
+      return nil
+    }
+  }
+}
+
+/// Standard output: results. Remembers the first write that failed, so the command can report
+/// it and exit non-zero instead of pretending its results were delivered.
+final class StandardOutput {
+  nonisolated(unsafe) static let shared = StandardOutput()
+  private(set) var failure: String?
+
+  func print(_ text: String = "") {
+    guard failure == nil else { return }
+    if let code = StandardStreams.write(text + "\n", to: 1) {
+      failure = String(cString: strerror(code))
+    }
+  }
+}
+
+/// Writes a result line to standard output.
+func printOutput(_ text: String = "") {
+  StandardOutput.shared.print(text)
+}
+
+/// Writes a line to standard error; dropped when stderr is closed or full.
+func printError(_ text: String) {
+  _ = StandardStreams.write(text + "\n", to: 2)
+}
