@@ -100,6 +100,38 @@ struct InputTests {
     #expect(error.code == .corruptStream)
   }
 
+  /// Issue 8, finding 10: `gzip -t` accepts zero padding after the last member (tapes, block
+  /// devices), so Sluice does too — but only zeros, to the end.
+  @Test func zeroPaddingAfterTheLastMemberEndsTheStream() throws {
+    let directory = try TemporaryDirectory()
+    let padded = Gzip.compress(Self.document) + [UInt8](repeating: 0, count: 70_000)
+    let input = try Input(path: try directory.write("padded.gz", padded))
+    #expect(try readAll(input) == Array(Self.document.utf8))
+
+    let dirty = Gzip.compress(Self.document) + [UInt8](repeating: 0, count: 100) + [1] + [UInt8](repeating: 0, count: 10)
+    let broken = try Input(path: try directory.write("dirty.gz", dirty))
+    #expect {
+      _ = try readAll(broken)
+    } throws: { error in
+      (error as? InputError)?.code == .corruptStream
+        && "\(error)".contains("non-zero bytes after the zero padding that follows member 1")
+    }
+  }
+
+  /// Issue 8, finding 10: window bits 15 + 32 also accepted a zlib stream after a gzip member
+  /// and read it as data.
+  @Test func aZlibStreamAfterAGzipMemberIsCorruption() throws {
+    let directory = try TemporaryDirectory()
+    // "[3]\n" as a zlib stream (RFC 1950: header 78 9C, deflate data, Adler-32).
+    let zlib: [UInt8] = [0x78, 0x9C, 0x8B, 0x36, 0x8E, 0xE5, 0x02, 0x00, 0x02, 0xCD, 0x00, 0xF6]
+    let input = try Input(path: try directory.write("mixed.gz", Gzip.compress(Self.document) + zlib))
+    #expect {
+      _ = try readAll(input)
+    } throws: { error in
+      (error as? InputError)?.code == .corruptStream
+    }
+  }
+
   @Test func emptyFileReadsAsEmpty() throws {
     let directory = try TemporaryDirectory()
     let input = try Input(path: try directory.write("empty.json", ""))

@@ -170,4 +170,15 @@ struct SQLiteTests {
     let submillisecond = try #require(parser.parse("2023-01-01T00:00:05.123456Z"))
     #expect(SQLiteTimestamp.text(submillisecond) == "2023-01-01T00:00:05.123Z")
   }
+
+  /// Issue 8, finding 1: a negative year trapped in `UInt8(value % 10)`. The decoder keeps such
+  /// dates out; the formatter must still never trap on one a mapper makes itself.
+  @Test func timestampsOutsideFourDigitYearsNeverTrap() {
+    #expect(SQLiteTimestamp.text(Date(timeIntervalSince1970: -62_167_222_800)) == "-0001-12-31T23:00:00.000Z")
+    #expect(SQLiteTimestamp.text(Date(timeIntervalSince1970: 253_402_300_800)) == "+10000-01-01T00:00:00.000Z")
+    #expect(SQLiteTimestamp.text(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00.000Z")
+    #expect(!SQLiteTimestamp.text(Date(timeIntervalSince1970: 1e300)).isEmpty)
+    #expect(!SQLiteTimestamp.text(Date(timeIntervalSince1970: -.infinity)).isEmpty)
+    #expect(SQLiteTimestamp.text(Date(timeIntervalSince1970: .nan)) == "1970-01-01T00:00:00.000Z")
+  }
 }

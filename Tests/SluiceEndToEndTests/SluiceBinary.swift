@@ -41,3 +41,44 @@ struct SluiceBinary {
       stderr: try String(contentsOfFile: errPath, encoding: .utf8))
   }
 }
+
+extension SluiceBinary {
+  /// Runs a bash script with `$SLUICE` set to the binary, for what `Process` cannot set up:
+  /// closed descriptors (`2>&-`), `/dev/full`, pipes whose reader is gone, `ulimit`.
+  static func shell(_ script: String, in directory: String = Repository.root) throws -> Result {
+    let scratch = try TemporaryDirectory()
+    let outPath = scratch.file("stdout")
+    let errPath = scratch.file("stderr")
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", script]
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    var environment = ProcessInfo.processInfo.environment
+    environment["SLUICE"] = path
+    process.environment = environment
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus,
+      stdout: try String(contentsOfFile: outPath, encoding: .utf8),
+      stderr: try String(contentsOfFile: errPath, encoding: .utf8))
+  }
+
+  /// Starts `sluice arguments…` without waiting, output discarded, for tests that kill it.
+  static func start(_ arguments: [String], in directory: String = Repository.root) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import SluiceCore
+import SluiceTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `kill -9` in the middle of an import into an existing database, at several points: what is
+/// left is exactly the old state or exactly the new one, never a mixture, the database passes
+/// `integrity_check`, and the next run succeeds. Which point each kill hits depends on the
+/// machine's speed; every outcome is checked the same way, so none is a timing assertion.
+@Suite("Fault injection: kill -9 mid-import")
+struct KillTests {
+  private func fingerprint(_ database: String) throws -> String {
+    let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
+    let statement = try connection.prepare(
+      """
+      SELECT (SELECT count(*) || ':' || total(length(name) + length(color)) FROM fruits) || '/' ||
+             (SELECT count(*) || ':' || total(length(title)) FROM recipes) || '/' ||
+             (SELECT count(*) FROM sluice_runs WHERE status = 'succeeded')
+      """)
+    _ = try statement.step()
+    return statement.columnText(0) ?? ""
+  }
+
+  /// `PRAGMA integrity_check`'s answer; the connection is closed before it returns, so it
+  /// holds no lock while the next run starts.
+  private func integrity(_ database: String) throws -> String? {
+    let statement = try SQLiteConnection(path: database, options: .init(readOnly: true)).prepare("PRAGMA integrity_check")
+    _ = try statement.step()
+    return statement.columnText(0)
+  }
+
+  /// NDJSON fruits big enough that an import takes a while: `count` fruits, 3 recipes each.
+  private func makeInput(in directory: TemporaryDirectory, count: Int) throws -> String {
+    var text = ""
+    text.reserveCapacity(count * 400)
+    for index in 0..<count {
+      text += #"{"fruitID": "k\#(index)", "name": "Fruit number \#(index)", "color": "c\#(index % 7)", "recipes": ["#
+      text += (0..<3).map { #"{"title": "Recipe \#($0) for \#(index)", "description": "Slice and serve \#($0).", "videoTutorial": "https://example.com/\#(index)/\#($0)"}"# }
+        .joined(separator: ",")
+      text += "]}\n"
+    }
+    return try directory.write("fruits.ndjson", text)
+  }
+
+  @Test func aKilledImportLeavesTheOldOrTheNewStateAndTheNextRunSucceeds() throws {
+    let scratch = try TemporaryDirectory()
+    let input = try makeInput(in: scratch, count: 20_000)
+    let template = scratch.file("template.sqlite")
+    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", template]).status == 0)
+    let old = try fingerprint(template)
+
+    // The state a complete import reaches, from a copy of the same starting point.
+    let reference = scratch.file("reference.sqlite")
+    try FileManager.default.copyItem(atPath: template, toPath: reference)
+    let complete = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", reference])
+    #expect(complete.status == 0, "\(complete.stderr)")
+    let new = try fingerprint(reference)
+    #expect(new != old)
+
+    var outcomes: [String: Int] = [:]
+    for (attempt, delay) in [0.02, 0.08, 0.2, 0.4, 0.7, 1.2].enumerated() {
+      let database = scratch.file("killed-\(attempt).sqlite")
+      try FileManager.default.copyItem(atPath: template, toPath: database)
+      let process = try SluiceBinary.start(["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database])
+      usleep(useconds_t(delay * 1_000_000))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+
+      let state = try fingerprint(database)  // opening it rolls back a hot journal
+      #expect(state == old || state == new, "kill after \(delay) s left a mixed state: \(state)")
+      outcomes[state == new ? "new" : "old", default: 0] += 1
+      #expect(try integrity(database) == "ok")
+
+      let rerun = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database])
+      #expect(rerun.status == 0, "\(rerun.stderr)")
+      let after = try fingerprint(database)
+      // The re-run adds its own audit row; the data equals a complete import's.
+      #expect(after.split(separator: "/").prefix(2) == new.split(separator: "/").prefix(2))
+    }
+    #expect(outcomes.values.reduce(0, +) == 6)
+  }
+}
