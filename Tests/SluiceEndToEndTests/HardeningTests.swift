@@ -152,6 +152,7 @@ struct HardeningTests {
     #expect(result.status == 74, "\(result.stderr)")
     #expect(result.stderr.contains("cannot write the rejects file /dev/full: no space left on device"))
     #expect(!result.stderr.contains("NSCocoaErrorDomain"))
+    #expect(!result.stderr.contains("rejected record(s) written"), "a lost rejects file is never claimed as written")
     #expect(try fruitsFingerprint(database) == before)
     #expect(try rows(database, "SELECT status FROM sluice_runs ORDER BY run_id") == ["succeeded", "failed"])
   }

@@ -29,6 +29,9 @@ public final class OutputFile {
   private var buffer: [UInt8] = []
   private var isClosed = false
   private var isPublished = false
+  /// The first write that failed: bytes were lost, so the file must never be published as
+  /// complete.
+  private var failure: OutputError?
   /// Bytes handed to `write`, buffered or not.
   public private(set) var byteCount = 0
 
@@ -119,8 +122,9 @@ public final class OutputFile {
 
   /// Writes out what is buffered.
   public func flush() throws(OutputError) {
+    if let failure { throw failure }
     guard !buffer.isEmpty else { return }
-    let failure: Int32? = buffer.withUnsafeBytes { bytes in
+    let code: Int32? = buffer.withUnsafeBytes { bytes in
       var offset = 0
       while offset < bytes.count {
         let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
@@ -133,14 +137,19 @@ public final class OutputFile {
       return nil
     }
     buffer.removeAll(keepingCapacity: buffer.count <= Self.bufferLimit)
-    if let failure { throw writeError(failure) }
+    if let code {
+      failure = writeError(code)
+      throw writeError(code)
+    }
   }
 
   /// Drops everything written so far, so the file can be written anew (a report staged for a
   /// commit that then failed). A stream keeps what it was sent.
   public func rewind() throws(OutputError) {
     buffer.removeAll(keepingCapacity: false)
-    guard !isStream, byteCount > 0 else { return }
+    guard !isStream else { return }
+    failure = nil
+    guard byteCount > 0 else { return }
     byteCount = 0
     guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { throw writeError(errno) }
   }
