@@ -1,3 +1,5 @@
+import SluiceCore
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -19,19 +21,7 @@ enum StandardStreams {
 
   /// Writes all of `text` to `descriptor`; the error code when that fails.
   static func write(_ text: String, to descriptor: Int32) -> Int32? {
-    var bytes = Array(text.utf8)
-    return bytes.withUnsafeMutableBytes { buffer -> Int32? in
-      var offset = 0
-      while offset < buffer.count {
-        let written = Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          return errno
-        }
-        offset += written
-      }
-      return nil
-    }
+    Array(text.utf8).withUnsafeBytes { OutputFile.writeAll($0, to: descriptor) }
   }
 }
 

@@ -28,6 +28,16 @@ struct HardeningTests {
       """)
   }
 
+  /// A device that refuses every write with ENOSPC: a private copy of `/dev/full` made with
+  /// `mknod` (as root), so that a regression that replaces its target instead of writing into it
+  /// can only ever replace this copy; `/dev/full` itself otherwise (without root, a regression
+  /// cannot replace anything in /dev).
+  private func fullDevice(in scratch: TemporaryDirectory) -> String {
+    // 0x107 is makedev(1, 7), the Linux device number of /dev/full (a macro Swift cannot call).
+    let path = scratch.file("full")
+    return mknod(path, S_IFCHR | 0o666, 0x107) == 0 ? path : "/dev/full"
+  }
+
   private static let order =
     #"{"orderId":"0000000001","amount":4000269,"currency":"EUR","status":"pending","createdAt":"2023-01-01T00:00:03.922Z","customer":{"id":319,"name":"Aiko Lima"},"items":[{"sku":"SKU-97227","qty":6,"priceMinor":416960}]}"#
 
@@ -67,7 +77,7 @@ struct HardeningTests {
 
   // MARK: Finding 2 and 10 — closed or full standard streams
 
-  @Test(arguments: ["2>&-", "2>/dev/full"])
+  @Test(arguments: ["2>&-", "2>/dev/full"])  // a redirection opens /dev/full, never replaces it
   func aClosedOrFullStderrChangesNothing(_ redirect: String) throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
@@ -148,9 +158,10 @@ struct HardeningTests {
     let before = try fruitsFingerprint(database)
     // /dev/full is a device: written in place, and every write fails with ENOSPC. The rejects
     // are flushed before the commit, so the failure rolls the run back.
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", "/dev/full"])
+    let full = fullDevice(in: scratch)
+    let result = try SluiceBinary.run(["run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", full])
     #expect(result.status == 74, "\(result.stderr)")
-    #expect(result.stderr.contains("cannot write the rejects file /dev/full: no space left on device"))
+    #expect(result.stderr.contains("cannot write the rejects file \(full): no space left on device"))
     #expect(!result.stderr.contains("NSCocoaErrorDomain"))
     #expect(!result.stderr.contains("rejected record(s) written"), "a lost rejects file is never claimed as written")
     #expect(try fruitsFingerprint(database) == before)
@@ -160,9 +171,12 @@ struct HardeningTests {
   @Test func aReportLostAfterTheCommitSaysTheDataWasCommitted() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database, "--report", "/dev/full"])
+    let full = fullDevice(in: scratch)
+    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database, "--report", full])
     #expect(result.status == 75, "\(result.stderr)")
-    #expect(result.stderr.contains("cannot write the report /dev/full: no space left on device"))
+    #expect(result.stderr.contains("cannot write the report \(full): no space left on device"))
+    var status = stat()
+    #expect(stat(full, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR, "the device was replaced")
     #expect(result.stderr.contains("the data was committed"))
     #expect(try rows(database, "SELECT count(*) FROM fruits") == ["48"])
     #expect(try rows(database, "SELECT status FROM sluice_runs") == ["succeeded"])

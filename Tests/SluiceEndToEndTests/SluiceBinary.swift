@@ -21,18 +21,23 @@ struct SluiceBinary {
 
   /// Runs `sluice arguments…` in `directory`, with `stdin` (a file path) as standard input.
   static func run(_ arguments: [String], in directory: String = Repository.root, stdin: String? = nil) throws -> Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.standardInput = try stdin.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
+    return try capture(process)
+  }
+
+  /// Runs `process` to its end with stdout and stderr going to files, and returns both.
+  static func capture(_ process: Process) throws -> Result {
     let scratch = try TemporaryDirectory()
     let outPath = scratch.file("stdout")
     let errPath = scratch.file("stderr")
     _ = FileManager.default.createFile(atPath: outPath, contents: nil)
     _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: directory)
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    process.standardInput = try stdin.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
     try process.run()
     process.waitUntilExit()
     return Result(
@@ -46,11 +51,6 @@ extension SluiceBinary {
   /// Runs a bash script with `$SLUICE` set to the binary, for what `Process` cannot set up:
   /// closed descriptors (`2>&-`), `/dev/full`, pipes whose reader is gone, `ulimit`.
   static func shell(_ script: String, in directory: String = Repository.root) throws -> Result {
-    let scratch = try TemporaryDirectory()
-    let outPath = scratch.file("stdout")
-    let errPath = scratch.file("stderr")
-    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
     process.arguments = ["-c", script]
@@ -58,15 +58,8 @@ extension SluiceBinary {
     var environment = ProcessInfo.processInfo.environment
     environment["SLUICE"] = path
     process.environment = environment
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus,
-      stdout: try String(contentsOfFile: outPath, encoding: .utf8),
-      stderr: try String(contentsOfFile: errPath, encoding: .utf8))
+    return try capture(process)
   }
 
   /// Starts `sluice arguments…` without waiting, output discarded, for tests that kill it.

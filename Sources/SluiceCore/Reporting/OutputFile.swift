@@ -124,18 +124,7 @@ public final class OutputFile {
   public func flush() throws(OutputError) {
     if let failure { throw failure }
     guard !buffer.isEmpty else { return }
-    let code: Int32? = buffer.withUnsafeBytes { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          return errno
-        }
-        offset += written
-      }
-      return nil
-    }
+    let code = buffer.withUnsafeBytes { Self.writeAll($0, to: descriptor) }
     buffer.removeAll(keepingCapacity: buffer.count <= Self.bufferLimit)
     if let code {
       failure = writeError(code)
@@ -175,6 +164,21 @@ public final class OutputFile {
     }
     guard rename(temporary, target) == 0 else { throw writeError(errno) }
     isPublished = true
+  }
+
+  /// Writes all of `bytes` to a file descriptor, retrying interrupted and partial writes; the
+  /// `errno` of the write that failed, or nil.
+  public static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+    var offset = 0
+    while offset < bytes.count {
+      let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+      if written < 0 {
+        if errno == EINTR { continue }
+        return errno
+      }
+      offset += written
+    }
+    return nil
   }
 
   private func writeError(_ code: Int32) -> OutputError {
