@@ -132,6 +132,25 @@ struct InputTests {
     }
   }
 
+  /// Found by `Fuzz/run gzip-input` (Fuzz/findings/gzip-input-corrupt-reported-as-truncated.bin):
+  /// the input ended while zlib still held output it had no room for, and whether the stream was
+  /// called truncated or corrupt depended on the size of the reader's buffer.
+  @Test(arguments: [1, 7, 4096, 1 << 16])
+  func theVerdictOnABrokenStreamDoesNotDependOnTheBufferSize(_ size: Int) throws {
+    let directory = try TemporaryDirectory()
+    let bytes: [UInt8] = [
+      0x1f, 0x8b, 0x08, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x03, 0x8b, 0xff, 0xff, 0xff, 0x4f, 0x70,
+      0x74, 0x69, 0x6f, 0xff, 0xff, 0xff, 0x69, 0x70, 0xff, 0xff,
+    ]
+    let input = try Input(path: try directory.write("finding.gz", bytes))
+    var buffer = [UInt8](repeating: 0, count: size)
+    let error = try #require(throws: InputError.self) {
+      while try buffer.withUnsafeMutableBytes({ try input.read(into: $0) }) > 0 {}
+    }
+    #expect(error.code == .corruptStream)
+    #expect(error.message.contains("invalid distance too far back"))
+  }
+
   @Test func emptyFileReadsAsEmpty() throws {
     let directory = try TemporaryDirectory()
     let input = try Input(path: try directory.write("empty.json", ""))

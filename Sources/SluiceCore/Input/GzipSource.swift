@@ -66,18 +66,22 @@ public final class GzipSource: ByteSource {
         inflateReset(stream)
         memberEnded = false
       }
-      if stream.pointee.avail_in == 0 && upstreamEnded {
-        if membersRead == 0 && compressedFed == 0 { return 0 }
-        throw InputError(
-          code: .truncatedStream, path: path,
-          message: "gzip stream is truncated: it ends inside member \(membersRead + 1)",
-          compressedOffset: compressedOffset, decompressedOffset: bytesProduced)
-      }
+      if stream.pointee.avail_in == 0 && upstreamEnded && membersRead == 0 && compressedFed == 0 { return 0 }
+      // Called even when the input has ended: zlib may still hold output it had no room for, or
+      // bits that prove the data corrupt. Only when it can make no progress is the stream
+      // truncated — so the verdict does not depend on where buffer boundaries fell.
       let before = Int(stream.pointee.avail_out)
       let status = inflate(stream, Z_NO_FLUSH)
-      bytesProduced += Int64(before - Int(stream.pointee.avail_out))
+      let produced = before - Int(stream.pointee.avail_out)
+      bytesProduced += Int64(produced)
       switch status {
       case Z_OK, Z_BUF_ERROR:
+        if produced == 0 && stream.pointee.avail_in == 0 && upstreamEnded {
+          throw InputError(
+            code: .truncatedStream, path: path,
+            message: "gzip stream is truncated: it ends inside member \(membersRead + 1)",
+            compressedOffset: compressedOffset, decompressedOffset: bytesProduced)
+        }
         continue
       case Z_STREAM_END:
         memberEnded = true
