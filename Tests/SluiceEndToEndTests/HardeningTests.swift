@@ -270,14 +270,20 @@ struct HardeningTests {
 
   // MARK: Finding 6 — locked databases
 
-  @Test(arguments: ["EXCLUSIVE", "IMMEDIATE"])
-  func aLockedDatabaseIs74AndSaysSo(_ lock: String) throws {
+  /// An exclusive lock stops the run at its first read; a reserved lock at its BEGIN; a reader's
+  /// shared lock only at its COMMIT, after all the work — then the audit row is tried once
+  /// without waiting, so the run waits one timeout, not two.
+  @Test(arguments: [
+    ("EXCLUSIVE", "UPDATE fruits SET name = name"), ("IMMEDIATE", "UPDATE fruits SET name = name"),
+    ("DEFERRED", "SELECT count(*) FROM fruits"),
+  ])
+  func aLockedDatabaseIs74AndSaysSo(_ lock: String, _ statement: String) throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
     #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
     let holder = try SQLiteConnection(path: database)
     try holder.execute("BEGIN \(lock)")
-    try holder.execute("UPDATE fruits SET name = name")
+    try holder.execute(statement)
     let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database, "--busy-timeout", "0.3"])
     #expect(result.status == 74, "\(result.stderr)")
     #expect(result.stderr.contains("is locked by another process (waited 0.3 s)"))
