@@ -195,6 +195,16 @@ struct JSONRecordReaderTests {
     #expect(try readError(#"["\u12G4"]"#, .array(path: [])).message.contains("four hex digits"))
   }
 
+  @Test func ndjsonRecordsSpanningRefillsAreTrimmedAndKeptApart() throws {
+    // The reader hands a spanning record's capture array over; the next record must not reuse it.
+    let first = "{\"v\": \"" + String(repeating: "a", count: 5_000) + "\"}"
+    let second = "[" + Array(repeating: "1", count: 3_000).joined(separator: ",") + "]"
+    let text = first + "   \t\n" + second + "  \n{\"w\": 3}\n"
+    let records = try read(text, .lines, bufferSize: 1_000)
+    #expect(records.map(\.text) == [first, second, #"{"w": 3}"#])
+    #expect(records.map(\.location.line) == [1, 2, 3])
+  }
+
   @Test func largeRecordsSpanManyRefills() throws {
     let value = String(repeating: "ü", count: 50_000)
     let text = "[{\"v\": \"\(value)\"}, 2]"

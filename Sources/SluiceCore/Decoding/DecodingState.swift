@@ -11,6 +11,8 @@ final class DecodingState {
     _read { yield tapeStorage.pointee }
     _modify { yield &tapeStorage.pointee }
   }
+  /// Where each keyed container's next key lookup starts, behind a pointer like the tape.
+  private let cursors: UnsafeMutablePointer<CursorStack>
   let legacyScalars: Bool
   let dates: DateParser
   var coercions = 0
@@ -20,11 +22,32 @@ final class DecodingState {
     dates = DateParser(formats: options.dateFormats)
     tapeStorage = .allocate(capacity: 1)
     tapeStorage.initialize(to: RecordTape())
+    cursors = .allocate(capacity: 1)
+    cursors.initialize(to: CursorStack())
   }
 
   deinit {
     tapeStorage.deinitialize(count: 1)
     tapeStorage.deallocate()
+    cursors.pointee.deallocate()
+    cursors.deinitialize(count: 1)
+    cursors.deallocate()
+  }
+
+  /// Before a record: no keyed container is open.
+  func resetCursors() { cursors.pointee.count = 0 }
+
+  /// Drops the finished record's bytes and any storage a huge record grew, so nothing the size
+  /// of one record outlives it.
+  func releaseRecord() {
+    tape.releaseRecord()
+    cursors.pointee.shrink(above: RecordTape.retainedNodeCapacity)
+  }
+
+  /// A cursor for a keyed container opened on `object`; its lookups start at the first key.
+  @inline(__always)
+  func openCursor(on object: Int) -> Int {
+    cursors.pointee.push(Int32(truncatingIfNeeded: object + 1))
   }
 
   @inline(__always)
@@ -48,7 +71,7 @@ final class DecodingState {
       return try text(node)
     case .number where legacyScalars:
       coercions += 1
-      return String(decoding: tape.bytes[range(n)], as: UTF8.self)
+      return String(decoding: tape.bytes[range(node)], as: UTF8.self)
     default:
       throw mismatch(node, String.self, expected: "a string")
     }
@@ -60,7 +83,7 @@ final class DecodingState {
     case .true: return true
     case .false: return false
     case .string where legacyScalars || tape.scalarsAreText:
-      let text = tape.bytes[range(n)]
+      let text = tape.bytes[range(node)]
       if text.elementsEqual("true".utf8) || text.elementsEqual("false".utf8) {
         if !tape.scalarsAreText { coercions += 1 }
         return text.count == 4
@@ -76,7 +99,7 @@ final class DecodingState {
     switch n.kind {
     case .number:
       break
-    case .string where (legacyScalars || tape.scalarsAreText) && !n.hasEscapes && n.length > 0:
+    case .string where (legacyScalars || tape.scalarsAreText) && !n.hasEscapes:
       guard let value = try parseInteger(node, T.self, quoted: true) else {
         throw mismatch(node, T.self, expected: "an integer")
       }
@@ -93,33 +116,40 @@ final class DecodingState {
 
   /// Parses an integer exactly: no truncation, no rounding. Returns nil when the text is not
   /// an integer at all (for quoted text) and throws `outOfRange` when it does not fit `T`.
+  ///
+  /// One pass from the node's start, with no length looked up first: a number's digits end at
+  /// the first byte that is not a digit — a fraction or an exponent if it is still part of the
+  /// number — a quoted integer's at its closing quote.
   private func parseInteger<T: FixedWidthInteger>(_ node: Int, _ type: T.Type, quoted: Bool) throws -> T? {
-    let n = tape.nodes[node]
+    let start = tape.nodes[node].payload
     return try tape.bytes.withUnsafeBufferPointer { buffer throws -> T? in
-      var i = Int(n.start)
-      let end = i + Int(n.length)
+      let count = buffer.count
+      var i = start
       var negative = false
-      if i < end && buffer[i] == UInt8(ascii: "-") {
+      if i < count && buffer[i] == UInt8(ascii: "-") {
         negative = true
         i += 1
       }
-      guard i < end else { return nil }
+      let digits = i
       var magnitude: UInt64 = 0
       var overflow = false
-      while i < end {
+      while i < count {
         let b = buffer[i]
-        guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") else {
-          if quoted { return nil }
-          // A JSON number with a fraction or an exponent.
-          throw DecodingError.typeMismatch(
-            T.self,
-            context(node, code: .typeMismatch, "expected an integer, found a number with a fraction or exponent"))
-        }
+        guard b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") else { break }
         let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
         let (sum, o2) = times10.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
         overflow = overflow || o1 || o2
         magnitude = sum
         i += 1
+      }
+      guard i > digits else { return nil }
+      if quoted {
+        guard i < count, buffer[i] == UInt8(ascii: "\"") else { return nil }
+      } else if i < count, RecordTape.isNumberByte(buffer[i]) {
+        // A JSON number with a fraction or an exponent.
+        throw DecodingError.typeMismatch(
+          T.self,
+          context(node, code: .typeMismatch, "expected an integer, found a number with a fraction or exponent"))
       }
       if !overflow {
         if negative {
@@ -141,8 +171,8 @@ final class DecodingState {
     switch n.kind {
     case .number:
       break
-    case .string where (legacyScalars || tape.scalarsAreText) && !n.hasEscapes && n.length > 0:
-      guard isNumberText(n), let value = parseDouble(n) else {
+    case .string where (legacyScalars || tape.scalarsAreText) && !n.hasEscapes:
+      guard isNumberText(range(node)), let value = parseDouble(range(node)) else {
         throw mismatch(node, Double.self, expected: "a number")
       }
       guard value.isFinite else {
@@ -153,7 +183,7 @@ final class DecodingState {
     default:
       throw mismatch(node, Double.self, expected: "a number")
     }
-    guard let value = parseDouble(n), value.isFinite else {
+    guard let value = parseDouble(range(node)), value.isFinite else {
       throw DecodingError.dataCorrupted(context(node, code: .outOfRange, "does not fit a Double"))
     }
     return value
@@ -171,8 +201,8 @@ final class DecodingState {
   /// Whether a string node holds a number as JSON writes one (leading zeros allowed), the only
   /// text converted to a `Double` or a `Decimal`: `strtod` alone would also take hex, `inf` and
   /// leading spaces, and `Decimal(string:)` a prefix, such as the 12 of `12abc`.
-  private func isNumberText(_ n: RecordTape.Node) -> Bool {
-    let text = tape.bytes[range(n)]
+  private func isNumberText(_ range: Range<Int>) -> Bool {
+    let text = tape.bytes[range]
     var i = text.startIndex
     func digits() -> Bool {
       let first = i
@@ -193,12 +223,12 @@ final class DecodingState {
     return i == text.endIndex
   }
 
-  private func parseDouble(_ n: RecordTape.Node) -> Double? {
-    let length = Int(n.length)
+  private func parseDouble(_ range: Range<Int>) -> Double? {
+    let length = range.count
     guard length > 0, length < 1_024 else { return nil }
     return tape.bytes.withUnsafeBufferPointer { buffer in
       withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { text -> Double? in
-        for i in 0..<length { text[i] = CChar(bitPattern: buffer[Int(n.start) + i]) }
+        for i in 0..<length { text[i] = CChar(bitPattern: buffer[range.lowerBound + i]) }
         text[length] = 0
         guard let base = text.baseAddress else { return nil }
         var endPointer: UnsafeMutablePointer<CChar>?
@@ -211,11 +241,11 @@ final class DecodingState {
 
   func decimal(_ node: Int) throws -> Decimal {
     let n = tape.nodes[node]
-    let textual = n.kind == .string && (legacyScalars || tape.scalarsAreText) && isNumberText(n)
+    let textual = n.kind == .string && (legacyScalars || tape.scalarsAreText) && isNumberText(range(node))
     guard n.kind == .number || textual else {
       throw mismatch(node, Decimal.self, expected: "a number")
     }
-    let text = String(decoding: tape.bytes[range(n)], as: UTF8.self)
+    let text = String(decoding: tape.bytes[range(node)], as: UTF8.self)
     // A well-formed number is nil here only when its exponent is beyond Decimal's.
     guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !value.isNaN else {
       throw DecodingError.dataCorrupted(context(node, code: .outOfRange, "does not fit a Decimal"))
@@ -231,9 +261,9 @@ final class DecodingState {
     case .string where n.hasEscapes:
       parsed = dates.parse(try text(node))
     case .string:
-      parsed = dates.parse(text: tape.bytes[range(n)])
+      parsed = dates.parse(text: tape.bytes[range(node)])
     case .number:
-      parsed = parseDouble(n).flatMap { dates.parse(number: $0) }
+      parsed = parseDouble(range(node)).flatMap { dates.parse(number: $0) }
     case .null:
       throw DecodingError.valueNotFound(
         Date.self, context(node, code: .nullValue, "expected a date, found null"))
@@ -262,48 +292,53 @@ final class DecodingState {
   /// A string node's text, unescaped.
   func text(_ node: Int) throws -> String {
     let n = tape.nodes[node]
-    if !n.hasEscapes { return String(decoding: tape.bytes[range(n)], as: UTF8.self) }
-    guard let text = JSONString.decode(tape.bytes[range(n)]) else {
+    if !n.hasEscapes { return String(decoding: tape.bytes[range(node)], as: UTF8.self) }
+    guard let text = JSONString.decode(tape.bytes[range(node)]) else {
       throw DecodingError.dataCorrupted(
         context(node, code: .invalidValue, "invalid \\u escape (an unpaired surrogate)"))
     }
     return text
   }
 
+  /// A scalar node's text in `tape.bytes`.
   @inline(__always)
-  func range(_ n: RecordTape.Node) -> Range<Int> { Int(n.start)..<Int(n.start + n.length) }
+  func range(_ node: Int) -> Range<Int> { tape.textRange(of: node) }
 
   // MARK: - Keys
 
-  /// Finds the value node of `key` in an object, marking the key as asked for.
-  func find(_ key: some CodingKey, in object: Int) -> Int? {
-    let objectNode = tape.nodes[object]
+  /// Finds the value node of `key` in an object, marking the key as asked for. `cursor` is the
+  /// container's lookup cursor (`openCursor(on:)`).
+  func find(_ key: some CodingKey, in object: Int, cursor: Int) -> Int? {
     let first = object + 1
-    let end = Int(objectNode.end)
+    let end = tape.end(of: object)
     guard first < end else { return nil }
-    var cursor = Int(objectNode.cursor)
-    if cursor >= end { cursor = first }
+    var start = Int(cursors.pointee.base[cursor])
+    if start >= end { start = first }
     let name = key.stringValue
     // From the cursor to the end, then from the first key up to the cursor.
-    if let value = scan(object, from: cursor, to: end, for: name) { return value }
-    return scan(object, from: first, to: cursor, for: name)
+    if let value = scan(cursor, from: start, to: end, for: name) { return value }
+    return scan(cursor, from: first, to: start, for: name)
   }
 
   @inline(__always)
-  private func scan(_ object: Int, from start: Int, to stop: Int, for name: String) -> Int? {
+  private func scan(_ cursor: Int, from start: Int, to stop: Int, for name: String) -> Int? {
     var k = start
     while k < stop {
       let value = k + 1
+      let next = tape.end(of: value)
       if keyMatches(k, name) {
-        tape.nodes[k].flags |= RecordTape.Node.accessed
-        tape.nodes[object].cursor = tape.nodes[value].end
+        tape.nodes[k].bits |= RecordTape.Node.accessed
+        cursors.pointee.base[cursor] = Int32(truncatingIfNeeded: next)
         return value
       }
-      k = Int(tape.nodes[value].end)
+      k = next
     }
     return nil
   }
 
+  /// Whether a key node's text is `name`. An unescaped key's text runs to the first quote, so
+  /// it equals `name` when it starts with `name`'s bytes, none of them a quote, and a quote
+  /// follows: no length to find first.
   @inline(__always)
   private func keyMatches(_ keyNode: Int, _ name: String) -> Bool {
     let n = tape.nodes[keyNode]
@@ -311,12 +346,14 @@ final class DecodingState {
     var name = name
     return name.withUTF8 { utf8 in
       let length = utf8.count
-      guard length == Int(n.length) else { return false }
       return tape.bytes.withUnsafeBufferPointer { bytes in
-        let start = Int(n.start)
+        let start = n.payload
+        // A quote right after `length` bytes turns most other keys away at once.
+        guard start + length < bytes.count, bytes[start + length] == UInt8(ascii: "\"") else { return false }
         var i = 0
         while i < length {
-          if bytes[start + i] != utf8[i] { return false }
+          let b = bytes[start + i]
+          if b != utf8[i] || b == UInt8(ascii: "\"") { return false }
           i += 1
         }
         return true
@@ -327,38 +364,48 @@ final class DecodingState {
   /// After a decode: keys of opened objects that were never asked for are unknown fields, and
   /// a key present twice in one object rejects the record (which copy a decoder reads is
   /// arbitrary, so neither is trusted), as does a key with an unpaired surrogate escape.
+  /// Subtrees of containers the DTO never opened are skipped whole: nothing in them was read.
   func sweepKeys(into diagnostics: inout DecodeDiagnostics, reportUnknown: Bool) throws(RecordDecodingError) {
     var index = 0
     let nodes = tape.nodes
     while index < nodes.count {
       let node = nodes[index]
-      guard node.kind == .object, node.flags & RecordTape.Node.opened != 0 else {
+      guard node.isContainer else {
         index += 1
         continue
       }
+      guard node.isOpened else {
+        index = node.payload
+        continue
+      }
+      guard node.tag == RecordTape.Node.object else {
+        index += 1
+        continue
+      }
+      let end = node.payload
       var k = index + 1
-      while k < Int(node.end) {
-        if nodes[k].hasEscapes, JSONString.decode(tape.bytes[range(nodes[k])]) == nil {
+      while k < end {
+        if nodes[k].hasEscapes, JSONString.decode(tape.bytes[range(k)]) == nil {
           throw RecordDecodingError(
             code: .invalidValue, path: FieldPath.render(tape.codingPath(to: index)),
-            message: "invalid \\u escape in a key (an unpaired surrogate)", byteOffset: Int(nodes[k].start) - 1)
+            message: "invalid \\u escape in a key (an unpaired surrogate)", byteOffset: nodes[k].payload - 1)
         }
-        k = Int(nodes[k + 1].end)
+        k = tape.end(of: k + 1)
       }
       if let duplicate = duplicateKey(in: index) {
         throw RecordDecodingError(
           code: .duplicateKey, path: FieldPath.render(tape.codingPath(to: duplicate)),
-          message: "the key appears more than once in the object", byteOffset: Int(nodes[duplicate].start) - 1)
+          message: "the key appears more than once in the object", byteOffset: nodes[duplicate].payload - 1)
       }
       k = index + 1
-      while k < Int(node.end) {
-        if reportUnknown && nodes[k].flags & RecordTape.Node.accessed == 0 {
+      while k < end {
+        if reportUnknown && !nodes[k].isAccessed {
           diagnostics.unknownFields.append(
             .init(
               code: .unknownField, path: FieldPath.render(tape.codingPath(to: k)),
-              message: "not part of the contract", byteOffset: Int(nodes[k].start) - 1))
+              message: "not part of the contract", byteOffset: nodes[k].payload - 1))
         }
-        k = Int(nodes[k + 1].end)
+        k = tape.end(of: k + 1)
       }
       index += 1
     }
@@ -370,39 +417,53 @@ final class DecodingState {
   /// NFD spellings are different keys.
   private func duplicateKey(in object: Int) -> Int? {
     let first = object + 1
-    let end = Int(tape.nodes[object].end)
+    let end = tape.end(of: object)
     guard first < end else { return nil }
-    if tape.nodes[object].count > 32 {
-      var seen = Set<[UInt8]>()
-      var k = first
-      while k < end {
-        if !seen.insert(Array(tape.keyString(k).utf8)).inserted { return k }
-        k = Int(tape.nodes[k + 1].end)
-      }
-      return nil
-    }
-    var k = Int(tape.nodes[first + 1].end)
+    // Pairwise while the object is small; past 32 keys, a set of the keys instead.
+    var k = tape.end(of: first + 1)
+    var keys = 1
     while k < end {
+      keys += 1
+      if keys > 32 { return duplicateKeyBySet(first: first, end: end) }
       var earlier = first
       while earlier < k {
         if sameKey(earlier, k) { return k }
-        earlier = Int(tape.nodes[earlier + 1].end)
+        earlier = tape.end(of: earlier + 1)
       }
-      k = Int(tape.nodes[k + 1].end)
+      k = tape.end(of: k + 1)
     }
     return nil
   }
 
+  private func duplicateKeyBySet(first: Int, end: Int) -> Int? {
+    var seen = Set<[UInt8]>()
+    var k = first
+    while k < end {
+      if !seen.insert(Array(tape.keyString(k).utf8)).inserted { return k }
+      k = tape.end(of: k + 1)
+    }
+    return nil
+  }
+
+  /// Whether two keys are the same. Unescaped keys' texts run to their first quote, so they
+  /// are equal when their bytes agree up to and including a quote.
   private func sameKey(_ a: Int, _ b: Int) -> Bool {
     let first = tape.nodes[a]
     let second = tape.nodes[b]
     if first.hasEscapes || second.hasEscapes {
       return tape.keyString(a).utf8.elementsEqual(tape.keyString(b).utf8)
     }
-    guard first.length == second.length else { return false }
     return tape.bytes.withUnsafeBufferPointer { bytes in
-      guard let base = bytes.baseAddress else { return true }
-      return memcmp(base + Int(first.start), base + Int(second.start), Int(first.length)) == 0
+      var i = first.payload
+      var j = second.payload
+      while i < bytes.count && j < bytes.count {
+        let byte = bytes[i]
+        if byte != bytes[j] { return false }
+        if byte == UInt8(ascii: "\"") { return true }
+        i += 1
+        j += 1
+      }
+      return false
     }
   }
 
@@ -421,9 +482,8 @@ final class DecodingState {
   }
 
   func offset(of node: Int) -> Int {
-    let n = tape.nodes[node]
     // A string's start is after its opening quote; point at the quote.
-    return n.kind == .string ? Int(n.start) - 1 : Int(n.start)
+    tape.nodes[node].kind == .string ? tape.start(of: node) - 1 : tape.start(of: node)
   }
 
   func mismatch(_ node: Int, _ type: Any.Type, expected: String) -> DecodingError {
@@ -511,4 +571,48 @@ struct DecodeFailure: Error {
   func error(path: [any CodingKey]) -> RecordDecodingError {
     RecordDecodingError(code: code, path: FieldPath.render(path), message: message, byteOffset: byteOffset)
   }
+}
+
+/// The lookup cursors of the keyed containers opened in the current record: for each, the key
+/// after the last one it found, where its next lookup starts (DTOs usually ask for keys in the
+/// order the producer wrote them). A plain buffer that grows by doubling: a container reads and
+/// writes its cursor on every key, and an array's uniqueness checks cost more than the lookup.
+struct CursorStack {
+  private(set) var base: UnsafeMutablePointer<Int32>
+  var count = 0
+  private var capacity: Int
+  private static let initialCapacity = 64
+
+  init() {
+    capacity = Self.initialCapacity
+    base = .allocate(capacity: capacity)
+  }
+
+  /// Adds a cursor and returns its index.
+  @inline(__always)
+  mutating func push(_ cursor: Int32) -> Int {
+    if count == capacity { grow() }
+    base[count] = cursor
+    count += 1
+    return count - 1
+  }
+
+  private mutating func grow() {
+    let larger = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2)
+    larger.update(from: base, count: count)
+    base.deallocate()
+    base = larger
+    capacity *= 2
+  }
+
+  /// Gives back storage a huge record grew.
+  mutating func shrink(above limit: Int) {
+    count = 0
+    guard capacity > limit else { return }
+    base.deallocate()
+    capacity = Self.initialCapacity
+    base = .allocate(capacity: capacity)
+  }
+
+  func deallocate() { base.deallocate() }
 }

@@ -1,43 +1,74 @@
+import Foundation
+
 /// A record flattened into a tape of nodes: the decoder's format-neutral view of one record.
 ///
-/// Nodes are stored in document order. A container node (object or array) is followed by its
-/// children and records `end`, the index just past its subtree, so the decoder skips a value in
-/// O(1). An object's children alternate key node, value node. Scalar nodes point into `bytes`
-/// (`start`, `length`): for JSON, the record's own bytes — a string node spans the text between
-/// its quotes, `hasEscapes` says whether it needs unescaping. `start` is also the node's byte
-/// offset inside the record, which is how errors point at the exact byte.
+/// Nodes are stored in document order, one 32-bit word each, so the tape costs at most about
+/// twice the record's bytes (a JSON value takes two bytes at the least: `0,`, `[]`), however the
+/// record is shaped; a 60 MB line of `[0,0,…]` has a 120 MB tape. A word holds a tag (object,
+/// array, string, key, number, true, false, null), two flags and a 27-bit payload:
 ///
-/// The XML reader builds the same tape (elements → objects, attributes and text → strings, with
-/// `scalarsAreText` set because XML has no numbers or booleans), so one decoder serves both.
+/// - a container (object or array) keeps `end`, the index just past its subtree, so the decoder
+///   skips a value in O(1); its children follow it, an object's alternating key node, value node;
+/// - a scalar keeps `start`, the offset of its first byte in `bytes` (a string's first byte after
+///   the quote), which is also how errors point at the exact byte.
+///
+/// What is cheap to find again is not stored: a scalar's length is found by scanning its text
+/// when the decoder reads it (it reads each at most a few times), an array's element count by
+/// walking its children, and a container's own first byte, which only error messages need, by
+/// counting brackets from the scalar before it. So `bytes` are JSON text — strings quoted and
+/// escaped, containers bracketed — and another format's reader (XML) builds its tape by writing
+/// its values in that form; `scalarsAreText` then says that numbers and booleans arrive as text.
 public struct RecordTape: Sendable {
   public enum Kind: UInt8, Sendable {
     case object, array, string, number, `true`, `false`, null
   }
 
-  public struct Node: Sendable {
-    public var kind: Kind
-    var flags: UInt8
-    /// Offset of the node's first byte in `bytes` (a string's first byte after the quote).
-    public var start: Int32
-    /// Byte length (a string's, between the quotes; a container's, brackets included).
-    public var length: Int32
-    /// Members of an object or elements of an array.
-    public var count: Int32
-    /// Index just past this node's subtree.
-    public var end: Int32
-    /// For objects, used by the decoder: the key node after the last key it found, where the
-    /// next lookup starts (DTOs usually ask for keys in the order the producer wrote them).
-    var cursor: Int32 = 0
+  /// One packed node: tag in bits 0–2, flags in bits 3–4, payload (`start` or `end`) above.
+  public struct Node: Sendable, Hashable {
+    var bits: UInt32
 
-    static let hasEscapes: UInt8 = 1
-    static let isKey: UInt8 = 2
-    /// Set by the decoder: a key the DTO asked for.
-    static let accessed: UInt8 = 4
-    /// Set by the decoder: an object the DTO opened as a keyed container.
-    static let opened: UInt8 = 8
+    static let object: UInt32 = 0
+    static let array: UInt32 = 1
+    static let string: UInt32 = 2
+    /// A string that is an object's key.
+    static let key: UInt32 = 3
+    static let number: UInt32 = 4
+    static let `true`: UInt32 = 5
+    static let `false`: UInt32 = 6
+    static let null: UInt32 = 7
 
-    public var hasEscapes: Bool { flags & Self.hasEscapes != 0 }
-    public var isKey: Bool { flags & Self.isKey != 0 }
+    /// Strings and keys: the text holds a backslash escape.
+    static let hasEscapes: UInt32 = 1 << 3
+    /// Objects and arrays, set by the decoder: the DTO opened it as a container. Only an opened
+    /// container's children can be reached, so the key sweep skips the subtree of any other.
+    static let opened: UInt32 = 1 << 3
+    /// Keys, set by the decoder: a key the DTO asked for.
+    static let accessed: UInt32 = 1 << 4
+    static let payloadShift: UInt32 = 5
+
+    init(tag: UInt32, flags: UInt32 = 0, payload: Int) {
+      bits = UInt32(truncatingIfNeeded: payload) << Self.payloadShift | flags | tag
+    }
+
+    @inline(__always) var tag: UInt32 { bits & 7 }
+    @inline(__always) var payload: Int { Int(bits >> Self.payloadShift) }
+    @inline(__always) public var isContainer: Bool { tag <= Self.array }
+    @inline(__always) public var hasEscapes: Bool { tag & ~1 == Self.string && bits & Self.hasEscapes != 0 }
+    @inline(__always) public var isKey: Bool { tag == Self.key }
+    @inline(__always) var isOpened: Bool { tag <= Self.array && bits & Self.opened != 0 }
+    @inline(__always) var isAccessed: Bool { bits & Self.accessed != 0 }
+
+    @inline(__always) public var kind: Kind {
+      switch tag {
+      case Self.object: return .object
+      case Self.array: return .array
+      case Self.string, Self.key: return .string
+      case Self.number: return .number
+      case Self.true: return .true
+      case Self.false: return .false
+      default: return .null
+      }
+    }
   }
 
   public internal(set) var nodes: [Node] = []
@@ -52,22 +83,33 @@ public struct RecordTape: Sendable {
 extension RecordTape {
   /// Deepest nesting the tape builder accepts (the record readers' limit is lower by default).
   public static let maxDepth = 1_024
+  /// Largest record a tape holds: offsets and indices are 27-bit payloads (the record readers'
+  /// default limit is 64 MiB).
+  public static let maxRecordBytes = (1 << 27) - 1
+  /// Node storage above this many nodes (4 MiB) is given back after a record instead of being
+  /// kept for the next one, so one huge record does not pin its tape for the rest of the run.
+  static let retainedNodeCapacity = 1 << 20
 
   /// Builds the tape of one JSON value, reusing this tape's storage.
   ///
   /// The record readers have already validated the bytes; this pass only tokenizes, but it
   /// still checks every index and the shape the decoder relies on (one top-level value, keys
   /// and values alternating in objects, brackets that match), and throws on anything unexpected
-  /// instead of trapping. Open
-  /// containers are tracked on a stack in stack memory, with their element counts, so the pass
+  /// instead of trapping. Open containers are tracked on a stack in stack memory, so the pass
   /// allocates nothing but the node array's growth.
   public mutating func loadJSON(_ record: [UInt8]) throws(RecordDecodingError) {
+    guard record.count <= Self.maxRecordBytes else {
+      throw RecordDecodingError(
+        code: .recordTooLarge, path: "", message: "record larger than \(Self.maxRecordBytes) bytes", byteOffset: 0)
+    }
     bytes = record
     nodes.removeAll(keepingCapacity: true)
     scalarsAreText = false
     let count = record.count
     let result: RecordDecodingError? = record.withUnsafeBufferPointer { buffer in
-      withUnsafeTemporaryAllocation(of: (index: Int32, count: Int32, isObject: Bool).self, capacity: Self.maxDepth) {
+      // Counting is one more pass over the bytes, paid by big records only (see `nodeCount`).
+      if count > 1 << 20 { nodes.reserveCapacity(Self.nodeCount(buffer)) }
+      return withUnsafeTemporaryAllocation(of: (index: Int32, isObject: Bool).self, capacity: Self.maxDepth) {
         stack in
         tokenize(buffer, count: count, stack: stack)
       }
@@ -75,9 +117,17 @@ extension RecordTape {
     if let result { throw result }
   }
 
+  /// Lets go of the record's bytes and of node storage grown past `retainedNodeCapacity`; the
+  /// decoder calls it after every record, so what a tape holds between records stays small.
+  /// Until the next `loadJSON`, the tape must not be read.
+  mutating func releaseRecord() {
+    bytes = []
+    if nodes.capacity > Self.retainedNodeCapacity { nodes = [] }
+  }
+
   private mutating func tokenize(
     _ buffer: UnsafeBufferPointer<UInt8>, count: Int,
-    stack: UnsafeMutableBufferPointer<(index: Int32, count: Int32, isObject: Bool)>
+    stack: UnsafeMutableBufferPointer<(index: Int32, isObject: Bool)>
   ) -> RecordDecodingError? {
     guard let base = buffer.baseAddress, count > 0 else {
       return RecordDecodingError(code: .syntax, path: "", message: "empty record", byteOffset: 0)
@@ -93,25 +143,17 @@ extension RecordTape {
     /// Appends a node, checking the shape the decoder indexes by: one value at the top level,
     /// an object's children alternating key, value. Returns false when the shape is broken.
     @inline(__always)
-    func append(_ kind: Kind, _ start: Int, _ length: Int, _ flags: UInt8) -> Bool {
-      let isKey = flags & Node.isKey != 0
+    func append(_ tag: UInt32, _ start: Int, _ flags: UInt32) -> Bool {
       if depth > 0 {
         if stack[depth - 1].isObject {
+          let isKey = tag == Node.key
           guard isKey != pendingKey else { return false }
           pendingKey = isKey
         }
       } else if !nodes.isEmpty {
         return false
       }
-      let index = Int32(truncatingIfNeeded: nodes.count)
-      nodes.append(
-        Node(
-          kind: kind, flags: flags, start: Int32(truncatingIfNeeded: start),
-          length: Int32(truncatingIfNeeded: length), count: 0, end: index + 1, cursor: index + 1))
-      // Objects count their keys, arrays their elements.
-      if depth > 0, !stack[depth - 1].isObject || isKey {
-        stack[depth - 1].count += 1
-      }
+      nodes.append(Node(tag: tag, flags: flags, payload: start))
       return true
     }
     while i < count {
@@ -128,8 +170,9 @@ extension RecordTape {
           return RecordDecodingError(code: .nestingTooDeep, path: "", message: "nesting too deep", byteOffset: i)
         }
         let isObject = c == UInt8(ascii: "{")
-        guard append(isObject ? .object : .array, i, 0, 0) else { return malformed(i) }
-        stack[depth] = (Int32(truncatingIfNeeded: nodes.count - 1), 0, isObject)
+        // A container's payload is its end, filled in when it closes.
+        guard append(isObject ? Node.object : Node.array, 0, 0) else { return malformed(i) }
+        stack[depth] = (Int32(truncatingIfNeeded: nodes.count - 1), isObject)
         depth += 1
         expectKey = isObject
         i += 1
@@ -139,49 +182,39 @@ extension RecordTape {
         let closesObject = c == UInt8(ascii: "}")
         guard open.isObject == closesObject, !(closesObject && pendingKey) else { return malformed(i) }
         depth -= 1
-        let index = Int(open.index)
-        nodes[index].end = Int32(truncatingIfNeeded: nodes.count)
-        nodes[index].length = Int32(truncatingIfNeeded: i + 1) - nodes[index].start
-        nodes[index].count = open.count
+        nodes[Int(open.index)].bits |= UInt32(truncatingIfNeeded: nodes.count) << Node.payloadShift
         expectKey = false
         i += 1
       case UInt8(ascii: "\""):
         let start = i + 1
         var j = start
-        var flags: UInt8 = expectKey ? Node.isKey : 0
+        var flags: UInt32 = 0
         while j < count {
           let b = base[j]
           if b == UInt8(ascii: "\"") { break }
           if b == UInt8(ascii: "\\") {
-            flags |= Node.hasEscapes
+            flags = Node.hasEscapes
             j += 2
           } else {
             j += 1
           }
         }
-        guard j < count, append(.string, start, j - start, flags) else { return malformed(i) }
+        guard j < count, append(expectKey ? Node.key : Node.string, start, flags) else { return malformed(i) }
         expectKey = false
         i = j + 1
       case UInt8(ascii: "t"):
-        guard append(.true, i, 4, 0) else { return malformed(i) }
+        guard append(Node.true, i, 0) else { return malformed(i) }
         i += 4
       case UInt8(ascii: "f"):
-        guard append(.false, i, 5, 0) else { return malformed(i) }
+        guard append(Node.false, i, 0) else { return malformed(i) }
         i += 5
       case UInt8(ascii: "n"):
-        guard append(.null, i, 4, 0) else { return malformed(i) }
+        guard append(Node.null, i, 0) else { return malformed(i) }
         i += 4
       case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
         var j = i + 1
-        while j < count {
-          let b = base[j]
-          guard (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: ".")
-            || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+")
-            || b == UInt8(ascii: "-")
-          else { break }
-          j += 1
-        }
-        guard append(.number, i, j - i, 0) else { return malformed(i) }
+        while j < count, Self.isNumberByte(base[j]) { j += 1 }
+        guard append(Node.number, i, 0) else { return malformed(i) }
         i = j
       default:
         return malformed(i)
@@ -191,6 +224,145 @@ extension RecordTape {
     return nil
   }
 
+  /// How many nodes `tokenize` makes of these bytes: one per bracket that opens a container,
+  /// per string and per number or literal. A big record's node array is allocated once at this
+  /// size instead of growing by doubling, which holds the old and the new array at once while it
+  /// copies and can leave half of the last one unused: for a 60 MB `[0,0,…]`, 128 MiB at the
+  /// peak and ~25 MiB of freed growth steps the allocator kept, against 114 MiB counted first.
+  static func nodeCount(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {
+    var nodes = 0
+    var i = 0
+    let count = buffer.count
+    while i < count {
+      let c = buffer[i]
+      switch c {
+      case UInt8(ascii: "{"), UInt8(ascii: "["):
+        nodes += 1
+        i += 1
+      case UInt8(ascii: "\""):
+        nodes += 1
+        i += 1
+        while i < count {
+          let b = buffer[i]
+          if b == UInt8(ascii: "\"") { break }
+          i += b == UInt8(ascii: "\\") ? 2 : 1
+        }
+        i += 1
+      case UInt8(ascii: "t"), UInt8(ascii: "n"):
+        nodes += 1
+        i += 4
+      case UInt8(ascii: "f"):
+        nodes += 1
+        i += 5
+      case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        nodes += 1
+        i += 1
+        while i < count, isNumberByte(buffer[i]) { i += 1 }
+      default:
+        i += 1
+      }
+    }
+    return nodes
+  }
+
+  @inline(__always)
+  static func isNumberByte(_ b: UInt8) -> Bool {
+    (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: ".") || b == UInt8(ascii: "e")
+      || b == UInt8(ascii: "E") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
+  }
+
+  // MARK: - Reading nodes
+
+  /// The index just past a node's subtree: the next sibling's index.
+  @inline(__always)
+  public func end(of index: Int) -> Int {
+    let node = nodes[index]
+    return node.isContainer ? node.payload : index + 1
+  }
+
+  /// The number of elements of an array or members of an object, found by walking them.
+  public func childCount(of index: Int) -> Int {
+    let node = nodes[index]
+    guard node.isContainer else { return 0 }
+    let end = node.payload
+    let step = node.tag == Node.object ? 2 : 1
+    var child = index + 1
+    var count = 0
+    while child < end {
+      count += 1
+      child = self.end(of: child + step - 1)
+    }
+    return count
+  }
+
+  /// The bytes of a scalar node's text: a string's between its quotes, a number's, a literal's;
+  /// an empty range at a container. Found by scanning from the stored start.
+  @inline(__always)
+  public func textRange(of index: Int) -> Range<Int> {
+    let node = nodes[index]
+    let start = node.payload
+    return start..<textEnd(node, from: start)
+  }
+
+  @inline(__always)
+  private func textEnd(_ node: Node, from start: Int) -> Int {
+    bytes.withUnsafeBufferPointer { buffer in
+      let count = buffer.count
+      var i = start
+      switch node.tag {
+      case Node.string, Node.key:
+        if node.bits & Node.hasEscapes != 0 {
+          while i < count {
+            let b = buffer[i]
+            if b == UInt8(ascii: "\"") { break }
+            i += b == UInt8(ascii: "\\") ? 2 : 1
+          }
+          return min(i, count)
+        }
+        guard let base = buffer.baseAddress, i < count,
+          let quote = memchr(base + i, Int32(UInt8(ascii: "\"")), count - i)
+        else { return count }
+        return base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
+      case Node.number:
+        while i < count, Self.isNumberByte(buffer[i]) { i += 1 }
+        return i
+      case Node.true, Node.null:
+        return min(start + 4, count)
+      case Node.false:
+        return min(start + 5, count)
+      default:
+        return start
+      }
+    }
+  }
+
+  /// A node's first byte in `bytes`: a scalar's stored start (after a string's opening quote),
+  /// or a container's opening bracket.
+  ///
+  /// Containers do not store it — only error messages need it. The nodes between the last
+  /// scalar before the container and the container itself are all containers, so their opening
+  /// brackets are the only ones in the bytes between: the container's is the (index − j)-th
+  /// bracket after the end of scalar j.
+  public func start(of index: Int) -> Int {
+    guard index < nodes.count else { return 0 }
+    if !nodes[index].isContainer { return nodes[index].payload }
+    var scalar = index - 1
+    while scalar >= 0 && nodes[scalar].isContainer { scalar -= 1 }
+    var position = scalar >= 0 ? textRange(of: scalar).upperBound : 0
+    var remaining = index - scalar
+    return bytes.withUnsafeBufferPointer { buffer in
+      while position < buffer.count {
+        let b = buffer[position]
+        if b == UInt8(ascii: "[") || b == UInt8(ascii: "{") {
+          remaining -= 1
+          if remaining == 0 { return position }
+        }
+        position += 1
+      }
+      return 0
+    }
+  }
+
   /// The coding path of a node, rebuilt from the root: only computed when an error or an
   /// unknown field needs it, so decoding never pays for paths.
   public func codingPath(to target: Int) -> [any CodingKey] {
@@ -198,29 +370,32 @@ extension RecordTape {
     var current = 0
     while current != target, current < nodes.count {
       let node = nodes[current]
+      let end = end(of: current)
       var child = current + 1
       var index = 0
       var descended = false
-      while child < Int(node.end) {
-        if node.kind == .object {
+      while child < end {
+        if node.tag == Node.object {
           let value = child + 1
           guard value < nodes.count else { return path }
-          if target == child || (target >= value && target < Int(nodes[value].end)) {
+          let valueEnd = self.end(of: value)
+          if target == child || (target >= value && target < valueEnd) {
             path.append(TapeKey(stringValue: keyString(child)))
             if target == child { return path }
             current = value
             descended = true
             break
           }
-          child = Int(nodes[value].end)
+          child = valueEnd
         } else {
-          if target >= child && target < Int(nodes[child].end) {
+          let childEnd = self.end(of: child)
+          if target >= child && target < childEnd {
             path.append(TapeKey(index: index))
             current = child
             descended = true
             break
           }
-          child = Int(nodes[child].end)
+          child = childEnd
           index += 1
         }
       }
@@ -237,24 +412,25 @@ extension RecordTape {
     for key in path {
       guard current < nodes.count else { break }
       let node = nodes[current]
+      let end = end(of: current)
       var child = current + 1
       var found: Int?
-      if node.kind == .object {
-        while child + 1 < Int(node.end) {
+      if node.tag == Node.object {
+        while child + 1 < end {
           if keyString(child) == key.stringValue {
             found = child + 1
             break
           }
-          child = Int(nodes[child + 1].end)
+          child = self.end(of: child + 1)
         }
-      } else if node.kind == .array, let index = key.intValue {
+      } else if node.tag == Node.array, let index = key.intValue {
         var position = 0
-        while child < Int(node.end) {
+        while child < end {
           if position == index {
             found = child
             break
           }
-          child = Int(nodes[child].end)
+          child = self.end(of: child)
           position += 1
         }
       }
@@ -267,7 +443,7 @@ extension RecordTape {
   /// The text of a string node (keys included), unescaped.
   public func keyString(_ index: Int) -> String {
     let node = nodes[index]
-    let range = Int(node.start)..<Int(node.start + node.length)
+    let range = textRange(of: index)
     if node.hasEscapes { return JSONString.decode(bytes[range]) ?? "" }
     return String(decoding: bytes[range], as: UTF8.self)
   }

@@ -2,7 +2,8 @@
 /// duplicate keys, applying the lenient `legacyScalars` coercions, and failing with an issue
 /// code, a field path and the byte offset of the offending value.
 ///
-/// One instance per decoding thread: it reuses its tape and date formatters across records.
+/// One instance per decoding thread: it reuses its tape and date formatters across records, and
+/// lets go of each record's bytes, and of any storage a huge record grew, once it is decoded.
 public final class SluiceDecoder: RecordDecoding {
   public struct Options: Sendable {
     /// Convert `"12"` → 12, `"true"` → true and numbers → strings, counting each conversion.
@@ -33,6 +34,7 @@ public final class SluiceDecoder: RecordDecoding {
   public func decode<T: Decodable>(
     _ type: T.Type, from record: RawRecord, diagnostics: inout DecodeDiagnostics
   ) throws(RecordDecodingError) -> T {
+    defer { state.releaseRecord() }
     try state.tape.loadJSON(record.bytes)
     return try decodeLoadedTape(type, diagnostics: &diagnostics)
   }
@@ -42,6 +44,7 @@ public final class SluiceDecoder: RecordDecoding {
     _ type: T.Type, diagnostics: inout DecodeDiagnostics
   ) throws(RecordDecodingError) -> T {
     state.coercions = 0
+    state.resetCursors()
     let value: T
     do {
       value = try state.decode(T.self, at: 0)

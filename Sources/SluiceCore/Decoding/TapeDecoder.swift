@@ -17,14 +17,16 @@ struct TapeDecoder: Decoder {
     guard state.kind(node) == .object else {
       throw state.mismatch(node, [String: Any].self, expected: "an object")
     }
-    state.tape.nodes[node].flags |= RecordTape.Node.opened
-    return KeyedDecodingContainer(KeyedTapeContainer<Key>(state: state, object: node))
+    state.tape.nodes[node].bits |= RecordTape.Node.opened
+    return KeyedDecodingContainer(
+      KeyedTapeContainer<Key>(state: state, object: node, cursor: state.openCursor(on: node)))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
     guard state.kind(node) == .array else {
       throw state.mismatch(node, [Any].self, expected: "an array")
     }
+    state.tape.nodes[node].bits |= RecordTape.Node.opened
     return UnkeyedTapeContainer(state: state, array: node)
   }
 
@@ -36,25 +38,29 @@ struct TapeDecoder: Decoder {
 struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   unowned(unsafe) let state: DecodingState
   let object: Int
+  /// This container's lookup cursor in `state.cursors`.
+  let cursor: Int
 
   var codingPath: [any CodingKey] { state.tape.codingPath(to: object) }
 
   var allKeys: [Key] {
     var keys: [Key] = []
     var k = object + 1
-    let end = Int(state.tape.nodes[object].end)
+    let end = state.tape.end(of: object)
     while k < end {
       if let key = Key(stringValue: state.tape.keyString(k)) { keys.append(key) }
-      k = Int(state.tape.nodes[k + 1].end)
+      k = state.tape.end(of: k + 1)
     }
     return keys
   }
 
-  func contains(_ key: Key) -> Bool { state.find(key, in: object) != nil }
+  func contains(_ key: Key) -> Bool { state.find(key, in: object, cursor: cursor) != nil }
 
   @inline(__always)
   private func value(_ key: Key) throws -> Int {
-    guard let node = state.find(key, in: object) else { throw state.keyNotFound(key, in: object) }
+    guard let node = state.find(key, in: object, cursor: cursor) else {
+      throw state.keyNotFound(key, in: object)
+    }
     return node
   }
 
@@ -78,12 +84,12 @@ struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-    guard let node = state.find(key, in: object), state.kind(node) != .null else { return nil }
+    guard let node = state.find(key, in: object, cursor: cursor), state.kind(node) != .null else { return nil }
     return try state.string(node)
   }
 
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-    guard let node = state.find(key, in: object), state.kind(node) != .null else { return nil }
+    guard let node = state.find(key, in: object, cursor: cursor), state.kind(node) != .null else { return nil }
     return try state.decode(type, at: node)
   }
 
@@ -99,7 +105,9 @@ struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   func superDecoder() throws -> any Decoder {
     let superKey = TapeKey(stringValue: "super")
-    guard let node = state.find(superKey, in: object) else { throw state.keyNotFound(superKey, in: object) }
+    guard let node = state.find(superKey, in: object, cursor: cursor) else {
+      throw state.keyNotFound(superKey, in: object)
+    }
     return TapeDecoder(state: state, node: node)
   }
 
@@ -113,17 +121,22 @@ struct UnkeyedTapeContainer: UnkeyedDecodingContainer {
   let array: Int
   private var next: Int
   private(set) var currentIndex = 0
-  let count: Int?
+  /// The index just past the array's subtree: the elements are used up when `next` reaches it.
+  private let end: Int
 
   init(state: DecodingState, array: Int) {
     self.state = state
     self.array = array
     next = array + 1
-    count = Int(state.tape.nodes[array].count)
+    end = state.tape.end(of: array)
   }
 
+  /// Counted by walking the elements, only when asked: the standard library's collections
+  /// decode until `isAtEnd` and never ask.
+  var count: Int? { state.tape.childCount(of: array) }
+
   var codingPath: [any CodingKey] { state.tape.codingPath(to: array) }
-  var isAtEnd: Bool { currentIndex >= (count ?? 0) }
+  var isAtEnd: Bool { next >= end }
 
   private mutating func advance() throws -> Int {
     guard !isAtEnd else {
@@ -137,7 +150,7 @@ struct UnkeyedTapeContainer: UnkeyedDecodingContainer {
             byteOffset: state.offset(of: array))))
     }
     let node = next
-    next = Int(state.tape.nodes[node].end)
+    next = state.tape.end(of: node)
     currentIndex += 1
     return node
   }

@@ -1,30 +1,53 @@
 import Foundation
 
-/// A bounded, blocking hand-off of batches from one producer thread to one consumer thread.
+/// A bounded, blocking hand-off of batches from one producer thread to one consumer thread,
+/// bounded in batches and in bytes.
 ///
-/// The decoding thread puts batches of finished records; the loading thread takes them. At most
-/// `capacity` batches wait, so memory stays flat however fast either side is. The consumer can
-/// cancel (a strict failure): the producer's next `put` returns false and it stops.
+/// The decoding thread puts batches of finished records; the loading thread takes them. Memory
+/// stays flat however fast either side is because both bounds hold for everything in flight —
+/// the batches waiting and the one the consumer took last, which it works on until it asks for
+/// the next: at most `maxBatches` wait, and their weights (about their bytes, as the producer
+/// reckons them) add up to at most `maxBytes`. A batch heavier than `maxBytes` on its own (one
+/// huge record) enters only when nothing else is in flight, so it cannot deadlock and nothing
+/// else shares memory with it. The consumer can cancel (a strict failure): the producer's next
+/// `put` returns false and it stops.
 final class HandOff<Element>: @unchecked Sendable {
   private let condition = NSCondition()
-  private var batches: [[Element]] = []
-  private let capacity: Int
+  private var batches: [(elements: [Element], weight: Int)] = []
+  let maxBatches: Int
+  let maxBytes: Int
+  /// The weight of the waiting batches.
+  private var queuedWeight = 0
+  /// The weight of the batch the consumer took last, until it asks for the next one.
+  private var heldWeight: Int?
   private var finished = false
   private var cancelled = false
+  /// The highest weight in flight while more than one batch was: never above `maxBytes`.
+  private var sharedPeak = 0
 
-  init(capacity: Int) {
-    self.capacity = max(capacity, 1)
+  init(maxBatches: Int, maxBytes: Int) {
+    self.maxBatches = max(maxBatches, 1)
+    self.maxBytes = max(maxBytes, 1)
   }
 
-  /// Waits for room and adds a batch; false when the consumer has cancelled.
-  func put(_ batch: [Element]) -> Bool {
+  /// Waits for room and adds a batch of `weight` bytes; false when the consumer has cancelled.
+  func put(_ batch: [Element], weight: Int) -> Bool {
     condition.lock()
     defer { condition.unlock() }
-    while batches.count >= capacity && !cancelled { condition.wait() }
+    while !cancelled && !hasRoom(for: weight) { condition.wait() }
     if cancelled { return false }
-    batches.append(batch)
+    batches.append((batch, weight))
+    queuedWeight += weight
+    if batches.count + (heldWeight == nil ? 0 : 1) > 1 {
+      sharedPeak = max(sharedPeak, queuedWeight + (heldWeight ?? 0))
+    }
     condition.broadcast()
     return true
+  }
+
+  private func hasRoom(for weight: Int) -> Bool {
+    if batches.isEmpty && heldWeight == nil { return true }
+    return batches.count < maxBatches && queuedWeight + (heldWeight ?? 0) + weight <= maxBytes
   }
 
   /// The producer has put its last batch.
@@ -35,15 +58,22 @@ final class HandOff<Element>: @unchecked Sendable {
     condition.unlock()
   }
 
-  /// Waits for a batch; nil once the producer has finished and every batch was taken.
+  /// Waits for a batch; nil once the producer has finished and every batch was taken. Asking
+  /// for a batch means the consumer is done with the one it took before, whose weight is freed.
   func take() -> [Element]? {
     condition.lock()
     defer { condition.unlock() }
+    if heldWeight != nil {
+      heldWeight = nil
+      condition.broadcast()
+    }
     while batches.isEmpty && !finished { condition.wait() }
     if batches.isEmpty { return nil }
     let batch = batches.removeFirst()
+    queuedWeight -= batch.weight
+    heldWeight = batch.weight
     condition.broadcast()
-    return batch
+    return batch.elements
   }
 
   /// The consumer stops: waiting and future puts return false, queued batches are dropped.
@@ -51,7 +81,18 @@ final class HandOff<Element>: @unchecked Sendable {
     condition.lock()
     cancelled = true
     batches.removeAll()
+    queuedWeight = 0
+    heldWeight = nil
     condition.broadcast()
     condition.unlock()
+  }
+
+  /// What is in flight now — waiting batches plus the one the consumer holds — and the highest
+  /// weight ever in flight alongside another batch; for tests.
+  var inFlight: (batches: Int, weight: Int, sharedPeak: Int) {
+    condition.lock()
+    defer { condition.unlock() }
+    let held = heldWeight == nil ? 0 : 1
+    return (batches.count + held, queuedWeight + (heldWeight ?? 0), sharedPeak)
   }
 }

@@ -17,6 +17,11 @@ public struct Pipeline<D: Dataset> {
   static var pageCacheKibibytes: Int { 16 * 1024 }
   /// The page cache while deferred indexes are built after a load, in KiB.
   static var indexBuildCacheKibibytes: Int { 4 * 1024 }
+  /// Batches in flight between the decoding and the loading thread, and their bytes: enough
+  /// to keep both threads busy, little enough that a run's memory does not depend on its input
+  /// (a record bigger than this travels alone).
+  static var handOffBatches: Int { 8 }
+  static var handOffBytes: Int { 16 << 20 }
 
   public init(dataset: D, configuration: PipelineConfiguration) {
     self.dataset = dataset
@@ -104,8 +109,10 @@ public struct Pipeline<D: Dataset> {
   private func process(
     reader: any RecordReader, loader: D.Loader?, savepoints: Savepoints?, state: inout RunState
   ) throws {
-    let handOff = HandOff<PipelineItem<D.Record>>(capacity: 8)
-    let producer = RecordProducer(dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff)
+    let handOff = HandOff<PipelineItem<D.Record>>(maxBatches: Self.handOffBatches, maxBytes: Self.handOffBytes)
+    let producer = RecordProducer(
+      dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff,
+      keepsRawRecords: state.quarantine != nil)
     producer.start()
     defer {
       handOff.cancel()

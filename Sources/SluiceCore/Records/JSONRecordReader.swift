@@ -271,12 +271,18 @@ public final class JSONRecordReader: RecordReader {
   }
 
   /// Ends a capture and returns the captured bytes.
+  ///
+  /// A record that spanned refills hands the capture array itself over: the reader keeps no
+  /// reference to it, so the caller owns the only copy (trimming it does not copy it again) and
+  /// a huge record's buffer is freed with the record, not kept for the next one.
   private func finishCapture() -> [UInt8] {
     capturing = false
     let tail = UnsafeBufferPointer(start: bytes + captureStart, count: position - captureStart)
     if captured.isEmpty { return Array(tail) }
-    captured.append(contentsOf: tail)
-    return captured
+    var record: [UInt8] = []
+    swap(&record, &captured)
+    record.append(contentsOf: tail)
+    return record
   }
 
   /// Moves past the end of the current line; returns the line's bytes while a capture was
@@ -300,7 +306,7 @@ public final class JSONRecordReader: RecordReader {
         if try !refill() { return finishCapture() }
       } catch is RecordReadError {
         capturing = false
-        captured.removeAll(keepingCapacity: true)
+        captured = []
         try skipRestOfLine()
         return nil
       }
@@ -569,7 +575,7 @@ public final class JSONRecordReader: RecordReader {
     captured.removeAll(keepingCapacity: true)
     defer {
       capturing = false
-      captured.removeAll(keepingCapacity: true)
+      captured.removeAll(keepingCapacity: captured.capacity <= 1 << 20)
     }
     try scanStringBody()
     captured.append(contentsOf: UnsafeBufferPointer(start: bytes + captureStart, count: position - 1 - captureStart))

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import SluiceCore
+
+/// Runs `body` on a thread of its own and returns a semaphore signalled when it has returned.
+private func onThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
+  let done = DispatchSemaphore(value: 0)
+  let thread = Thread {
+    body()
+    done.signal()
+  }
+  thread.start()
+  return done
+}
+
+/// The hand-off between the decoding and the loading thread. Every check here holds whatever
+/// the threads' timing: what is in flight is read while the consumer holds a batch, and a batch
+/// the consumer holds keeps its weight until the consumer asks for the next one.
+@Suite("Hand-off bounded in batches and bytes")
+struct HandOffTests {
+  @Test func weightInFlightNeverExceedsTheByteBudget() {
+    let handOff = HandOff<Int>(maxBatches: 8, maxBytes: 1_000)
+    // Weights up to the whole budget, in an order that makes the producer wait often.
+    let weights = (0..<200).map { [1_000, 10, 600, 400, 999, 1, 300][$0 % 7] }
+    let producer = onThread {
+      for (index, weight) in weights.enumerated() {
+        guard handOff.put([index], weight: weight) else { return }
+      }
+      handOff.finish()
+    }
+    var received: [Int] = []
+    while let batch = handOff.take() {
+      received += batch
+      let inFlight = handOff.inFlight
+      #expect(inFlight.weight <= 1_000)
+      #expect(inFlight.batches <= 9)
+    }
+    producer.wait()
+    #expect(received == Array(weights.indices))
+    #expect(handOff.inFlight.sharedPeak <= 1_000)
+    #expect(handOff.inFlight.sharedPeak > 0)
+  }
+
+  @Test func oversizedBatchEntersOnlyWhenNothingElseIsInFlight() {
+    let handOff = HandOff<String>(maxBatches: 8, maxBytes: 100)
+    let producer = onThread {
+      _ = handOff.put(["small"], weight: 10)
+      _ = handOff.put(["huge"], weight: 5_000)
+      _ = handOff.put(["after"], weight: 10)
+      handOff.finish()
+    }
+    #expect(handOff.take() == ["small"])
+    // While the consumer holds "small", "huge" cannot join it.
+    #expect(handOff.inFlight.batches == 1)
+    #expect(handOff.inFlight.weight == 10)
+    #expect(handOff.take() == ["huge"])
+    // And nothing joins "huge" while the consumer holds it.
+    #expect(handOff.inFlight.batches == 1)
+    #expect(handOff.inFlight.weight == 5_000)
+    #expect(handOff.take() == ["after"])
+    #expect(handOff.take() == nil)
+    producer.wait()
+    #expect(handOff.inFlight.sharedPeak <= 100)
+  }
+
+  @Test func batchCountIsBoundedToo() {
+    let handOff = HandOff<Int>(maxBatches: 2, maxBytes: 1 << 30)
+    let producer = onThread {
+      for index in 0..<50 { _ = handOff.put([index], weight: 1) }
+      handOff.finish()
+    }
+    var received: [Int] = []
+    while let batch = handOff.take() {
+      received += batch
+      // Two waiting and the one held.
+      #expect(handOff.inFlight.batches <= 3)
+    }
+    producer.wait()
+    #expect(received == Array(0..<50))
+  }
+
+  @Test func cancellingReleasesAProducerWaitingForRoom() {
+    let handOff = HandOff<Int>(maxBatches: 8, maxBytes: 100)
+    let started = DispatchSemaphore(value: 0)
+    let results = ResultBox()
+    let producer = onThread {
+      results.append(handOff.put([1], weight: 90))
+      started.signal()
+      // No room while the consumer holds the first batch: waits until cancelled.
+      results.append(handOff.put([2], weight: 90))
+    }
+    started.wait()
+    #expect(handOff.take() == [1])
+    handOff.cancel()
+    producer.wait()
+    #expect(results.values == [true, false])
+  }
+}
+
+/// Collects values from another thread; read only after that thread has finished.
+private final class ResultBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var storage: [Bool] = []
+  func append(_ value: Bool) { lock.withLock { storage.append(value) } }
+  var values: [Bool] { lock.withLock { storage } }
+}
