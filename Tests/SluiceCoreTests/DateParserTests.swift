@@ -279,6 +279,19 @@ struct DateParserTests {
     #expect(!DateParser(formats: []).expectation.isEmpty)
   }
 
+  /// `Fuzz/findings/decoder-dateformatter-leak-non-bmp.bin`: non-ASCII text never reaches the
+  /// formatter of an ASCII pattern (Foundation leaks on characters outside the BMP); a pattern
+  /// with non-ASCII literal text still reads non-ASCII values.
+  @Test func nonASCIITextOnlyReachesPatternsThatCouldMatchIt() {
+    let ascii = DateParser(formats: [.pattern("yyyy-MM-dd HH:mm:ss")])
+    for text in ["𝄞", "2023-01-01 00:00:0𝄞", "２０２３-01-01 00:00:00", "é"] {
+      #expect(ascii.parse(text) == nil)
+    }
+    #expect(ascii.parse("2023-01-01 00:00:05") == Date(timeIntervalSince1970: 1_672_531_205))
+    let japanese = DateParser(formats: [.pattern("yyyy'年'MM'月'dd'日'")])
+    #expect(japanese.parse("2023年01月02日") == Date(timeIntervalSince1970: 1_672_617_600))
+  }
+
   @Test(arguments: [
     DateFormat.iso8601, .epochSeconds, .epochMilliseconds,
     .pattern("yyyy-MM-dd HH:mm:ss"), .pattern("dd/MM/yyyy"),

@@ -13,6 +13,8 @@ public final class DateParser {
   public let timeZone: TimeZone
   /// One formatter per entry of `formats`, `nil` except for patterns.
   private let formatters: [DateFormatter?]
+  /// For each format, whether it is a pattern made of ASCII only.
+  private let asciiPatterns: [Bool]
 
   /// Seconds from 1970 to 10000-01-01T00:00:00Z: epoch values must stay strictly within this
   /// distance of 1970, which keeps every accepted date inside years that ISO 8601 can print.
@@ -29,6 +31,10 @@ public final class DateParser {
   public init(formats: [DateFormat], timeZone: TimeZone = .gmt) {
     self.formats = formats
     self.timeZone = timeZone
+    self.asciiPatterns = formats.map { format in
+      guard case .pattern(let pattern) = format else { return false }
+      return pattern.utf8.allSatisfy { $0 < 0x80 }
+    }
     self.formatters = formats.map { format in
       guard case .pattern(let pattern) = format else { return nil }
       let formatter = DateFormatter()
@@ -61,6 +67,11 @@ public final class DateParser {
         }
       case .pattern:
         guard let formatter = formatters[index] else { continue }
+        // An ASCII pattern read in en_US_POSIX matches only ASCII text. Skipping the formatter
+        // for anything else is also a guard: Foundation's DateFormatter leaks 128 bytes per call
+        // on text with a character outside the BMP (found by `Fuzz/run decoder`), which a
+        // legacy export full of bad dates would turn into memory growing with the input.
+        if asciiPatterns[index] && text.contains(where: { $0 >= 0x80 }) { continue }
         let value = string ?? String(decoding: text, as: UTF8.self)
         string = value
         if let date = Self.parse(value, with: formatter) { return date }
