@@ -41,7 +41,7 @@ public struct OrderSampler: Sendable {
     let status = Self.statuses[Int.random(in: 0..<Self.statuses.count, using: &random)]
     let seconds = Self.epoch + index * 37 + Int.random(in: 0...36, using: &random)
     let milliseconds = index % 3 == 0 ? Int.random(in: 0...999, using: &random) : 0
-    var stamp = String(SQLiteTimestamp.text(Date(timeIntervalSince1970: Double(seconds))).prefix(19))
+    var stamp = String(TimestampText.text(Date(timeIntervalSince1970: Double(seconds))).prefix(19))
     if index % 3 == 0 { stamp += "." + Self.pad(milliseconds, 3) }
     let order = GeneratedOrder(
       id: Self.pad(index + 1, 10), currency: currency, status: status, createdAt: stamp + "Z",

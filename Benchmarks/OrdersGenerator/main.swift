@@ -108,7 +108,7 @@ for index in 0..<count {
   let instant = Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
   let status = statusIDs[order.status] ?? 0
   try ordersCSV.write(
-    "\(order.id),\(order.amount),\(order.currency),\(status),\(SQLiteTimestamp.text(instant)),\(order.customerID)\n")
+    "\(order.id),\(order.amount),\(order.currency),\(status),\(TimestampText.text(instant)),\(order.customerID)\n")
 }
 try json.write("]\n")
 for file in [json, ndjson, ordersCSV, itemsCSV] { try file.close() }

@@ -6,11 +6,7 @@ import SluiceCore
 /// describe it. They share the spec, the overrides and the outputs; they differ in what they
 /// read and whether they write.
 enum RunCommand {
-  enum Mode: String {
-    case run, validate, replay
-  }
-
-  static func help(_ mode: Mode) -> String {
+  static func help(_ mode: RunMode) -> String {
     let usage: String
     let summary: String
     var options = """
@@ -80,7 +76,7 @@ enum RunCommand {
       """
   }
 
-  static func parser(_ mode: Mode) -> ArgumentParser {
+  static func parser(_ mode: RunMode) -> ArgumentParser {
     var values: Set<String> = ["policy", "report", "junit", "rejects"]
     var flags: Set<String> = ["help"]
     switch mode {
@@ -93,7 +89,7 @@ enum RunCommand {
     return ArgumentParser(valueOptions: values, flags: flags, help: help(mode))
   }
 
-  static func main(_ mode: Mode, arguments: [String]) throws -> Int32 {
+  static func main(_ mode: RunMode, arguments: [String]) throws -> Int32 {
     if arguments.contains("-h") || arguments.contains("--help") {
       printOutput(help(mode))
       return ExitCode.success
@@ -113,10 +109,10 @@ enum RunCommand {
         message: "unknown dataset '\(spec.dataset)'; known: \(Catalog.datasets.map(\.name).joined(separator: ", "))")
     }
     var configuration = try apply(parsed, to: spec.configuration(), mode: mode)
+    configuration.mode = mode
     switch mode {
     case .run: break
     case .validate:
-      configuration.isDryRun = true
       configuration.failsOnWarnings = parsed.flags.contains("fail-on-warnings")
       configuration.rejectsPath = parsed.values["rejects"].map(absolute)
     case .replay:
@@ -124,7 +120,6 @@ enum RunCommand {
         throw UsageError(message: "replay needs --rejects PATH", help: help(mode))
       }
       configuration.input = absolute(rejects)
-      configuration.replaysRejects = true
       configuration.rejectsPath = nil
     }
 
@@ -134,7 +129,7 @@ enum RunCommand {
     if let rejects = configuration.rejectsPath, !report.outputErrors.contains(where: { $0.contains(rejects) }) {
       printError("sluice: \(report.quarantined) rejected record(s) written to \(rejects)")
     }
-    if configuration.isDryRun {
+    if mode == .validate {
       let read = report.statistics(for: .read).recordsIn
       let errors = report.issues.isEmpty ? 0 : report.issueCounts.values.reduce(0, +)
       printOutput(
@@ -161,7 +156,7 @@ enum RunCommand {
   }
 
   /// Applies command-line overrides to the spec's configuration.
-  static func apply(_ parsed: ArgumentParser.Parsed, to base: PipelineConfiguration, mode: Mode) throws(UsageError)
+  static func apply(_ parsed: ArgumentParser.Parsed, to base: PipelineConfiguration, mode: RunMode) throws(UsageError)
     -> PipelineConfiguration
   {
     var configuration = base

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCatalog
+import SluiceCore
 
 /// `sluice schema DATASET`: prints the SQL that creates the dataset's tables.
 enum SchemaCommand {
@@ -18,7 +19,7 @@ enum SchemaCommand {
         message: "unknown dataset '\(name)'; known: \(Catalog.datasets.map(\.name).joined(separator: ", "))",
         help: help)
     }
-    for migration in dataset.migrations {
+    for migration in dataset.schema.migrations(dialect: SQLiteDialect()) {
       printOutput("-- \(migration.identifier)")
       printOutput(migration.sql.trimmingCharacters(in: .whitespacesAndNewlines))
       printOutput()

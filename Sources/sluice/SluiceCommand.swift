@@ -42,7 +42,7 @@ enum SluiceCommand {
         printOutput(help)
         return ExitCode.success
       case "run", "validate", "replay":
-        return try RunCommand.main(RunCommand.Mode(rawValue: name) ?? .run, arguments: rest)
+        return try RunCommand.main(RunMode(rawValue: name) ?? .run, arguments: rest)
       case "schema":
         return try SchemaCommand.main(arguments: rest)
       default:

@@ -13,7 +13,7 @@ enum TestStatusV1: String, LookupEnum {
   case pending, completed, cancelled
 
   static var lookupTable: String { "test_statuses" }
-  static var lookupColumns: [(name: String, type: String)] { [("is_final", "INTEGER NOT NULL"), ("label", "TEXT")] }
+  static var lookupColumns: [Column] { [.boolean("is_final"), .text("label", nullable: true)] }
 
   var lookupID: Int64 {
     switch self {
@@ -23,7 +23,7 @@ enum TestStatusV1: String, LookupEnum {
     }
   }
 
-  var lookupValues: [SQLiteValue?] {
+  var lookupValues: [DatabaseValue?] {
     switch self {
     case .pending: [.integer(0), .text("Pending")]
     case .completed: [.integer(1), .text("Completed")]
@@ -38,7 +38,7 @@ enum TestStatusV2: String, LookupEnum {
   case shipped, cancelled, completed, pending
 
   static var lookupTable: String { "test_statuses" }
-  static var lookupColumns: [(name: String, type: String)] { TestStatusV1.lookupColumns }
+  static var lookupColumns: [Column] { TestStatusV1.lookupColumns }
 
   var lookupID: Int64 {
     switch self {
@@ -49,7 +49,7 @@ enum TestStatusV2: String, LookupEnum {
     }
   }
 
-  var lookupValues: [SQLiteValue?] {
+  var lookupValues: [DatabaseValue?] {
     switch self {
     case .pending: [.integer(0), .text("Pending")]
     case .completed: [.integer(1), .text("Done")]
@@ -64,7 +64,7 @@ enum TestStatusV3: String, LookupEnum {
   case completed, pending, shipped
 
   static var lookupTable: String { "test_statuses" }
-  static var lookupColumns: [(name: String, type: String)] { TestStatusV1.lookupColumns }
+  static var lookupColumns: [Column] { TestStatusV1.lookupColumns }
 
   var lookupID: Int64 {
     switch self {
@@ -74,7 +74,7 @@ enum TestStatusV3: String, LookupEnum {
     }
   }
 
-  var lookupValues: [SQLiteValue?] {
+  var lookupValues: [DatabaseValue?] {
     switch self {
     case .pending: [.integer(0), .text("Pending")]
     case .completed: [.integer(1), .text("Done")]
@@ -88,7 +88,7 @@ enum TestStatusV4: String, LookupEnum {
   case pending, dispatched, completed, cancelled
 
   static var lookupTable: String { "test_statuses" }
-  static var lookupColumns: [(name: String, type: String)] { TestStatusV1.lookupColumns }
+  static var lookupColumns: [Column] { TestStatusV1.lookupColumns }
 
   var lookupID: Int64 {
     switch self {
@@ -99,7 +99,7 @@ enum TestStatusV4: String, LookupEnum {
     }
   }
 
-  var lookupValues: [SQLiteValue?] {
+  var lookupValues: [DatabaseValue?] {
     switch self {
     case .pending: [.integer(0), .text("Pending")]
     case .completed: [.integer(1), .text("Done")]

@@ -23,7 +23,7 @@ struct OutputsTests {
   private func dryRun(_ workspace: Workspace, _ text: String, failsOnWarnings: Bool = false, junit: Bool = false) throws -> RunReport {
     let input = try workspace.directory.write("dump.ndjson", text)
     var configuration = workspace.configuration(input: input, format: .ndjson)
-    configuration.isDryRun = true
+    configuration.mode = .validate
     configuration.failsOnWarnings = failsOnWarnings
     return Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
   }
@@ -108,7 +108,7 @@ struct OutputsTests {
       .replacingOccurrences(of: #"\"videoTutorial\": \"v.example.com\""#, with: #"\"videoTutorial\": \"https://v.example.com/fixed\""#)
     let fixedPath = try workspace.directory.write("fixed.ndjson", fixed)
     var replay = workspace.configuration(input: fixedPath, policy: .strict)
-    replay.replaysRejects = true
+    replay.mode = .replay
     let second = Pipeline(dataset: FruitsDataset(), configuration: replay).run()
     #expect(second.status == .succeeded, "\(second.failure?.message ?? "")")
     #expect(second.mode == "replay")
@@ -124,7 +124,7 @@ struct OutputsTests {
     var policy = Policy.lenient
     policy.allowsNothingLoaded = true
     var replay = workspace.configuration(input: path, policy: policy)
-    replay.replaysRejects = true
+    replay.mode = .replay
     let report = Pipeline(dataset: FruitsDataset(), configuration: replay).run()
     #expect(report.status == .succeeded)
     #expect(report.issues.first?.code == .syntax)

@@ -20,46 +20,16 @@ struct ShipmentsDataset: Dataset {
     var parcels: [Int]
   }
 
-  final class Loader: RecordLoader {
-    let shipment: SQLiteStatement
-    let parcel: SQLiteStatement
-    var rows = 0
-
-    init(_ connection: SQLiteConnection) throws {
-      shipment = try connection.prepare("INSERT INTO shipments (id, mode) VALUES (?, ?)")
-      parcel = try connection.prepare("INSERT INTO parcels (shipment_id, position, weight) VALUES (?, ?, ?)")
-    }
-
-    func load(_ record: Shipment) throws -> LoadOutcome {
-      try shipment.run([.text(record.id), .text(record.mode.rawValue)])
-      rows += 1
-      for (position, weight) in record.parcels.enumerated() {
-        try parcel.run([.text(record.id), .integer(Int64(position)), .integer(Int64(weight))])
-      }
-      return .written
-    }
-
-    var rowsWritten: [String: Int] { ["shipments": rows] }
-  }
+  static let shipments = Table("shipments", key: ["id"], columns: [.text("id"), .text("mode")])
+  static let parcels = Table(
+    "parcels", childOf: shipments, position: "position", field: "parcels",
+    columns: [.integer("weight", checks: [.atLeast(1)])])
 
   var name: String { "shipments" }
   var summary: String { "test dataset" }
-  var tables: [String] { ["shipments", "parcels"] }
+  var schema: Schema { Schema([Self.shipments, Self.parcels]) }
   static let positiveParcels = ValidationRule("parcels are listed", message: "must list at least one parcel")
   var rules: [ValidationRule] { [Self.positiveParcels] }
-  var migrations: [Migration] {
-    [
-      Migration(
-        "shipments-1",
-        sql: """
-          CREATE TABLE shipments (id TEXT PRIMARY KEY, mode TEXT NOT NULL);
-          CREATE TABLE parcels (
-            shipment_id TEXT NOT NULL REFERENCES shipments (id), position INTEGER NOT NULL,
-            weight INTEGER NOT NULL CHECK (weight > 0), PRIMARY KEY (shipment_id, position));
-          """)
-    ]
-  }
-
   func validate(_ dto: DTO, into validation: inout Validation) {
     validation.check(Self.positiveParcels, !dto.parcels.isEmpty, at: "parcels")
   }
@@ -71,8 +41,9 @@ struct ShipmentsDataset: Dataset {
     return Shipment(id: dto.id, mode: mode, parcels: dto.parcels)
   }
 
-  func makeLoader(connection: SQLiteConnection, conflict: ConflictPolicy) throws -> Loader {
-    try Loader(connection)
+  func rows(for shipment: Shipment, into rows: inout RecordRows) {
+    rows.add(Self.shipments, shipment.id, shipment.mode.rawValue)
+    for weight in shipment.parcels { rows.add(Self.parcels, weight) }
   }
 }
 
@@ -118,7 +89,7 @@ struct EngineTests {
     #expect(report.issues.first?.stage == .load)
     #expect(report.statistics(for: .load).rejected == 1)
     #expect(try db.scalarInt("SELECT count(*) FROM shipments WHERE id = 'b'") == 0)
-    #expect(try db.scalarInt("SELECT count(*) FROM parcels WHERE shipment_id = 'b'") == 0)
+    #expect(try db.scalarInt("SELECT count(*) FROM parcels WHERE id = 'b'") == 0)
     #expect(try db.scalarInt("SELECT count(*) FROM parcels") == 3)
   }
 

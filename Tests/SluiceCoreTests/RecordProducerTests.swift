@@ -18,29 +18,29 @@ struct RecordProducerTests {
 
   /// Runs a producer over `input` and returns the batches the consumer took.
   private func batches(
-    _ input: [UInt8], handOff: HandOff<PipelineItem<ShipmentsDataset.Shipment>>, batchBytes: Int,
+    _ input: [UInt8], handOff: HandOff<PipelineItem>, batchBytes: Int,
     keepsRawRecords: Bool = true
-  ) -> [[PipelineItem<ShipmentsDataset.Shipment>]] {
+  ) -> [[PipelineItem]] {
     let reader = JSONRecordReader(source: MemoryByteSource(input, chunk: 4_096), layout: .lines)
     let producer = RecordProducer(
       dataset: ShipmentsDataset(), reader: reader, policy: .strict, handOff: handOff, batchSize: 256,
       batchBytes: batchBytes, keepsRawRecords: keepsRawRecords)
     producer.start()
-    var taken: [[PipelineItem<ShipmentsDataset.Shipment>]] = []
+    var taken: [[PipelineItem]] = []
     while let batch = handOff.take() { taken.append(batch) }
     producer.wait()
     return taken
   }
 
-  private func ids(_ batches: [[PipelineItem<ShipmentsDataset.Shipment>]]) -> [String] {
+  private func ids(_ batches: [[PipelineItem]]) -> [String] {
     batches.joined().compactMap { item in
-      if case .record(let shipment, _, _, _) = item { return shipment.id }
+      if case .load(let rows) = item.verdict, case .text(let id) = rows.value(0, 0) { return id }
       return nil
     }
   }
 
   @Test func batchIsHandedOverOnceItsBytesReachTheThreshold() {
-    let handOff = HandOff<PipelineItem<ShipmentsDataset.Shipment>>(maxBatches: 8, maxBytes: 1 << 30)
+    let handOff = HandOff<PipelineItem>(maxBatches: 8, maxBytes: 1 << 30)
     let taken = batches(shipments(20, size: 3_000), handOff: handOff, batchBytes: 8_000)
     // 3,000 bytes and the item overhead each: the third record passes 8,000.
     #expect(taken.map(\.count) == [3, 3, 3, 3, 3, 3, 2])
@@ -49,7 +49,7 @@ struct RecordProducerTests {
 
   @Test func recordsBiggerThanTheByteBudgetStillGetThrough() {
     // Each record alone outweighs the whole hand-off: each travels alone, none deadlocks.
-    let handOff = HandOff<PipelineItem<ShipmentsDataset.Shipment>>(maxBatches: 8, maxBytes: 1_000)
+    let handOff = HandOff<PipelineItem>(maxBatches: 8, maxBytes: 1_000)
     let taken = batches(shipments(5, size: 20_000), handOff: handOff, batchBytes: 500)
     #expect(taken.map(\.count) == [1, 1, 1, 1, 1])
     #expect(ids(taken) == (0..<5).map { "s\($0)" })
@@ -60,20 +60,20 @@ struct RecordProducerTests {
     let input = Array(#"{"id": "a", "mode": "air", "parcels": [1]}"#.utf8) + [0x0A]
       + Array(#"{"id": "b", "mode": "rail", "parcels": [2]}"#.utf8) + [0x0A]
     for keeps in [true, false] {
-      let handOff = HandOff<PipelineItem<ShipmentsDataset.Shipment>>(maxBatches: 8, maxBytes: 1 << 20)
+      let handOff = HandOff<PipelineItem>(maxBatches: 8, maxBytes: 1 << 20)
       let items = Array(batches(input, handOff: handOff, batchBytes: 1 << 20, keepsRawRecords: keeps).joined())
       #expect(items.count == 2)
       guard items.count == 2 else { continue }
-      if case .record(_, let raw, _, _) = items[0] {
-        #expect(raw.bytes.isEmpty == !keeps)
-        #expect(raw.location.line == 1)
+      if case .load = items[0].verdict {
+        #expect((items[0].raw == nil) == !keeps)
+        #expect(items[0].location?.line == 1)
       } else {
         Issue.record("the first record should pass")
       }
-      if case .rejected(let stage, _, let raw, let location, _, _) = items[1] {
+      if case .rejected(let stage, _) = items[1].verdict {
         #expect(stage == .map)
-        #expect((raw == nil) == !keeps)
-        #expect(location?.line == 2)
+        #expect((items[1].raw == nil) == !keeps)
+        #expect(items[1].location?.line == 2)
       } else {
         Issue.record("the second record should be rejected by the mapper")
       }

@@ -164,21 +164,21 @@ struct SQLiteTests {
       let fraction = String(1000 + millisecond).dropFirst()
       for stamp in ["1969-12-31T23:59:59", "1970-01-01T00:00:00", "2023-01-01T00:00:05", "2099-12-31T23:59:59"] {
         let date = try #require(parser.parse("\(stamp).\(fraction)Z"))
-        #expect(SQLiteTimestamp.text(date) == "\(stamp).\(fraction)Z")
+        #expect(TimestampText.text(date) == "\(stamp).\(fraction)Z")
       }
     }
     let submillisecond = try #require(parser.parse("2023-01-01T00:00:05.123456Z"))
-    #expect(SQLiteTimestamp.text(submillisecond) == "2023-01-01T00:00:05.123Z")
+    #expect(TimestampText.text(submillisecond) == "2023-01-01T00:00:05.123Z")
   }
 
   /// Issue 8, finding 1: a negative year trapped in `UInt8(value % 10)`. The decoder keeps such
   /// dates out; the formatter must still never trap on one a mapper makes itself.
   @Test func timestampsOutsideFourDigitYearsNeverTrap() {
-    #expect(SQLiteTimestamp.text(Date(timeIntervalSince1970: -62_167_222_800)) == "-0001-12-31T23:00:00.000Z")
-    #expect(SQLiteTimestamp.text(Date(timeIntervalSince1970: 253_402_300_800)) == "+10000-01-01T00:00:00.000Z")
-    #expect(SQLiteTimestamp.text(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00.000Z")
-    #expect(!SQLiteTimestamp.text(Date(timeIntervalSince1970: 1e300)).isEmpty)
-    #expect(!SQLiteTimestamp.text(Date(timeIntervalSince1970: -.infinity)).isEmpty)
-    #expect(SQLiteTimestamp.text(Date(timeIntervalSince1970: .nan)) == "1970-01-01T00:00:00.000Z")
+    #expect(TimestampText.text(Date(timeIntervalSince1970: -62_167_222_800)) == "-0001-12-31T23:00:00.000Z")
+    #expect(TimestampText.text(Date(timeIntervalSince1970: 253_402_300_800)) == "+10000-01-01T00:00:00.000Z")
+    #expect(TimestampText.text(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00.000Z")
+    #expect(!TimestampText.text(Date(timeIntervalSince1970: 1e300)).isEmpty)
+    #expect(!TimestampText.text(Date(timeIntervalSince1970: -.infinity)).isEmpty)
+    #expect(TimestampText.text(Date(timeIntervalSince1970: .nan)) == "1970-01-01T00:00:00.000Z")
   }
 }

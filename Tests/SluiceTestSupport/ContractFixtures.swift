@@ -28,7 +28,7 @@ public enum ContractFixtures {
     let input = try directory.write("fixture.json", bytes)
     var configuration = PipelineConfiguration(
       name: fixture.lastPathComponent, input: input, policy: policy, database: directory.file("unused.sqlite"))
-    configuration.isDryRun = true
+    configuration.mode = .validate
     let report = Pipeline(dataset: dataset, configuration: configuration).run()
     if FileManager.default.fileExists(atPath: directory.file("unused.sqlite")) {
       throw DryRunWroteDatabase(fixture: fixture.lastPathComponent)

@@ -7,29 +7,14 @@ public struct FruitsDataset: Dataset {
 
   public var name: String { "fruits" }
   public var summary: String { "fruits with nested recipes → fruits, recipes" }
-  public var tables: [String] { ["fruits", "recipes"] }
 
-  public var migrations: [Migration] {
-    [
-      Migration(
-        "fruits-1-create",
-        sql: """
-          CREATE TABLE fruits (
-            fruit_id TEXT NOT NULL PRIMARY KEY,
-            name TEXT NOT NULL,
-            color TEXT NOT NULL
-          ) STRICT;
-          CREATE TABLE recipes (
-            fruit_id TEXT NOT NULL REFERENCES fruits (fruit_id) ON DELETE CASCADE,
-            position INTEGER NOT NULL CHECK (position >= 0),
-            title TEXT NOT NULL,
-            description TEXT NOT NULL,
-            video_tutorial TEXT NOT NULL,
-            PRIMARY KEY (fruit_id, position)
-          ) STRICT, WITHOUT ROWID;
-          """)
-    ]
-  }
+  static let fruits = Table(
+    "fruits", key: ["fruit_id"], columns: [.text("fruit_id", field: "fruitID"), .text("name"), .text("color")])
+  static let recipes = Table(
+    "recipes", childOf: fruits, position: "position", field: "recipes",
+    columns: [.text("title"), .text("description"), .text("video_tutorial", field: "videoTutorial")])
+  static let schema = Schema([fruits, recipes])
+  public var schema: Schema { Self.schema }
 
   static let idNotBlank = ValidationRule("fruitID is not blank", message: "must not be blank")
   static let nameNotBlank = ValidationRule("name is not blank", message: "must not be blank")
@@ -64,7 +49,10 @@ public struct FruitsDataset: Dataset {
       })
   }
 
-  public func makeLoader(connection: SQLiteConnection, conflict: ConflictPolicy) throws -> FruitsLoader {
-    try FruitsLoader(connection: connection, conflict: conflict)
+  public func rows(for fruit: Fruit, into rows: inout RecordRows) {
+    rows.add(Self.fruits, fruit.id, fruit.name, fruit.color)
+    for recipe in fruit.recipes {
+      rows.add(Self.recipes, recipe.title, recipe.description, recipe.videoTutorial)
+    }
   }
 }

@@ -31,7 +31,7 @@ public enum OrderStatus: String, LookupEnum {
   case cancelled
 
   public static var lookupTable: String { "order_statuses" }
-  public static var lookupColumns: [(name: String, type: String)] { [("is_final", "INTEGER NOT NULL")] }
+  public static var lookupColumns: [Column] { [.boolean("is_final")] }
 
   public var lookupID: Int64 {
     switch self {
@@ -44,5 +44,5 @@ public enum OrderStatus: String, LookupEnum {
   /// Whether the order can still change.
   public var isFinal: Bool { self != .pending }
 
-  public var lookupValues: [SQLiteValue?] { [.integer(isFinal ? 1 : 0)] }
+  public var lookupValues: [DatabaseValue?] { [.integer(isFinal ? 1 : 0)] }
 }

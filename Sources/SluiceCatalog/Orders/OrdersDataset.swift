@@ -8,40 +8,28 @@ public struct OrdersDataset: Dataset {
 
   public var name: String { "orders" }
   public var summary: String { "orders with customers and line items → orders, order_items, customers" }
-  public var tables: [String] { ["orders", "order_items", "customers", "order_statuses"] }
 
-  public var migrations: [Migration] {
-    [
-      Migration(
-        "orders-1-create",
-        sql: LookupTable.createStatement(for: OrderStatus.self) + """
-
-          CREATE TABLE customers (
-            customer_id INTEGER NOT NULL PRIMARY KEY,
-            name TEXT NOT NULL
-          ) STRICT;
-          CREATE TABLE orders (
-            order_id TEXT NOT NULL PRIMARY KEY,
-            amount_minor INTEGER NOT NULL,
-            currency TEXT NOT NULL CHECK (length(currency) = 3),
-            status_id INTEGER NOT NULL REFERENCES order_statuses (id),
-            created_at TEXT NOT NULL,
-            customer_id INTEGER NOT NULL REFERENCES customers (customer_id)
-          ) STRICT;
-          CREATE TABLE order_items (
-            order_id TEXT NOT NULL REFERENCES orders (order_id) ON DELETE CASCADE,
-            line INTEGER NOT NULL CHECK (line >= 1),
-            sku TEXT NOT NULL,
-            qty INTEGER NOT NULL CHECK (qty >= 1),
-            price_minor INTEGER NOT NULL CHECK (price_minor >= 0),
-            PRIMARY KEY (order_id, line)
-          ) STRICT, WITHOUT ROWID;
-          """),
-      Migration(
-        "orders-2-index-by-customer", sql: "CREATE INDEX orders_by_customer ON orders (customer_id)",
-        isDeferrableIndex: true),
-    ]
-  }
+  /// One row per customer id; the last order's name wins.
+  static let customers = Table(
+    "customers", key: ["customer_id"],
+    columns: [.integer("customer_id", field: "customer.id"), .text("name", field: "customer.name")], onConflict: .upsert)
+  static let orders = Table(
+    "orders", key: ["order_id"],
+    columns: [
+      .text("order_id", field: "orderId"), .integer("amount_minor", field: "amount"),
+      .text("currency", checks: [.length(3)]), .lookup("status_id", OrderStatus.self, field: "status"),
+      .timestamp("created_at", field: "createdAt"),
+      .reference("customer_id", .integer, to: "customers", field: "customer.id"),
+    ],
+    indexes: [Index("orders_by_customer", on: ["customer_id"], deferrable: true)])
+  static let items = Table(
+    "order_items", childOf: orders, position: "line", startingAt: 1, field: "items",
+    columns: [
+      .text("sku"), .integer("qty", checks: [.atLeast(1)]),
+      .integer("price_minor", field: "priceMinor", checks: [.atLeast(0)]),
+    ])
+  static let schema = Schema([customers, orders, items])
+  public var schema: Schema { Self.schema }
 
   static let idNotBlank = ValidationRule("orderId is not blank", message: "must not be blank")
   static let currencyCode = ValidationRule(
@@ -84,11 +72,11 @@ public struct OrdersDataset: Dataset {
       items: order.items.map { OrderItem(sku: $0.sku, quantity: $0.qty, priceMinor: $0.priceMinor) })
   }
 
-  public func synchronizeLookups(_ connection: SQLiteConnection) throws {
-    try LookupTable.synchronize(OrderStatus.self, in: connection)
-  }
-
-  public func makeLoader(connection: SQLiteConnection, conflict: ConflictPolicy) throws -> OrdersLoader {
-    try OrdersLoader(connection: connection, conflict: conflict)
+  public func rows(for order: Order, into rows: inout RecordRows) {
+    rows.add(Self.customers, order.customer.id, order.customer.name)
+    rows.add(Self.orders, order.id, order.amountMinor, order.currency, order.status, order.createdAt, order.customer.id)
+    for item in order.items {
+      rows.add(Self.items, item.sku, item.quantity, item.priceMinor)
+    }
   }
 }

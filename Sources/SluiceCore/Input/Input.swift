@@ -33,3 +33,20 @@ public final class Input: ByteSource {
   /// Bytes handed to the record reader.
   public var decompressedBytes: Int64 { gzip?.bytesProduced ?? file.bytesRead }
 }
+
+extension Input {
+  /// Reads the input to its end, returning the stream error that stopped it, if any: a syntax
+  /// error in damaged gzip input may be a symptom of the damage, which zlib reports later.
+  func drain() -> InputError? {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    defer { buffer.deallocate() }
+    do {
+      while try read(into: buffer) > 0 {}
+      return nil
+    } catch let error as InputError {
+      return error
+    } catch {
+      return nil
+    }
+  }
+}

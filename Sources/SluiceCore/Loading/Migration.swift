@@ -1,3 +1,5 @@
+import Foundation
+
 /// One schema change, identified by a name that never changes once released.
 ///
 /// Applied migrations are recorded in `sluice_migrations`, so each runs exactly once per
@@ -29,17 +31,20 @@ public enum Migrator {
   /// transaction.
   @discardableResult
   public static func migrate(
-    _ connection: SQLiteConnection, _ migrations: [Migration], deferringIndexesOnFreshSchema: Bool = false
+    _ connection: some Store, _ migrations: [Migration], deferringIndexesOnFreshSchema: Bool = false
   ) throws -> (applied: [String], deferred: [Migration]) {
+    let dialect = connection.dialect
     try connection.execute(
       """
       CREATE TABLE IF NOT EXISTS sluice_migrations (
-        identifier TEXT PRIMARY KEY,
-        applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-      ) STRICT
+        identifier \(dialect.typeName(.text)) NOT NULL PRIMARY KEY,
+        applied_at \(dialect.typeName(.timestamp)) NOT NULL
+      ) \(dialect.tableOptions(hasCompositeKey: false))
       """)
-    let check = try connection.prepare("SELECT 1 FROM sluice_migrations WHERE identifier = ?")
-    let record = try connection.prepare("INSERT INTO sluice_migrations (identifier) VALUES (?)")
+    let check = try connection.prepare("SELECT 1 FROM sluice_migrations WHERE identifier = \(dialect.parameter(1))")
+    let record = try connection.prepare(
+      "INSERT INTO sluice_migrations (identifier, applied_at) VALUES (\(dialect.parameter(1)), \(dialect.parameter(2)))")
+    let now = DatabaseValue.text(TimestampText.text(Date()))
     let pending = try migrations.filter { migration in
       try check.bind([.text(migration.identifier)])
       defer { check.reset() }
@@ -54,7 +59,7 @@ public enum Migrator {
         continue
       }
       try connection.execute(migration.sql)
-      try record.run([.text(migration.identifier)])
+      try record.run([.text(migration.identifier), now])
       applied.append(migration.identifier)
     }
     return (applied, deferred)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An instant with its canonical text — `2023-01-01T00:00:05.000Z`: UTC, milliseconds — which
-/// sorts as time sorts and which SQLite's date functions read.
+/// sorts as time sorts and which every store reads (`TimestampText`).
 ///
 /// Mappers build it, on the decoding thread, so that loading — the one stage that cannot run in
 /// parallel — only binds the text.
@@ -11,6 +11,6 @@ public struct Timestamp: Sendable, Hashable {
 
   public init(_ date: Date) {
     self.date = date
-    text = SQLiteTimestamp.text(date)
+    text = TimestampText.text(date)
   }
 }

@@ -11,7 +11,11 @@ import Foundation
 /// huge record) enters only when nothing else is in flight, so it cannot deadlock and nothing
 /// else shares memory with it. The consumer can cancel (a strict failure): the producer's next
 /// `put` returns false and it stops.
-final class HandOff<Element>: @unchecked Sendable {
+///
+/// Elements must be `Sendable`: they change threads here. The hand-off itself is shared by both
+/// threads and guards every property with its condition's lock, which the compiler cannot see —
+/// hence `@unchecked`.
+final class HandOff<Element: Sendable>: @unchecked Sendable {
   private let condition = NSCondition()
   private var batches: [(elements: [Element], weight: Int)] = []
   let maxBatches: Int

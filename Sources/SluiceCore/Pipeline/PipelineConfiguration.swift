@@ -1,3 +1,13 @@
+/// What a run does with its input.
+public enum RunMode: String, Sendable, Hashable, Codable, CaseIterable {
+  /// Reads the input and loads it into the database.
+  case run
+  /// Every stage but the writes, the whole input, every issue; no database is opened.
+  case validate
+  /// Reads a rejects file written by an earlier run and loads its records.
+  case replay
+}
+
 /// Everything a run needs, resolved: absolute paths, the record layout, the policy.
 ///
 /// Built from a `PipelineSpec` file plus command-line overrides; tests build it directly.
@@ -23,11 +33,8 @@ public struct PipelineConfiguration: Sendable {
   public var junitPath: String?
   /// Where to write rejected records (raw text plus issues) as NDJSON.
   public var rejectsPath: String?
-  /// Read `input` as a rejects file written by an earlier run, replaying its records.
-  public var replaysRejects = false
-  /// Run every stage but the writes: no database is opened (`sluice validate`).
-  public var isDryRun = false
-  /// With `isDryRun`: warnings (unknown fields) fail the run too.
+  public var mode: RunMode = .run
+  /// With `.validate`: warnings (unknown fields) fail the run too.
   public var failsOnWarnings = false
   /// How many issues of each code a report keeps in full (all are counted).
   public var issueSampleLimit: Int
@@ -58,6 +65,9 @@ public struct PipelineConfiguration: Sendable {
     self.rejectsPath = rejectsPath
     self.issueSampleLimit = issueSampleLimit
   }
+
+  /// A validate run: nothing is written.
+  var isDryRun: Bool { mode == .validate }
 
   var layout: JSONRecordReader.Layout {
     switch format {

@@ -1,17 +1,8 @@
 import Foundation
+import Synchronization
 
-/// What the decoding thread hands to the loading thread for one record, in input order.
-enum PipelineItem<Record> {
-  /// The record passed reading, decoding, validation and mapping.
-  case record(Record, RawRecord, warnings: [Issue], coercions: Int)
-  /// The record was rejected at `stage` for `issues`.
-  case rejected(Stage, [Issue], raw: [UInt8]?, record: RecordLocation?, coercions: Int, warnings: [Issue])
-  /// The input cannot be read further; nothing follows.
-  case failure(any Error)
-}
-
-/// Runs the CPU-bound stages — read, decode, validate, map — on a thread of its own and hands
-/// their results, in input order, to the thread that owns the SQLite connection.
+/// Runs the CPU-bound stages — read, decode, validate, map, and making the rows — on a thread of
+/// its own and hands their results, in input order, to the thread that owns the store.
 ///
 /// It decides nothing: counting, issues, the policy's verdicts and the quarantine all happen on
 /// the consuming side, in order, so a run's outcome does not depend on how far ahead this thread
@@ -22,8 +13,8 @@ enum PipelineItem<Record> {
 /// and the hand-off's byte bound can keep them few. Records' raw bytes travel with them only when
 /// `keepsRawRecords` (a rejects file wants them); otherwise the loading side gets their location
 /// alone and a big record's bytes are freed as soon as it is decoded.
-final class RecordProducer<D: Dataset>: @unchecked Sendable {
-  typealias Item = PipelineItem<D.Record>
+final class RecordProducer<D: Dataset> {
+  typealias Item = PipelineItem
 
   /// What an item is reckoned to weigh beyond its record's raw bytes (the item, its record's
   /// fields, its issues); a guess, but a fixed one, so weight grows with records and bytes.
@@ -37,8 +28,11 @@ final class RecordProducer<D: Dataset>: @unchecked Sendable {
   private let batchBytes: Int
   private let keepsRawRecords: Bool
   private let done = DispatchSemaphore(value: 0)
-  /// Seconds per stage; read by the consumer only after `wait()`.
-  private(set) var seconds: [Stage: Double] = [:]
+  /// Seconds per stage, added by the producing thread.
+  private let timings = Mutex<[Stage: Double]>([:])
+
+  /// Seconds per stage so far; complete after `wait()`.
+  var seconds: [Stage: Double] { timings.withLock { $0 } }
 
   init(
     dataset: D, reader: any RecordReader, policy: Policy, handOff: HandOff<Item>, batchSize: Int = 256,
@@ -54,8 +48,12 @@ final class RecordProducer<D: Dataset>: @unchecked Sendable {
   }
 
   func start() {
-    let thread = Thread { [self] in
-      produce()
+    // The reader moves to the producing thread for good: this thread never touches it again.
+    nonisolated(unsafe) let producer = self
+    let handOff = handOff
+    let done = done
+    let thread = Thread {
+      producer.produce()
       handOff.finish()
       done.signal()
     }
@@ -67,12 +65,6 @@ final class RecordProducer<D: Dataset>: @unchecked Sendable {
   /// Blocks until the producing thread has stopped.
   func wait() { done.wait() }
 
-  private func lap(_ stage: Stage, _ mark: inout UInt64) {
-    let now = Stopwatch.now()
-    seconds[stage, default: 0] += Double(now - mark) / 1e9
-    mark = now
-  }
-
   private func produce() {
     let decoder = SluiceDecoder(
       options: .init(
@@ -80,6 +72,13 @@ final class RecordProducer<D: Dataset>: @unchecked Sendable {
         reportsUnknownFields: policy.unknownFields != .ignore))
     var diagnostics = DecodeDiagnostics()
     let unknownSeverity: Severity = policy.unknownFields == .reject ? .error : .warning
+    var seconds: [Stage: Double] = [:]
+    defer { timings.withLock { $0 = seconds } }
+    func lap(_ stage: Stage, _ mark: inout UInt64) {
+      let now = Stopwatch.now()
+      seconds[stage, default: 0] += Double(now - mark) / 1e9
+      mark = now
+    }
     var batch: [Item] = []
     batch.reserveCapacity(batchSize)
     var batchWeight = 0
@@ -105,75 +104,95 @@ final class RecordProducer<D: Dataset>: @unchecked Sendable {
       } catch let error as RecordReadError where error.isRecoverable {
         lap(.read, &mark)
         let issue = Issue(stage: .read, code: error.code, location: error.location, message: error.message)
-        let item = Item.rejected(.read, [issue], raw: carried(error.rawRecord), record: nil, coercions: 0, warnings: [])
+        let item = Item(verdict: .rejected(.read, [issue]), location: nil, raw: carried(error.rawRecord))
         guard emit(item, rawBytes: error.rawRecord?.count ?? 0) else { return }
         continue
+      } catch let error as RecordReadError {
+        _ = emit(Item(verdict: .failure(error)), rawBytes: 0)
+        break
+      } catch let error as InputError {
+        _ = emit(Item(verdict: .failure(error)), rawBytes: 0)
+        break
       } catch {
-        _ = emit(.failure(error), rawBytes: 0)
+        _ = emit(Item(verdict: .failure(ReadFailure(description: "\(error)"))), rawBytes: 0)
         break
       }
       lap(.read, &mark)
       guard let raw else { break }
+      var item = Item(verdict: .rejected(.decode, []), location: raw.location, raw: carried(raw.bytes))
+      item.verdict = verdict(for: raw, decoder: decoder, diagnostics: &diagnostics, item: &item, lap: lap, mark: &mark)
+      guard emit(item, rawBytes: raw.bytes.count) else { return }
+    }
+    if !batch.isEmpty { _ = handOff.put(batch, weight: batchWeight) }
 
+    /// Decodes, validates, maps and makes the rows of one record.
+    func verdict(
+      for raw: RawRecord, decoder: SluiceDecoder, diagnostics: inout DecodeDiagnostics, item: inout Item,
+      lap: (Stage, inout UInt64) -> Void, mark: inout UInt64
+    ) -> Item.Verdict {
       let dto: D.DTO
       diagnostics.reset()
       do {
         dto = try decoder.decode(D.DTO.self, from: raw, diagnostics: &diagnostics)
       } catch {
         lap(.decode, &mark)
-        let issue = Issue(
-          stage: .decode, code: error.code, location: raw.location(at: error.byteOffset), path: error.path,
-          message: error.message)
-        let item = Item.rejected(
-          .decode, [issue], raw: carried(raw.bytes), record: raw.location, coercions: 0, warnings: [])
-        guard emit(item, rawBytes: raw.bytes.count) else { return }
-        continue
+        return .rejected(
+          .decode,
+          [
+            Issue(
+              stage: .decode, code: error.code, location: raw.location(at: error.byteOffset), path: error.path,
+              message: error.message)
+          ])
       }
       let unknown = diagnostics.unknownFields.map { finding in
         Issue(
           stage: .decode, severity: unknownSeverity, code: finding.code,
           location: raw.location(at: finding.byteOffset), path: finding.path, message: finding.message)
       }
-      let coercions = diagnostics.coercions
+      item.coercions = diagnostics.coercions
       lap(.decode, &mark)
-      if unknownSeverity == .error && !unknown.isEmpty {
-        let item = Item.rejected(
-          .decode, unknown, raw: carried(raw.bytes), record: raw.location, coercions: coercions, warnings: [])
-        guard emit(item, rawBytes: raw.bytes.count) else { return }
-        continue
-      }
+      if unknownSeverity == .error && !unknown.isEmpty { return .rejected(.decode, unknown) }
+      item.warnings = unknown
 
       var validation = Validation()
       dataset.validate(dto, into: &validation)
       lap(.validate, &mark)
       guard validation.isValid else {
-        let issues = validation.failures.map { failure in
-          Issue(
-            stage: .validate, code: failure.rule.code, location: raw.location, path: failure.path,
-            message: failure.rule.message, rule: failure.rule.name)
-        }
-        let item = Item.rejected(
-          .validate, issues, raw: carried(raw.bytes), record: raw.location, coercions: coercions, warnings: unknown)
-        guard emit(item, rawBytes: raw.bytes.count) else { return }
-        continue
+        return .rejected(
+          .validate,
+          validation.failures.map { failure in
+            Issue(
+              stage: .validate, code: failure.rule.code, location: raw.location, path: failure.path,
+              message: failure.rule.message, rule: failure.rule.name)
+          })
       }
 
-      let record: D.Record
+      var rows = RecordRows()
       do {
-        record = try dataset.map(dto)
+        dataset.rows(for: try dataset.map(dto), into: &rows)
       } catch {
         lap(.map, &mark)
-        let issue = Issue(stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message)
-        let item = Item.rejected(
-          .map, [issue], raw: carried(raw.bytes), record: raw.location, coercions: coercions, warnings: unknown)
-        guard emit(item, rawBytes: raw.bytes.count) else { return }
-        continue
+        return .rejected(
+          .map, [Issue(stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message)])
       }
       lap(.map, &mark)
-      let kept = keepsRawRecords ? raw : RawRecord(location: raw.location, bytes: [])
-      let item = Item.record(record, kept, warnings: unknown, coercions: coercions)
-      guard emit(item, rawBytes: raw.bytes.count) else { return }
+      let violations = rows.violations()
+      guard violations.isEmpty else {
+        return .rejected(
+          .load,
+          violations.map {
+            Issue(
+              stage: .load, code: $0.code, location: raw.location, path: rows.path($0.entry, column: $0.column),
+              message: $0.message)
+          })
+      }
+      return .load(rows)
     }
-    if !batch.isEmpty { _ = handOff.put(batch, weight: batchWeight) }
   }
+}
+
+/// An error a reader threw that is neither a `RecordReadError` nor an `InputError`, carried to
+/// the loading thread as its description.
+struct ReadFailure: Error, Sendable, CustomStringConvertible {
+  var description: String
 }

@@ -41,14 +41,29 @@ struct RunState {
     mark = now
   }
 
-  /// Counts one record at one stage: in, and either out or rejected.
-  mutating func count(_ stage: Stage, passed: Bool) {
+  /// Counts one record at one stage: in, and either out (`kept` when the conflict policy kept
+  /// the row that was there) or rejected.
+  mutating func count(_ stage: Stage, passed: Bool, kept: Bool = false) {
     statistics[stage, default: StageStatistics(stage: stage)].recordsIn += 1
     if passed {
       statistics[stage, default: StageStatistics(stage: stage)].recordsOut += 1
+      if kept { statistics[stage, default: StageStatistics(stage: stage)].kept += 1 }
     } else {
       statistics[stage, default: StageStatistics(stage: stage)].rejected += 1
     }
+  }
+
+  /// Adds the time the producing thread spent per stage.
+  mutating func addSeconds(_ seconds: [Stage: Double]) {
+    for (stage, seconds) in seconds {
+      statistics[stage, default: StageStatistics(stage: stage)].seconds += seconds
+    }
+  }
+
+  /// A record's warnings and coercions, whatever became of it.
+  mutating func note(warnings: [Issue], coercions: Int) {
+    self.coercions += coercions
+    for warning in warnings { warn(warning) }
   }
 
   /// Counts a record that went through every stage up to and including `last`.
@@ -67,7 +82,7 @@ struct RunState {
     }
   }
 
-  private mutating func collect(_ issue: Issue) {
+  mutating func collect(_ issue: Issue) {
     issues.add(issue)
     drift.add(issue)
     let key = CheckKey(stage: issue.stage, rule: issue.rule)
@@ -135,6 +150,14 @@ struct RunState {
         message: "all \(read) record(s) read were rejected and none was loaded; check the format and the record path, or set policy.allowNothingLoaded; the run was rolled back"))
   }
 
+  /// A first load proves its foreign keys once, before the commit: a broken one fails the run
+  /// as a per-row check would have, whatever the policy.
+  mutating func checkForeignKeys(_ violations: [Issue]) throws {
+    guard let first = violations.first else { return }
+    for issue in violations { collect(issue) }
+    throw RunAbort(failure: .init(kind: .data, message: "\(first.message); the run was rolled back"))
+  }
+
   /// A dry run fails when it found any error (or, when asked, any warning).
   func finishDryRun() throws {
     if issues.errorCount > 0 {
@@ -162,7 +185,11 @@ struct RunState {
     ]
     result += rules.map { check($0.name, .validate, $0.name) }
     result.append(check("records map to domain values", .map))
-    if !dryRun { result.append(check("records load into the database", .load)) }
+    // A validate run writes nothing, but rows that cannot fit their table (a NOT NULL column
+    // given nothing) are found without the database.
+    if !dryRun || checkCounts.keys.contains(where: { $0.stage == .load }) {
+      result.append(check("records load into the database", .load))
+    }
     return result
   }
 }

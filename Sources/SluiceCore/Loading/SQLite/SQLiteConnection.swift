@@ -4,7 +4,7 @@ internal import CSQLite
 ///
 /// Foreign keys are switched on at open, and a busy timeout lets a nightly job wait briefly for
 /// another writer instead of failing at once. Not thread-safe: one connection per writer.
-public final class SQLiteConnection {
+public final class SQLiteConnection: Store {
   let handle: OpaquePointer
   public let path: String
   /// How long a statement waits for another connection's lock before it fails with
@@ -84,11 +84,14 @@ public final class SQLiteConnection {
 
   public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+  /// Runs `body` in a transaction that takes the write lock at BEGIN.
+  public func withTransaction<T>(_ body: () throws -> T) throws -> T {
+    try withTransaction(.immediate, body)
+  }
+
   /// Runs `body` in a transaction: commits when it returns, rolls back when it throws and
   /// rethrows the body's error (a failing rollback does not hide it).
-  public func withTransaction<T>(
-    _ kind: TransactionKind = .immediate, _ body: () throws -> T
-  ) throws -> T {
+  public func withTransaction<T>(_ kind: TransactionKind, _ body: () throws -> T) throws -> T {
     try execute("BEGIN \(kind.rawValue)")
     let result: T
     do {
@@ -120,9 +123,64 @@ public final class SQLiteConnection {
     return statement.columnIsNull(0) ? nil : statement.columnInt64(0)
   }
 
+  public var dialect: any SQLDialect { SQLiteDialect() }
+
+  public func tableExists(_ name: String) throws -> Bool {
+    let statement = try prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1")
+    try statement.bind(.text(name), at: 1)
+    return try statement.step()
+  }
+
+  /// `PRAGMA foreign_keys`, which SQLite ignores inside a transaction: only call it outside one.
+  public func setChecksForeignKeysPerRow(_ enabled: Bool) throws {
+    precondition(!isInTransaction, "foreign key enforcement cannot change inside a transaction")
+    try execute("PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
+  }
+
+  public func foreignKeyViolations(of table: String, limit: Int) throws -> [ForeignKeyViolation] {
+    let statement = try prepare(
+      """
+      SELECT "table", parent, count(*) FROM (SELECT * FROM pragma_foreign_key_check(?1) LIMIT ?2)
+      GROUP BY "table", parent ORDER BY "table", parent
+      """)
+    try statement.bind(.text(table), at: 1)
+    try statement.bind(.integer(Int64(limit)), at: 2)
+    var violations: [ForeignKeyViolation] = []
+    while try statement.step() {
+      violations.append(
+        ForeignKeyViolation(
+          table: statement.columnText(0) ?? table, referencedTable: statement.columnText(1) ?? "",
+          rows: Int(statement.columnInt64(2))))
+    }
+    return violations
+  }
+
+  public func makeSavepoints() throws -> any RecordSavepoints { try SQLiteSavepoints(self) }
+
   func error(sql: String?) -> SQLiteError {
     SQLiteError(
       code: sqlite3_errcode(handle) & 0xFF, extendedCode: sqlite3_extended_errcode(handle),
       message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+  }
+}
+
+
+/// One savepoint per record, so a lenient run can drop a record that failed half-way.
+struct SQLiteSavepoints: RecordSavepoints {
+  let beginStatement: SQLiteStatement
+  let releaseStatement: SQLiteStatement
+  let rollbackStatement: SQLiteStatement
+
+  init(_ connection: SQLiteConnection) throws {
+    beginStatement = try connection.prepare("SAVEPOINT sluice_record")
+    releaseStatement = try connection.prepare("RELEASE sluice_record")
+    rollbackStatement = try connection.prepare("ROLLBACK TO sluice_record")
+  }
+
+  func begin() throws { try beginStatement.run([]) }
+  func release() throws { try releaseStatement.run([]) }
+  func rollback() throws {
+    try rollbackStatement.run([])
+    try releaseStatement.run([])
   }
 }

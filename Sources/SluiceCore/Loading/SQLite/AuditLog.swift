@@ -6,8 +6,8 @@ import Foundation
 /// A successful run records itself inside its own transaction. A failed run is rolled back
 /// first and then records itself in a transaction of its own: the only write a failed run
 /// leaves behind is its audit row.
-public enum AuditLog {
-  public static let migrations = [
+enum AuditLog {
+  static let migrations = [
     Migration(
       "sluice-audit-1",
       sql: """
@@ -50,17 +50,8 @@ public enum AuditLog {
 
   /// Inserts the run's row and its issues; returns the run's id. Call inside a transaction.
   @discardableResult
-  public static func record(_ report: RunReport, into connection: SQLiteConnection) throws -> Int64 {
+  static func record(_ entry: AuditEntry, into connection: SQLiteConnection) throws -> Int64 {
     try Migrator.migrate(connection, migrations)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    func json(_ value: some Encodable) throws -> String {
-      String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-    let timestamp = ISO8601DateFormatter()
-    timestamp.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    let read = report.statistics(for: .read)
-    let rejected = report.stages.map(\.rejected).reduce(0, +)
     let insert = try connection.prepare(
       """
       INSERT INTO sluice_runs (pipeline, dataset, mode, input, policy, status, failure, started_at,
@@ -69,14 +60,11 @@ public enum AuditLog {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """)
     try insert.run([
-      .text(report.pipeline), .text(report.dataset), .text(report.mode), .text(report.input.path),
-      .text(report.policy), .text(report.status.rawValue), report.failure.map { .text($0.message) },
-      .text(timestamp.string(from: report.startedAt)), .text(timestamp.string(from: report.finishedAt)),
-      .real(report.durationSeconds), .integer(Int64(read.recordsIn)),
-      .integer(Int64(report.statistics(for: .load).recordsOut)), .integer(Int64(rejected)),
-      .integer(Int64(report.stages.map(\.warnings).reduce(0, +))),
-      .text(try json(report.stages)), .text(try json(report.issueCounts)),
-      .text(try json(report.rowsWritten)),
+      .text(entry.pipeline), .text(entry.dataset), .text(entry.mode), .text(entry.input), .text(entry.policy),
+      .text(entry.status), entry.failure.map { .text($0) }, .text(TimestampText.text(entry.startedAt)),
+      .text(TimestampText.text(entry.finishedAt)), .real(entry.durationSeconds), .integer(Int64(entry.recordsRead)),
+      .integer(Int64(entry.recordsLoaded)), .integer(Int64(entry.recordsRejected)), .integer(Int64(entry.warnings)),
+      .text(entry.stagesJSON), .text(entry.issueCountsJSON), .text(entry.rowsWrittenJSON),
     ])
     guard let runID = try connection.scalarInt("SELECT last_insert_rowid()") else {
       throw SQLiteError(code: 1, extendedCode: 1, message: "no run id after insert")
@@ -87,7 +75,7 @@ public enum AuditLog {
         byte_offset, line, path, message)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """)
-    for (sequence, issue) in report.issues.enumerated() {
+    for (sequence, issue) in entry.issues.enumerated() {
       try reject.run([
         .integer(runID), .integer(Int64(sequence + 1)), .text(issue.stage.rawValue),
         .text(issue.severity.rawValue), .text(issue.code.rawValue), issue.rule.map { .text($0) },
@@ -97,4 +85,8 @@ public enum AuditLog {
     }
     return runID
   }
+}
+
+extension SQLiteConnection {
+  public func recordAudit(_ entry: AuditEntry) throws { try AuditLog.record(entry, into: self) }
 }

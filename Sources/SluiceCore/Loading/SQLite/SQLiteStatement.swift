@@ -1,7 +1,7 @@
 internal import CSQLite
 
 /// A prepared statement, reused for a whole run: bind, step, reset.
-public final class SQLiteStatement {
+public final class SQLiteStatement: StoreStatement {
   let handle: OpaquePointer
   public let sql: String
   private let connection: SQLiteConnection
@@ -25,14 +25,7 @@ public final class SQLiteStatement {
 
   deinit { sqlite3_finalize(handle) }
 
-  /// Binds parameters 1…n in order; `nil` binds NULL.
-  public func bind(_ values: [SQLiteValue?]) throws {
-    for (offset, value) in values.enumerated() {
-      try bind(value, at: Int32(offset + 1))
-    }
-  }
-
-  public func bind(_ value: SQLiteValue?, at index: Int32) throws {
+  public func bind(_ value: DatabaseValue?, at index: Int32) throws {
     let status: Int32
     switch value {
     case nil:
@@ -44,11 +37,16 @@ public final class SQLiteStatement {
     case .text(let text):
       try bind(text, at: index)
       return
+    case .blob(let bytes):
+      status = bytes.withUnsafeBytes { buffer in
+        // A zero-length blob still needs a non-null pointer, or SQLite binds NULL.
+        sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), Self.transient)
+      }
     }
     guard status == SQLITE_OK else { throw connection.error(sql: sql) }
   }
 
-  /// Binds text without building a `SQLiteValue` (the loaders' hot path).
+  /// Binds text without building a `DatabaseValue` (the loaders' hot path).
   @inline(__always)
   public func bind(_ text: String, at index: Int32) throws {
     var text = text
@@ -82,13 +80,6 @@ public final class SQLiteStatement {
     }
   }
 
-  /// Binds, runs to completion and resets, for statements that return no rows.
-  public func run(_ values: [SQLiteValue?]) throws {
-    defer { reset() }
-    try bind(values)
-    while try step() {}
-  }
-
   /// Makes the statement ready to run again; bindings are kept until rebound.
   public func reset() {
     // The error of a failed step is reported by step itself; reset repeats it, so ignore it here.
@@ -98,20 +89,20 @@ public final class SQLiteStatement {
   public func columnInt64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
   public func columnDouble(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
   public func columnIsNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+  public func columnValue(_ index: Int32) -> DatabaseValue? {
+    switch sqlite3_column_type(handle, index) {
+    case SQLITE_INTEGER: return .integer(columnInt64(index))
+    case SQLITE_FLOAT: return .real(columnDouble(index))
+    case SQLITE_TEXT: return columnText(index).map(DatabaseValue.text)
+    case SQLITE_BLOB:
+      let count = Int(sqlite3_column_bytes(handle, index))
+      guard let bytes = sqlite3_column_blob(handle, index) else { return .blob([]) }
+      return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+    default: return nil
+    }
+  }
   public func columnText(_ index: Int32) -> String? {
     guard let text = sqlite3_column_text(handle, index) else { return nil }
     return String(cString: text)
   }
-}
-
-/// A value to bind to a statement parameter.
-public enum SQLiteValue: Sendable, Hashable {
-  case integer(Int64)
-  case real(Double)
-  case text(String)
-}
-
-extension SQLiteValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
-  public init(stringLiteral value: String) { self = .text(value) }
-  public init(integerLiteral value: Int64) { self = .integer(value) }
 }

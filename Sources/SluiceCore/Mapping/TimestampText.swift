@@ -1,11 +1,12 @@
 import Foundation
 
-/// Formats instants as SQLite's preferred text: `2023-01-01T00:00:05.000Z` (UTC, to the nearest
-/// millisecond), which sorts as time sorts and which SQLite's date functions read.
+/// Formats instants as canonical ISO 8601 text: `2023-01-01T00:00:05.000Z` (UTC, to the nearest
+/// millisecond), which sorts as time sorts, which SQLite's date functions read and which
+/// PostgreSQL casts to `timestamptz`.
 ///
 /// Written by hand because `ISO8601DateFormatter` costs tens of microseconds per call and a
 /// loader formats one per record.
-public enum SQLiteTimestamp {
+public enum TimestampText {
   public static func text(_ date: Date) -> String {
     // Rounded, not truncated: a `Date` is a binary `Double`, so a parsed `.002` can arrive as
     // 0.001999… seconds, and truncating would store `.001`.

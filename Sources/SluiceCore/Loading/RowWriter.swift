@@ -1,0 +1,439 @@
+/// Writes records' rows into a store, for every dataset alike: the conflict policies, children
+/// replaced with their parent, references resolved by natural key, patches, and the counts.
+///
+/// One record at a time, inside the run's transaction (and, under a lenient policy, inside the
+/// record's savepoint): `write` the record's rows, then `commitRecord()` once its savepoint is
+/// released or `discardRecord()` once it is rolled back — so counts and caches only ever hold
+/// what committed records wrote. Before each batch of records, `want` and `fetchWanted` look up
+/// every key the batch references that no cache knows, in a few `IN (…)` queries.
+final class RowWriter<S: Store> {
+  /// A record the writer refuses, with the issues that say why; nothing of it was written that
+  /// the savepoint does not take back.
+  struct Rejection: Error {
+    var issues: [Issue]
+  }
+
+  struct Outcome {
+    /// The record's rows were all kept as they were (`ignore`).
+    var keptExisting: Bool
+    /// `setNull` references that pointed at nothing.
+    var warnings: [Issue]
+  }
+
+  /// How many keys of a referenced table the writer remembers, and rows of a shared table.
+  static var keyCacheLimit: Int { 262_144 }
+  static var rowCacheLimit: Int { 65_536 }
+  /// Keys per look-up query.
+  static var lookupChunk: Int { 100 }
+
+  private let store: S
+  private let sql: TableSQL
+  private let plans: [Plan]
+  private let runPolicy: ConflictPolicy
+
+  // The current record's effects, applied by `commitRecord`.
+  private var pendingRows: [Int]
+  private var pendingKeys: [(plan: Int, key: DatabaseValue)] = []
+  private var pendingCache: [(plan: Int, key: DatabaseValue, values: [DatabaseValue?])] = []
+  private var keptEntries: [Bool] = []
+
+  init(store: S, schema: Schema, conflict: ConflictPolicy) throws {
+    self.store = store
+    self.sql = TableSQL(dialect: store.dialect)
+    self.runPolicy = conflict
+    let parents = Set(schema.tables.compactMap { $0.parent?.table.name })
+    var plans: [Plan] = []
+    for table in schema.tables {
+      plans.append(
+        try Plan(
+          table: table, policy: table.onConflict ?? conflict, hasChildren: parents.contains(table.name), store: store,
+          sql: sql))
+    }
+    for (index, plan) in plans.enumerated() {
+      if let parent = plan.table.parent, let parentIndex = plans.firstIndex(where: { $0.table === parent.table }) {
+        plans[parentIndex].children.append((index, try store.prepare(sql.deleteChildren(plan.table, of: parent.table))))
+      }
+      for (column, declared) in plan.table.columns.enumerated() {
+        guard let reference = declared.reference else { continue }
+        let target = plans.firstIndex { $0.table.name == reference.table }!
+        plan.references.append(.init(column: column, target: target, orphans: reference.orphans))
+        try plans[target].tracksKeys(store: store, sql: sql)
+      }
+    }
+    self.plans = plans
+    pendingRows = Array(repeating: 0, count: plans.count)
+    rowsWritten = Dictionary(uniqueKeysWithValues: schema.tables.map { ($0.name, 0) })
+  }
+
+  /// Rows written by committed records, per table.
+  private(set) var rowsWritten: [String: Int] = [:]
+
+  /// Counts rows the run wrote outside any record (a lookup table brought in line with its enum).
+  func count(_ rows: Int, in table: String) {
+    if rows > 0 { rowsWritten[table, default: 0] += rows }
+  }
+
+  private func planIndex(_ table: Table) -> Int {
+    guard let index = plans.firstIndex(where: { $0.table === table }) else {
+      preconditionFailure("table \(table.name) is not in the dataset's schema")
+    }
+    return index
+  }
+
+  // MARK: - References, a batch at a time
+
+  /// Starts a batch: forgets cached keys of tables whose cache is full.
+  func beginBatch() {
+    for plan in plans where plan.known.count > Self.keyCacheLimit { plan.known.removeAll(keepingCapacity: true) }
+  }
+
+  /// Notes the keys `rows` references (and the keys its patches update) that no cache knows.
+  func want(_ rows: RecordRows) throws {
+    for entry in 0..<rows.count {
+      let plan = plans[planIndex(rows.entries[entry].table)]
+      if rows.entries[entry].isPatch, let keyColumn = plan.keyColumn, let key = rows.value(entry, keyColumn),
+        !plan.known.contains(key)
+      {
+        // A patch names its own row: it must exist, like a referenced one.
+        try plan.tracksKeys(store: store, sql: sql)
+        plan.wanted.insert(key)
+      }
+      for reference in plan.references {
+        guard let key = rows.value(entry, reference.column) else { continue }
+        let target = plans[reference.target]
+        if target.known.contains(key) || writtenEarlier(key, in: target, rows, before: entry) { continue }
+        target.wanted.insert(key)
+      }
+    }
+  }
+
+  /// Looks up the wanted keys, `lookupChunk` at a time, and remembers those that exist.
+  func fetchWanted() throws {
+    for plan in plans where !plan.wanted.isEmpty {
+      let keys = Array(plan.wanted)
+      plan.wanted.removeAll(keepingCapacity: true)
+      guard let lookup = plan.lookup else { continue }
+      for start in stride(from: 0, to: keys.count, by: Self.lookupChunk) {
+        let chunk = keys[start..<min(start + Self.lookupChunk, keys.count)]
+        for parameter in 0..<Self.lookupChunk {
+          // A short chunk repeats its last key: one prepared statement serves every chunk.
+          try lookup.bind(chunk[min(chunk.startIndex + parameter, chunk.endIndex - 1)], at: Int32(parameter + 1))
+        }
+        defer { lookup.reset() }
+        while try lookup.step() {
+          if let key = lookup.columnValue(0) { plan.known.insert(key) }
+        }
+      }
+    }
+  }
+
+  /// Whether an earlier row of this record writes `key` into `target`'s table.
+  private func writtenEarlier(_ key: DatabaseValue, in target: Plan, _ rows: RecordRows, before entry: Int) -> Bool {
+    guard let keyColumn = target.keyColumn else { return false }
+    for earlier in 0..<entry where rows.entries[earlier].table === target.table && !rows.entries[earlier].isPatch {
+      if rows.value(earlier, keyColumn) == key { return true }
+    }
+    return false
+  }
+
+  // MARK: - Records
+
+  /// Writes one record's rows. Throws `Rejection` for a problem with the record (an orphan, a
+  /// broken constraint), and the store's error for anything else.
+  func write(_ rows: inout RecordRows, at location: RecordLocation?) throws -> Outcome {
+    discardRecord()
+    var warnings: [Issue] = []
+    try resolveReferences(&rows, at: location, warnings: &warnings)
+    keptEntries.removeAll(keepingCapacity: true)
+    var keptAny = false
+    var wroteAny = false
+    var entry = 0
+    do {
+      while entry < rows.count {
+        let kept = try write(entry: entry, of: rows)
+        keptEntries.append(kept)
+        if rows.entries[entry].table.parent == nil && rows.entries[entry].table.onConflict == nil {
+          if kept { keptAny = true } else { wroteAny = true }
+        }
+        entry += 1
+      }
+    } catch let error as any StoreError {
+      guard case .constraint(let violation) = error.failure else { throw error }
+      throw Rejection(issues: [issue(for: violation, entry: entry, rows, at: location, error: error)])
+    }
+    return Outcome(keptExisting: keptAny && !wroteAny, warnings: warnings)
+  }
+
+  /// The record's savepoint was released: its rows count, its keys are known.
+  func commitRecord() {
+    for (index, count) in pendingRows.enumerated() where count > 0 {
+      rowsWritten[plans[index].table.name, default: 0] += count
+      pendingRows[index] = 0
+    }
+    for (plan, key) in pendingKeys { plans[plan].known.insert(key) }
+    for (plan, key, values) in pendingCache {
+      if plans[plan].rowCache.count >= Self.rowCacheLimit { plans[plan].rowCache.removeAll(keepingCapacity: true) }
+      plans[plan].rowCache[key] = values
+    }
+    pendingKeys.removeAll(keepingCapacity: true)
+    pendingCache.removeAll(keepingCapacity: true)
+  }
+
+  /// The record's savepoint was rolled back: forget what it wrote.
+  func discardRecord() {
+    for index in pendingRows.indices { pendingRows[index] = 0 }
+    pendingKeys.removeAll(keepingCapacity: true)
+    pendingCache.removeAll(keepingCapacity: true)
+  }
+
+  private func resolveReferences(_ rows: inout RecordRows, at location: RecordLocation?, warnings: inout [Issue]) throws {
+    for entry in 0..<rows.count {
+      let plan = plans[planIndex(rows.entries[entry].table)]
+      let offset = plan.table.allColumns.count - plan.table.columns.count
+      if rows.entries[entry].isPatch, let keyColumn = plan.keyColumn, let key = rows.value(entry, keyColumn),
+        !plan.known.contains(key)
+      {
+        throw Rejection(issues: [
+          Issue(
+            stage: .load, code: .orphanReference, location: location, path: rows.path(entry, column: offset + keyColumn),
+            message: "the patch names a row of \(plan.table.name) that does not exist")
+        ])
+      }
+      for reference in plan.references {
+        guard let key = rows.value(entry, reference.column) else { continue }
+        let target = plans[reference.target]
+        if target.known.contains(key) || writtenEarlier(key, in: target, rows, before: entry) { continue }
+        let path = rows.path(entry, column: offset + reference.column)
+        switch reference.orphans {
+        case .reject:
+          throw Rejection(issues: [
+            Issue(
+              stage: .load, code: .orphanReference, location: location, path: path,
+              message: "names a row of \(target.table.name) that does not exist")
+          ])
+        case .setNull:
+          rows.values[rows.entries[entry].start + reference.column] = nil
+          warnings.append(
+            Issue(
+              stage: .load, severity: .warning, code: .orphanReference, location: location, path: path,
+              message: "names a row of \(target.table.name) that does not exist; stored as NULL"))
+        }
+      }
+    }
+  }
+
+  /// Writes one row by its table's conflict policy; returns true when it kept an existing row.
+  private func write(entry: Int, of rows: RecordRows) throws -> Bool {
+    let index = planIndex(rows.entries[entry].table)
+    let plan = plans[index]
+    if rows.entries[entry].parent >= 0 {
+      // A child of a kept parent is kept with it.
+      if keptEntries[rows.entries[entry].parent] { return true }
+      try bind(plan.insert, plan.allParameters, entry, rows)
+      try plan.insert.execute()
+      pendingRows[index] += 1
+      return false
+    }
+    if rows.entries[entry].isPatch {
+      try patch(entry, rows, plan, index)
+      return false
+    }
+    let key = plan.keyColumn.flatMap { rows.value(entry, $0) }
+    switch plan.policy {
+    case .fail:
+      try bind(plan.insert, plan.allParameters, entry, rows)
+      try plan.insert.execute()
+      pendingRows[index] += 1
+    case .replace:
+      try deleteChildren(of: entry, rows, plan)
+      try bind(plan.delete, plan.keyParameters, entry, rows)
+      try plan.delete.execute()
+      try bind(plan.insert, plan.allParameters, entry, rows)
+      try plan.insert.execute()
+      pendingRows[index] += 1
+    case .ignore:
+      try bind(plan.insert, plan.allParameters, entry, rows)
+      try plan.insert.execute()
+      if store.changes == 0 { return true }
+      pendingRows[index] += 1
+    case .upsert:
+      if let upsert = plan.upsert {
+        // A table without children: one statement, which changes nothing when the row is the
+        // same; a row this run already wrote the same way costs none.
+        let values = rows.values[rows.entries[entry].start..<rows.entries[entry].start + plan.table.columns.count]
+        if let key, let cached = plan.rowCache[key], cached.elementsEqual(values) { break }
+        try bind(upsert, plan.allParameters, entry, rows)
+        try upsert.execute()
+        pendingRows[index] += store.changes
+        if let key { pendingCache.append((index, key, Array(values))) }
+      } else {
+        // Insert first: a new row — the common case — costs one statement.
+        try bind(plan.insert, plan.allParameters, entry, rows)
+        try plan.insert.execute()
+        if store.changes == 0 {
+          if let update = plan.update {
+            try bind(update, plan.allParameters, entry, rows)
+            try update.execute()
+          }
+          try deleteChildren(of: entry, rows, plan)
+        }
+        pendingRows[index] += 1
+      }
+    }
+    if plan.isTracked, let key { pendingKeys.append((index, key)) }
+    return false
+  }
+
+  private func deleteChildren(of entry: Int, _ rows: RecordRows, _ plan: Plan) throws {
+    for (_, delete) in plan.children {
+      try bind(delete, plan.keyParameters, entry, rows)
+      try delete.execute()
+    }
+  }
+
+  private func patch(_ entry: Int, _ rows: RecordRows, _ plan: Plan, _ index: Int) throws {
+    let unchanged = rows.entries[entry].unchanged
+    let statement: (S.Statement, [Int])
+    if let prepared = plan.patchStatements[unchanged] {
+      statement = prepared
+    } else {
+      let columns = plan.table.columns.enumerated().filter { unchanged & (1 << UInt64($0.offset)) == 0 }.map(\.element.name)
+      let parameters = plan.table.allColumns.indices.filter {
+        plan.keyParameters.contains($0) || columns.contains(plan.table.allColumns[$0].name)
+      }
+      guard let text = sql.update(plan.table, columns: columns) else { return }  // only the key: nothing to set
+      statement = (try store.prepare(text), parameters)
+      if plan.patchStatements.count >= 64 { plan.patchStatements.removeAll() }
+      plan.patchStatements[unchanged] = statement
+    }
+    try bind(statement.0, statement.1, entry, rows)
+    try statement.0.execute()
+    pendingRows[index] += store.changes
+  }
+
+  @inline(__always)
+  private func bind(_ statement: S.Statement, _ parameters: [Int], _ entry: Int, _ rows: RecordRows) throws {
+    for column in parameters {
+      try statement.bind(rows.fullValue(entry, column), at: Int32(column + 1))
+    }
+  }
+
+  // MARK: - Issues
+
+  private func issue(
+    for violation: ConstraintViolation, entry: Int, _ rows: RecordRows, at location: RecordLocation?, error: any StoreError
+  ) -> Issue {
+    let table = rows.entries[entry].table
+    let columns = table.allColumns
+    func path(_ name: String?) -> String {
+      guard let name, let column = columns.firstIndex(where: { $0.name == name }) else { return "" }
+      return rows.path(entry, column: column)
+    }
+    let message: String
+    var at = ""
+    switch violation.kind {
+    case .unique where Set(violation.columns) == Set(table.key):
+      message = "\(table.name): a row with this key exists already (primary key \(table.key.joined(separator: ", ")))"
+      at = path(table.key.last)
+    case .unique:
+      message = "\(table.name): unique constraint on \(violation.columns.joined(separator: ", ")) violated"
+      at = path(violation.columns.first)
+    case .notNull:
+      message = "\(table.name).\(violation.columns.first ?? "?") cannot be NULL (NOT NULL)"
+      at = path(violation.columns.first)
+    case .check:
+      let column = columns.first { TableSQL.checkName(table: table.name, column: $0.name) == violation.name }
+      message = "\(table.name): check \(column.map { describe($0) } ?? violation.name ?? "") violated"
+      at = path(column?.name)
+    case .foreignKey:
+      message = "\(table.name): a foreign key is violated (a row refers to one that does not exist, or is referred to)"
+    case .other:
+      message = "\(table.name): constraint violated: \(error.message)"
+    }
+    return Issue(stage: .load, code: .constraint, location: location, path: at, message: message)
+  }
+
+  private func describe(_ column: Column) -> String {
+    let conditions = column.checks.map { check -> String in
+      switch check {
+      case .atLeast(let bound): return "\(column.name) >= \(bound)"
+      case .atMost(let bound): return "\(column.name) <= \(bound)"
+      case .length(let count): return "length(\(column.name)) = \(count)"
+      case .notEmpty: return "\(column.name) not empty"
+      case .oneOf(let values): return "\(column.name) in (\(values.joined(separator: ", ")))"
+      }
+    }
+    return conditions.isEmpty ? "\(column.name) in (0, 1)" : conditions.joined(separator: " and ")
+  }
+
+  // MARK: - Foreign keys, set-based
+
+  /// Proves every foreign key of the schema's tables, when the store did not check them row by
+  /// row: one issue per table and referenced table with broken rows.
+  func foreignKeyViolations() throws -> [Issue] {
+    var issues: [Issue] = []
+    for plan in plans {
+      for violation in try store.foreignKeyViolations(of: plan.table.name, limit: 1_000) {
+        issues.append(
+          Issue(
+            stage: .load, code: .constraint, location: nil,
+            message: "\(violation.table): \(violation.rows == 1_000 ? "1000 or more" : String(violation.rows)) row(s) refer to a row of \(violation.referencedTable) that does not exist (foreign key)"
+          ))
+      }
+    }
+    return issues
+  }
+
+  // MARK: - Plans
+
+  /// A table's prepared statements and caches.
+  final class Plan {
+    struct ReferenceSlot {
+      /// The column among the table's own columns.
+      var column: Int
+      var target: Int
+      var orphans: OrphanPolicy
+    }
+
+    let table: Table
+    let policy: ConflictPolicy
+    let insert: S.Statement
+    /// Updates every non-key column (upsert of a table with children); nil when there is none.
+    let update: S.Statement?
+    /// One-statement upsert (upsert of a table without children).
+    let upsert: S.Statement?
+    let delete: S.Statement
+    var children: [(plan: Int, delete: S.Statement)] = []
+    var references: [ReferenceSlot] = []
+    let allParameters: [Int]
+    let keyParameters: [Int]
+    /// The single key column among the table's own columns, for a top-level table.
+    let keyColumn: Int?
+    /// Other tables reference this one, or it takes patches: its keys are looked up and cached.
+    private(set) var isTracked = false
+    var lookup: S.Statement?
+    var known = Set<DatabaseValue>()
+    var wanted = Set<DatabaseValue>()
+    var rowCache: [DatabaseValue: [DatabaseValue?]] = [:]
+    var patchStatements: [UInt64: (S.Statement, [Int])] = [:]
+
+    init(table: Table, policy: ConflictPolicy, hasChildren: Bool, store: S, sql: TableSQL) throws {
+      self.table = table
+      self.policy = policy
+      let isChild = table.parent != nil
+      insert = try store.prepare(sql.insert(table, ignoringExisting: !isChild && (policy == .upsert || policy == .ignore)))
+      update = try sql.update(table).map(store.prepare)
+      upsert = !isChild && !hasChildren && policy == .upsert ? try store.prepare(sql.upsert(table)) : nil
+      delete = try store.prepare(sql.delete(table))
+      allParameters = Array(table.allColumns.indices)
+      keyParameters = table.key.map { name in table.allColumns.firstIndex { $0.name == name }! }
+      keyColumn = isChild || table.key.count != 1 ? nil : table.columns.firstIndex { $0.name == table.key[0] }
+    }
+
+    func tracksKeys(store: S, sql: TableSQL) throws {
+      guard !isTracked, keyColumn != nil else { return }
+      isTracked = true
+      lookup = try store.prepare(sql.existingKeys(table, count: RowWriter.lookupChunk))
+    }
+  }
+}

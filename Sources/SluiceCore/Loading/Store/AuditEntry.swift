@@ -1,0 +1,42 @@
+import Foundation
+
+/// One run as the audit tables keep it (`sluice_runs`, `sluice_rejects`): what it was, how it
+/// ended, its counts, and its sampled issues — never record values.
+public struct AuditEntry: Sendable {
+  public var pipeline: String
+  public var dataset: String
+  public var mode: String
+  public var input: String
+  public var policy: String
+  public var status: String
+  public var failure: String?
+  public var startedAt: Date
+  public var finishedAt: Date
+  public var durationSeconds: Double
+  public var recordsRead: Int
+  public var recordsLoaded: Int
+  public var recordsRejected: Int
+  public var warnings: Int
+  public var stagesJSON: String
+  public var issueCountsJSON: String
+  public var rowsWrittenJSON: String
+  public var issues: [Issue]
+}
+
+extension RunReport {
+  /// The report's row in the audit tables.
+  public var auditEntry: AuditEntry {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    func json(_ value: some Encodable) -> String {
+      (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+    return AuditEntry(
+      pipeline: pipeline, dataset: dataset, mode: mode, input: input.path, policy: policy, status: status.rawValue,
+      failure: failure?.message, startedAt: startedAt, finishedAt: finishedAt, durationSeconds: durationSeconds,
+      recordsRead: statistics(for: .read).recordsIn, recordsLoaded: statistics(for: .load).recordsOut,
+      recordsRejected: stages.map(\.rejected).reduce(0, +), warnings: stages.map(\.warnings).reduce(0, +),
+      stagesJSON: json(stages), issueCountsJSON: json(issueCounts), rowsWrittenJSON: json(rowsWritten),
+      issues: issues)
+  }
+}

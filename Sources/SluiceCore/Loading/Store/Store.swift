@@ -1,0 +1,129 @@
+/// A value a row carries to a store; `nil` where one is expected stands for NULL.
+public enum DatabaseValue: Sendable, Hashable {
+  case integer(Int64)
+  case real(Double)
+  case text(String)
+  case blob([UInt8])
+}
+
+extension DatabaseValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+  public init(stringLiteral value: String) { self = .text(value) }
+  public init(integerLiteral value: Int64) { self = .integer(value) }
+}
+
+/// The database a run writes into: SQLite today, PostgreSQL next.
+///
+/// Everything above it — datasets, the table model, the row writer, the pipeline — speaks this
+/// protocol and the `SQLDialect` it hands out, and never names a particular database. A store is
+/// one connection, used by one thread.
+public protocol Store: AnyObject {
+  associatedtype Statement: StoreStatement
+
+  /// How this store spells types, options and parameters in the SQL the engine derives.
+  var dialect: any SQLDialect { get }
+  /// Runs statements that take no parameters.
+  func execute(_ sql: String) throws
+  /// Compiles one statement, to be reused with `bind`, `step` and `reset`.
+  func prepare(_ sql: String) throws -> Statement
+  /// Rows changed by the last INSERT, UPDATE or DELETE.
+  var changes: Int { get }
+  /// Runs `body` in a transaction that takes the write lock at once: commits when it returns,
+  /// rolls back and rethrows when it throws.
+  func withTransaction<T>(_ body: () throws -> T) throws -> T
+  /// The first column of the first row of a query, as an integer.
+  func scalarInt(_ sql: String) throws -> Int64?
+  /// Whether a table of this name exists.
+  func tableExists(_ name: String) throws -> Bool
+  /// Whether the store checks each row's foreign keys as it is written. Only changed outside a
+  /// transaction; a run that switches it off proves every foreign key with
+  /// `foreignKeyViolations` before it commits.
+  func setChecksForeignKeysPerRow(_ enabled: Bool) throws
+  /// Rows of `table` whose foreign keys point at no row, per referenced table, up to `limit`.
+  func foreignKeyViolations(of table: String, limit: Int) throws -> [ForeignKeyViolation]
+  /// Undo marks inside the run's transaction, one record at a time.
+  func makeSavepoints() throws -> any RecordSavepoints
+  /// Records a run in the store's audit tables (`sluice_runs`, `sluice_rejects`), creating them
+  /// when missing. Runs inside the caller's transaction.
+  func recordAudit(_ entry: AuditEntry) throws
+}
+
+/// A compiled statement: bind parameters 1…n, step through its rows, reset, repeat.
+public protocol StoreStatement: AnyObject {
+  func bind(_ value: DatabaseValue?, at index: Int32) throws
+  /// Runs the statement with its current bindings to completion, then resets it.
+  func execute() throws
+  /// Advances to the next row: true when one is available.
+  @discardableResult func step() throws -> Bool
+  /// Makes the statement ready to run again; bindings stay until rebound.
+  func reset()
+  func columnIsNull(_ index: Int32) -> Bool
+  func columnValue(_ index: Int32) -> DatabaseValue?
+}
+
+extension StoreStatement {
+  /// Binds parameters 1…n in order; `nil` binds NULL.
+  public func bind(_ values: [DatabaseValue?]) throws {
+    for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
+  }
+
+  /// Binds parameters 1…n in order, runs to completion and resets.
+  public func run(_ values: [DatabaseValue?]) throws {
+    defer { reset() }
+    for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
+    while try step() {}
+  }
+}
+
+/// Begins, releases and rolls back the savepoint around one record of a lenient run.
+public protocol RecordSavepoints {
+  func begin() throws
+  func release() throws
+  /// Undoes the record's writes and ends the savepoint.
+  func rollback() throws
+}
+
+/// A row whose foreign key points at nothing, as `foreignKeyViolations` finds it.
+public struct ForeignKeyViolation: Sendable, Hashable {
+  public var table: String
+  public var referencedTable: String
+  public var rows: Int
+}
+
+/// A failed store call, classified so the engine can act on it without knowing the store.
+public protocol StoreError: Error, CustomStringConvertible {
+  var failure: StoreFailure { get }
+  /// The store's own words, without values.
+  var message: String { get }
+}
+
+public enum StoreFailure: Sendable, Hashable {
+  /// A row broke a constraint: a problem with the data, reported as a record issue.
+  case constraint(ConstraintViolation)
+  /// Another connection held the database past the busy timeout.
+  case busy
+  /// The disk or the database is full.
+  case full
+  case other
+}
+
+/// Which constraint a row broke, in the store's terms: its kind, and the columns or the name the
+/// store gave (never the values).
+public struct ConstraintViolation: Sendable, Hashable {
+  public enum Kind: String, Sendable {
+    case unique, notNull, check, foreignKey, other
+  }
+  public var kind: Kind
+  /// The table the store named, when it named one.
+  public var table: String?
+  /// The columns the store named (unique and not-null constraints).
+  public var columns: [String]
+  /// The constraint's name (checks).
+  public var name: String?
+
+  public init(kind: Kind, table: String? = nil, columns: [String] = [], name: String? = nil) {
+    self.kind = kind
+    self.table = table
+    self.columns = columns
+    self.name = name
+  }
+}

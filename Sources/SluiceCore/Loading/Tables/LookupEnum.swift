@@ -1,0 +1,94 @@
+/// A Swift enum that owns a lookup table in the database (design rule 12).
+///
+/// The enum is the source of truth: at the start of every run the engine inserts cases the table
+/// lacks, updates attributes that changed, and marks rows whose case is gone as retired — kept,
+/// so history still joins. Each case declares its id: ids never come from the declaration order,
+/// so reordering the cases changes nothing, and a released id is never reused.
+///
+/// A table column declared with `.lookup("status_id", OrderStatus.self)` holds these ids, and
+/// brings the enum's table into the dataset's schema.
+public protocol LookupEnum: CaseIterable, RawRepresentable, Sendable, DatabaseValueConvertible
+where RawValue == String {
+  /// The table's name (`order_statuses`).
+  static var lookupTable: String { get }
+  /// The extra columns, in order (`.boolean("is_final")`).
+  static var lookupColumns: [Column] { get }
+  /// The case's permanent id.
+  var lookupID: Int64 { get }
+  /// The case's values for `lookupColumns`, in the same order.
+  var lookupValues: [DatabaseValue?] { get }
+}
+
+extension LookupEnum {
+  public static var lookupColumns: [Column] { [] }
+  public var lookupValues: [DatabaseValue?] { [] }
+}
+
+/// An enum's lookup table with its enum's cases, taken once so the engine needs no generics to
+/// create and synchronize it.
+public struct LookupDeclaration: Sendable {
+  public struct Case: Sendable, Hashable {
+    public var id: Int64
+    public var name: String
+    public var values: [DatabaseValue?]
+  }
+
+  public let table: String
+  /// `id`, `name`, the enum's columns, `retired`.
+  public let columns: [Column]
+  public let cases: [Case]
+
+  public init<E: LookupEnum>(_ type: E.Type) {
+    table = E.lookupTable
+    columns = [.integer("id"), .text("name")] + E.lookupColumns + [.boolean("retired")]
+    var seen = Set<Int64>()
+    cases = E.allCases.map { value in
+      precondition(seen.insert(value.lookupID).inserted, "\(E.self) declares lookup id \(value.lookupID) twice")
+      precondition(value.lookupValues.count == E.lookupColumns.count, "\(E.self).\(value): one value per lookup column")
+      return Case(id: value.lookupID, name: value.rawValue, values: value.lookupValues)
+    }
+  }
+}
+
+/// Creates and synchronizes enum-owned lookup tables.
+public enum LookupTable {
+  /// The DDL of an enum's table: `id`, `name` (the raw value), the enum's columns, `retired`.
+  public static func createStatement<E: LookupEnum>(for type: E.Type, dialect: any SQLDialect = SQLiteDialect())
+    -> String
+  {
+    TableSQL(dialect: dialect).createLookup(LookupDeclaration(type))
+  }
+
+  @discardableResult
+  public static func synchronize<E: LookupEnum>(_ type: E.Type, in store: some Store) throws
+    -> (inserted: Int, updated: Int, retired: Int)
+  {
+    try synchronize(LookupDeclaration(type), in: store)
+  }
+
+  /// Brings the table in line with the enum; returns how many rows it inserted, updated and
+  /// retired. Runs inside the caller's transaction.
+  @discardableResult
+  public static func synchronize(_ lookup: LookupDeclaration, in store: some Store) throws
+    -> (inserted: Int, updated: Int, retired: Int)
+  {
+    let sql = TableSQL(dialect: store.dialect)
+    let upsert = try store.prepare(sql.lookupUpsert(lookup))
+    let exists = try store.prepare(sql.lookupExists(lookup))
+    var inserted = 0
+    var updated = 0
+    for value in lookup.cases {
+      try exists.bind(.integer(value.id), at: 1)
+      let existed = try exists.step()
+      exists.reset()
+      try upsert.run([.integer(value.id), .text(value.name)] + value.values)
+      if !existed {
+        inserted += 1
+      } else if store.changes > 0 {
+        updated += 1
+      }
+    }
+    try store.execute(sql.lookupRetire(lookup, keeping: lookup.cases.map(\.id)))
+    return (inserted, updated, store.changes)
+  }
+}

@@ -1,0 +1,53 @@
+/// A dataset's tables, parents first, with the lookup tables their columns bring along.
+///
+/// From it the engine derives the migrations (one per table and per index, named after them, so
+/// a database records which exist) and `sluice schema`'s DDL.
+public struct Schema: Sendable {
+  /// The dataset's own tables, parents and referenced tables before the tables that point at them.
+  public let tables: [Table]
+  /// The enum-owned lookup tables the columns hold ids of, in first-use order.
+  public let lookups: [LookupDeclaration]
+
+  public init(_ tables: [Table]) {
+    var seen: [String: Table] = [:]
+    var lookups: [LookupDeclaration] = []
+    for table in tables {
+      precondition(seen[table.name] == nil, "table \(table.name) is declared twice")
+      if let parent = table.parent {
+        precondition(seen[parent.table.name] === parent.table, "\(table.name): its parent \(parent.table.name) must come first")
+      }
+      for column in table.columns {
+        if let reference = column.reference {
+          guard let target = seen[reference.table] else {
+            preconditionFailure("\(table.name).\(column.name) references \(reference.table), which must be declared before it")
+          }
+          precondition(
+            target.key.count == 1 && target.parent == nil,
+            "\(table.name).\(column.name): a reference names a row by a single-column natural key")
+        }
+        if let lookup = column.lookup, !lookups.contains(where: { $0.table == lookup.table }) {
+          lookups.append(lookup)
+        }
+      }
+      seen[table.name] = table
+    }
+    self.tables = tables
+    self.lookups = lookups
+  }
+
+  /// Every table name the dataset writes or owns, for row counts: tables, then lookups.
+  public var tableNames: [String] { tables.map(\.name) + lookups.map(\.table) }
+
+  /// The migrations that create the schema: lookups, then tables in order, then their indexes.
+  public func migrations(dialect: any SQLDialect) -> [Migration] {
+    let sql = TableSQL(dialect: dialect)
+    var migrations = lookups.map { Migration("create table \($0.table)", sql: sql.createLookup($0)) }
+    migrations += tables.map { Migration("create table \($0.name)", sql: sql.create($0)) }
+    for table in tables {
+      migrations += table.indexes.map { index in
+        Migration("create index \(index.name)", sql: sql.create(index, on: table), isDeferrableIndex: index.isDeferrable)
+      }
+    }
+    return migrations
+  }
+}

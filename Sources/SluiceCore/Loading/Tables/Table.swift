@@ -1,0 +1,205 @@
+/// A table a dataset writes, declared: its columns, its natural key, its parent if it is a child
+/// table, its indexes. The engine derives the DDL, the migration and every statement from it.
+///
+/// Declare tables once, as `static let`s of the dataset, and hand them to `RecordRows` when a
+/// record becomes rows: a `Table` is a reference, so the writer finds its plan by identity.
+public final class Table: Sendable {
+  public let name: String
+  /// The table's own columns, in order. A child table's parent key and position columns come
+  /// before these and are not listed here: the engine fills them in.
+  public let columns: [Column]
+  /// The natural key's columns. For a child table: the parent's key and the position.
+  public let key: [String]
+  /// The parent, for a child table: rows of this table belong to the parent's row written last
+  /// in the same record and are replaced with it.
+  public let parent: ParentLink?
+  /// The conflict policy for this table; `nil` follows the run's (`--conflict`). A table of
+  /// rows that many records share — customers, senders — says `.upsert`: the last one wins.
+  public let onConflict: ConflictPolicy?
+  public let indexes: [Index]
+  /// Every column in table order: a child's parent key and position, then its own.
+  public let allColumns: [Column]
+
+  /// A child's link to its parent.
+  public struct ParentLink: Sendable {
+    public let table: Table
+    /// The column numbering the children of one parent, or nil for at most one child row per
+    /// parent (an extension of the parent's row).
+    public let position: String?
+    /// The first position: 0, or 1 for `line` numbers.
+    public let firstPosition: Int64
+    /// The field of the parent's record the children come from (`items`), so an issue about
+    /// child `n` points at `items[n].sku`.
+    public let field: String
+  }
+
+  /// A table with a natural key of its own.
+  public init(
+    _ name: String, key: [String], columns: [Column], onConflict: ConflictPolicy? = nil, indexes: [Index] = []
+  ) {
+    self.name = name
+    self.columns = columns
+    self.key = key
+    self.parent = nil
+    self.onConflict = onConflict
+    self.indexes = indexes
+    self.allColumns = columns
+    for column in key {
+      precondition(columns.contains { $0.name == column }, "\(name): key column \(column) is not declared")
+    }
+    Self.checkColumns(name, columns)
+  }
+
+  /// A child table: rows keyed by their parent's key and their position among its children.
+  public init(
+    _ name: String, childOf parent: Table, position: String?, startingAt firstPosition: Int64 = 0,
+    field: String, columns: [Column], indexes: [Index] = []
+  ) {
+    precondition(parent.parent == nil, "\(name): a child table's parent must be a top-level table")
+    self.name = name
+    self.columns = columns
+    self.key = parent.key + (position.map { [$0] } ?? [])
+    self.parent = ParentLink(table: parent, position: position, firstPosition: firstPosition, field: field)
+    self.onConflict = nil
+    self.indexes = indexes
+    let inherited = parent.key.map { name in
+      Column(name, parent.allColumns.first { $0.name == name }!.type, field: "")
+    }
+    let numbering = position.map { [Column($0, .integer, field: "", checks: [.atLeast(firstPosition)])] } ?? []
+    self.allColumns = inherited + numbering + columns
+    Self.checkColumns(name, allColumns)
+  }
+
+  private static func checkColumns(_ table: String, _ columns: [Column]) {
+    var names = Set<String>()
+    for column in columns {
+      precondition(names.insert(column.name).inserted, "\(table): column \(column.name) is declared twice")
+      if column.reference?.orphans == .setNull {
+        precondition(column.isNullable, "\(table).\(column.name): a setNull reference must be nullable")
+      }
+    }
+    precondition(columns.count <= 64, "\(table): at most 64 columns")
+  }
+}
+
+/// A column: name, type, nullability, checks, and the record field it comes from.
+public struct Column: Sendable {
+  public let name: String
+  public let type: ColumnType
+  public let isNullable: Bool
+  public let checks: [Check]
+  /// The record's field this column holds (`customer.id`), relative to the child element for a
+  /// child table; issues about the column point there. Defaults to the column's name.
+  public let field: String
+  /// The row of another table this column names by its natural key.
+  public let reference: Reference?
+  /// The enum-owned lookup table this column holds ids of.
+  public let lookup: LookupDeclaration?
+
+  public init(
+    _ name: String, _ type: ColumnType, field: String? = nil, nullable: Bool = false, checks: [Check] = [],
+    references reference: Reference? = nil
+  ) {
+    self.name = name
+    self.type = type
+    self.isNullable = nullable
+    self.checks = checks
+    self.field = field ?? name
+    self.reference = reference
+    self.lookup = nil
+  }
+
+  private init(lookup: LookupDeclaration, name: String, field: String?, nullable: Bool) {
+    self.name = name
+    self.type = .integer
+    self.isNullable = nullable
+    self.checks = []
+    self.field = field ?? name
+    self.reference = nil
+    self.lookup = lookup
+  }
+
+  public static func text(_ name: String, field: String? = nil, nullable: Bool = false, checks: [Check] = []) -> Column {
+    Column(name, .text, field: field, nullable: nullable, checks: checks)
+  }
+  public static func integer(_ name: String, field: String? = nil, nullable: Bool = false, checks: [Check] = []) -> Column {
+    Column(name, .integer, field: field, nullable: nullable, checks: checks)
+  }
+  public static func real(_ name: String, field: String? = nil, nullable: Bool = false, checks: [Check] = []) -> Column {
+    Column(name, .real, field: field, nullable: nullable, checks: checks)
+  }
+  public static func boolean(_ name: String, field: String? = nil, nullable: Bool = false) -> Column {
+    Column(name, .boolean, field: field, nullable: nullable)
+  }
+  public static func timestamp(_ name: String, field: String? = nil, nullable: Bool = false) -> Column {
+    Column(name, .timestamp, field: field, nullable: nullable)
+  }
+  public static func blob(_ name: String, field: String? = nil, nullable: Bool = false) -> Column {
+    Column(name, .blob, field: field, nullable: nullable)
+  }
+  /// A column holding the natural key of a row of `table` (a single-column key).
+  public static func reference(
+    _ name: String, _ type: ColumnType, to table: String, field: String? = nil, orphans: OrphanPolicy = .reject
+  ) -> Column {
+    Column(name, type, field: field, nullable: orphans == .setNull, references: Reference(table: table, orphans: orphans))
+  }
+  /// A column holding the id of a case of an enum that owns its lookup table.
+  public static func lookup<E: LookupEnum>(_ name: String, _ type: E.Type, field: String? = nil, nullable: Bool = false)
+    -> Column
+  {
+    Column(lookup: LookupDeclaration(type), name: name, field: field, nullable: nullable)
+  }
+}
+
+public enum ColumnType: String, Sendable, Hashable {
+  case text, integer, real, boolean, timestamp, blob
+}
+
+/// A condition every value of a column meets, enforced by the store (`CHECK`).
+public enum Check: Sendable, Hashable {
+  case atLeast(Int64)
+  case atMost(Int64)
+  /// Text of exactly this many characters.
+  case length(Int)
+  /// Text that is not empty.
+  case notEmpty
+  /// Text that is one of these.
+  case oneOf([String])
+}
+
+/// A column naming a row of another table by its natural key.
+public struct Reference: Sendable, Hashable {
+  public let table: String
+  public let orphans: OrphanPolicy
+
+  public init(table: String, orphans: OrphanPolicy = .reject) {
+    self.table = table
+    self.orphans = orphans
+  }
+}
+
+/// What a reference to a row that does not exist means.
+public enum OrphanPolicy: String, Sendable, Hashable {
+  /// The record is rejected with an `orphanReference` issue: a strict run fails, a lenient one
+  /// skips the record.
+  case reject
+  /// The row is kept with the reference NULL, and a warning says so (legacy dumps reference
+  /// deleted rows).
+  case setNull
+}
+
+/// A secondary index.
+public struct Index: Sendable {
+  public let name: String
+  public let columns: [String]
+  /// May be built after a first load instead of before it: building an index once over loaded
+  /// rows is a sort, maintaining it row by row is a random B-tree insert per row. Only for
+  /// indexes no constraint depends on.
+  public let isDeferrable: Bool
+
+  public init(_ name: String, on columns: [String], deferrable: Bool = false) {
+    self.name = name
+    self.columns = columns
+    self.isDeferrable = deferrable
+  }
+}

@@ -1,0 +1,147 @@
+/// Every statement the engine runs against a table, derived from its declaration in a store's
+/// dialect. Parameters are numbered by the column's position in `Table.allColumns`, so one
+/// binding of a row serves the insert, the update and the upsert alike.
+struct TableSQL {
+  let dialect: any SQLDialect
+
+  private func q(_ name: String) -> String { dialect.quote(name) }
+  private func p(_ table: Table, _ column: String) -> String {
+    dialect.parameter(table.allColumns.firstIndex { $0.name == column }! + 1)
+  }
+  private func keyMatch(_ table: Table, columns: [String]? = nil) -> String {
+    (columns ?? table.key).map { "\(q($0)) = \(p(table, $0))" }.joined(separator: " AND ")
+  }
+
+  // MARK: - DDL
+
+  func create(_ table: Table) -> String {
+    var lines = table.allColumns.map { column in
+      var line = "  \(q(column.name)) \(dialect.typeName(column.type))"
+      if !column.isNullable { line += " NOT NULL" }
+      if let reference = column.reference {
+        line += " REFERENCES \(q(reference.table))"
+      } else if let lookup = column.lookup {
+        line += " REFERENCES \(q(lookup.table)) (\(q("id")))"
+      }
+      if let check = checkExpression(column) {
+        line += " CONSTRAINT \(q(Self.checkName(table: table.name, column: column.name))) CHECK (\(check))"
+      }
+      return line
+    }
+    lines.append("  PRIMARY KEY (\(table.key.map(q).joined(separator: ", ")))")
+    if let parent = table.parent {
+      let keys = parent.table.key.map(q).joined(separator: ", ")
+      lines.append("  FOREIGN KEY (\(keys)) REFERENCES \(q(parent.table.name)) (\(keys)) ON DELETE CASCADE")
+    }
+    let options = dialect.tableOptions(hasCompositeKey: table.key.count > 1)
+    return "CREATE TABLE \(q(table.name)) (\n\(lines.joined(separator: ",\n"))\n) \(options);"
+  }
+
+  func create(_ index: Index, on table: Table) -> String {
+    "CREATE INDEX \(q(index.name)) ON \(q(table.name)) (\(index.columns.map(q).joined(separator: ", ")));"
+  }
+
+  func createLookup(_ lookup: LookupDeclaration) -> String {
+    var lines = ["  \(q("id")) \(dialect.typeName(.integer)) NOT NULL PRIMARY KEY", "  \(q("name")) \(dialect.typeName(.text)) NOT NULL UNIQUE"]
+    for column in lookup.columns.dropFirst(2).dropLast() {
+      lines.append("  \(q(column.name)) \(dialect.typeName(column.type))\(column.isNullable ? "" : " NOT NULL")")
+    }
+    lines.append("  \(q("retired")) \(dialect.typeName(.boolean)) NOT NULL DEFAULT 0 CHECK (\(q("retired")) IN (0, 1))")
+    return "CREATE TABLE \(q(lookup.table)) (\n\(lines.joined(separator: ",\n"))\n) \(dialect.tableOptions(hasCompositeKey: false));"
+  }
+
+  /// The name of a column's check constraint, which the store reports when a row breaks it.
+  static func checkName(table: String, column: String) -> String { "\(table).\(column) check" }
+
+  private func checkExpression(_ column: Column) -> String? {
+    var conditions = column.checks.map { check -> String in
+      let name = q(column.name)
+      switch check {
+      case .atLeast(let bound): return "\(name) >= \(bound)"
+      case .atMost(let bound): return "\(name) <= \(bound)"
+      case .length(let count): return "length(\(name)) = \(count)"
+      case .notEmpty: return "length(\(name)) > 0"
+      case .oneOf(let values):
+        let list = values.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
+        return "\(name) IN (\(list))"
+      }
+    }
+    if column.type == .boolean { conditions.insert("\(q(column.name)) IN (0, 1)", at: 0) }
+    return conditions.isEmpty ? nil : conditions.joined(separator: " AND ")
+  }
+
+  // MARK: - Rows
+
+  private func columnList(_ table: Table) -> String { table.allColumns.map { q($0.name) }.joined(separator: ", ") }
+  private func valueList(_ table: Table) -> String {
+    (1...table.allColumns.count).map(dialect.parameter).joined(separator: ", ")
+  }
+
+  /// Inserts a whole row; with `ignoringExisting`, a row whose key exists is left alone and the
+  /// store reports no change — the insert-first fast path of `upsert` and `ignore`.
+  func insert(_ table: Table, ignoringExisting: Bool) -> String {
+    let insert = "INSERT INTO \(q(table.name)) (\(columnList(table))) VALUES (\(valueList(table)))"
+    return ignoringExisting ? insert + " ON CONFLICT (\(table.key.map(q).joined(separator: ", "))) DO NOTHING" : insert
+  }
+
+  /// Inserts a row or updates the existing one where a column differs, in one statement: the
+  /// store reports a change only when something changed.
+  func upsert(_ table: Table) -> String {
+    let keys = Set(table.key)
+    let others = table.allColumns.map(\.name).filter { !keys.contains($0) }
+    let insert = insert(table, ignoringExisting: false) + " ON CONFLICT (\(table.key.map(q).joined(separator: ", ")))"
+    guard !others.isEmpty else { return insert + " DO NOTHING" }
+    let assignments = others.map { "\(q($0)) = excluded.\(q($0))" }.joined(separator: ", ")
+    let changed = others.map { dialect.isDistinct(q($0), "excluded.\(q($0))") }.joined(separator: " OR ")
+    return insert + " DO UPDATE SET \(assignments) WHERE \(changed)"
+  }
+
+  /// Sets `columns` of the row with the row's key (all non-key columns when nil).
+  func update(_ table: Table, columns: [String]? = nil) -> String? {
+    let keys = Set(table.key)
+    let targets = (columns ?? table.allColumns.map(\.name)).filter { !keys.contains($0) }
+    guard !targets.isEmpty else { return nil }
+    let assignments = targets.map { "\(q($0)) = \(p(table, $0))" }.joined(separator: ", ")
+    return "UPDATE \(q(table.name)) SET \(assignments) WHERE \(keyMatch(table))"
+  }
+
+  func delete(_ table: Table) -> String {
+    "DELETE FROM \(q(table.name)) WHERE \(keyMatch(table))"
+  }
+
+  /// Deletes the children of one parent; parameters are numbered as in the parent's row.
+  func deleteChildren(_ child: Table, of parent: Table) -> String {
+    let match = parent.key.map { "\(q($0)) = \(p(parent, $0))" }.joined(separator: " AND ")
+    return "DELETE FROM \(q(child.name)) WHERE \(match)"
+  }
+
+  /// Which of `count` keys exist in a table with a single-column key.
+  func existingKeys(_ table: Table, count: Int) -> String {
+    let key = q(table.key[0])
+    let list = (1...count).map(dialect.parameter).joined(separator: ", ")
+    return "SELECT \(key) FROM \(q(table.name)) WHERE \(key) IN (\(list))"
+  }
+
+  // MARK: - Lookups
+
+  func lookupUpsert(_ lookup: LookupDeclaration) -> String {
+    let names = lookup.columns.dropLast().map(\.name)
+    let values = (1...names.count).map(dialect.parameter).joined(separator: ", ")
+    let attributes = names.dropFirst()
+    let assignments = attributes.map { "\(q($0)) = excluded.\(q($0))" }.joined(separator: ", ")
+    let changed = attributes.map { dialect.isDistinct(q($0), "excluded.\(q($0))") }.joined(separator: " OR ")
+    return """
+      INSERT INTO \(q(lookup.table)) (\(names.map(q).joined(separator: ", ")), \(q("retired"))) VALUES (\(values), 0)
+      ON CONFLICT (\(q("id"))) DO UPDATE SET \(assignments), \(q("retired")) = 0 WHERE \(changed) OR \(q("retired")) = 1
+      """
+  }
+
+  func lookupExists(_ lookup: LookupDeclaration) -> String {
+    "SELECT 1 FROM \(q(lookup.table)) WHERE \(q("id")) = \(dialect.parameter(1))"
+  }
+
+  func lookupRetire(_ lookup: LookupDeclaration, keeping ids: [Int64]) -> String {
+    let kept = ids.isEmpty ? "" : " AND \(q("id")) NOT IN (\(ids.map(String.init).joined(separator: ", ")))"
+    return "UPDATE \(q(lookup.table)) SET \(q("retired")) = 1 WHERE \(q("retired")) = 0\(kept)"
+  }
+}

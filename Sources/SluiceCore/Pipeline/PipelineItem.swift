@@ -1,0 +1,22 @@
+/// What the decoding thread hands to the loading thread for one record, in input order.
+struct PipelineItem: Sendable {
+  enum Verdict: Sendable {
+    /// The record passed reading, decoding, validation and mapping; these are its rows.
+    case load(RecordRows)
+    /// The record was rejected at `stage` for `issues`.
+    case rejected(Stage, [Issue])
+    /// The input cannot be read further; nothing follows.
+    case failure(any Error & Sendable)
+  }
+
+  var verdict: Verdict
+  /// The record's own place; nil when the reader could not tell (a malformed record's issue
+  /// then carries the place of the offending byte).
+  var location: RecordLocation?
+  /// The record's raw bytes, when a rejects file wants them.
+  var raw: [UInt8]?
+  /// Warning-level issues (unknown fields) of a record that was not rejected for them.
+  var warnings: [Issue] = []
+  /// Scalars converted under `legacyScalars`.
+  var coercions = 0
+}

@@ -1,0 +1,101 @@
+/// The loading side of a run: takes the producer's items in input order, counts them, applies
+/// the policy to rejected ones, and writes the rest.
+///
+/// Reading, decoding, validating, mapping and making rows run on the producer's thread while
+/// this one writes, so the two cores work at once; everything that decides the run's outcome
+/// happens here, in input order.
+struct RecordLoop<D: Dataset> {
+  let dataset: D
+  let configuration: PipelineConfiguration
+
+  /// Batches in flight between the decoding and the loading thread, and their bytes: enough
+  /// to keep both threads busy, little enough that a run's memory does not depend on its input
+  /// (a record bigger than this travels alone).
+  static var handOffBatches: Int { 8 }
+  static var handOffBytes: Int { 16 << 20 }
+
+  /// Runs the reader to its end through every stage but the writes (a validate run).
+  func validate(_ reader: any RecordReader, state: inout RunState) throws {
+    try consume(reader, state: &state, beforeBatch: { _, _ in }, load: { _, _, _ in })
+  }
+
+  /// Runs the reader to its end, writing each record's rows; under a lenient policy each record
+  /// inside a savepoint of its own.
+  func load<S: Store>(
+    _ reader: any RecordReader, writer: RowWriter<S>, savepoints: (any RecordSavepoints)?, state: inout RunState
+  ) throws {
+    try consume(
+      reader, state: &state,
+      beforeBatch: { batch, state in
+        // Every key the batch references that no cache knows, looked up in a few queries.
+        var mark = Stopwatch.now()
+        writer.beginBatch()
+        for item in batch {
+          if case .load(let rows) = item.verdict { try writer.want(rows) }
+        }
+        try writer.fetchWanted()
+        state.lap(.load, from: &mark)
+      },
+      load: { rows, item, state in
+        try write(rows, of: item, writer: writer, savepoints: savepoints, state: &state)
+      })
+  }
+
+  private func consume(
+    _ reader: any RecordReader, state: inout RunState,
+    beforeBatch: ([PipelineItem], inout RunState) throws -> Void,
+    load: (RecordRows, PipelineItem, inout RunState) throws -> Void
+  ) throws {
+    let handOff = HandOff<PipelineItem>(maxBatches: Self.handOffBatches, maxBytes: Self.handOffBytes)
+    let producer = RecordProducer(
+      dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff,
+      keepsRawRecords: state.quarantine != nil)
+    producer.start()
+    defer {
+      handOff.cancel()
+      producer.wait()
+      state.addSeconds(producer.seconds)
+    }
+    while let batch = handOff.take() {
+      try beforeBatch(batch, &state)
+      for item in batch {
+        state.note(warnings: item.warnings, coercions: item.coercions)
+        switch item.verdict {
+        case .failure(let error):
+          throw error
+        case .rejected(let stage, let issues):
+          state.countRejected(at: stage)
+          try state.reject(issues, raw: item.raw, record: item.location)
+        case .load(let rows):
+          state.countPassed(through: .map)
+          try load(rows, item, &state)
+        }
+      }
+    }
+  }
+
+  private func write<S: Store>(
+    _ rows: RecordRows, of item: PipelineItem, writer: RowWriter<S>, savepoints: (any RecordSavepoints)?,
+    state: inout RunState
+  ) throws {
+    var rows = rows
+    var mark = Stopwatch.now()
+    let outcome: RowWriter<S>.Outcome
+    do {
+      try savepoints?.begin()
+      outcome = try writer.write(&rows, at: item.location)
+      try savepoints?.release()
+    } catch let rejection as RowWriter<S>.Rejection {
+      try savepoints?.rollback()
+      writer.discardRecord()
+      state.lap(.load, from: &mark)
+      state.count(.load, passed: false)
+      try state.reject(rejection.issues, raw: item.raw, record: item.location)
+      return
+    }
+    writer.commitRecord()
+    state.lap(.load, from: &mark)
+    state.count(.load, passed: true, kept: outcome.keptExisting)
+    state.note(warnings: outcome.warnings, coercions: 0)
+  }
+}
