@@ -6,7 +6,7 @@
 /// released or `discardRecord()` once it is rolled back — so counts and caches only ever hold
 /// what committed records wrote. Before each batch of records, `want` and `fetchWanted` look up
 /// every key the batch references that no cache knows, in a few `IN (…)` queries.
-final class RowWriter<S: Store> {
+final class RowWriter {
   /// A record the writer refuses, with the issues that say why; nothing of it was written that
   /// the savepoint does not take back.
   struct Rejection: Error {
@@ -21,12 +21,12 @@ final class RowWriter<S: Store> {
   }
 
   /// How many keys of a referenced table the writer remembers, and rows of a shared table.
-  static var keyCacheLimit: Int { 262_144 }
+  static var keyCacheLimit: Int { 65_536 }
   static var rowCacheLimit: Int { 65_536 }
   /// Keys per look-up query.
   static var lookupChunk: Int { 100 }
 
-  private let store: S
+  private let store: any Store
   private let sql: TableSQL
   private let plans: [Plan]
   private let runPolicy: ConflictPolicy
@@ -37,7 +37,7 @@ final class RowWriter<S: Store> {
   private var pendingCache: [(plan: Int, key: DatabaseValue, values: [DatabaseValue?])] = []
   private var keptEntries: [Bool] = []
 
-  init(store: S, schema: Schema, conflict: ConflictPolicy) throws {
+  init(store: any Store, schema: Schema, conflict: ConflictPolicy) throws {
     self.store = store
     self.sql = TableSQL(dialect: store.dialect)
     self.runPolicy = conflict
@@ -62,35 +62,55 @@ final class RowWriter<S: Store> {
     }
     self.plans = plans
     pendingRows = Array(repeating: 0, count: plans.count)
-    rowsWritten = Dictionary(uniqueKeysWithValues: schema.tables.map { ($0.name, 0) })
+    written = Array(repeating: 0, count: plans.count)
+    var planBySerial = Array(repeating: -1, count: Int(plans.map(\.table.serial).max() ?? 0) + 1)
+    for (index, plan) in plans.enumerated() { planBySerial[Int(plan.table.serial)] = index }
+    self.planBySerial = planBySerial
   }
 
+  /// Rows written by committed records, per plan.
+  private var written: [Int]
+  /// Rows written outside records (lookup tables brought in line with their enums).
+  private var writtenElsewhere: [String: Int] = [:]
+
   /// Rows written by committed records, per table.
-  private(set) var rowsWritten: [String: Int] = [:]
+  var rowsWritten: [String: Int] {
+    var rows = writtenElsewhere
+    for (index, plan) in plans.enumerated() { rows[plan.table.name, default: 0] += written[index] }
+    return rows
+  }
 
   /// Counts rows the run wrote outside any record (a lookup table brought in line with its enum).
   func count(_ rows: Int, in table: String) {
-    if rows > 0 { rowsWritten[table, default: 0] += rows }
+    if rows > 0 { writtenElsewhere[table, default: 0] += rows }
   }
 
-  private func planIndex(_ table: Table) -> Int {
-    guard let index = plans.firstIndex(where: { $0.table === table }) else {
-      preconditionFailure("table \(table.name) is not in the dataset's schema")
+  /// Each plan's index by its table's serial; -1 for tables not in the schema.
+  private let planBySerial: [Int]
+
+  @inline(__always)
+  private func planIndex(of entry: Int, _ rows: RecordRows) -> Int {
+    let serial = Int(rows.entries[entry].serial)
+    guard serial < planBySerial.count, planBySerial[serial] >= 0 else {
+      preconditionFailure("a row names a table that is not in the dataset's schema")
     }
-    return index
+    return planBySerial[serial]
   }
 
   // MARK: - References, a batch at a time
 
   /// Starts a batch: forgets cached keys of tables whose cache is full.
   func beginBatch() {
-    for plan in plans where plan.known.count > Self.keyCacheLimit { plan.known.removeAll(keepingCapacity: true) }
+    for plan in plans where plan.isTracked {
+      if plan.known.count > Self.keyCacheLimit { plan.known.removeAll(keepingCapacity: true) }
+      plan.missing.removeAll(keepingCapacity: true)
+    }
   }
 
   /// Notes the keys `rows` references (and the keys its patches update) that no cache knows.
   func want(_ rows: RecordRows) throws {
     for entry in 0..<rows.count {
-      let plan = plans[planIndex(rows.entries[entry].table)]
+      let plan = plans[planIndex(of: entry, rows)]
       if rows.entries[entry].isPatch, let keyColumn = plan.keyColumn, let key = rows.value(entry, keyColumn),
         !plan.known.contains(key)
       {
@@ -101,7 +121,7 @@ final class RowWriter<S: Store> {
       for reference in plan.references {
         guard let key = rows.value(entry, reference.column) else { continue }
         let target = plans[reference.target]
-        if target.known.contains(key) || writtenEarlier(key, in: target, rows, before: entry) { continue }
+        if writtenEarlier(key, in: reference.target, rows, before: entry) || target.known.contains(key) { continue }
         target.wanted.insert(key)
       }
     }
@@ -111,6 +131,7 @@ final class RowWriter<S: Store> {
   func fetchWanted() throws {
     for plan in plans where !plan.wanted.isEmpty {
       let keys = Array(plan.wanted)
+      plan.missing = plan.wanted
       plan.wanted.removeAll(keepingCapacity: true)
       guard let lookup = plan.lookup else { continue }
       for start in stride(from: 0, to: keys.count, by: Self.lookupChunk) {
@@ -121,16 +142,20 @@ final class RowWriter<S: Store> {
         }
         defer { lookup.reset() }
         while try lookup.step() {
-          if let key = lookup.columnValue(0) { plan.known.insert(key) }
+          if let key = lookup.columnValue(0) {
+            plan.known.insert(key)
+            plan.missing.remove(key)
+          }
         }
       }
     }
   }
 
-  /// Whether an earlier row of this record writes `key` into `target`'s table.
-  private func writtenEarlier(_ key: DatabaseValue, in target: Plan, _ rows: RecordRows, before entry: Int) -> Bool {
-    guard let keyColumn = target.keyColumn else { return false }
-    for earlier in 0..<entry where rows.entries[earlier].table === target.table && !rows.entries[earlier].isPatch {
+  /// Whether an earlier row of this record writes `key` into the table of plan `target`.
+  private func writtenEarlier(_ key: DatabaseValue, in target: Int, _ rows: RecordRows, before entry: Int) -> Bool {
+    guard let keyColumn = plans[target].keyColumn else { return false }
+    let serial = plans[target].table.serial
+    for earlier in 0..<entry where rows.entries[earlier].serial == serial && !rows.entries[earlier].isPatch {
       if rows.value(earlier, keyColumn) == key { return true }
     }
     return false
@@ -152,7 +177,7 @@ final class RowWriter<S: Store> {
       while entry < rows.count {
         let kept = try write(entry: entry, of: rows)
         keptEntries.append(kept)
-        if rows.entries[entry].table.parent == nil && rows.entries[entry].table.onConflict == nil {
+        if plans[planIndex(of: entry, rows)].followsRun {
           if kept { keptAny = true } else { wroteAny = true }
         }
         entry += 1
@@ -166,11 +191,14 @@ final class RowWriter<S: Store> {
 
   /// The record's savepoint was released: its rows count, its keys are known.
   func commitRecord() {
-    for (index, count) in pendingRows.enumerated() where count > 0 {
-      rowsWritten[plans[index].table.name, default: 0] += count
+    for index in pendingRows.indices {
+      written[index] += pendingRows[index]
       pendingRows[index] = 0
     }
-    for (plan, key) in pendingKeys { plans[plan].known.insert(key) }
+    for (plan, key) in pendingKeys {
+      plans[plan].known.insert(key)
+      plans[plan].missing.remove(key)
+    }
     for (plan, key, values) in pendingCache {
       if plans[plan].rowCache.count >= Self.rowCacheLimit { plans[plan].rowCache.removeAll(keepingCapacity: true) }
       plans[plan].rowCache[key] = values
@@ -188,22 +216,22 @@ final class RowWriter<S: Store> {
 
   private func resolveReferences(_ rows: inout RecordRows, at location: RecordLocation?, warnings: inout [Issue]) throws {
     for entry in 0..<rows.count {
-      let plan = plans[planIndex(rows.entries[entry].table)]
-      let offset = plan.table.allColumns.count - plan.table.columns.count
+      let plan = plans[planIndex(of: entry, rows)]
+      let offset = plan.table.inheritedCount
       if rows.entries[entry].isPatch, let keyColumn = plan.keyColumn, let key = rows.value(entry, keyColumn),
         !plan.known.contains(key)
       {
         throw Rejection(issues: [
           Issue(
-            stage: .load, code: .orphanReference, location: location, path: rows.path(entry, column: offset + keyColumn),
+            stage: .load, code: .orphanReference, location: location, path: rows.path(entry, column: offset + keyColumn, in: plan.table),
             message: "the patch names a row of \(plan.table.name) that does not exist")
         ])
       }
       for reference in plan.references {
         guard let key = rows.value(entry, reference.column) else { continue }
         let target = plans[reference.target]
-        if target.known.contains(key) || writtenEarlier(key, in: target, rows, before: entry) { continue }
-        let path = rows.path(entry, column: offset + reference.column)
+        if writtenEarlier(key, in: reference.target, rows, before: entry) || target.known.contains(key) { continue }
+        let path = rows.path(entry, column: offset + reference.column, in: plan.table)
         switch reference.orphans {
         case .reject:
           throw Rejection(issues: [
@@ -212,7 +240,7 @@ final class RowWriter<S: Store> {
               message: "names a row of \(target.table.name) that does not exist")
           ])
         case .setNull:
-          rows.values[rows.entries[entry].start + reference.column] = nil
+          rows.values[Int(rows.entries[entry].start) + reference.column] = nil
           warnings.append(
             Issue(
               stage: .load, severity: .warning, code: .orphanReference, location: location, path: path,
@@ -224,12 +252,12 @@ final class RowWriter<S: Store> {
 
   /// Writes one row by its table's conflict policy; returns true when it kept an existing row.
   private func write(entry: Int, of rows: RecordRows) throws -> Bool {
-    let index = planIndex(rows.entries[entry].table)
+    let index = planIndex(of: entry, rows)
     let plan = plans[index]
     if rows.entries[entry].parent >= 0 {
       // A child of a kept parent is kept with it.
-      if keptEntries[rows.entries[entry].parent] { return true }
-      try bind(plan.insert, plan.allParameters, entry, rows)
+      if keptEntries[Int(rows.entries[entry].parent)] { return true }
+      try bind(plan.insert, plan.allParameters, entry, rows, plan)
       try plan.insert.execute()
       pendingRows[index] += 1
       return false
@@ -241,18 +269,18 @@ final class RowWriter<S: Store> {
     let key = plan.keyColumn.flatMap { rows.value(entry, $0) }
     switch plan.policy {
     case .fail:
-      try bind(plan.insert, plan.allParameters, entry, rows)
+      try bind(plan.insert, plan.allParameters, entry, rows, plan)
       try plan.insert.execute()
       pendingRows[index] += 1
     case .replace:
       try deleteChildren(of: entry, rows, plan)
-      try bind(plan.delete, plan.keyParameters, entry, rows)
+      try bind(plan.delete, plan.keyParameters, entry, rows, plan)
       try plan.delete.execute()
-      try bind(plan.insert, plan.allParameters, entry, rows)
+      try bind(plan.insert, plan.allParameters, entry, rows, plan)
       try plan.insert.execute()
       pendingRows[index] += 1
     case .ignore:
-      try bind(plan.insert, plan.allParameters, entry, rows)
+      try bind(plan.insert, plan.allParameters, entry, rows, plan)
       try plan.insert.execute()
       if store.changes == 0 { return true }
       pendingRows[index] += 1
@@ -260,19 +288,20 @@ final class RowWriter<S: Store> {
       if let upsert = plan.upsert {
         // A table without children: one statement, which changes nothing when the row is the
         // same; a row this run already wrote the same way costs none.
-        let values = rows.values[rows.entries[entry].start..<rows.entries[entry].start + plan.table.columns.count]
+        let start = Int(rows.entries[entry].start)
+        let values = rows.values[start..<start + plan.table.columns.count]
         if let key, let cached = plan.rowCache[key], cached.elementsEqual(values) { break }
-        try bind(upsert, plan.allParameters, entry, rows)
+        try bind(upsert, plan.allParameters, entry, rows, plan)
         try upsert.execute()
         pendingRows[index] += store.changes
         if let key { pendingCache.append((index, key, Array(values))) }
       } else {
         // Insert first: a new row — the common case — costs one statement.
-        try bind(plan.insert, plan.allParameters, entry, rows)
+        try bind(plan.insert, plan.allParameters, entry, rows, plan)
         try plan.insert.execute()
         if store.changes == 0 {
           if let update = plan.update {
-            try bind(update, plan.allParameters, entry, rows)
+            try bind(update, plan.allParameters, entry, rows, plan)
             try update.execute()
           }
           try deleteChildren(of: entry, rows, plan)
@@ -280,20 +309,22 @@ final class RowWriter<S: Store> {
         pendingRows[index] += 1
       }
     }
-    if plan.isTracked, let key { pendingKeys.append((index, key)) }
+    // A key the batch wants and the table lacked becomes known once its record commits; other
+    // written keys need no note: a later batch's look-up finds them in the table.
+    if !plan.missing.isEmpty, let key, plan.missing.contains(key) { pendingKeys.append((index, key)) }
     return false
   }
 
   private func deleteChildren(of entry: Int, _ rows: RecordRows, _ plan: Plan) throws {
     for (_, delete) in plan.children {
-      try bind(delete, plan.keyParameters, entry, rows)
+      try bind(delete, plan.keyParameters, entry, rows, plan)
       try delete.execute()
     }
   }
 
   private func patch(_ entry: Int, _ rows: RecordRows, _ plan: Plan, _ index: Int) throws {
     let unchanged = rows.entries[entry].unchanged
-    let statement: (S.Statement, [Int])
+    let statement: (any StoreStatement, [Int])
     if let prepared = plan.patchStatements[unchanged] {
       statement = prepared
     } else {
@@ -306,15 +337,22 @@ final class RowWriter<S: Store> {
       if plan.patchStatements.count >= 64 { plan.patchStatements.removeAll() }
       plan.patchStatements[unchanged] = statement
     }
-    try bind(statement.0, statement.1, entry, rows)
+    try bind(statement.0, statement.1, entry, rows, plan)
     try statement.0.execute()
     pendingRows[index] += store.changes
+    // The row is no longer what the shared-row cache remembers writing.
+    if let keyColumn = plan.keyColumn, let key = rows.value(entry, keyColumn) {
+      plan.rowCache[key] = nil
+      pendingCache.removeAll { $0.plan == index && $0.key == key }
+    }
   }
 
   @inline(__always)
-  private func bind(_ statement: S.Statement, _ parameters: [Int], _ entry: Int, _ rows: RecordRows) throws {
+  private func bind(
+    _ statement: any StoreStatement, _ parameters: [Int], _ entry: Int, _ rows: RecordRows, _ plan: Plan
+  ) throws {
     for column in parameters {
-      try statement.bind(rows.fullValue(entry, column), at: Int32(column + 1))
+      try statement.bind(rows.fullValue(entry, column, in: plan.table), at: Int32(column + 1))
     }
   }
 
@@ -323,11 +361,11 @@ final class RowWriter<S: Store> {
   private func issue(
     for violation: ConstraintViolation, entry: Int, _ rows: RecordRows, at location: RecordLocation?, error: any StoreError
   ) -> Issue {
-    let table = rows.entries[entry].table
+    let table = plans[planIndex(of: entry, rows)].table
     let columns = table.allColumns
     func path(_ name: String?) -> String {
       guard let name, let column = columns.firstIndex(where: { $0.name == name }) else { return "" }
-      return rows.path(entry, column: column)
+      return rows.path(entry, column: column, in: table)
     }
     let message: String
     var at = ""
@@ -369,11 +407,14 @@ final class RowWriter<S: Store> {
   // MARK: - Foreign keys, set-based
 
   /// Proves every foreign key of the schema's tables, when the store did not check them row by
-  /// row: one issue per table and referenced table with broken rows.
+  /// row: one issue per table and referenced table with broken rows. The engine writes only
+  /// these tables; a database with triggers may have had others written too, so then every
+  /// table is checked.
   func foreignKeyViolations() throws -> [Issue] {
     var issues: [Issue] = []
-    for plan in plans {
-      for violation in try store.foreignKeyViolations(of: plan.table.name, limit: 1_000) {
+    let tables: [String?] = try store.hasTriggers() ? [nil] : plans.map(\.table.name)
+    for table in tables {
+      for violation in try store.foreignKeyViolations(of: table, limit: 1_000) {
         issues.append(
           Issue(
             stage: .load, code: .constraint, location: nil,
@@ -397,13 +438,15 @@ final class RowWriter<S: Store> {
 
     let table: Table
     let policy: ConflictPolicy
-    let insert: S.Statement
+    /// A top-level table that follows the run's conflict policy: its kept rows make a kept record.
+    let followsRun: Bool
+    let insert: any StoreStatement
     /// Updates every non-key column (upsert of a table with children); nil when there is none.
-    let update: S.Statement?
+    let update: (any StoreStatement)?
     /// One-statement upsert (upsert of a table without children).
-    let upsert: S.Statement?
-    let delete: S.Statement
-    var children: [(plan: Int, delete: S.Statement)] = []
+    let upsert: (any StoreStatement)?
+    let delete: any StoreStatement
+    var children: [(plan: Int, delete: any StoreStatement)] = []
     var references: [ReferenceSlot] = []
     let allParameters: [Int]
     let keyParameters: [Int]
@@ -411,16 +454,19 @@ final class RowWriter<S: Store> {
     let keyColumn: Int?
     /// Other tables reference this one, or it takes patches: its keys are looked up and cached.
     private(set) var isTracked = false
-    var lookup: S.Statement?
+    var lookup: (any StoreStatement)?
     var known = Set<DatabaseValue>()
     var wanted = Set<DatabaseValue>()
+    /// Keys this batch wanted that the table lacked: a record of the batch may still write them.
+    var missing = Set<DatabaseValue>()
     var rowCache: [DatabaseValue: [DatabaseValue?]] = [:]
-    var patchStatements: [UInt64: (S.Statement, [Int])] = [:]
+    var patchStatements: [UInt64: (any StoreStatement, [Int])] = [:]
 
-    init(table: Table, policy: ConflictPolicy, hasChildren: Bool, store: S, sql: TableSQL) throws {
+    init(table: Table, policy: ConflictPolicy, hasChildren: Bool, store: any Store, sql: TableSQL) throws {
       self.table = table
       self.policy = policy
       let isChild = table.parent != nil
+      followsRun = !isChild && table.onConflict == nil
       insert = try store.prepare(sql.insert(table, ignoringExisting: !isChild && (policy == .upsert || policy == .ignore)))
       update = try sql.update(table).map(store.prepare)
       upsert = !isChild && !hasChildren && policy == .upsert ? try store.prepare(sql.upsert(table)) : nil
@@ -430,7 +476,7 @@ final class RowWriter<S: Store> {
       keyColumn = isChild || table.key.count != 1 ? nil : table.columns.firstIndex { $0.name == table.key[0] }
     }
 
-    func tracksKeys(store: S, sql: TableSQL) throws {
+    func tracksKeys(store: any Store, sql: TableSQL) throws {
       guard !isTracked, keyColumn != nil else { return }
       isTracked = true
       lookup = try store.prepare(sql.existingKeys(table, count: RowWriter.lookupChunk))

@@ -201,7 +201,7 @@ public struct Pipeline<D: Dataset> {
         path: configuration.input, format: configuration.mode == .replay ? "rejects" : configuration.format.rawValue,
         gzip: input?.isGzip ?? false, compressedBytes: input?.compressedBytes ?? 0,
         decompressedBytes: input?.decompressedBytes ?? 0),
-      stages: Stage.allCases.map { run.statistics[$0] ?? StageStatistics(stage: $0) },
+      stages: run.statistics,
       issueCounts: Dictionary(uniqueKeysWithValues: run.issues.counts.map { ($0.key.rawValue, $0.value) }),
       issueSampleLimit: configuration.issueSampleLimit,
       issues: run.issues.samples, checks: run.checks(dryRun: configuration.isDryRun),

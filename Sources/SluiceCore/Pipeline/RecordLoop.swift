@@ -21,8 +21,8 @@ struct RecordLoop<D: Dataset> {
 
   /// Runs the reader to its end, writing each record's rows; under a lenient policy each record
   /// inside a savepoint of its own.
-  func load<S: Store>(
-    _ reader: any RecordReader, writer: RowWriter<S>, savepoints: (any RecordSavepoints)?, state: inout RunState
+  func load(
+    _ reader: any RecordReader, writer: RowWriter, savepoints: (any RecordSavepoints)?, state: inout RunState
   ) throws {
     try consume(
       reader, state: &state,
@@ -74,18 +74,18 @@ struct RecordLoop<D: Dataset> {
     }
   }
 
-  private func write<S: Store>(
-    _ rows: RecordRows, of item: PipelineItem, writer: RowWriter<S>, savepoints: (any RecordSavepoints)?,
+  private func write(
+    _ rows: RecordRows, of item: PipelineItem, writer: RowWriter, savepoints: (any RecordSavepoints)?,
     state: inout RunState
   ) throws {
     var rows = rows
     var mark = Stopwatch.now()
-    let outcome: RowWriter<S>.Outcome
+    let outcome: RowWriter.Outcome
     do {
       try savepoints?.begin()
       outcome = try writer.write(&rows, at: item.location)
       try savepoints?.release()
-    } catch let rejection as RowWriter<S>.Rejection {
+    } catch let rejection as RowWriter.Rejection {
       try savepoints?.rollback()
       writer.discardRecord()
       state.lap(.load, from: &mark)

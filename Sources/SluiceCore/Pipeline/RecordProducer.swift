@@ -176,14 +176,11 @@ final class RecordProducer<D: Dataset> {
           .map, [Issue(stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message)])
       }
       lap(.map, &mark)
-      let violations = rows.violations()
-      guard violations.isEmpty else {
+      guard rows.violations.isEmpty else {
         return .rejected(
           .load,
-          violations.map {
-            Issue(
-              stage: .load, code: $0.code, location: raw.location, path: rows.path($0.entry, column: $0.column),
-              message: $0.message)
+          rows.violations.map {
+            Issue(stage: .load, code: $0.code, location: raw.location, path: $0.path, message: $0.message)
           })
       }
       return .load(rows)

@@ -9,7 +9,8 @@ struct RunState {
   let rules: [ValidationRule]
   let startedAt = Date()
   let clockStart = Stopwatch.now()
-  var statistics: [Stage: StageStatistics] = [:]
+  /// Per stage, in `Stage` order: a plain array, since every record updates several.
+  private(set) var statistics: [StageStatistics] = Stage.allCases.map(StageStatistics.init)
   var issues: IssueCollector
   var drift = DriftCounter()
   var coercions = 0
@@ -37,26 +38,26 @@ struct RunState {
   @inline(__always)
   mutating func lap(_ stage: Stage, from mark: inout UInt64) {
     let now = Stopwatch.now()
-    statistics[stage, default: StageStatistics(stage: stage)].seconds += Double(now - mark) / 1e9
+    statistics[stage.ordinal].seconds += Double(now - mark) / 1e9
     mark = now
   }
 
   /// Counts one record at one stage: in, and either out (`kept` when the conflict policy kept
   /// the row that was there) or rejected.
   mutating func count(_ stage: Stage, passed: Bool, kept: Bool = false) {
-    statistics[stage, default: StageStatistics(stage: stage)].recordsIn += 1
+    statistics[stage.ordinal].recordsIn += 1
     if passed {
-      statistics[stage, default: StageStatistics(stage: stage)].recordsOut += 1
-      if kept { statistics[stage, default: StageStatistics(stage: stage)].kept += 1 }
+      statistics[stage.ordinal].recordsOut += 1
+      if kept { statistics[stage.ordinal].kept += 1 }
     } else {
-      statistics[stage, default: StageStatistics(stage: stage)].rejected += 1
+      statistics[stage.ordinal].rejected += 1
     }
   }
 
   /// Adds the time the producing thread spent per stage.
   mutating func addSeconds(_ seconds: [Stage: Double]) {
     for (stage, seconds) in seconds {
-      statistics[stage, default: StageStatistics(stage: stage)].seconds += seconds
+      statistics[stage.ordinal].seconds += seconds
     }
   }
 
@@ -94,7 +95,7 @@ struct RunState {
   /// A warning that does not reject its record (an unknown field under `warn`).
   mutating func warn(_ issue: Issue) {
     collect(issue)
-    statistics[issue.stage, default: StageStatistics(stage: issue.stage)].warnings += 1
+    statistics[issue.stage.ordinal].warnings += 1
   }
 
   /// A rejected record: collects its issues, quarantines it, and applies the policy — a strict
@@ -126,7 +127,7 @@ struct RunState {
   /// The rate half of the error budget, checked once the whole input has been read.
   func checkRejectRate() throws {
     guard let maxRejectRate = policy.maxRejectRate else { return }
-    let read = statistics[.read]?.recordsIn ?? 0
+    let read = statistics[Stage.read.ordinal].recordsIn
     guard read > 0 else { return }
     let rate = Double(rejectedRecords) / Double(read)
     if rate > maxRejectRate {
@@ -142,7 +143,7 @@ struct RunState {
   /// A run that rejected every record of a non-empty input fails whatever its budget — a wrong
   /// `--format` or record path looks exactly like that — unless the policy allows it.
   func checkSomethingLoaded() throws {
-    let read = statistics[.read]?.recordsIn ?? 0
+    let read = statistics[Stage.read.ordinal].recordsIn
     guard read > 0, rejectedRecords >= read, !policy.allowsNothingLoaded else { return }
     throw RunAbort(
       failure: .init(

@@ -38,8 +38,11 @@ public protocol Store: AnyObject {
   /// transaction; a run that switches it off proves every foreign key with
   /// `foreignKeyViolations` before it commits.
   func setChecksForeignKeysPerRow(_ enabled: Bool) throws
-  /// Rows of `table` whose foreign keys point at no row, per referenced table, up to `limit`.
-  func foreignKeyViolations(of table: String, limit: Int) throws -> [ForeignKeyViolation]
+  /// Rows of `table` (of every table when nil) whose foreign keys point at no row, per table and
+  /// referenced table, up to `limit` rows.
+  func foreignKeyViolations(of table: String?, limit: Int) throws -> [ForeignKeyViolation]
+  /// Whether the database has triggers: writes the engine does not make itself.
+  func hasTriggers() throws -> Bool
   /// Undo marks inside the run's transaction, one record at a time.
   func makeSavepoints() throws -> any RecordSavepoints
   /// Records a run in the store's audit tables (`sluice_runs`, `sluice_rejects`), creating them

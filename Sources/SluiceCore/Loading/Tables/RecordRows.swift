@@ -5,21 +5,22 @@
 /// position: a child row belongs to the row of its parent table added last, and the engine numbers
 /// it. Rows of tables that others reference come before the rows that reference them.
 public struct RecordRows: Sendable {
-  /// One row: its table, where its values start, and what it belongs to.
+  /// One row: its table's serial, where its values start, and what it belongs to. Plain
+  /// integers, so the writer's hot loop copies no references.
   @usableFromInline struct Entry: Sendable {
-    @usableFromInline let table: Table
-    @usableFromInline let start: Int
+    @usableFromInline let serial: Int32
+    @usableFromInline let start: Int32
     /// The parent's entry, for a child row; -1 otherwise.
-    @usableFromInline let parent: Int
+    @usableFromInline let parent: Int32
     /// Its index among its parent's children in this table (0-based).
-    @usableFromInline let index: Int
-    /// For a patch: a bit per column left unchanged. Full rows have none.
-    @usableFromInline var unchanged: UInt64
+    @usableFromInline let index: Int32
+    /// For a patch: a bit per column left unchanged. Whole rows have none.
+    @usableFromInline let unchanged: UInt64
     @usableFromInline let isPatch: Bool
 
     @usableFromInline
-    init(table: Table, start: Int, parent: Int, index: Int, unchanged: UInt64, isPatch: Bool) {
-      self.table = table
+    init(serial: Int32, start: Int32, parent: Int32, index: Int32, unchanged: UInt64, isPatch: Bool) {
+      self.serial = serial
       self.start = start
       self.parent = parent
       self.index = index
@@ -28,10 +29,22 @@ public struct RecordRows: Sendable {
     }
   }
 
+  /// What the rows break that needs no database to see: a NOT NULL column given nothing, a
+  /// patch without its key. Found as rows are added; the record is rejected at the load stage.
+  struct Violation: Sendable {
+    var path: String
+    var code: IssueCode
+    var message: String
+  }
+
   @usableFromInline var values: [DatabaseValue?] = []
   @usableFromInline var entries: [Entry] = []
+  private(set) var violations: [Violation] = []
 
-  public init() {}
+  public init() {
+    values.reserveCapacity(32)
+    entries.reserveCapacity(8)
+  }
 
   public var isEmpty: Bool { entries.isEmpty }
   public var count: Int { entries.count }
@@ -67,67 +80,76 @@ public struct RecordRows: Sendable {
     precondition(
       values.count - start == table.columns.count,
       "\(table.name): \(values.count - start) value(s) given for \(table.columns.count) column(s)")
-    var parent = -1
-    var index = 0
+    var parent: Int32 = -1
+    var index: Int32 = 0
     if let link = table.parent {
-      guard let found = entries.lastIndex(where: { $0.table === link.table }) else {
+      let parentSerial = link.table.serial
+      guard let found = entries.lastIndex(where: { $0.serial == parentSerial }) else {
         preconditionFailure("\(table.name): a child row needs a row of \(link.table.name) before it")
       }
-      parent = found
-      if let sibling = entries[(found + 1)...].lastIndex(where: { $0.table === table }) {
-        index = entries[sibling].index + 1
+      parent = Int32(found)
+      var sibling = entries.count - 1
+      while sibling > found {
+        if entries[sibling].serial == table.serial {
+          index = entries[sibling].index + 1
+          break
+        }
+        sibling -= 1
       }
     }
-    entries.append(Entry(table: table, start: start, parent: parent, index: index, unchanged: unchanged, isPatch: isPatch))
+    let entry = Entry(
+      serial: table.serial, start: Int32(start), parent: parent, index: index, unchanged: unchanged, isPatch: isPatch)
+    entries.append(entry)
+    check(entry, of: table)
+  }
+
+  private mutating func check(_ entry: Entry, of table: Table) {
+    for (index, column) in table.columns.enumerated() {
+      let isUnchanged = entry.unchanged & (1 << UInt64(index)) != 0
+      guard values[Int(entry.start) + index] == nil || isUnchanged else { continue }
+      if entry.isPatch && table.isKeyColumn[index] {
+        violations.append(
+          Violation(
+            path: path(entry, column: table.inheritedCount + index, in: table), code: .missingField,
+            message: "a patch must carry its key \(table.name).\(column.name)"))
+      } else if !isUnchanged && !column.isNullable {
+        violations.append(
+          Violation(
+            path: path(entry, column: table.inheritedCount + index, in: table), code: .nullValue,
+            message: "\(table.name).\(column.name) cannot be NULL"))
+      }
+    }
   }
 
   // MARK: - Reading, for the engine
 
   /// The value of own column `column` of row `entry`.
   @inline(__always)
-  func value(_ entry: Int, _ column: Int) -> DatabaseValue? { values[entries[entry].start + column] }
+  func value(_ entry: Int, _ column: Int) -> DatabaseValue? { values[Int(entries[entry].start) + column] }
 
-  /// The value of column `column` of `allColumns`, with a child's inherited key and position.
-  func fullValue(_ entry: Int, _ column: Int) -> DatabaseValue? {
+  /// The value of column `column` of the table's `allColumns`: a child's inherited parent key and
+  /// its position, then its own values.
+  @inline(__always)
+  func fullValue(_ entry: Int, _ column: Int, in table: Table) -> DatabaseValue? {
     let row = entries[entry]
-    guard let link = row.table.parent else { return values[row.start + column] }
-    let inherited = link.table.key.count
-    if column < inherited {
-      let parentColumn = link.table.columns.firstIndex { $0.name == link.table.key[column] }!
-      return value(row.parent, parentColumn)
+    let inherited = table.inheritedCount
+    if column >= inherited { return values[Int(row.start) + column - inherited] }
+    if column < table.parentKeySources.count {
+      return values[Int(entries[Int(row.parent)].start) + table.parentKeySources[column]]
     }
-    if link.position != nil {
-      if column == inherited { return .integer(link.firstPosition + Int64(row.index)) }
-      return values[row.start + column - inherited - 1]
-    }
-    return values[row.start + column - inherited]
+    return .integer(table.parent!.firstPosition + Int64(row.index))
   }
 
   /// The record's field path of a column of `allColumns` of row `entry` (`items[2].sku`).
-  func path(_ entry: Int, column: Int) -> String {
-    let row = entries[entry]
-    let field = row.table.allColumns[column].field
-    guard let link = row.table.parent else { return field }
-    let element = "\(link.field)[\(row.index)]"
-    return field.isEmpty ? element : "\(element).\(field)"
+  func path(_ entry: Int, column: Int, in table: Table) -> String {
+    path(entries[entry], column: column, in: table)
   }
 
-  /// Checks what needs no database: NOT NULL columns given nothing, patches without their key.
-  func violations() -> [(entry: Int, column: Int, code: IssueCode, message: String)] {
-    var found: [(Int, Int, IssueCode, String)] = []
-    for (number, entry) in entries.enumerated() {
-      let offset = entry.table.allColumns.count - entry.table.columns.count
-      let key = Set(entry.table.key)
-      for (index, column) in entry.table.columns.enumerated() {
-        let isUnchanged = entry.unchanged & (1 << UInt64(index)) != 0
-        if entry.isPatch && key.contains(column.name) && (isUnchanged || values[entry.start + index] == nil) {
-          found.append((number, offset + index, .missingField, "a patch must carry its key \(entry.table.name).\(column.name)"))
-        } else if !isUnchanged && !column.isNullable && values[entry.start + index] == nil {
-          found.append((number, offset + index, .nullValue, "\(entry.table.name).\(column.name) cannot be NULL"))
-        }
-      }
-    }
-    return found
+  private func path(_ entry: Entry, column: Int, in table: Table) -> String {
+    let field = table.allColumns[column].field
+    guard let link = table.parent else { return field }
+    let element = "\(link.field)[\(entry.index)]"
+    return field.isEmpty ? element : "\(element).\(field)"
   }
 }
 

@@ -1,3 +1,8 @@
+import Synchronization
+
+/// Numbers tables as they are declared, so rows can name their table with an integer.
+private let tableSerials = Atomic<Int32>(0)
+
 /// A table a dataset writes, declared: its columns, its natural key, its parent if it is a child
 /// table, its indexes. The engine derives the DDL, the migration and every statement from it.
 ///
@@ -19,6 +24,16 @@ public final class Table: Sendable {
   public let indexes: [Index]
   /// Every column in table order: a child's parent key and position, then its own.
   public let allColumns: [Column]
+  /// How many of `allColumns` come before the table's own: a child's parent key and position.
+  let inheritedCount: Int
+  /// For a child: where each parent key column is among the parent's own columns.
+  let parentKeySources: [Int]
+  /// Whether each own column is part of the key.
+  let isKeyColumn: [Bool]
+  /// The single key column among the own columns, for a top-level table with a one-column key.
+  let singleKeyColumn: Int?
+  /// This table's number in the process: what a row in `RecordRows` names it by.
+  let serial = tableSerials.wrappingAdd(1, ordering: .relaxed).oldValue
 
   /// A child's link to its parent.
   public struct ParentLink: Sendable {
@@ -44,6 +59,10 @@ public final class Table: Sendable {
     self.onConflict = onConflict
     self.indexes = indexes
     self.allColumns = columns
+    self.inheritedCount = 0
+    self.parentKeySources = []
+    self.isKeyColumn = columns.map { key.contains($0.name) }
+    self.singleKeyColumn = key.count == 1 ? columns.firstIndex { $0.name == key[0] } : nil
     for column in key {
       precondition(columns.contains { $0.name == column }, "\(name): key column \(column) is not declared")
     }
@@ -67,6 +86,10 @@ public final class Table: Sendable {
     }
     let numbering = position.map { [Column($0, .integer, field: "", checks: [.atLeast(firstPosition)])] } ?? []
     self.allColumns = inherited + numbering + columns
+    self.inheritedCount = inherited.count + numbering.count
+    self.parentKeySources = parent.key.map { name in parent.columns.firstIndex { $0.name == name }! }
+    self.isKeyColumn = columns.map { _ in false }
+    self.singleKeyColumn = nil
     Self.checkColumns(name, allColumns)
   }
 
