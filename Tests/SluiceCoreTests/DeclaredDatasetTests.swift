@@ -35,13 +35,13 @@ struct ProjectsDataset: Dataset {
     columns: [
       .text("project_id", field: "id"), .text("title", checks: [.notEmpty]),
       .lookup("state_id", ProjectState.self, field: "state"),
-      .reference("owner_id", .text, to: "people", field: "owner"),
-      .reference("sponsor_id", .text, to: "people", field: "sponsor", orphans: .setNull),
+      .reference("owner_id", to: people, field: "owner"),
+      .reference("sponsor_id", to: people, field: "sponsor", orphans: .setNull),
     ],
     indexes: [Index("projects_by_owner", on: ["owner_id"], deferrable: true)])
   static let tasks = Table(
     "tasks", childOf: projects, position: "position", field: "tasks",
-    columns: [.text("title", checks: [.notEmpty]), .reference("assignee_id", .text, to: "people", field: "assignee")])
+    columns: [.text("title", checks: [.notEmpty]), .reference("assignee_id", to: people, field: "assignee")])
 
   var name: String { "projects" }
   var summary: String { "projects with tasks and people" }

@@ -19,7 +19,7 @@ public struct OrdersDataset: Dataset {
       .text("order_id", field: "orderId"), .integer("amount_minor", field: "amount"),
       .text("currency", checks: [.length(3)]), .lookup("status_id", OrderStatus.self, field: "status"),
       .timestamp("created_at", field: "createdAt"),
-      .reference("customer_id", .integer, to: "customers", field: "customer.id"),
+      .reference("customer_id", to: customers, field: "customer.id"),
     ],
     indexes: [Index("orders_by_customer", on: ["customer_id"], deferrable: true)])
   static let items = Table(

@@ -31,37 +31,52 @@ final class RowWriter {
   private let plans: [Plan]
   private let runPolicy: ConflictPolicy
 
-  // The current record's effects, applied by `commitRecord`.
-  private var pendingRows: [Int]
-  private var pendingKeys: [(plan: Int, key: DatabaseValue)] = []
-  private var pendingCache: [(plan: Int, key: DatabaseValue, values: [DatabaseValue?])] = []
-  private var keptEntries: [Bool] = []
+  /// What the current record has done, applied by `commitRecord`. The writer works on it as a
+  /// local value (swapped out and back), so the hot loop pays no exclusivity checks for it.
+  struct Pending {
+    var rows: [Int] = []
+    var keys: [(plan: Int, key: DatabaseValue)] = []
+    var cache: [(plan: Int, key: DatabaseValue, values: [DatabaseValue?])] = []
+    /// Per entry: whether the conflict policy kept the row that was there.
+    var kept: [Bool] = []
+
+    mutating func clear() {
+      for index in rows.indices { rows[index] = 0 }
+      keys.removeAll(keepingCapacity: true)
+      cache.removeAll(keepingCapacity: true)
+      kept.removeAll(keepingCapacity: true)
+    }
+  }
+  private var pending = Pending()
 
   init(store: any Store, schema: Schema, conflict: ConflictPolicy) throws {
     self.store = store
-    self.sql = TableSQL(dialect: store.dialect)
+    let sql = TableSQL(dialect: store.dialect)
+    self.sql = sql
     self.runPolicy = conflict
-    let parents = Set(schema.tables.compactMap { $0.parent?.table.name })
-    var plans: [Plan] = []
-    for table in schema.tables {
-      plans.append(
-        try Plan(
-          table: table, policy: table.onConflict ?? conflict, hasChildren: parents.contains(table.name), store: store,
-          sql: sql))
-    }
-    for (index, plan) in plans.enumerated() {
-      if let parent = plan.table.parent, let parentIndex = plans.firstIndex(where: { $0.table === parent.table }) {
-        plans[parentIndex].children.append((index, try store.prepare(sql.deleteChildren(plan.table, of: parent.table))))
+    let tables = schema.tables
+    var children: [[(plan: Int, delete: any StoreStatement)]] = tables.map { _ in [] }
+    var references: [[Plan.ReferenceSlot]] = tables.map { _ in [] }
+    var referenced = Set<Int>()
+    for (index, table) in tables.enumerated() {
+      if let parent = table.parent, let parentIndex = tables.firstIndex(where: { $0 === parent.table }) {
+        children[parentIndex].append((index, try store.prepare(sql.deleteChildren(table, of: parent.table))))
       }
-      for (column, declared) in plan.table.columns.enumerated() {
+      for (column, declared) in table.columns.enumerated() {
         guard let reference = declared.reference else { continue }
-        let target = plans.firstIndex { $0.table.name == reference.table }!
-        plan.references.append(.init(column: column, target: target, orphans: reference.orphans))
-        try plans[target].tracksKeys(store: store, sql: sql)
+        let target = tables.firstIndex { $0 === reference.table }!
+        references[index].append(.init(column: column, target: target, orphans: reference.orphans))
+        referenced.insert(target)
       }
     }
+    let plans = try tables.enumerated().map { index, table in
+      try Plan(
+        table: table, policy: table.onConflict ?? conflict, children: children[index], references: references[index],
+        store: store, sql: sql)
+    }
+    for target in referenced { try plans[target].tracksKeys(store: store, sql: sql) }
     self.plans = plans
-    pendingRows = Array(repeating: 0, count: plans.count)
+    pending.rows = Array(repeating: 0, count: plans.count)
     written = Array(repeating: 0, count: plans.count)
     var planBySerial = Array(repeating: -1, count: Int(plans.map(\.table.serial).max() ?? 0) + 1)
     for (index, plan) in plans.enumerated() { planBySerial[Int(plan.table.serial)] = index }
@@ -69,7 +84,7 @@ final class RowWriter {
   }
 
   /// Rows written by committed records, per plan.
-  private var written: [Int]
+  private var written: [Int] = []
   /// Rows written outside records (lookup tables brought in line with their enums).
   private var writtenElsewhere: [String: Int] = [:]
 
@@ -89,8 +104,11 @@ final class RowWriter {
   private let planBySerial: [Int]
 
   @inline(__always)
-  private func planIndex(of entry: Int, _ rows: RecordRows) -> Int {
-    let serial = Int(rows.entries[entry].serial)
+  private func planIndex(of entry: Int, _ rows: RecordRows) -> Int { planIndex(serial: rows.entries[entry].serial) }
+
+  @inline(__always)
+  private func planIndex(serial: Int32) -> Int {
+    let serial = Int(serial)
     guard serial < planBySerial.count, planBySerial[serial] >= 0 else {
       preconditionFailure("a row names a table that is not in the dataset's schema")
     }
@@ -107,23 +125,16 @@ final class RowWriter {
     }
   }
 
-  /// Notes the keys `rows` references (and the keys its patches update) that no cache knows.
+  /// Notes the keys `rows` references (and the keys its patches update) that neither the record
+  /// itself nor a cache resolves.
   func want(_ rows: RecordRows) throws {
-    for entry in 0..<rows.count {
-      let plan = plans[planIndex(of: entry, rows)]
-      if rows.entries[entry].isPatch, let keyColumn = plan.keyColumn, let key = rows.value(entry, keyColumn),
-        !plan.known.contains(key)
-      {
-        // A patch names its own row: it must exist, like a referenced one.
-        try plan.tracksKeys(store: store, sql: sql)
-        plan.wanted.insert(key)
-      }
-      for reference in plan.references {
-        guard let key = rows.value(entry, reference.column) else { continue }
-        let target = plans[reference.target]
-        if writtenEarlier(key, in: reference.target, rows, before: entry) || target.known.contains(key) { continue }
-        target.wanted.insert(key)
-      }
+    for open in rows.openReferences {
+      guard let key = rows.value(Int(open.entry), Int(open.column)) else { continue }
+      let target = plans[planIndex(serial: open.target)]
+      if target.known.contains(key) { continue }
+      // A patch names its own row: it must exist, like a referenced one.
+      if open.isPatchKey { try target.tracksKeys(store: store, sql: sql) }
+      target.wanted.insert(key)
     }
   }
 
@@ -151,32 +162,24 @@ final class RowWriter {
     }
   }
 
-  /// Whether an earlier row of this record writes `key` into the table of plan `target`.
-  private func writtenEarlier(_ key: DatabaseValue, in target: Int, _ rows: RecordRows, before entry: Int) -> Bool {
-    guard let keyColumn = plans[target].keyColumn else { return false }
-    let serial = plans[target].table.serial
-    for earlier in 0..<entry where rows.entries[earlier].serial == serial && !rows.entries[earlier].isPatch {
-      if rows.value(earlier, keyColumn) == key { return true }
-    }
-    return false
-  }
-
   // MARK: - Records
 
   /// Writes one record's rows. Throws `Rejection` for a problem with the record (an orphan, a
   /// broken constraint), and the store's error for anything else.
   func write(_ rows: inout RecordRows, at location: RecordLocation?) throws -> Outcome {
-    discardRecord()
+    var pending = Pending()
+    swap(&pending, &self.pending)
+    defer { swap(&pending, &self.pending) }
+    pending.clear()
     var warnings: [Issue] = []
     try resolveReferences(&rows, at: location, warnings: &warnings)
-    keptEntries.removeAll(keepingCapacity: true)
     var keptAny = false
     var wroteAny = false
     var entry = 0
     do {
       while entry < rows.count {
-        let kept = try write(entry: entry, of: rows)
-        keptEntries.append(kept)
+        let kept = try write(entry: entry, of: rows, &pending)
+        pending.kept.append(kept)
         if plans[planIndex(of: entry, rows)].followsRun {
           if kept { keptAny = true } else { wroteAny = true }
         }
@@ -191,79 +194,75 @@ final class RowWriter {
 
   /// The record's savepoint was released: its rows count, its keys are known.
   func commitRecord() {
-    for index in pendingRows.indices {
-      written[index] += pendingRows[index]
-      pendingRows[index] = 0
-    }
-    for (plan, key) in pendingKeys {
+    var pending = Pending()
+    swap(&pending, &self.pending)
+    defer { swap(&pending, &self.pending) }
+    var written = Pending().rows
+    swap(&written, &self.written)
+    defer { swap(&written, &self.written) }
+    for index in pending.rows.indices { written[index] += pending.rows[index] }
+    for (plan, key) in pending.keys {
       plans[plan].known.insert(key)
       plans[plan].missing.remove(key)
     }
-    for (plan, key, values) in pendingCache {
+    for (plan, key, values) in pending.cache {
       if plans[plan].rowCache.count >= Self.rowCacheLimit { plans[plan].rowCache.removeAll(keepingCapacity: true) }
       plans[plan].rowCache[key] = values
     }
-    pendingKeys.removeAll(keepingCapacity: true)
-    pendingCache.removeAll(keepingCapacity: true)
+    pending.clear()
   }
 
   /// The record's savepoint was rolled back: forget what it wrote.
   func discardRecord() {
-    for index in pendingRows.indices { pendingRows[index] = 0 }
-    pendingKeys.removeAll(keepingCapacity: true)
-    pendingCache.removeAll(keepingCapacity: true)
+    pending.clear()
   }
 
   private func resolveReferences(_ rows: inout RecordRows, at location: RecordLocation?, warnings: inout [Issue]) throws {
-    for entry in 0..<rows.count {
-      let plan = plans[planIndex(of: entry, rows)]
-      let offset = plan.table.inheritedCount
-      if rows.entries[entry].isPatch, let keyColumn = plan.keyColumn, let key = rows.value(entry, keyColumn),
-        !plan.known.contains(key)
-      {
+    for open in rows.openReferences {
+      let entry = Int(open.entry)
+      guard let key = rows.value(entry, Int(open.column)) else { continue }
+      let target = plans[planIndex(serial: open.target)]
+      if target.known.contains(key) { continue }
+      let table = plans[planIndex(of: entry, rows)].table
+      let path = rows.path(entry, column: table.inheritedCount + Int(open.column), in: table)
+      if open.isPatchKey {
         throw Rejection(issues: [
           Issue(
-            stage: .load, code: .orphanReference, location: location, path: rows.path(entry, column: offset + keyColumn, in: plan.table),
-            message: "the patch names a row of \(plan.table.name) that does not exist")
+            stage: .load, code: .orphanReference, location: location, path: path,
+            message: "the patch names a row of \(table.name) that does not exist")
         ])
       }
-      for reference in plan.references {
-        guard let key = rows.value(entry, reference.column) else { continue }
-        let target = plans[reference.target]
-        if writtenEarlier(key, in: reference.target, rows, before: entry) || target.known.contains(key) { continue }
-        let path = rows.path(entry, column: offset + reference.column, in: plan.table)
-        switch reference.orphans {
-        case .reject:
-          throw Rejection(issues: [
-            Issue(
-              stage: .load, code: .orphanReference, location: location, path: path,
-              message: "names a row of \(target.table.name) that does not exist")
-          ])
-        case .setNull:
-          rows.values[Int(rows.entries[entry].start) + reference.column] = nil
-          warnings.append(
-            Issue(
-              stage: .load, severity: .warning, code: .orphanReference, location: location, path: path,
-              message: "names a row of \(target.table.name) that does not exist; stored as NULL"))
-        }
+      switch open.orphans {
+      case .reject:
+        throw Rejection(issues: [
+          Issue(
+            stage: .load, code: .orphanReference, location: location, path: path,
+            message: "names a row of \(target.table.name) that does not exist")
+        ])
+      case .setNull:
+        rows.values[Int(rows.entries[entry].start) + Int(open.column)] = nil
+        warnings.append(
+          Issue(
+            stage: .load, severity: .warning, code: .orphanReference, location: location, path: path,
+            message: "names a row of \(target.table.name) that does not exist; stored as NULL"))
       }
     }
   }
 
   /// Writes one row by its table's conflict policy; returns true when it kept an existing row.
-  private func write(entry: Int, of rows: RecordRows) throws -> Bool {
+  private func write(entry: Int, of rows: RecordRows, _ pending: inout Pending) throws -> Bool {
     let index = planIndex(of: entry, rows)
     let plan = plans[index]
     if rows.entries[entry].parent >= 0 {
       // A child of a kept parent is kept with it.
-      if keptEntries[Int(rows.entries[entry].parent)] { return true }
+      if pending.kept[Int(rows.entries[entry].parent)] { return true }
       try bind(plan.insert, plan.allParameters, entry, rows, plan)
       try plan.insert.execute()
-      pendingRows[index] += 1
+      pending.rows[index] += 1
       return false
     }
     if rows.entries[entry].isPatch {
-      try patch(entry, rows, plan, index)
+      try patch(entry, rows, plan, index, &pending)
       return false
     }
     let key = plan.keyColumn.flatMap { rows.value(entry, $0) }
@@ -271,30 +270,30 @@ final class RowWriter {
     case .fail:
       try bind(plan.insert, plan.allParameters, entry, rows, plan)
       try plan.insert.execute()
-      pendingRows[index] += 1
+      pending.rows[index] += 1
     case .replace:
       try deleteChildren(of: entry, rows, plan)
       try bind(plan.delete, plan.keyParameters, entry, rows, plan)
       try plan.delete.execute()
       try bind(plan.insert, plan.allParameters, entry, rows, plan)
       try plan.insert.execute()
-      pendingRows[index] += 1
+      pending.rows[index] += 1
     case .ignore:
       try bind(plan.insert, plan.allParameters, entry, rows, plan)
       try plan.insert.execute()
       if store.changes == 0 { return true }
-      pendingRows[index] += 1
+      pending.rows[index] += 1
     case .upsert:
       if let upsert = plan.upsert {
         // A table without children: one statement, which changes nothing when the row is the
         // same; a row this run already wrote the same way costs none.
         let start = Int(rows.entries[entry].start)
-        let values = rows.values[start..<start + plan.table.columns.count]
+        let values = rows.values[start..<start + plan.ownCount]
         if let key, let cached = plan.rowCache[key], cached.elementsEqual(values) { break }
         try bind(upsert, plan.allParameters, entry, rows, plan)
         try upsert.execute()
-        pendingRows[index] += store.changes
-        if let key { pendingCache.append((index, key, Array(values))) }
+        pending.rows[index] += store.changes
+        if let key { pending.cache.append((index, key, Array(values))) }
       } else {
         // Insert first: a new row — the common case — costs one statement.
         try bind(plan.insert, plan.allParameters, entry, rows, plan)
@@ -306,12 +305,12 @@ final class RowWriter {
           }
           try deleteChildren(of: entry, rows, plan)
         }
-        pendingRows[index] += 1
+        pending.rows[index] += 1
       }
     }
     // A key the batch wants and the table lacked becomes known once its record commits; other
     // written keys need no note: a later batch's look-up finds them in the table.
-    if !plan.missing.isEmpty, let key, plan.missing.contains(key) { pendingKeys.append((index, key)) }
+    if !plan.missing.isEmpty, let key, plan.missing.contains(key) { pending.keys.append((index, key)) }
     return false
   }
 
@@ -322,7 +321,7 @@ final class RowWriter {
     }
   }
 
-  private func patch(_ entry: Int, _ rows: RecordRows, _ plan: Plan, _ index: Int) throws {
+  private func patch(_ entry: Int, _ rows: RecordRows, _ plan: Plan, _ index: Int, _ pending: inout Pending) throws {
     let unchanged = rows.entries[entry].unchanged
     let statement: (any StoreStatement, [Int])
     if let prepared = plan.patchStatements[unchanged] {
@@ -339,11 +338,11 @@ final class RowWriter {
     }
     try bind(statement.0, statement.1, entry, rows, plan)
     try statement.0.execute()
-    pendingRows[index] += store.changes
+    pending.rows[index] += store.changes
     // The row is no longer what the shared-row cache remembers writing.
     if let keyColumn = plan.keyColumn, let key = rows.value(entry, keyColumn) {
       plan.rowCache[key] = nil
-      pendingCache.removeAll { $0.plan == index && $0.key == key }
+      pending.cache.removeAll { $0.plan == index && $0.key == key }
     }
   }
 
@@ -351,8 +350,34 @@ final class RowWriter {
   private func bind(
     _ statement: any StoreStatement, _ parameters: [Int], _ entry: Int, _ rows: RecordRows, _ plan: Plan
   ) throws {
-    for column in parameters {
-      try statement.bind(rows.fullValue(entry, column, in: plan.table), at: Int32(column + 1))
+    // Everything the loop needs, taken out of the plan and the rows once per row.
+    let row = rows.entries[entry]
+    let start = Int(row.start)
+    let inherited = plan.inheritedCount
+    let sources = plan.parentKeySources
+    let parentStart = row.parent >= 0 ? Int(rows.entries[Int(row.parent)].start) : 0
+    try rows.values.withUnsafeBufferPointer { values in
+      if parameters.count == plan.allParameters.count {
+        // The whole row: inherited key and position, then the own columns in one call.
+        for column in 0..<inherited {
+          let value =
+            column < sources.count
+            ? values[parentStart + sources[column]] : .integer(plan.firstPosition + Int64(row.index))
+          try statement.bind(value, at: Int32(column + 1))
+        }
+        let own = UnsafeBufferPointer(rebasing: values[start..<start + plan.ownCount])
+        try statement.bind(own, from: Int32(inherited + 1))
+        return
+      }
+      for column in parameters {
+        if column >= inherited {
+          try statement.bind(values[start + column - inherited], at: Int32(column + 1))
+        } else if column < sources.count {
+          try statement.bind(values[parentStart + sources[column]], at: Int32(column + 1))
+        } else {
+          try statement.bind(.integer(plan.firstPosition + Int64(row.index)), at: Int32(column + 1))
+        }
+      }
     }
   }
 
@@ -446,10 +471,15 @@ final class RowWriter {
     /// One-statement upsert (upsert of a table without children).
     let upsert: (any StoreStatement)?
     let delete: any StoreStatement
-    var children: [(plan: Int, delete: any StoreStatement)] = []
-    var references: [ReferenceSlot] = []
+    let children: [(plan: Int, delete: any StoreStatement)]
+    let references: [ReferenceSlot]
     let allParameters: [Int]
     let keyParameters: [Int]
+    let inheritedCount: Int
+    /// The table's own columns.
+    let ownCount: Int
+    let parentKeySources: [Int]
+    let firstPosition: Int64
     /// The single key column among the table's own columns, for a top-level table.
     let keyColumn: Int?
     /// Other tables reference this one, or it takes patches: its keys are looked up and cached.
@@ -462,9 +492,15 @@ final class RowWriter {
     var rowCache: [DatabaseValue: [DatabaseValue?]] = [:]
     var patchStatements: [UInt64: (any StoreStatement, [Int])] = [:]
 
-    init(table: Table, policy: ConflictPolicy, hasChildren: Bool, store: any Store, sql: TableSQL) throws {
+    init(
+      table: Table, policy: ConflictPolicy, children: [(plan: Int, delete: any StoreStatement)],
+      references: [ReferenceSlot], store: any Store, sql: TableSQL
+    ) throws {
       self.table = table
       self.policy = policy
+      self.children = children
+      self.references = references
+      let hasChildren = !children.isEmpty
       let isChild = table.parent != nil
       followsRun = !isChild && table.onConflict == nil
       insert = try store.prepare(sql.insert(table, ignoringExisting: !isChild && (policy == .upsert || policy == .ignore)))
@@ -472,6 +508,10 @@ final class RowWriter {
       upsert = !isChild && !hasChildren && policy == .upsert ? try store.prepare(sql.upsert(table)) : nil
       delete = try store.prepare(sql.delete(table))
       allParameters = Array(table.allColumns.indices)
+      inheritedCount = table.inheritedCount
+      ownCount = table.columns.count
+      parentKeySources = table.parentKeySources
+      firstPosition = table.firstPosition
       keyParameters = table.key.map { name in table.allColumns.firstIndex { $0.name == name }! }
       keyColumn = isChild || table.key.count != 1 ? nil : table.columns.firstIndex { $0.name == table.key[0] }
     }

@@ -46,6 +46,14 @@ public final class SQLiteStatement: StoreStatement {
     guard status == SQLITE_OK else { throw connection.error(sql: sql) }
   }
 
+  public func bind(_ values: UnsafeBufferPointer<DatabaseValue?>, from index: Int32) throws {
+    var parameter = index
+    for value in values {
+      try bind(value, at: parameter)
+      parameter += 1
+    }
+  }
+
   /// Binds text without building a `DatabaseValue` (the loaders' hot path).
   @inline(__always)
   public func bind(_ text: String, at index: Int32) throws {

@@ -53,6 +53,8 @@ public protocol Store: AnyObject {
 /// A compiled statement: bind parameters 1…n, step through its rows, reset, repeat.
 public protocol StoreStatement: AnyObject {
   func bind(_ value: DatabaseValue?, at index: Int32) throws
+  /// Binds consecutive values to consecutive parameters from `index` on: one call per row.
+  func bind(_ values: UnsafeBufferPointer<DatabaseValue?>, from index: Int32) throws
   /// Runs the statement with its current bindings to completion, then resets it.
   func execute() throws
   /// Advances to the next row: true when one is available.

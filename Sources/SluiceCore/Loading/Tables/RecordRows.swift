@@ -37,9 +37,21 @@ public struct RecordRows: Sendable {
     var message: String
   }
 
+  /// A reference no earlier row of the record resolves, or a patch's own key: the writer looks
+  /// these up in the table.
+  struct OpenReference: Sendable {
+    var entry: Int32
+    /// Among the row's own columns.
+    var column: Int32
+    var target: Int32
+    var orphans: OrphanPolicy
+    var isPatchKey: Bool
+  }
+
   @usableFromInline var values: [DatabaseValue?] = []
   @usableFromInline var entries: [Entry] = []
   private(set) var violations: [Violation] = []
+  private(set) var openReferences: [OpenReference] = []
 
   public init() {
     values.reserveCapacity(32)
@@ -101,9 +113,41 @@ public struct RecordRows: Sendable {
       serial: table.serial, start: Int32(start), parent: parent, index: index, unchanged: unchanged, isPatch: isPatch)
     entries.append(entry)
     check(entry, of: table)
+    resolve(entry, of: table)
+  }
+
+  /// Resolves the row's references against the record's earlier rows, on the decoding thread;
+  /// what remains is for the writer.
+  private mutating func resolve(_ entry: Entry, of table: Table) {
+    let number = Int32(entries.count - 1)
+    if entry.isPatch, let keyColumn = table.singleKeyColumn {
+      openReferences.append(
+        OpenReference(entry: number, column: Int32(keyColumn), target: table.serial, orphans: .reject, isPatchKey: true))
+    }
+    for (column, target, orphans) in table.references {
+      guard let key = values[Int(entry.start) + column], let targetKey = target.singleKeyColumn else { continue }
+      let serial = target.serial
+      let resolved = entries.dropLast().contains { earlier in
+        earlier.serial == serial && !earlier.isPatch && values[Int(earlier.start) + targetKey] == key
+      }
+      if !resolved {
+        openReferences.append(
+          OpenReference(entry: number, column: Int32(column), target: serial, orphans: orphans, isPatchKey: false))
+      }
+    }
   }
 
   private mutating func check(_ entry: Entry, of table: Table) {
+    // Bits only, on the common path: which columns are NULL or left unchanged.
+    var empty: UInt64 = entry.unchanged
+    var index = 0
+    for position in Int(entry.start)..<values.count {
+      if values[position] == nil { empty |= 1 << UInt64(index) }
+      index += 1
+    }
+    let keyGap = entry.isPatch ? empty & table.keyMask : 0
+    let nullGap = empty & ~entry.unchanged & table.notNullMask
+    guard keyGap | nullGap != 0 else { return }
     for (index, column) in table.columns.enumerated() {
       let isUnchanged = entry.unchanged & (1 << UInt64(index)) != 0
       guard values[Int(entry.start) + index] == nil || isUnchanged else { continue }
@@ -137,7 +181,7 @@ public struct RecordRows: Sendable {
     if column < table.parentKeySources.count {
       return values[Int(entries[Int(row.parent)].start) + table.parentKeySources[column]]
     }
-    return .integer(table.parent!.firstPosition + Int64(row.index))
+    return .integer(table.firstPosition + Int64(row.index))
   }
 
   /// The record's field path of a column of `allColumns` of row `entry` (`items[2].sku`).

@@ -18,12 +18,9 @@ public struct Schema: Sendable {
       }
       for column in table.columns {
         if let reference = column.reference {
-          guard let target = seen[reference.table] else {
-            preconditionFailure("\(table.name).\(column.name) references \(reference.table), which must be declared before it")
-          }
           precondition(
-            target.key.count == 1 && target.parent == nil,
-            "\(table.name).\(column.name): a reference names a row by a single-column natural key")
+            seen[reference.table.name] === reference.table,
+            "\(table.name).\(column.name) references \(reference.table.name), which must be declared before it")
         }
         if let lookup = column.lookup, !lookups.contains(where: { $0.table == lookup.table }) {
           lookups.append(lookup)

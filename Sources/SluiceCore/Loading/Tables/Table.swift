@@ -30,8 +30,15 @@ public final class Table: Sendable {
   let parentKeySources: [Int]
   /// Whether each own column is part of the key.
   let isKeyColumn: [Bool]
+  /// A bit per own column that is part of the key, and per own column that may not be NULL.
+  let keyMask: UInt64
+  let notNullMask: UInt64
+  /// A child's first position (0 for a top-level table).
+  let firstPosition: Int64
   /// The single key column among the own columns, for a top-level table with a one-column key.
   let singleKeyColumn: Int?
+  /// The own columns that reference another table's rows, with that table.
+  let references: [(column: Int, target: Table, orphans: OrphanPolicy)]
   /// This table's number in the process: what a row in `RecordRows` names it by.
   let serial = tableSerials.wrappingAdd(1, ordering: .relaxed).oldValue
 
@@ -62,7 +69,11 @@ public final class Table: Sendable {
     self.inheritedCount = 0
     self.parentKeySources = []
     self.isKeyColumn = columns.map { key.contains($0.name) }
+    self.keyMask = Self.mask(isKeyColumn)
+    self.notNullMask = Self.mask(columns.map { !$0.isNullable })
+    self.firstPosition = 0
     self.singleKeyColumn = key.count == 1 ? columns.firstIndex { $0.name == key[0] } : nil
+    self.references = Self.references(columns)
     for column in key {
       precondition(columns.contains { $0.name == column }, "\(name): key column \(column) is not declared")
     }
@@ -89,8 +100,22 @@ public final class Table: Sendable {
     self.inheritedCount = inherited.count + numbering.count
     self.parentKeySources = parent.key.map { name in parent.columns.firstIndex { $0.name == name }! }
     self.isKeyColumn = columns.map { _ in false }
+    self.keyMask = 0
+    self.notNullMask = Self.mask(columns.map { !$0.isNullable })
+    self.firstPosition = firstPosition
     self.singleKeyColumn = nil
+    self.references = Self.references(columns)
     Self.checkColumns(name, allColumns)
+  }
+
+  private static func references(_ columns: [Column]) -> [(column: Int, target: Table, orphans: OrphanPolicy)] {
+    columns.enumerated().compactMap { index, column in
+      column.reference.map { (index, $0.table, $0.orphans) }
+    }
+  }
+
+  private static func mask(_ bits: [Bool]) -> UInt64 {
+    bits.prefix(64).enumerated().reduce(0) { $1.element ? $0 | 1 << UInt64($1.offset) : $0 }
   }
 
   private static func checkColumns(_ table: String, _ columns: [Column]) {
@@ -160,11 +185,14 @@ public struct Column: Sendable {
   public static func blob(_ name: String, field: String? = nil, nullable: Bool = false) -> Column {
     Column(name, .blob, field: field, nullable: nullable)
   }
-  /// A column holding the natural key of a row of `table` (a single-column key).
+  /// A column holding the natural key of a row of `table`, of the key's type. The table must
+  /// have a single-column key and be declared before the tables that reference it.
   public static func reference(
-    _ name: String, _ type: ColumnType, to table: String, field: String? = nil, orphans: OrphanPolicy = .reject
+    _ name: String, to table: Table, field: String? = nil, orphans: OrphanPolicy = .reject
   ) -> Column {
-    Column(name, type, field: field, nullable: orphans == .setNull, references: Reference(table: table, orphans: orphans))
+    precondition(table.key.count == 1 && table.parent == nil, "\(name): \(table.name) has no single-column natural key")
+    let type = table.columns[table.singleKeyColumn!].type
+    return Column(name, type, field: field, nullable: orphans == .setNull, references: Reference(table: table, orphans: orphans))
   }
   /// A column holding the id of a case of an enum that owns its lookup table.
   public static func lookup<E: LookupEnum>(_ name: String, _ type: E.Type, field: String? = nil, nullable: Bool = false)
@@ -191,11 +219,11 @@ public enum Check: Sendable, Hashable {
 }
 
 /// A column naming a row of another table by its natural key.
-public struct Reference: Sendable, Hashable {
-  public let table: String
+public struct Reference: Sendable {
+  public let table: Table
   public let orphans: OrphanPolicy
 
-  public init(table: String, orphans: OrphanPolicy = .reject) {
+  public init(table: Table, orphans: OrphanPolicy = .reject) {
     self.table = table
     self.orphans = orphans
   }

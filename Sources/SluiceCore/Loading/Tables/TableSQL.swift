@@ -19,7 +19,7 @@ struct TableSQL {
       var line = "  \(q(column.name)) \(dialect.typeName(column.type))"
       if !column.isNullable { line += " NOT NULL" }
       if let reference = column.reference {
-        line += " REFERENCES \(q(reference.table))"
+        line += " REFERENCES \(q(reference.table.name))"
       } else if let lookup = column.lookup {
         line += " REFERENCES \(q(lookup.table)) (\(q("id")))"
       }
