@@ -53,7 +53,7 @@ struct RowsWrittenTests {
     #expect(first.deltas == ["customers": 2, "orders": 3, "order_items": 6, "order_statuses": 3])
     expectCountsMatchDeltas(first.report, first.deltas)
 
-    // A second run into the now non-empty database: per-row foreign keys, warm tables.
+    // A second run into the now non-empty database: warm tables, customers that exist.
     let second = try run(
       [
         Self.order("D", customer: 4, name: "Di"),

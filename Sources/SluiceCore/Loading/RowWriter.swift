@@ -429,27 +429,6 @@ final class RowWriter {
     return conditions.isEmpty ? "\(column.name) in (0, 1)" : conditions.joined(separator: " and ")
   }
 
-  // MARK: - Foreign keys, set-based
-
-  /// Proves every foreign key of the schema's tables, when the store did not check them row by
-  /// row: one issue per table and referenced table with broken rows. The engine writes only
-  /// these tables; a database with triggers may have had others written too, so then every
-  /// table is checked.
-  func foreignKeyViolations() throws -> [Issue] {
-    var issues: [Issue] = []
-    let tables: [String?] = try store.hasTriggers() ? [nil] : plans.map(\.table.name)
-    for table in tables {
-      for violation in try store.foreignKeyViolations(of: table, limit: 1_000) {
-        issues.append(
-          Issue(
-            stage: .load, code: .constraint, location: nil,
-            message: "\(violation.table): \(violation.rows == 1_000 ? "1000 or more" : String(violation.rows)) row(s) refer to a row of \(violation.referencedTable) that does not exist (foreign key)"
-          ))
-      }
-    }
-    return issues
-  }
-
   // MARK: - Plans
 
   /// A table's prepared statements and caches.

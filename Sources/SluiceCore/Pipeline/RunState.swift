@@ -151,14 +151,6 @@ struct RunState {
         message: "all \(read) record(s) read were rejected and none was loaded; check the format and the record path, or set policy.allowNothingLoaded; the run was rolled back"))
   }
 
-  /// A first load proves its foreign keys once, before the commit: a broken one fails the run
-  /// as a per-row check would have, whatever the policy.
-  mutating func checkForeignKeys(_ violations: [Issue]) throws {
-    guard let first = violations.first else { return }
-    for issue in violations { collect(issue) }
-    throw RunAbort(failure: .init(kind: .data, message: "\(first.message); the run was rolled back"))
-  }
-
   /// A dry run fails when it found any error (or, when asked, any warning).
   func finishDryRun() throws {
     if issues.errorCount > 0 {

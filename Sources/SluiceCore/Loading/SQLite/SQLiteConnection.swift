@@ -131,35 +131,6 @@ public final class SQLiteConnection: Store {
     return try statement.step()
   }
 
-  /// `PRAGMA foreign_keys`, which SQLite ignores inside a transaction: only call it outside one.
-  public func setChecksForeignKeysPerRow(_ enabled: Bool) throws {
-    precondition(!isInTransaction, "foreign key enforcement cannot change inside a transaction")
-    try execute("PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
-  }
-
-  public func foreignKeyViolations(of table: String?, limit: Int) throws -> [ForeignKeyViolation] {
-    let source = table == nil ? "pragma_foreign_key_check" : "pragma_foreign_key_check(?1)"
-    let statement = try prepare(
-      """
-      SELECT "table", parent, count(*) FROM (SELECT * FROM \(source) LIMIT ?2)
-      GROUP BY "table", parent ORDER BY "table", parent
-      """)
-    if let table { try statement.bind(.text(table), at: 1) }
-    try statement.bind(.integer(Int64(limit)), at: 2)
-    var violations: [ForeignKeyViolation] = []
-    while try statement.step() {
-      violations.append(
-        ForeignKeyViolation(
-          table: statement.columnText(0) ?? table ?? "", referencedTable: statement.columnText(1) ?? "",
-          rows: Int(statement.columnInt64(2))))
-    }
-    return violations
-  }
-
-  public func hasTriggers() throws -> Bool {
-    try scalarInt("SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'trigger')") != 0
-  }
-
   public func makeSavepoints() throws -> any RecordSavepoints { try SQLiteSavepoints(self) }
 
   func error(sql: String?) -> SQLiteError {

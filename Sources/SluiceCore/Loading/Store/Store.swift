@@ -34,15 +34,6 @@ public protocol Store: AnyObject {
   func scalarInt(_ sql: String) throws -> Int64?
   /// Whether a table of this name exists.
   func tableExists(_ name: String) throws -> Bool
-  /// Whether the store checks each row's foreign keys as it is written. Only changed outside a
-  /// transaction; a run that switches it off proves every foreign key with
-  /// `foreignKeyViolations` before it commits.
-  func setChecksForeignKeysPerRow(_ enabled: Bool) throws
-  /// Rows of `table` (of every table when nil) whose foreign keys point at no row, per table and
-  /// referenced table, up to `limit` rows.
-  func foreignKeyViolations(of table: String?, limit: Int) throws -> [ForeignKeyViolation]
-  /// Whether the database has triggers: writes the engine does not make itself.
-  func hasTriggers() throws -> Bool
   /// Undo marks inside the run's transaction, one record at a time.
   func makeSavepoints() throws -> any RecordSavepoints
   /// Records a run in the store's audit tables (`sluice_runs`, `sluice_rejects`), creating them
@@ -85,13 +76,6 @@ public protocol RecordSavepoints {
   func release() throws
   /// Undoes the record's writes and ends the savepoint.
   func rollback() throws
-}
-
-/// A row whose foreign key points at nothing, as `foreignKeyViolations` finds it.
-public struct ForeignKeyViolation: Sendable, Hashable {
-  public var table: String
-  public var referencedTable: String
-  public var rows: Int
 }
 
 /// A failed store call, classified so the engine can act on it without knowing the store.
