@@ -129,7 +129,7 @@ struct LookupTableTests {
       directory = try TemporaryDirectory()
       path = directory.file("lookup.sqlite")
       try SQLiteConnection(path: path).execute(
-        LookupTable.createStatement(for: TestStatusV1.self) + """
+        LookupTable.createStatement(for: TestStatusV1.self, dialect: SQLiteDialect()) + """
 
           CREATE TABLE test_orders (
             id INTEGER PRIMARY KEY, status_id INTEGER NOT NULL REFERENCES test_statuses (id)) STRICT;
@@ -248,7 +248,7 @@ struct LookupTableTests {
   @Test func enumWithoutAttributesGetsJustIDNameAndRetired() throws {
     let directory = try TemporaryDirectory()
     let connection = try SQLiteConnection(path: directory.file("colors.sqlite"))
-    try connection.execute(LookupTable.createStatement(for: TestColor.self))
+    try connection.execute(LookupTable.createStatement(for: TestColor.self, dialect: SQLiteDialect()))
     let result = try LookupTable.synchronize(TestColor.self, in: connection)
     #expect(counts(result) == [2, 0, 0])
     #expect(counts(try LookupTable.synchronize(TestColor.self, in: connection)) == [0, 0, 0])

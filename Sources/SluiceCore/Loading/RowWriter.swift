@@ -56,22 +56,19 @@ final class RowWriter {
     self.runPolicy = conflict
     let tables = schema.tables
     var children: [[(plan: Int, delete: any StoreStatement)]] = tables.map { _ in [] }
-    var references: [[Plan.ReferenceSlot]] = tables.map { _ in [] }
     var referenced = Set<Int>()
     for (index, table) in tables.enumerated() {
       if let parent = table.parent, let parentIndex = tables.firstIndex(where: { $0 === parent.table }) {
         children[parentIndex].append((index, try store.prepare(sql.deleteChildren(table, of: parent.table))))
       }
-      for (column, declared) in table.columns.enumerated() {
+      for declared in table.columns {
         guard let reference = declared.reference else { continue }
-        let target = tables.firstIndex { $0 === reference.table }!
-        references[index].append(.init(column: column, target: target, orphans: reference.orphans))
-        referenced.insert(target)
+        referenced.insert(tables.firstIndex { $0 === reference.table }!)
       }
     }
     let plans = try tables.enumerated().map { index, table in
       try Plan(
-        table: table, policy: table.onConflict ?? conflict, children: children[index], references: references[index],
+        table: table, policy: table.onConflict ?? conflict, children: children[index],
         store: store, sql: sql)
     }
     for target in referenced { try plans[target].tracksKeys(store: store, sql: sql) }
@@ -433,13 +430,6 @@ final class RowWriter {
 
   /// A table's prepared statements and caches.
   final class Plan {
-    struct ReferenceSlot {
-      /// The column among the table's own columns.
-      var column: Int
-      var target: Int
-      var orphans: OrphanPolicy
-    }
-
     let table: Table
     let policy: ConflictPolicy
     /// A top-level table that follows the run's conflict policy: its kept rows make a kept record.
@@ -451,7 +441,6 @@ final class RowWriter {
     let upsert: (any StoreStatement)?
     let delete: any StoreStatement
     let children: [(plan: Int, delete: any StoreStatement)]
-    let references: [ReferenceSlot]
     let allParameters: [Int]
     let keyParameters: [Int]
     let inheritedCount: Int
@@ -473,12 +462,11 @@ final class RowWriter {
 
     init(
       table: Table, policy: ConflictPolicy, children: [(plan: Int, delete: any StoreStatement)],
-      references: [ReferenceSlot], store: any Store, sql: TableSQL
+      store: any Store, sql: TableSQL
     ) throws {
       self.table = table
       self.policy = policy
       self.children = children
-      self.references = references
       let hasChildren = !children.isEmpty
       let isChild = table.parent != nil
       followsRun = !isChild && table.onConflict == nil

@@ -128,8 +128,8 @@ public struct Pipeline<D: Dataset> {
     case let abort as RunAbort:
       return abort.failure
     case let error as RecordReadError:
-      state.countRejected(at: .read)
-      state.collect(Issue(stage: .read, code: error.code, location: error.location, message: error.message))
+      state.ledger.countRejected(at: .read)
+      state.ledger.collect(Issue(stage: .read, code: error.code, location: error.location, message: error.message))
       // Deflate data damaged mid-stream inflates to garbage before zlib's checksum notices, so
       // a syntax error in gzip input may be a symptom: read to the end to find the real cause.
       if let input, input.isGzip, let streamError = input.drain() {
@@ -188,11 +188,11 @@ public struct Pipeline<D: Dataset> {
         path: configuration.input, format: configuration.mode == .replay ? "rejects" : configuration.format.rawValue,
         gzip: input?.isGzip ?? false, compressedBytes: input?.compressedBytes ?? 0,
         decompressedBytes: input?.decompressedBytes ?? 0),
-      stages: run.statistics,
-      issueCounts: Dictionary(uniqueKeysWithValues: run.issues.counts.map { ($0.key.rawValue, $0.value) }),
+      stages: run.ledger.statistics,
+      issueCounts: Dictionary(uniqueKeysWithValues: run.ledger.issues.counts.map { ($0.key.rawValue, $0.value) }),
       issueSampleLimit: configuration.issueSampleLimit,
-      issues: run.issues.samples, checks: run.checks(dryRun: configuration.isDryRun),
-      drift: run.drift.summary, coercions: run.coercions, quarantined: run.quarantine?.count ?? 0,
+      issues: run.ledger.issues.samples, checks: run.ledger.checks(dryRun: configuration.isDryRun),
+      drift: run.ledger.drift.summary, coercions: run.ledger.coercions, quarantined: run.quarantine?.count ?? 0,
       rowsWritten: rowsWritten, tableRows: tableRows, committed: committed, outputErrors: [])
   }
 

@@ -34,7 +34,7 @@ struct RecordLoop<D: Dataset> {
           if case .load(let rows) = item.verdict { try writer.want(rows) }
         }
         try writer.fetchWanted()
-        state.lap(.load, from: &mark)
+        state.ledger.lap(.load, from: &mark)
       },
       load: { rows, item, state in
         try write(rows, of: item, writer: writer, savepoints: savepoints, state: &state)
@@ -54,20 +54,20 @@ struct RecordLoop<D: Dataset> {
     defer {
       handOff.cancel()
       producer.wait()
-      state.addSeconds(producer.seconds)
+      state.ledger.addSeconds(producer.seconds)
     }
     while let batch = handOff.take() {
       try beforeBatch(batch, &state)
       for item in batch {
-        state.note(warnings: item.warnings, coercions: item.coercions)
+        state.ledger.note(warnings: item.warnings, coercions: item.coercions)
         switch item.verdict {
         case .failure(let error):
           throw error
         case .rejected(let stage, let issues):
-          state.countRejected(at: stage)
+          state.ledger.countRejected(at: stage)
           try state.reject(issues, raw: item.raw, record: item.location)
         case .load(let rows):
-          state.countPassed(through: .map)
+          state.ledger.countPassed(through: .map)
           try load(rows, item, &state)
         }
       }
@@ -88,14 +88,14 @@ struct RecordLoop<D: Dataset> {
     } catch let rejection as RowWriter.Rejection {
       try savepoints?.rollback()
       writer.discardRecord()
-      state.lap(.load, from: &mark)
-      state.count(.load, passed: false)
+      state.ledger.lap(.load, from: &mark)
+      state.ledger.count(.load, passed: false)
       try state.reject(rejection.issues, raw: item.raw, record: item.location)
       return
     }
     writer.commitRecord()
-    state.lap(.load, from: &mark)
-    state.count(.load, passed: true, kept: outcome.keptExisting)
-    state.note(warnings: outcome.warnings, coercions: 0)
+    state.ledger.lap(.load, from: &mark)
+    state.ledger.count(.load, passed: true, kept: outcome.keptExisting)
+    state.ledger.note(warnings: outcome.warnings, coercions: 0)
   }
 }

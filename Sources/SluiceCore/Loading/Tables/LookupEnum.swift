@@ -53,7 +53,7 @@ public struct LookupDeclaration: Sendable {
 /// Creates and synchronizes enum-owned lookup tables.
 public enum LookupTable {
   /// The DDL of an enum's table: `id`, `name` (the raw value), the enum's columns, `retired`.
-  public static func createStatement<E: LookupEnum>(for type: E.Type, dialect: any SQLDialect = SQLiteDialect())
+  public static func createStatement<E: LookupEnum>(for type: E.Type, dialect: any SQLDialect)
     -> String
   {
     TableSQL(dialect: dialect).createLookup(LookupDeclaration(type))

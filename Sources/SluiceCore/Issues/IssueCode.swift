@@ -1,0 +1,34 @@
+/// A machine-readable issue code. A struct rather than an enum so datasets and later stages can
+/// add codes without touching the engine; the engine's own codes are the static members.
+public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparable,
+  ExpressibleByStringLiteral, CustomStringConvertible
+{
+  public var rawValue: String
+  public init(rawValue: String) { self.rawValue = rawValue }
+  public init(stringLiteral value: String) { self.rawValue = value }
+  public init(from decoder: any Decoder) throws {
+    rawValue = try decoder.singleValueContainer().decode(String.self)
+  }
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(rawValue)
+  }
+  public var description: String { rawValue }
+  public static func < (lhs: IssueCode, rhs: IssueCode) -> Bool { lhs.rawValue < rhs.rawValue }
+
+  public static let syntax: IssueCode = "syntax"
+  public static let recordTooLarge: IssueCode = "recordTooLarge"
+  public static let valueTooLarge: IssueCode = "valueTooLarge"
+  public static let nestingTooDeep: IssueCode = "nestingTooDeep"
+  public static let typeMismatch: IssueCode = "typeMismatch"
+  public static let missingField: IssueCode = "missingField"
+  public static let nullValue: IssueCode = "nullValue"
+  public static let outOfRange: IssueCode = "outOfRange"
+  public static let invalidDate: IssueCode = "invalidDate"
+  public static let invalidValue: IssueCode = "invalidValue"
+  public static let unknownField: IssueCode = "unknownField"
+  public static let duplicateKey: IssueCode = "duplicateKey"
+  public static let unsupportedEnumValue: IssueCode = "unsupportedEnumValue"
+  public static let orphanReference: IssueCode = "orphanReference"
+  public static let constraint: IssueCode = "constraint"
+}

@@ -1,0 +1,19 @@
+/// The stages of a pipeline, in the order records flow through them.
+public enum Stage: String, Sendable, Hashable, Codable, CaseIterable {
+  case read, decode, validate, map, load
+
+  /// The stage's place in `allCases`.
+  var ordinal: Int {
+    switch self {
+    case .read: 0
+    case .decode: 1
+    case .validate: 2
+    case .map: 3
+    case .load: 4
+    }
+  }
+}
+
+public enum Severity: String, Sendable, Hashable, Codable {
+  case error, warning
+}

@@ -1,0 +1,38 @@
+internal import CSQLite
+
+/// SQLite's spelling: STRICT tables, `WITHOUT ROWID` for composite keys, numbered `?` parameters.
+public struct SQLiteDialect: SQLDialect {
+  public init() {}
+
+  public func typeName(_ type: ColumnType) -> String {
+    switch type {
+    case .text, .timestamp: return "TEXT"
+    case .integer, .boolean: return "INTEGER"
+    case .real: return "REAL"
+    case .blob: return "BLOB"
+    }
+  }
+
+  public func tableOptions(hasCompositeKey: Bool) -> String {
+    // A composite natural key is the table's real identity: storing rows in its B-tree instead
+    // of a rowid one saves an index and a lookup per insert.
+    hasCompositeKey ? "STRICT, WITHOUT ROWID" : "STRICT"
+  }
+
+  public func parameter(_ n: Int) -> String { "?\(n)" }
+
+  /// Bare when the name is a plain identifier and not one of SQLite's keywords, so the DDL
+  /// `sluice schema` prints reads like hand-written SQL; quoted otherwise.
+  public func quote(_ identifier: String) -> String {
+    let plain =
+      identifier.utf8.first.map { $0 == UInt8(ascii: "_") || ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") } == true
+      && identifier.utf8.allSatisfy {
+        $0 == UInt8(ascii: "_") || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+          || (($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z"))
+      }
+    if plain && sqlite3_keyword_check(identifier, Int32(identifier.utf8.count)) == 0 { return identifier }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+  public func isDistinct(_ a: String, _ b: String) -> String { "\(a) IS NOT \(b)" }
+  public var maxParameters: Int { 32_766 }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// The bookkeeping of one run: records counted per stage, their time, issues, drift, coercions,
+/// and error counts per check. It decides nothing (`RunState` does).
+struct RunLedger {
+  /// Per stage, in `Stage` order: a plain array, since every record updates several.
+  private(set) var statistics: [StageStatistics] = Stage.allCases.map(StageStatistics.init)
+  var issues: IssueCollector
+  var drift = DriftCounter()
+  var coercions = 0
+  /// Records rejected at any stage.
+  private(set) var rejectedRecords = 0
+  /// Error and warning counts per check (stage, or stage and rule).
+  private var checkCounts: [CheckKey: (failures: Int, warnings: Int)] = [:]
+  let rules: [ValidationRule]
+
+  struct CheckKey: Hashable {
+    var stage: Stage
+    var rule: String?
+  }
+
+  init(issueSampleLimit: Int, rules: [ValidationRule]) {
+    issues = IssueCollector(sampleLimit: issueSampleLimit)
+    self.rules = rules
+  }
+
+  /// Records read so far.
+  var recordsRead: Int { statistics[Stage.read.ordinal].recordsIn }
+
+  @inline(__always)
+  mutating func lap(_ stage: Stage, from mark: inout UInt64) {
+    let now = Stopwatch.now()
+    statistics[stage.ordinal].seconds += Double(now - mark) / 1e9
+    mark = now
+  }
+
+  /// Counts one record at one stage: in, and either out (`kept` when the conflict policy kept
+  /// the row that was there) or rejected.
+  mutating func count(_ stage: Stage, passed: Bool, kept: Bool = false) {
+    statistics[stage.ordinal].recordsIn += 1
+    if passed {
+      statistics[stage.ordinal].recordsOut += 1
+      if kept { statistics[stage.ordinal].kept += 1 }
+    } else {
+      statistics[stage.ordinal].rejected += 1
+    }
+  }
+
+  /// Adds the time the producing thread spent per stage.
+  mutating func addSeconds(_ seconds: [Stage: Double]) {
+    for (stage, seconds) in seconds {
+      statistics[stage.ordinal].seconds += seconds
+    }
+  }
+
+  /// A record's warnings and coercions, whatever became of it.
+  mutating func note(warnings: [Issue], coercions: Int) {
+    self.coercions += coercions
+    for warning in warnings { warn(warning) }
+  }
+
+  /// Counts a record that went through every stage up to and including `last`.
+  mutating func countPassed(through last: Stage) {
+    for stage in Stage.allCases {
+      count(stage, passed: true)
+      if stage == last { return }
+    }
+  }
+
+  /// Counts a record that passed the stages before `stage` and was rejected there.
+  mutating func countRejected(at stage: Stage) {
+    for earlier in Stage.allCases {
+      count(earlier, passed: earlier != stage)
+      if earlier == stage { return }
+    }
+  }
+
+  mutating func collect(_ issue: Issue) {
+    issues.add(issue)
+    drift.add(issue)
+    let key = CheckKey(stage: issue.stage, rule: issue.rule)
+    var counts = checkCounts[key] ?? (0, 0)
+    if issue.severity == .error { counts.failures += 1 } else { counts.warnings += 1 }
+    checkCounts[key] = counts
+  }
+
+  /// A warning that does not reject its record (an unknown field under `warn`).
+  mutating func warn(_ issue: Issue) {
+    collect(issue)
+    statistics[issue.stage.ordinal].warnings += 1
+  }
+
+  /// A rejected record's issues, counted.
+  mutating func rejected(_ recordIssues: [Issue]) {
+    for issue in recordIssues { collect(issue) }
+    rejectedRecords += 1
+  }
+
+  /// The contract's checks for reports: every stage, and every rule of the dataset.
+  func checks(dryRun: Bool) -> [RunReport.Check] {
+    func check(_ name: String, _ stage: Stage, _ rule: String? = nil) -> RunReport.Check {
+      let counts = checkCounts[CheckKey(stage: stage, rule: rule)] ?? (0, 0)
+      return RunReport.Check(
+        name: name, stage: stage, rule: rule, failures: counts.failures, warnings: counts.warnings)
+    }
+    var result = [
+      check("records are well-formed", .read),
+      check("records decode into the contract's types", .decode),
+    ]
+    result += rules.map { check($0.name, .validate, $0.name) }
+    result.append(check("records map to domain values", .map))
+    // A validate run writes nothing, but rows that cannot fit their table (a NOT NULL column
+    // given nothing) are found without the database.
+    if !dryRun || checkCounts.keys.contains(where: { $0.stage == .load }) {
+      result.append(check("records load into the database", .load))
+    }
+    return result
+  }
+}
