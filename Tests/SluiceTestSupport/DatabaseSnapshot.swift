@@ -13,7 +13,7 @@ public struct DatabaseSnapshot: Equatable, CustomStringConvertible {
   public init(of database: String, tables names: [String]) throws {
     let db = try SQLiteConnection(path: database, options: .init(readOnly: false, create: true))
     var tables: [String: [String]] = [:]
-    for name in names where try db.tableExists(name) {
+    for name in names where (try db.columns(of: name)) != nil {
       let info = try db.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
       try info.bind(.text(name), at: 1)
       var columns: [String] = []

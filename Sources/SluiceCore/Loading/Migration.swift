@@ -12,12 +12,28 @@ public struct Migration: Sendable {
   /// B-tree insert per row, which dominates a bulk load once the index outgrows the page cache.
   /// Only for indexes no constraint depends on: the load runs without them.
   public var isDeferrableIndex: Bool
+  /// The table or index the migration creates, when it creates one: a database that already has
+  /// it — made by an earlier Sluice, or by hand from `sluice schema` — adopts it instead.
+  public var creates: CreatedObject?
 
-  public init(_ identifier: String, sql: String, isDeferrableIndex: Bool = false) {
+  public enum CreatedObject: Sendable, Hashable {
+    /// A table and the columns it must have.
+    case table(String, columns: [String])
+    case index(String)
+  }
+
+  public init(_ identifier: String, sql: String, isDeferrableIndex: Bool = false, creates: CreatedObject? = nil) {
     self.identifier = identifier
     self.sql = sql
     self.isDeferrableIndex = isDeferrableIndex
+    self.creates = creates
   }
+}
+
+/// A migration that cannot apply: a table of the declared name exists with another shape.
+public struct MigrationError: Error, Sendable, CustomStringConvertible {
+  public var message: String
+  public var description: String { message }
 }
 
 /// Applies migrations that a database has not seen yet.
@@ -54,6 +70,11 @@ public enum Migrator {
     var applied: [String] = []
     var deferred: [Migration] = []
     for migration in pending {
+      if try adopts(migration, in: connection) {
+        try record.run([.text(migration.identifier), now])
+        applied.append(migration.identifier)
+        continue
+      }
       if fresh && migration.isDeferrableIndex {
         deferred.append(migration)
         continue
@@ -63,5 +84,24 @@ public enum Migrator {
       applied.append(migration.identifier)
     }
     return (applied, deferred)
+  }
+
+  /// Whether the object a migration creates exists already, with at least the declared columns;
+  /// throws when a table of that name lacks some of them.
+  private static func adopts(_ migration: Migration, in connection: some Store) throws -> Bool {
+    switch migration.creates {
+    case nil:
+      return false
+    case .index(let name):
+      return try connection.indexExists(name)
+    case .table(let name, let columns):
+      guard let existing = try connection.columns(of: name) else { return false }
+      let missing = columns.filter { !existing.contains($0) }
+      guard missing.isEmpty else {
+        throw MigrationError(
+          message: "table \(name) exists without column(s) \(missing.joined(separator: ", ")) that the dataset declares; migrate it by hand or use another database")
+      }
+      return true
+    }
   }
 }

@@ -156,6 +156,8 @@ public struct Pipeline<D: Dataset> {
       case .constraint, .other:
         return .init(kind: .io, message: "database error: \(error)")
       }
+    case let error as MigrationError:
+      return .init(kind: .cannotCreateOutput, message: "database \(configuration.database): \(error.message)")
     case let error as OutputError:
       return .init(kind: error.kind == .cannotCreate ? .cannotCreateOutput : .io, message: error.message)
     default:

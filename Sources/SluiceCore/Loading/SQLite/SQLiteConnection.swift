@@ -125,8 +125,16 @@ public final class SQLiteConnection: Store {
 
   public var dialect: any SQLDialect { SQLiteDialect() }
 
-  public func tableExists(_ name: String) throws -> Bool {
-    let statement = try prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1")
+  public func columns(of table: String) throws -> [String]? {
+    let statement = try prepare("SELECT name FROM pragma_table_info(?1)")
+    try statement.bind(.text(table), at: 1)
+    var columns: [String] = []
+    while try statement.step() { columns.append(statement.columnText(0) ?? "") }
+    return columns.isEmpty ? nil : columns
+  }
+
+  public func indexExists(_ name: String) throws -> Bool {
+    let statement = try prepare("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?1")
     try statement.bind(.text(name), at: 1)
     return try statement.step()
   }

@@ -32,8 +32,10 @@ public protocol Store: AnyObject {
   func withTransaction<T>(_ body: () throws -> T) throws -> T
   /// The first column of the first row of a query, as an integer.
   func scalarInt(_ sql: String) throws -> Int64?
-  /// Whether a table of this name exists.
-  func tableExists(_ name: String) throws -> Bool
+  /// The columns of a table, or nil when there is no table of this name.
+  func columns(of table: String) throws -> [String]?
+  /// Whether an index of this name exists.
+  func indexExists(_ name: String) throws -> Bool
   /// Undo marks inside the run's transaction, one record at a time.
   func makeSavepoints() throws -> any RecordSavepoints
   /// Records a run in the store's audit tables (`sluice_runs`, `sluice_rejects`), creating them

@@ -38,11 +38,21 @@ public struct Schema: Sendable {
   /// The migrations that create the schema: lookups, then tables in order, then their indexes.
   public func migrations(dialect: any SQLDialect) -> [Migration] {
     let sql = TableSQL(dialect: dialect)
-    var migrations = lookups.map { Migration("create table \($0.table)", sql: sql.createLookup($0)) }
-    migrations += tables.map { Migration("create table \($0.name)", sql: sql.create($0)) }
+    var migrations = lookups.map { lookup in
+      Migration(
+        "create table \(lookup.table)", sql: sql.createLookup(lookup),
+        creates: .table(lookup.table, columns: lookup.columns.map(\.name)))
+    }
+    migrations += tables.map { table in
+      Migration(
+        "create table \(table.name)", sql: sql.create(table),
+        creates: .table(table.name, columns: table.allColumns.map(\.name)))
+    }
     for table in tables {
       migrations += table.indexes.map { index in
-        Migration("create index \(index.name)", sql: sql.create(index, on: table), isDeferrableIndex: index.isDeferrable)
+        Migration(
+          "create index \(index.name)", sql: sql.create(index, on: table), isDeferrableIndex: index.isDeferrable,
+          creates: .index(index.name))
       }
     }
     return migrations
