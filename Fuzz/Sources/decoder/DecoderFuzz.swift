@@ -203,6 +203,9 @@ public func fuzzDecoder(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
       let mapped = try dataset.map(order)
       observe(mapped.createdAt.text)
       observe(mapped.items.count)
+      var rows = RecordRows()
+      dataset.rows(for: mapped, into: &rows)
+      observe(rows.count)
     } catch {
       observe(error.code.rawValue)
     }
@@ -216,6 +219,9 @@ public func fuzzDecoder(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
       let mapped = try dataset.map(fruit)
       observe(mapped.id)
       observe(mapped.recipes.count)
+      var rows = RecordRows()
+      dataset.rows(for: mapped, into: &rows)
+      observe(rows.count)
     } catch {
       observe(error.code.rawValue)
     }

@@ -29,7 +29,6 @@ final class RowWriter {
   private let store: any Store
   private let sql: TableSQL
   private let plans: [Plan]
-  private let runPolicy: ConflictPolicy
 
   /// What the current record has done, applied by `commitRecord`. The writer works on it as a
   /// local value (swapped out and back), so the hot loop pays no exclusivity checks for it.
@@ -53,7 +52,6 @@ final class RowWriter {
     self.store = store
     let sql = TableSQL(dialect: store.dialect)
     self.sql = sql
-    self.runPolicy = conflict
     let tables = schema.tables
     var children: [[(plan: Int, delete: any StoreStatement)]] = tables.map { _ in [] }
     var referenced = Set<Int>()

@@ -120,19 +120,23 @@ public struct RecordRows: Sendable {
   /// what remains is for the writer.
   private mutating func resolve(_ entry: Entry, of table: Table) {
     let number = Int32(entries.count - 1)
-    if entry.isPatch, let keyColumn = table.singleKeyColumn {
+    /// Whether an earlier whole row of the record has `key` in table `serial`'s key column.
+    func writtenEarlier(_ key: DatabaseValue, serial: Int32, keyColumn: Int) -> Bool {
+      entries.dropLast().contains { earlier in
+        earlier.serial == serial && !earlier.isPatch && values[Int(earlier.start) + keyColumn] == key
+      }
+    }
+    if entry.isPatch, let keyColumn = table.singleKeyColumn, let key = values[Int(entry.start) + keyColumn],
+      !writtenEarlier(key, serial: table.serial, keyColumn: keyColumn)
+    {
       openReferences.append(
         OpenReference(entry: number, column: Int32(keyColumn), target: table.serial, orphans: .reject, isPatchKey: true))
     }
     for (column, target, orphans) in table.references {
       guard let key = values[Int(entry.start) + column], let targetKey = target.singleKeyColumn else { continue }
-      let serial = target.serial
-      let resolved = entries.dropLast().contains { earlier in
-        earlier.serial == serial && !earlier.isPatch && values[Int(earlier.start) + targetKey] == key
-      }
-      if !resolved {
+      if !writtenEarlier(key, serial: target.serial, keyColumn: targetKey) {
         openReferences.append(
-          OpenReference(entry: number, column: Int32(column), target: serial, orphans: orphans, isPatchKey: false))
+          OpenReference(entry: number, column: Int32(column), target: target.serial, orphans: orphans, isPatchKey: false))
       }
     }
   }
