@@ -65,11 +65,14 @@ public struct RecordRows: Sendable {
   @inlinable
   public mutating func add<each V: DatabaseValueConvertible>(_ table: Table, _ value: repeat each V) {
     let start = values.count
+    var nulls: UInt64 = 0
     for value in repeat each value {
       precondition(!value.isUnchanged, "\(table.name): a whole row cannot leave a column unchanged; use patch")
-      values.append(value.databaseValue)
+      let converted = value.databaseValue
+      if case .none = converted { nulls |= 1 << UInt64(truncatingIfNeeded: values.count - start) }
+      values.append(converted)
     }
-    append(table, start: start, unchanged: 0, isPatch: false)
+    append(table, start: start, unchanged: 0, nulls: nulls, isPatch: false)
   }
 
   /// Adds a partial row of `table`: one value per declared column, in order, where a
@@ -80,15 +83,19 @@ public struct RecordRows: Sendable {
     precondition(table.parent == nil, "\(table.name): only top-level tables take patches")
     let start = values.count
     var unchanged: UInt64 = 0
+    var nulls: UInt64 = 0
     for value in repeat each value {
-      if value.isUnchanged { unchanged |= 1 << UInt64(values.count - start) }
-      values.append(value.databaseValue)
+      let bit: UInt64 = 1 << UInt64(truncatingIfNeeded: values.count - start)
+      if value.isUnchanged { unchanged |= bit }
+      let converted = value.databaseValue
+      if case .none = converted { nulls |= bit }
+      values.append(converted)
     }
-    append(table, start: start, unchanged: unchanged, isPatch: true)
+    append(table, start: start, unchanged: unchanged, nulls: nulls, isPatch: true)
   }
 
   @usableFromInline
-  mutating func append(_ table: Table, start: Int, unchanged: UInt64, isPatch: Bool) {
+  mutating func append(_ table: Table, start: Int, unchanged: UInt64, nulls: UInt64, isPatch: Bool) {
     precondition(
       values.count - start == table.columns.count,
       "\(table.name): \(values.count - start) value(s) given for \(table.columns.count) column(s)")
@@ -112,13 +119,14 @@ public struct RecordRows: Sendable {
     let entry = Entry(
       serial: table.serial, start: Int32(start), parent: parent, index: index, unchanged: unchanged, isPatch: isPatch)
     entries.append(entry)
-    check(entry, of: table)
+    check(entry, of: table, nulls: nulls)
     resolve(entry, of: table)
   }
 
   /// Resolves the row's references against the record's earlier rows, on the decoding thread;
   /// what remains is for the writer.
   private mutating func resolve(_ entry: Entry, of table: Table) {
+    guard entry.isPatch || !table.references.isEmpty else { return }
     let number = Int32(entries.count - 1)
     /// Whether an earlier whole row of the record has `key` in table `serial`'s key column.
     func writtenEarlier(_ key: DatabaseValue, serial: Int32, keyColumn: Int) -> Bool {
@@ -141,14 +149,10 @@ public struct RecordRows: Sendable {
     }
   }
 
-  private mutating func check(_ entry: Entry, of table: Table) {
+  /// `nulls` has a bit per column given no value.
+  private mutating func check(_ entry: Entry, of table: Table, nulls: UInt64) {
     // Bits only, on the common path: which columns are NULL or left unchanged.
-    var empty: UInt64 = entry.unchanged
-    var index = 0
-    for position in Int(entry.start)..<values.count {
-      if values[position] == nil { empty |= 1 << UInt64(index) }
-      index += 1
-    }
+    let empty = nulls | entry.unchanged
     let keyGap = entry.isPatch ? empty & table.keyMask : 0
     let nullGap = empty & ~entry.unchanged & table.notNullMask
     guard keyGap | nullGap != 0 else { return }
