@@ -13,11 +13,6 @@ public struct Pipeline<D: Dataset> {
   public let dataset: D
   public let configuration: PipelineConfiguration
 
-  /// SQLite's page cache during a run, in KiB.
-  static var pageCacheKibibytes: Int { 16 * 1024 }
-  /// The page cache while deferred indexes are built after a load, in KiB.
-  static var indexBuildCacheKibibytes: Int { 4 * 1024 }
-
   public init(dataset: D, configuration: PipelineConfiguration) {
     self.dataset = dataset
     self.configuration = configuration
@@ -58,7 +53,7 @@ public struct Pipeline<D: Dataset> {
   private struct Opened {
     var outputs: RunOutputs?
     var input: Input?
-    var store: SQLiteConnection?
+    var store: (any Store)?
   }
 
   // MARK: - The load
@@ -69,7 +64,7 @@ public struct Pipeline<D: Dataset> {
   /// switch that off and prove every key with one `foreign_key_check` before the commit; on 1M
   /// orders the check cost as much as the per-row checks it saved, so it is not done.)
   private func load(
-    _ reader: any RecordReader, into store: SQLiteConnection, outputs: RunOutputs, state: inout RunState, input: Input
+    _ reader: any RecordReader, into store: some Store, outputs: RunOutputs, state: inout RunState, input: Input
   ) throws -> RunReport {
     try store.withTransaction {
       let schema = dataset.schema
@@ -87,9 +82,7 @@ public struct Pipeline<D: Dataset> {
       try state.checkRejectRate()
       try state.checkSomethingLoaded()
       if !deferred.isEmpty {
-        // SQLite's sorter takes as much memory again as the page cache; a small cache keeps
-        // the index build within the run's memory budget (it spills to a temporary file).
-        try store.execute("PRAGMA cache_size = -\(Self.indexBuildCacheKibibytes)")
+        try store.prepareForIndexBuild()
         try Migrator.migrate(store, deferred)
       }
       // The report as the commit will make it true: the tables counted inside the
@@ -168,7 +161,7 @@ public struct Pipeline<D: Dataset> {
   /// Records a failed run in the audit tables, in a transaction of its own after the rollback.
   /// Best effort: a database that cannot take even that (locked, full) keeps the failure as is.
   /// After a lock timeout it tries once without waiting, so a locked run waits one timeout, not two.
-  private func recordFailure(_ run: RunState, input: Input?, store: SQLiteConnection) {
+  private func recordFailure(_ run: RunState, input: Input?, store: some Store) {
     if run.waitedForLock { store.busyTimeoutMilliseconds = 0 }
     let report = makeReport(run, input: input, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
     _ = try? store.withTransaction { try store.recordAudit(report.auditEntry) }
@@ -200,25 +193,14 @@ public struct Pipeline<D: Dataset> {
 
   // MARK: - Resources
 
+  /// Opens the run's database; SQLite is the one store today.
   private func openDatabase() throws -> SQLiteConnection {
     do {
-      let connection = try SQLiteConnection(
-        path: configuration.database,
-        options: .init(busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds))
-      // A database is new when it has no pages — asked of SQLite rather than of the file, so
-      // that a file left by a killed first run (emptied by the hot journal's rollback, which
-      // this read triggers) is new too. Set before the first table exists: 16 KiB pages made a
-      // 1M-order load ~10% faster than the default 4 KiB. Existing databases keep theirs.
-      if try connection.scalarInt("PRAGMA page_count") == 0 {
-        try connection.execute("PRAGMA page_size = 16384")
-      }
-      // A bigger page cache keeps the indexes' hot pages in memory during a bulk load; it is a
-      // fixed amount, so memory still does not grow with the input.
-      try connection.execute("PRAGMA cache_size = -\(Self.pageCacheKibibytes)")
-      return connection
-    } catch let error as SQLiteError where error.isBusy {
+      return try SQLiteConnection.openForImport(
+        path: configuration.database, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+    } catch let error as any StoreError where error.failure == .busy {
       throw error
-    } catch let error as SQLiteError {
+    } catch let error as any StoreError {
       throw OutputError(
         kind: .cannotCreate, message: "cannot open or create database \(configuration.database): \(error.message)")
     }

@@ -139,6 +139,33 @@ public final class SQLiteConnection: Store {
     return try statement.step()
   }
 
+  /// SQLite's page cache during a run, in KiB.
+  static var pageCacheKibibytes: Int { 16 * 1024 }
+  /// The page cache while deferred indexes are built after a load, in KiB.
+  static var indexBuildCacheKibibytes: Int { 4 * 1024 }
+
+  /// Opens a database for a bulk import: 16 KiB pages for a new one, a 16 MiB page cache.
+  public static func openForImport(path: String, busyTimeoutMilliseconds: Int32) throws -> SQLiteConnection {
+    let connection = try SQLiteConnection(path: path, options: .init(busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+    // A database is new when it has no pages — asked of SQLite rather than of the file, so that
+    // a file left by a killed first run (emptied by the hot journal's rollback, which this read
+    // triggers) is new too. Set before the first table exists: 16 KiB pages made a 1M-order
+    // load ~10% faster than the default 4 KiB. Existing databases keep theirs.
+    if try connection.scalarInt("PRAGMA page_count") == 0 {
+      try connection.execute("PRAGMA page_size = 16384")
+    }
+    // A bigger page cache keeps the indexes' hot pages in memory during a bulk load; it is a
+    // fixed amount, so memory still does not grow with the input.
+    try connection.execute("PRAGMA cache_size = -\(pageCacheKibibytes)")
+    return connection
+  }
+
+  /// SQLite's sorter takes as much memory again as the page cache; a small cache keeps the index
+  /// build within the run's memory budget (it spills to a temporary file).
+  public func prepareForIndexBuild() throws {
+    try execute("PRAGMA cache_size = -\(Self.indexBuildCacheKibibytes)")
+  }
+
   public func makeSavepoints() throws -> any RecordSavepoints { try SQLiteSavepoints(self) }
 
   func error(sql: String?) -> SQLiteError {

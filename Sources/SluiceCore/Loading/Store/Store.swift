@@ -36,6 +36,10 @@ public protocol Store: AnyObject {
   func columns(of table: String) throws -> [String]?
   /// Whether an index of this name exists.
   func indexExists(_ name: String) throws -> Bool
+  /// How long a statement waits for another connection's lock, in milliseconds; 0 fails at once.
+  var busyTimeoutMilliseconds: Int32 { get set }
+  /// Secondary indexes are about to be built over the loaded rows: trade cache for sort memory.
+  func prepareForIndexBuild() throws
   /// Undo marks inside the run's transaction, one record at a time.
   func makeSavepoints() throws -> any RecordSavepoints
   /// Records a run in the store's audit tables (`sluice_runs`, `sluice_rejects`), creating them
