@@ -93,27 +93,6 @@ struct EngineTests {
     #expect(try db.scalarInt("SELECT count(*) FROM parcels") == 3)
   }
 
-  @Test func aChildRowThatBreaksAConstraintIsNamedAmongItsSiblings() throws {
-    // Siblings go to the store many to a statement; the issue still names the one at fault, and
-    // more siblings than one statement takes are all written.
-    let many = (1...40).map(String.init).joined(separator: ", ")
-    let (report, db, directory) = try run(
-      [
-        #"{"id": "a", "mode": "air", "parcels": [1, 2, -3, 4, 5]}"#,
-        #"{"id": "b", "mode": "sea", "parcels": [\#(many)]}"#,
-      ],
-      policy: .lenient)
-    defer { withExtendedLifetime(directory) {} }
-    #expect(report.status == .succeeded)
-    #expect(report.issues.map(\.path) == ["parcels[2].weight"])
-    #expect(report.issues.first?.message == "parcels: check weight >= 1 violated")
-    #expect(try db.scalarInt("SELECT count(*) FROM parcels WHERE id = 'a'") == 0)
-    #expect(try db.scalarInt("SELECT count(*) FROM parcels WHERE id = 'b'") == 40)
-    #expect(try db.scalarInt("SELECT sum(weight) FROM parcels WHERE id = 'b'") == 820)
-    #expect(try db.scalarInt("SELECT max(position) FROM parcels WHERE id = 'b'") == 39)
-    #expect(report.rowsWritten["parcels"] == 40)
-  }
-
   @Test func strictRunStopsAtALoadConstraint() throws {
     let (report, db, directory) = try run(
       [#"{"id": "a", "mode": "air", "parcels": [1]}"#, #"{"id": "b", "mode": "sea", "parcels": [-1]}"#],

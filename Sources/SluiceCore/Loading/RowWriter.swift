@@ -25,14 +25,6 @@ final class RowWriter {
   static var rowCacheLimit: Int { 65_536 }
   /// Keys per look-up query.
   static var lookupChunk: Int { 100 }
-  /// Sibling child rows per INSERT: one statement for a record's items instead of one each.
-  static var rowsPerInsert: Int { 16 }
-
-  /// A statement for child rows failed: the row it failed on.
-  private struct ChildFailure: Error {
-    var entry: Int
-    var error: any StoreError
-  }
 
   private let store: any Store
   private let sql: TableSQL
@@ -181,20 +173,6 @@ final class RowWriter {
     var entry = 0
     do {
       while entry < rows.count {
-        let row = rows.entries[entry]
-        if row.parent >= 0 {
-          // The run of sibling rows of one table that starts here, written together; the
-          // children of a kept parent are kept with it.
-          var end = entry + 1
-          while end < rows.count && rows.entries[end].serial == row.serial && rows.entries[end].parent == row.parent {
-            end += 1
-          }
-          let kept = pending.kept[Int(row.parent)]
-          if !kept { try writeChildren(entry..<end, of: rows, &pending) }
-          for _ in entry..<end { pending.kept.append(kept) }
-          entry = end
-          continue
-        }
         let kept = try write(entry: entry, of: rows, &pending)
         pending.kept.append(kept)
         if plans[planIndex(of: entry, rows)].followsRun {
@@ -202,61 +180,11 @@ final class RowWriter {
         }
         entry += 1
       }
-    } catch let failure as ChildFailure {
-      throw try rejection(failure.error, entry: failure.entry, rows, at: location)
     } catch let error as any StoreError {
-      throw try rejection(error, entry: entry, rows, at: location)
+      guard case .constraint(let violation) = error.failure else { throw error }
+      throw Rejection(issues: [issue(for: violation, entry: entry, rows, at: location, error: error)])
     }
     return Outcome(keptExisting: keptAny && !wroteAny, warnings: warnings)
-  }
-
-  /// A constraint the row `entry` broke, as the record's rejection; any other error as it is.
-  private func rejection(_ error: any StoreError, entry: Int, _ rows: RecordRows, at location: RecordLocation?) throws
-    -> Rejection
-  {
-    guard case .constraint(let violation) = error.failure else { throw error }
-    return Rejection(issues: [issue(for: violation, entry: entry, rows, at: location, error: error)])
-  }
-
-  /// Inserts sibling child rows `range`, up to `rowsPerInsert` per statement. A statement that
-  /// breaks a constraint leaves nothing behind; its rows are then tried one by one, so the
-  /// issue names the row that broke it.
-  private func writeChildren(_ range: Range<Int>, of rows: RecordRows, _ pending: inout Pending) throws {
-    let index = planIndex(of: range.lowerBound, rows)
-    let plan = plans[index]
-    let width = plan.allParameters.count
-    var start = range.lowerBound
-    while start < range.upperBound {
-      let count = min(range.upperBound - start, Self.rowsPerInsert)
-      if count > 1 {
-        let statement = try plan.multiRowInsert(count, store: store, sql: sql)
-        for offset in 0..<count {
-          try bind(statement, plan.allParameters, start + offset, rows, plan, base: offset * width)
-        }
-        do {
-          try statement.execute()
-        } catch let error as any StoreError {
-          guard case .constraint = error.failure else { throw error }
-          try writeOneByOne(start..<start + count, of: rows, plan)
-          throw ChildFailure(entry: start, error: error)  // the rows broke it together only
-        }
-      } else {
-        try writeOneByOne(start..<start + 1, of: rows, plan)
-      }
-      pending.rows[index] += count
-      start += count
-    }
-  }
-
-  private func writeOneByOne(_ range: Range<Int>, of rows: RecordRows, _ plan: Plan) throws {
-    for entry in range {
-      do {
-        try bind(plan.insert, plan.allParameters, entry, rows, plan)
-        try plan.insert.execute()
-      } catch let error as any StoreError {
-        throw ChildFailure(entry: entry, error: error)
-      }
-    }
   }
 
   /// The record's savepoint was released: its rows count, its keys are known.
@@ -320,6 +248,14 @@ final class RowWriter {
   private func write(entry: Int, of rows: RecordRows, _ pending: inout Pending) throws -> Bool {
     let index = planIndex(of: entry, rows)
     let plan = plans[index]
+    if rows.entries[entry].parent >= 0 {
+      // A child of a kept parent is kept with it.
+      if pending.kept[Int(rows.entries[entry].parent)] { return true }
+      try bind(plan.insert, plan.allParameters, entry, rows, plan)
+      try plan.insert.execute()
+      pending.rows[index] += 1
+      return false
+    }
     if rows.entries[entry].isPatch {
       try patch(entry, rows, plan, index, &pending)
       return false
@@ -407,8 +343,7 @@ final class RowWriter {
 
   @inline(__always)
   private func bind(
-    _ statement: any StoreStatement, _ parameters: [Int], _ entry: Int, _ rows: RecordRows, _ plan: Plan,
-    base: Int = 0
+    _ statement: any StoreStatement, _ parameters: [Int], _ entry: Int, _ rows: RecordRows, _ plan: Plan
   ) throws {
     // Everything the loop needs, taken out of the plan and the rows once per row.
     let row = rows.entries[entry]
@@ -423,10 +358,10 @@ final class RowWriter {
           let value =
             column < sources.count
             ? values[parentStart + sources[column]] : .integer(plan.firstPosition + Int64(row.index))
-          try statement.bind(value, at: Int32(base + column + 1))
+          try statement.bind(value, at: Int32(column + 1))
         }
         let own = UnsafeBufferPointer(rebasing: values[start..<start + plan.ownCount])
-        try statement.bind(own, from: Int32(base + inherited + 1))
+        try statement.bind(own, from: Int32(inherited + 1))
         return
       }
       for column in parameters {
@@ -522,15 +457,6 @@ final class RowWriter {
     var missing = Set<DatabaseValue>()
     var rowCache: [DatabaseValue: [DatabaseValue?]] = [:]
     var patchStatements: [UInt64: (any StoreStatement, [Int])] = [:]
-    /// Multi-row inserts of child rows, by row count, prepared when first needed.
-    private var multiRowInserts: [Int: any StoreStatement] = [:]
-
-    func multiRowInsert(_ count: Int, store: any Store, sql: TableSQL) throws -> any StoreStatement {
-      if let statement = multiRowInserts[count] { return statement }
-      let statement = try store.prepare(sql.insert(table, rows: count))
-      multiRowInserts[count] = statement
-      return statement
-    }
 
     init(
       table: Table, policy: ConflictPolicy, children: [(plan: Int, delete: any StoreStatement)],

@@ -77,15 +77,6 @@ struct TableSQL {
     (1...table.allColumns.count).map(dialect.parameter).joined(separator: ", ")
   }
 
-  /// Inserts `count` whole rows in one statement; row `n`'s parameters follow row `n - 1`'s.
-  func insert(_ table: Table, rows count: Int) -> String {
-    let width = table.allColumns.count
-    let rows = (0..<count).map { row in
-      "(" + (1...width).map { dialect.parameter(row * width + $0) }.joined(separator: ", ") + ")"
-    }
-    return "INSERT INTO \(q(table.name)) (\(columnList(table))) VALUES \(rows.joined(separator: ", "))"
-  }
-
   /// Inserts a whole row; with `ignoringExisting`, a row whose key exists is left alone and the
   /// store reports no change — the insert-first fast path of `upsert` and `ignore`.
   func insert(_ table: Table, ignoringExisting: Bool) -> String {
