@@ -93,6 +93,26 @@ struct EngineTests {
     #expect(try db.scalarInt("SELECT count(*) FROM parcels") == 3)
   }
 
+  @Test func aChildRowThatBreaksAConstraintIsNamedAmongItsSiblings() throws {
+    // The issue names the sibling at fault; a record with many children writes them all.
+    let many = (1...40).map(String.init).joined(separator: ", ")
+    let (report, db, directory) = try run(
+      [
+        #"{"id": "a", "mode": "air", "parcels": [1, 2, -3, 4, 5]}"#,
+        #"{"id": "b", "mode": "sea", "parcels": [\#(many)]}"#,
+      ],
+      policy: .lenient)
+    defer { withExtendedLifetime(directory) {} }
+    #expect(report.status == .succeeded)
+    #expect(report.issues.map(\.path) == ["parcels[2].weight"])
+    #expect(report.issues.first?.message == "parcels: check weight >= 1 violated")
+    #expect(try db.scalarInt("SELECT count(*) FROM parcels WHERE id = 'a'") == 0)
+    #expect(try db.scalarInt("SELECT count(*) FROM parcels WHERE id = 'b'") == 40)
+    #expect(try db.scalarInt("SELECT sum(weight) FROM parcels WHERE id = 'b'") == 820)
+    #expect(try db.scalarInt("SELECT max(position) FROM parcels WHERE id = 'b'") == 39)
+    #expect(report.rowsWritten["parcels"] == 40)
+  }
+
   @Test func strictRunStopsAtALoadConstraint() throws {
     let (report, db, directory) = try run(
       [#"{"id": "a", "mode": "air", "parcels": [1]}"#, #"{"id": "b", "mode": "sea", "parcels": [-1]}"#],
