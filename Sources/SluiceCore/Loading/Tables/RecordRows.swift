@@ -97,19 +97,20 @@ public struct RecordRows: Sendable {
   @usableFromInline
   mutating func append(_ table: Table, start: Int, unchanged: UInt64, nulls: UInt64, isPatch: Bool) {
     precondition(
-      values.count - start == table.columns.count,
+      values.count - start == table.ownColumnCount,
       "\(table.name): \(values.count - start) value(s) given for \(table.columns.count) column(s)")
     var parent: Int32 = -1
     var index: Int32 = 0
-    if let link = table.parent {
-      let parentSerial = link.table.serial
-      guard let found = entries.lastIndex(where: { $0.serial == parentSerial }) else {
-        preconditionFailure("\(table.name): a child row needs a row of \(link.table.name) before it")
-      }
+    let parentSerial = table.parentSerial
+    if parentSerial >= 0 {
+      var found = entries.count - 1
+      while found >= 0 && entries[found].serial != parentSerial { found -= 1 }
+      precondition(found >= 0, "\(table.name): a child row needs a row of its parent table before it")
       parent = Int32(found)
+      let serial = table.serial
       var sibling = entries.count - 1
       while sibling > found {
-        if entries[sibling].serial == table.serial {
+        if entries[sibling].serial == serial {
           index = entries[sibling].index + 1
           break
         }
@@ -126,7 +127,7 @@ public struct RecordRows: Sendable {
   /// Resolves the row's references against the record's earlier rows, on the decoding thread;
   /// what remains is for the writer.
   private mutating func resolve(_ entry: Entry, of table: Table) {
-    guard entry.isPatch || !table.references.isEmpty else { return }
+    guard entry.isPatch || table.hasReferences else { return }
     let number = Int32(entries.count - 1)
     /// Whether an earlier whole row of the record has `key` in table `serial`'s key column.
     func writtenEarlier(_ key: DatabaseValue, serial: Int32, keyColumn: Int) -> Bool {

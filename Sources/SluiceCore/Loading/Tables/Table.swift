@@ -39,6 +39,11 @@ public final class Table: Sendable {
   let singleKeyColumn: Int?
   /// The own columns that reference another table's rows, with that table.
   let references: [(column: Int, target: Table, orphans: OrphanPolicy)]
+  /// The parent's serial, for a child table; -1 otherwise. With `ownColumnCount` and
+  /// `hasReferences`, what `RecordRows` reads per row without touching arrays or references.
+  let parentSerial: Int32
+  let ownColumnCount: Int
+  let hasReferences: Bool
   /// This table's number in the process: what a row in `RecordRows` names it by.
   let serial = tableSerials.wrappingAdd(1, ordering: .relaxed).oldValue
 
@@ -74,6 +79,9 @@ public final class Table: Sendable {
     self.firstPosition = 0
     self.singleKeyColumn = key.count == 1 ? columns.firstIndex { $0.name == key[0] } : nil
     self.references = Self.references(columns)
+    self.parentSerial = -1
+    self.ownColumnCount = columns.count
+    self.hasReferences = !references.isEmpty
     for column in key {
       precondition(columns.contains { $0.name == column }, "\(name): key column \(column) is not declared")
     }
@@ -105,6 +113,9 @@ public final class Table: Sendable {
     self.firstPosition = firstPosition
     self.singleKeyColumn = nil
     self.references = Self.references(columns)
+    self.parentSerial = parent.serial
+    self.ownColumnCount = columns.count
+    self.hasReferences = !references.isEmpty
     Self.checkColumns(name, allColumns)
   }
 
