@@ -5,6 +5,14 @@ public enum Catalog {
   public static let datasets: [AnyDataset] = [
     AnyDataset(FruitsDataset()),
     AnyDataset(OrdersDataset()),
+    AnyDataset(StackExchangeUsersDataset()),
+    AnyDataset(StackExchangeTagsDataset()),
+    AnyDataset(StackExchangePostsDataset()),
+    AnyDataset(StackExchangeCommentsDataset()),
+    AnyDataset(StackExchangeVotesDataset()),
+    AnyDataset(StackExchangeBadgesDataset()),
+    AnyDataset(StackExchangePostLinksDataset()),
+    AnyDataset(StackExchangePostHistoryDataset()),
   ]
 
   public static func dataset(named name: String) -> AnyDataset? {

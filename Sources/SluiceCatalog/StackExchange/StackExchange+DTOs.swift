@@ -1,0 +1,165 @@
+// The dump's rows as they are written: one DTO per file, one property per attribute, the
+// attribute's name as the coding key. Optional exactly where the dump leaves an attribute out:
+// on some kinds of rows (`Title` only on questions), for deleted users (`OwnerUserId`), or in
+// older dumps (`ContentLicense`, absent from the 2015 ones). Timestamps stay strings until the
+// mapper reads them as UTC (`StackExchange.timestamp(from:)`); ids and counts are integers and
+// `True`/`False` booleans, which the XML decoder reads from attribute text.
+
+extension StackExchange {
+  /// A row of Users.xml.
+  public struct UserDTO: Decodable, Sendable {
+    public let id: Int64
+    public let accountID: Int64?
+    public let reputation: Int64
+    public let creationDate: String
+    public let displayName: String
+    public let lastAccessDate: String
+    public let websiteURL: String?
+    public let location: String?
+    public let aboutMe: String?
+    public let views: Int64
+    public let upVotes: Int64
+    public let downVotes: Int64
+    public let profileImageURL: String?
+
+    enum CodingKeys: String, CodingKey {
+      case id = "Id", accountID = "AccountId", reputation = "Reputation", creationDate = "CreationDate"
+      case displayName = "DisplayName", lastAccessDate = "LastAccessDate", websiteURL = "WebsiteUrl"
+      case location = "Location", aboutMe = "AboutMe", views = "Views", upVotes = "UpVotes"
+      case downVotes = "DownVotes", profileImageURL = "ProfileImageUrl"
+    }
+  }
+
+  /// A row of Posts.xml: questions, answers, tag wikis and the site's other posts.
+  public struct PostDTO: Decodable, Sendable {
+    public let id: Int64
+    public let postTypeID: Int64
+    public let acceptedAnswerID: Int64?
+    public let parentID: Int64?
+    public let creationDate: String
+    public let score: Int64
+    public let viewCount: Int64?
+    public let body: String
+    public let ownerUserID: Int64?
+    public let ownerDisplayName: String?
+    public let lastEditorUserID: Int64?
+    public let lastEditorDisplayName: String?
+    public let lastEditDate: String?
+    public let lastActivityDate: String
+    public let title: String?
+    public let tags: String?
+    public let answerCount: Int64?
+    public let commentCount: Int64?
+    public let favoriteCount: Int64?
+    public let closedDate: String?
+    public let communityOwnedDate: String?
+    public let contentLicense: String?
+
+    enum CodingKeys: String, CodingKey {
+      case id = "Id", postTypeID = "PostTypeId", acceptedAnswerID = "AcceptedAnswerId", parentID = "ParentId"
+      case creationDate = "CreationDate", score = "Score", viewCount = "ViewCount", body = "Body"
+      case ownerUserID = "OwnerUserId", ownerDisplayName = "OwnerDisplayName"
+      case lastEditorUserID = "LastEditorUserId", lastEditorDisplayName = "LastEditorDisplayName"
+      case lastEditDate = "LastEditDate", lastActivityDate = "LastActivityDate", title = "Title", tags = "Tags"
+      case answerCount = "AnswerCount", commentCount = "CommentCount", favoriteCount = "FavoriteCount"
+      case closedDate = "ClosedDate", communityOwnedDate = "CommunityOwnedDate", contentLicense = "ContentLicense"
+    }
+  }
+
+  /// A row of Tags.xml. `IsModeratorOnly` and `IsRequired` appear only in newer dumps.
+  public struct TagDTO: Decodable, Sendable {
+    public let id: Int64
+    public let tagName: String
+    public let count: Int64
+    public let excerptPostID: Int64?
+    public let wikiPostID: Int64?
+    public let isModeratorOnly: Bool?
+    public let isRequired: Bool?
+
+    enum CodingKeys: String, CodingKey {
+      case id = "Id", tagName = "TagName", count = "Count", excerptPostID = "ExcerptPostId"
+      case wikiPostID = "WikiPostId", isModeratorOnly = "IsModeratorOnly", isRequired = "IsRequired"
+    }
+  }
+
+  /// A row of Comments.xml. A deleted user's comment has `UserDisplayName` instead of `UserId`.
+  public struct CommentDTO: Decodable, Sendable {
+    public let id: Int64
+    public let postID: Int64
+    public let score: Int64
+    public let text: String
+    public let creationDate: String
+    public let userID: Int64?
+    public let userDisplayName: String?
+    public let contentLicense: String?
+
+    enum CodingKeys: String, CodingKey {
+      case id = "Id", postID = "PostId", score = "Score", text = "Text", creationDate = "CreationDate"
+      case userID = "UserId", userDisplayName = "UserDisplayName", contentLicense = "ContentLicense"
+    }
+  }
+
+  /// A row of Votes.xml. The voter is public only for favorites and bounties; `BountyAmount`
+  /// only on bounty votes.
+  public struct VoteDTO: Decodable, Sendable {
+    public let id: Int64
+    public let postID: Int64
+    public let voteTypeID: Int64
+    public let userID: Int64?
+    public let creationDate: String
+    public let bountyAmount: Int64?
+
+    enum CodingKeys: String, CodingKey {
+      case id = "Id", postID = "PostId", voteTypeID = "VoteTypeId", userID = "UserId"
+      case creationDate = "CreationDate", bountyAmount = "BountyAmount"
+    }
+  }
+
+  /// A row of Badges.xml.
+  public struct BadgeDTO: Decodable, Sendable {
+    public let id: Int64
+    public let userID: Int64
+    public let name: String
+    public let date: String
+    public let badgeClass: Int64
+    public let tagBased: Bool
+
+    enum CodingKeys: String, CodingKey {
+      case id = "Id", userID = "UserId", name = "Name", date = "Date", badgeClass = "Class", tagBased = "TagBased"
+    }
+  }
+
+  /// A row of PostLinks.xml.
+  public struct PostLinkDTO: Decodable, Sendable {
+    public let id: Int64
+    public let creationDate: String
+    public let postID: Int64
+    public let relatedPostID: Int64
+    public let linkTypeID: Int64
+
+    enum CodingKeys: String, CodingKey {
+      case id = "Id", creationDate = "CreationDate", postID = "PostId", relatedPostID = "RelatedPostId"
+      case linkTypeID = "LinkTypeId"
+    }
+  }
+
+  /// A row of PostHistory.xml: one revision or event of a post.
+  public struct PostHistoryDTO: Decodable, Sendable {
+    public let id: Int64
+    public let postHistoryTypeID: Int64
+    public let postID: Int64
+    public let revisionGUID: String
+    public let creationDate: String
+    public let userID: Int64?
+    public let userDisplayName: String?
+    public let comment: String?
+    public let text: String?
+    public let contentLicense: String?
+
+    enum CodingKeys: String, CodingKey {
+      case id = "Id", postHistoryTypeID = "PostHistoryTypeId", postID = "PostId", revisionGUID = "RevisionGUID"
+      case creationDate = "CreationDate", userID = "UserId", userDisplayName = "UserDisplayName"
+      case comment = "Comment", text = "Text", contentLicense = "ContentLicense"
+    }
+  }
+}
