@@ -8,6 +8,8 @@
 #undef LIBXML_ICU_ENABLED
 #include <libxml/xmlreader.h>
 #include <libxml/parser.h>
+#include <libxml/SAX2.h>
+#include <libxml/xmlerror.h>
 
 /// `xmlFree` is a C global function pointer, which Swift 6 strict concurrency rejects.
 static inline void sluice_xmlFree(void *pointer) { xmlFree(pointer); }

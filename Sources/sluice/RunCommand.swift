@@ -11,9 +11,13 @@ enum RunCommand {
     let summary: String
     var options = """
           --input PATH           input file, or - for standard input
-          --format json|ndjson   a JSON document with an array of records, or one record per line
-          --record-path PATH     keys leading to the record array, dotted (data.fruits); '' for a
-                                 top-level array
+          --format json|ndjson|xml
+                                 a JSON document with an array of records, one JSON record per
+                                 line, or an XML document whose records are elements
+          --record-path PATH     json: keys leading to the record array, dotted (data.fruits);
+                                 xml: element names from the root to the records (orders.order,
+                                 namespaces matched by local name); '' for a
+                                 top-level array (json) or the root's children (xml)
           --policy strict|lenient
                                  picks a preset, replacing the spec's policy unless it is the same
                                  preset (then the spec's overrides stay)
@@ -168,10 +172,11 @@ enum RunCommand {
     if mode == .run, let rejects = values["rejects"] { configuration.rejectsPath = absolute(rejects) }
     if let format = values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {
-        throw UsageError(message: "--format must be json or ndjson, not '\(format)'", help: help(mode))
+        throw UsageError(message: "--format must be json, ndjson or xml, not '\(format)'", help: help(mode))
       }
+      // A path written for another format means nothing in this one.
+      if value != configuration.format && values["record-path"] == nil { configuration.recordPath = [] }
       configuration.format = value
-      if value == .ndjson && values["record-path"] == nil { configuration.recordPath = [] }
     }
     if let path = values["record-path"] {
       configuration.recordPath = PipelineSpec.parseRecordPath(path)

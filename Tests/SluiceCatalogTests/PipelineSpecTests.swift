@@ -64,7 +64,7 @@ struct PipelineSpecTests {
     (#"{"input": "i", "database": "d"}"#, "'dataset': missing required key"),
     (#"{"dataset": "fruits", "database": "d"}"#, "'input': missing required key"),
     (#"{"dataset": "fruits", "input": "i"}"#, "'database': missing required key"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "format": "xml"}"#, "'format' is 'xml', expected one of: json, ndjson"),
+    (#"{"dataset": "fruits", "input": "i", "database": "d", "format": "yaml"}"#, "'format' is 'yaml', expected one of: json, ndjson, xml"),
     (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": "loose"}"#, "'policy' is 'loose', expected one of: strict, lenient"),
     (#"{"dataset": "fruits", "input": "i", "database": "d", "onConflict": "merge"}"#, "'onConflict' is 'merge'"),
     (#"{"dataset": "fruits", "input": "i", "database": "d", "recordpath": "x"}"#, "unknown key 'recordpath'"),

@@ -16,6 +16,8 @@ final class DecodingState {
   let legacyScalars: Bool
   let dates: DateParser
   var coercions = 0
+  /// How the current XML record's arrays were read.
+  var xml = XMLReadings()
 
   init(options: SluiceDecoder.Options) {
     legacyScalars = options.legacyScalars
@@ -55,13 +57,13 @@ final class DecodingState {
 
   // MARK: - Values
 
-  func decode<T: Decodable>(_ type: T.Type, at node: Int) throws -> T {
+  func decode<T: Decodable>(_ type: T.Type, at node: Int, parent: Int = -1) throws -> T {
     // Types Foundation also special-cases. The casts are checked by the type tests in front of
     // them; a dynamic `as? T` here cost more than parsing an ISO 8601 date.
     if T.self == Date.self { return unsafeBitCast(try date(node), to: T.self) }
     if T.self == Decimal.self { return unsafeBitCast(try decimal(node), to: T.self) }
     if T.self == URL.self { return unsafeBitCast(try url(node), to: T.self) }
-    return try T(from: TapeDecoder(state: self, node: node))
+    return try T(from: TapeDecoder(state: self, node: node, parent: parent))
   }
 
   func string(_ node: Int) throws -> String {
@@ -82,7 +84,10 @@ final class DecodingState {
     switch n.kind {
     case .true: return true
     case .false: return false
-    case .string where legacyScalars || tape.scalarsAreText:
+    case .string where tape.scalarsAreText:
+      guard let value = xmlBool(node) else { throw mismatch(node, Bool.self, expected: "a boolean") }
+      return value
+    case .string where legacyScalars:
       let text = tape.bytes[range(node)]
       if text.elementsEqual("true".utf8) || text.elementsEqual("false".utf8) {
         if !tape.scalarsAreText { coercions += 1 }
@@ -366,6 +371,10 @@ final class DecodingState {
   /// arbitrary, so neither is trusted), as does a key with an unpaired surrogate escape.
   /// Subtrees of containers the DTO never opened are skipped whole: nothing in them was read.
   func sweepKeys(into diagnostics: inout DecodeDiagnostics, reportUnknown: Bool) throws(RecordDecodingError) {
+    if isXML {
+      try sweepXMLKeys(into: &diagnostics, reportUnknown: reportUnknown)
+      return
+    }
     var index = 0
     let nodes = tape.nodes
     while index < nodes.count {
@@ -472,7 +481,7 @@ final class DecodingState {
   /// A `DecodingError.Context` carrying Sluice's issue code and the value's byte offset.
   func context(_ node: Int, code: IssueCode, _ message: String) -> DecodingError.Context {
     DecodingError.Context(
-      codingPath: tape.codingPath(to: node), debugDescription: message,
+      codingPath: codingPath(to: node), debugDescription: message,
       underlyingError: DecodeFailure(code: code, message: message, byteOffset: offset(of: node)))
   }
 
@@ -481,9 +490,17 @@ final class DecodingState {
     tape.nodes.isEmpty ? nil : offset(of: tape.node(along: codingPath))
   }
 
+  /// The coding path of a node, as the DTO sees it.
+  func codingPath(to node: Int) -> [any CodingKey] {
+    isXML ? xmlCodingPath(to: node) : tape.codingPath(to: node)
+  }
+
+  /// Where a node is, for locations: its source offset in the record (XML), or its place in
+  /// the record's JSON text.
   func offset(of node: Int) -> Int {
+    if let position = tape.sourcePosition(of: node) { return position.offset }
     // A string's start is after its opening quote; point at the quote.
-    tape.nodes[node].kind == .string ? tape.start(of: node) - 1 : tape.start(of: node)
+    return tape.nodes[node].kind == .string ? tape.start(of: node) - 1 : tape.start(of: node)
   }
 
   func mismatch(_ node: Int, _ type: Any.Type, expected: String) -> DecodingError {
@@ -506,7 +523,7 @@ final class DecodingState {
   }
 
   func keyNotFound(_ key: some CodingKey, in object: Int) -> DecodingError {
-    let path = tape.codingPath(to: object)
+    let path = codingPath(to: object)
     let offset = offset(of: object)
     return .keyNotFound(
       key,

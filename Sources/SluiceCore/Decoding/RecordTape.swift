@@ -17,7 +17,7 @@ import Foundation
 /// walking its children, and a container's own first byte, which only error messages need, by
 /// counting brackets from the scalar before it. So `bytes` are JSON text — strings quoted and
 /// escaped, containers bracketed — and another format's reader (XML) builds its tape by writing
-/// its values in that form; `scalarsAreText` then says that numbers and booleans arrive as text.
+/// its values in that form (`RecordTape.Builder`); `origin` then says how to read it.
 public struct RecordTape: Sendable {
   public enum Kind: UInt8, Sendable {
     case object, array, string, number, `true`, `false`, null
@@ -71,11 +71,28 @@ public struct RecordTape: Sendable {
     }
   }
 
+  /// The format a tape was made from, which decides how the decoder reads it.
+  public enum Origin: Sendable, Hashable {
+    /// JSON: typed scalars, arrays, a key at most once per object.
+    case json
+    /// XML: every scalar is text (numbers and booleans convert without counting as coercions),
+    /// an empty element is absent content, and an array is repeated sibling elements or a
+    /// wrapper element's children, as the DTO asks.
+    case xml
+  }
+
   public internal(set) var nodes: [Node] = []
   public internal(set) var bytes: [UInt8] = []
-  /// True for formats without typed scalars (XML): numbers and booleans arrive as strings and
-  /// convert without counting as coercions.
-  public var scalarsAreText = false
+  public internal(set) var origin = Origin.json
+  /// XML only: per node, where its element starts in the source, relative to the record's start
+  /// (`sourceOffsets`, bytes; `sourceLines`, lines). Attribute keys carry `attributeLineFlag` in
+  /// their line. Empty for JSON, where a node's `start` is its place in the record's own text.
+  public internal(set) var sourceOffsets: [UInt32] = []
+  public internal(set) var sourceLines: [UInt32] = []
+  static let attributeLineFlag: UInt32 = 1 << 31
+
+  /// True for formats without typed scalars (XML).
+  @inline(__always) public var scalarsAreText: Bool { origin == .xml }
 
   public init() {}
 }
@@ -104,7 +121,9 @@ extension RecordTape {
     }
     bytes = record
     nodes.removeAll(keepingCapacity: true)
-    scalarsAreText = false
+    origin = .json
+    sourceOffsets = []
+    sourceLines = []
     let count = record.count
     let result: RecordDecodingError? = record.withUnsafeBufferPointer { buffer in
       // Counting is one more pass over the bytes, paid by big records only (see `nodeCount`).
@@ -122,7 +141,30 @@ extension RecordTape {
   /// Until the next `loadJSON`, the tape must not be read.
   mutating func releaseRecord() {
     bytes = []
+    sourceOffsets = []
+    sourceLines = []
     if nodes.capacity > Self.retainedNodeCapacity { nodes = [] }
+  }
+
+  /// Reads a quarantined XML record back: its JSON text as the reader wrote it, read with XML's
+  /// rules. Where each value sat in the original file, and which keys were attributes, is not in
+  /// the text, so those are lost.
+  public mutating func loadJSON(_ record: [UInt8], origin: Origin) throws(RecordDecodingError) {
+    try loadJSON(record)
+    self.origin = origin
+  }
+
+  /// Whether a key node was an XML attribute (false for JSON and replayed XML).
+  @inline(__always)
+  func isAttribute(_ key: Int) -> Bool {
+    key < sourceLines.count && sourceLines[key] & Self.attributeLineFlag != 0
+  }
+
+  /// A node's place in the record's source: its offset from the record's first byte, and how
+  /// many lines below the record's first line it is, when the tape knows (XML); nil for JSON.
+  public func sourcePosition(of index: Int) -> (offset: Int, lines: Int)? {
+    guard index < sourceOffsets.count, index < sourceLines.count else { return nil }
+    return (Int(sourceOffsets[index]), Int(sourceLines[index] & ~Self.attributeLineFlag))
   }
 
   private mutating func tokenize(

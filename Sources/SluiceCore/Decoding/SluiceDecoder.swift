@@ -35,7 +35,11 @@ public final class SluiceDecoder: RecordDecoding {
     _ type: T.Type, from record: RawRecord, diagnostics: inout DecodeDiagnostics
   ) throws(RecordDecodingError) -> T {
     defer { state.releaseRecord() }
-    try state.tape.loadJSON(record.bytes)
+    if let tape = record.tape {
+      state.tape = tape
+    } else {
+      try state.tape.loadJSON(record.bytes)
+    }
     return try decodeLoadedTape(type, diagnostics: &diagnostics)
   }
 
@@ -45,6 +49,7 @@ public final class SluiceDecoder: RecordDecoding {
   ) throws(RecordDecodingError) -> T {
     state.coercions = 0
     state.resetCursors()
+    state.xml.reset()
     let value: T
     do {
       value = try state.decode(T.self, at: 0)

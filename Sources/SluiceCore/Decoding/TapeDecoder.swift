@@ -9,8 +9,10 @@ struct TapeDecoder: Decoder {
   /// `SluiceDecoder` keeps the state alive; reference counting here cost ~5% of decoding.
   unowned(unsafe) let state: DecodingState
   let node: Int
+  /// The object the node was found in by key, or −1: XML's repeated siblings are read from it.
+  var parent = -1
 
-  var codingPath: [any CodingKey] { state.tape.codingPath(to: node) }
+  var codingPath: [any CodingKey] { state.codingPath(to: node) }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -24,6 +26,7 @@ struct TapeDecoder: Decoder {
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
     guard state.kind(node) == .array else {
+      if state.isXML { return UnkeyedTapeContainer(state: state, array: node, items: state.xmlItems(of: node, parent: parent)) }
       throw state.mismatch(node, [Any].self, expected: "an array")
     }
     state.tape.nodes[node].bits |= RecordTape.Node.opened
@@ -41,7 +44,7 @@ struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// This container's lookup cursor in `state.cursors`.
   let cursor: Int
 
-  var codingPath: [any CodingKey] { state.tape.codingPath(to: object) }
+  var codingPath: [any CodingKey] { state.codingPath(to: object) }
 
   var allKeys: [Key] {
     var keys: [Key] = []
@@ -64,7 +67,7 @@ struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     return node
   }
 
-  func decodeNil(forKey key: Key) throws -> Bool { state.kind(try value(key)) == .null }
+  func decodeNil(forKey key: Key) throws -> Bool { state.isNull(try value(key)) }
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try state.bool(try value(key)) }
   func decode(_ type: String.Type, forKey key: Key) throws -> String { try state.string(try value(key)) }
   func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try state.double(try value(key)) }
@@ -80,16 +83,20 @@ struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try state.integer(try value(key), type) }
   func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try state.integer(try value(key), type) }
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    try state.decode(type, at: try value(key))
+    let node = try value(key)
+    if state.isXML { return try state.decodeXML(type, at: node, in: object) }
+    return try state.decode(type, at: node)
   }
 
   func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-    guard let node = state.find(key, in: object, cursor: cursor), state.kind(node) != .null else { return nil }
+    guard let node = state.find(key, in: object, cursor: cursor), !state.isNull(node) else { return nil }
     return try state.string(node)
   }
 
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-    guard let node = state.find(key, in: object, cursor: cursor), state.kind(node) != .null else { return nil }
+    let node = state.find(key, in: object, cursor: cursor)
+    guard let node, !state.isAbsent(node, as: T.self) else { return nil }
+    if state.isXML { return try state.decodeXML(type, at: node, in: object) }
     return try state.decode(type, at: node)
   }
 
@@ -100,7 +107,7 @@ struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    try TapeDecoder(state: state, node: try value(key)).unkeyedContainer()
+    try TapeDecoder(state: state, node: try value(key), parent: object).unkeyedContainer()
   }
 
   func superDecoder() throws -> any Decoder {
@@ -112,7 +119,7 @@ struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   func superDecoder(forKey key: Key) throws -> any Decoder {
-    TapeDecoder(state: state, node: try value(key))
+    TapeDecoder(state: state, node: try value(key), parent: object)
   }
 }
 
@@ -123,20 +130,23 @@ struct UnkeyedTapeContainer: UnkeyedDecodingContainer {
   private(set) var currentIndex = 0
   /// The index just past the array's subtree: the elements are used up when `next` reaches it.
   private let end: Int
+  /// XML: the items, found where the DTO asked for an array (`DecodingState.xmlItems`).
+  private let items: [Int]?
 
-  init(state: DecodingState, array: Int) {
+  init(state: DecodingState, array: Int, items: [Int]? = nil) {
     self.state = state
     self.array = array
-    next = array + 1
-    end = state.tape.end(of: array)
+    self.items = items
+    next = items?.first ?? array + 1
+    end = items == nil ? state.tape.end(of: array) : Int.max
   }
 
   /// Counted by walking the elements, only when asked: the standard library's collections
   /// decode until `isAtEnd` and never ask.
-  var count: Int? { state.tape.childCount(of: array) }
+  var count: Int? { items?.count ?? state.tape.childCount(of: array) }
 
-  var codingPath: [any CodingKey] { state.tape.codingPath(to: array) }
-  var isAtEnd: Bool { next >= end }
+  var codingPath: [any CodingKey] { state.codingPath(to: array) }
+  var isAtEnd: Bool { items.map { currentIndex >= $0.count } ?? (next >= end) }
 
   private mutating func advance() throws -> Int {
     guard !isAtEnd else {
@@ -149,6 +159,11 @@ struct UnkeyedTapeContainer: UnkeyedDecodingContainer {
             code: .missingField, message: "the array has only \(count ?? 0) elements",
             byteOffset: state.offset(of: array))))
     }
+    if let items {
+      let node = items[currentIndex]
+      currentIndex += 1
+      return node
+    }
     let node = next
     next = state.tape.end(of: node)
     currentIndex += 1
@@ -156,7 +171,7 @@ struct UnkeyedTapeContainer: UnkeyedDecodingContainer {
   }
 
   mutating func decodeNil() throws -> Bool {
-    guard !isAtEnd, state.kind(next) == .null else { return false }
+    guard !isAtEnd, state.isNull(items?[currentIndex] ?? next) else { return false }
     _ = try advance()
     return true
   }
@@ -198,9 +213,9 @@ struct SingleValueTapeContainer: SingleValueDecodingContainer {
   unowned(unsafe) let state: DecodingState
   let node: Int
 
-  var codingPath: [any CodingKey] { state.tape.codingPath(to: node) }
+  var codingPath: [any CodingKey] { state.codingPath(to: node) }
 
-  func decodeNil() -> Bool { state.kind(node) == .null }
+  func decodeNil() -> Bool { state.isNull(node) }
   func decode(_ type: Bool.Type) throws -> Bool { try state.bool(node) }
   func decode(_ type: String.Type) throws -> String { try state.string(node) }
   func decode(_ type: Double.Type) throws -> Double { try state.double(node) }

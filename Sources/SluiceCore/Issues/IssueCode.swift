@@ -31,4 +31,6 @@ public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparab
   public static let unsupportedEnumValue: IssueCode = "unsupportedEnumValue"
   public static let orphanReference: IssueCode = "orphanReference"
   public static let constraint: IssueCode = "constraint"
+  /// An XML document declares an entity: Sluice expands and loads none (billion laughs, XXE).
+  public static let unsafeXML: IssueCode = "unsafeXML"
 }

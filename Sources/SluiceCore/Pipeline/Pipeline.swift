@@ -34,7 +34,8 @@ public struct Pipeline<D: Dataset> {
       opened.input = input
       let reader: any RecordReader =
         configuration.mode == .replay
-        ? QuarantineReader(source: input) : JSONRecordReader(source: input, layout: configuration.layout)
+        ? QuarantineReader(source: input)
+        : RecordReaders.make(format: configuration.format, recordPath: configuration.recordPath, source: input)
       if configuration.isDryRun {
         try RecordLoop(dataset: dataset, configuration: configuration).validate(reader, state: &run)
         try run.finishDryRun()

@@ -17,13 +17,17 @@ public struct PipelineConfiguration: Sendable {
     case json
     /// Newline-delimited JSON: one record per line.
     case ndjson
+    /// An XML document whose records are the elements at `recordPath` (element names from the
+    /// root: `orders.order`; empty: the root's children).
+    case xml
   }
 
   /// A name for reports (the spec's file name without extension).
   public var name: String
   public var input: String
   public var format: Format
-  /// Keys leading to the record array; empty for a top-level array.
+  /// JSON: keys leading to the record array, empty for a top-level array. XML: element names
+  /// from the root to the records.
   public var recordPath: [String]
   public var policy: Policy
   public var database: String
@@ -68,11 +72,4 @@ public struct PipelineConfiguration: Sendable {
 
   /// A validate run: nothing is written.
   var isDryRun: Bool { mode == .validate }
-
-  var layout: JSONRecordReader.Layout {
-    switch format {
-    case .json: return .array(path: recordPath)
-    case .ndjson: return .lines
-    }
-  }
 }

@@ -2,20 +2,47 @@
 ///
 /// The bytes are exactly the record's text in the decompressed input (a JSON value, for the
 /// JSON readers), already checked to be well-formed and valid UTF-8.
+///
+/// An XML record arrives as the tape its reader built; its `bytes` are then the tape's JSON
+/// text (what a rejects file keeps), not the XML.
 public struct RawRecord: Sendable {
   public var location: RecordLocation
   public var bytes: [UInt8]
+  /// The record already as a tape (XML), with its values' source positions.
+  public var tape: RecordTape?
 
   public init(location: RecordLocation, bytes: [UInt8]) {
     self.location = location
     self.bytes = bytes
+  }
+
+  public init(location: RecordLocation, tape: RecordTape) {
+    self.location = location
+    self.bytes = tape.bytes
+    self.tape = tape
   }
 }
 
 extension RawRecord {
   /// The location of a byte inside the record: its absolute offset, and its line counted from
   /// the record's first line (only computed when an issue needs it).
+  ///
+  /// For a tape with source positions (XML), `offset` is relative to the record's first byte in
+  /// the source, and the line is that of the node the offset belongs to.
   public func location(at offset: Int?) -> RecordLocation {
+    if let tape, !tape.sourceOffsets.isEmpty {
+      guard let offset, offset >= 0 else { return location }
+      // Offsets never decrease in node order: the first node at or past `offset` is its own.
+      var low = 0
+      var high = tape.sourceOffsets.count
+      while low < high {
+        let middle = (low + high) / 2
+        if Int(tape.sourceOffsets[middle]) < offset { low = middle + 1 } else { high = middle }
+      }
+      let lines = tape.sourcePosition(of: min(low, tape.sourceOffsets.count - 1))?.lines ?? 0
+      return RecordLocation(
+        ordinal: location.ordinal, byteOffset: location.byteOffset + Int64(offset), line: location.line + lines)
+    }
     guard let offset, offset >= 0, offset <= bytes.count else { return location }
     var line = location.line
     for byte in bytes[..<offset] where byte == UInt8(ascii: "\n") { line += 1 }
