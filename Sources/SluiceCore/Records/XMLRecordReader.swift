@@ -109,9 +109,17 @@ public final class XMLRecordReader: RecordReader {
   // MARK: - Feeding the parser
 
   private func feed() throws {
-    let count = try source.read(into: chunk)
+    var count = try source.read(into: chunk)
     guard let base = chunk.baseAddress?.assumingMemoryBound(to: CChar.self) else { return }
     if context == nil {
+      // The parser detects the encoding, and skips a byte order mark, from the first four bytes;
+      // a source may hand back fewer on its first read (a file returns the two bytes it peeked at
+      // for gzip's magic), and two bytes of a UTF-8 BOM leave libxml2 with "Document is empty".
+      while count > 0 && count < 4 {
+        let more = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[count...]))
+        if more == 0 { break }
+        count += more
+      }
       guard count > 0 else {
         sourceEnded = true
         failure = RecordReadError(
