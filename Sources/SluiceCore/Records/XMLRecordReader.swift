@@ -274,11 +274,42 @@ public final class XMLRecordReader: RecordReader {
         else { continue }
         builder.key(
           UnsafeBufferPointer(start: localName, count: strlen(localName)), offset: offset, lines: lines, isAttribute: true)
-        builder.string(UnsafeBufferPointer(start: start, count: start.distance(to: end)), offset: offset, lines: lines)
+        let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
+        if value.contains(UInt8(ascii: "&")) {
+          Self.withAmpersandsDecoded(value) { builder.string($0, offset: offset, lines: lines) }
+        } else {
+          builder.string(value, offset: offset, lines: lines)
+        }
       }
     }
     frames.append(frame)
     checkSize()
+  }
+
+  /// Calls `body` with an attribute value whose `&#38;` sequences are `&` again.
+  ///
+  /// Without entity substitution (`XML_PARSE_NOENT`, which this reader leaves off) libxml2
+  /// hands SAX2 attribute values with every `&` the document escaped — `&amp;`, `&#38;`,
+  /// `&#x26;` — written back as `&#38;`, for a tree to re-parse; other references arrive decoded.
+  /// A bare `&` cannot occur in a well-formed attribute value, so each `&#38;` in what libxml2
+  /// reports stands for exactly one `&` (`&amp;#38;` arrives as `&#38;#38;` and becomes `&#38;`).
+  static func withAmpersandsDecoded<R>(_ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    let escaped: [UInt8] = Array("&#38;".utf8)
+    var decoded: [UInt8] = []
+    decoded.reserveCapacity(value.count)
+    var index = 0
+    while index < value.count {
+      if value[index] == UInt8(ascii: "&"), index + escaped.count <= value.count,
+        value[index..<index + escaped.count].elementsEqual(escaped)
+      {
+        decoded.append(UInt8(ascii: "&"))
+        index += escaped.count
+      } else {
+        decoded.append(value[index])
+        index += 1
+      }
+    }
+    return decoded.withUnsafeBufferPointer(body)
   }
 
   fileprivate func endElement() {

@@ -1,0 +1,193 @@
+import Foundation
+import SluiceCatalog
+import SluiceCore
+import SluiceTestSupport
+import Testing
+
+/// The real dumps of `../shared/corpus/xml-legacy/`: the complete conlang meta dump, loaded file
+/// by file in the pipeline's order under the pipeline's policy, and the older coffee Posts.xml.
+/// Every expected number is computed here from the XML with Foundation's `XMLParser`.
+@Suite("Stack Exchange dump: the real conlang and coffee dumps")
+struct StackExchangeDumpTests {
+  /// Each file's rows by file name, read by the independent parser.
+  static func conlangRows() throws -> [String: [[String: String]]] {
+    var rows: [String: [[String: String]]] = [:]
+    for file in StackExchangeDump.files {
+      rows[file.name] = try DumpRows.read((StackExchangeDump.conlangDirectory as NSString).appendingPathComponent(file.name))
+    }
+    return rows
+  }
+
+  /// A fresh database holding the conlang dump, with the reports of its eight runs.
+  static func loadConlang() throws -> (StackExchangeWorkspace, [String: RunReport]) {
+    let workspace = try StackExchangeWorkspace()
+    let reports = try workspace.runAll(from: StackExchangeDump.conlangDirectory, policy: StackExchangeDump.pipelinePolicy)
+    return (workspace, reports)
+  }
+
+  static func tagNames(_ attribute: String?) -> [String] {
+    guard let attribute, attribute.hasPrefix("<"), attribute.hasSuffix(">") else { return [] }
+    return attribute.dropFirst().dropLast().components(separatedBy: "><")
+  }
+
+  /// `key|count` lines, sorted, for comparing a grouping with a query's.
+  static func counts(_ keys: [String]) -> [String] {
+    Dictionary(keys.map { ($0, 1) }, uniquingKeysWith: +).map { "\($0.key)|\($0.value)" }.sorted()
+  }
+
+  @Test func everyRowOfEveryFileIsImportedOrReported() throws {
+    let rows = try Self.conlangRows()
+    let (workspace, reports) = try Self.loadConlang()
+    let postIDs = Set(try #require(rows["Posts.xml"]).compactMap { $0["Id"] })
+    for file in StackExchangeDump.files {
+      let fileRows = try #require(rows[file.name])
+      let report = try #require(reports[file.name])
+      #expect(report.status == .succeeded, "\(file.name): \(report.failure?.message ?? "")")
+      #expect(report.recordsRead == fileRows.count, "\(file.name)")
+      #expect(report.recordsLoaded + report.recordsRejected == fileRows.count, "\(file.name)")
+      #expect(try workspace.count("SELECT count(*) FROM \(file.table)") == report.recordsLoaded, "\(file.name)")
+      #expect(report.issueCounts["unknownField"] == nil, "\(file.name)")
+      // Nothing names a user or a tag the dump lacks.
+      #expect(report.statistics(for: .load).warnings == 0, "\(file.name)")
+    }
+    // Exactly the votes on posts that are not in Posts.xml are rejected, each at its PostId.
+    let votes = try #require(rows["Votes.xml"])
+    let orphans = votes.indices.filter { !postIDs.contains(votes[$0]["PostId"] ?? "") }.map { $0 + 1 }
+    #expect(orphans.count == 27)
+    let voteReport = try #require(reports["Votes.xml"])
+    #expect(voteReport.recordsRejected == orphans.count)
+    let issues = voteReport.issues(.orphanReference)
+    #expect(issues.map { $0.location?.ordinal ?? 0 } == orphans)
+    for issue in issues {
+      #expect(issue.stage == .load && issue.severity == .error && issue.path == "PostId")
+      // Record n is on line n + 2, after the declaration and the root's start tag.
+      #expect(issue.location?.line == (issue.location?.ordinal ?? 0) + 2)
+    }
+    for file in StackExchangeDump.files where file.name != "Votes.xml" {
+      #expect(reports[file.name]?.recordsRejected == 0, "\(file.name)")
+    }
+  }
+
+  @Test func foreignKeysHoldAndTheLookupsAreTheEnums() throws {
+    let (workspace, _) = try Self.loadConlang()
+    #expect(try workspace.rows("PRAGMA foreign_key_check", columns: 4) == [])
+    #expect(try workspace.rows("SELECT id || ' ' || name FROM post_types ORDER BY id") == PostType.allCases.map { "\($0.lookupID) \($0.rawValue)" })
+    #expect(try workspace.rows("SELECT id || ' ' || name FROM vote_types ORDER BY id") == VoteType.allCases.map { "\($0.lookupID) \($0.rawValue)" })
+  }
+
+  @Test func questionsPerTagMatchTheXML() throws {
+    let posts = try #require(try Self.conlangRows()["Posts.xml"])
+    let truth = Self.counts(posts.filter { $0["PostTypeId"] == "1" }.flatMap { Self.tagNames($0["Tags"]) })
+    #expect(truth.count == 20)
+    let (workspace, _) = try Self.loadConlang()
+    let answer = try workspace.rows(
+      """
+      SELECT t.tag_name || '|' || count(*) FROM post_tags t JOIN posts p USING (post_id)
+      JOIN post_types k ON k.id = p.post_type_id WHERE k.name = 'Question' GROUP BY t.tag_name
+      """)
+    #expect(answer.sorted() == truth)
+    // Every tag a post names is one of Tags.xml's, and the tag's Count says how many posts name it.
+    #expect(try workspace.count("SELECT count(*) FROM post_tags WHERE tag_name IS NULL") == 0)
+    let mismatched = try workspace.count(
+      "SELECT count(*) FROM tags WHERE count <> (SELECT count(*) FROM post_tags p WHERE p.tag_name = tags.tag_name)")
+    #expect(mismatched == 0)
+  }
+
+  @Test func answersPerQuestionAndAcceptedAnswersMatchTheXML() throws {
+    let posts = try #require(try Self.conlangRows()["Posts.xml"])
+    let answers = Self.counts(posts.filter { $0["PostTypeId"] == "2" }.compactMap { $0["ParentId"] })
+    let accepted = posts.compactMap { post in post["AcceptedAnswerId"].map { "\(post["Id"] ?? "")|\($0)" } }.sorted()
+    #expect(answers.count > 40 && accepted.count == 11)
+    let (workspace, _) = try Self.loadConlang()
+    let answerCounts = try workspace.rows(
+      """
+      SELECT a.parent_id || '|' || count(*) FROM posts a JOIN post_types k ON k.id = a.post_type_id
+      WHERE k.name = 'Answer' GROUP BY a.parent_id
+      """)
+    #expect(answerCounts.sorted() == answers)
+    let acceptedPairs = try workspace.rows(
+      """
+      SELECT q.post_id || '|' || a.post_id FROM posts q JOIN posts a ON a.post_id = q.accepted_answer_id
+      WHERE a.parent_id = q.post_id
+      """)
+    #expect(acceptedPairs.sorted() == accepted)
+  }
+
+  @Test func commentsPerUserMatchTheXML() throws {
+    let rows = try Self.conlangRows()
+    let postIDs = Set(try #require(rows["Posts.xml"]).compactMap { $0["Id"] })
+    let comments = try #require(rows["Comments.xml"]).filter { postIDs.contains($0["PostId"] ?? "") }
+    let truth = Self.counts(comments.compactMap { $0["UserId"] })
+    let deleted = Self.counts(comments.filter { $0["UserId"] == nil }.compactMap { $0["UserDisplayName"] })
+    #expect(truth.count > 30 && !deleted.isEmpty)
+    let (workspace, _) = try Self.loadConlang()
+    let answer = try workspace.rows(
+      "SELECT user_id || '|' || count(*) FROM comments WHERE user_id IS NOT NULL GROUP BY user_id")
+    #expect(answer.sorted() == truth)
+    let byDisplayName = try workspace.rows(
+      "SELECT user_display_name || '|' || count(*) FROM comments WHERE user_id IS NULL GROUP BY user_display_name")
+    #expect(byDisplayName.sorted() == deleted)
+    // Their text as the XML decodes it, escapes and newlines included.
+    let texts = comments.map { "\($0["Id"] ?? "")|\($0["Text"] ?? "")" }.sorted()
+    #expect(try workspace.rows("SELECT comment_id || '|' || text FROM comments").sorted() == texts)
+  }
+
+  @Test func postsKeepTheirTextDeletedOwnersAndUTCTimestamps() throws {
+    let posts = try #require(try Self.conlangRows()["Posts.xml"])
+    let (workspace, _) = try Self.loadConlang()
+    // Body and title as the XML decodes them (entities and &#xA; resolved), HTML kept as text.
+    let stored = try workspace.rows(
+      "SELECT post_id, body, coalesce(title, '(none)'), creation_date, coalesce(owner_user_id, 'NULL'), coalesce(owner_display_name, 'NULL') FROM posts ORDER BY post_id",
+      columns: 6)
+    let expected = posts.sorted { Int($0["Id"] ?? "") ?? 0 < Int($1["Id"] ?? "") ?? 0 }.map { post in
+      [
+        post["Id"] ?? "", post["Body"] ?? "", post["Title"] ?? "(none)", (post["CreationDate"] ?? "") + "Z",
+        post["OwnerUserId"] ?? "NULL", post["OwnerDisplayName"] ?? "NULL",
+      ].joined(separator: "|")
+    }
+    #expect(stored == expected)
+    #expect(posts.contains { $0["Body"]?.contains("\n") == true && $0["Body"]?.contains("<p>") == true })
+    // The dump's six posts by deleted users: no owner id, their display name kept.
+    #expect(try workspace.count("SELECT count(*) FROM posts WHERE owner_user_id IS NULL AND owner_display_name IS NOT NULL") == 6)
+  }
+
+  @Test func reimportingTheDumpChangesNothing() throws {
+    let (workspace, _) = try Self.loadConlang()
+    let tables = StackExchange.Tables.schema.tableNames
+    let before = try DatabaseSnapshot(of: workspace.database, tables: tables)
+    let reports = try workspace.runAll(from: StackExchangeDump.conlangDirectory, policy: StackExchangeDump.pipelinePolicy)
+    #expect(reports.values.allSatisfy { $0.status == .succeeded })
+    #expect(try DatabaseSnapshot(of: workspace.database, tables: tables) == before)
+    #expect(before.count("post_tags") > 0)
+  }
+
+  /// The 2015 coffee dump lacks ContentLicense, OwnerDisplayName, LastEditorDisplayName and
+  /// CommunityOwnedDate: optional attributes, so every post loads. Loaded alone, its owners,
+  /// editors and tags name rows the database does not hold: each is kept as NULL with a warning.
+  @Test func olderCoffeePostsImportDespiteTheSchemaDrift() throws {
+    let posts = try DumpRows.read(StackExchangeDump.coffeePosts)
+    #expect(posts.count == 592)
+    let workspace = try StackExchangeWorkspace()
+    let report = try workspace.run(
+      StackExchangeDump.file("Posts.xml"), input: StackExchangeDump.coffeePosts, policy: StackExchangeDump.pipelinePolicy)
+    #expect(report.status == .succeeded)
+    #expect(report.recordsLoaded == posts.count && report.recordsRejected == 0)
+    #expect(report.issueCounts["unknownField"] == nil)
+    let tagCount = posts.reduce(0) { $0 + Self.tagNames($1["Tags"]).count }
+    let references = posts.filter { $0["OwnerUserId"] != nil }.count + posts.filter { $0["LastEditorUserId"] != nil }.count
+    #expect(report.statistics(for: .load).warnings == references + tagCount)
+    #expect(report.issueCounts["orphanReference"] == references + tagCount)
+    #expect(report.issues(.orphanReference).allSatisfy { $0.severity == .warning })
+
+    let types = Self.counts(posts.compactMap { $0["PostTypeId"] })
+    #expect(types == ["1|225", "2|327", "4|20", "5|20"])
+    #expect(try workspace.rows("SELECT post_type_id || '|' || count(*) FROM posts GROUP BY post_type_id") == types)
+    #expect(try workspace.count("SELECT count(*) FROM post_tags") == tagCount)
+    #expect(try workspace.count("SELECT count(*) FROM posts WHERE content_license IS NULL") == posts.count)
+    let answers = Self.counts(posts.filter { $0["PostTypeId"] == "2" }.compactMap { $0["ParentId"] })
+    #expect(try workspace.rows("SELECT parent_id || '|' || count(*) FROM posts WHERE parent_id IS NOT NULL GROUP BY parent_id").sorted() == answers)
+    let accepted = posts.compactMap { post in post["AcceptedAnswerId"].map { "\(post["Id"] ?? "")|\($0)" } }.sorted()
+    #expect(accepted.count == 105)
+    #expect(try workspace.rows("SELECT post_id || '|' || accepted_answer_id FROM posts WHERE accepted_answer_id IS NOT NULL").sorted() == accepted)
+  }
+}
