@@ -29,7 +29,7 @@ public struct Pipeline<D: Dataset> {
     do {
       let outputs = try RunOutputs(configuration: configuration)
       opened.outputs = outputs
-      run.quarantine = outputs.rejects.map { QuarantineWriter(file: $0, input: configuration.input) }
+      run.quarantine = outputs.rejects.map { QuarantineWriter(file: $0, input: configuration.input, format: configuration.format) }
       let input = try Input(path: configuration.input)
       opened.input = input
       let reader: any RecordReader =

@@ -6,6 +6,7 @@
 public final class QuarantineReader: RecordReader {
   private struct Entry: Decodable {
     var record: String
+    var format: String?
   }
 
   private let lines: JSONRecordReader
@@ -37,6 +38,18 @@ public final class QuarantineReader: RecordReader {
       error.isRecoverable = true
       throw error
     }
-    return RawRecord(location: line.location, bytes: bytes)
+    guard let format = entry.format else { return RawRecord(location: line.location, bytes: bytes) }
+    guard format == PipelineConfiguration.Format.xml.rawValue else {
+      throw RecordReadError(
+        code: .syntax, message: "not a quarantine entry: unknown format '\(format)'", location: line.location,
+        isRecoverable: true)
+    }
+    var tape = RecordTape()
+    do {
+      try tape.loadJSON(bytes, origin: .xml)
+    } catch {
+      throw RecordReadError(code: error.code, message: error.message, location: line.location, isRecoverable: true)
+    }
+    return RawRecord(location: line.location, tape: tape)
   }
 }

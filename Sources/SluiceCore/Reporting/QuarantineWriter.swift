@@ -14,17 +14,23 @@ final class QuarantineWriter {
     var input: String
     var issues: [Issue]
     /// The record's text as read; invalid UTF-8 (only possible in a malformed line) is replaced.
+    /// An XML record is written as the JSON text its tape holds (`format` is then `xml`).
     var record: String
+    /// `xml` when `record` is an XML record's JSON text, which replay reads with XML's rules
+    /// (every scalar text, repeated keys as arrays); absent for JSON.
+    var format: String?
   }
 
   private let file: OutputFile
   private let input: String
+  private let format: String?
   private let encoder: JSONEncoder
   private(set) var count = 0
 
-  init(file: OutputFile, input: String) {
+  init(file: OutputFile, input: String, format: PipelineConfiguration.Format = .json) {
     self.file = file
     self.input = input
+    self.format = format == .xml ? format.rawValue : nil
     encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
   }
@@ -32,7 +38,7 @@ final class QuarantineWriter {
   func write(location: RecordLocation, bytes: [UInt8], issues: [Issue]) throws {
     let entry = Entry(
       ordinal: location.ordinal, line: location.line, byteOffset: location.byteOffset, input: input,
-      issues: issues, record: String(decoding: bytes, as: UTF8.self))
+      issues: issues, record: String(decoding: bytes, as: UTF8.self), format: format)
     try file.write(try encoder.encode(entry))
     try file.write(CollectionOfOne(0x0A))
     count += 1
