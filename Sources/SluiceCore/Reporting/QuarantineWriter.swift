@@ -18,7 +18,8 @@ final class QuarantineWriter {
   }
 
   private let file: OutputFile
-  private let input: String
+  /// The input whose records are being written (it changes as a run reads its inputs in turn).
+  var input: String
   private let encoder: JSONEncoder
   private(set) var count = 0
 
