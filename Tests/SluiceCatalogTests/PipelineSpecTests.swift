@@ -132,7 +132,7 @@ struct PipelineSpecTests {
     (#"{"inputs": {"dataset": "fruits"}, "database": "d"}"#, "'inputs': expected an array, found an object"),
     (#"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders"}], "database": "d"}"#, "'inputs[1].input': missing required key"),
     (#"{"inputs": [{"dataset": "fruits", "input": "i", "policy": "lenient"}], "database": "d"}"#, "unknown key 'inputs[0].policy'; known keys: dataset, input, format, recordPath"),
-    (#"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders", "input": "j", "format": "xml"}], "database": "d"}"#, "'inputs[1].format' is 'xml', expected one of: json, ndjson"),
+    (#"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders", "input": "j", "format": "csv"}], "database": "d"}"#, "'inputs[1].format' is 'csv', expected one of: json, ndjson, xml"),
     (#"{"inputs": [{"dataset": "fruits", "input": "i", "format": "ndjson", "recordPath": "x"}], "database": "d"}"#, "'inputs[0].recordPath' applies to format json"),
     (#"{"inputs": [{"dataset": "", "input": "i"}], "database": "d"}"#, "'inputs[0].dataset' must not be empty"),
     (#"{"inputs": [{"dataset": "fruits", "input": "-"}, {"dataset": "orders", "input": "-"}], "database": "d"}"#, "'inputs[1].input': only one input can be standard input"),
