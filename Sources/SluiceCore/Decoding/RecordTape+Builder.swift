@@ -83,6 +83,13 @@ extension RecordTape {
       key(name.utf8Start, count: name.utf8CodeUnitCount, offset: offset, lines: lines)
     }
 
+    /// A null value (XML's `xsi:nil`).
+    mutating func null(offset: Int, lines: Int) {
+      let start = bytes.count
+      for byte in "null".utf8 { bytes.append(byte) }
+      appendNode(Node.null, payload: start, offset: offset, lines: lines)
+    }
+
     /// A string value, escaped as JSON needs.
     mutating func string(_ text: UnsafePointer<UInt8>, count: Int, offset: Int, lines: Int) {
       bytes.append(UInt8(ascii: "\""))

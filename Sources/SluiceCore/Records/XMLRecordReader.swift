@@ -190,6 +190,8 @@ private struct Assembler {
     var textStart: Int
     var offset: Int
     var lines: Int
+    /// `xsi:nil="true"`: the element is null, unless it turns out to have children.
+    var isNil = false
   }
 
   init(path: [String], limits: XMLRecordReader.Limits) {
@@ -340,13 +342,16 @@ private struct Assembler {
       builder.key(name, count: strlen(name), offset: offset, lines: lines)
     }
     var frame = Frame(object: -1, textStart: text.count, offset: offset, lines: lines)
-    if attributeCount > 0, let attributes {
-      frame.object = builder.openObject(offset: offset, lines: lines)
-      // Five pointers per attribute: local name, prefix, URI, value start, value end.
+    if attributeCount > 0, let attributes, Self.isNil(attributeCount: attributeCount, attributes: attributes) {
+      frame.isNil = true
+    } else if attributeCount > 0, let attributes {
+      // Five pointers per attribute: local name, prefix, URI, value start, value end. XML
+      // Schema instance attributes (xsi:nil, xsi:schemaLocation) describe the document, not data.
       for index in 0..<attributeCount {
         guard let localName = attributes[index * 5], let start = attributes[index * 5 + 3],
-          let end = attributes[index * 5 + 4]
+          let end = attributes[index * 5 + 4], !Self.isSchemaInstance(attributes[index * 5 + 2])
         else { continue }
+        if frame.object < 0 { frame.object = builder.openObject(offset: offset, lines: lines) }
         builder.key(localName, count: strlen(localName), offset: offset, lines: lines, isAttribute: true)
         builder.string(start, count: start.distance(to: end), offset: offset, lines: lines)
       }
@@ -364,7 +369,9 @@ private struct Assembler {
       frames.removeLast(1)
       let own = text.base + frame.textStart
       let length = text.count - frame.textStart
-      if frame.object >= 0 {
+      if frame.isNil && frame.object < 0 {
+        builder.null(offset: frame.offset, lines: frame.lines)
+      } else if frame.object >= 0 {
         if UnsafeBufferPointer(start: own, count: length).contains(where: { !Self.isWhitespace($0) }) {
           builder.key("#text", offset: frame.offset, lines: frame.lines)
           builder.string(own, count: length, offset: frame.offset, lines: frame.lines)
@@ -430,6 +437,26 @@ private struct Assembler {
       code: code, message: message, location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: line()),
       isRecoverable: false)
     if let context { xmlStopParser(context) }
+  }
+
+  /// XML Schema's null, `xsi:nil="true"` (or `"1"`): JSON's `null`, so an element a DTO needs
+  /// is `nullValue` and an optional one nil, exactly as in JSON. Other attributes of a nil
+  /// element are ignored; `xsi:nil="false"` is no attribute at all.
+  private static func isNil(attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>) -> Bool {
+    for index in 0..<attributeCount {
+      guard let localName = attributes[index * 5], let uri = attributes[index * 5 + 2],
+        let start = attributes[index * 5 + 3], let end = attributes[index * 5 + 4]
+      else { continue }
+      guard strcmp(localName, "nil") == 0, isSchemaInstance(uri) else { continue }
+      let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
+      return value.elementsEqual("true".utf8) || value.elementsEqual("1".utf8)
+    }
+    return false
+  }
+
+  private static func isSchemaInstance(_ uri: UnsafePointer<xmlChar>?) -> Bool {
+    guard let uri else { return false }
+    return strcmp(uri, "http://www.w3.org/2001/XMLSchema-instance") == 0
   }
 
   @inline(__always)
