@@ -4,20 +4,24 @@ import SluiceCore
 
 /// `sluice run`, `sluice validate` and `sluice replay`: one pipeline, as the spec and the flags
 /// describe it. They share the spec, the overrides and the outputs; they differ in what they
-/// read and whether they write.
+/// read and whether they write. A pipeline may read several inputs (`inputs` in its spec);
+/// replay takes a single-input one.
 enum RunCommand {
   static func help(_ mode: RunMode) -> String {
     let usage: String
     let summary: String
     var options = """
-          --input PATH           input file, or - for standard input
+          --input PATH           input file, or - for standard input (single-input pipelines)
+          --input-dir DIR        resolve the spec's relative input paths against DIR instead of
+                                 the spec's directory (absolute ones stay): tonight's dump folder
           --format json|ndjson|xml
                                  a JSON document with an array of records, one JSON record per
                                  line, or an XML document whose records are elements
+                                 (single-input pipelines)
           --record-path PATH     json: keys leading to the record array, dotted (data.fruits);
                                  xml: element names from the root to the records (orders.order,
-                                 namespaces matched by local name); '' for a
-                                 top-level array (json) or the root's children (xml)
+                                 namespaces matched by local name); '' for a top-level array
+                                 (json) or the root's children (xml) (single-input pipelines)
           --policy strict|lenient
                                  picks a preset, replacing the spec's policy unless it is the same
                                  preset (then the spec's overrides stay)
@@ -30,7 +34,9 @@ enum RunCommand {
       summary = """
         Runs the pipeline: reads its input (gzip detected by content), decodes, validates, maps and
         loads every record into the database in one transaction, then prints a per-stage summary on
-        stderr and where the database is and what it holds on stdout.
+        stderr and where the database is and what it holds on stdout. A spec that lists several
+        inputs loads them in order, all in that one transaction: a failure in any rolls back all,
+        and a missing one fails the run (exit 66) before the database is opened.
         """
       options += """
 
@@ -43,8 +49,8 @@ enum RunCommand {
       usage = "sluice validate PIPELINE.json [options]"
       summary = """
         Checks the input against the dataset's contract: every stage but the writes, the whole
-        input, every issue reported. Never creates or modifies a database. Exits 65 when any
-        record has an error-level issue, 0 otherwise.
+        input (every input, for a spec that lists several), every issue reported. Never creates or
+        modifies a database. Exits 65 when any record has an error-level issue, 0 otherwise.
         """
       options += """
 
@@ -55,7 +61,7 @@ enum RunCommand {
       usage = "sluice replay PIPELINE.json --rejects PATH [options]"
       summary = """
         Runs the records of a rejects file (written by --rejects, then fixed) through the pipeline
-        again and loads them into the spec's database.
+        again and loads them into the spec's database. The spec must have a single input.
         """
       options = """
               --rejects PATH         the rejects file to replay (required)
@@ -76,7 +82,8 @@ enum RunCommand {
       \(options)
         -h, --help             show this help
 
-      Relative paths inside a spec resolve against the spec file's directory.
+      Relative paths inside a spec resolve against the spec file's directory (inputs: against
+      --input-dir when given).
       """
   }
 
@@ -84,9 +91,9 @@ enum RunCommand {
     var values: Set<String> = ["policy", "report", "junit", "rejects"]
     var flags: Set<String> = ["help"]
     switch mode {
-    case .run: values.formUnion(["input", "format", "record-path", "on-conflict", "db", "busy-timeout"])
+    case .run: values.formUnion(["input", "input-dir", "format", "record-path", "on-conflict", "db", "busy-timeout"])
     case .validate:
-      values.formUnion(["input", "format", "record-path"])
+      values.formUnion(["input", "input-dir", "format", "record-path"])
       flags.insert("fail-on-warnings")
     case .replay: values.formUnion(["on-conflict", "db", "busy-timeout"])
     }
@@ -107,12 +114,14 @@ enum RunCommand {
         help: help(mode))
     }
     let spec = try PipelineSpec(contentsOf: specPath)
-    guard let dataset = Catalog.dataset(named: spec.dataset) else {
-      throw SpecError(
-        path: specPath,
-        message: "unknown dataset '\(spec.dataset)'; known: \(Catalog.datasets.map(\.name).joined(separator: ", "))")
+    let datasets = try spec.datasets(in: Catalog.datasets)
+    if mode == .replay && spec.inputs.count > 1 {
+      throw UsageError(
+        message: "replay loads one rejects file as one dataset's records; \(specPath) lists \(spec.inputs.count) inputs",
+        help: help(mode))
     }
-    var configuration = try apply(parsed, to: spec.configuration(), mode: mode)
+    let inputDirectory = parsed.values["input-dir"].map(absolute)
+    var configuration = try apply(parsed, to: spec.configuration(inputDirectory: inputDirectory), mode: mode)
     configuration.mode = mode
     switch mode {
     case .run: break
@@ -127,7 +136,7 @@ enum RunCommand {
       configuration.rejectsPath = nil
     }
 
-    let report = dataset.run(configuration)
+    let report = PipelineRunner(configuration: configuration, datasets: datasets).run()
     printError(report.summary())
     for problem in report.outputErrors { printError("sluice: \(problem)") }
     if let rejects = configuration.rejectsPath, !report.outputErrors.contains(where: { $0.contains(rejects) }) {
@@ -138,11 +147,12 @@ enum RunCommand {
       let errors = report.issues.isEmpty ? 0 : report.issueCounts.values.reduce(0, +)
       printOutput(
         report.status == .succeeded
-          ? "valid: \(read) record(s) meet the \(dataset.name) contract"
+          ? "valid: \(read) record(s) meet the \(report.dataset) contract"
           : "invalid: \(read) record(s) checked, \(errors) issue(s); see above")
     } else if report.committed {
       printOutput("database: \(configuration.database)")
-      for table in dataset.tables {
+      var listed = Set<String>()
+      for table in datasets.flatMap(\.tables) where listed.insert(table).inserted {
         printOutput("  \(table): \(report.tableRows[table] ?? 0) rows")
       }
     } else {
@@ -165,6 +175,16 @@ enum RunCommand {
   {
     var configuration = base
     let values = parsed.values
+    if values["input"] != nil && values["input-dir"] != nil {
+      throw UsageError(message: "--input names the input; --input-dir re-bases the spec's: give one", help: help(mode))
+    }
+    if configuration.hasSeveralInputs {
+      for option in ["input", "format", "record-path"] where values[option] != nil {
+        throw UsageError(
+          message: "--\(option) is ambiguous: the pipeline lists \(configuration.inputs.count) inputs, each with its own; use --input-dir DIR to read them from another folder",
+          help: help(mode))
+      }
+    }
     if let input = values["input"] { configuration.input = absolute(input) }
     if let db = values["db"] { configuration.database = absolute(db) }
     if let report = values["report"] { configuration.reportPath = absolute(report) }
@@ -201,7 +221,7 @@ enum RunCommand {
       }
       configuration.conflict = value
     }
-    if configuration.format == .ndjson && !configuration.recordPath.isEmpty {
+    if !configuration.hasSeveralInputs && configuration.format == .ndjson && !configuration.recordPath.isEmpty {
       throw UsageError(message: "--record-path applies to --format json, not ndjson", help: help(mode))
     }
     return configuration

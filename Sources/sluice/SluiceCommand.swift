@@ -10,7 +10,7 @@ enum SluiceCommand {
     report per stage what was rejected, where and why.
 
     USAGE:
-      sluice run PIPELINE.json [options]     import the pipeline's input into its database
+      sluice run PIPELINE.json [options]     import the pipeline's input(s) into its database
       sluice validate PIPELINE.json [options]
                                              check the input against the contract; no writes
       sluice replay PIPELINE.json --rejects PATH

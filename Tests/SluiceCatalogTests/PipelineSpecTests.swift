@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCatalog
 import SluiceCore
 import SluiceTestSupport
 import Testing
@@ -87,14 +88,94 @@ struct PipelineSpecTests {
     #expect(message.contains(expected), "\(message)")
   }
 
+  @Test func inputsAreReadInOrderAndResolveAgainstTheSpecOrTheInputDirectory() throws {
+    let parsed = try spec(
+      #"""
+      {"inputs": [
+         {"dataset": "fruits", "input": "fruits.json.gz", "recordPath": "data.fruits"},
+         {"dataset": "orders", "input": "/archive/orders.ndjson", "format": "ndjson"},
+         {"dataset": "orders", "input": "late/orders.json"}],
+       "database": "shop.sqlite", "policy": "lenient"}
+      """#)
+    #expect(parsed.listsInputs)
+    #expect(parsed.inputs.map(\.dataset) == ["fruits", "orders", "orders"])
+    #expect(parsed.inputs.map(\.format) == [.json, .ndjson, .json])
+    #expect(parsed.inputs.map(\.recordPath) == [["data", "fruits"], [], []])
+    let configuration = parsed.configuration()
+    #expect(configuration.hasSeveralInputs)
+    #expect(
+      configuration.inputs.map(\.path) == [
+        "/specs/nightly/fruits.json.gz", "/archive/orders.ndjson", "/specs/nightly/late/orders.json",
+      ])
+    #expect(configuration.inputs.map(\.dataset) == ["fruits", "orders", "orders"])
+    #expect(configuration.database == "/specs/nightly/shop.sqlite")
+    #expect(configuration.policy == .lenient)
+    // --input-dir re-bases the relative inputs only; the database stays beside the spec.
+    let tonight = parsed.configuration(inputDirectory: "/dumps/2026-11-30")
+    #expect(
+      tonight.inputs.map(\.path) == ["/dumps/2026-11-30/fruits.json.gz", "/archive/orders.ndjson", "/dumps/2026-11-30/late/orders.json"])
+    #expect(tonight.database == "/specs/nightly/shop.sqlite")
+  }
+
+  @Test func theInputDirectoryRebasesASingleInputToo() throws {
+    let parsed = try spec(#"{"dataset": "fruits", "input": "../data/fruits.json.gz", "database": "f.sqlite"}"#)
+    #expect(!parsed.listsInputs)
+    #expect(parsed.configuration(inputDirectory: "/dumps/today").input == "/dumps/data/fruits.json.gz")
+    #expect(parsed.configuration().input == "/specs/data/fruits.json.gz")
+  }
+
+  @Test(arguments: [
+    (#"{"dataset": "fruits", "inputs": [{"dataset": "fruits", "input": "i"}], "database": "d"}"#, "'inputs' and 'dataset' are both given"),
+    (#"{"input": "i", "inputs": [{"dataset": "fruits", "input": "i"}], "database": "d"}"#, "'inputs' and 'input' are both given"),
+    (#"{"recordPath": "x", "inputs": [{"dataset": "fruits", "input": "i"}], "database": "d"}"#, "'inputs' and 'recordPath' are both given"),
+    (#"{"inputs": [], "database": "d"}"#, "'inputs' is empty"),
+    (#"{"inputs": {"dataset": "fruits"}, "database": "d"}"#, "'inputs': expected an array, found an object"),
+    (#"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders"}], "database": "d"}"#, "'inputs[1].input': missing required key"),
+    (#"{"inputs": [{"dataset": "fruits", "input": "i", "policy": "lenient"}], "database": "d"}"#, "unknown key 'inputs[0].policy'; known keys: dataset, input, format, recordPath"),
+    (#"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders", "input": "j", "format": "csv"}], "database": "d"}"#, "'inputs[1].format' is 'csv', expected one of: json, ndjson, xml"),
+    (#"{"inputs": [{"dataset": "fruits", "input": "i", "format": "ndjson", "recordPath": "x"}], "database": "d"}"#, "'inputs[0].recordPath' applies to format json"),
+    (#"{"inputs": [{"dataset": "", "input": "i"}], "database": "d"}"#, "'inputs[0].dataset' must not be empty"),
+    (#"{"inputs": [{"dataset": "fruits", "input": "-"}, {"dataset": "orders", "input": "-"}], "database": "d"}"#, "'inputs[1].input': only one input can be standard input"),
+    (#"{"database": "d"}"#, "'dataset': missing required key (or list the inputs under 'inputs')"),
+  ])
+  func badInputsNameTheKey(text: String, expected: String) {
+    let message = specError(text)
+    #expect(message.contains(expected), "\(message)")
+  }
+
+  @Test func anUnknownDatasetIsNamedByItsKey() throws {
+    func datasetError(_ text: String) throws -> String {
+      do {
+        _ = try spec(text).datasets(in: Catalog.datasets)
+        return "no error"
+      } catch {
+        return error.message
+      }
+    }
+    #expect(
+      try datasetError(#"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "vegetables", "input": "j"}], "database": "d"}"#)
+        == "'inputs[1].dataset': unknown dataset 'vegetables'; known: fruits, orders")
+    #expect(
+      try datasetError(#"{"dataset": "vegetables", "input": "i", "database": "d"}"#)
+        == "'dataset': unknown dataset 'vegetables'; known: fruits, orders")
+    let known = try spec(
+      #"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders", "input": "j"}], "database": "d"}"#)
+    #expect(try known.datasets(in: Catalog.datasets).map(\.name) == ["fruits", "orders"])
+  }
+
   @Test func missingSpecFileIsReported() {
     #expect(throws: SpecError.self) { try PipelineSpec(contentsOf: "/nonexistent/spec.json") }
   }
 
   @Test func committedSpecsAreValidAndPointAtCommittedFiles() throws {
-    for name in ["fruits.json", "fruits-lenient.json"] {
+    let names = try FileManager.default.contentsOfDirectory(atPath: Repository.path("Pipelines")).filter { $0.hasSuffix(".json") }
+    #expect(names.contains("fruits-and-orders.json"))
+    for name in names {
       let parsed = try PipelineSpec(contentsOf: Repository.path("Pipelines/\(name)"))
-      #expect(FileManager.default.fileExists(atPath: parsed.configuration().input), "\(name)")
+      _ = try parsed.datasets(in: Catalog.datasets)
+      for input in parsed.configuration().inputs {
+        #expect(FileManager.default.fileExists(atPath: input.path), "\(name): \(input.path)")
+      }
     }
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// XML's reading of a tape: where the decoder finds arrays, what counts as absent, and how
 /// field paths are written. JSON tapes never get here.
 ///
@@ -12,22 +14,25 @@
 /// decode that way, the single item; when neither does, the failure that reached deeper into the
 /// record is reported.
 struct XMLReadings {
-  enum Reading {
-    /// The value's child elements are the items.
-    case wrapper
-    /// The value is the only item.
-    case single
-  }
-
-  /// How each value the DTO read as an array was read, for field paths.
-  var readings: [Int: Reading] = [:]
+  /// Values the DTO read as an array of one (for field paths: `tag[0]`).
+  var singles: Set<Int> = []
   /// Values whose wrapper reading failed: read them as single items.
   var forcedSingle: Set<Int> = []
 
   mutating func reset() {
-    if !readings.isEmpty { readings.removeAll(keepingCapacity: true) }
+    if !singles.isEmpty { singles.removeAll(keepingCapacity: true) }
     if !forcedSingle.isEmpty { forcedSingle.removeAll(keepingCapacity: true) }
   }
+}
+
+/// Where an XML array's items are: keys of one object that share a name (repeated siblings, or
+/// a wrapper's children), one value, or none. Walked in place; nothing is collected.
+enum XMLItems {
+  /// The values of the keys of `object` named like `first`, from `first` on; attributes are
+  /// skipped when `elementsOnly` (a wrapper's attributes are not items).
+  case keys(object: Int, first: Int, elementsOnly: Bool)
+  case one(Int)
+  case empty
 }
 
 /// Collections that decode from an unkeyed container: an absent XML value is an empty one.
@@ -69,62 +74,85 @@ extension DecodingState {
 
   // MARK: - Arrays
 
-  /// The items of the value at `node` read as an array. `parent` is the object the value was
-  /// found in by key (−1 when it is an array element or the record itself).
-  func xmlItems(of node: Int, parent: Int) -> [Int] {
+  /// Where the items of the value at `node` are, read as an array. `parent` is the object the
+  /// value was found in by key (−1 when it is an array element or the record itself).
+  func xmlItems(of node: Int, parent: Int) -> XMLItems {
     if parent >= 0 {
       let key = node - 1
-      var siblings: [Int] = []
+      var first = -1
       var k = parent + 1
       let end = tape.end(of: parent)
       while k < end {
-        if sameName(k, key) { siblings.append(k + 1) }
+        if k == key || sameName(k, key) {
+          if first < 0 {
+            first = k
+          } else {
+            return .keys(object: parent, first: first, elementsOnly: false)
+          }
+        }
         k = tape.end(of: k + 1)
-      }
-      if siblings.count > 1 {
-        for sibling in siblings { tape.nodes[sibling - 1].bits |= RecordTape.Node.accessed }
-        return siblings
       }
     }
     let n = tape.nodes[node]
     if n.kind == .string {
       // An empty (or blank) element is an empty wrapper.
       let blank = tape.bytes[range(node)].allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-      xml.readings[node] = .single
-      return blank ? [] : [node]
+      if blank { return .empty }
+      xml.singles.insert(node)
+      return .one(node)
     }
-    guard n.kind == .object, !xml.forcedSingle.contains(node), let children = uniformChildren(of: node) else {
-      xml.readings[node] = .single
-      return [node]
+    guard n.kind == .object, !xml.forcedSingle.contains(node), let first = uniformFirstChild(of: node) else {
+      xml.singles.insert(node)
+      return .one(node)
     }
-    tape.nodes[node].bits |= RecordTape.Node.opened
-    for child in children { tape.nodes[child - 1].bits |= RecordTape.Node.accessed }
-    xml.readings[node] = .wrapper
-    return children
+    tape.nodes[node].bits |= RecordTape.Node.opened | RecordTape.Node.xmlWrapper
+    return .keys(object: node, first: first, elementsOnly: true)
   }
 
-  /// The values of an object's child elements when there is at least one and they share a name;
+  /// The first child element's key when an object has child elements that all share a name;
   /// nil otherwise. Attributes and the object's own text are not children.
-  private func uniformChildren(of object: Int) -> [Int]? {
-    var children: [Int] = []
+  private func uniformFirstChild(of object: Int) -> Int? {
+    var first = -1
     var k = object + 1
     let end = tape.end(of: object)
     while k < end {
       if !tape.isAttribute(k) && !keyIsText(k) {
-        if let first = children.first, !sameName(first - 1, k) { return nil }
-        children.append(k + 1)
+        if first < 0 {
+          first = k
+        } else if !sameName(first, k) {
+          return nil
+        }
       }
       k = tape.end(of: k + 1)
     }
-    return children.isEmpty ? nil : children
+    return first < 0 ? nil : first
+  }
+
+  /// The next item key of `items` after the item whose value ends at `from`, or `end`.
+  func nextItemKey(from: Int, object: Int, first: Int, elementsOnly: Bool) -> Int {
+    let end = tape.end(of: object)
+    var k = from
+    while k < end {
+      if sameName(k, first) && !(elementsOnly && tape.isAttribute(k)) { return k }
+      k = tape.end(of: k + 1)
+    }
+    return end
   }
 
   private func keyIsText(_ key: Int) -> Bool {
     tape.bytes[range(key)].elementsEqual(XMLRecordReader.textKey.utf8)
   }
 
+  /// Whether two keys have the same name (XML keys have no escapes: their bytes are the name).
   private func sameName(_ a: Int, _ b: Int) -> Bool {
-    a == b || tape.bytes[range(a)].elementsEqual(tape.bytes[range(b)])
+    if a == b { return true }
+    let first = range(a)
+    let second = range(b)
+    guard first.count == second.count else { return false }
+    return tape.bytes.withUnsafeBufferPointer { bytes in
+      guard let base = bytes.baseAddress else { return true }
+      return memcmp(base + first.lowerBound, base + second.lowerBound, first.count) == 0
+    }
   }
 
   /// Decodes the value at a key, trying the single-item reading when the wrapper reading of an
@@ -133,9 +161,11 @@ extension DecodingState {
     do {
       return try decode(type, at: node, parent: parent)
     } catch let wrapperError as DecodingError {
-      guard xml.readings[node] == .wrapper else { throw wrapperError }
+      guard tape.nodes[node].isContainer, tape.nodes[node].bits & RecordTape.Node.xmlWrapper != 0 else {
+        throw wrapperError
+      }
       xml.forcedSingle.insert(node)
-      xml.readings[node] = nil
+      tape.nodes[node].bits &= ~RecordTape.Node.xmlWrapper
       do {
         return try decode(type, at: node, parent: parent)
       } catch let singleError as DecodingError {
@@ -175,7 +205,7 @@ extension DecodingState {
         k = valueEnd
       }
       guard member >= 0 else { break }
-      let wrapper = xml.readings[current] == .wrapper
+      let wrapper = tape.nodes[current].bits & RecordTape.Node.xmlWrapper != 0
       let (index, repeats) = siblingIndex(of: member, in: current)
       if wrapper {
         path.append(TapeKey(index: index))
@@ -184,7 +214,7 @@ extension DecodingState {
         if target == member { return path }
         if repeats {
           path.append(TapeKey(index: index))
-        } else if xml.readings[member + 1] == .single {
+        } else if xml.singles.contains(member + 1) {
           path.append(TapeKey(index: 0))
         }
       }

@@ -8,87 +8,111 @@ extension RecordTape {
   /// keys. Every node also gets its source position (offset and line from the record's start).
   /// The builder checks nothing about the format; it trusts its caller to open and close
   /// containers in order, and its reader to bound the record's size.
-  public struct Builder {
-    public private(set) var tape = RecordTape()
-
-    public init() {}
+  ///
+  /// It writes into buffers of its own, reused from record to record, and copies them into a
+  /// tape once per record: appending to arrays element by element cost more than libxml2's
+  /// whole parse. Its owner calls `deallocate()` once it is done with it.
+  struct Builder {
+    private var bytes = GrowableBuffer<UInt8>(capacity: 4096)
+    private var nodes = GrowableBuffer<Node>(capacity: 512)
+    private var offsets = GrowableBuffer<UInt32>(capacity: 512)
+    private var lines = GrowableBuffer<UInt32>(capacity: 512)
 
     /// Bytes written so far: the record's size as the tape holds it.
-    public var byteCount: Int { tape.bytes.count }
-    public var nodeCount: Int { tape.nodes.count }
+    var byteCount: Int { bytes.count }
+    var nodeCount: Int { nodes.count }
 
-    /// Starts a new record, keeping the storage of the last one unless it grew large.
-    public mutating func reset(origin: Origin) {
-      if tape.nodes.capacity > RecordTape.retainedNodeCapacity {
-        tape = RecordTape()
-      } else {
-        tape.nodes.removeAll(keepingCapacity: true)
-        tape.bytes.removeAll(keepingCapacity: true)
-        tape.sourceOffsets.removeAll(keepingCapacity: true)
-        tape.sourceLines.removeAll(keepingCapacity: true)
-      }
-      tape.origin = origin
+    /// Starts a new record, giving back storage a huge one grew.
+    mutating func reset() {
+      bytes.removeAll(shrinkingAbove: 1 << 20)
+      nodes.removeAll(shrinkingAbove: RecordTape.retainedNodeCapacity)
+      offsets.removeAll(shrinkingAbove: RecordTape.retainedNodeCapacity)
+      lines.removeAll(shrinkingAbove: RecordTape.retainedNodeCapacity)
     }
 
-    /// Hands the finished tape over; the builder starts empty.
-    public mutating func finish() -> RecordTape {
-      defer { tape = RecordTape() }
+    /// The record's tape.
+    func finish(origin: Origin) -> RecordTape {
+      var tape = RecordTape()
+      tape.bytes = bytes.array()
+      tape.nodes = nodes.array()
+      tape.sourceOffsets = offsets.array()
+      tape.sourceLines = lines.array()
+      tape.origin = origin
       return tape
     }
 
+    func deallocate() {
+      bytes.deallocate()
+      nodes.deallocate()
+      offsets.deallocate()
+      lines.deallocate()
+    }
+
     @inline(__always)
-    private mutating func appendNode(_ tag: UInt32, flags: UInt32 = 0, payload: Int, offset: Int, lines: Int) {
-      tape.nodes.append(Node(tag: tag, flags: flags, payload: payload))
-      tape.sourceOffsets.append(UInt32(truncatingIfNeeded: offset))
-      tape.sourceLines.append(UInt32(truncatingIfNeeded: lines) & ~RecordTape.attributeLineFlag)
+    private mutating func appendNode(_ tag: UInt32, flags: UInt32 = 0, payload: Int, offset: Int, lines line: Int) {
+      nodes.append(Node(tag: tag, flags: flags, payload: payload))
+      offsets.append(UInt32(truncatingIfNeeded: offset))
+      lines.append(UInt32(truncatingIfNeeded: line) & ~RecordTape.attributeLineFlag)
     }
 
     /// Opens an object; returns its node, which `closeObject` needs.
-    public mutating func openObject(offset: Int, lines: Int) -> Int {
-      tape.bytes.append(UInt8(ascii: "{"))
+    mutating func openObject(offset: Int, lines: Int) -> Int {
+      bytes.append(UInt8(ascii: "{"))
       appendNode(Node.object, payload: 0, offset: offset, lines: lines)
-      return tape.nodes.count - 1
+      return nodes.count - 1
     }
 
-    public mutating func closeObject(_ node: Int) {
-      tape.bytes.append(UInt8(ascii: "}"))
-      tape.nodes[node].bits |= UInt32(truncatingIfNeeded: tape.nodes.count) << Node.payloadShift
+    mutating func closeObject(_ node: Int) {
+      bytes.append(UInt8(ascii: "}"))
+      nodes[node].bits |= UInt32(truncatingIfNeeded: nodes.count) << Node.payloadShift
     }
 
     /// A key of the innermost open object. XML names hold no quote, backslash or control
     /// character, so they are written as they are.
-    public mutating func key(_ name: UnsafeBufferPointer<UInt8>, offset: Int, lines: Int, isAttribute: Bool = false) {
-      if tape.bytes.last != UInt8(ascii: "{") { tape.bytes.append(UInt8(ascii: ",")) }
-      tape.bytes.append(UInt8(ascii: "\""))
-      appendNode(Node.key, payload: tape.bytes.count, offset: offset, lines: lines)
-      if isAttribute { tape.sourceLines[tape.sourceLines.count - 1] |= RecordTape.attributeLineFlag }
-      tape.bytes.append(contentsOf: name)
-      tape.bytes.append(UInt8(ascii: "\""))
-      tape.bytes.append(UInt8(ascii: ":"))
+    mutating func key(_ name: UnsafePointer<UInt8>, count: Int, offset: Int, lines: Int, isAttribute: Bool = false) {
+      if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
+      bytes.append(UInt8(ascii: "\""))
+      appendNode(Node.key, payload: bytes.count, offset: offset, lines: lines)
+      if isAttribute { self.lines[self.lines.count - 1] |= RecordTape.attributeLineFlag }
+      bytes.append(name, count: count)
+      bytes.append(UInt8(ascii: "\""))
+      bytes.append(UInt8(ascii: ":"))
     }
 
-    public mutating func key(_ name: StaticString, offset: Int, lines: Int) {
-      key(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), offset: offset, lines: lines)
+    mutating func key(_ name: StaticString, offset: Int, lines: Int) {
+      key(name.utf8Start, count: name.utf8CodeUnitCount, offset: offset, lines: lines)
+    }
+
+    /// A null value (XML's `xsi:nil`).
+    mutating func null(offset: Int, lines: Int) {
+      let start = bytes.count
+      for byte in "null".utf8 { bytes.append(byte) }
+      appendNode(Node.null, payload: start, offset: offset, lines: lines)
     }
 
     /// A string value, escaped as JSON needs.
-    public mutating func string(_ text: UnsafeBufferPointer<UInt8>, offset: Int, lines: Int) {
-      tape.bytes.append(UInt8(ascii: "\""))
-      let start = tape.bytes.count
+    mutating func string(_ text: UnsafePointer<UInt8>, count: Int, offset: Int, lines: Int) {
+      bytes.append(UInt8(ascii: "\""))
+      let start = bytes.count
       var escaped = false
       var plain = 0
-      for (i, byte) in text.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-        tape.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[plain..<i]))
-        Self.appendEscape(byte, to: &tape.bytes)
-        plain = i + 1
-        escaped = true
+      var i = 0
+      while i < count {
+        let byte = text[i]
+        if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+          bytes.append(text + plain, count: i - plain)
+          Self.appendEscape(byte, to: &bytes)
+          plain = i + 1
+          escaped = true
+        }
+        i += 1
       }
-      tape.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[plain...]))
-      tape.bytes.append(UInt8(ascii: "\""))
+      bytes.append(text + plain, count: count - plain)
+      bytes.append(UInt8(ascii: "\""))
       appendNode(Node.string, flags: escaped ? Node.hasEscapes : 0, payload: start, offset: offset, lines: lines)
     }
 
-    private static func appendEscape(_ byte: UInt8, to bytes: inout [UInt8]) {
+    private static func appendEscape(_ byte: UInt8, to bytes: inout GrowableBuffer<UInt8>) {
       bytes.append(UInt8(ascii: "\\"))
       switch byte {
       case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
@@ -96,9 +120,78 @@ extension RecordTape {
       case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
       case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
       default:
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+        let hex = Array("0123456789abcdef".utf8)
+        for digit in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)]] {
+          bytes.append(digit)
+        }
       }
     }
   }
+}
+
+/// A buffer of trivial values that grows by doubling, with no uniqueness or bounds checks on
+/// append: for the hot loops of a record reader. Its owner deallocates it.
+struct GrowableBuffer<Element: BitwiseCopyable> {
+  private(set) var base: UnsafeMutablePointer<Element>
+  private(set) var count = 0
+  private var capacity: Int
+  private let initialCapacity: Int
+
+  init(capacity: Int) {
+    self.capacity = max(capacity, 16)
+    initialCapacity = self.capacity
+    base = .allocate(capacity: self.capacity)
+  }
+
+  var last: Element? { count > 0 ? base[count - 1] : nil }
+
+  subscript(index: Int) -> Element {
+    get { base[index] }
+    nonmutating set { base[index] = newValue }
+  }
+
+  @inline(__always)
+  mutating func append(_ element: Element) {
+    if count == capacity { grow(to: count + 1) }
+    base[count] = element
+    count += 1
+  }
+
+  @inline(__always)
+  mutating func append(_ elements: UnsafePointer<Element>, count added: Int) {
+    guard added > 0 else { return }
+    if count + added > capacity { grow(to: count + added) }
+    (base + count).update(from: elements, count: added)
+    count += added
+  }
+
+  mutating func removeLast(_ k: Int) { count -= k }
+  mutating func truncate(to length: Int) { count = min(count, length) }
+
+  /// Empties the buffer, keeping its storage unless it grew past `limit` elements.
+  mutating func removeAll(shrinkingAbove limit: Int) {
+    count = 0
+    guard capacity > limit else { return }
+    base.deallocate()
+    capacity = initialCapacity
+    base = .allocate(capacity: capacity)
+  }
+
+  func array() -> [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+  func withBuffer<R>(from start: Int, _ body: (UnsafePointer<Element>, Int) -> R) -> R {
+    body(base + start, count - start)
+  }
+
+  private mutating func grow(to minimum: Int) {
+    var newCapacity = capacity * 2
+    while newCapacity < minimum { newCapacity *= 2 }
+    let larger = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+    larger.update(from: base, count: count)
+    base.deallocate()
+    base = larger
+    capacity = newCapacity
+  }
+
+  func deallocate() { base.deallocate() }
 }

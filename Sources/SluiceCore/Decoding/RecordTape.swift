@@ -24,7 +24,7 @@ public struct RecordTape: Sendable {
   }
 
   /// One packed node: tag in bits 0–2, flags in bits 3–4, payload (`start` or `end`) above.
-  public struct Node: Sendable, Hashable {
+  public struct Node: Sendable, Hashable, BitwiseCopyable {
     var bits: UInt32
 
     static let object: UInt32 = 0
@@ -44,6 +44,8 @@ public struct RecordTape: Sendable {
     static let opened: UInt32 = 1 << 3
     /// Keys, set by the decoder: a key the DTO asked for.
     static let accessed: UInt32 = 1 << 4
+    /// XML objects, set by the decoder: the DTO read the object as a wrapper of items.
+    static let xmlWrapper: UInt32 = 1 << 4
     static let payloadShift: UInt32 = 5
 
     init(tag: UInt32, flags: UInt32 = 0, payload: Int) {

@@ -1,10 +1,11 @@
-/// Sluice's own `Decoder`: decodes any `Decodable` DTO from a record tape, noticing unknown and
-/// duplicate keys, applying the lenient `legacyScalars` coercions, and failing with an issue
-/// code, a field path and the byte offset of the offending value.
+/// The decode stage: Sluice's own `Decoder`, which decodes any `Decodable` DTO from a record's
+/// tape — JSON or XML — noticing unknown and duplicate keys, applying the lenient
+/// `legacyScalars` coercions, and failing with an issue code, a field path and the byte offset
+/// of the offending value.
 ///
 /// One instance per decoding thread: it reuses its tape and date formatters across records, and
 /// lets go of each record's bytes, and of any storage a huge record grew, once it is decoded.
-public final class SluiceDecoder: RecordDecoding {
+public final class SluiceDecoder {
   public struct Options: Sendable {
     /// Convert `"12"` → 12, `"true"` → true and numbers → strings, counting each conversion.
     public var legacyScalars: Bool

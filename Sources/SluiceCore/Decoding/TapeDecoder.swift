@@ -26,7 +26,7 @@ struct TapeDecoder: Decoder {
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
     guard state.kind(node) == .array else {
-      if state.isXML { return UnkeyedTapeContainer(state: state, array: node, items: state.xmlItems(of: node, parent: parent)) }
+      if state.isXML { return UnkeyedTapeContainer(state: state, array: node, xml: state.xmlItems(of: node, parent: parent)) }
       throw state.mismatch(node, [Any].self, expected: "an array")
     }
     state.tape.nodes[node].bits |= RecordTape.Node.opened
@@ -126,27 +126,53 @@ struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 struct UnkeyedTapeContainer: UnkeyedDecodingContainer {
   unowned(unsafe) let state: DecodingState
   let array: Int
+  /// The next element's node; for XML keys, the next item's key.
   private var next: Int
   private(set) var currentIndex = 0
-  /// The index just past the array's subtree: the elements are used up when `next` reaches it.
+  /// The index just past the array's subtree (for XML keys, the object's): the elements are
+  /// used up when `next` reaches it.
   private let end: Int
-  /// XML: the items, found where the DTO asked for an array (`DecodingState.xmlItems`).
-  private let items: [Int]?
+  /// XML: where the items are (`DecodingState.xmlItems`); nil for a JSON array.
+  private let xml: XMLItems?
 
-  init(state: DecodingState, array: Int, items: [Int]? = nil) {
+  init(state: DecodingState, array: Int, xml: XMLItems? = nil) {
     self.state = state
     self.array = array
-    self.items = items
-    next = items?.first ?? array + 1
-    end = items == nil ? state.tape.end(of: array) : Int.max
+    self.xml = xml
+    switch xml {
+    case nil:
+      next = array + 1
+      end = state.tape.end(of: array)
+    case .keys(let object, let first, _):
+      next = first
+      end = state.tape.end(of: object)
+    case .one(let node):
+      next = node
+      end = node + 1
+    case .empty:
+      next = 0
+      end = 0
+    }
   }
 
   /// Counted by walking the elements, only when asked: the standard library's collections
   /// decode until `isAtEnd` and never ask.
-  var count: Int? { items?.count ?? state.tape.childCount(of: array) }
+  var count: Int? {
+    guard case .keys(let object, let first, let elementsOnly) = xml else {
+      return xml == nil ? state.tape.childCount(of: array) : (end > next ? 1 : 0)
+    }
+    var count = 0
+    var key = first
+    while key < end {
+      count += 1
+      key = state.nextItemKey(
+        from: state.tape.end(of: key + 1), object: object, first: first, elementsOnly: elementsOnly)
+    }
+    return count
+  }
 
   var codingPath: [any CodingKey] { state.codingPath(to: array) }
-  var isAtEnd: Bool { items.map { currentIndex >= $0.count } ?? (next >= end) }
+  var isAtEnd: Bool { next >= end }
 
   private mutating func advance() throws -> Int {
     guard !isAtEnd else {
@@ -159,19 +185,26 @@ struct UnkeyedTapeContainer: UnkeyedDecodingContainer {
             code: .missingField, message: "the array has only \(count ?? 0) elements",
             byteOffset: state.offset(of: array))))
     }
-    if let items {
-      let node = items[currentIndex]
-      currentIndex += 1
-      return node
+    currentIndex += 1
+    if case .keys(let object, let first, let elementsOnly) = xml {
+      let key = next
+      state.tape.nodes[key].bits |= RecordTape.Node.accessed
+      next = state.nextItemKey(from: state.tape.end(of: key + 1), object: object, first: first, elementsOnly: elementsOnly)
+      return key + 1
     }
     let node = next
     next = state.tape.end(of: node)
-    currentIndex += 1
     return node
   }
 
+  /// The node `advance()` would return next.
+  private var upcoming: Int {
+    if case .keys = xml { return next + 1 }
+    return next
+  }
+
   mutating func decodeNil() throws -> Bool {
-    guard !isAtEnd, state.isNull(items?[currentIndex] ?? next) else { return false }
+    guard !isAtEnd, state.isNull(upcoming) else { return false }
     _ = try advance()
     return true
   }

@@ -15,6 +15,9 @@ public struct Issue: Sendable, Hashable, Codable {
   public var message: String
   /// The validation rule that failed, for validate-stage issues.
   public var rule: String?
+  /// The input the record came from, in a run that reads several (absent otherwise, where the
+  /// report's one input says it).
+  public var input: String?
 
   public init(
     stage: Stage, severity: Severity = .error, code: IssueCode,
@@ -31,9 +34,11 @@ public struct Issue: Sendable, Hashable, Codable {
 }
 
 extension Issue: CustomStringConvertible {
-  /// `decode record 1042 (line 1043, byte 88213) items[2].qty: typeMismatch: expected …`
+  /// `decode record 1042 (line 1043, byte 88213) items[2].qty: typeMismatch: expected …`, with the
+  /// input's path after the stage in a run that reads several.
   public var description: String {
     var text = "\(stage.rawValue)"
+    if let input { text += " \(input)" }
     if let location {
       text += " record \(location.ordinal) (line \(location.line), byte \(location.byteOffset))"
     }

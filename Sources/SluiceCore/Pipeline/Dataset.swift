@@ -32,26 +32,29 @@ extension Dataset {
   public var rules: [ValidationRule] { [] }
 }
 
-/// A dataset with its types erased, so the command line can pick one by name.
+/// A dataset with its types erased, so the command line can pick one by name and a run can
+/// read inputs of several datasets.
 public struct AnyDataset: Sendable {
   public let name: String
   public let summary: String
   public let schema: Schema
   public let rules: [ValidationRule]
-  private let runPipeline: @Sendable (PipelineConfiguration) -> RunReport
+  /// The record loop over the dataset's own types, for the inputs of a run that are its records.
+  let makeRecordLoop: @Sendable (PipelineConfiguration) -> any RecordLoading
 
   public init<D: Dataset>(_ dataset: D) {
     name = dataset.name
     summary = dataset.summary
     schema = dataset.schema
     rules = dataset.rules
-    runPipeline = { configuration in Pipeline(dataset: dataset, configuration: configuration).run() }
+    makeRecordLoop = { configuration in RecordLoop(dataset: dataset, configuration: configuration) }
   }
 
   /// Every table the dataset writes or owns, for row counts: its tables, then its lookups.
   public var tables: [String] { schema.tableNames }
 
+  /// Runs a pipeline whose every input is this dataset's records.
   public func run(_ configuration: PipelineConfiguration) -> RunReport {
-    runPipeline(configuration)
+    PipelineRunner(configuration: configuration, datasets: configuration.inputs.map { _ in self }).run()
   }
 }

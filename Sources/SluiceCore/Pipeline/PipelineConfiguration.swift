@@ -24,11 +24,8 @@ public struct PipelineConfiguration: Sendable {
 
   /// A name for reports (the spec's file name without extension).
   public var name: String
-  public var input: String
-  public var format: Format
-  /// JSON: keys leading to the record array, empty for a top-level array. XML: element names
-  /// from the root to the records.
-  public var recordPath: [String]
+  /// What the run reads, in load order: one input, or several loaded into one transaction.
+  public var inputs: [PipelineInput]
   public var policy: Policy
   public var database: String
   public var conflict: ConflictPolicy
@@ -57,10 +54,21 @@ public struct PipelineConfiguration: Sendable {
     reportPath: String? = nil, junitPath: String? = nil, rejectsPath: String? = nil,
     issueSampleLimit: Int = 100
   ) {
+    self.init(
+      name: name, inputs: [PipelineInput(path: input, format: format, recordPath: recordPath)], policy: policy,
+      database: database, conflict: conflict, reportPath: reportPath, junitPath: junitPath, rejectsPath: rejectsPath,
+      issueSampleLimit: issueSampleLimit)
+  }
+
+  /// A pipeline that reads several inputs, in order, into one transaction.
+  public init(
+    name: String, inputs: [PipelineInput], policy: Policy = .strict, database: String,
+    conflict: ConflictPolicy = .upsert, reportPath: String? = nil, junitPath: String? = nil,
+    rejectsPath: String? = nil, issueSampleLimit: Int = 100
+  ) {
+    precondition(!inputs.isEmpty, "a pipeline reads at least one input")
     self.name = name
-    self.input = input
-    self.format = format
-    self.recordPath = recordPath
+    self.inputs = inputs
     self.policy = policy
     self.database = database
     self.conflict = conflict
@@ -72,4 +80,31 @@ public struct PipelineConfiguration: Sendable {
 
   /// A validate run: nothing is written.
   var isDryRun: Bool { mode == .validate }
+
+  /// Whether the run reads more than one input: its issues then say which input they are from.
+  public var hasSeveralInputs: Bool { inputs.count > 1 }
+
+  // A single-input pipeline's input, as flags and tests speak of it. Setting one of these on a
+  // pipeline with several inputs is a programmer error: which input would it mean?
+
+  /// The input's path (the first input's, when there are several).
+  public var input: String {
+    get { inputs[0].path }
+    set { inputs[Self.onlyInput(inputs)].path = newValue }
+  }
+  public var format: Format {
+    get { inputs[0].format }
+    set { inputs[Self.onlyInput(inputs)].format = newValue }
+  }
+  /// JSON: keys leading to the record array, empty for a top-level array. XML: element names
+  /// from the root to the records.
+  public var recordPath: [String] {
+    get { inputs[0].recordPath }
+    set { inputs[Self.onlyInput(inputs)].recordPath = newValue }
+  }
+
+  private static func onlyInput(_ inputs: [PipelineInput]) -> Int {
+    precondition(inputs.count == 1, "a pipeline with several inputs has no single input to change")
+    return 0
+  }
 }

@@ -5,13 +5,26 @@ import Foundation
 ///
 /// The spec is decoded by Sluice's own decoder, so its errors carry the same field paths and
 /// line numbers a data error would. Relative paths in a spec resolve against the directory that
-/// holds the spec, so a spec works from any working directory; paths given on the command line
-/// resolve against the working directory, as shells expect. `-` as the input means stdin.
+/// holds the spec, so a spec works from any working directory — or, for inputs, against the
+/// directory a run names (`--input-dir`); paths given on the command line resolve against the
+/// working directory, as shells expect. `-` as the input means stdin.
+///
+/// A spec names one input with `dataset`, `input`, `format` and `recordPath`, or lists several
+/// under `inputs`, each with those four keys, loaded in order into one transaction.
 public struct PipelineSpec: Sendable {
-  public var dataset: String
-  public var input: String
-  public var format: PipelineConfiguration.Format
-  public var recordPath: [String]
+  /// One input as the spec writes it.
+  public struct Input: Sendable, Hashable {
+    public var dataset: String
+    /// The path as written: relative paths are resolved when the run's configuration is made.
+    public var input: String
+    public var format: PipelineConfiguration.Format
+    public var recordPath: [String]
+  }
+
+  /// The inputs in load order: one, or those listed under `inputs`.
+  public var inputs: [Input]
+  /// Whether the spec lists its inputs under `inputs` (its errors then name `inputs[N].…`).
+  public var listsInputs: Bool
   public var policy: Policy
   public var database: String
   public var onConflict: ConflictPolicy
@@ -41,7 +54,8 @@ public struct PipelineSpec: Sendable {
       var diagnostics = DecodeDiagnostics()
       document = try SluiceDecoder().decode(SpecDocument.self, from: record, diagnostics: &diagnostics)
       if let unknown = diagnostics.unknownFields.first {
-        throw SpecError(path: path, message: "unknown key '\(unknown.path)'; known keys: \(SpecDocument.knownKeys)")
+        let known = unknown.path.hasPrefix("inputs[") ? SpecDocument.knownInputKeys : SpecDocument.knownKeys
+        throw SpecError(path: path, message: "unknown key '\(unknown.path)'; known keys: \(known)")
       }
     } catch let error as SpecError {
       throw error
@@ -63,8 +77,6 @@ public struct PipelineSpec: Sendable {
       }
       return parsed
     }
-    dataset = document.dataset
-    input = document.input
     database = document.database
     report = document.report
     junit = document.junit
@@ -73,17 +85,80 @@ public struct PipelineSpec: Sendable {
     if let busyTimeout, !(busyTimeout >= 0 && busyTimeout <= 86_400) {
       throw SpecError(path: path, message: "'busyTimeout' must be between 0 and 86400 seconds")
     }
-    format = try choice("format", document.format, default: .json)
     onConflict = try choice("onConflict", document.onConflict, default: .upsert)
-    recordPath = document.recordPath?.keys ?? []
     policy = try Self.policy(document.policy, path: path)
-    for (key, value) in [("dataset", dataset), ("input", input), ("database", database)]
-    where value.isEmpty {
-      throw SpecError(path: path, message: "'\(key)' must not be empty")
+    listsInputs = document.inputs != nil
+    let written: [(prefix: String, input: SpecDocument.InputDocument)]
+    if let listed = document.inputs {
+      let single: [(String, Bool)] = [
+        ("dataset", document.dataset != nil), ("input", document.input != nil), ("format", document.format != nil),
+        ("recordPath", document.recordPath != nil),
+      ]
+      if let (key, _) = single.first(where: \.1) {
+        throw SpecError(
+          path: path,
+          message: "'inputs' and '\(key)' are both given: list every input under 'inputs', or name one with 'dataset', 'input', 'format' and 'recordPath', not both")
+      }
+      guard !listed.isEmpty else {
+        throw SpecError(path: path, message: "'inputs' is empty: list at least one input")
+      }
+      written = listed.enumerated().map { ("inputs[\($0.offset)].", $0.element) }
+    } else {
+      guard let dataset = document.dataset else {
+        throw SpecError(path: path, message: "'dataset': missing required key (or list the inputs under 'inputs')")
+      }
+      guard let input = document.input else {
+        throw SpecError(path: path, message: "'input': missing required key")
+      }
+      written = [("", .init(dataset: dataset, input: input, format: document.format, recordPath: document.recordPath))]
     }
-    if format == .ndjson && !recordPath.isEmpty {
-      throw SpecError(path: path, message: "'recordPath' applies to format json, not ndjson")
+    var inputs: [Input] = []
+    for (prefix, input) in written {
+      let format = try choice(prefix + "format", input.format, default: PipelineConfiguration.Format.json)
+      let recordPath = input.recordPath?.keys ?? []
+      for (key, value) in [("dataset", input.dataset), ("input", input.input)] where value.isEmpty {
+        throw SpecError(path: path, message: "'\(prefix)\(key)' must not be empty")
+      }
+      if format == .ndjson && !recordPath.isEmpty {
+        throw SpecError(path: path, message: "'\(prefix)recordPath' applies to format json, not ndjson")
+      }
+      if input.input == "-", inputs.contains(where: { $0.input == "-" }) {
+        throw SpecError(path: path, message: "'\(prefix)input': only one input can be standard input ('-')")
+      }
+      inputs.append(Input(dataset: input.dataset, input: input.input, format: format, recordPath: recordPath))
     }
+    self.inputs = inputs
+    if database.isEmpty {
+      throw SpecError(path: path, message: "'database' must not be empty")
+    }
+  }
+
+  // A single-input spec's input, as most code speaks of it (with several: the first).
+
+  public var dataset: String { inputs[0].dataset }
+  public var input: String { inputs[0].input }
+  public var format: PipelineConfiguration.Format { inputs[0].format }
+  public var recordPath: [String] { inputs[0].recordPath }
+
+  /// The dataset of each input, from `catalog`: an unknown name is an error naming its key, and
+  /// so are datasets that cannot load together (different tables of the same name).
+  public func datasets(in catalog: [AnyDataset]) throws(SpecError) -> [AnyDataset] {
+    var datasets: [AnyDataset] = []
+    for (index, input) in inputs.enumerated() {
+      guard let dataset = catalog.first(where: { $0.name == input.dataset }) else {
+        let key = listsInputs ? "inputs[\(index)].dataset" : "dataset"
+        throw SpecError(
+          path: path,
+          message: "'\(key)': unknown dataset '\(input.dataset)'; known: \(catalog.map(\.name).joined(separator: ", "))")
+      }
+      datasets.append(dataset)
+    }
+    do {
+      _ = try Schema.union(datasets.map(\.schema))
+    } catch {
+      throw SpecError(path: path, message: "'inputs': \(error)")
+    }
+    return datasets
   }
 
   private static func policy(_ value: SpecDocument.PolicyValue?, path: String) throws(SpecError) -> Policy {
@@ -147,9 +222,15 @@ public struct PipelineSpec: Sendable {
 
   /// Resolves a path written in the spec against the spec's directory.
   public func resolve(_ relative: String) -> String {
+    resolve(relative, against: (path as NSString).deletingLastPathComponent)
+  }
+
+  /// Resolves `relative` against `directory` (itself against the working directory when it is
+  /// relative); absolute paths and `-` stay as they are.
+  private func resolve(_ relative: String, against directory: String) -> String {
     if relative == "-" { return relative }
     if relative.hasPrefix("/") { return (relative as NSString).standardizingPath }
-    var directory = (path as NSString).deletingLastPathComponent
+    var directory = directory
     if !directory.hasPrefix("/") {
       directory = (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(directory)
     }
@@ -157,9 +238,18 @@ public struct PipelineSpec: Sendable {
   }
 
   /// The run configuration this spec describes, before command-line overrides.
-  public func configuration() -> PipelineConfiguration {
+  ///
+  /// With `inputDirectory`, inputs written as relative paths resolve against it instead of the
+  /// spec's directory (`--input-dir`: tonight's dump folder); absolute inputs stay.
+  public func configuration(inputDirectory: String? = nil) -> PipelineConfiguration {
+    let inputDirectory = inputDirectory ?? (path as NSString).deletingLastPathComponent
     var configuration = PipelineConfiguration(
-      name: name, input: resolve(input), format: format, recordPath: recordPath,
+      name: name,
+      inputs: inputs.map { input in
+        PipelineInput(
+          dataset: input.dataset, path: resolve(input.input, against: inputDirectory), format: input.format,
+          recordPath: input.recordPath)
+      },
       policy: policy, database: resolve(database), conflict: onConflict,
       reportPath: report.map(resolve), junitPath: junit.map(resolve),
       rejectsPath: rejects.map(resolve))
@@ -171,13 +261,15 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, policy, database, onConflict, busyTimeout, report, junit, rejects"
+    "description, dataset, input, format, recordPath, inputs, policy, database, onConflict, busyTimeout, report, junit, rejects"
+  static let knownInputKeys = "dataset, input, format, recordPath"
 
   var description: String?
-  var dataset: String
-  var input: String
+  var dataset: String?
+  var input: String?
   var format: String?
   var recordPath: RecordPathValue?
+  var inputs: [InputDocument]?
   var policy: PolicyValue?
   var database: String
   var onConflict: String?
@@ -185,6 +277,14 @@ struct SpecDocument: Decodable {
   var junit: String?
   var rejects: String?
   var busyTimeout: Double?
+
+  /// One element of `inputs`.
+  struct InputDocument: Decodable {
+    var dataset: String
+    var input: String
+    var format: String?
+    var recordPath: RecordPathValue?
+  }
 
   /// `"data.fruits"` or `["data", "fruits"]` (for keys that contain dots).
   struct RecordPathValue: Decodable {

@@ -4,7 +4,7 @@
 /// Reading, decoding, validating, mapping and making rows run on the producer's thread while
 /// this one writes, so the two cores work at once; everything that decides the run's outcome
 /// happens here, in input order.
-struct RecordLoop<D: Dataset> {
+struct RecordLoop<D: Dataset>: RecordLoading {
   let dataset: D
   let configuration: PipelineConfiguration
 
@@ -98,4 +98,13 @@ struct RecordLoop<D: Dataset> {
     state.ledger.count(.load, passed: true, kept: outcome.keptExisting)
     state.ledger.note(warnings: outcome.warnings, coercions: 0)
   }
+}
+
+/// A record loop with its dataset's types erased (`AnyDataset` makes one), so a run can read
+/// inputs of different datasets in turn.
+protocol RecordLoading {
+  func validate(_ reader: any RecordReader, state: inout RunState) throws
+  func load(
+    _ reader: any RecordReader, writer: RowWriter, savepoints: (any RecordSavepoints)?, state: inout RunState
+  ) throws
 }

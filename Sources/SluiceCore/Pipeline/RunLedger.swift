@@ -2,6 +2,10 @@ import Foundation
 
 /// The bookkeeping of one run: records counted per stage, their time, issues, drift, coercions,
 /// and error counts per check. It decides nothing (`RunState` does).
+///
+/// It counts the whole run, whatever its inputs: an input's own counts are the difference
+/// between a `snapshot()` taken when it begins and one taken when it ends, so the hot loop
+/// counts each record once.
 struct RunLedger {
   /// Per stage, in `Stage` order: a plain array, since every record updates several.
   private(set) var statistics: [StageStatistics] = Stage.allCases.map(StageStatistics.init)
@@ -13,6 +17,8 @@ struct RunLedger {
   /// Error and warning counts per check (stage, or stage and rule).
   private var checkCounts: [CheckKey: (failures: Int, warnings: Int)] = [:]
   let rules: [ValidationRule]
+  /// The input being read, stamped on its issues when a run reads several.
+  var input: String?
 
   struct CheckKey: Hashable {
     var stage: Stage
@@ -76,6 +82,8 @@ struct RunLedger {
   }
 
   mutating func collect(_ issue: Issue) {
+    var issue = issue
+    if let input { issue.input = input }
     issues.add(issue)
     drift.add(issue)
     let key = CheckKey(stage: issue.stage, rule: issue.rule)
@@ -94,6 +102,40 @@ struct RunLedger {
   mutating func rejected(_ recordIssues: [Issue]) {
     for issue in recordIssues { collect(issue) }
     rejectedRecords += 1
+  }
+
+  /// The counts an input's share of the run is measured by.
+  struct Snapshot {
+    var statistics: [StageStatistics]
+    var issueCounts: [IssueCode: Int]
+    var coercions: Int
+    var rejectedRecords: Int
+
+    /// What was counted between `start` and this snapshot.
+    func since(_ start: Snapshot) -> Snapshot {
+      Snapshot(
+        statistics: zip(statistics, start.statistics).map { now, then in
+          var difference = now
+          difference.recordsIn -= then.recordsIn
+          difference.recordsOut -= then.recordsOut
+          difference.rejected -= then.rejected
+          difference.warnings -= then.warnings
+          difference.kept -= then.kept
+          difference.seconds -= then.seconds
+          return difference
+        },
+        issueCounts: issueCounts.reduce(into: [:]) { counts, entry in
+          let count = entry.value - (start.issueCounts[entry.key] ?? 0)
+          if count > 0 { counts[entry.key] = count }
+        },
+        coercions: coercions - start.coercions, rejectedRecords: rejectedRecords - start.rejectedRecords)
+    }
+
+    var recordsRead: Int { statistics[Stage.read.ordinal].recordsIn }
+  }
+
+  func snapshot() -> Snapshot {
+    Snapshot(statistics: statistics, issueCounts: issues.counts, coercions: coercions, rejectedRecords: rejectedRecords)
   }
 
   /// The contract's checks for reports: every stage, and every rule of the dataset.

@@ -2,11 +2,17 @@ import Foundation
 
 /// One run's state and the policy's verdicts: each rejected record is quarantined and judged —
 /// a strict run stops at the first, a lenient one when its budget is spent — and so is the run
-/// as a whole once the input is read. The counting is the ledger's.
+/// as a whole once its inputs are read. The counting is the ledger's.
+///
+/// What is the run's, whatever input is being read: the ledger's totals (so the error budget
+/// spans every input), the quarantine, the failure. What is an input's own: its entry in
+/// `inputs`, begun when the input is opened and finished when it has been read.
 struct RunState {
   let policy: Policy
   let isDryRun: Bool
   let failsOnWarnings: Bool
+  /// Whether issues and messages name the input they are about (a run with several).
+  let namesInputs: Bool
   let startedAt = Date()
   let clockStart = Stopwatch.now()
   var ledger: RunLedger
@@ -14,13 +20,38 @@ struct RunState {
   var failure: RunReport.Failure?
   /// The run failed because another connection held the database past the busy timeout.
   var waitedForLock = false
+  /// The inputs opened so far, in order; the last is the one being read unless it has ended.
+  private(set) var inputs: [InputProgress] = []
 
   init(configuration: PipelineConfiguration, rules: [ValidationRule]) {
     policy = configuration.policy
     isDryRun = configuration.isDryRun
     failsOnWarnings = configuration.failsOnWarnings
+    namesInputs = configuration.hasSeveralInputs
     ledger = RunLedger(issueSampleLimit: configuration.issueSampleLimit, rules: rules)
   }
+
+  // MARK: - Inputs
+
+  /// Starts counting an opened input's records as its own.
+  mutating func begin(_ input: PipelineInput, dataset: String, stream: Input) {
+    inputs.append(InputProgress(input: input, dataset: dataset, stream: stream, start: ledger.snapshot()))
+    ledger.input = namesInputs ? input.path : nil
+    quarantine?.input = input.path
+    quarantine?.format = input.format
+  }
+
+  /// The input being read was read to its end; `rowsWritten` are the rows its records wrote.
+  mutating func endInput(rowsWritten: [String: Int] = [:]) {
+    guard let last = inputs.indices.last else { return }
+    inputs[last].finish(at: ledger.snapshot(), rowsWritten: rowsWritten)
+  }
+
+  /// The stream of the input being read, if one is.
+  var currentStream: Input? { inputs.last?.stream }
+
+  /// ` of PATH` in a run with several inputs, to follow "record N" in a message; empty otherwise.
+  var inputSuffix: String { ledger.input.map { " of \($0)" } ?? "" }
 
   /// A rejected record: collects its issues, quarantines it, and applies the policy — a strict
   /// run stops at the first, a lenient one when its budget is spent. A dry run always goes on.
@@ -32,7 +63,8 @@ struct RunState {
     }
     guard !isDryRun, let first = recordIssues.first else { return }
     if policy.invalidRecord == .fail {
-      let place = first.location.map { "record \($0.ordinal) (line \($0.line))" } ?? "the input"
+      let place =
+        first.location.map { "record \($0.ordinal) (line \($0.line))\(inputSuffix)" } ?? ledger.input ?? "the input"
       let path = first.path.isEmpty ? "" : "\(first.path): "
       throw RunAbort(
         failure: .init(
@@ -64,14 +96,21 @@ struct RunState {
   }
 
   /// A run that rejected every record of a non-empty input fails whatever its budget — a wrong
-  /// `--format` or record path looks exactly like that — unless the policy allows it.
+  /// `--format` or record path looks exactly like that — unless the policy allows it. With
+  /// several inputs each is judged on its own, since each has its own format and record path.
   func checkSomethingLoaded() throws {
-    let read = ledger.recordsRead
-    guard read > 0, ledger.rejectedRecords >= read, !policy.allowsNothingLoaded else { return }
-    throw RunAbort(
-      failure: .init(
-        kind: .data,
-        message: "all \(read) record(s) read were rejected and none was loaded; check the format and the record path, or set policy.allowNothingLoaded; the run was rolled back"))
+    guard !policy.allowsNothingLoaded else { return }
+    let now = ledger.snapshot()
+    for progress in inputs {
+      let counts = progress.counts(now: now)
+      let read = counts.recordsRead
+      guard read > 0, counts.rejectedRecords >= read else { continue }
+      let source = namesInputs ? " from \(progress.input.path)" : ""
+      throw RunAbort(
+        failure: .init(
+          kind: .data,
+          message: "all \(read) record(s) read\(source) were rejected and none was loaded; check the format and the record path, or set policy.allowNothingLoaded; the run was rolled back"))
+    }
   }
 
   /// A dry run fails when it found any error (or, when asked, any warning).

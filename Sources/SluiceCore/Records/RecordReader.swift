@@ -5,8 +5,6 @@
 /// otherwise the input cannot be read further.
 public protocol RecordReader: AnyObject {
   func next() throws -> RawRecord?
-  /// Records found so far, including malformed ones.
-  var recordCount: Int { get }
 }
 
 /// Malformed input found by a record reader: a syntax error, a record over the size limit or

@@ -36,74 +36,40 @@ public final class XMLRecordReader: RecordReader {
   public static let textKey = "#text"
 
   /// Element names from the root to the records (`["orders", "order"]`); empty: the root's children.
-  public let path: [String]
-  public let limits: Limits
-  public private(set) var recordCount = 0
+  public var path: [String] { assembler.pointee.path }
+  public var limits: Limits { assembler.pointee.limits }
+  public var recordCount: Int { assembler.pointee.recordCount }
 
   private let source: any ByteSource
   private let chunk: UnsafeMutableRawBufferPointer
   private var context: xmlParserCtxtPtr?
   private var sourceEnded = false
-
-  /// Records (or recoverable errors) the parser finished during the last chunk, in order.
-  private var ready: [Result<RawRecord, RecordReadError>] = []
-  private var readyHead = 0
-  /// The parse error that stops the document, delivered after the records before it.
-  private var failure: RecordReadError?
-
-  // Where the parser is in the document.
-  private var depth = 0
-  /// How many of the current element's ancestors-or-self match the path's first names.
-  private var matched = 0
-  /// The first element found where a record was expected but named differently, for the
-  /// message when no record is found at all.
-  private var strayName: String?
-
-  // The record being built.
-  private var builder = RecordTape.Builder()
-  private var frames: [Frame] = []
-  private var text: [UInt8] = []
-  private var recordStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
-  /// Set when the record went past a limit: the rest of it is skipped, then reported.
-  private var skipped: RecordReadError?
-
-  private struct Frame {
-    /// The object node once the element is known to be an object, else -1.
-    var object: Int
-    /// Where this element's text starts in `text`.
-    var textStart: Int
-    var offset: Int
-    var lines: Int
-  }
-
-  /// The records' depth in the document (the root is 1).
-  private var recordDepth: Int { path.isEmpty ? 2 : path.count }
-  /// Inside a record: its element and all of its ancestors matched the path.
-  private var inRecord: Bool { matched == recordDepth }
+  /// What the callbacks change, behind a pointer: a class's stored properties pay a dynamic
+  /// exclusivity check on every access, a quarter of the reader's time when they held it.
+  private let assembler: UnsafeMutablePointer<Assembler>
 
   public init(source: any ByteSource, path: [String], limits: Limits = Limits(), chunkSize: Int = 1 << 15) {
     _ = Self.refuseExternalEntities
     self.source = source
-    self.path = path
-    self.limits = limits
     chunk = .allocate(byteCount: max(chunkSize, 4), alignment: 16)
+    assembler = .allocate(capacity: 1)
+    assembler.initialize(to: Assembler(path: path, limits: limits))
   }
 
   deinit {
     if let context { xmlFreeParserCtxt(context) }
     chunk.deallocate()
+    assembler.pointee.deallocate()
+    assembler.deinitialize(count: 1)
+    assembler.deallocate()
   }
 
   public func next() throws -> RawRecord? {
-    while readyHead == ready.count {
-      ready.removeAll(keepingCapacity: true)
-      readyHead = 0
-      if let failure { throw failure }
+    while true {
+      if let record = try assembler.pointee.nextReady() { return record }
       if sourceEnded { return nil }
       try feed()
     }
-    defer { readyHead += 1 }
-    return try ready[readyHead].get()
   }
 
   // MARK: - Feeding the parser
@@ -111,7 +77,7 @@ public final class XMLRecordReader: RecordReader {
   private func feed() throws {
     var count = try source.read(into: chunk)
     guard let base = chunk.baseAddress?.assumingMemoryBound(to: CChar.self) else { return }
-    if context == nil {
+    guard let context else {
       // The parser detects the encoding, and skips a byte order mark, from the first four bytes;
       // a source may hand back fewer on its first read (a file returns the two bytes it peeked at
       // for gzip's magic), and two bytes of a UTF-8 BOM leave libxml2 with "Document is empty".
@@ -122,9 +88,7 @@ public final class XMLRecordReader: RecordReader {
       }
       guard count > 0 else {
         sourceEnded = true
-        failure = RecordReadError(
-          code: .syntax, message: "empty input: no XML document", location: .init(ordinal: 0, byteOffset: 0, line: 1),
-          isRecoverable: false)
+        assembler.pointee.fail(code: .syntax, "empty input: no XML document")
         return
       }
       try start(first: base, count: count)
@@ -133,7 +97,7 @@ public final class XMLRecordReader: RecordReader {
     if count == 0 {
       sourceEnded = true
       _ = xmlParseChunk(context, nil, 0, 1)
-      finishDocument()
+      assembler.pointee.finishDocument()
     } else {
       _ = xmlParseChunk(context, base, Int32(count), 0)
     }
@@ -149,13 +113,134 @@ public final class XMLRecordReader: RecordReader {
         isRecoverable: false)
     }
     self.context = context
+    assembler.pointee.context = context
     _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
-    context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
+    context.pointee._private = UnsafeMutableRawPointer(assembler)
     if count > Int(head) { _ = xmlParseChunk(context, base + Int(head), Int32(count) - head, 0) }
   }
 
+  // MARK: - libxml2 set-up
+
+  /// External entities are never read, whoever asks: the loader libxml2 calls for every DTD,
+  /// entity or XInclude it would fetch, process-wide, returns nothing.
+  private static let refuseExternalEntities: Void = {
+    xmlInitParser()
+    xmlSetExternalEntityLoader { _, _, _ in nil }
+  }()
+
+  /// The SAX2 callbacks: elements, text and errors go to the assembler; entity declarations
+  /// are refused; everything a DTD could make the parser do (subsets, entity resolution) is off.
+  private static var handler: xmlSAXHandler {
+    var handler = xmlSAXHandler()
+    handler.initialized = UInt32(XML_SAX2_MAGIC)
+    handler.startElementNs = { context, localName, _, _, _, _, attributeCount, _, attributes in
+      guard let assembler = Assembler.of(context), let localName else { return }
+      assembler.pointee.startElement(localName, attributeCount: Int(attributeCount), attributes: attributes)
+    }
+    handler.endElementNs = { context, _, _, _ in
+      Assembler.of(context)?.pointee.endElement()
+    }
+    handler.characters = { context, bytes, count in
+      guard let bytes else { return }
+      Assembler.of(context)?.pointee.characters(bytes, count: Int(count))
+    }
+    handler.cdataBlock = handler.characters
+    handler.ignorableWhitespace = handler.characters
+    handler.entityDecl = { context, name, _, _, _, _ in
+      Assembler.of(context)?.pointee.refuseEntity(name)
+    }
+    handler.unparsedEntityDecl = { context, name, _, _, _ in
+      Assembler.of(context)?.pointee.refuseEntity(name)
+    }
+    handler.serror = { context, error in
+      guard let error else { return }
+      Assembler.of(context)?.pointee.parserError(error)
+    }
+    return handler
+  }
+}
+
+/// Turns the parser's events into records: follows the element path, builds each record's
+/// tape, bounds it, and queues finished records and errors for `next()`.
+private struct Assembler {
+  let path: [String]
+  let limits: XMLRecordReader.Limits
+  var context: xmlParserCtxtPtr?
+  private(set) var recordCount = 0
+
+  /// Records (or recoverable errors) the parser finished during the last chunk, in order.
+  private var ready: [Result<RawRecord, RecordReadError>] = []
+  private var readyHead = 0
+  /// The error that stops the document, delivered after the records before it.
+  private var failure: RecordReadError?
+
+  // Where the parser is in the document.
+  private var depth = 0
+  /// How many of the current element's ancestors-or-self match the path's first names.
+  private var matched = 0
+  /// The first element found where a record was expected but named differently, for the
+  /// message when no record is found at all.
+  private var strayName: String?
+
+  // The record being built.
+  private var builder = RecordTape.Builder()
+  private var frames = GrowableBuffer<Frame>(capacity: 64)
+  /// The text of the open elements, innermost last (`Frame.textStart`).
+  private var text = GrowableBuffer<UInt8>(capacity: 4096)
+  private var recordStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
+  /// Set when the record went past a limit: the rest of it is skipped, then reported.
+  private var skipped: RecordReadError?
+
+  private struct Frame {
+    /// The object node once the element is known to be an object, else -1.
+    var object: Int
+    /// Where this element's text starts in `text`.
+    var textStart: Int
+    var offset: Int
+    var lines: Int
+    /// `xsi:nil="true"`: the element is null, unless it turns out to have children.
+    var isNil = false
+  }
+
+  init(path: [String], limits: XMLRecordReader.Limits) {
+    self.path = path
+    self.limits = limits
+  }
+
+  /// Frees the buffers; the assembler is not used again.
+  func deallocate() {
+    builder.deallocate()
+    frames.deallocate()
+    text.deallocate()
+  }
+
+  /// The assembler behind a callback's context (the parser context, whose `_private` holds it).
+  static func of(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<Assembler>? {
+    guard let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self), let assembler = parser.pointee._private
+    else { return nil }
+    return assembler.assumingMemoryBound(to: Assembler.self)
+  }
+
+  /// The records' depth in the document (the root is 1).
+  private var recordDepth: Int { path.isEmpty ? 2 : path.count }
+  /// Inside a record: its element and all of its ancestors matched the path.
+  private var inRecord: Bool { matched == recordDepth }
+
+  /// The next finished record, or nil when the parser must be fed; throws the document's error
+  /// once the records before it are delivered.
+  mutating func nextReady() throws -> RawRecord? {
+    if readyHead < ready.count {
+      defer { readyHead += 1 }
+      return try ready[readyHead].get()
+    }
+    ready.removeAll(keepingCapacity: true)
+    readyHead = 0
+    if let failure { throw failure }
+    return nil
+  }
+
   /// After the last chunk: a document without a single record may have a wrong path.
-  private func finishDocument() {
+  mutating func finishDocument() {
     guard failure == nil, recordCount == 0 else { return }
     if let strayName, let parent = pathDescription(upTo: recordDepth - 1) {
       failure = RecordReadError(
@@ -198,7 +283,7 @@ public final class XMLRecordReader: RecordReader {
 
   // MARK: - Events
 
-  fileprivate func startElement(
+  mutating func startElement(
     _ name: UnsafePointer<xmlChar>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
     depth += 1
@@ -231,9 +316,9 @@ public final class XMLRecordReader: RecordReader {
     recordCount += 1
     let position = startTagPosition()
     recordStart = RecordLocation(ordinal: recordCount, byteOffset: position.offset, line: position.line)
-    builder.reset(origin: .xml)
-    frames.removeAll(keepingCapacity: true)
-    text.removeAll(keepingCapacity: true)
+    builder.reset()
+    frames.removeAll(shrinkingAbove: 1 << 16)
+    text.removeAll(shrinkingAbove: 1 << 20)
     skipped = nil
     openElement(name, attributeCount: attributeCount, attributes: attributes, position: position)
   }
@@ -250,7 +335,7 @@ public final class XMLRecordReader: RecordReader {
     }
   }
 
-  private func openElement(
+  private mutating func openElement(
     _ name: UnsafePointer<xmlChar>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
     position: (offset: Int64, line: Int)? = nil
   ) {
@@ -262,23 +347,27 @@ public final class XMLRecordReader: RecordReader {
         parent.object = builder.openObject(offset: parent.offset, lines: parent.lines)
         frames[frames.count - 1] = parent
       }
-      builder.key(UnsafeBufferPointer(start: name, count: strlen(name)), offset: offset, lines: lines)
+      builder.key(name, count: strlen(name), offset: offset, lines: lines)
     }
     var frame = Frame(object: -1, textStart: text.count, offset: offset, lines: lines)
-    if attributeCount > 0, let attributes {
-      frame.object = builder.openObject(offset: offset, lines: lines)
-      // Five pointers per attribute: local name, prefix, URI, value start, value end.
+    if attributeCount > 0, let attributes, Self.isNil(attributeCount: attributeCount, attributes: attributes) {
+      frame.isNil = true
+    } else if attributeCount > 0, let attributes {
+      // Five pointers per attribute: local name, prefix, URI, value start, value end. XML
+      // Schema instance attributes (xsi:nil, xsi:schemaLocation) describe the document, not data.
       for index in 0..<attributeCount {
         guard let localName = attributes[index * 5], let start = attributes[index * 5 + 3],
-          let end = attributes[index * 5 + 4]
+          let end = attributes[index * 5 + 4], !Self.isSchemaInstance(attributes[index * 5 + 2])
         else { continue }
-        builder.key(
-          UnsafeBufferPointer(start: localName, count: strlen(localName)), offset: offset, lines: lines, isAttribute: true)
+        if frame.object < 0 { frame.object = builder.openObject(offset: offset, lines: lines) }
+        builder.key(localName, count: strlen(localName), offset: offset, lines: lines, isAttribute: true)
         let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
         if value.contains(UInt8(ascii: "&")) {
-          Self.withAmpersandsDecoded(value) { builder.string($0, offset: offset, lines: lines) }
+          Self.ampersandsDecoded(value).withUnsafeBufferPointer { decoded in
+            if let base = decoded.baseAddress { builder.string(base, count: decoded.count, offset: offset, lines: lines) }
+          }
         } else {
-          builder.string(value, offset: offset, lines: lines)
+          builder.string(start, count: value.count, offset: offset, lines: lines)
         }
       }
     }
@@ -286,14 +375,108 @@ public final class XMLRecordReader: RecordReader {
     checkSize()
   }
 
-  /// Calls `body` with an attribute value whose `&#38;` sequences are `&` again.
+  mutating func endElement() {
+    defer { depth -= 1 }
+    let inRecord = inRecord
+    if matched == depth { matched = depth - 1 }
+    guard inRecord else { return }
+    if skipped == nil, let frame = frames.last {
+      frames.removeLast(1)
+      let own = text.base + frame.textStart
+      let length = text.count - frame.textStart
+      if frame.isNil && frame.object < 0 {
+        builder.null(offset: frame.offset, lines: frame.lines)
+      } else if frame.object >= 0 {
+        if UnsafeBufferPointer(start: own, count: length).contains(where: { !Self.isWhitespace($0) }) {
+          builder.key("#text", offset: frame.offset, lines: frame.lines)
+          builder.string(own, count: length, offset: frame.offset, lines: frame.lines)
+        }
+        builder.closeObject(frame.object)
+      } else {
+        builder.string(own, count: length, offset: frame.offset, lines: frame.lines)
+      }
+      text.truncate(to: frame.textStart)
+      checkSize()
+    }
+    guard depth == recordDepth else { return }
+    if let skipped {
+      ready.append(.failure(skipped))
+      self.skipped = nil
+      return
+    }
+    let tape = builder.finish(origin: .xml)
+    ready.append(.success(RawRecord(location: recordStart, tape: tape)))
+  }
+
+  mutating func characters(_ bytes: UnsafePointer<xmlChar>, count: Int) {
+    guard inRecord, skipped == nil else { return }
+    text.append(bytes, count: count)
+    if text.count > limits.maxRecordBytes { checkSize(pending: text.count) }
+  }
+
+  private mutating func checkSize(pending: Int = 0) {
+    guard skipped == nil, builder.byteCount + pending > limits.maxRecordBytes else { return }
+    skip(
+      RecordReadError(
+        code: .recordTooLarge, message: "record larger than \(limits.maxRecordBytes) bytes", location: recordStart,
+        isRecoverable: true))
+  }
+
+  /// Gives up the record: its events are ignored until it ends, then the error is reported.
+  private mutating func skip(_ error: RecordReadError) {
+    skipped = error
+    builder.reset()
+    frames.removeAll(shrinkingAbove: 1 << 16)
+    text.removeAll(shrinkingAbove: 1 << 20)
+  }
+
+  mutating func refuseEntity(_ name: UnsafePointer<xmlChar>?) {
+    let entity = name.map { String(cString: $0) } ?? "?"
+    fail(
+      code: .unsafeXML,
+      "the document declares the entity '\(entity)'; Sluice never expands or loads DTD entities (they are how billion-laughs and XXE attacks work)")
+  }
+
+  mutating func parserError(_ error: UnsafePointer<xmlError>) {
+    guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+    let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
+    let trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
+    failure = RecordReadError(
+      code: .syntax, message: "malformed XML: \(trimmed)",
+      location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: Int(error.pointee.line)), isRecoverable: false)
+  }
+
+  mutating func fail(code: IssueCode, _ message: String) {
+    guard failure == nil else { return }
+    failure = RecordReadError(
+      code: code, message: message, location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: line()),
+      isRecoverable: false)
+    if let context { xmlStopParser(context) }
+  }
+
+  /// XML Schema's null, `xsi:nil="true"` (or `"1"`): JSON's `null`, so an element a DTO needs
+  /// is `nullValue` and an optional one nil, exactly as in JSON. Other attributes of a nil
+  /// element are ignored; `xsi:nil="false"` is no attribute at all.
+  private static func isNil(attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>) -> Bool {
+    for index in 0..<attributeCount {
+      guard let localName = attributes[index * 5], let uri = attributes[index * 5 + 2],
+        let start = attributes[index * 5 + 3], let end = attributes[index * 5 + 4]
+      else { continue }
+      guard strcmp(localName, "nil") == 0, isSchemaInstance(uri) else { continue }
+      let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
+      return value.elementsEqual("true".utf8) || value.elementsEqual("1".utf8)
+    }
+    return false
+  }
+
+  /// An attribute value with its `&#38;` sequences made `&` again.
   ///
   /// Without entity substitution (`XML_PARSE_NOENT`, which this reader leaves off) libxml2
   /// hands SAX2 attribute values with every `&` the document escaped — `&amp;`, `&#38;`,
   /// `&#x26;` — written back as `&#38;`, for a tree to re-parse; other references arrive decoded.
   /// A bare `&` cannot occur in a well-formed attribute value, so each `&#38;` in what libxml2
   /// reports stands for exactly one `&` (`&amp;#38;` arrives as `&#38;#38;` and becomes `&#38;`).
-  static func withAmpersandsDecoded<R>(_ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  static func ampersandsDecoded(_ value: UnsafeBufferPointer<UInt8>) -> [UInt8] {
     let escaped: [UInt8] = Array("&#38;".utf8)
     var decoded: [UInt8] = []
     decoded.reserveCapacity(value.count)
@@ -309,137 +492,16 @@ public final class XMLRecordReader: RecordReader {
         index += 1
       }
     }
-    return decoded.withUnsafeBufferPointer(body)
+    return decoded
   }
 
-  fileprivate func endElement() {
-    defer { depth -= 1 }
-    let inRecord = inRecord
-    if matched == depth { matched = depth - 1 }
-    guard inRecord else { return }
-    if skipped == nil, let frame = frames.popLast() {
-      text.withUnsafeBufferPointer { all in
-        let own = UnsafeBufferPointer(rebasing: all[frame.textStart...])
-        if frame.object >= 0 {
-          if own.contains(where: { !Self.isWhitespace($0) }) {
-            builder.key("#text", offset: frame.offset, lines: frame.lines)
-            builder.string(own, offset: frame.offset, lines: frame.lines)
-          }
-          builder.closeObject(frame.object)
-        } else {
-          builder.string(own, offset: frame.offset, lines: frame.lines)
-        }
-      }
-      text.removeSubrange(frame.textStart...)
-      checkSize()
-    }
-    guard depth == recordDepth else { return }
-    if let skipped {
-      ready.append(.failure(skipped))
-      self.skipped = nil
-      frames.removeAll(keepingCapacity: true)
-      text.removeAll(keepingCapacity: true)
-      return
-    }
-    let tape = builder.finish()
-    ready.append(.success(RawRecord(location: recordStart, tape: tape)))
-  }
-
-  fileprivate func characters(_ bytes: UnsafePointer<xmlChar>, count: Int) {
-    guard inRecord, skipped == nil else { return }
-    text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
-    if text.count > limits.maxRecordBytes { checkSize(pending: text.count) }
-  }
-
-  private func checkSize(pending: Int = 0) {
-    guard skipped == nil, builder.byteCount + pending > limits.maxRecordBytes else { return }
-    skip(
-      RecordReadError(
-        code: .recordTooLarge, message: "record larger than \(limits.maxRecordBytes) bytes", location: recordStart,
-        isRecoverable: true))
-  }
-
-  /// Gives up the record: its events are ignored until it ends, then the error is reported.
-  private func skip(_ error: RecordReadError) {
-    skipped = error
-    builder.reset(origin: .xml)
-    frames.removeAll()
-    text = []
-  }
-
-  fileprivate func refuseEntity(_ name: UnsafePointer<xmlChar>?) {
-    let entity = name.map { String(cString: $0) } ?? "?"
-    fail(
-      code: .unsafeXML,
-      "the document declares the entity '\(entity)'; Sluice never expands or loads DTD entities (they are how billion-laughs and XXE attacks work)")
-  }
-
-  fileprivate func parserError(_ error: UnsafePointer<xmlError>) {
-    guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-    let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
-    let trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
-    failure = RecordReadError(
-      code: .syntax, message: "malformed XML: \(trimmed)",
-      location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: Int(error.pointee.line)), isRecoverable: false)
-  }
-
-  private func fail(code: IssueCode, _ message: String) {
-    guard failure == nil else { return }
-    failure = RecordReadError(
-      code: code, message: message, location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: line()),
-      isRecoverable: false)
-    if let context { xmlStopParser(context) }
+  private static func isSchemaInstance(_ uri: UnsafePointer<xmlChar>?) -> Bool {
+    guard let uri else { return false }
+    return strcmp(uri, "http://www.w3.org/2001/XMLSchema-instance") == 0
   }
 
   @inline(__always)
   private static func isWhitespace(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-  }
-
-  // MARK: - libxml2 set-up
-
-  /// External entities are never read, whoever asks: the loader libxml2 calls for every DTD,
-  /// entity or XInclude it would fetch, process-wide, returns nothing.
-  private static let refuseExternalEntities: Void = {
-    xmlInitParser()
-    xmlSetExternalEntityLoader { _, _, _ in nil }
-  }()
-
-  /// The SAX2 callbacks: elements, text and errors go to the reader; entity declarations are
-  /// refused; everything a DTD could make the parser do (subsets, entity resolution) is off.
-  private static var handler: xmlSAXHandler {
-    var handler = xmlSAXHandler()
-    handler.initialized = UInt32(XML_SAX2_MAGIC)
-    handler.startElementNs = { context, localName, _, _, _, _, attributeCount, _, attributes in
-      guard let reader = XMLRecordReader.reader(context), let localName else { return }
-      reader.startElement(localName, attributeCount: Int(attributeCount), attributes: attributes)
-    }
-    handler.endElementNs = { context, _, _, _ in
-      XMLRecordReader.reader(context)?.endElement()
-    }
-    handler.characters = { context, bytes, count in
-      guard let bytes else { return }
-      XMLRecordReader.reader(context)?.characters(bytes, count: Int(count))
-    }
-    handler.cdataBlock = handler.characters
-    handler.ignorableWhitespace = handler.characters
-    handler.entityDecl = { context, name, _, _, _, _ in
-      XMLRecordReader.reader(context)?.refuseEntity(name)
-    }
-    handler.unparsedEntityDecl = { context, name, _, _, _ in
-      XMLRecordReader.reader(context)?.refuseEntity(name)
-    }
-    handler.serror = { context, error in
-      guard let error else { return }
-      XMLRecordReader.reader(context)?.parserError(error)
-    }
-    return handler
-  }
-
-  /// The reader behind a callback's context (the parser context, whose `_private` holds it).
-  private static func reader(_ context: UnsafeMutableRawPointer?) -> XMLRecordReader? {
-    guard let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self), let reader = parser.pointee._private
-    else { return nil }
-    return Unmanaged<XMLRecordReader>.fromOpaque(reader).takeUnretainedValue()
   }
 }

@@ -22,15 +22,17 @@ final class QuarantineWriter {
   }
 
   private let file: OutputFile
-  private let input: String
-  private let format: String?
+  /// The input whose records are being written (it changes as a run reads its inputs in turn).
+  var input: String
+  /// The format of the input being read: an XML input's records are written as JSON text.
+  var format: PipelineConfiguration.Format
   private let encoder: JSONEncoder
   private(set) var count = 0
 
   init(file: OutputFile, input: String, format: PipelineConfiguration.Format = .json) {
     self.file = file
     self.input = input
-    self.format = format == .xml ? format.rawValue : nil
+    self.format = format
     encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
   }
@@ -38,7 +40,7 @@ final class QuarantineWriter {
   func write(location: RecordLocation, bytes: [UInt8], issues: [Issue]) throws {
     let entry = Entry(
       ordinal: location.ordinal, line: location.line, byteOffset: location.byteOffset, input: input,
-      issues: issues, record: String(decoding: bytes, as: UTF8.self), format: format)
+      issues: issues, record: String(decoding: bytes, as: UTF8.self), format: format == .xml ? format.rawValue : nil)
     try file.write(try encoder.encode(entry))
     try file.write(CollectionOfOne(0x0A))
     count += 1

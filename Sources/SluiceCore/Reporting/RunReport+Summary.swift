@@ -25,6 +25,22 @@ extension RunReport {
       }
       lines.append("  " + cells.joined(separator: "  "))
     }
+    if inputs.count > 1 {
+      lines.append("  inputs:")
+      for (number, section) in inputs.enumerated() {
+        let kind = section.format + (section.gzip ? ", gzip" : "")
+        var line = "    \(number + 1) \(section.path) (\(section.dataset), \(kind)): "
+        if section.opened {
+          let read = section.statistics(for: .read).recordsIn
+          let rejected = section.stages.map(\.rejected).reduce(0, +)
+          line += "\(read) read, \(rejected) rejected"
+          if mode != RunMode.validate.rawValue { line += ", \(section.statistics(for: .load).recordsOut) loaded" }
+        } else {
+          line += "not read"
+        }
+        lines.append(line)
+      }
+    }
     let kept = statistics(for: .load).kept
     if kept > 0 {
       lines.append("  kept \(kept) record(s) whose key existed, as they were (onConflict \(conflict))")

@@ -41,6 +41,29 @@ public struct RunReport: Sendable, Codable {
     public var decompressedBytes: Int64
   }
 
+  /// One input of the run on its own: what it was and what its records did. A run with one
+  /// input has one section, with the run's counts.
+  public struct InputSection: Sendable, Codable {
+    public var path: String
+    public var format: String
+    public var dataset: String
+    /// False for an input the run never opened, because it failed before.
+    public var opened: Bool
+    public var gzip: Bool
+    public var compressedBytes: Int64
+    public var decompressedBytes: Int64
+    public var stages: [StageStatistics]
+    public var issueCounts: [String: Int]
+    public var coercions: Int
+    /// Rows the input's records wrote, per table; lookup tables brought in line with their
+    /// enums at the start of the run are the run's (`rowsWritten` of the report).
+    public var rowsWritten: [String: Int]
+
+    public func statistics(for stage: Stage) -> StageStatistics {
+      stages.first { $0.stage == stage } ?? StageStatistics(stage: stage)
+    }
+  }
+
   /// One check of the contract, as the JUnit report shows it: a stage, or a validation rule.
   public struct Check: Sendable, Codable, Hashable {
     public var name: String
@@ -58,6 +81,7 @@ public struct RunReport: Sendable, Codable {
   /// `run`, `validate` (no writes) or `replay` (records from a quarantine file).
   public var mode: String
   public var pipeline: String
+  /// The dataset; with several inputs of different datasets, their names joined by `+`.
   public var dataset: String
   public var policy: String
   public var conflict: String
@@ -68,7 +92,13 @@ public struct RunReport: Sendable, Codable {
   public var finishedAt: Date
   public var durationSeconds: Double
   public var peakMemoryBytes: Int64?
+  /// The input, or with several the inputs' totals: their paths joined by `, `, their formats
+  /// by `+`, gzip when any is, bytes summed. `inputs` has each on its own.
   public var input: InputSummary
+  /// One section per input, in the order they were read.
+  public var inputs: [InputSection]
+  /// Counts of the whole run, every input included; so are the issue counts, issues, checks,
+  /// drift, coercions and rows below.
   public var stages: [StageStatistics]
   public var issueCounts: [String: Int]
   /// How many issues of each code `issues` keeps (the rest are only counted).

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The audit trail in the target database: `sluice_runs` (one row per run) and `sluice_rejects`
-/// (that run's sampled issues, without values), so nightly problems can be queried with SQL.
+/// The audit trail in the target database: `sluice_runs` (one row per run, however many inputs
+/// it read) and `sluice_rejects` (that run's sampled issues with their input, without values), so
+/// nightly problems can be queried with SQL.
 ///
 /// A successful run records itself inside its own transaction. A failed run is rolled back
 /// first and then records itself in a transaction of its own: the only write a failed run
@@ -45,7 +46,14 @@ enum AuditLog {
           message TEXT NOT NULL,
           PRIMARY KEY (run_id, sequence)
         ) STRICT;
-        """)
+        """),
+    // A run may read several inputs: each run keeps its input sections, each issue its input.
+    Migration(
+      "sluice-audit-2",
+      sql: """
+        ALTER TABLE sluice_runs ADD COLUMN inputs TEXT;
+        ALTER TABLE sluice_rejects ADD COLUMN input TEXT;
+        """),
   ]
 
   /// Inserts the run's row and its issues; returns the run's id. Call inside a transaction.
@@ -56,15 +64,15 @@ enum AuditLog {
       """
       INSERT INTO sluice_runs (pipeline, dataset, mode, input, policy, status, failure, started_at,
         finished_at, duration_seconds, records_read, records_loaded, records_rejected, warnings,
-        stages, issue_counts, rows_written)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        stages, issue_counts, rows_written, inputs)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """)
     try insert.run([
       .text(entry.pipeline), .text(entry.dataset), .text(entry.mode), .text(entry.input), .text(entry.policy),
       .text(entry.status), entry.failure.map { .text($0) }, .text(TimestampText.text(entry.startedAt)),
       .text(TimestampText.text(entry.finishedAt)), .real(entry.durationSeconds), .integer(Int64(entry.recordsRead)),
       .integer(Int64(entry.recordsLoaded)), .integer(Int64(entry.recordsRejected)), .integer(Int64(entry.warnings)),
-      .text(entry.stagesJSON), .text(entry.issueCountsJSON), .text(entry.rowsWrittenJSON),
+      .text(entry.stagesJSON), .text(entry.issueCountsJSON), .text(entry.rowsWrittenJSON), .text(entry.inputsJSON),
     ])
     guard let runID = try connection.scalarInt("SELECT last_insert_rowid()") else {
       throw SQLiteError(code: 1, extendedCode: 1, message: "no run id after insert")
@@ -72,8 +80,8 @@ enum AuditLog {
     let reject = try connection.prepare(
       """
       INSERT INTO sluice_rejects (run_id, sequence, stage, severity, code, rule, record_ordinal,
-        byte_offset, line, path, message)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        byte_offset, line, path, message, input)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """)
     for (sequence, issue) in entry.issues.enumerated() {
       try reject.run([
@@ -81,6 +89,7 @@ enum AuditLog {
         .text(issue.severity.rawValue), .text(issue.code.rawValue), issue.rule.map { .text($0) },
         issue.location.map { .integer(Int64($0.ordinal)) }, issue.location.map { .integer($0.byteOffset) },
         issue.location.map { .integer(Int64($0.line)) }, .text(issue.path), .text(issue.message),
+        .text(issue.input ?? entry.input),
       ])
     }
     return runID

@@ -20,6 +20,9 @@ public struct AuditEntry: Sendable {
   public var stagesJSON: String
   public var issueCountsJSON: String
   public var rowsWrittenJSON: String
+  /// The report's input sections (path, dataset, format, bytes, per-stage counts of each input).
+  public var inputsJSON: String
+  /// Each issue names its input when the run read several; otherwise it is `input`'s.
   public var issues: [Issue]
 }
 
@@ -27,7 +30,7 @@ extension RunReport {
   /// The report's row in the audit tables.
   public var auditEntry: AuditEntry {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     func json(_ value: some Encodable) -> String {
       (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
@@ -37,6 +40,6 @@ extension RunReport {
       recordsRead: statistics(for: .read).recordsIn, recordsLoaded: statistics(for: .load).recordsOut,
       recordsRejected: stages.map(\.rejected).reduce(0, +), warnings: stages.map(\.warnings).reduce(0, +),
       stagesJSON: json(stages), issueCountsJSON: json(issueCounts), rowsWrittenJSON: json(rowsWritten),
-      issues: issues)
+      inputsJSON: json(inputs), issues: issues)
   }
 }

@@ -32,6 +32,25 @@ public struct Schema: Sendable {
     self.lookups = lookups
   }
 
+  /// The schema of a run that loads several datasets: each table once, in the order tables first
+  /// appear, so a later dataset's tables may reference an earlier one's (alerts naming devices).
+  ///
+  /// Datasets that both list a table must share its declaration — the same `Table`, as a dataset
+  /// that references another's tables lists them — since rows name their table by identity.
+  public static func union(_ schemas: [Schema]) throws(SchemaConflict) -> Schema {
+    var tables: [Table] = []
+    for schema in schemas {
+      for table in schema.tables {
+        if let known = tables.first(where: { $0.name == table.name }) {
+          guard known === table else { throw SchemaConflict(table: table.name) }
+          continue
+        }
+        tables.append(table)
+      }
+    }
+    return Schema(tables)
+  }
+
   /// Every table name the dataset writes or owns, for row counts: tables, then lookups.
   public var tableNames: [String] { tables.map(\.name) + lookups.map(\.table) }
 
@@ -56,5 +75,13 @@ public struct Schema: Sendable {
       }
     }
     return migrations
+  }
+}
+
+/// Two datasets of one run declare different tables of the same name.
+public struct SchemaConflict: Error, Sendable, CustomStringConvertible {
+  public var table: String
+  public var description: String {
+    "two datasets declare different tables named \(table); a run can load them together only if they share the declaration"
   }
 }

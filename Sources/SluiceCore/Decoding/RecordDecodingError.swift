@@ -1,14 +1,3 @@
-/// Decodes a record's bytes into a `Decodable` DTO — the decode stage's one interface.
-///
-/// Failures come back as `RecordDecodingError`, already classified into an issue code and a
-/// field path, so the pipeline never sees a particular decoder's error types. Findings that do
-/// not reject the record (unknown fields, coercions) are added to `diagnostics`.
-public protocol RecordDecoding {
-  func decode<T: Decodable>(
-    _ type: T.Type, from record: RawRecord, diagnostics: inout DecodeDiagnostics
-  ) throws(RecordDecodingError) -> T
-}
-
 /// Why a record did not decode: an issue code, the field path, and a message without values.
 public struct RecordDecodingError: Error, Sendable, Hashable {
   public var code: IssueCode

@@ -1,0 +1,24 @@
+/// One input of a pipeline: which dataset its records are, where they come from and how they
+/// are laid out.
+///
+/// A pipeline reads one input, or several in order (`inputs` in a spec) — a dump folder's
+/// files, devices then the alerts that name them — all into one transaction. Everything else
+/// about a run (policy, database, conflict policy, outputs) is the pipeline's, shared by its
+/// inputs.
+public struct PipelineInput: Sendable, Hashable {
+  /// The catalog name of the dataset the records are; `nil` reads them as the pipeline's one
+  /// dataset (`Pipeline<D>`'s).
+  public var dataset: String?
+  /// An absolute path, or `-` for standard input.
+  public var path: String
+  public var format: PipelineConfiguration.Format
+  /// Keys leading to the record array; empty for a top-level array.
+  public var recordPath: [String]
+
+  public init(dataset: String? = nil, path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = []) {
+    self.dataset = dataset
+    self.path = path
+    self.format = format
+    self.recordPath = recordPath
+  }
+}

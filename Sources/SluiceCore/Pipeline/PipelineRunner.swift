@@ -1,0 +1,342 @@
+import Foundation
+
+/// Runs a pipeline: each input in turn through reader → decoder → validator → mapper → rows →
+/// store, every input into one transaction, with one report and one audit row.
+///
+/// The whole run is one transaction. Under the strict policy the first invalid record — in any
+/// input — rolls it back, earlier inputs included; under the lenient policy each record is
+/// written inside a savepoint, so a record that fails half-way leaves none of its rows behind,
+/// and the run fails and rolls back when the error budget, which spans every input, is exceeded.
+/// Any failure that is not a record's own — a corrupt stream, a broken document, a locked
+/// database — rolls back the whole run. Either way the run then records itself in the audit
+/// tables. Every input is checked to exist before the database is opened, so a missing one fails
+/// the run before anything is written. A validate run reads every input through every stage but
+/// the writes, and never opens the database.
+///
+/// Each input may be another dataset's records: the run migrates the union of the datasets'
+/// tables (a later dataset may reference an earlier one's), and each input is written by a row
+/// writer over its own dataset's tables.
+public struct PipelineRunner {
+  public let configuration: PipelineConfiguration
+  /// Each input with the dataset its records are read as, in load order.
+  private let inputs: [Source]
+  /// Every input's dataset's tables, each once.
+  private let schema: Schema
+
+  private struct Source {
+    var input: PipelineInput
+    var dataset: AnyDataset
+  }
+
+  /// A run of `configuration`, reading its `n`-th input as the records of `datasets[n]`.
+  ///
+  /// Datasets that share a table must share its declaration (`Schema.union`); a pipeline spec
+  /// checks that before a run (`PipelineSpec.datasets(in:)`).
+  public init(configuration: PipelineConfiguration, datasets: [AnyDataset]) {
+    precondition(datasets.count == configuration.inputs.count, "one dataset per input")
+    self.configuration = configuration
+    inputs = zip(configuration.inputs, datasets).map(Source.init)
+    do {
+      schema = try Schema.union(datasets.map(\.schema))
+    } catch {
+      preconditionFailure("\(error)")
+    }
+  }
+
+  /// Runs the pipeline and returns its report; it never throws; failures are in the report.
+  ///
+  /// The outputs (rejects, report, JUnit) are written in step with the database: staged and
+  /// synced before the commit, published after it (`RunOutputs`).
+  public func run() -> RunReport {
+    var run = RunState(configuration: configuration, rules: rules)
+    var opened = Opened()
+    var committed: RunReport?
+    do {
+      let outputs = try RunOutputs(configuration: configuration)
+      opened.outputs = outputs
+      run.quarantine = outputs.rejects.map { QuarantineWriter(file: $0, input: configuration.inputs[0].path, format: configuration.inputs[0].format) }
+      try checkInputsExist()
+      if configuration.isDryRun {
+        for source in inputs {
+          try read(source, state: &run) { reader, loop, state in
+            try loop.validate(reader, state: &state)
+            return [:]
+          }
+        }
+        try run.finishDryRun()
+      } else {
+        let store = try openDatabase()
+        opened.store = store
+        committed = try load(into: store, outputs: outputs, state: &run)
+      }
+    } catch {
+      run.failure = classify(error, state: &run)
+    }
+    return finish(run, opened, committed: committed)
+  }
+
+  /// What a run opened, for the report whatever happened.
+  private struct Opened {
+    var outputs: RunOutputs?
+    var store: (any Store)?
+  }
+
+  // MARK: - Inputs
+
+  /// Opens one input, reads it to its end with `body` and closes it, counting what its records
+  /// did as its own; `body` returns the rows they wrote.
+  private func read(
+    _ source: Source, state: inout RunState,
+    _ body: (any RecordReader, any RecordLoading, inout RunState) throws -> [String: Int]
+  ) throws {
+    let stream = try open(source.input.path)
+    state.begin(source.input, dataset: source.dataset.name, stream: stream)
+    let rowsWritten = try body(
+      makeReader(for: source.input, source: stream), source.dataset.makeRecordLoop(configuration), &state)
+    state.endInput(rowsWritten: rowsWritten)
+  }
+
+  /// The record reader for an input: the one place a format becomes a reader.
+  private func makeReader(for input: PipelineInput, source: Input) -> any RecordReader {
+    if configuration.mode == .replay { return QuarantineReader(source: source) }
+    return RecordReaders.make(format: input.format, recordPath: input.recordPath, source: source)
+  }
+
+  /// Every input can be opened: a missing one fails the run before the database is opened, let
+  /// alone written. Opening reads nothing, so a pipe loses no bytes; standard input is not tried.
+  private func checkInputsExist() throws {
+    for source in inputs where source.input.path != "-" {
+      _ = try opening(source.input.path) { try FileSource(path: $0) }
+    }
+  }
+
+  private func open(_ path: String) throws -> Input {
+    try opening(path) { try Input(path: $0) }
+  }
+
+  /// An input that cannot be opened is missing or unreadable (exit 66), unlike one whose stream
+  /// breaks while it is read (exit 74).
+  private func opening<T>(_ path: String, _ body: (String) throws -> T) throws -> T {
+    do {
+      return try body(path)
+    } catch let error as InputError {
+      throw RunAbort(failure: .init(kind: .inputMissing, message: error.description))
+    }
+  }
+
+  // MARK: - The load
+
+  /// Loads every input in one transaction and returns the report the commit makes true.
+  ///
+  /// The store checks each row's foreign keys as it is written. (A first load could instead
+  /// switch that off and prove every key with one `foreign_key_check` before the commit; on 1M
+  /// orders the check cost as much as the per-row checks it saved, so it is not done.)
+  private func load(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
+    try store.withTransaction {
+      let deferred = try Migrator.migrate(
+        store, schema.migrations(dialect: store.dialect), deferringIndexesOnFreshSchema: true
+      ).deferred
+      var lookupRows: [String: Int] = [:]
+      for lookup in schema.lookups {
+        let synchronized = try LookupTable.synchronize(lookup, in: store)
+        let rows = synchronized.inserted + synchronized.updated + synchronized.retired
+        if rows > 0 { lookupRows[lookup.table, default: 0] += rows }
+      }
+      let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
+      for source in inputs {
+        try read(source, state: &state) { reader, loop, state in
+          // A writer per input, over its dataset's tables; what it caches it found in this
+          // transaction, which holds the earlier inputs' rows.
+          let writer = try RowWriter(store: store, schema: source.dataset.schema, conflict: configuration.conflict)
+          try loop.load(reader, writer: writer, savepoints: savepoints, state: &state)
+          return writer.rowsWritten
+        }
+      }
+      try state.checkRejectRate()
+      try state.checkSomethingLoaded()
+      if !deferred.isEmpty {
+        try store.prepareForIndexBuild()
+        try Migrator.migrate(store, deferred)
+      }
+      let rowsWritten = state.inputs.reduce(into: lookupRows) { rows, input in
+        rows.merge(input.rowsWritten, uniquingKeysWith: +)
+      }
+      // The report as the commit will make it true: the tables counted inside the
+      // transaction hold what the commit leaves.
+      let report = makeReport(
+        state, failure: nil, rowsWritten: rowsWritten, tableRows: countRows(store), committed: true)
+      try store.recordAudit(report.auditEntry)
+      try outputs.stage(report)
+      return report
+    }
+  }
+
+  // MARK: - Outcome
+
+  /// Records a failure in the audit tables, publishes the outputs, and returns the final report.
+  private func finish(_ run: RunState, _ opened: Opened, committed: RunReport?) -> RunReport {
+    if let store = opened.store, committed == nil {
+      recordFailure(run, store: store)
+    }
+    var report =
+      committed ?? makeReport(run, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
+    if let outputs = opened.outputs {
+      report.outputErrors = outputs.finish(report, committed: committed != nil)
+      if !report.outputErrors.isEmpty, report.failure == nil, !report.committed {
+        // A dry run has nothing committed to protect: an output it could not write fails it.
+        report.status = .failed
+        report.failure = .init(kind: .io, message: report.outputErrors.joined(separator: "; "))
+      }
+    }
+    return report
+  }
+
+  private func classify(_ error: any Error, state: inout RunState) -> RunReport.Failure {
+    switch error {
+    case let abort as RunAbort:
+      return abort.failure
+    case let error as RecordReadError:
+      state.ledger.countRejected(at: .read)
+      state.ledger.collect(Issue(stage: .read, code: error.code, location: error.location, message: error.message))
+      let input = state.ledger.input.map { "input \($0)" } ?? "input"
+      // Deflate data damaged mid-stream inflates to garbage before zlib's checksum notices, so
+      // a syntax error in gzip input may be a symptom: read to the end to find the real cause.
+      if let stream = state.currentStream, stream.isGzip, let streamError = stream.drain() {
+        return .init(
+          kind: .io,
+          message: "\(streamError.description); the JSON error at line \(error.location.line) is a consequence")
+      }
+      return .init(
+        kind: .data,
+        message: "\(input) is malformed at line \(error.location.line), byte \(error.location.byteOffset): \(error.message)")
+    case let error as InputError:
+      // Inputs that cannot be opened were reported as missing when opened (`opening`): this
+      // stream broke while being read.
+      return .init(kind: .io, message: error.description)
+    case let error as any StoreError:
+      switch error.failure {
+      case .busy:
+        state.waitedForLock = true
+        return .init(
+          kind: .io,
+          message: "database \(configuration.database) is locked by another process (waited \(configuration.busyTimeoutDescription))")
+      case .full:
+        return .init(kind: .io, message: "database \(configuration.database) is full: \(error.message); nothing was written")
+      case .constraint, .other:
+        return .init(kind: .io, message: "database error: \(error)")
+      }
+    case let error as MigrationError:
+      return .init(kind: .cannotCreateOutput, message: "database \(configuration.database): \(error.message)")
+    case let error as OutputError:
+      return .init(kind: error.kind == .cannotCreate ? .cannotCreateOutput : .io, message: error.message)
+    default:
+      return .init(kind: .io, message: "\(error)")
+    }
+  }
+
+  /// Records a failed run in the audit tables, in a transaction of its own after the rollback.
+  /// Best effort: a database that cannot take even that (locked, full) keeps the failure as is.
+  /// After a lock timeout it tries once without waiting, so a locked run waits one timeout, not two.
+  private func recordFailure(_ run: RunState, store: some Store) {
+    if run.waitedForLock { store.busyTimeoutMilliseconds = 0 }
+    let report = makeReport(run, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
+    _ = try? store.withTransaction { try store.recordAudit(report.auditEntry) }
+  }
+
+  // MARK: - The report
+
+  private func makeReport(
+    _ run: RunState, failure: RunReport.Failure?, rowsWritten: [String: Int], tableRows: [String: Int],
+    committed: Bool
+  ) -> RunReport {
+    let sections = inputSections(run)
+    return RunReport(
+      mode: configuration.mode.rawValue, pipeline: configuration.name, dataset: datasetName,
+      policy: configuration.policy.summary, conflict: configuration.conflict.rawValue,
+      database: configuration.isDryRun ? "" : configuration.database,
+      status: failure == nil ? .succeeded : .failed, failure: failure,
+      startedAt: run.startedAt, finishedAt: Date(),
+      durationSeconds: Double(Stopwatch.now() - run.clockStart) / 1e9,
+      peakMemoryBytes: ProcessMemory.peakResidentBytes(),
+      input: .init(
+        path: sections.map(\.path).joined(separator: ", "), format: Self.joined(sections.map(\.format)),
+        gzip: sections.contains { $0.gzip }, compressedBytes: sections.map(\.compressedBytes).reduce(0, +),
+        decompressedBytes: sections.map(\.decompressedBytes).reduce(0, +)),
+      inputs: sections,
+      stages: run.ledger.statistics,
+      issueCounts: Dictionary(uniqueKeysWithValues: run.ledger.issues.counts.map { ($0.key.rawValue, $0.value) }),
+      issueSampleLimit: configuration.issueSampleLimit,
+      issues: run.ledger.issues.samples, checks: run.ledger.checks(dryRun: configuration.isDryRun),
+      drift: run.ledger.drift.summary, coercions: run.ledger.coercions, quarantined: run.quarantine?.count ?? 0,
+      rowsWritten: rowsWritten, tableRows: tableRows, committed: committed, outputErrors: [])
+  }
+
+  /// A section per input: its share of the run's counts, or nothing for an input never opened.
+  private func inputSections(_ run: RunState) -> [RunReport.InputSection] {
+    let now = run.ledger.snapshot()
+    return inputs.enumerated().map { index, source in
+      let format = configuration.mode == .replay ? "rejects" : source.input.format.rawValue
+      guard index < run.inputs.count else {
+        return RunReport.InputSection(
+          path: source.input.path, format: format, dataset: source.dataset.name, opened: false, gzip: false,
+          compressedBytes: 0, decompressedBytes: 0, stages: Stage.allCases.map(StageStatistics.init),
+          issueCounts: [:], coercions: 0, rowsWritten: [:])
+      }
+      let progress = run.inputs[index]
+      let counts = progress.counts(now: now)
+      let bytes = progress.bytes
+      return RunReport.InputSection(
+        path: source.input.path, format: format, dataset: source.dataset.name, opened: true,
+        gzip: progress.isGzip, compressedBytes: bytes.compressed, decompressedBytes: bytes.decompressed,
+        stages: counts.statistics,
+        issueCounts: Dictionary(uniqueKeysWithValues: counts.issueCounts.map { ($0.key.rawValue, $0.value) }),
+        coercions: counts.coercions, rowsWritten: progress.rowsWritten)
+    }
+  }
+
+  /// The datasets' names, each once, joined by `+`: `fruits`, or `devices+alerts`.
+  private var datasetName: String { Self.joined(inputs.map(\.dataset.name)) }
+
+  /// Every input's dataset's validation rules, each once: the contract's checks.
+  private var rules: [ValidationRule] {
+    var rules: [ValidationRule] = []
+    for source in inputs {
+      for rule in source.dataset.rules where !rules.contains(where: { $0.name == rule.name }) {
+        rules.append(rule)
+      }
+    }
+    return rules
+  }
+
+  /// Distinct names in first-seen order, joined by `+`.
+  private static func joined(_ names: [String]) -> String {
+    var distinct: [String] = []
+    for name in names where !distinct.contains(name) { distinct.append(name) }
+    return distinct.joined(separator: "+")
+  }
+
+  // MARK: - Resources
+
+  /// Opens the run's database; SQLite is the one store today.
+  private func openDatabase() throws -> SQLiteConnection {
+    do {
+      return try SQLiteConnection.openForImport(
+        path: configuration.database, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+    } catch let error as any StoreError where error.failure == .busy {
+      throw error
+    } catch let error as any StoreError {
+      throw OutputError(
+        kind: .cannotCreate, message: "cannot open or create database \(configuration.database): \(error.message)")
+    }
+  }
+
+  private func countRows(_ store: some Store) -> [String: Int] {
+    var rows: [String: Int] = [:]
+    for table in schema.tableNames {
+      if let count = try? store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") {
+        rows[table] = Int(count)
+      }
+    }
+    return rows
+  }
+}
