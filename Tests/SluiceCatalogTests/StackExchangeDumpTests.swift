@@ -4,9 +4,9 @@ import SluiceCore
 import SluiceTestSupport
 import Testing
 
-/// The real dumps of `../shared/corpus/xml-legacy/`: the complete conlang meta dump, loaded file
-/// by file in the pipeline's order under the pipeline's policy, and the older coffee Posts.xml.
-/// Every expected number is computed here from the XML with Foundation's `XMLParser`.
+/// The real dumps of `../shared/corpus/xml-legacy/`: the complete conlang meta dump, loaded by
+/// `Pipelines/stackexchange.json` (its inputs read from the corpus folder), and the older coffee
+/// Posts.xml. Every expected number is computed here from the XML with Foundation's `XMLParser`.
 @Suite("Stack Exchange dump: the real conlang and coffee dumps")
 struct StackExchangeDumpTests {
   /// Each file's rows by file name, read by the independent parser.
@@ -18,11 +18,11 @@ struct StackExchangeDumpTests {
     return rows
   }
 
-  /// A fresh database holding the conlang dump, with the reports of its eight runs.
-  static func loadConlang() throws -> (StackExchangeWorkspace, [String: RunReport]) {
+  /// A fresh database holding the conlang dump, with the report of the pipeline's run.
+  static func loadConlang() throws -> (StackExchangeWorkspace, RunReport) {
     let workspace = try StackExchangeWorkspace()
-    let reports = try workspace.runAll(from: StackExchangeDump.conlangDirectory, policy: StackExchangeDump.pipelinePolicy)
-    return (workspace, reports)
+    let report = try workspace.runSpec(inputsFrom: StackExchangeDump.conlangDirectory)
+    return (workspace, report)
   }
 
   static func tagNames(_ attribute: String?) -> [String] {
@@ -37,34 +37,35 @@ struct StackExchangeDumpTests {
 
   @Test func everyRowOfEveryFileIsImportedOrReported() throws {
     let rows = try Self.conlangRows()
-    let (workspace, reports) = try Self.loadConlang()
+    let (workspace, report) = try Self.loadConlang()
+    #expect(report.status == .succeeded && report.committed, "\(report.failure?.message ?? "")")
+    #expect(report.inputs.map { ($0.path as NSString).lastPathComponent } == StackExchangeDump.files.map(\.name))
     let postIDs = Set(try #require(rows["Posts.xml"]).compactMap { $0["Id"] })
     for file in StackExchangeDump.files {
       let fileRows = try #require(rows[file.name])
-      let report = try #require(reports[file.name])
-      #expect(report.status == .succeeded, "\(file.name): \(report.failure?.message ?? "")")
-      #expect(report.recordsRead == fileRows.count, "\(file.name)")
-      #expect(report.recordsLoaded + report.recordsRejected == fileRows.count, "\(file.name)")
-      #expect(try workspace.count("SELECT count(*) FROM \(file.table)") == report.recordsLoaded, "\(file.name)")
-      #expect(report.issueCounts["unknownField"] == nil, "\(file.name)")
+      let section = try #require(report.input(named: file.name))
+      #expect(section.dataset == file.dataset)
+      #expect(section.recordsRead == fileRows.count, "\(file.name)")
+      #expect(section.recordsLoaded + section.recordsRejected == fileRows.count, "\(file.name)")
+      #expect(try workspace.count("SELECT count(*) FROM \(file.table)") == section.recordsLoaded, "\(file.name)")
+      #expect(section.issueCounts["unknownField"] == nil, "\(file.name)")
       // Nothing names a user or a tag the dump lacks.
-      #expect(report.statistics(for: .load).warnings == 0, "\(file.name)")
+      #expect(section.statistics(for: .load).warnings == 0, "\(file.name)")
+      if file.name != "Votes.xml" { #expect(section.recordsRejected == 0, "\(file.name)") }
     }
     // Exactly the votes on posts that are not in Posts.xml are rejected, each at its PostId.
     let votes = try #require(rows["Votes.xml"])
     let orphans = votes.indices.filter { !postIDs.contains(votes[$0]["PostId"] ?? "") }.map { $0 + 1 }
     #expect(orphans.count == 27)
-    let voteReport = try #require(reports["Votes.xml"])
-    #expect(voteReport.recordsRejected == orphans.count)
-    let issues = voteReport.issues(.orphanReference)
+    let voteSection = try #require(report.input(named: "Votes.xml"))
+    #expect(voteSection.recordsRejected == orphans.count)
+    let issues = report.issues.filter { $0.severity == .error }
+    #expect(issues.allSatisfy { $0.input == voteSection.path })
     #expect(issues.map { $0.location?.ordinal ?? 0 } == orphans)
     for issue in issues {
-      #expect(issue.stage == .load && issue.severity == .error && issue.path == "PostId")
+      #expect(issue.stage == .load && issue.code == .orphanReference && issue.path == "PostId")
       // Record n is on line n + 2, after the declaration and the root's start tag.
       #expect(issue.location?.line == (issue.location?.ordinal ?? 0) + 2)
-    }
-    for file in StackExchangeDump.files where file.name != "Votes.xml" {
-      #expect(reports[file.name]?.recordsRejected == 0, "\(file.name)")
     }
   }
 
@@ -155,8 +156,8 @@ struct StackExchangeDumpTests {
     let (workspace, _) = try Self.loadConlang()
     let tables = StackExchange.Tables.schema.tableNames
     let before = try DatabaseSnapshot(of: workspace.database, tables: tables)
-    let reports = try workspace.runAll(from: StackExchangeDump.conlangDirectory, policy: StackExchangeDump.pipelinePolicy)
-    #expect(reports.values.allSatisfy { $0.status == .succeeded })
+    let report = try workspace.runSpec(inputsFrom: StackExchangeDump.conlangDirectory)
+    #expect(report.status == .succeeded)
     #expect(try DatabaseSnapshot(of: workspace.database, tables: tables) == before)
     #expect(before.count("post_tags") > 0)
   }
@@ -169,7 +170,7 @@ struct StackExchangeDumpTests {
     #expect(posts.count == 592)
     let workspace = try StackExchangeWorkspace()
     let report = try workspace.run(
-      StackExchangeDump.file("Posts.xml"), input: StackExchangeDump.coffeePosts, policy: StackExchangeDump.pipelinePolicy)
+      StackExchangeDump.file("Posts.xml"), input: StackExchangeDump.coffeePosts, policy: try StackExchangeDump.pipelinePolicy)
     #expect(report.status == .succeeded)
     #expect(report.recordsLoaded == posts.count && report.recordsRejected == 0)
     #expect(report.issueCounts["unknownField"] == nil)

@@ -10,29 +10,29 @@ import Testing
 /// wikis, an accepted answer, escaped HTML with `&#xA;`, `True`/`False`, short fractions.
 @Suite("Stack Exchange sample dump and pipeline")
 struct StackExchangeSampleTests {
-  static func load() throws -> (StackExchangeWorkspace, [String: RunReport]) {
+  /// The spec as it is: its inputs are the sample's files.
+  static func load() throws -> (StackExchangeWorkspace, RunReport) {
     let workspace = try StackExchangeWorkspace()
-    let reports = try workspace.runAll(from: StackExchangeDump.sampleDirectory, policy: StackExchangeDump.pipelinePolicy)
-    return (workspace, reports)
+    return (workspace, try workspace.runSpec())
   }
 
   @Test func everySampleRowIsImportedOrReported() throws {
-    let (workspace, reports) = try Self.load()
-    var rejected: [String] = []
+    let (workspace, report) = try Self.load()
+    #expect(report.status == .succeeded && report.committed)
     for file in StackExchangeDump.files {
       let rows = try DumpRows.read((StackExchangeDump.sampleDirectory as NSString).appendingPathComponent(file.name))
-      let report = try #require(reports[file.name])
-      #expect(report.status == .succeeded, "\(file.name)")
-      #expect(report.recordsRead == rows.count && report.recordsLoaded + report.recordsRejected == rows.count, "\(file.name)")
-      #expect(try workspace.count("SELECT count(*) FROM \(file.table)") == report.recordsLoaded, "\(file.name)")
-      rejected += report.issues.filter { $0.severity == .error }.map {
-        "\(file.name) \($0.location?.ordinal ?? 0) \($0.stage) \($0.code) \($0.path)"
-      }
+      let section = try #require(report.input(named: file.name))
+      #expect(section.recordsRead == rows.count && section.recordsLoaded + section.recordsRejected == rows.count, "\(file.name)")
+      #expect(try workspace.count("SELECT count(*) FROM \(file.table)") == section.recordsLoaded, "\(file.name)")
     }
-    #expect(rejected == ["Comments.xml 4 load orphanReference PostId", "Votes.xml 6 load orphanReference PostId"])
+    let describe = { (issue: SluiceCore.Issue) in
+      "\((issue.input.map { $0 as NSString })?.lastPathComponent ?? "?") \(issue.location?.ordinal ?? 0) \(issue.stage) \(issue.code) \(issue.path)"
+    }
+    #expect(
+      report.issues.filter { $0.severity == .error }.map(describe)
+        == ["Comments.xml 4 load orphanReference PostId", "Votes.xml 6 load orphanReference PostId"])
     // The one post whose owner is not in Users.xml keeps its row, owner NULL.
-    let warnings = reports["Posts.xml"]?.issues.filter { $0.severity == .warning }.map { "\($0.location?.ordinal ?? 0) \($0.path)" }
-    #expect(warnings == ["5 OwnerUserId"])
+    #expect(report.issues.filter { $0.severity == .warning }.map(describe) == ["Posts.xml 5 load orphanReference OwnerUserId"])
     #expect(try workspace.rows("PRAGMA foreign_key_check", columns: 4) == [])
   }
 
@@ -82,30 +82,20 @@ struct StackExchangeSampleTests {
     let (workspace, _) = try Self.load()
     let tables = StackExchange.Tables.schema.tableNames
     let before = try DatabaseSnapshot(of: workspace.database, tables: tables)
-    _ = try workspace.runAll(from: StackExchangeDump.sampleDirectory, policy: StackExchangeDump.pipelinePolicy)
+    #expect(try workspace.runSpec().status == .succeeded)
     #expect(try DatabaseSnapshot(of: workspace.database, tables: tables) == before)
   }
 
-  /// The spec lists every file, in the order the tests load them, at the sample's paths, with
-  /// the policy the tests use.
+  /// The spec lists every file in load order, at the sample's paths, lenient within 10 %.
   @Test func theSpecListsTheDumpInLoadOrder() throws {
-    let path = Repository.path("Pipelines/stackexchange.json")
-    let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
-    let inputs = try #require(spec["inputs"] as? [[String: String]])
-    #expect(inputs.map { $0["dataset"] ?? "" } == StackExchangeDump.files.map(\.dataset))
-    #expect(inputs.map { $0["recordPath"] ?? "" } == StackExchangeDump.files.map { $0.recordPath.joined(separator: ".") })
-    #expect(inputs.allSatisfy { $0["format"] == "xml" })
-    let pipelines = (path as NSString).deletingLastPathComponent
-    let resolved = inputs.map { (($0["input"] ?? "") as NSString).lastPathComponent }
-    #expect(resolved == StackExchangeDump.files.map(\.name))
-    for input in inputs {
-      let file = ((pipelines as NSString).appendingPathComponent(input["input"] ?? "") as NSString).standardizingPath
-      #expect(file == (StackExchangeDump.sampleDirectory as NSString).appendingPathComponent((file as NSString).lastPathComponent))
-      #expect(FileManager.default.fileExists(atPath: file))
-    }
-    let policy = try #require(spec["policy"] as? [String: Any])
-    #expect(policy["preset"] as? String == "lenient")
-    #expect(policy["maxRejectRate"] as? Double == StackExchangeDump.pipelinePolicy.maxRejectRate)
-    #expect(Set(policy.keys) == ["preset", "maxRejectRate"])
+    let spec = try PipelineSpec(contentsOf: Repository.path("Pipelines/stackexchange.json"))
+    #expect(spec.inputs.map(\.dataset) == StackExchangeDump.files.map(\.dataset))
+    #expect(spec.inputs.map(\.recordPath) == StackExchangeDump.files.map(\.recordPath))
+    #expect(spec.inputs.allSatisfy { $0.format == .xml })
+    #expect(
+      spec.configuration().inputs.map(\.path)
+        == StackExchangeDump.files.map { (StackExchangeDump.sampleDirectory as NSString).appendingPathComponent($0.name) })
+    #expect(spec.policy.preset == .lenient && spec.policy.maxRejectRate == 0.1 && spec.policy.maxRejects == nil)
+    #expect(try spec.datasets(in: Catalog.datasets).map(\.name) == StackExchangeDump.files.map(\.dataset))
   }
 }

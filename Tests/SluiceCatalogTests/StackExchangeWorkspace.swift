@@ -38,9 +38,7 @@ enum StackExchangeDump {
 
   /// The policy `Pipelines/stackexchange.json` runs the dump with.
   static var pipelinePolicy: Policy {
-    var policy = Policy.lenient
-    policy.maxRejectRate = 0.1
-    return policy
+    get throws { try PipelineSpec(contentsOf: Repository.path("Pipelines/stackexchange.json")).policy }
   }
 }
 
@@ -111,13 +109,23 @@ final class StackExchangeWorkspace {
     return try run(file, input: try directory.write(file.name, text), policy: policy)
   }
 
-  /// Every file of a dump folder, in order; the reports by file name.
-  func runAll(from folder: String, policy: Policy) throws -> [String: RunReport] {
-    var reports: [String: RunReport] = [:]
-    for file in StackExchangeDump.files {
-      reports[file.name] = try run(file, from: folder, policy: policy)
+  /// Runs `Pipelines/stackexchange.json` — its inputs in its order, its datasets, its policy, one
+  /// transaction — into this database, with no outputs. With `folder`, each input is read from
+  /// the file of the same name there: the spec's paths point at the committed sample.
+  func runSpec(inputsFrom folder: String? = nil) throws -> RunReport {
+    let spec = try PipelineSpec(contentsOf: Repository.path("Pipelines/stackexchange.json"))
+    var configuration = spec.configuration()
+    configuration.database = database
+    configuration.reportPath = nil
+    configuration.junitPath = nil
+    configuration.rejectsPath = nil
+    if let folder {
+      for index in configuration.inputs.indices {
+        let name = (configuration.inputs[index].path as NSString).lastPathComponent
+        configuration.inputs[index].path = (folder as NSString).appendingPathComponent(name)
+      }
     }
-    return reports
+    return PipelineRunner(configuration: configuration, datasets: try spec.datasets(in: Catalog.datasets)).run()
   }
 
   struct MissingDataset: Error {
@@ -144,6 +152,11 @@ final class StackExchangeWorkspace {
 }
 
 extension RunReport {
+  /// The section of the input read from a file of this name.
+  func input(named name: String) -> InputSection? {
+    inputs.first { ($0.path as NSString).lastPathComponent == name }
+  }
+
   /// Records the run read (the read stage's input).
   var recordsRead: Int { statistics(for: .read).recordsIn }
   /// Records whose rows were written.
@@ -152,4 +165,10 @@ extension RunReport {
   var recordsRejected: Int { stages.reduce(0) { $0 + $1.rejected } }
 
   func issues(_ code: IssueCode) -> [Issue] { issues.filter { $0.code == code } }
+}
+
+extension RunReport.InputSection {
+  var recordsRead: Int { statistics(for: .read).recordsIn }
+  var recordsLoaded: Int { statistics(for: .load).recordsOut }
+  var recordsRejected: Int { stages.reduce(0) { $0 + $1.rejected } }
 }

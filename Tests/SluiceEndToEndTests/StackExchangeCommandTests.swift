@@ -1,0 +1,42 @@
+import Foundation
+import SluiceCore
+import SluiceTestSupport
+import Testing
+
+/// `sluice run Pipelines/stackexchange.json` as a user runs it: the committed sample dump, eight
+/// XML files into one database in one run.
+@Suite("sluice on the Stack Exchange sample dump, end to end")
+struct StackExchangeCommandTests {
+  private func count(_ database: String, _ sql: String) throws -> Int64? {
+    try SQLiteConnection(path: database, options: .init(readOnly: true)).scalarInt(sql)
+  }
+
+  @Test func theSampleDumpLoadsWithItsOrphansReportedAndRejected() throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("stackexchange.sqlite")
+    let rejects = scratch.file("rejects.ndjson")
+    let arguments = [
+      "run", "Pipelines/stackexchange.json", "--db", database, "--report", scratch.file("report.json"), "--rejects", rejects,
+    ]
+    let result = try SluiceBinary.run(arguments)
+    #expect(result.status == 0, "\(result.stderr)")
+    for line in ["  users: 4 rows", "  posts: 7 rows", "  post_tags: 5 rows", "  comments: 10 rows", "  votes: 11 rows", "  post_history: 6 rows"] {
+      #expect(result.stdout.contains(line), "missing \(line) in \(result.stdout)")
+    }
+    let comments = Repository.path("SampleData/stackexchange/Comments.xml")
+    #expect(result.stderr.contains("\(comments) (stackexchange-comments, xml): 11 read, 1 rejected, 10 loaded"), "\(result.stderr)")
+    // The rejected comment and vote, with their issues, for a later replay; no values in the report.
+    let quarantined = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
+    #expect(quarantined.count == 2)
+    #expect(quarantined.allSatisfy { $0.contains("orphanReference") })
+    let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("report.json"))))
+    #expect(report.inputs.count == 8 && report.issueCounts["orphanReference"] == 3)
+    #expect(try count(database, "SELECT count(*) FROM sluice_runs") == 1)
+
+    // A second run of the same dump changes no row.
+    let again = try SluiceBinary.run(arguments)
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(try count(database, "SELECT count(*) FROM posts") == 7)
+    #expect(try count(database, "SELECT count(*) FROM sluice_runs") == 2)
+  }
+}
