@@ -152,12 +152,15 @@ struct PipelineSpecTests {
         return error.message
       }
     }
+    // Every dataset of the catalog, in its order.
+    let names = Catalog.datasets.map(\.name).joined(separator: ", ")
+    #expect(names.hasPrefix("fruits, orders, "))
     #expect(
       try datasetError(#"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "vegetables", "input": "j"}], "database": "d"}"#)
-        == "'inputs[1].dataset': unknown dataset 'vegetables'; known: fruits, orders")
+        == "'inputs[1].dataset': unknown dataset 'vegetables'; known: \(names)")
     #expect(
       try datasetError(#"{"dataset": "vegetables", "input": "i", "database": "d"}"#)
-        == "'dataset': unknown dataset 'vegetables'; known: fruits, orders")
+        == "'dataset': unknown dataset 'vegetables'; known: \(names)")
     let known = try spec(
       #"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders", "input": "j"}], "database": "d"}"#)
     #expect(try known.datasets(in: Catalog.datasets).map(\.name) == ["fruits", "orders"])
