@@ -63,7 +63,19 @@ final class DecodingState {
     if T.self == Date.self { return unsafeBitCast(try date(node), to: T.self) }
     if T.self == Decimal.self { return unsafeBitCast(try decimal(node), to: T.self) }
     if T.self == URL.self { return unsafeBitCast(try url(node), to: T.self) }
-    return try T(from: TapeDecoder(state: self, node: node, parent: parent))
+    do {
+      return try T(from: TapeDecoder(state: self, node: node, parent: parent))
+    } catch DecodingError.dataCorrupted(let context) where !(context.underlyingError is DecodeFailure) {
+      // The type refused a value it read — a `RawRepresentable` enum, a DTO's own check. The
+      // innermost `decode` catches it first, so `T` is the type that refused. Named by type,
+      // never by the error's text, which quotes the value and changes between toolchains.
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: context.codingPath, debugDescription: "not a valid \(T.self) value",
+          underlyingError: DecodeFailure(
+            code: .invalidValue, message: "not a valid \(T.self) value",
+            byteOffset: offset(of: tape.nodes.isEmpty ? 0 : tape.node(along: context.codingPath)))))
+    }
   }
 
   func string(_ node: Int) throws -> String {
@@ -363,217 +375,6 @@ final class DecodingState {
         }
         return true
       }
-    }
-  }
-
-  /// After a decode: keys of opened objects that were never asked for are unknown fields, and
-  /// a key present twice in one object rejects the record (which copy a decoder reads is
-  /// arbitrary, so neither is trusted), as does a key with an unpaired surrogate escape.
-  /// Subtrees of containers the DTO never opened are skipped whole: nothing in them was read.
-  func sweepKeys(into diagnostics: inout DecodeDiagnostics, reportUnknown: Bool) throws(RecordDecodingError) {
-    if isXML {
-      try sweepXMLKeys(into: &diagnostics, reportUnknown: reportUnknown)
-      return
-    }
-    var index = 0
-    let nodes = tape.nodes
-    while index < nodes.count {
-      let node = nodes[index]
-      guard node.isContainer else {
-        index += 1
-        continue
-      }
-      guard node.isOpened else {
-        index = node.payload
-        continue
-      }
-      guard node.tag == RecordTape.Node.object else {
-        index += 1
-        continue
-      }
-      let end = node.payload
-      var k = index + 1
-      while k < end {
-        if nodes[k].hasEscapes, JSONString.decode(tape.bytes[range(k)]) == nil {
-          throw RecordDecodingError(
-            code: .invalidValue, path: FieldPath.render(tape.codingPath(to: index)),
-            message: "invalid \\u escape in a key (an unpaired surrogate)", byteOffset: nodes[k].payload - 1)
-        }
-        k = tape.end(of: k + 1)
-      }
-      if let duplicate = duplicateKey(in: index) {
-        throw RecordDecodingError(
-          code: .duplicateKey, path: FieldPath.render(tape.codingPath(to: duplicate)),
-          message: "the key appears more than once in the object", byteOffset: nodes[duplicate].payload - 1)
-      }
-      k = index + 1
-      while k < end {
-        if reportUnknown && !nodes[k].isAccessed {
-          diagnostics.unknownFields.append(
-            .init(
-              code: .unknownField, path: FieldPath.render(tape.codingPath(to: k)),
-              message: "not part of the contract", byteOffset: nodes[k].payload - 1))
-        }
-        k = tape.end(of: k + 1)
-      }
-      index += 1
-    }
-  }
-
-  /// The first key of an object that repeats an earlier one, asked for or not: a DTO that asks
-  /// for a key more than once (an optional `Int` does: contains, decodeNil, decode) can be handed
-  /// both copies. Keys are compared by their unescaped UTF-8, as JSON compares names, so NFC and
-  /// NFD spellings are different keys.
-  private func duplicateKey(in object: Int) -> Int? {
-    let first = object + 1
-    let end = tape.end(of: object)
-    guard first < end else { return nil }
-    // Pairwise while the object is small; past 32 keys, a set of the keys instead.
-    var k = tape.end(of: first + 1)
-    var keys = 1
-    while k < end {
-      keys += 1
-      if keys > 32 { return duplicateKeyBySet(first: first, end: end) }
-      var earlier = first
-      while earlier < k {
-        if sameKey(earlier, k) { return k }
-        earlier = tape.end(of: earlier + 1)
-      }
-      k = tape.end(of: k + 1)
-    }
-    return nil
-  }
-
-  private func duplicateKeyBySet(first: Int, end: Int) -> Int? {
-    var seen = Set<[UInt8]>()
-    var k = first
-    while k < end {
-      if !seen.insert(Array(tape.keyString(k).utf8)).inserted { return k }
-      k = tape.end(of: k + 1)
-    }
-    return nil
-  }
-
-  /// Whether two keys are the same. Unescaped keys' texts run to their first quote, so they
-  /// are equal when their bytes agree up to and including a quote.
-  private func sameKey(_ a: Int, _ b: Int) -> Bool {
-    let first = tape.nodes[a]
-    let second = tape.nodes[b]
-    if first.hasEscapes || second.hasEscapes {
-      return tape.keyString(a).utf8.elementsEqual(tape.keyString(b).utf8)
-    }
-    return tape.bytes.withUnsafeBufferPointer { bytes in
-      var i = first.payload
-      var j = second.payload
-      while i < bytes.count && j < bytes.count {
-        let byte = bytes[i]
-        if byte != bytes[j] { return false }
-        if byte == UInt8(ascii: "\"") { return true }
-        i += 1
-        j += 1
-      }
-      return false
-    }
-  }
-
-  // MARK: - Errors
-
-  /// A `DecodingError.Context` carrying Sluice's issue code and the value's byte offset.
-  func context(_ node: Int, code: IssueCode, _ message: String) -> DecodingError.Context {
-    DecodingError.Context(
-      codingPath: codingPath(to: node), debugDescription: message,
-      underlyingError: DecodeFailure(code: code, message: message, byteOffset: offset(of: node)))
-  }
-
-  /// The offset of the value at a coding path, or of its nearest enclosing value that exists.
-  private func offset(at codingPath: [any CodingKey]) -> Int? {
-    tape.nodes.isEmpty ? nil : offset(of: tape.node(along: codingPath))
-  }
-
-  /// The coding path of a node, as the DTO sees it.
-  func codingPath(to node: Int) -> [any CodingKey] {
-    isXML ? xmlCodingPath(to: node) : tape.codingPath(to: node)
-  }
-
-  /// Where a node is, for locations: its source offset in the record (XML), or its place in
-  /// the record's JSON text.
-  func offset(of node: Int) -> Int {
-    if let position = tape.sourcePosition(of: node) { return position.offset }
-    // A string's start is after its opening quote; point at the quote.
-    return tape.nodes[node].kind == .string ? tape.start(of: node) - 1 : tape.start(of: node)
-  }
-
-  func mismatch(_ node: Int, _ type: Any.Type, expected: String) -> DecodingError {
-    let found = describe(node)
-    if kind(node) == .null {
-      return .valueNotFound(type, context(node, code: .nullValue, "expected \(expected), found null"))
-    }
-    return .typeMismatch(type, context(node, code: .typeMismatch, "expected \(expected), found \(found)"))
-  }
-
-  func describe(_ node: Int) -> String {
-    switch kind(node) {
-    case .object: return "an object"
-    case .array: return "an array"
-    case .string: return "a string"
-    case .number: return "a number"
-    case .true, .false: return "a boolean"
-    case .null: return "null"
-    }
-  }
-
-  func keyNotFound(_ key: some CodingKey, in object: Int) -> DecodingError {
-    let path = codingPath(to: object)
-    let offset = offset(of: object)
-    return .keyNotFound(
-      key,
-      DecodingError.Context(
-        codingPath: path, debugDescription: "required field is missing",
-        underlyingError: DecodeFailure(code: .missingField, message: "required field is missing", byteOffset: offset)))
-  }
-
-  /// Turns any `DecodingError` — ours, or one a DTO's own `init(from:)` threw — into an issue.
-  /// DTO messages are not copied: Foundation's and the standard library's can quote values.
-  /// A DTO's own error carries only a coding path; its byte offset is found by walking the path.
-  func classify(_ error: DecodingError) -> RecordDecodingError {
-    switch error {
-    case .keyNotFound(let key, let context):
-      let failure = context.underlyingError as? DecodeFailure
-      return RecordDecodingError(
-        code: .missingField, path: FieldPath.render(context.codingPath + [key]),
-        message: "required field is missing", byteOffset: failure?.byteOffset ?? offset(at: context.codingPath))
-    case .typeMismatch(let type, let context):
-      if let failure = context.underlyingError as? DecodeFailure {
-        return failure.error(path: context.codingPath)
-      }
-      return RecordDecodingError(
-        code: .typeMismatch, path: FieldPath.render(context.codingPath), message: "expected \(type)",
-        byteOffset: offset(at: context.codingPath))
-    case .valueNotFound(let type, let context):
-      if let failure = context.underlyingError as? DecodeFailure {
-        return failure.error(path: context.codingPath)
-      }
-      return RecordDecodingError(
-        code: .nullValue, path: FieldPath.render(context.codingPath), message: "expected \(type), found null",
-        byteOffset: offset(at: context.codingPath))
-    case .dataCorrupted(let context):
-      if let failure = context.underlyingError as? DecodeFailure {
-        return failure.error(path: context.codingPath)
-      }
-      // The standard library's RawRepresentable decoding says "Cannot initialize T from invalid
-      // String value …": keep the type, drop the value.
-      let text = context.debugDescription
-      if text.hasPrefix("Cannot initialize "), let from = text.range(of: " from invalid") {
-        let typeName = text[text.index(text.startIndex, offsetBy: 18)..<from.lowerBound]
-        return RecordDecodingError(
-          code: .invalidValue, path: FieldPath.render(context.codingPath),
-          message: "not a valid \(typeName) value", byteOffset: offset(at: context.codingPath))
-      }
-      return RecordDecodingError(
-        code: .invalidValue, path: FieldPath.render(context.codingPath), message: "invalid value",
-        byteOffset: offset(at: context.codingPath))
-    @unknown default:
-      return RecordDecodingError(code: .invalidValue, path: "", message: "invalid value")
     }
   }
 }

@@ -1,0 +1,115 @@
+import Foundation
+
+/// After a JSON record is decoded: the keys the DTO never asked for, and keys given twice.
+/// (XML's sweep is in DecodingState+XML.swift.)
+extension DecodingState {
+  /// After a decode: keys of opened objects that were never asked for are unknown fields, and
+  /// a key present twice in one object rejects the record (which copy a decoder reads is
+  /// arbitrary, so neither is trusted), as does a key with an unpaired surrogate escape.
+  /// Subtrees of containers the DTO never opened are skipped whole: nothing in them was read.
+  func sweepKeys(into diagnostics: inout DecodeDiagnostics, reportUnknown: Bool) throws(RecordDecodingError) {
+    if isXML {
+      try sweepXMLKeys(into: &diagnostics, reportUnknown: reportUnknown)
+      return
+    }
+    var index = 0
+    let nodes = tape.nodes
+    while index < nodes.count {
+      let node = nodes[index]
+      guard node.isContainer else {
+        index += 1
+        continue
+      }
+      guard node.isOpened else {
+        index = node.payload
+        continue
+      }
+      guard node.tag == RecordTape.Node.object else {
+        index += 1
+        continue
+      }
+      let end = node.payload
+      var k = index + 1
+      while k < end {
+        if nodes[k].hasEscapes, JSONString.decode(tape.bytes[range(k)]) == nil {
+          throw RecordDecodingError(
+            code: .invalidValue, path: FieldPath.render(tape.codingPath(to: index)),
+            message: "invalid \\u escape in a key (an unpaired surrogate)", byteOffset: nodes[k].payload - 1)
+        }
+        k = tape.end(of: k + 1)
+      }
+      if let duplicate = duplicateKey(in: index) {
+        throw RecordDecodingError(
+          code: .duplicateKey, path: FieldPath.render(tape.codingPath(to: duplicate)),
+          message: "the key appears more than once in the object", byteOffset: nodes[duplicate].payload - 1)
+      }
+      k = index + 1
+      while k < end {
+        if reportUnknown && !nodes[k].isAccessed {
+          diagnostics.unknownFields.append(
+            .init(
+              code: .unknownField, path: FieldPath.render(tape.codingPath(to: k)),
+              message: "not part of the contract", byteOffset: nodes[k].payload - 1))
+        }
+        k = tape.end(of: k + 1)
+      }
+      index += 1
+    }
+  }
+
+  /// The first key of an object that repeats an earlier one, asked for or not: a DTO that asks
+  /// for a key more than once (an optional `Int` does: contains, decodeNil, decode) can be handed
+  /// both copies. Keys are compared by their unescaped UTF-8, as JSON compares names, so NFC and
+  /// NFD spellings are different keys.
+  fileprivate func duplicateKey(in object: Int) -> Int? {
+    let first = object + 1
+    let end = tape.end(of: object)
+    guard first < end else { return nil }
+    // Pairwise while the object is small; past 32 keys, a set of the keys instead.
+    var k = tape.end(of: first + 1)
+    var keys = 1
+    while k < end {
+      keys += 1
+      if keys > 32 { return duplicateKeyBySet(first: first, end: end) }
+      var earlier = first
+      while earlier < k {
+        if sameKey(earlier, k) { return k }
+        earlier = tape.end(of: earlier + 1)
+      }
+      k = tape.end(of: k + 1)
+    }
+    return nil
+  }
+
+  fileprivate func duplicateKeyBySet(first: Int, end: Int) -> Int? {
+    var seen = Set<[UInt8]>()
+    var k = first
+    while k < end {
+      if !seen.insert(Array(tape.keyString(k).utf8)).inserted { return k }
+      k = tape.end(of: k + 1)
+    }
+    return nil
+  }
+
+  /// Whether two keys are the same. Unescaped keys' texts run to their first quote, so they
+  /// are equal when their bytes agree up to and including a quote.
+  fileprivate func sameKey(_ a: Int, _ b: Int) -> Bool {
+    let first = tape.nodes[a]
+    let second = tape.nodes[b]
+    if first.hasEscapes || second.hasEscapes {
+      return tape.keyString(a).utf8.elementsEqual(tape.keyString(b).utf8)
+    }
+    return tape.bytes.withUnsafeBufferPointer { bytes in
+      var i = first.payload
+      var j = second.payload
+      while i < bytes.count && j < bytes.count {
+        let byte = bytes[i]
+        if byte != bytes[j] { return false }
+        if byte == UInt8(ascii: "\"") { return true }
+        i += 1
+        j += 1
+      }
+      return false
+    }
+  }
+}
