@@ -12,8 +12,8 @@ enum RunCommand {
     let summary: String
     var options = """
           --input PATH           input file, or - for standard input (single-input pipelines)
-          --input-dir DIR        resolve the spec's relative input paths against DIR instead of
-                                 the spec's directory (absolute ones stay): tonight's dump folder
+          --input-dir DIR        read the spec's relative inputs from DIR instead of the folder
+                                 they live in (absolute ones stay): tonight's dump folder
           --format json|ndjson|xml
                                  a JSON document with an array of records, one JSON record per
                                  line, or an XML document whose records are elements

@@ -110,17 +110,30 @@ struct PipelineSpecTests {
     #expect(configuration.inputs.map(\.dataset) == ["fruits", "orders", "orders"])
     #expect(configuration.database == "/specs/nightly/shop.sqlite")
     #expect(configuration.policy == .lenient)
-    // --input-dir re-bases the relative inputs only; the database stays beside the spec.
+    // --input-dir replaces the relative inputs' common folder (here the spec's) and keeps what
+    // is below it; absolute inputs and the database stay.
     let tonight = parsed.configuration(inputDirectory: "/dumps/2026-11-30")
     #expect(
       tonight.inputs.map(\.path) == ["/dumps/2026-11-30/fruits.json.gz", "/archive/orders.ndjson", "/dumps/2026-11-30/late/orders.json"])
     #expect(tonight.database == "/specs/nightly/shop.sqlite")
   }
 
+  @Test func theInputDirectoryReplacesTheInputsCommonFolder() throws {
+    let parsed = try spec(
+      #"{"inputs": [{"dataset": "fruits", "input": "../dump/a/Users.xml"}, {"dataset": "fruits", "input": "../dump/a/more/Posts.xml"}, {"dataset": "fruits", "input": "../dump/Tags.xml"}], "database": "d"}"#)
+    #expect(
+      parsed.configuration(inputDirectory: "/tonight").inputs.map(\.path) == [
+        "/tonight/a/Users.xml", "/tonight/a/more/Posts.xml", "/tonight/Tags.xml",
+      ])
+    #expect(PipelineSpec.commonFolder(of: ["/x/y/a.xml", "/x/yz/b.xml"]) == "/x")
+    #expect(PipelineSpec.commonFolder(of: ["/a.xml"]) == "/")
+  }
+
   @Test func theInputDirectoryRebasesASingleInputToo() throws {
     let parsed = try spec(#"{"dataset": "fruits", "input": "../data/fruits.json.gz", "database": "f.sqlite"}"#)
     #expect(!parsed.listsInputs)
-    #expect(parsed.configuration(inputDirectory: "/dumps/today").input == "/dumps/data/fruits.json.gz")
+    // The input's folder, ../data, is replaced: tonight's dump holds the file itself.
+    #expect(parsed.configuration(inputDirectory: "/dumps/today").input == "/dumps/today/fruits.json.gz")
     #expect(parsed.configuration().input == "/specs/data/fruits.json.gz")
   }
 

@@ -239,22 +239,44 @@ public struct PipelineSpec: Sendable {
 
   /// The run configuration this spec describes, before command-line overrides.
   ///
-  /// With `inputDirectory`, inputs written as relative paths resolve against it instead of the
-  /// spec's directory (`--input-dir`: tonight's dump folder); absolute inputs stay.
+  /// With `inputDirectory` (`--input-dir`: tonight's dump folder), the folder the spec's
+  /// relative inputs live in — their deepest common folder — is replaced by it, so a spec
+  /// written against `../SampleData/stackexchange/Users.xml`, `…/Posts.xml` reads
+  /// `DIR/Users.xml`, `DIR/Posts.xml`, and subfolders below the common one are kept. Absolute
+  /// inputs stay.
   public func configuration(inputDirectory: String? = nil) -> PipelineConfiguration {
-    let inputDirectory = inputDirectory ?? (path as NSString).deletingLastPathComponent
+    let specDirectory = (path as NSString).deletingLastPathComponent
+    var paths = inputs.map { resolve($0.input, against: specDirectory) }
+    if let inputDirectory {
+      let relative = inputs.indices.filter { !inputs[$0].input.hasPrefix("/") && inputs[$0].input != "-" }
+      let common = Self.commonFolder(of: relative.map { paths[$0] })
+      for index in relative {
+        let below = String(paths[index].dropFirst(common.count)).drop { $0 == "/" }
+        paths[index] = ((inputDirectory as NSString).appendingPathComponent(String(below)) as NSString).standardizingPath
+      }
+    }
     var configuration = PipelineConfiguration(
       name: name,
-      inputs: inputs.map { input in
-        PipelineInput(
-          dataset: input.dataset, path: resolve(input.input, against: inputDirectory), format: input.format,
-          recordPath: input.recordPath)
+      inputs: zip(inputs, paths).map { input, path in
+        PipelineInput(dataset: input.dataset, path: path, format: input.format, recordPath: input.recordPath)
       },
       policy: policy, database: resolve(database), conflict: onConflict,
       reportPath: report.map(resolve), junitPath: junit.map(resolve),
       rejectsPath: rejects.map(resolve))
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
     return configuration
+  }
+
+  /// The deepest folder that holds every one of these absolute file paths.
+  public static func commonFolder(of paths: [String]) -> String {
+    let folders = paths.map { ($0 as NSString).deletingLastPathComponent.split(separator: "/", omittingEmptySubsequences: true) }
+    guard var common = folders.first else { return "/" }
+    for folder in folders.dropFirst() {
+      var shared = 0
+      while shared < min(common.count, folder.count), common[shared] == folder[shared] { shared += 1 }
+      common = Array(common.prefix(shared))
+    }
+    return "/" + common.joined(separator: "/")
   }
 }
 
