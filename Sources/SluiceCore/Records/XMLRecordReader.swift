@@ -109,9 +109,16 @@ public final class XMLRecordReader: RecordReader {
   // MARK: - Feeding the parser
 
   private func feed() throws {
-    let count = try source.read(into: chunk)
+    var count = try source.read(into: chunk)
     guard let base = chunk.baseAddress?.assumingMemoryBound(to: CChar.self) else { return }
     if context == nil {
+      // The parser detects the encoding from the first four bytes (a byte order mark, `<?xm` in
+      // UTF-16): gather them even when the source hands out less, as a pipe may.
+      while count > 0, count < 4 {
+        let more = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[count...]))
+        guard more > 0 else { break }
+        count += more
+      }
       guard count > 0 else {
         sourceEnded = true
         failure = RecordReadError(
