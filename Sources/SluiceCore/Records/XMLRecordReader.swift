@@ -201,6 +201,13 @@ public final class XMLRecordReader: RecordReader {
     _ name: UnsafePointer<xmlChar>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
     depth += 1
+    // libxml2's push parser keeps state for every open element and sets no bound of its own: a
+    // record nested too deep is skipped, but one nested past twice the limit (or anything that
+    // deep outside a record) gives the document up, so memory stays bounded.
+    if depth - recordDepth - limits.maxDepth > limits.maxDepth {
+      fail(code: .nestingTooDeep, "elements nested deeper than \(limits.maxDepth) levels; the document is not read further")
+      return
+    }
     if depth > recordDepth {
       guard inRecord, skipped == nil else { return }
       guard depth - recordDepth <= limits.maxDepth else {
