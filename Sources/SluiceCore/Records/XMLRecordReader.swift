@@ -280,7 +280,12 @@ public final class XMLRecordReader: RecordReader {
         else { continue }
         builder.key(
           UnsafeBufferPointer(start: localName, count: strlen(localName)), offset: offset, lines: lines, isAttribute: true)
-        builder.string(UnsafeBufferPointer(start: start, count: start.distance(to: end)), offset: offset, lines: lines)
+        let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
+        if memchr(start, Int32(UInt8(ascii: "&")), value.count) == nil {
+          builder.string(value, offset: offset, lines: lines)
+        } else {
+          Self.withAmpersandsRestored(value) { builder.string($0, offset: offset, lines: lines) }
+        }
       }
     }
     frames.append(frame)
@@ -364,6 +369,30 @@ public final class XMLRecordReader: RecordReader {
       code: code, message: message, location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: line()),
       isRecoverable: false)
     if let context { xmlStopParser(context) }
+  }
+
+  /// An attribute value with each `&#38;` turned back into `&`. Without entity substitution,
+  /// libxml2 hands every `&` of an attribute value — written `&amp;` or `&#38;` — back as
+  /// `&#38;`, for a tree builder to reparse; a literal `&` cannot occur in XML, so every `&`
+  /// it hands back starts one of those.
+  private static func withAmpersandsRestored(
+    _ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+  ) {
+    let escape = Array("&#38;".utf8)
+    var restored: [UInt8] = []
+    restored.reserveCapacity(value.count)
+    var i = 0
+    while i < value.count {
+      restored.append(value[i])
+      if value[i] == UInt8(ascii: "&"), value.count - i >= escape.count,
+        UnsafeBufferPointer(rebasing: value[i..<i + escape.count]).elementsEqual(escape)
+      {
+        i += escape.count
+      } else {
+        i += 1
+      }
+    }
+    restored.withUnsafeBufferPointer(body)
   }
 
   @inline(__always)
