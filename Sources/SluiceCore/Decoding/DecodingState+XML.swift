@@ -89,9 +89,8 @@ extension DecodingState {
     let n = tape.nodes[node]
     if n.kind == .string {
       // An empty (or blank) element is an empty wrapper.
-      let blank = tape.bytes[range(node)].allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
       xml.readings[node] = .single
-      return blank ? [] : [node]
+      return isBlank(node) ? [] : [node]
     }
     guard n.kind == .object, !xml.forcedSingle.contains(node), let children = uniformChildren(of: node) else {
       xml.readings[node] = .single
@@ -101,6 +100,23 @@ extension DecodingState {
     for child in children { tape.nodes[child - 1].bits |= RecordTape.Node.accessed }
     xml.readings[node] = .wrapper
     return children
+  }
+
+  /// Whether a string is only XML whitespace. The tape holds it as JSON text, where line breaks
+  /// and tabs are escaped (`\n`, `\r`, `\t`).
+  private func isBlank(_ node: Int) -> Bool {
+    var escaped = false
+    for byte in tape.bytes[range(node)] {
+      if escaped {
+        guard byte == UInt8(ascii: "n") || byte == UInt8(ascii: "r") || byte == UInt8(ascii: "t") else { return false }
+        escaped = false
+      } else if byte == UInt8(ascii: "\\") {
+        escaped = true
+      } else if byte != UInt8(ascii: " ") {
+        return false
+      }
+    }
+    return true
   }
 
   /// The values of an object's child elements when there is at least one and they share a name;
