@@ -357,7 +357,11 @@ public final class XMLRecordReader: RecordReader {
   fileprivate func parserError(_ error: UnsafePointer<xmlError>) {
     guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
     let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
-    let trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
+    var trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
+    // libxml2 calls a document cut short "Extra content at the end of the document".
+    if sourceEnded, depth > 0, error.pointee.code == Int32(XML_ERR_DOCUMENT_END.rawValue) {
+      trimmed = "the input ends before the document does (\(depth) element(s) still open)"
+    }
     failure = RecordReadError(
       code: .syntax, message: "malformed XML: \(trimmed)",
       location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: Int(error.pointee.line)), isRecoverable: false)
