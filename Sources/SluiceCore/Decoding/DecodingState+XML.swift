@@ -96,8 +96,7 @@ extension DecodingState {
     let n = tape.nodes[node]
     if n.kind == .string {
       // An empty (or blank) element is an empty wrapper.
-      let blank = tape.bytes[range(node)].allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-      if blank { return .empty }
+      if isBlank(node) { return .empty }
       xml.singles.insert(node)
       return .one(node)
     }
@@ -107,6 +106,23 @@ extension DecodingState {
     }
     tape.nodes[node].bits |= RecordTape.Node.opened | RecordTape.Node.xmlWrapper
     return .keys(object: node, first: first, elementsOnly: true)
+  }
+
+  /// Whether a string is only XML whitespace. The tape holds it as JSON text, where line breaks
+  /// and tabs are escaped (`\n`, `\r`, `\t`).
+  private func isBlank(_ node: Int) -> Bool {
+    var escaped = false
+    for byte in tape.bytes[range(node)] {
+      if escaped {
+        guard byte == UInt8(ascii: "n") || byte == UInt8(ascii: "r") || byte == UInt8(ascii: "t") else { return false }
+        escaped = false
+      } else if byte == UInt8(ascii: "\\") {
+        escaped = true
+      } else if byte != UInt8(ascii: " ") {
+        return false
+      }
+    }
+    return true
   }
 
   /// The first child element's key when an object has child elements that all share a name;

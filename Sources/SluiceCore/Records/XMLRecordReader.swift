@@ -96,6 +96,7 @@ public final class XMLRecordReader: RecordReader {
     }
     if count == 0 {
       sourceEnded = true
+      assembler.pointee.inputEnded = true
       _ = xmlParseChunk(context, nil, 0, 1)
       assembler.pointee.finishDocument()
     } else {
@@ -173,6 +174,8 @@ private struct Assembler {
   private var readyHead = 0
   /// The error that stops the document, delivered after the records before it.
   private var failure: RecordReadError?
+  /// The parser has been given the last of the input.
+  var inputEnded = false
 
   // Where the parser is in the document.
   private var depth = 0
@@ -287,6 +290,13 @@ private struct Assembler {
     _ name: UnsafePointer<xmlChar>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
     depth += 1
+    // libxml2's push parser keeps state for every open element and sets no bound of its own: a
+    // record nested too deep is skipped, but one nested past twice the limit (or anything that
+    // deep outside a record) gives the document up, so memory stays bounded.
+    if depth - recordDepth - limits.maxDepth > limits.maxDepth {
+      fail(code: .nestingTooDeep, "elements nested deeper than \(limits.maxDepth) levels; the document is not read further")
+      return
+    }
     if depth > recordDepth {
       guard inRecord, skipped == nil else { return }
       guard depth - recordDepth <= limits.maxDepth else {
@@ -440,7 +450,11 @@ private struct Assembler {
   mutating func parserError(_ error: UnsafePointer<xmlError>) {
     guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
     let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
-    let trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
+    var trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
+    // libxml2 calls a document cut short "Extra content at the end of the document".
+    if inputEnded, depth > 0, error.pointee.code == Int32(XML_ERR_DOCUMENT_END.rawValue) {
+      trimmed = "the input ends before the document does (\(depth) element(s) still open)"
+    }
     failure = RecordReadError(
       code: .syntax, message: "malformed XML: \(trimmed)",
       location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: Int(error.pointee.line)), isRecoverable: false)
