@@ -39,8 +39,9 @@ extension DecodingState {
 
   func describe(_ node: Int) -> String {
     switch kind(node) {
-    case .object: return "an object"
+    case .object: return isXML ? "an element with attributes or children" : "an object"
     case .array: return "an array"
+    case .string where isXML: return range(node).isEmpty ? "an empty element" : "text"
     case .string: return "a string"
     case .number: return "a number"
     case .true, .false: return "a boolean"
