@@ -76,7 +76,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceEndToEndTests",
-      dependencies: ["sluice", "orders-generator", "SluiceCore", "SluiceTestSupport"]
+      dependencies: ["sluice", "orders-generator", "SluiceCore", "SluiceTestSupport", "OrderSamples"]
     ),
   ],
   swiftLanguageModes: [.v6]

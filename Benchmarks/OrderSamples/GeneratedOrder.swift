@@ -38,11 +38,34 @@ public struct GeneratedOrder: Sendable {
   /// The sum of the lines, which is what the generators write as `amount`.
   public var amount: Int64 { items.reduce(0) { $0 + Int64($1.qty) * $1.priceMinor } }
 
-  /// The record in the orders dataset's wire format, on one line.
-  public var json: String {
-    let list = items.map { #"{"sku":"\#($0.sku)","qty":\#($0.qty),"priceMinor":\#($0.priceMinor)}"# }
-    return #"{"orderId":"\#(id)","amount":\#(amount),"currency":"\#(currency)","status":"\#(status)","#
-      + #""createdAt":"\#(createdAt)","customer":{"id":\#(customerID),"name":"\#(customerName)"},"#
-      + #""items":[\#(list.joined(separator: ","))]}"#
+  /// The record as a format-neutral tree: `orderId` and the customer's `id` are XML attributes,
+  /// items are an `<items>` wrapper of `<item>` elements.
+  public var record: DumpValue {
+    let lines: [DumpValue] = items.map { item in
+      let fields: [DumpField] = [
+        DumpField("sku", .text(item.sku)), DumpField("qty", .number(String(item.qty))),
+        DumpField("priceMinor", .number(String(item.priceMinor))),
+      ]
+      return .object(fields)
+    }
+    let customer: [DumpField] = [
+      DumpField("id", .number(String(customerID)), isAttribute: true), DumpField("name", .text(customerName)),
+    ]
+    let fields: [DumpField] = [
+      DumpField("orderId", .text(id), isAttribute: true),
+      DumpField("amount", .number(String(amount))),
+      DumpField("currency", .text(currency)),
+      DumpField("status", .text(status)),
+      DumpField("createdAt", .text(createdAt)),
+      DumpField("customer", .object(customer)),
+      DumpField("items", .list(item: "item", lines)),
+    ]
+    return .object(fields)
   }
+
+  /// The record in the orders dataset's wire format, on one line.
+  public var json: String { record.json }
+
+  /// The record as one `<order>` element on one line, text XML-escaped.
+  public var xml: String { record.xml(element: "order") }
 }

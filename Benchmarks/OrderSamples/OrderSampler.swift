@@ -1,13 +1,14 @@
 import Foundation
 import SluiceCore
 
-/// Makes the benchmark's orders: realistic shapes (1–5 lines, names with non-ASCII letters,
-/// zero-padded ids, timestamps with and without milliseconds), the same for the same seed.
+/// Makes the benchmark's orders: realistic shapes (1–5 lines, names with non-ASCII letters and
+/// some with `&`, `<` and `>` as legacy exports have them, zero-padded ids, timestamps with and
+/// without milliseconds), the same for the same seed.
 public struct OrderSampler: Sendable {
   public static let currencies = ["EUR", "EUR", "USD", "GBP", "JPY", "CHF"]
   public static let statuses = ["pending", "completed", "completed", "completed", "cancelled"]
-  static let firstNames = ["Zoë", "Ana", "李", "Olu", "Søren", "Chloé", "Mateus", "Aiko", "Ngozi", "Émile", "Ingrid", "Rahul"]
-  static let lastNames = ["Müller", "Lima", "雷", "Adeyemi", "Kierkegaard", "Martin", "Souza", "Tanaka", "Okafor", "Zola", "Berg", "Mehta"]
+  static let firstNames = ["Zoë", "Ana", "李", "Olu", "Søren", "Chloé", "Mateus", "Aiko", "Ngozi", "Émile", "Ingrid", "Rahul", "<unknown>"]
+  static let lastNames = ["Müller", "Lima", "雷", "Adeyemi", "Kierkegaard", "Martin", "Souza", "Tanaka", "Okafor", "Zola", "Berg", "Mehta", "Fischer & Söhne"]
   /// 2023-01-01T00:00:00Z.
   static let epoch = 1_672_531_200
 

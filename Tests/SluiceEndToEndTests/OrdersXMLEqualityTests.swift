@@ -1,0 +1,124 @@
+import Foundation
+import OrderSamples
+import SluiceCore
+import SluiceTestSupport
+import Testing
+
+/// The same generated orders imported by the real `sluice` binary from the gzip JSON array and
+/// from the gzip XML dump (`orders-generator` writes both from one tree per order) give exactly
+/// the same tables, row for row — strict on valid orders, lenient with a damaged order of every
+/// kind, where both formats also reject the same records for the same codes at the same paths.
+@Suite("orders from XML equal orders from JSON, end to end")
+struct OrdersXMLEqualityTests {
+  static let count = 3_000
+  static let tables = ["orders", "order_items", "customers", "order_statuses"]
+
+  /// Runs the generator into a fresh directory and returns it.
+  private func generate(_ scratch: TemporaryDirectory, broken: Bool) throws -> String {
+    let directory = scratch.file(broken ? "broken" : "valid")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: BenchmarkDataTests.generator)
+    process.arguments = ["--count", "\(Self.count)", "--seed", "11", "--out", directory] + (broken ? ["--broken"] : [])
+    let result = try SluiceBinary.capture(process)
+    try #require(result.status == 0, "\(result.stderr)")
+    return directory
+  }
+
+  /// Imports `input` with `pipeline` into a fresh database; returns the database and the report.
+  private func run(
+    _ pipeline: String, input: String, xml: Bool, in scratch: TemporaryDirectory, expectedStatus: Int32 = 0
+  ) throws -> (database: String, report: RunReport) {
+    let name = xml ? "xml" : "json"
+    let database = scratch.file("\(name).sqlite")
+    let reportPath = scratch.file("\(name).report.json")
+    let format = xml ? ["--format", "xml", "--record-path", "orders.order"] : ["--format", "json"]
+    let result = try SluiceBinary.run(
+      ["run", pipeline, "--input", input, "--db", database, "--report", reportPath,
+       "--rejects", scratch.file("\(name).rejects.ndjson")] + format)
+    #expect(result.status == expectedStatus, "\(name): \(result.stderr)")
+    return (database, try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: reportPath))))
+  }
+
+  /// What identifies an issue in either format: the byte offsets differ, everything else not
+  /// (record n is on line n + 1 of both dumps).
+  private func issueKeys(_ report: RunReport) -> [String] {
+    report.issues.map {
+      "\($0.stage) \($0.severity) \($0.code) record \($0.location?.ordinal ?? -1) line \($0.location?.line ?? -1) "
+        + "\($0.path) \($0.rule ?? "")"
+    }
+  }
+
+  @Test func strictXMLImportOfGeneratedOrdersEqualsTheJSONImportRowForRow() throws {
+    let scratch = try TemporaryDirectory()
+    let data = try generate(scratch, broken: false)
+    let json = try run("Pipelines/orders.json", input: "\(data)/orders.json.gz", xml: false, in: scratch)
+    let xml = try run("Pipelines/orders.json", input: "\(data)/orders.xml.gz", xml: true, in: scratch)
+
+    let expected = try DatabaseSnapshot(of: json.database, tables: Self.tables)
+    let actual = try DatabaseSnapshot(of: xml.database, tables: Self.tables)
+    #expect(expected.count("orders") == Self.count)
+    #expect(expected.count("order_items") > Self.count)
+    for table in Self.tables {
+      #expect(actual.tables[table] == expected.tables[table], "\(table) differs between JSON and XML")
+    }
+    #expect(xml.report.issues.isEmpty)
+    #expect(xml.report.coercions == 0)
+    // The generated names carry `&`, `<` and `>`, so the XML's entities were decoded on the way.
+    let names = expected.tables["customers"] ?? []
+    #expect(names.contains { $0.contains("&") })
+    #expect(names.contains { $0.contains("<unknown>") })
+  }
+
+  @Test func lenientXMLImportOfDamagedOrdersRejectsWhatJSONRejectsAndKeepsTheSameRows() throws {
+    let scratch = try TemporaryDirectory()
+    let data = try generate(scratch, broken: true)
+    let json = try run("Pipelines/orders-lenient.json", input: "\(data)/orders.json.gz", xml: false, in: scratch)
+    let xml = try run("Pipelines/orders-lenient.json", input: "\(data)/orders.xml.gz", xml: true, in: scratch)
+
+    // Every kind of damage is rejected except the numeric id, which `legacyScalars` converts in
+    // JSON (a counted coercion) and which in XML is text like any id (no coercion).
+    #expect(json.report.quarantined == OrderDamage.allCases.count - 1)
+    #expect(json.report.coercions == 1)
+    #expect(xml.report.coercions == 0)
+    #expect(xml.report.quarantined == json.report.quarantined)
+
+    // The same records rejected at the same stage, code, line and path — except the null
+    // status, which XML can only write as an empty element (see `emptyElementIsAbsentLikeJSONNull`).
+    let nullStatus = (OrderDamage.schedule(count: Self.count).first { $0.value == .nullStatus }?.key ?? -1) + 1
+    let isNullStatus: (String) -> Bool = { $0.contains(" record \(nullStatus) ") }
+    #expect(issueKeys(xml.report).filter { !isNullStatus($0) } == issueKeys(json.report).filter { !isNullStatus($0) })
+    #expect(issueKeys(xml.report).filter(isNullStatus).count == 1)
+    #expect(xml.report.issues.first { $0.location?.ordinal == nullStatus }?.path == "status")
+    withKnownIssue("an empty XML element decodes as \"\" into a required String, where JSON's null is nullValue") {
+      #expect(issueKeys(xml.report).filter(isNullStatus) == issueKeys(json.report).filter(isNullStatus))
+    }
+
+    let expected = try DatabaseSnapshot(of: json.database, tables: Self.tables)
+    let actual = try DatabaseSnapshot(of: xml.database, tables: Self.tables)
+    #expect(expected.count("orders") == Self.count - json.report.quarantined)
+    for table in Self.tables {
+      #expect(actual.tables[table] == expected.tables[table], "\(table) differs between JSON and XML")
+    }
+  }
+
+  /// The smallest case of the one difference the generated orders show: a required field that
+  /// JSON writes as `null` and XML as an empty element (`<status/>`). The decoder reads an empty
+  /// element as absent where the DTO's field is optional, but a required one gets `""` (a
+  /// String), a type mismatch (an integer) or an invalid date — not JSON's `nullValue`.
+  @Test(arguments: ["status", "amount", "createdAt"])
+  func emptyElementIsAbsentLikeJSONNull(field: String) throws {
+    let scratch = try TemporaryDirectory()
+    var sampler = OrderSampler(seed: 1, customers: 1)
+    var record = sampler.next().order.record
+    record[field: field] = DumpValue.null
+    let jsonInput = try scratch.write("order.json", "[\n\(record.json)\n]\n")
+    let xmlInput = try scratch.write("order.xml", "<orders>\n\(record.xml(element: "order"))\n</orders>\n")
+    let json = try run("Pipelines/orders.json", input: jsonInput, xml: false, in: scratch, expectedStatus: 65)
+    let xml = try run("Pipelines/orders.json", input: xmlInput, xml: true, in: scratch, expectedStatus: 65)
+    #expect(issueKeys(json.report) == ["decode error nullValue record 1 line 2 \(field) "])
+    #expect(xml.report.issues.map { $0.path } == [field])
+    withKnownIssue("XML gives \(xml.report.issues.map { "\($0.stage) \($0.code)" })") {
+      #expect(issueKeys(xml.report) == issueKeys(json.report))
+    }
+  }
+}
