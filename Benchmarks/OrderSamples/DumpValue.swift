@@ -2,8 +2,8 @@
 /// JSON and as XML: the generators build the tree once and render it in every format.
 ///
 /// The XML rendering follows Sluice's conventions: attribute fields become attributes, a `list`
-/// is a wrapper element whose children are named `item`, `null` is an empty element (XML has
-/// no null; Sluice reads an empty element as absent), and every scalar is text.
+/// is a wrapper element whose children are named `item`, `null` is XML Schema's
+/// `xsi:nil="true"` (which Sluice reads as JSON's null), and every scalar is text.
 public indirect enum DumpValue: Sendable {
   /// A JSON string; XML text.
   case text(String)
@@ -84,7 +84,7 @@ public indirect enum DumpValue: Sendable {
     case .text(let text), .number(let text):
       out += "<\(name)>\(Self.xmlEscaped(text, inAttribute: false))</\(name)>"
     case .null:
-      out += "<\(name)/>"
+      out += "<\(name) xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:nil=\"true\"/>"
     case .object(let fields):
       out += "<" + name
       for field in fields where field.isAttribute {

@@ -82,16 +82,9 @@ struct OrdersXMLEqualityTests {
     #expect(xml.report.coercions == 0)
     #expect(xml.report.quarantined == json.report.quarantined)
 
-    // The same records rejected at the same stage, code, line and path — except the null
-    // status, which XML can only write as an empty element (see `emptyElementIsAbsentLikeJSONNull`).
-    let nullStatus = (OrderDamage.schedule(count: Self.count).first { $0.value == .nullStatus }?.key ?? -1) + 1
-    let isNullStatus: (String) -> Bool = { $0.contains(" record \(nullStatus) ") }
-    #expect(issueKeys(xml.report).filter { !isNullStatus($0) } == issueKeys(json.report).filter { !isNullStatus($0) })
-    #expect(issueKeys(xml.report).filter(isNullStatus).count == 1)
-    #expect(xml.report.issues.first { $0.location?.ordinal == nullStatus }?.path == "status")
-    withKnownIssue("an empty XML element decodes as \"\" into a required String, where JSON's null is nullValue") {
-      #expect(issueKeys(xml.report).filter(isNullStatus) == issueKeys(json.report).filter(isNullStatus))
-    }
+    // The same records rejected at the same stage, code, line and path; the null status is
+    // `xsi:nil` in XML, JSON's null.
+    #expect(issueKeys(xml.report) == issueKeys(json.report))
 
     let expected = try DatabaseSnapshot(of: json.database, tables: Self.tables)
     let actual = try DatabaseSnapshot(of: xml.database, tables: Self.tables)
@@ -101,24 +94,20 @@ struct OrdersXMLEqualityTests {
     }
   }
 
-  /// The smallest case of the one difference the generated orders show: a required field that
-  /// JSON writes as `null` and XML as an empty element (`<status/>`). The decoder reads an empty
-  /// element as absent where the DTO's field is optional, but a required one gets `""` (a
-  /// String), a type mismatch (an integer) or an invalid date — not JSON's `nullValue`.
+  /// A required field that JSON writes as `null` and XML as `xsi:nil="true"` is the same
+  /// issue from both: `nullValue` at the field.
   @Test(arguments: ["status", "amount", "createdAt"])
-  func emptyElementIsAbsentLikeJSONNull(field: String) throws {
+  func xsiNilIsNullLikeJSON(field: String) throws {
     let scratch = try TemporaryDirectory()
     var sampler = OrderSampler(seed: 1, customers: 1)
     var record = sampler.next().order.record
     record[field: field] = DumpValue.null
     let jsonInput = try scratch.write("order.json", "[\n\(record.json)\n]\n")
     let xmlInput = try scratch.write("order.xml", "<orders>\n\(record.xml(element: "order"))\n</orders>\n")
+    #expect(record.xml(element: "order").contains("<\(field) xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:nil=\"true\"/>"))
     let json = try run("Pipelines/orders.json", input: jsonInput, xml: false, in: scratch, expectedStatus: 65)
     let xml = try run("Pipelines/orders.json", input: xmlInput, xml: true, in: scratch, expectedStatus: 65)
     #expect(issueKeys(json.report) == ["decode error nullValue record 1 line 2 \(field) "])
-    #expect(xml.report.issues.map { $0.path } == [field])
-    withKnownIssue("XML gives \(xml.report.issues.map { "\($0.stage) \($0.code)" })") {
-      #expect(issueKeys(xml.report) == issueKeys(json.report))
-    }
+    #expect(issueKeys(xml.report) == issueKeys(json.report))
   }
 }
