@@ -18,6 +18,9 @@ public struct Issue: Sendable, Hashable, Codable {
   /// The input the record came from, in a run that reads several (absent otherwise, where the
   /// report's one input says it).
   public var input: String?
+  /// For `unsupportedEnumValue`: the value the enum does not know (a kind's name, never record
+  /// content), which the drift summary counts by name.
+  public var value: String?
 
   public init(
     stage: Stage, severity: Severity = .error, code: IssueCode,

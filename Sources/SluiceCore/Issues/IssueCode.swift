@@ -33,4 +33,6 @@ public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparab
   public static let constraint: IssueCode = "constraint"
   /// An XML document declares an entity: Sluice expands and loads none (billion laughs, XXE).
   public static let unsafeXML: IssueCode = "unsafeXML"
+  /// A dataset skipped the record by design (`MappingError.skipped`); not an error.
+  public static let skippedByDesign: IssueCode = "skippedByDesign"
 }

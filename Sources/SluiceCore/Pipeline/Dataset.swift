@@ -21,8 +21,13 @@ public protocol Dataset: Sendable {
 
   /// Business rules on the DTO (the validate stage).
   func validate(_ dto: DTO, into validation: inout Validation)
-  /// DTO → domain (the map stage).
+  /// DTO → domain (the map stage). Implement this, or `map(_:context:)` when the mapping needs
+  /// to know where the record came from or may drop elements of a list; each has a default
+  /// that calls the other, so a dataset implements exactly one. Throw `MappingError.skipped`
+  /// for a record the dataset skips by design.
   func map(_ dto: DTO) throws(MappingError) -> Record
+  /// DTO → domain, with the record's context (`MappingContext`).
+  func map(_ dto: DTO, context: inout MappingContext) throws(MappingError) -> Record
   /// Domain → rows, in the order they are written: referenced rows before the rows that name
   /// them, a parent before its children. Runs on the decoding thread, off the writer's.
   func rows(for record: Record, into rows: inout RecordRows)
@@ -30,6 +35,15 @@ public protocol Dataset: Sendable {
 
 extension Dataset {
   public var rules: [ValidationRule] { [] }
+
+  public func map(_ dto: DTO, context: inout MappingContext) throws(MappingError) -> Record {
+    try map(dto)
+  }
+
+  public func map(_ dto: DTO) throws(MappingError) -> Record {
+    var context = MappingContext()
+    return try map(dto, context: &context)
+  }
 }
 
 /// A dataset with its types erased, so the command line can pick one by name and a run can

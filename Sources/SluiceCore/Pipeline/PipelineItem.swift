@@ -5,6 +5,8 @@ struct PipelineItem: Sendable {
     case load(RecordRows)
     /// The record was rejected at `stage` for `issues`.
     case rejected(Stage, [Issue])
+    /// The dataset skipped the record by design, for this reason (`MappingError.skipped`).
+    case skipped(String)
     /// The input cannot be read further; nothing follows.
     case failure(any Error & Sendable)
   }

@@ -267,7 +267,9 @@ public struct PipelineRunner {
       issueCounts: Dictionary(uniqueKeysWithValues: run.ledger.issues.counts.map { ($0.key.rawValue, $0.value) }),
       issueSampleLimit: configuration.issueSampleLimit,
       issues: run.ledger.issues.samples, checks: run.ledger.checks(dryRun: configuration.isDryRun),
-      drift: run.ledger.drift.summary, coercions: run.ledger.coercions, quarantined: run.quarantine?.count ?? 0,
+      drift: run.ledger.drift.summary, coercions: run.ledger.coercions,
+      skippedByDesign: run.ledger.skippedByDesign.isEmpty ? nil : run.ledger.skippedByDesign,
+      quarantined: run.quarantine?.count ?? 0,
       rowsWritten: rowsWritten, tableRows: tableRows, committed: committed, outputErrors: [])
   }
 

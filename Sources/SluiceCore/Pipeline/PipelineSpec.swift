@@ -198,6 +198,7 @@ public struct PipelineSpec: Sendable {
         }
       }
       policy.allowsNothingLoaded = overrides.allowNothingLoaded ?? false
+      policy.lenientArrays = overrides.lenientArrays ?? false
     }
     if let problem = policy.inconsistency {
       throw SpecError(path: path, message: "'policy': \(problem)")
@@ -343,6 +344,7 @@ struct SpecDocument: Decodable {
     var legacyScalars: Bool?
     var dates: [String]?
     var allowNothingLoaded: Bool?
+    var lenientArrays: Bool?
   }
 }
 

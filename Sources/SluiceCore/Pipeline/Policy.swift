@@ -9,6 +9,7 @@
 /// | unknown fields | warn (or reject) | warn |
 /// | `legacyScalars` | off | opt-in |
 /// | dates | one format | a list of accepted formats |
+/// | `lenientArrays` | off | opt-in: an unknown element of a polymorphic list is dropped, reported |
 public struct Policy: Sendable, Hashable {
   public enum Preset: String, Sendable, Hashable, Codable, CaseIterable {
     case strict, lenient
@@ -41,6 +42,9 @@ public struct Policy: Sendable, Hashable {
   /// A lenient run that rejects every record of a non-empty input succeeds instead of failing
   /// (for inputs that are expected to be all bad, such as a contract's negative samples).
   public var allowsNothingLoaded: Bool
+  /// Lenient only: an element of a polymorphic list (attachments, reactions) that the dataset
+  /// does not know is dropped and reported as a warning at its path; the record is kept.
+  public var lenientArrays: Bool
 
   public init(preset: Preset) {
     self.preset = preset
@@ -51,6 +55,7 @@ public struct Policy: Sendable, Hashable {
     legacyScalars = false
     dateFormats = [.iso8601]
     allowsNothingLoaded = false
+    lenientArrays = false
   }
 
   public static let strict = Policy(preset: .strict)
@@ -65,6 +70,7 @@ public struct Policy: Sendable, Hashable {
       return nil
     }
     if legacyScalars { return "legacyScalars needs the lenient preset" }
+    if lenientArrays { return "lenientArrays needs the lenient preset" }
     if allowsNothingLoaded { return "allowNothingLoaded needs the lenient preset (a strict run fails at its first rejected record)" }
     if maxRejects != nil || maxRejectRate != nil {
       return "the strict preset has an error budget of 0; maxRejects and maxRejectRate need the lenient preset"
@@ -81,6 +87,7 @@ public struct Policy: Sendable, Hashable {
     if unknownFields != .warn { knobs.append("unknownFields \(unknownFields.rawValue)") }
     if legacyScalars { knobs.append("legacyScalars") }
     if allowsNothingLoaded { knobs.append("allowNothingLoaded") }
+    if lenientArrays { knobs.append("lenientArrays") }
     if dateFormats != [.iso8601] { knobs.append("dates \(dateFormats.map(\.specName).joined(separator: " | "))") }
     return knobs.isEmpty ? preset.rawValue : "\(preset.rawValue) (\(knobs.joined(separator: ", ")))"
   }

@@ -49,7 +49,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
     let handOff = HandOff<PipelineItem>(maxBatches: Self.handOffBatches, maxBytes: Self.handOffBytes)
     let producer = RecordProducer(
       dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff,
-      keepsRawRecords: state.quarantine != nil)
+      keepsRawRecords: state.quarantine != nil, inputPath: state.inputs.last?.input.path ?? "")
     producer.start()
     defer {
       handOff.cancel()
@@ -66,6 +66,8 @@ struct RecordLoop<D: Dataset>: RecordLoading {
         case .rejected(let stage, let issues):
           state.ledger.countRejected(at: stage)
           try state.reject(issues, raw: item.raw, record: item.location)
+        case .skipped(let reason):
+          state.ledger.countSkipped(reason)
         case .load(let rows):
           state.ledger.countPassed(through: .map)
           try load(rows, item, &state)

@@ -27,6 +27,8 @@ final class RecordProducer<D: Dataset> {
   private let batchSize: Int
   private let batchBytes: Int
   private let keepsRawRecords: Bool
+  /// The input's path, for the map stage's context.
+  private let inputPath: String
   private let done = DispatchSemaphore(value: 0)
   /// Seconds per stage, added by the producing thread.
   private let timings = Mutex<[Stage: Double]>([:])
@@ -36,8 +38,9 @@ final class RecordProducer<D: Dataset> {
 
   init(
     dataset: D, reader: any RecordReader, policy: Policy, handOff: HandOff<Item>, batchSize: Int = 256,
-    batchBytes: Int = 1 << 20, keepsRawRecords: Bool = true
+    batchBytes: Int = 1 << 20, keepsRawRecords: Bool = true, inputPath: String = ""
   ) {
+    self.inputPath = inputPath
     self.dataset = dataset
     self.reader = reader
     self.policy = policy
@@ -168,12 +171,23 @@ final class RecordProducer<D: Dataset> {
       }
 
       var rows = RecordRows()
+      var context = MappingContext(
+        fields: raw.context ?? [:], inputPath: inputPath, lenientArrays: policy.lenientArrays)
       do {
-        dataset.rows(for: try dataset.map(dto), into: &rows)
+        dataset.rows(for: try dataset.map(dto, context: &context), into: &rows)
       } catch {
         lap(.map, &mark)
-        return .rejected(
-          .map, [Issue(stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message)])
+        if error.isSkip { return .skipped(error.message) }
+        var issue = Issue(stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message)
+        issue.value = error.value
+        return .rejected(.map, [issue])
+      }
+      for drop in context.drops {
+        var issue = Issue(
+          stage: .map, severity: .warning, code: drop.code, location: raw.location, path: drop.path,
+          message: drop.message + " (dropped: lenientArrays)")
+        issue.value = drop.value
+        item.warnings.append(issue)
       }
       lap(.map, &mark)
       guard rows.violations.isEmpty else {

@@ -14,6 +14,10 @@ struct RunLedger {
   var coercions = 0
   /// Records rejected at any stage.
   private(set) var rejectedRecords = 0
+  /// Records the datasets skipped by design, per reason.
+  private(set) var skippedByDesign: [String: Int] = [:]
+  /// Distinct reasons kept; more are counted under `otherReasons`.
+  static let skipReasonLimit = 100
   /// Error and warning counts per check (stage, or stage and rule).
   private var checkCounts: [CheckKey: (failures: Int, warnings: Int)] = [:]
   let rules: [ValidationRule]
@@ -73,6 +77,19 @@ struct RunLedger {
     }
   }
 
+  /// Counts a record the dataset skipped by design at the map stage: it passed the stages
+  /// before, and is neither passed on nor rejected there.
+  mutating func countSkipped(_ reason: String) {
+    countPassed(through: .validate)
+    statistics[Stage.map.ordinal].recordsIn += 1
+    statistics[Stage.map.ordinal].skipped += 1
+    if skippedByDesign[reason] != nil || skippedByDesign.count < Self.skipReasonLimit {
+      skippedByDesign[reason, default: 0] += 1
+    } else {
+      skippedByDesign["other reasons", default: 0] += 1
+    }
+  }
+
   /// Counts a record that passed the stages before `stage` and was rejected there.
   mutating func countRejected(at stage: Stage) {
     for earlier in Stage.allCases {
@@ -121,6 +138,7 @@ struct RunLedger {
           difference.rejected -= then.rejected
           difference.warnings -= then.warnings
           difference.kept -= then.kept
+          difference.skipped -= then.skipped
           difference.seconds -= then.seconds
           return difference
         },

@@ -10,6 +10,9 @@ public struct RawRecord: Sendable {
   public var bytes: [UInt8]
   /// The record already as a tape (XML), with its values' source positions.
   public var tape: RecordTape?
+  /// Scalar fields of the objects enclosing the record (a Telegram chat's `id` and `name` for
+  /// its messages), as text, when the reader steps through them; nil otherwise.
+  public var context: [String: String]?
 
   public init(location: RecordLocation, bytes: [UInt8]) {
     self.location = location

@@ -6,12 +6,15 @@
 public struct DriftSummary: Sendable, Codable, Hashable {
   public struct Entry: Sendable, Codable, Hashable {
     public var path: String
+    /// Unsupported enum values: the value itself (`poll`), when the dataset named it.
+    public var value: String?
     public var count: Int
     /// The first record where it was seen.
     public var firstRecord: Int
 
-    public init(path: String, count: Int, firstRecord: Int) {
+    public init(path: String, value: String? = nil, count: Int, firstRecord: Int) {
       self.path = path
+      self.value = value
       self.count = count
       self.firstRecord = firstRecord
     }
@@ -44,10 +47,12 @@ struct DriftCounter {
 
   private static func add(_ issue: Issue, to table: inout [String: DriftSummary.Entry], limit: Int, other: inout Int) {
     let path = folded(issue.path)
-    if table[path] != nil {
-      table[path]?.count += 1
+    // Values are bounded like paths: `limit` distinct (path, value) pairs.
+    let key = issue.value.map { path + "\u{0}" + $0 } ?? path
+    if table[key] != nil {
+      table[key]?.count += 1
     } else if table.count < limit {
-      table[path] = .init(path: path, count: 1, firstRecord: issue.location?.ordinal ?? 0)
+      table[key] = .init(path: path, value: issue.value, count: 1, firstRecord: issue.location?.ordinal ?? 0)
     } else {
       other += 1
     }
@@ -73,7 +78,7 @@ struct DriftCounter {
   var summary: DriftSummary {
     var summary = DriftSummary()
     let order: (DriftSummary.Entry, DriftSummary.Entry) -> Bool = {
-      $0.count != $1.count ? $0.count > $1.count : $0.path < $1.path
+      $0.count != $1.count ? $0.count > $1.count : ($0.path, $0.value ?? "") < ($1.path, $1.value ?? "")
     }
     summary.unknownFields = unknown.values.sorted(by: order)
     summary.unsupportedEnumValues = enums.values.sorted(by: order)

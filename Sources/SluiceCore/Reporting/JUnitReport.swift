@@ -30,11 +30,13 @@ public enum JUnitReport {
         if check.failures > listed.count {
           body += "\n… and \(check.failures - listed.count) more"
         }
+        body += unknownValues(report, stage: check.stage)
         element += "      <failure message=\"\(escape("\(check.failures) record(s) failed: \(check.name)"))\" type=\"\(escape(codes))\">\(escape(body))</failure>\n"
       }
       if check.warnings > 0 {
         let listed = issues.filter { $0.severity == .warning }.prefix(listedRecords)
-        element += "      <system-out>\(escape("\(check.warnings) warning(s)\n" + listed.map(\.description).joined(separator: "\n")))</system-out>\n"
+        let text = "\(check.warnings) warning(s)\n" + listed.map(\.description).joined(separator: "\n")
+        element += "      <system-out>\(escape(text + (check.failures > 0 ? "" : unknownValues(report, stage: check.stage))))</system-out>\n"
       }
       cases.append(element + "    </testcase>")
     }
@@ -57,6 +59,16 @@ public enum JUnitReport {
       </testsuites>
 
       """
+  }
+
+  /// The enum values a stage met and does not know, by name and count (`type 'poll': 12`),
+  /// from the drift summary.
+  static func unknownValues(_ report: RunReport, stage: Stage) -> String {
+    guard stage == .map else { return "" }
+    let named = report.drift.unsupportedEnumValues.filter { $0.value != nil }
+    guard !named.isEmpty else { return "" }
+    return "\nunknown values: "
+      + named.map { "\($0.path) '\($0.value ?? "")': \($0.count)" }.joined(separator: ", ")
   }
 
   /// Escapes text for double-quoted XML attributes and content, and drops characters XML 1.0

@@ -41,6 +41,18 @@ extension RunReport {
         lines.append(line)
       }
     }
+    if let skippedByDesign, !skippedByDesign.isEmpty {
+      let reasons = skippedByDesign.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+      lines.append(
+        "  skipped by design: \(skippedByDesign.values.reduce(0, +)) — "
+          + reasons.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+    }
+    let unknownValues = drift.unsupportedEnumValues.filter { $0.value != nil }
+    if !unknownValues.isEmpty {
+      lines.append(
+        "  unknown values: "
+          + unknownValues.prefix(10).map { "\($0.path) '\($0.value ?? "")' \($0.count)" }.joined(separator: ", "))
+    }
     let kept = statistics(for: .load).kept
     if kept > 0 {
       lines.append("  kept \(kept) record(s) whose key existed, as they were (onConflict \(conflict))")

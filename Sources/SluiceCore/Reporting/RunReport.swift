@@ -110,6 +110,9 @@ public struct RunReport: Sendable, Codable {
   public var drift: DriftSummary
   /// Scalars converted under `legacyScalars`.
   public var coercions: Int
+  /// Records the datasets skipped by design (an export's metadata lines), per reason; absent
+  /// when none was.
+  public var skippedByDesign: [String: Int]? = nil
   /// Rejected records written to the quarantine file.
   public var quarantined: Int
   /// Rows this run wrote, per table.

@@ -12,13 +12,16 @@ public struct StageStatistics: Sendable, Hashable, Codable {
   /// Load stage only: records whose key existed and that the conflict policy (`ignore`) kept as
   /// they were; they count as out.
   public var kept = 0
+  /// Map stage only: records the dataset skipped by design (`MappingError.skipped`): neither
+  /// out nor rejected.
+  public var skipped = 0
   /// Time spent in the stage, in seconds.
   public var seconds = 0.0
 
   public init(stage: Stage) { self.stage = stage }
 
   enum CodingKeys: String, CodingKey {
-    case stage, recordsIn, recordsOut, rejected, warnings, kept, seconds
+    case stage, recordsIn, recordsOut, rejected, warnings, kept, skipped, seconds
   }
 
   public init(from decoder: any Decoder) throws {
@@ -29,6 +32,7 @@ public struct StageStatistics: Sendable, Hashable, Codable {
     rejected = try container.decode(Int.self, forKey: .rejected)
     warnings = try container.decode(Int.self, forKey: .warnings)
     kept = try container.decodeIfPresent(Int.self, forKey: .kept) ?? 0
+    skipped = try container.decodeIfPresent(Int.self, forKey: .skipped) ?? 0
     seconds = try container.decode(Double.self, forKey: .seconds)
   }
 }

@@ -1,0 +1,52 @@
+/// What the map stage knows about a record besides its DTO: where it came from, and the
+/// policy's say on the elements of a polymorphic list.
+///
+/// A dataset whose mapping needs it implements `map(_:context:)`: an export whose conversation
+/// is the folder a day file sits in (Slack) reads `folder`; one whose records sit inside an
+/// enclosing object (a Telegram chat's messages) reads that object's scalar fields in `fields`;
+/// one whose lists hold kinds it may not know calls `drop(at:code:_:)` for each.
+public struct MappingContext: Sendable {
+  /// Scalar fields of the objects that enclose the record, as text, innermost winning: for
+  /// records at `chats.list[].messages`, the chat's `id`, `name` and `type` (those written
+  /// before its records; a stream cannot look ahead).
+  public let fields: [String: String]
+  /// The input file the record was read from, as the run names it.
+  public let inputPath: String
+  /// The name of the folder the input file sits in (`general` for `general/2016-01-14.json`).
+  public var folder: String {
+    let parent = inputPath.split(separator: "/", omittingEmptySubsequences: true).dropLast().last
+    return parent.map(String.init) ?? ""
+  }
+  /// The policy's `lenientArrays`: `drop` drops instead of rejecting the record.
+  public let lenientArrays: Bool
+  /// The elements dropped so far, with their paths.
+  public private(set) var drops: [MappingError] = []
+
+  public init(fields: [String: String] = [:], inputPath: String = "", lenientArrays: Bool = false) {
+    self.fields = fields
+    self.inputPath = inputPath
+    self.lenientArrays = lenientArrays
+  }
+
+  /// An element of a polymorphic list that the dataset does not know (`attachments[2].type`).
+  /// Under the strict default it rejects the record, with this code at this path; with
+  /// `lenientArrays` the caller leaves the element out, and the engine reports the drop as a
+  /// warning and counts it.
+  public mutating func drop(
+    at path: String, code: IssueCode = .unsupportedEnumValue, _ message: String, value: String? = nil
+  ) throws(MappingError) {
+    let error = MappingError(code: code, path: path, message: message, value: value)
+    guard lenientArrays else { throw error }
+    drops.append(error)
+  }
+}
+
+extension MappingError {
+  /// A record the dataset skips by design (an export's metadata line: Mattermost's `version`,
+  /// `team`, `emoji`): neither loaded nor rejected, counted by `reason` and reported as such.
+  public static func skipped(_ reason: String) -> MappingError {
+    MappingError(code: .skippedByDesign, path: "", message: reason)
+  }
+
+  public var isSkip: Bool { code == .skippedByDesign }
+}
