@@ -129,6 +129,34 @@ struct PipelineSpecTests {
     #expect(PipelineSpec.commonFolder(of: ["/a.xml"]) == "/")
   }
 
+  /// A glob input is one input per file it matches, sorted (a Slack export's `*/*.json`); with
+  /// `--input-dir` the pattern's folder is replaced like any other; a pattern that matches
+  /// nothing stays, so the run fails opening it.
+  @Test func aGlobInputIsAnInputPerMatchingFile() throws {
+    let scratch = try TemporaryDirectory()
+    for file in ["export/general/2016-01-15.json", "export/general/2016-01-14.json", "export/random/2016-01-14.json", "export/users.json", "tonight/random/2026-11-30.json"] {
+      let path = scratch.file(file)
+      try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      _ = FileManager.default.createFile(atPath: path, contents: Data("[]".utf8))
+    }
+    let parsed = try spec(
+      #"{"inputs": [{"dataset": "fruits", "input": "export/users.json"}, {"dataset": "fruits", "input": "export/*/*.json"}], "database": "d"}"#,
+      at: scratch.file("slack.json"))
+    #expect(
+      parsed.configuration().inputs.map(\.path) == [
+        "export/users.json", "export/general/2016-01-14.json", "export/general/2016-01-15.json",
+        "export/random/2016-01-14.json",
+      ].map(scratch.file))
+    #expect(
+      parsed.configuration(inputDirectory: scratch.file("tonight")).inputs.map(\.path) == [
+        scratch.file("tonight/users.json"), scratch.file("tonight/random/2026-11-30.json"),
+      ])
+    let nothing = try spec(
+      #"{"dataset": "fruits", "input": "export/*/*.xml", "database": "d"}"#, at: scratch.file("none.json"))
+    #expect(nothing.configuration().inputs.map(\.path) == [scratch.file("export/*/*.xml")])
+  }
+
   @Test func theInputDirectoryRebasesASingleInputToo() throws {
     let parsed = try spec(#"{"dataset": "fruits", "input": "../data/fruits.json.gz", "database": "f.sqlite"}"#)
     #expect(!parsed.listsInputs)

@@ -258,8 +258,10 @@ public struct PipelineSpec: Sendable {
     }
     var configuration = PipelineConfiguration(
       name: name,
-      inputs: zip(inputs, paths).map { input, path in
-        PipelineInput(dataset: input.dataset, path: path, format: input.format, recordPath: input.recordPath)
+      inputs: zip(inputs, paths).flatMap { input, path in
+        Self.expand(path).map {
+          PipelineInput(dataset: input.dataset, path: $0, format: input.format, recordPath: input.recordPath)
+        }
       },
       policy: policy, database: resolve(database), conflict: onConflict,
       reportPath: report.map(resolve), junitPath: junit.map(resolve),
@@ -268,9 +270,30 @@ public struct PipelineSpec: Sendable {
     return configuration
   }
 
-  /// The deepest folder that holds every one of these absolute file paths.
+  /// An input path with glob characters (`*`, `?`, `[`) as the files it matches, sorted, each
+  /// an input of its own (a Slack export's `*/*.json`: one day file of one channel folder each);
+  /// a pattern that matches nothing stays as it is, so opening it fails the run (exit 66).
+  static func expand(_ path: String) -> [String] {
+    guard isPattern(path) else { return [path] }
+    var matches = glob_t()
+    defer { globfree(&matches) }
+    guard glob(path, 0, nil, &matches) == 0 else { return [path] }
+    let found = (0..<Int(matches.gl_pathc)).compactMap { index in
+      matches.gl_pathv[index].map { String(cString: $0) }
+    }
+    return found.isEmpty ? [path] : found.sorted()
+  }
+
+  static func isPattern(_ path: Substring) -> Bool { path.contains { $0 == "*" || $0 == "?" || $0 == "[" } }
+  static func isPattern(_ path: String) -> Bool { isPattern(Substring(path)) }
+
+  /// The deepest folder that holds every one of these absolute file paths (or patterns: a
+  /// folder stops before its first component with glob characters).
   public static func commonFolder(of paths: [String]) -> String {
-    let folders = paths.map { ($0 as NSString).deletingLastPathComponent.split(separator: "/", omittingEmptySubsequences: true) }
+    let folders = paths.map {
+      ($0 as NSString).deletingLastPathComponent.split(separator: "/", omittingEmptySubsequences: true)
+        .prefix { !isPattern($0) }.map(String.init)
+    }
     guard var common = folders.first else { return "/" }
     for folder in folders.dropFirst() {
       var shared = 0
