@@ -30,11 +30,22 @@ extension RecordTape {
       tape.origin = origin
     }
 
-    /// Hands the finished tape over; the builder starts empty.
+    /// Hands the finished tape over. The builder starts the next one with room for a record the
+    /// size of this one (up to `reservedNodes` nodes): records of a dump are alike, and growing
+    /// four arrays from empty for every record cost more than building it.
     public mutating func finish() -> RecordTape {
-      defer { tape = RecordTape() }
-      return tape
+      var next = RecordTape()
+      let nodes = min(tape.nodes.count, Self.reservedNodes)
+      next.nodes.reserveCapacity(nodes)
+      next.sourceOffsets.reserveCapacity(nodes)
+      next.sourceLines.reserveCapacity(nodes)
+      next.bytes.reserveCapacity(min(tape.bytes.count, Self.reservedNodes * 16))
+      swap(&tape, &next)
+      return next
     }
+
+    /// The most nodes `finish` reserves for the next record (16 KiB per node array).
+    static let reservedNodes = 4_096
 
     @inline(__always)
     private mutating func appendNode(_ tag: UInt32, flags: UInt32 = 0, payload: Int, offset: Int, lines: Int) {
@@ -62,7 +73,7 @@ extension RecordTape {
       tape.bytes.append(UInt8(ascii: "\""))
       appendNode(Node.key, payload: tape.bytes.count, offset: offset, lines: lines)
       if isAttribute { tape.sourceLines[tape.sourceLines.count - 1] |= RecordTape.attributeLineFlag }
-      tape.bytes.append(contentsOf: name)
+      Self.append(name, to: &tape.bytes)
       tape.bytes.append(UInt8(ascii: "\""))
       tape.bytes.append(UInt8(ascii: ":"))
     }
@@ -77,15 +88,31 @@ extension RecordTape {
       let start = tape.bytes.count
       var escaped = false
       var plain = 0
-      for (i, byte) in text.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-        tape.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[plain..<i]))
-        Self.appendEscape(byte, to: &tape.bytes)
-        plain = i + 1
-        escaped = true
+      var i = 0
+      while i < text.count {
+        let byte = text[i]
+        if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+          Self.append(UnsafeBufferPointer(rebasing: text[plain..<i]), to: &tape.bytes)
+          Self.appendEscape(byte, to: &tape.bytes)
+          plain = i + 1
+          escaped = true
+        }
+        i += 1
       }
-      tape.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[plain...]))
+      Self.append(UnsafeBufferPointer(rebasing: text[plain...]), to: &tape.bytes)
       tape.bytes.append(UInt8(ascii: "\""))
       appendNode(Node.string, flags: escaped ? Node.hasEscapes : 0, payload: start, offset: offset, lines: lines)
+    }
+
+    /// Appends bytes; short runs (names, most values) byte by byte, which costs less than the
+    /// generic `append(contentsOf:)`.
+    @inline(__always)
+    private static func append(_ run: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+      if run.count > 32 {
+        bytes.append(contentsOf: run)
+        return
+      }
+      for byte in run { bytes.append(byte) }
     }
 
     private static func appendEscape(_ byte: UInt8, to bytes: inout [UInt8]) {

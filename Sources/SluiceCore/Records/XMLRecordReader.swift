@@ -51,21 +51,57 @@ public final class XMLRecordReader: RecordReader {
   /// The parse error that stops the document, delivered after the records before it.
   private var failure: RecordReadError?
 
-  // Where the parser is in the document.
-  private var depth = 0
-  /// How many of the current element's ancestors-or-self match the path's first names.
-  private var matched = 0
+  /// What the SAX callbacks change on every element, behind a pointer: a stored `var` of a class
+  /// pays a dynamic exclusivity check on every access — four or five per element here, which
+  /// cost a third of the reader's instructions — and accesses through the pointer are unchecked.
+  /// The reader is single-threaded and never holds two accesses to one of these at once.
+  private struct State {
+    // Where the parser is in the document.
+    var depth = 0
+    /// How many of the current element's ancestors-or-self match the path's first names.
+    var matched = 0
+    // The record being built.
+    var builder = RecordTape.Builder()
+    var frames: [Frame] = []
+    var text: [UInt8] = []
+    var recordStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
+    /// Set when the record went past a limit: the rest of it is skipped, then reported.
+    var skipped: RecordReadError?
+  }
+  private let state: UnsafeMutablePointer<State>
+
+  private var depth: Int {
+    _read { yield state.pointee.depth }
+    _modify { yield &state.pointee.depth }
+  }
+  private var matched: Int {
+    _read { yield state.pointee.matched }
+    _modify { yield &state.pointee.matched }
+  }
+  private var builder: RecordTape.Builder {
+    _read { yield state.pointee.builder }
+    _modify { yield &state.pointee.builder }
+  }
+  private var frames: [Frame] {
+    _read { yield state.pointee.frames }
+    _modify { yield &state.pointee.frames }
+  }
+  private var text: [UInt8] {
+    _read { yield state.pointee.text }
+    _modify { yield &state.pointee.text }
+  }
+  private var recordStart: RecordLocation {
+    _read { yield state.pointee.recordStart }
+    _modify { yield &state.pointee.recordStart }
+  }
+  private var skipped: RecordReadError? {
+    _read { yield state.pointee.skipped }
+    _modify { yield &state.pointee.skipped }
+  }
+
   /// The first element found where a record was expected but named differently, for the
   /// message when no record is found at all.
   private var strayName: String?
-
-  // The record being built.
-  private var builder = RecordTape.Builder()
-  private var frames: [Frame] = []
-  private var text: [UInt8] = []
-  private var recordStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
-  /// Set when the record went past a limit: the rest of it is skipped, then reported.
-  private var skipped: RecordReadError?
 
   private struct Frame {
     /// The object node once the element is known to be an object, else -1.
@@ -77,7 +113,7 @@ public final class XMLRecordReader: RecordReader {
   }
 
   /// The records' depth in the document (the root is 1).
-  private var recordDepth: Int { path.isEmpty ? 2 : path.count }
+  private let recordDepth: Int
   /// Inside a record: its element and all of its ancestors matched the path.
   private var inRecord: Bool { matched == recordDepth }
 
@@ -86,12 +122,17 @@ public final class XMLRecordReader: RecordReader {
     self.source = source
     self.path = path
     self.limits = limits
+    recordDepth = path.isEmpty ? 2 : path.count
     chunk = .allocate(byteCount: max(chunkSize, 4), alignment: 16)
+    state = .allocate(capacity: 1)
+    state.initialize(to: State())
   }
 
   deinit {
     if let context { xmlFreeParserCtxt(context) }
     chunk.deallocate()
+    state.deinitialize(count: 1)
+    state.deallocate()
   }
 
   public func next() throws -> RawRecord? {
