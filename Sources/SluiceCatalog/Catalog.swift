@@ -13,6 +13,13 @@ public enum Catalog {
     AnyDataset(StackExchangeBadgesDataset()),
     AnyDataset(StackExchangePostLinksDataset()),
     AnyDataset(StackExchangePostHistoryDataset()),
+    AnyDataset(SlackUsersDataset()),
+    AnyDataset(SlackChannelsDataset()),
+    AnyDataset(SlackMessagesDataset()),
+    AnyDataset(DiscordDataset()),
+    AnyDataset(MattermostDataset()),
+    AnyDataset(MessengerDataset()),
+    AnyDataset(TelegramDataset()),
   ]
 
   public static func dataset(named name: String) -> AnyDataset? {
