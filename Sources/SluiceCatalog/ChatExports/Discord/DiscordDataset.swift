@@ -83,7 +83,7 @@ public struct DiscordDataset: Dataset {
   /// The channel a DCE file holds, from its name: `Test Server - Text - general [100].json` is
   /// channel `100`, named `Test Server - Text - general`; a name without a bracketed id at its
   /// end is a channel of its own, keyed by the stem (`zulip_dce_general_100`), name unknown.
-  static func channel(fromPath path: String) -> (id: String, name: String?) {
+  public static func channel(fromPath path: String) -> (id: String, name: String?) {
     let stem = ChatExport.fileStem(path)
     guard stem.hasSuffix("]"), let open = stem.lastIndex(of: "[") else { return (stem, nil) }
     let id = stem[stem.index(after: open)..<stem.index(before: stem.endIndex)]

@@ -96,7 +96,7 @@ public struct MessengerDataset: Dataset {
   }
 
   /// `inbox/<thread>/message_3.json` → `<thread>`; any other file → its stem.
-  static func conversation(path: String, folder: String) -> String {
+  public static func conversation(path: String, folder: String) -> String {
     let stem = ChatExport.fileStem(path)
     let number = stem.dropFirst("message_".count)
     if stem.hasPrefix("message_"), !number.isEmpty, number.allSatisfy({ $0.isASCII && $0.isNumber }), !folder.isEmpty {
