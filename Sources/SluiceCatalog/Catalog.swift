@@ -5,6 +5,7 @@ public enum Catalog {
   public static let datasets: [AnyDataset] = [
     AnyDataset(FruitsDataset()),
     AnyDataset(OrdersDataset()),
+    AnyDataset(MessagesDataset()),
     AnyDataset(StackExchangeUsersDataset()),
     AnyDataset(StackExchangeTagsDataset()),
     AnyDataset(StackExchangePostsDataset()),
