@@ -199,6 +199,18 @@ struct SlackExportTests {
     #expect(try workspace.rows("SELECT message_id FROM messages") == ["slack:general/1764460800.000100"])
   }
 
+  /// The drift names a kind, never carries content: a 200-character subtype is cut to 64.
+  @Test func anUnknownKindIsNamedByAtMost64Characters() throws {
+    let workspace = try ChatExportWorkspace()
+    let subtype = String(repeating: "x", count: 200)
+    let day = try workspace.directory.write(
+      "day.json", #"[{"type": "message", "subtype": "\#(subtype)", "text": "", "ts": "1764460800.000100"}]"#)
+    var policy = Policy.lenient
+    policy.allowsNothingLoaded = true
+    let report = try workspace.run("slack-messages", day, policy: policy)
+    #expect(report.drift.unsupportedEnumValues.map(\.value) == [String(repeating: "x", count: 64)])
+  }
+
   @Test(arguments: [
     ("1458980525.000012", true), ("0.000000", true), ("1458980525.00001", false), ("1458980525", false),
     ("1458980525.0000120", false), ("-1.000000", false), ("1458980525.00001a", false), (" 1458980525.000012", false),

@@ -49,11 +49,18 @@ public enum ChatExport {
   }
 
   /// The mapping error for a discriminator value the export's mapping does not know: its path,
-  /// the values it knows, and the value by name for the drift summary.
-  static func unsupported(_ value: String, at path: String, known: String) -> MappingError {
+  /// the values it knows, and the value by name for the drift summary — a kind's name, cut to
+  /// `longestKindName` characters so that a record's content can never ride along in its place.
+  static func unsupported(
+    _ value: String, at path: String, known: String, what: String = "a message kind"
+  ) -> MappingError {
     MappingError(
-      code: .unsupportedEnumValue, path: path, message: "not a message kind this version knows (\(known))", value: value)
+      code: .unsupportedEnumValue, path: path, message: "not \(what) this version knows (\(known))",
+      value: String(value.prefix(longestKindName)))
   }
+
+  /// The longest kind name an issue carries.
+  static let longestKindName = 64
 
   /// An instant from whole seconds since 1970 and a fraction in microseconds.
   static func timestamp(seconds: Int64, microseconds: Int64 = 0) -> Timestamp {
@@ -68,4 +75,9 @@ public enum ChatExport {
 
   /// The range of epoch seconds a `Timestamp` may hold: years 1…9999, as for decoded dates.
   static let epochSeconds: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
+
+  /// Whether epoch milliseconds fall in years 1…9999.
+  static func isEpochMilliseconds(_ milliseconds: Int64) -> Bool {
+    epochSeconds.contains(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
+  }
 }

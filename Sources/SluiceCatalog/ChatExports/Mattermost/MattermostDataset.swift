@@ -46,9 +46,9 @@ public struct MattermostDataset: Dataset {
     switch line.type {
     case "post":
       guard let post = line.post else { return validation.check(Self.payloadPresent, false, at: "post") }
-      validation.check(Self.timeInRange, Self.isInRange(post.createAt), at: "post.create_at")
+      validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(post.createAt), at: "post.create_at")
       for (index, reply) in (post.replies ?? []).enumerated() {
-        validation.check(Self.timeInRange, Self.isInRange(reply.createAt), at: "post.replies[\(index)].create_at")
+        validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(reply.createAt), at: "post.replies[\(index)].create_at")
       }
     case "user": validation.check(Self.payloadPresent, line.user != nil, at: "user")
     case "channel": validation.check(Self.payloadPresent, line.channel != nil, at: "channel")
@@ -76,9 +76,7 @@ public struct MattermostDataset: Dataset {
     case ("post", _, _, _), ("user", _, _, _), ("channel", _, _, _):
       throw MappingError(code: .missingField, path: line.type, message: Self.payloadPresent.message)
     default:
-      throw MappingError(
-        code: .unsupportedEnumValue, path: "type",
-        message: "not a Mattermost line type this version knows (\(Self.lineTypes))", value: line.type)
+      throw ChatExport.unsupported(line.type, at: "type", known: Self.lineTypes, what: "a Mattermost line type")
     }
   }
 
@@ -136,10 +134,5 @@ public struct MattermostDataset: Dataset {
     }
     let name = attachment.path.split(separator: "/").last.map(String.init) ?? attachment.path
     return .file(FileContent(name: name, url: attachment.path))
-  }
-
-  static func isInRange(_ milliseconds: Int64) -> Bool {
-    let (seconds, _) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-    return ChatExport.epochSeconds.contains(seconds)
   }
 }

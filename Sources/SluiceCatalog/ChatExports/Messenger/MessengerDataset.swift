@@ -41,7 +41,7 @@ public struct MessengerDataset: Dataset {
 
   public func validate(_ message: Messenger.MessageDTO, into validation: inout Validation) {
     validation.checkNotBlank(Self.senderNotBlank, message.senderName, at: "sender_name")
-    validation.check(Self.timeInRange, MattermostDataset.isInRange(message.timestampMs), at: "timestamp_ms")
+    validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(message.timestampMs), at: "timestamp_ms")
     let isEvent = message.type.map(Self.systemTypes.contains) ?? false
     validation.check(Self.hasContent, isEvent || message.content != nil || !Self.media(of: message).isEmpty, at: "content")
   }

@@ -44,9 +44,7 @@ public struct SlackMessagesDataset: Dataset {
 
   public func map(_ message: Slack.MessageDTO, context: inout MappingContext) throws(MappingError) -> Message {
     guard message.type == "message" else {
-      throw MappingError(
-        code: .unsupportedEnumValue, path: "type", message: "not a Slack record type this version knows (message)",
-        value: message.type)
+      throw ChatExport.unsupported(message.type, at: "type", known: "message", what: "a Slack record type")
     }
     guard let kind = Slack.Kind(subtype: message.subtype) else {
       throw ChatExport.unsupported(message.subtype ?? "", at: "subtype", known: Slack.Kind.known)

@@ -73,9 +73,7 @@ public struct TelegramDataset: Dataset {
       sender = Self.sender(id: message.actorID, name: message.actor)
       content = .system(SystemContent(event: message.action ?? "service", text: ChatExport.nonEmpty(text)))
     default:
-      throw MappingError(
-        code: .unsupportedEnumValue, path: "type", message: "not a Telegram message type this version knows (\(Self.types))",
-        value: message.type)
+      throw ChatExport.unsupported(message.type, at: "type", known: Self.types, what: "a Telegram message type")
     }
     let conversation = Self.conversation(context)
     guard let id = message.id else {
