@@ -52,11 +52,23 @@ let package = Package(
       dependencies: ["SluiceCore", "OrderSamples"],
       path: "Benchmarks/DecoderBenchmark"
     ),
+    // Buffered, optionally gzip-compressed files the generators write.
+    .target(
+      name: "GzipOutput",
+      dependencies: ["CZlib"],
+      path: "Benchmarks/GzipOutput"
+    ),
     // `swift run -c release orders-generator --count N --out DIR`: benchmark data.
     .executableTarget(
       name: "orders-generator",
-      dependencies: ["SluiceCore", "OrderSamples", "CZlib"],
+      dependencies: ["SluiceCore", "OrderSamples", "GzipOutput"],
       path: "Benchmarks/OrdersGenerator"
+    ),
+    // `swift run -c release messages-generator --count N --out DIR`: chat messages for the benchmark.
+    .executableTarget(
+      name: "messages-generator",
+      dependencies: ["SluiceCore", "OrderSamples", "GzipOutput"],
+      path: "Benchmarks/MessagesGenerator"
     ),
     // Files, gzip streams and corpus paths shared by the test targets.
     .target(
@@ -76,7 +88,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceEndToEndTests",
-      dependencies: ["sluice", "orders-generator", "SluiceCore", "SluiceTestSupport", "OrderSamples"]
+      dependencies: ["sluice", "orders-generator", "messages-generator", "SluiceCore", "SluiceTestSupport", "OrderSamples"]
     ),
   ],
   swiftLanguageModes: [.v6]

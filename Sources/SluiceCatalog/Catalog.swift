@@ -5,6 +5,7 @@ public enum Catalog {
   public static let datasets: [AnyDataset] = [
     AnyDataset(FruitsDataset()),
     AnyDataset(OrdersDataset()),
+    AnyDataset(MessagesDataset()),
     AnyDataset(StackExchangeUsersDataset()),
     AnyDataset(StackExchangeTagsDataset()),
     AnyDataset(StackExchangePostsDataset()),
@@ -13,6 +14,13 @@ public enum Catalog {
     AnyDataset(StackExchangeBadgesDataset()),
     AnyDataset(StackExchangePostLinksDataset()),
     AnyDataset(StackExchangePostHistoryDataset()),
+    AnyDataset(SlackUsersDataset()),
+    AnyDataset(SlackChannelsDataset()),
+    AnyDataset(SlackMessagesDataset()),
+    AnyDataset(DiscordDataset()),
+    AnyDataset(MattermostDataset()),
+    AnyDataset(MessengerDataset()),
+    AnyDataset(TelegramDataset()),
   ]
 
   public static func dataset(named name: String) -> AnyDataset? {

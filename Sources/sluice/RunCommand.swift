@@ -136,7 +136,10 @@ enum RunCommand {
       configuration.rejectsPath = nil
     }
 
-    let report = PipelineRunner(configuration: configuration, datasets: datasets).run()
+    // One dataset per input the run reads: a glob input is one per file it matches.
+    let report = PipelineRunner(
+      configuration: configuration, datasets: try spec.datasets(for: configuration, in: Catalog.datasets)
+    ).run()
     printError(report.summary())
     for problem in report.outputErrors { printError("sluice: \(problem)") }
     if let rejects = configuration.rejectsPath, !report.outputErrors.contains(where: { $0.contains(rejects) }) {

@@ -30,6 +30,9 @@ extension RowWriter {
     var missing = Set<DatabaseValue>()
     var rowCache: [DatabaseValue: [DatabaseValue?]] = [:]
     var patchStatements: [UInt64: (any StoreStatement, [Int])] = [:]
+    /// A merge's update of its given columns, by the mask of the columns it leaves unchanged;
+    /// nil when it gives only the key.
+    var mergeStatements: [UInt64: (any StoreStatement, [Int])?] = [:]
 
     init(
       table: Table, policy: ConflictPolicy, children: [(plan: Int, delete: any StoreStatement)],

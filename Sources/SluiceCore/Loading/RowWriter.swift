@@ -1,5 +1,6 @@
 /// Writes records' rows into a store, for every dataset alike: the conflict policies, children
-/// replaced with their parent, references resolved by natural key, patches, and the counts.
+/// replaced with their parent, references resolved by natural key, patches and merges, and the
+/// counts.
 ///
 /// One record at a time, inside the run's transaction (and, under a lenient policy, inside the
 /// record's savepoint): `write` the record's rows, then `commitRecord()` once its savepoint is
@@ -261,6 +262,22 @@ final class RowWriter {
       return false
     }
     let key = plan.keyColumn.flatMap { rows.value(entry, $0) }
+    if rows.entries[entry].unchanged != 0 {
+      try merge(entry, rows, plan, index, key, &pending)
+    } else if try write(whole: entry, rows, plan, index, key, &pending) {
+      return true
+    }
+    // A key the batch wants and the table lacked becomes known once its record commits; other
+    // written keys need no note: a later batch's look-up finds them in the table.
+    if !plan.missing.isEmpty, let key, plan.missing.contains(key) { pending.keys.append((index, key)) }
+    return false
+  }
+
+  /// Writes a whole top-level row by its table's conflict policy; returns true when it kept an
+  /// existing row.
+  private func write(
+    whole entry: Int, _ rows: RecordRows, _ plan: Plan, _ index: Int, _ key: DatabaseValue?, _ pending: inout Pending
+  ) throws -> Bool {
     switch plan.policy {
     case .fail:
       try bind(plan.insert, plan.allParameters, entry, rows, plan)
@@ -303,10 +320,59 @@ final class RowWriter {
         pending.rows[index] += 1
       }
     }
-    // A key the batch wants and the table lacked becomes known once its record commits; other
-    // written keys need no note: a later batch's look-up finds them in the table.
-    if !plan.missing.isEmpty, let key, plan.missing.contains(key) { pending.keys.append((index, key)) }
     return false
+  }
+
+  /// Writes a merge row: inserted when its key is new (its unchanged columns NULL); otherwise
+  /// its given columns are set where they differ, and the rest are left as they are. A row this
+  /// run wrote (in the shared-row cache) costs no statement when the given columns are the same.
+  private func merge(
+    _ entry: Int, _ rows: RecordRows, _ plan: Plan, _ index: Int, _ key: DatabaseValue?, _ pending: inout Pending
+  ) throws {
+    let unchanged = rows.entries[entry].unchanged
+    let start = Int(rows.entries[entry].start)
+    let values = rows.values[start..<start + plan.ownCount]
+    var merged: [DatabaseValue?]?
+    if let key, var row = plan.rowCache[key] {
+      // The row exists, as cached: only given columns that differ need writing.
+      var differs = false
+      for column in 0..<plan.ownCount where unchanged & (1 << UInt64(column)) == 0 && row[column] != values[start + column] {
+        row[column] = values[start + column]
+        differs = true
+      }
+      if !differs { return }
+      merged = row
+    } else {
+      // `merge` is only for tables that upsert, whose insert leaves an existing key alone.
+      try bind(plan.insert, plan.allParameters, entry, rows, plan)
+      try plan.insert.execute()
+      if store.changes > 0 {
+        pending.rows[index] += 1
+        if let key { pending.cache.append((index, key, Array(values))) }
+        return
+      }
+    }
+    let statement: (any StoreStatement, [Int])?
+    if let prepared = plan.mergeStatements[unchanged] {
+      statement = prepared
+    } else {
+      let columns = plan.table.columns.enumerated().filter { unchanged & (1 << UInt64($0.offset)) == 0 }.map(\.element.name)
+      let parameters = plan.table.allColumns.indices.filter {
+        plan.keyParameters.contains($0) || columns.contains(plan.table.allColumns[$0].name)
+      }
+      statement = try sql.updateIfDifferent(plan.table, columns: columns).map { (try store.prepare($0), parameters) }
+      if plan.mergeStatements.count >= 64 { plan.mergeStatements.removeAll() }
+      plan.mergeStatements[unchanged] = statement
+    }
+    guard let (update, parameters) = statement else { return }  // only the key: the row exists
+    try bind(update, parameters, entry, rows, plan)
+    try update.execute()
+    pending.rows[index] += store.changes
+    guard let key else { return }
+    // The cache learns the merged row when the record commits; until then it knows nothing.
+    plan.rowCache[key] = nil
+    pending.cache.removeAll { $0.plan == index && $0.key == key }
+    if let merged { pending.cache.append((index, key, merged)) }
   }
 
   private func deleteChildren(of entry: Int, _ rows: RecordRows, _ plan: Plan) throws {

@@ -161,6 +161,25 @@ public struct PipelineSpec: Sendable {
     return datasets
   }
 
+  /// The dataset of each input of `configuration`, in its order: what `PipelineRunner` takes.
+  /// A glob input is one input per file it matches (`configuration()`), each read as its
+  /// pattern's dataset, so this has one entry per file, where `datasets(in:)` has one per input
+  /// the spec lists.
+  public func datasets(for configuration: PipelineConfiguration, in catalog: [AnyDataset]) throws(SpecError)
+    -> [AnyDataset]
+  {
+    let declared = try datasets(in: catalog)
+    var datasets: [AnyDataset] = []
+    for input in configuration.inputs {
+      guard let dataset = declared.first(where: { $0.name == input.dataset }) ?? (declared.count == 1 ? declared.first : nil)
+      else {
+        throw SpecError(path: path, message: "an input names dataset '\(input.dataset ?? "")', which the spec does not list")
+      }
+      datasets.append(dataset)
+    }
+    return datasets
+  }
+
   private static func policy(_ value: SpecDocument.PolicyValue?, path: String) throws(SpecError) -> Policy {
     guard let value else { return .strict }
     let name: String

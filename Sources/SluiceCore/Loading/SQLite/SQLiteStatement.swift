@@ -94,6 +94,8 @@ public final class SQLiteStatement: StoreStatement {
     sqlite3_reset(handle)
   }
 
+  /// How many columns a row of the statement's result has.
+  public var columnCount: Int32 { sqlite3_column_count(handle) }
   public func columnInt64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
   public func columnDouble(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
   public func columnIsNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }

@@ -3,7 +3,8 @@
 ///
 /// Values are given in the table's column order, without a child table's parent key and
 /// position: a child row belongs to the row of its parent table added last, and the engine numbers
-/// it. Rows of tables that others reference come before the rows that reference them.
+/// it; an extension row likewise, at most one per parent row. Rows of tables that others
+/// reference come before the rows that reference them.
 public struct RecordRows: Sendable {
   /// One row: its table's serial, where its values start, and what it belongs to. Plain
   /// integers, so the writer's hot loop copies no references.
@@ -14,7 +15,8 @@ public struct RecordRows: Sendable {
     @usableFromInline let parent: Int32
     /// Its index among its parent's children in this table (0-based).
     @usableFromInline let index: Int32
-    /// For a patch: a bit per column left unchanged. Whole rows have none.
+    /// For a patch or a merge: a bit per column left unchanged. Whole rows have none; a row
+    /// that is not a patch and has some is a merge.
     @usableFromInline let unchanged: UInt64
     @usableFromInline let isPatch: Bool
 
@@ -94,6 +96,32 @@ public struct RecordRows: Sendable {
     append(table, start: start, unchanged: unchanged, nulls: nulls, isPatch: true)
   }
 
+  /// Adds a row of a shared table (declared `onConflict: .upsert`) that keeps what other records
+  /// gave it: one value per declared column, in order, where a `Patch.unchanged` value leaves the
+  /// column of an existing row as it is, and is NULL in a new row; every other value is written
+  /// either way, as `add` would.
+  ///
+  /// For rows many records name but only some describe: a chat message knows its sender's id,
+  /// while the export's user list (or another message) knows the name. `merge` with the name
+  /// `.unchanged` creates the sender if no record did, and never clears a name another gave.
+  @inlinable
+  public mutating func merge<each V: DatabaseValueConvertible>(_ table: Table, _ value: repeat each V) {
+    precondition(
+      table.parent == nil && table.onConflict == .upsert,
+      "\(table.name): merge is for top-level tables declared onConflict: .upsert")
+    let start = values.count
+    var unchanged: UInt64 = 0
+    var nulls: UInt64 = 0
+    for value in repeat each value {
+      let bit: UInt64 = 1 << UInt64(truncatingIfNeeded: values.count - start)
+      if value.isUnchanged { unchanged |= bit }
+      let converted = value.databaseValue
+      if case .none = converted { nulls |= bit }
+      values.append(converted)
+    }
+    append(table, start: start, unchanged: unchanged, nulls: nulls, isPatch: false)
+  }
+
   @usableFromInline
   mutating func append(_ table: Table, start: Int, unchanged: UInt64, nulls: UInt64, isPatch: Bool) {
     precondition(
@@ -116,6 +144,7 @@ public struct RecordRows: Sendable {
         }
         sibling -= 1
       }
+      precondition(index == 0 || !table.isExtension, "\(table.name): an extension has at most one row per parent row")
     }
     let entry = Entry(
       serial: table.serial, start: Int32(start), parent: parent, index: index, unchanged: unchanged, isPatch: isPatch)
@@ -152,10 +181,11 @@ public struct RecordRows: Sendable {
 
   /// `nulls` has a bit per column given no value.
   private mutating func check(_ entry: Entry, of table: Table, nulls: UInt64) {
-    // Bits only, on the common path: which columns are NULL or left unchanged.
+    // Bits only, on the common path: which columns are NULL or left unchanged. A merge's
+    // unchanged column is NULL in a new row, so it must be nullable.
     let empty = nulls | entry.unchanged
     let keyGap = entry.isPatch ? empty & table.keyMask : 0
-    let nullGap = empty & ~entry.unchanged & table.notNullMask
+    let nullGap = (entry.isPatch ? empty & ~entry.unchanged : empty) & table.notNullMask
     guard keyGap | nullGap != 0 else { return }
     for (index, column) in table.columns.enumerated() {
       let isUnchanged = entry.unchanged & (1 << UInt64(index)) != 0
@@ -165,7 +195,7 @@ public struct RecordRows: Sendable {
           Violation(
             path: path(entry, column: table.inheritedCount + index, in: table), code: .missingField,
             message: "a patch must carry its key \(table.name).\(column.name)"))
-      } else if !isUnchanged && !column.isNullable {
+      } else if (!isUnchanged || !entry.isPatch) && !column.isNullable {
         violations.append(
           Violation(
             path: path(entry, column: table.inheritedCount + index, in: table), code: .nullValue,
@@ -201,7 +231,9 @@ public struct RecordRows: Sendable {
   private func path(_ entry: Entry, column: Int, in table: Table) -> String {
     let field = table.allColumns[column].field
     guard let link = table.parent else { return field }
-    let element = "\(link.field)[\(entry.index)]"
+    // An extension's columns sit in its field of the record, or in the record itself.
+    let element = table.isExtension ? link.field : "\(link.field)[\(entry.index)]"
+    if element.isEmpty { return field }
     return field.isEmpty ? element : "\(element).\(field)"
   }
 }

@@ -15,8 +15,8 @@ public final class Table: Sendable {
   public let columns: [Column]
   /// The natural key's columns. For a child table: the parent's key and the position.
   public let key: [String]
-  /// The parent, for a child table: rows of this table belong to the parent's row written last
-  /// in the same record and are replaced with it.
+  /// The parent, for a child or extension table: rows of this table belong to the parent's row
+  /// written last in the same record and are replaced with it.
   public let parent: ParentLink?
   /// The conflict policy for this table; `nil` follows the run's (`--conflict`). A table of
   /// rows that many records share — customers, senders — says `.upsert`: the last one wins.
@@ -42,6 +42,8 @@ public final class Table: Sendable {
   /// The parent's serial, for a child table; -1 otherwise. With `ownColumnCount` and
   /// `hasReferences`, what `RecordRows` reads per row without touching arrays or references.
   let parentSerial: Int32
+  /// An extension of its parent (no position): at most one row per parent row.
+  let isExtension: Bool
   let ownColumnCount: Int
   let hasReferences: Bool
   /// This table's number in the process: what a row in `RecordRows` names it by.
@@ -80,6 +82,7 @@ public final class Table: Sendable {
     self.singleKeyColumn = key.count == 1 ? columns.firstIndex { $0.name == key[0] } : nil
     self.references = Self.references(columns)
     self.parentSerial = -1
+    self.isExtension = false
     self.ownColumnCount = columns.count
     self.hasReferences = !references.isEmpty
     for column in key {
@@ -89,6 +92,7 @@ public final class Table: Sendable {
   }
 
   /// A child table: rows keyed by their parent's key and their position among its children.
+  /// With `position` nil, an extension (see `init(_:extending:field:columns:indexes:)`).
   public init(
     _ name: String, childOf parent: Table, position: String?, startingAt firstPosition: Int64 = 0,
     field: String, columns: [Column], indexes: [Index] = []
@@ -114,9 +118,23 @@ public final class Table: Sendable {
     self.singleKeyColumn = nil
     self.references = Self.references(columns)
     self.parentSerial = parent.serial
+    self.isExtension = position == nil
     self.ownColumnCount = columns.count
     self.hasReferences = !references.isEmpty
     Self.checkColumns(name, allColumns)
+  }
+
+  /// An extension of the parent's rows: at most one row per parent row, keyed by the parent's
+  /// key alone (a foreign key with ON DELETE CASCADE), written after the parent in the same
+  /// record and replaced with it — a re-imported parent row that no longer has its extension
+  /// loses it.
+  ///
+  /// For the part of a record that only some records have, such as a polymorphic record's
+  /// kind-specific columns (`image_messages` extends `messages`). `field` is where the columns'
+  /// fields sit in the parent's record: `""` for the record itself, so an issue about column
+  /// `url` points at `url`; `"photo"` for a nested object, so it points at `photo.url`.
+  public convenience init(_ name: String, extending parent: Table, field: String = "", columns: [Column], indexes: [Index] = []) {
+    self.init(name, childOf: parent, position: nil, field: field, columns: columns, indexes: indexes)
   }
 
   private static func references(_ columns: [Column]) -> [(column: Int, target: Table, orphans: OrphanPolicy)] {
@@ -198,12 +216,16 @@ public struct Column: Sendable {
   }
   /// A column holding the natural key of a row of `table`, of the key's type. The table must
   /// have a single-column key and be declared before the tables that reference it.
+  ///
+  /// `nullable` allows a row to name no row at all (a system message has no sender); a `setNull`
+  /// reference is always nullable. A NULL reference is never looked up.
   public static func reference(
-    _ name: String, to table: Table, field: String? = nil, orphans: OrphanPolicy = .reject
+    _ name: String, to table: Table, field: String? = nil, nullable: Bool = false, orphans: OrphanPolicy = .reject
   ) -> Column {
     precondition(table.key.count == 1 && table.parent == nil, "\(name): \(table.name) has no single-column natural key")
     let type = table.columns[table.singleKeyColumn!].type
-    return Column(name, type, field: field, nullable: orphans == .setNull, references: Reference(table: table, orphans: orphans))
+    return Column(
+      name, type, field: field, nullable: nullable || orphans == .setNull, references: Reference(table: table, orphans: orphans))
   }
   /// A column holding the id of a case of an enum that owns its lookup table.
   public static func lookup<E: LookupEnum>(_ name: String, _ type: E.Type, field: String? = nil, nullable: Bool = false)

@@ -105,6 +105,17 @@ struct TableSQL {
     return "UPDATE \(q(table.name)) SET \(assignments) WHERE \(keyMatch(table))"
   }
 
+  /// Sets `columns` of the row with the row's key where one of them differs, so the store
+  /// reports a change only when something changed (a merge row's given columns).
+  func updateIfDifferent(_ table: Table, columns: [String]) -> String? {
+    let keys = Set(table.key)
+    let targets = columns.filter { !keys.contains($0) }
+    guard !targets.isEmpty else { return nil }
+    let assignments = targets.map { "\(q($0)) = \(p(table, $0))" }.joined(separator: ", ")
+    let changed = targets.map { dialect.isDistinct(q($0), p(table, $0)) }.joined(separator: " OR ")
+    return "UPDATE \(q(table.name)) SET \(assignments) WHERE \(keyMatch(table)) AND (\(changed))"
+  }
+
   func delete(_ table: Table) -> String {
     "DELETE FROM \(q(table.name)) WHERE \(keyMatch(table))"
   }

@@ -1,0 +1,88 @@
+// A Mattermost bulk export: NDJSON, one object per line, whose `type` names the key holding
+// the line's payload — `{"type": "post", "post": {…}}`. `version`, `team`, `channel`, `user`,
+// `post` and `emoji` lines are declared; the payloads the import does not read are `Unmapped`.
+
+/// Mattermost's bulk-export wire format.
+public enum Mattermost {}
+
+extension Mattermost {
+  /// One line of the export.
+  public struct LineDTO: Decodable, Sendable {
+    public let type: String
+    public let version: Int64?
+    public let team: Unmapped?
+    public let channel: ChannelDTO?
+    public let user: UserDTO?
+    public let post: PostDTO?
+    public let emoji: Unmapped?
+  }
+
+  /// A channel of a team; its `name` is unique within the team.
+  public struct ChannelDTO: Decodable, Sendable {
+    public let team: String
+    public let name: String
+    public let displayName: String
+    /// `O` open, `P` private.
+    public let type: String
+    public let header, purpose: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case team, name, displayName = "display_name", type, header, purpose
+    }
+  }
+
+  public struct UserDTO: Decodable, Sendable {
+    public let username: String
+    public let firstName: String?
+    public let lastName: String?
+    public let nickname: String?
+    public let email, authService, position, roles, locale, teams, notifyProps: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case username, firstName = "first_name", lastName = "last_name", nickname
+      case email, authService = "auth_service", position, roles, locale, teams, notifyProps = "notify_props"
+    }
+  }
+
+  /// A post in a channel, with its thread's replies.
+  public struct PostDTO: Decodable, Sendable {
+    public let team: String
+    public let channel: String
+    public let user: String
+    public let message: String
+    /// Empty or absent for a person's post; `system_…` for an event Mattermost recorded.
+    public let type: String?
+    /// Epoch milliseconds.
+    public let createAt: Int64
+    /// `null` or an array.
+    public let replies: [ReplyDTO]?
+    /// Files uploaded with the post, by their path in the export.
+    public let attachments: [AttachmentDTO]?
+    public let reactions, flaggedBy, props, editAt, isPinned: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case team, channel, user, message, type, createAt = "create_at", replies, reactions, attachments
+      case flaggedBy = "flagged_by", props, editAt = "edit_at", isPinned = "is_pinned"
+    }
+  }
+
+  /// A file of a post or reply: its path inside the export.
+  public struct AttachmentDTO: Decodable, Sendable {
+    public let path: String
+  }
+
+  /// A reply in a post's thread.
+  public struct ReplyDTO: Decodable, Sendable {
+    public let user: String
+    public let message: String
+    public let type: String?
+    public let createAt: Int64
+    public let attachments: [AttachmentDTO]?
+    public let reactions, flaggedBy, props, editAt: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case user, message, type, createAt = "create_at", reactions, attachments, flaggedBy = "flagged_by", props
+      case editAt = "edit_at"
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import SluiceCore
+
+/// A Facebook Messenger conversation export (JSON, records at `messages`) → the shared message
+/// tables.
+///
+/// **The conversation comes from the file's place.** The file's `title` and `participants` come
+/// after `messages` (a stream cannot look ahead), so Messenger's own layout decides: a thread is
+/// a folder (`inbox/<thread>/message_1.json`, `message_2.json`, …), so a file named
+/// `message_<n>.json` belongs to the conversation of its folder; a file named otherwise is a
+/// conversation of its own, keyed by its stem (`messenger:langchain_facebook_chat`). Either way
+/// the conversation has no name until another record gives one.
+///
+/// Messages have no ids and no sender ids: a sender is keyed by the name the export shows, a
+/// message by its time and sender in its conversation (`…/1675597571851:User 2`) — stable
+/// across re-exports, which prepend newer messages and so shift positions.
+///
+/// Kinds: `photos`, `gifs` or a `sticker` → image (the first; the rest are attachments, with the
+/// text as the caption); `videos`, `audio_files` or `files` → file; otherwise `content` → text.
+/// Messenger's `type` `Call`, `Subscribe` and `Unsubscribe` are system events; `Generic` and
+/// `Share` (or none) are decided by content; any other type is `unsupportedEnumValue` at `type`.
+public struct MessengerDataset: Dataset {
+  public init() {}
+
+  public var name: String { "messenger" }
+  public var summary: String { "Facebook Messenger JSON conversation export → messages, by kind" }
+  public var schema: Schema { MessageTables.schema }
+
+  static let export = "messenger"
+  static let contentTypes: Set<String> = ["Generic", "Share"]
+  static let systemTypes: Set<String> = ["Call", "Subscribe", "Unsubscribe"]
+
+  static let hasContent = ValidationRule(
+    "Messenger messages have content, photos or files", code: .missingField,
+    message: "a message must have content, photos, gifs, a sticker, videos, audio files or files")
+  static let timeInRange = ValidationRule(
+    "Messenger timestamp_ms values are milliseconds in years 1…9999", code: .outOfRange,
+    message: "must be milliseconds since 1970 within years 1…9999")
+  static let senderNotBlank = ValidationRule("Messenger sender names are not blank", message: "must not be blank")
+
+  public var rules: [ValidationRule] { [Self.hasContent, Self.timeInRange, Self.senderNotBlank] }
+
+  public func validate(_ message: Messenger.MessageDTO, into validation: inout Validation) {
+    validation.checkNotBlank(Self.senderNotBlank, message.senderName, at: "sender_name")
+    validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(message.timestampMs), at: "timestamp_ms")
+    let isEvent = message.type.map(Self.systemTypes.contains) ?? false
+    validation.check(Self.hasContent, isEvent || message.content != nil || !Self.media(of: message).isEmpty, at: "content")
+  }
+
+  public func map(_ message: Messenger.MessageDTO, context: inout MappingContext) throws(MappingError) -> Message {
+    let conversation = Conversation(id: ChatExport.key(Self.export, Self.conversation(path: context.inputPath, folder: context.folder)))
+    let content: MessageContent
+    var attachments: [MessageAttachment] = []
+    switch message.type {
+    case let type? where Self.systemTypes.contains(type):
+      content = .system(SystemContent(event: type, text: ChatExport.nonEmpty(message.content)))
+    case let type? where !Self.contentTypes.contains(type):
+      throw ChatExport.unsupported(
+        type, at: "type", known: (Self.contentTypes.sorted() + Self.systemTypes.sorted()).joined(separator: ", "))
+    default:
+      let media = Self.media(of: message)
+      if let first = media.first {
+        switch first {
+        case .image(var image):
+          image.caption = ChatExport.nonEmpty(message.content)
+          content = .image(image)
+        case .file(let file):
+          content = .file(file)
+        }
+        attachments = Array(media.dropFirst())
+      } else if let text = message.content {
+        content = .text(text)
+      } else {
+        throw MappingError(code: .missingField, path: "content", message: Self.hasContent.message)
+      }
+    }
+    return Message(
+      id: Message.scopedID("\(message.timestampMs):\(message.senderName)", in: conversation.id),
+      conversation: conversation, sender: ChatExport.sender(Self.export, message.senderName, name: message.senderName),
+      sentAt: ChatExport.timestamp(milliseconds: message.timestampMs), content: content, attachments: attachments)
+  }
+
+  public func rows(for message: Message, into rows: inout RecordRows) {
+    MessageTables.rows(for: message, into: &rows)
+  }
+
+  /// The message's photos, GIFs and sticker (images), then its videos, audio files and files.
+  static func media(of message: Messenger.MessageDTO) -> [MessageAttachment] {
+    var media: [MessageAttachment] = (message.photos ?? []).map { .image(ImageContent(url: $0.uri)) }
+    media += (message.gifs ?? []).map { .image(ImageContent(url: $0.uri)) }
+    if let sticker = message.sticker { media.append(.image(ImageContent(url: sticker.uri))) }
+    let files = (message.videos ?? []) + (message.audioFiles ?? []) + (message.files ?? [])
+    media += files.map { file in
+      .file(FileContent(name: file.uri.split(separator: "/").last.map(String.init) ?? file.uri, url: file.uri))
+    }
+    return media
+  }
+
+  /// `inbox/<thread>/message_3.json` → `<thread>`; any other file → its stem.
+  public static func conversation(path: String, folder: String) -> String {
+    let stem = ChatExport.fileStem(path)
+    let number = stem.dropFirst("message_".count)
+    if stem.hasPrefix("message_"), !number.isEmpty, number.allSatisfy({ $0.isASCII && $0.isNumber }), !folder.isEmpty {
+      return folder
+    }
+    return stem
+  }
+}

@@ -1,0 +1,172 @@
+// A Slack workspace export as Slack writes it: `users.json` and `channels.json` (top-level
+// arrays), and one folder per channel of `<YYYY-MM-DD>.json` day files (top-level arrays of
+// messages). Every key the 2016 and 2023 exports carry is declared; the ones the import does not
+// map are `Unmapped`. Which fields a message has depends on its `subtype`, so nearly all are
+// optional; `ts` and `text` are always there.
+
+/// The Slack export's wire format.
+public enum Slack {}
+
+extension Slack {
+  /// An element of `users.json`.
+  public struct UserDTO: Decodable, Sendable {
+    public let id: String
+    public let name: String
+    public let realName: String?
+    public let deleted: Bool?
+    public let isBot: Bool?
+    public let teamID, color, tz, tzLabel, tzOffset, profile, isAdmin, isOwner, isPrimaryOwner: Unmapped?
+    public let isRestricted, isUltraRestricted, isAppUser, updated, isEmailConfirmed: Unmapped?
+    public let whoCanShareContactCard: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case id, name, realName = "real_name", deleted, isBot = "is_bot"
+      case teamID = "team_id", color, tz, tzLabel = "tz_label", tzOffset = "tz_offset", profile
+      case isAdmin = "is_admin", isOwner = "is_owner", isPrimaryOwner = "is_primary_owner"
+      case isRestricted = "is_restricted", isUltraRestricted = "is_ultra_restricted", isAppUser = "is_app_user"
+      case updated, isEmailConfirmed = "is_email_confirmed", whoCanShareContactCard = "who_can_share_contact_card"
+    }
+  }
+
+  /// An element of `channels.json`. `created` and the `last_set` of topic and purpose are
+  /// strings in older exports and numbers in newer ones.
+  public struct ChannelDTO: Decodable, Sendable {
+    public let id: String
+    public let name: String
+    public let created: FlexibleInteger
+    public let creator: String?
+    public let isArchived: Bool?
+    public let isGeneral: Bool?
+    public let members: [String]?
+    public let topic: TopicDTO?
+    public let purpose: TopicDTO?
+    public let pins: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case id, name, created, creator, isArchived = "is_archived", isGeneral = "is_general", members, topic, purpose
+      case pins
+    }
+  }
+
+  /// A channel's `topic` or `purpose`.
+  public struct TopicDTO: Decodable, Sendable {
+    public let value: String
+    public let creator: String
+    public let lastSet: FlexibleInteger
+
+    enum CodingKeys: String, CodingKey {
+      case value, creator, lastSet = "last_set"
+    }
+  }
+
+  /// An element of a day file. Its kind comes from `subtype`: none for a person's message,
+  /// `bot_message`, `channel_join`, `file_share`, ….
+  public struct MessageDTO: Decodable, Sendable {
+    public let type: String
+    public let subtype: String?
+    /// Seconds since 1970 with a six-digit sequence (`"1458980525.000012"`): the message's key
+    /// in its channel, and its time.
+    public let ts: String
+    public let text: String
+    public let user: String?
+    public let botID: String?
+    public let username: String?
+    public let inviter: String?
+    /// The file a `file_share` or `file_comment` message is about.
+    public let file: FileDTO?
+    /// The comment of a `file_comment` message, with its author.
+    public let comment: CommentDTO?
+    /// The author's profile, which newer exports copy into each message.
+    public let userProfile: UserProfileDTO?
+    public let threadTS: String?
+    /// Bot messages' rich attachments; the import reads their plain-text `fallback`.
+    public let attachments: [AttachmentDTO]?
+    /// The files of a message in newer exports (which dropped the `file_share` subtype).
+    public let files: [FileDTO]?
+    public let blocks, reactions, edited, upload, displayAsBot, isIntro, clientMessageID: Unmapped?
+    public let team, userTeam, sourceTeam, replyCount, replyUsersCount, latestReply, replyUsers, replies: Unmapped?
+    public let subscribed, lastRead, parentUserID, icons: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case type, subtype, ts, text, user, botID = "bot_id", username, inviter, file, comment
+      case userProfile = "user_profile", threadTS = "thread_ts"
+      case attachments, files, blocks, reactions, edited, upload, displayAsBot = "display_as_bot", isIntro = "is_intro"
+      case clientMessageID = "client_msg_id", team, userTeam = "user_team", sourceTeam = "source_team"
+      case replyCount = "reply_count", replyUsersCount = "reply_users_count", latestReply = "latest_reply"
+      case replyUsers = "reply_users", replies, subscribed, lastRead = "last_read", parentUserID = "parent_user_id"
+      case icons
+    }
+  }
+
+  /// A shared file, as `file_share` and `file_comment` messages carry it.
+  public struct FileDTO: Decodable, Sendable {
+    public let id: String
+    public let name: String?
+    public let title: String?
+    public let mimetype: String?
+    public let filetype: String?
+    public let size: Int64?
+    public let urlPrivate: String?
+    public let created, timestamp, prettyType, user, editable, mode, isExternal, externalType, isPublic: Unmapped?
+    public let publicURLShared, displayAsBot, username, urlPrivateDownload, permalink, permalinkPublic: Unmapped?
+    public let editLink, preview, previewHighlight, lines, linesMore, previewIsTruncated, channels, groups, ims: Unmapped?
+    public let commentsCount, thumb64, thumb80, thumb160, thumb360, thumb360W, thumb360H, originalW, originalH: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case id, name, title, mimetype, filetype, size, urlPrivate = "url_private"
+      case created, timestamp, prettyType = "pretty_type", user, editable, mode, isExternal = "is_external"
+      case externalType = "external_type", isPublic = "is_public", publicURLShared = "public_url_shared"
+      case displayAsBot = "display_as_bot", username, urlPrivateDownload = "url_private_download", permalink
+      case permalinkPublic = "permalink_public", editLink = "edit_link", preview, previewHighlight = "preview_highlight"
+      case lines, linesMore = "lines_more", previewIsTruncated = "preview_is_truncated", channels, groups, ims
+      case commentsCount = "comments_count", thumb64 = "thumb_64", thumb80 = "thumb_80", thumb160 = "thumb_160"
+      case thumb360 = "thumb_360", thumb360W = "thumb_360_w", thumb360H = "thumb_360_h"
+      case originalW = "original_w", originalH = "original_h"
+    }
+  }
+
+  /// A bot message's attachment (a commit summary, a link preview).
+  public struct AttachmentDTO: Decodable, Sendable {
+    /// The attachment as plain text, for clients that cannot show it.
+    public let fallback: String?
+    public let id, text, pretext, color, mrkdwnIn, title, titleLink, fromURL, thumbURL, thumbWidth, thumbHeight: Unmapped?
+    public let serviceName, serviceURL, serviceIcon, authorName, authorLink, authorIcon, videoHTML, videoHTMLWidth: Unmapped?
+    public let videoHTMLHeight, imageURL, imageWidth, imageHeight, imageBytes, fields, footer, footerIcon, ts: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case fallback, id, text, pretext, color, mrkdwnIn = "mrkdwn_in", title, titleLink = "title_link"
+      case fromURL = "from_url", thumbURL = "thumb_url", thumbWidth = "thumb_width", thumbHeight = "thumb_height"
+      case serviceName = "service_name", serviceURL = "service_url", serviceIcon = "service_icon"
+      case authorName = "author_name", authorLink = "author_link", authorIcon = "author_icon"
+      case videoHTML = "video_html", videoHTMLWidth = "video_html_width", videoHTMLHeight = "video_html_height"
+      case imageURL = "image_url", imageWidth = "image_width", imageHeight = "image_height", imageBytes = "image_bytes"
+      case fields, footer, footerIcon = "footer_icon", ts
+    }
+  }
+
+  /// The comment a `file_comment` message posts.
+  public struct CommentDTO: Decodable, Sendable {
+    public let id: String
+    public let user: String
+    public let comment: String
+    public let created, timestamp, isIntro: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case id, user, comment, created, timestamp, isIntro = "is_intro"
+    }
+  }
+
+  /// The author's profile copied into a message (`user_profile`, newer exports).
+  public struct UserProfileDTO: Decodable, Sendable {
+    public let name: String?
+    public let realName: String?
+    public let displayName: String?
+    public let avatarHash, image72, firstName, team, isRestricted, isUltraRestricted: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case name, realName = "real_name", displayName = "display_name", avatarHash = "avatar_hash"
+      case image72 = "image_72", firstName = "first_name", team, isRestricted = "is_restricted"
+      case isUltraRestricted = "is_ultra_restricted"
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import SluiceCore
+
+/// The day files of a Slack workspace export (`<channel>/<YYYY-MM-DD>.json`, read through a
+/// glob `*/*.json`) → the shared message tables.
+///
+/// A day file does not say which channel it belongs to: its folder does, so the conversation
+/// is `MappingContext.folder` (`slack:general`). `ts` is the message's key within its channel
+/// (`slack:general/1458980525.000012`) and its time; a thread reply's `thread_ts` names the
+/// message it replies to. The kind comes from `subtype` (`Slack.Kind`). The sender is the
+/// message's `user`, a bot's `bot_id`, or a file comment's author; its name comes from the
+/// message's `user_profile` (newer exports) or a bot's `username`, and otherwise is left to
+/// `users.json`.
+public struct SlackMessagesDataset: Dataset {
+  public init() {}
+
+  public var name: String { "slack-messages" }
+  public var summary: String { "Slack export day files (<channel>/<day>.json) → messages, by kind" }
+  public var schema: Schema { MessageTables.schema }
+
+  static let tsFormat = ValidationRule(
+    "Slack ts values are epoch seconds with six decimals",
+    message: "must be whole seconds since 1970, a dot and six digits (1458980525.000012), in years 1…9999")
+  static let fileMessagesHaveTheirFile = ValidationRule(
+    "file_share and file_comment messages carry their file", code: .missingField,
+    message: "a file_share or file_comment message must carry its file")
+  static let fileCommentsHaveTheirComment = ValidationRule(
+    "file_comment messages carry their comment", code: .missingField,
+    message: "a file_comment message must carry its comment")
+
+  public var rules: [ValidationRule] { [Self.tsFormat, Self.fileMessagesHaveTheirFile, Self.fileCommentsHaveTheirComment] }
+
+  public func validate(_ message: Slack.MessageDTO, into validation: inout Validation) {
+    validation.check(Self.tsFormat, Slack.instant(message.ts) != nil, at: "ts")
+    if let thread = message.threadTS {
+      validation.check(Self.tsFormat, Slack.instant(thread) != nil, at: "thread_ts")
+    }
+    if message.subtype == "file_share" || message.subtype == "file_comment" {
+      validation.check(Self.fileMessagesHaveTheirFile, message.file != nil, at: "file")
+    }
+    if message.subtype == "file_comment" {
+      validation.check(Self.fileCommentsHaveTheirComment, message.comment != nil, at: "comment")
+    }
+  }
+
+  public func map(_ message: Slack.MessageDTO, context: inout MappingContext) throws(MappingError) -> Message {
+    guard message.type == "message" else {
+      throw ChatExport.unsupported(message.type, at: "type", known: "message", what: "a Slack record type")
+    }
+    guard let kind = Slack.Kind(subtype: message.subtype) else {
+      throw ChatExport.unsupported(message.subtype ?? "", at: "subtype", known: Slack.Kind.known)
+    }
+    let channel = context.folder
+    guard !channel.isEmpty else {
+      throw MappingError(
+        code: .missingField, path: "", message: "a Slack day file must sit in its channel's folder (<channel>/<day>.json)")
+    }
+    guard let instant = Slack.instant(message.ts) else {
+      throw MappingError(code: .invalidValue, path: "ts", message: Self.tsFormat.message)
+    }
+    let conversation = Conversation(id: ChatExport.key(Slack.export, channel))
+    var sender = Self.sender(of: message)
+    let content: MessageContent
+    switch kind {
+    case .text:
+      content = .text(Self.text(of: message))
+    case .system:
+      content = .system(SystemContent(event: message.subtype ?? "", text: message.text))
+    case .fileComment:
+      guard let comment = message.comment else {
+        throw MappingError(code: .missingField, path: "comment", message: Self.fileCommentsHaveTheirComment.message)
+      }
+      content = .text(comment.comment)
+      sender = ChatExport.sender(Slack.export, comment.user)
+    case .fileShare:
+      guard let file = message.file else {
+        throw MappingError(code: .missingField, path: "file", message: Self.fileMessagesHaveTheirFile.message)
+      }
+      content = Self.content(of: file)
+    }
+    var replyTo: String?
+    if let thread = message.threadTS, thread != message.ts {
+      replyTo = Message.scopedID(thread, in: conversation.id)
+    }
+    return Message(
+      id: Message.scopedID(message.ts, in: conversation.id), conversation: conversation, sender: sender,
+      sentAt: ChatExport.timestamp(seconds: instant.seconds, microseconds: instant.microseconds), replyTo: replyTo,
+      content: content, attachments: (message.files ?? []).map(Self.attachment))
+  }
+
+  public func rows(for message: Message, into rows: inout RecordRows) {
+    MessageTables.rows(for: message, into: &rows)
+  }
+
+  /// A person's `user`, else a bot's `bot_id`; named by the message's copy of the author's
+  /// profile, or a bot's `username`. Nil when the message names nobody.
+  static func sender(of message: Slack.MessageDTO) -> Sender? {
+    if let user = message.user {
+      let profile = message.userProfile
+      return ChatExport.sender(
+        Slack.export, user,
+        name: ChatExport.nonEmpty(profile?.realName) ?? ChatExport.nonEmpty(profile?.displayName) ?? profile?.name)
+    }
+    if let bot = message.botID {
+      return ChatExport.sender(Slack.export, bot, name: message.username)
+    }
+    return nil
+  }
+
+  /// The message's text; a bot message whose text is empty says what it says in its
+  /// attachments, whose plain-text `fallback`s (one per line) are then the text.
+  static func text(of message: Slack.MessageDTO) -> String {
+    guard message.text.isEmpty, let attachments = message.attachments else { return message.text }
+    return attachments.compactMap(\.fallback).joined(separator: "\n")
+  }
+
+  /// A shared file: an image if its MIME type says so and it has a URL, otherwise a file.
+  static func content(of file: Slack.FileDTO) -> MessageContent {
+    switch attachment(file) {
+    case .image(let image): .image(image)
+    case .file(let file): .file(file)
+    }
+  }
+
+  static func attachment(_ file: Slack.FileDTO) -> MessageAttachment {
+    if let mimeType = file.mimetype, ChatExport.isImage(mimeType: mimeType), let url = file.urlPrivate {
+      return .image(ImageContent(url: url, caption: ChatExport.nonEmpty(file.title)))
+    }
+    return .file(
+      FileContent(
+        name: ChatExport.nonEmpty(file.name) ?? ChatExport.nonEmpty(file.title) ?? file.id, url: file.urlPrivate,
+        mimeType: file.mimetype, sizeBytes: file.size))
+  }
+}

@@ -1,0 +1,104 @@
+// Telegram Desktop's "Export chat history → JSON" (`result.json`): one chat
+// `{name, type, id, messages: […]}`, or a whole account `{…, chats: {list: [chat, …]}}`.
+//
+// What varies between exports, and how the DTO holds it:
+// - `text` is a string, or an array mixing strings and entity objects `{type, text}`
+//   (`TextDTO`);
+// - `date_unixtime` is a number in a string (`FlexibleInteger`); older exports have only `date`,
+//   local time without a zone;
+// - `from_id` is `"user123…"` or, in older exports, a bare number (`IdentifierText`);
+// - minimal exports (chat-miner's) have no `id`, `date`, `from_id` or `text_entities`.
+
+/// Telegram Desktop's JSON wire format.
+public enum Telegram {}
+
+extension Telegram {
+  /// An element of a chat's `messages`.
+  public struct MessageDTO: Decodable, Sendable {
+    public let id: Int64?
+    /// `message` or `service`.
+    public let type: String
+    public let date: String?
+    public let dateUnixtime: FlexibleInteger?
+    public let from: String?
+    public let fromID: IdentifierText?
+    /// A service message's doer and what it did (`actor`, `action`: `"join_group_by_link"`, …).
+    public let actor: String?
+    public let actorID: IdentifierText?
+    public let action: String?
+    public let text: TextDTO
+    public let photo: String?
+    public let file: String?
+    public let fileName: String?
+    public let mediaType: String?
+    public let mimeType: String?
+    public let replyToMessageID: Int64?
+    /// A photo's size in pixels.
+    public let width: Int?
+    public let height: Int?
+    public let fileSize: Int64?
+    public let textEntities, edited, editedUnixtime, forwardedFrom, viaBot, photoFileSize: Unmapped?
+    public let thumbnail, durationSeconds, stickerEmoji, reactions, members, title, inlineBotButtons, inviter: Unmapped?
+    public let messageID: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case id, type, date, dateUnixtime = "date_unixtime", from, fromID = "from_id", actor, actorID = "actor_id"
+      case action, text, photo, file, fileName = "file_name", mediaType = "media_type", mimeType = "mime_type"
+      case replyToMessageID = "reply_to_message_id", textEntities = "text_entities", edited
+      case editedUnixtime = "edited_unixtime", forwardedFrom = "forwarded_from", viaBot = "via_bot", width, height
+      case photoFileSize = "photo_file_size", fileSize = "file_size", thumbnail
+      case durationSeconds = "duration_seconds", stickerEmoji = "sticker_emoji", reactions, members, title
+      case inlineBotButtons = "inline_bot_buttons", inviter, messageID = "message_id"
+    }
+  }
+
+  /// A message's `text`: a plain string, or parts — strings and entity objects
+  /// (`{"type": "bold", "text": "…"}`) — whose texts, joined, are the message's text.
+  public struct TextDTO: Decodable, Sendable {
+    public let parts: [Part]
+
+    public enum Part: Decodable, Sendable {
+      case plain(String)
+      case entity(EntityDTO)
+
+      public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        do {
+          self = .plain(try container.decode(String.self))
+        } catch DecodingError.typeMismatch {
+          self = .entity(try container.decode(EntityDTO.self))
+        }
+      }
+
+      public var text: String {
+        switch self {
+        case .plain(let text): text
+        case .entity(let entity): entity.text
+        }
+      }
+    }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.singleValueContainer()
+      do {
+        parts = [.plain(try container.decode(String.self))]
+      } catch DecodingError.typeMismatch {
+        parts = try container.decode([Part].self)
+      }
+    }
+
+    /// The text as a reader sees it: the parts' texts, in order.
+    public var plainText: String { parts.map(\.text).joined() }
+  }
+
+  /// A formatted piece of a message's text: `bold`, `link`, `email`, `mention`, ….
+  public struct EntityDTO: Decodable, Sendable {
+    public let type: String
+    public let text: String
+    public let href, userID, language, documentID, collapsed: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case type, text, href, userID = "user_id", language, documentID = "document_id", collapsed
+    }
+  }
+}

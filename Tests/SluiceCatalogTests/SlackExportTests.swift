@@ -1,0 +1,222 @@
+import Foundation
+import SluiceCatalog
+import SluiceCore
+import SluiceTestSupport
+import Testing
+
+/// The two real Slack workspace exports of the corpus, each loaded by `Pipelines/slack.json`
+/// with `--input-dir` pointing at it: users, channels, then every day file through the glob.
+/// The counts per file and kind were decided from SOURCE.md and checked with python; the test
+/// reads each day file with Foundation to find its messages' keys and checks every one of them.
+@Suite("Slack export: the real slack-export-viewer and langchain exports")
+struct SlackExportTests {
+  static let viewer = "slack/slack-export-viewer"
+  static let langchain = "slack/langchain_slack_export"
+
+  /// Messages per kind in each day file of slack-export-viewer: 158 in all — 49 without subtype
+  /// and 94 `bot_message` (text), 1 `file_comment` (text, by the comment's author), 8
+  /// `channel_join` and 3 `bot_add` (system), 3 `file_share` of `text/plain` files (file).
+  static let viewerKinds: [String: [String: Int]] = [
+    "enrique/2016-01-14.json": ["text": 2, "system": 4],
+    "enrique/2016-01-15.json": ["text": 6],
+    "enrique/2016-01-16.json": ["text": 1, "system": 1],
+    "enrique/2016-02-07.json": ["text": 20],
+    "enrique/2016-02-08.json": ["text": 9],
+    "enrique/2016-03-17.json": ["text": 12],
+    "enrique/2016-03-25.json": ["text": 9, "system": 1],
+    "enrique/2016-03-26.json": ["text": 18],
+    "enrique/2016-03-28.json": ["text": 19],
+    "traveling-sailor/2016-01-16.json": ["system": 5],
+    "traveling-sailor/2016-02-07.json": ["text": 3],
+    "traveling-sailor/2016-02-08.json": ["text": 14],
+    "traveling-sailor/2016-03-25.json": ["text": 9],
+    "traveling-sailor/2016-03-26.json": ["text": 13, "file": 1],
+    "traveling-sailor/2016-03-27.json": ["text": 7, "file": 1],
+    "traveling-sailor/2016-03-28.json": ["text": 1, "file": 1],
+    "traveling-sailor/2016-03-29.json": ["text": 1],
+  ]
+
+  /// The langchain export: 5 messages, one `channel_join`.
+  static let langchainKinds: [String: [String: Int]] = [
+    "example-channel/2023-04-13.json": ["text": 1, "system": 1],
+    "general/2023-04-13.json": ["text": 2],
+    "random/2023-04-13.json": ["text": 1],
+  ]
+
+  /// Loads an export folder with the committed spec and checks every day file: read, loaded,
+  /// nothing rejected or unknown, and its messages — found by the `ts` Foundation reads — of
+  /// the pinned kinds.
+  func loadAndCheck(_ export: String, kinds: [String: [String: Int]]) throws -> ChatExportWorkspace {
+    let workspace = try ChatExportWorkspace()
+    let (report, configuration) = try workspace.runSpec("slack.json", inputDirectory: ChatCorpus.path(export))
+    #expect(report.status == .succeeded && report.committed, "\(report.failure?.message ?? "")")
+    // The glob */*.json is one input per day file, sorted; never users.json, channels.json or
+    // integration_logs.json, which sit at the top of the export.
+    let folder = ChatCorpus.path(export) + "/"
+    #expect(
+      configuration.inputs.map { String($0.path.dropFirst(folder.count)) }
+        == ["users.json", "channels.json"] + kinds.keys.sorted())
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    for (file, expected) in kinds {
+      let messages = try ChatCorpus.array("\(export)/\(file)")
+      let section = try #require(report.inputs(endingWith: "/" + file).first)
+      #expect(section.dataset == "slack-messages")
+      #expect(section.recordsRead == messages.count && section.recordsLoaded == messages.count, "\(file)")
+      #expect(expected.values.reduce(0, +) == messages.count, "\(file)")
+      let channel = String(file.prefix { $0 != "/" })
+      let ids = messages.compactMap { $0["ts"] as? String }.map { "slack:\(channel)/\($0)" }
+      #expect(try workspace.kinds(of: ids) == expected, "\(file)")
+    }
+    return workspace
+  }
+
+  @Test func slackExportViewerImportsEveryMessageOfEveryDayFileByKind() throws {
+    let workspace = try loadAndCheck(Self.viewer, kinds: Self.viewerKinds)
+    #expect(try workspace.kinds() == ["text": 144, "system": 11, "file": 3])
+    // Four users from users.json, named by real_name or, without one, the handle; three bots
+    // named by nothing (their messages carry no username).
+    #expect(
+      try workspace.rows("SELECT sender_id, name FROM senders ORDER BY sender_id") == [
+        "slack:B0JL6RASU|∅", "slack:B0JL6UFSL|∅", "slack:B0VJZKVHC|∅", "slack:U0BMM2FEH|heroeshannibal",
+        "slack:U0BMQB6JE|Hamza Faran", "slack:U0BMS113R|Hermione Granger", "slack:U0BMYT2FL|Harry Potter",
+      ])
+    #expect(
+      try workspace.rows("SELECT conversation_id, name FROM conversations ORDER BY 1") == [
+        "slack:enrique|enrique", "slack:traveling-sailor|traveling-sailor",
+      ])
+    // A ts is the key within the channel and the time (to the millisecond the column keeps).
+    #expect(
+      try workspace.rows("SELECT sent_at, sender_id FROM messages WHERE message_id = 'slack:enrique/1452837318.000002'")
+        == ["2016-01-15T05:55:18.000Z|slack:U0BMQB6JE"])
+    // The file comment is text by the comment's author; the file shares are the shared files.
+    #expect(
+      try workspace.rows(
+        "SELECT m.sender_id, substr(t.text, 1, 12) FROM messages m JOIN text_messages t USING (message_id) WHERE m.message_id = 'slack:traveling-sailor/1459106048.000018'"
+      ) == ["slack:U0BMS113R|```'cities':"])
+    #expect(
+      try workspace.rows("SELECT name, mime_type, size_bytes FROM file_messages ORDER BY name") == [
+        "100_cities.js|text/plain|4163", "10_cities.js|text/plain|478", "cities1000.js|text/plain|40474",
+      ])
+    #expect(try workspace.count("SELECT count(*) FROM file_messages WHERE url LIKE 'https://files.slack.com/%'") == 3)
+    // A bot's commit notice has no text of its own: its attachment's fallback is the text.
+    #expect(try workspace.count("SELECT count(*) FROM text_messages WHERE text = ''") == 0)
+    #expect(
+      try workspace.rows("SELECT text FROM text_messages WHERE message_id = 'slack:enrique/1454892394.000004'") == [
+        "[enrique:master] <https://github.com/mesos-magellan/enrique/commit/ed1acbe9837b5ddf91e93606b604df3c2b4e128f|1 new commit> by Anthony Bilinski"
+      ])
+    #expect(try workspace.rows("SELECT DISTINCT event FROM system_messages ORDER BY 1") == ["bot_add", "channel_join"])
+  }
+
+  @Test func langchainExportImportsWithNumbersInChannelsAndProfilesInMessages() throws {
+    let workspace = try loadAndCheck(Self.langchain, kinds: Self.langchainKinds)
+    #expect(try workspace.kinds() == ["text": 4, "system": 1])
+    // Its one author is not in users.json: the messages' user_profile names them, and the
+    // channel_join, which has no profile, does not clear the name.
+    #expect(
+      try workspace.rows("SELECT sender_id, name FROM senders ORDER BY 1") == [
+        "slack:U0500003428|Example User", "slack:U050FRJNFQS|GitHub",
+      ])
+    // Four channels, one without a day file.
+    #expect(try workspace.count("SELECT count(*) FROM conversations") == 4)
+    #expect(
+      try workspace.rows("SELECT conversation_id, count(*) FROM messages GROUP BY 1 ORDER BY 1") == [
+        "slack:example-channel|2", "slack:general|2", "slack:random|1",
+      ])
+  }
+
+  @Test func reimportingEitherExportChangesNothing() throws {
+    for (export, kinds) in [(Self.viewer, Self.viewerKinds), (Self.langchain, Self.langchainKinds)] {
+      let workspace = try loadAndCheck(export, kinds: kinds)
+      let before = try workspace.snapshot()
+      let (again, _) = try workspace.runSpec("slack.json", inputDirectory: ChatCorpus.path(export))
+      #expect(again.status == .succeeded)
+      #expect(try workspace.snapshot() == before, "\(export)")
+    }
+  }
+
+  @Test func bothExportsShareOneDatabaseWithoutMixingTheirRows() throws {
+    let workspace = try loadAndCheck(Self.viewer, kinds: Self.viewerKinds)
+    let (report, _) = try workspace.runSpec("slack.json", inputDirectory: ChatCorpus.path(Self.langchain))
+    #expect(report.status == .succeeded)
+    #expect(try workspace.count("SELECT count(*) FROM messages") == 158 + 5)
+    #expect(try workspace.count("SELECT count(*) FROM conversations") == 2 + 4)
+    #expect(try workspace.count("SELECT count(*) FROM senders") == 7 + 2)
+  }
+
+  // MARK: - The committed sample and drift
+
+  @Test func theCommittedSampleLoadsEveryKindWithThreadsAndAttachments() throws {
+    let workspace = try ChatExportWorkspace()
+    let (report, configuration) = try workspace.runSpec("slack.json")
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(configuration.inputs.count == 5)
+    #expect(try workspace.kinds() == ["text": 5, "image": 1, "file": 1, "system": 3])
+    // A thread reply names its thread's first message; a message's files are its attachments,
+    // an image only with a URL to show it by.
+    #expect(
+      try workspace.rows("SELECT message_id, reply_to FROM messages WHERE reply_to IS NOT NULL") == [
+        "slack:general/1793610060.654321|slack:general/1793610000.123456"
+      ])
+    #expect(
+      try workspace.rows("SELECT position, k.name, coalesce(url, '-'), coalesce(a.name, '-') FROM message_attachments a JOIN message_kinds k ON k.id = a.kind_id ORDER BY position")
+        == ["0|image|https://files.example.org/F07DRAFTA0/draft-a.png|-", "1|file|-|draft-b.svg"])
+    #expect(try workspace.rows("SELECT name FROM senders ORDER BY sender_id") == ["CI", "Ana Lima", "bo"])
+  }
+
+  /// A day file with a subtype the mapping does not know, in a channel folder of a scratch export.
+  func exportWithUnknownSubtype() throws -> (ChatExportWorkspace, String) {
+    let workspace = try ChatExportWorkspace()
+    try FileManager.default.createDirectory(atPath: workspace.directory.file("general"), withIntermediateDirectories: true)
+    let day = try workspace.directory.write(
+      "general/2026-11-30.json",
+      """
+      [
+        {"type": "message", "user": "U1", "text": "hello", "ts": "1764460800.000100"},
+        {"type": "message", "subtype": "huddle_thread", "user": "U1", "text": "", "ts": "1764460801.000200"},
+        {"type": "message", "subtype": "huddle_thread", "user": "U1", "text": "", "ts": "1764460802.000300"}
+      ]
+      """)
+    return (workspace, day)
+  }
+
+  @Test func anUnknownSubtypeFailsAStrictRunAtSubtype() throws {
+    let (workspace, day) = try exportWithUnknownSubtype()
+    let report = try workspace.run("slack-messages", day)
+    #expect(report.status == .failed && !report.committed)
+    let issue = try #require(report.issues.first)
+    #expect(issue.stage == .map && issue.code == .unsupportedEnumValue && issue.path == "subtype")
+    #expect(issue.location?.ordinal == 2 && issue.location?.line == 3)
+    #expect(try workspace.snapshot().count("messages") == 0)
+  }
+
+  @Test func anUnknownSubtypeIsSkippedUnderLenientAndNamedInTheDrift() throws {
+    let (workspace, day) = try exportWithUnknownSubtype()
+    let report = try workspace.run("slack-messages", day, policy: .lenient)
+    #expect(report.status == .succeeded)
+    #expect(report.statistics(for: .map).rejected == 2)
+    #expect(report.drift.unsupportedEnumValues.map { "\($0.path) \($0.value ?? "-") \($0.count)" } == ["subtype huddle_thread 2"])
+    #expect(try workspace.rows("SELECT message_id FROM messages") == ["slack:general/1764460800.000100"])
+  }
+
+  /// The drift names a kind, never carries content: a 200-character subtype is cut to 64.
+  @Test func anUnknownKindIsNamedByAtMost64Characters() throws {
+    let workspace = try ChatExportWorkspace()
+    let subtype = String(repeating: "x", count: 200)
+    let day = try workspace.directory.write(
+      "day.json", #"[{"type": "message", "subtype": "\#(subtype)", "text": "", "ts": "1764460800.000100"}]"#)
+    var policy = Policy.lenient
+    policy.allowsNothingLoaded = true
+    let report = try workspace.run("slack-messages", day, policy: policy)
+    #expect(report.drift.unsupportedEnumValues.map(\.value) == [String(repeating: "x", count: 64)])
+  }
+
+  @Test(arguments: [
+    ("1458980525.000012", true), ("0.000000", true), ("1458980525.00001", false), ("1458980525", false),
+    ("1458980525.0000120", false), ("-1.000000", false), ("1458980525.00001a", false), (" 1458980525.000012", false),
+    ("253402300800.000000", false), ("", false),
+  ])
+  func tsIsEpochSecondsAndSixDigits(ts: String, valid: Bool) {
+    #expect((Slack.instant(ts) != nil) == valid)
+  }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import SluiceCore
+import SluiceTestSupport
+import Testing
+
+/// The chat-export pipelines as a user runs them: each committed spec on its committed sample,
+/// from the repository, and the Slack spec on a real export folder through `--input-dir`, whose
+/// glob input becomes one input per day file.
+@Suite("sluice on the chat exports, end to end")
+struct ChatExportCommandTests {
+  private func count(_ database: String, _ sql: String) throws -> Int64? {
+    try SQLiteConnection(path: database, options: .init(readOnly: true)).scalarInt(sql)
+  }
+
+  @Test(arguments: [
+    ("slack.json", 10), ("discord.json", 6), ("mattermost.json", 6), ("messenger.json", 5), ("telegram.json", 5),
+  ])
+  func eachSpecImportsItsCommittedSample(spec: String, messages: Int64) throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("messages.sqlite")
+    let arguments = ["run", "Pipelines/\(spec)", "--db", database, "--report", scratch.file("report.json")]
+    let result = try SluiceBinary.run(arguments)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("  messages: \(messages) rows"), "\(result.stdout)")
+    #expect(!result.stderr.contains("unknownField"), "\(result.stderr)")
+    // A second run changes no message.
+    let again = try SluiceBinary.run(arguments)
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(try count(database, "SELECT count(*) FROM messages") == messages)
+    #expect(try count(database, "SELECT count(*) FROM sluice_runs") == 2)
+  }
+
+  /// A glob input is one input per file it matches, each read as the glob's dataset (the run
+  /// used to trap here: one dataset per spec input, one input per matching file).
+  @Test func theSlackSpecImportsARealExportFolderThroughItsGlob() throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("slack.sqlite")
+    let export = (Corpus.root as NSString).appendingPathComponent("messages/slack/slack-export-viewer")
+    let result = try SluiceBinary.run([
+      "run", "Pipelines/slack.json", "--input-dir", export, "--db", database, "--report", scratch.file("r.json"),
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("  messages: 158 rows"), "\(result.stdout)")
+    #expect(result.stderr.contains("\(export)/users.json (slack-users, json): 4 read"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("\(export)/traveling-sailor/2016-03-27.json (slack-messages, json): 8 read, 0 rejected, 8 loaded"),
+      "\(result.stderr)")
+    let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("r.json"))))
+    #expect(report.inputs.count == 2 + 17)
+    #expect(try count(database, "SELECT count(*) FROM senders") == 7)
+
+    let validated = try SluiceBinary.run(["validate", "Pipelines/slack.json", "--input-dir", export])
+    #expect(validated.status == 0, "\(validated.stderr)")
+    #expect(validated.stdout.contains("valid: 164 record(s)"), "\(validated.stdout)")
+  }
+}
