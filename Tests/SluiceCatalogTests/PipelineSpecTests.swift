@@ -155,6 +155,12 @@ struct PipelineSpecTests {
     let nothing = try spec(
       #"{"dataset": "fruits", "input": "export/*/*.xml", "database": "d"}"#, at: scratch.file("none.json"))
     #expect(nothing.configuration().inputs.map(\.path) == [scratch.file("export/*/*.xml")])
+    // An existing file whose name looks like a pattern is that file, whatever else would match.
+    for file in ["general [1100].json", "general 1.json"] {
+      _ = FileManager.default.createFile(atPath: scratch.file(file), contents: Data("[]".utf8))
+    }
+    let bracketed = try spec(#"{"dataset": "fruits", "input": "general [1100].json", "database": "d"}"#, at: scratch.file("d.json"))
+    #expect(bracketed.configuration().inputs.map(\.path) == [scratch.file("general [1100].json")])
   }
 
   @Test func theInputDirectoryRebasesASingleInputToo() throws {

@@ -293,7 +293,9 @@ public struct PipelineSpec: Sendable {
   /// an input of its own (a Slack export's `*/*.json`: one day file of one channel folder each);
   /// a pattern that matches nothing stays as it is, so opening it fails the run (exit 66).
   static func expand(_ path: String) -> [String] {
-    guard isPattern(path) else { return [path] }
+    // A file whose name holds brackets (DiscordChatExporter's `general [1100].json`) is that
+    // file, not a pattern.
+    guard isPattern(path), !FileManager.default.fileExists(atPath: path) else { return [path] }
     var matches = glob_t()
     defer { globfree(&matches) }
     guard glob(path, 0, nil, &matches) == 0 else { return [path] }
