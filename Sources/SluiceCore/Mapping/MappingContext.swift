@@ -12,6 +12,9 @@ public struct MappingContext: Sendable {
   public let fields: [String: String]
   /// The input file the record was read from, as the run names it.
   public let inputPath: String
+  /// The record's 0-based place in its array (JSON), or among its input's records: a stable
+  /// key for exports whose records have no id of their own.
+  public let position: Int
   /// The name of the folder the input file sits in (`general` for `general/2016-01-14.json`).
   public var folder: String {
     let parent = inputPath.split(separator: "/", omittingEmptySubsequences: true).dropLast().last
@@ -22,9 +25,10 @@ public struct MappingContext: Sendable {
   /// The elements dropped so far, with their paths.
   public private(set) var drops: [MappingError] = []
 
-  public init(fields: [String: String] = [:], inputPath: String = "", lenientArrays: Bool = false) {
+  public init(fields: [String: String] = [:], inputPath: String = "", position: Int = 0, lenientArrays: Bool = false) {
     self.fields = fields
     self.inputPath = inputPath
+    self.position = position
     self.lenientArrays = lenientArrays
   }
 

@@ -172,7 +172,8 @@ final class RecordProducer<D: Dataset> {
 
       var rows = RecordRows()
       var context = MappingContext(
-        fields: raw.context ?? [:], inputPath: inputPath, lenientArrays: policy.lenientArrays)
+        fields: raw.context ?? [:], inputPath: inputPath, position: raw.position ?? raw.location.ordinal - 1,
+        lenientArrays: policy.lenientArrays)
       do {
         dataset.rows(for: try dataset.map(dto, context: &context), into: &rows)
       } catch {

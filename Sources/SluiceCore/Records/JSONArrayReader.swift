@@ -1,74 +1,163 @@
 /// The elements of a JSON array, one record each: the top-level array, or the array under a key
-/// path of nested objects (`["data", "fruits"]` for `{"data": {"fruits": [...]}}`).
+/// path of nested objects (`["data", "fruits"]` for `{"data": {"fruits": [...]}}`). A path may
+/// step through arrays of objects (`chats.list[].messages`: the records of every chat in turn),
+/// still streaming: one chat is walked at a time.
 ///
 /// The first `next()` walks from the document's start to the array, skipping (and checking) the
-/// members it passes; after the array's `]` the rest of the enclosing objects is checked, so a
-/// document that is malformed after its records still fails.
+/// members it passes and keeping the scalar ones (a chat's `id`, `name`): each record carries
+/// the scalar fields of the objects around it (`RawRecord.context`) and its index in its array
+/// (`RawRecord.position`). After an array's `]` the rest of the enclosing objects is checked, so
+/// a document that is malformed after its records still fails.
 final class JSONArrayReader: RecordReader {
   let path: [String]
   let scanner: JSONScanner
+  /// The path cut at each array it steps through: `chats.list[].messages` is
+  /// `[["chats", "list"], ["messages"]]`. Every group but the last leads to an array of
+  /// objects; the last one to the record array.
+  private let groups: [[String]]
 
-  private enum Phase { case start, inArray(first: Bool), done }
+  private enum Phase { case start, inOuter(first: Bool), inRecords(first: Bool), done }
   private var phase = Phase.start
-  /// Objects entered to reach the array; their remaining members are checked after it.
-  private var enclosingObjects = 0
+  /// The group being walked: how many arrays of objects the reader is inside.
+  private var level = 0
+  /// Per level: objects entered to reach the next array; their remaining members are checked
+  /// after it.
+  private var enclosing: [Int] = [0]
+  /// Per level: the scalar fields of those objects, met before the array.
+  private var fields: [[String: String]] = [[:]]
+  /// The fields of every level, inner ones winning, for the records of the current array.
+  private var context: [String: String]?
+  /// The next record's index in its array.
+  private var index = 0
 
   init(scanner: JSONScanner, path: [String]) {
     self.scanner = scanner
     self.path = path
+    var groups: [[String]] = [[]]
+    for component in path {
+      if component.hasSuffix("[]") {
+        let key = String(component.dropLast(2))
+        if !key.isEmpty { groups[groups.count - 1].append(key) }
+        groups.append([])
+      } else {
+        groups[groups.count - 1].append(component)
+      }
+    }
+    // A path ending in `[]` names the record array itself.
+    if groups.count > 1, groups[groups.count - 1].isEmpty { groups.removeLast() }
+    self.groups = groups
   }
 
   func next() throws -> RawRecord? {
-    switch phase {
-    case .done:
-      return nil
-    case .start:
-      try scanner.skipByteOrderMark()
-      try descend()
-      phase = .inArray(first: true)
-      return try next()
-    case .inArray(let first):
-      try scanner.skipWhitespace()
-      guard let c = try scanner.peek() else {
-        throw scanner.syntaxError("unexpected end of input inside the record array; expected ',' or ']'")
-      }
-      if c == UInt8(ascii: "]") {
-        scanner.advance()
-        try finishDocument()
-        phase = .done
+    while true {
+      switch phase {
+      case .done:
         return nil
-      }
-      if !first {
-        guard c == UInt8(ascii: ",") else {
-          throw scanner.syntaxError("expected ',' or ']' after a record, found \(scanner.describe(c))")
+      case .start:
+        try scanner.skipByteOrderMark()
+        try descend()
+        enterArray()
+      case .inOuter(let first):
+        guard try nextElement(first: first) else {
+          try leaveLevel()
+          continue
         }
-        scanner.advance()
-        try scanner.skipWhitespace()
-        if try scanner.peek() == UInt8(ascii: "]") {
-          throw scanner.syntaxError("trailing comma before ']'")
+        phase = .inOuter(first: false)
+        level += 1
+        enclosing.append(0)
+        fields.append([:])
+        try descend()
+        enterArray()
+      case .inRecords(let first):
+        guard try nextElement(first: first) else {
+          try leaveLevel()
+          continue
         }
+        phase = .inRecords(first: false)
+        var record = try scanner.captureRecord()
+        record.context = context
+        record.position = index
+        index += 1
+        return record
       }
-      phase = .inArray(first: false)
-      return try scanner.captureRecord()
     }
   }
 
-  /// Walks from the document's start to just after the '[' of the record array.
+  /// After the `[` of the array the current group leads to.
+  private func enterArray() {
+    if level == groups.count - 1 {
+      phase = .inRecords(first: true)
+      index = 0
+      let merged = fields.reduce(into: [String: String]()) { all, level in all.merge(level) { _, inner in inner } }
+      context = merged.isEmpty ? nil : merged
+    } else {
+      phase = .inOuter(first: true)
+    }
+  }
+
+  /// Moves to the next element of the current array; false at its `]`.
+  private func nextElement(first: Bool) throws -> Bool {
+    try scanner.skipWhitespace()
+    guard let c = try scanner.peek() else {
+      throw scanner.syntaxError("unexpected end of input inside the record array; expected ',' or ']'")
+    }
+    if c == UInt8(ascii: "]") {
+      scanner.advance()
+      return false
+    }
+    if !first {
+      guard c == UInt8(ascii: ",") else {
+        throw scanner.syntaxError("expected ',' or ']' after a record, found \(scanner.describe(c))")
+      }
+      scanner.advance()
+      try scanner.skipWhitespace()
+      if try scanner.peek() == UInt8(ascii: "]") {
+        throw scanner.syntaxError("trailing comma before ']'")
+      }
+    }
+    return true
+  }
+
+  /// After an array's `]`: checks the rest of the objects its group entered, then goes back to
+  /// the array of objects around them, or to the document's end.
+  private func leaveLevel() throws {
+    try finishObjects(enclosing[level])
+    guard level > 0 else {
+      try scanner.expectEndOfInput()
+      phase = .done
+      return
+    }
+    enclosing.removeLast()
+    fields.removeLast()
+    level -= 1
+    phase = .inOuter(first: false)
+  }
+
+  /// The path walked so far, for messages.
+  private func walked(_ extra: [String]) -> String {
+    (groups.prefix(level).map { $0.joined(separator: ".") + "[]" } + [extra.joined(separator: ".")])
+      .filter { !$0.isEmpty }.joined(separator: ".")
+  }
+
+  /// Walks the current group: from the object the reader stands before (the document, or an
+  /// element of the array around it) to just after the `[` of the next array, keeping the
+  /// scalar fields it passes.
   private func descend() throws {
-    var walked: [String] = []
-    for component in path {
+    let group = groups[level]
+    let whole = path.joined(separator: ".")
+    var walkedHere: [String] = []
+    for component in group {
       try scanner.skipWhitespace()
       guard let c = try scanner.peek() else {
         throw scanner.syntaxError("unexpected end of input; expected an object holding '\(component)'")
       }
       guard c == UInt8(ascii: "{") else {
-        let place = walked.isEmpty ? "at the top level" : "at '\(walked.joined(separator: "."))'"
+        let place = level == 0 && walkedHere.isEmpty ? "at the top level" : "at '\(walked(walkedHere))'"
         throw scanner.pathError(
-          "record path '\(path.joined(separator: "."))': expected an object \(place), found \(scanner.describeValue(c))"
-        )
+          "record path '\(whole)': expected an object \(place), found \(scanner.describeValue(c))")
       }
       scanner.advance()
-      enclosingObjects += 1
+      enclosing[level] += 1
       try scanner.skipWhitespace()
       var first = true
       var found = false
@@ -78,8 +167,8 @@ final class JSONArrayReader: RecordReader {
         }
         if next == UInt8(ascii: "}") {
           throw scanner.pathError(
-            "record path '\(path.joined(separator: "."))': no key '\(component)'"
-              + (walked.isEmpty ? " at the top level" : " in '\(walked.joined(separator: "."))'"))
+            "record path '\(whole)': no key '\(component)'"
+              + (level == 0 && walkedHere.isEmpty ? " at the top level" : " in '\(walked(walkedHere))'"))
         }
         if !first {
           guard next == UInt8(ascii: ",") else {
@@ -96,11 +185,11 @@ final class JSONArrayReader: RecordReader {
         if key == component {
           found = true
         } else {
-          try scanner.scanValue(depth: 1)
+          if let value = try scanner.scanScalarField(), fields[level].count < 256 { fields[level][key] = value }
           try scanner.skipWhitespace()
         }
       }
-      walked.append(component)
+      walkedHere.append(component)
     }
     try scanner.skipWhitespace()
     guard let c = try scanner.peek() else {
@@ -114,14 +203,15 @@ final class JSONArrayReader: RecordReader {
               ? "; set the record path to the key that holds the records" : ""))
       }
       throw scanner.pathError(
-        "record path '\(path.joined(separator: "."))' holds \(scanner.describeValue(c)), not an array")
+        "record path '\(whole)' holds \(scanner.describeValue(c))"
+          + (level > 0 ? " at '\(walked(walkedHere))'" : "") + ", not an array")
     }
     scanner.advance()
   }
 
-  /// After the record array's ']': checks the rest of the enclosing objects and the end.
-  private func finishDocument() throws {
-    while enclosingObjects > 0 {
+  /// Checks the rest of `count` objects entered on the way to an array, innermost first.
+  private func finishObjects(_ count: Int) throws {
+    for _ in 0..<count {
       try scanner.skipWhitespace()
       while true {
         guard let c = try scanner.peek() else {
@@ -143,8 +233,6 @@ final class JSONArrayReader: RecordReader {
         try scanner.scanValue(depth: 1)
         try scanner.skipWhitespace()
       }
-      enclosingObjects -= 1
     }
-    try scanner.expectEndOfInput()
   }
 }

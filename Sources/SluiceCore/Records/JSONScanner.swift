@@ -373,6 +373,35 @@ final class JSONScanner {
     return JSONString.decode(captured) ?? ""
   }
 
+  /// Scans the value that starts at the next byte, outside any record, and returns it as text
+  /// when it is a string (unescaped), a number or a boolean — an enclosing object's field a
+  /// record's mapping may want (a Telegram chat's `id`); nil for null, objects and arrays,
+  /// which are checked and skipped. Fields longer than 4 KiB are skipped too.
+  func scanScalarField() throws -> String? {
+    guard let first = try peek() else {
+      try scanValue(depth: 1)
+      return nil
+    }
+    if first == UInt8(ascii: "\"") {
+      let text = try readKey()
+      return text.utf8.count <= 4096 ? text : nil
+    }
+    let isScalar =
+      first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
+      || first == UInt8(ascii: "t") || first == UInt8(ascii: "f")
+    guard isScalar else {
+      try scanValue(depth: 1)
+      return nil
+    }
+    capturing = true
+    captureStart = position
+    captured.removeAll(keepingCapacity: true)
+    try scanValue(depth: 1)
+    let text = finishCapture()
+    captured.removeAll(keepingCapacity: captured.capacity <= 1 << 20)
+    return text.count <= 4096 ? String(decoding: text, as: UTF8.self) : nil
+  }
+
   func skipByteOrderMark() throws {
     guard let first = try peek() else { return }
     if first == 0xEF {

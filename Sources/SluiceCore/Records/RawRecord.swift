@@ -13,6 +13,9 @@ public struct RawRecord: Sendable {
   /// Scalar fields of the objects enclosing the record (a Telegram chat's `id` and `name` for
   /// its messages), as text, when the reader steps through them; nil otherwise.
   public var context: [String: String]?
+  /// The record's 0-based index in the array it is an element of (JSON arrays; in a path
+  /// through arrays, within its own array: a Telegram message's place in its chat).
+  public var position: Int?
 
   public init(location: RecordLocation, bytes: [UInt8]) {
     self.location = location

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import SluiceCore
+
+/// Record paths that step through arrays of objects (`chats.list[].messages`), streaming, with
+/// the enclosing objects' scalar fields and each record's place in its array.
+@Suite("JSON record paths through arrays")
+struct JSONArrayPathTests {
+  private func read(_ json: String, _ path: [String]) throws -> [RawRecord] {
+    let reader = JSONRecordReader(source: MemoryByteSource(Array(json.utf8)), layout: .array(path: path), bufferSize: 7)
+    var records: [RawRecord] = []
+    while let record = try reader.next() { records.append(record) }
+    return records
+  }
+
+  static let export = """
+    {"about": "x", "chats": {"about": "chats", "list": [
+      {"name": "Ana", "type": "personal_chat", "id": 11, "pinned": true, "meta": {"a": 1}, "messages": [{"id": 1}, {"id": 2}], "tail": [1]},
+      {"name": "Bo \\"B\\"", "id": 12, "messages": []},
+      {"id": 13, "messages": [{"id": 3}]}
+    ]}, "end": null}
+    """
+
+  @Test func everyChatsMessagesInTurnWithTheChatsFields() throws {
+    let records = try read(Self.export, ["chats", "list[]", "messages"])
+    #expect(records.map { String(decoding: $0.bytes, as: UTF8.self) } == [#"{"id": 1}"#, #"{"id": 2}"#, #"{"id": 3}"#])
+    #expect(records.map(\.position) == [0, 1, 0])
+    #expect(records.map(\.location.ordinal) == [1, 2, 3])
+    // Scalars only, inner objects' fields winning; `about` comes from the outer objects.
+    #expect(records[0].context == ["about": "chats", "name": "Ana", "type": "personal_chat", "id": "11", "pinned": "true"])
+    #expect(records[2].context == ["about": "chats", "id": "13"])
+    #expect(records[2].location.line == 4)
+  }
+
+  @Test func aTopLevelObjectsFieldsBeforeTheRecordsArrive() throws {
+    let records = try read(#"{"name": "Chat", "id": 7, "messages": [{"id": 1}], "after": 1}"#, ["messages"])
+    #expect(records.first?.context == ["name": "Chat", "id": "7"])
+    #expect(try read("[1, 2]", []).map(\.context) == [nil, nil])
+  }
+
+  @Test func theDocumentIsCheckedAroundEveryArray() throws {
+    #expect(throws: RecordReadError.self) {
+      try read(#"{"list": [{"messages": [{"id": 1}]}, {"messages": [], "x": }]}"#, ["list[]", "messages"])
+    }
+    let notObjects = #expect(throws: RecordReadError.self) {
+      try read(#"{"list": [[1]]}"#, ["list[]", "messages"])
+    }
+    #expect(notObjects?.message.contains("expected an object at 'list[]'") == true)
+    let notArray = #expect(throws: RecordReadError.self) {
+      try read(#"{"list": [{"messages": 3}]}"#, ["list[]", "messages"])
+    }
+    #expect(notArray?.message == "record path 'list[].messages' holds a number at 'list[].messages', not an array")
+  }
+
+  @Test func aPathEndingInAnArrayStepNamesTheRecordArray() throws {
+    #expect(try read(#"{"list": [{"a": 1}, {"a": 2}]}"#, ["list[]"]).count == 2)
+  }
+}
