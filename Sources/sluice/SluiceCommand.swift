@@ -19,7 +19,7 @@ enum SluiceCommand {
       sluice --help | sluice COMMAND --help
 
     DATASETS:
-    \(Catalog.datasets.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
+    \(datasetList)
 
     EXIT CODES (sysexits.h):
       0 success · 64 usage or spec error · 65 data error (run failed, nothing written)
@@ -60,5 +60,11 @@ enum SluiceCommand {
       return ExitCode.ioError
     }
   }
-}
 
+  /// Every dataset, one per line, names padded to the longest (none is cut short).
+  static var datasetList: String {
+    let width = Catalog.datasets.map(\.name.count).max() ?? 0
+    return Catalog.datasets.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)" }
+      .joined(separator: "\n")
+  }
+}
