@@ -57,9 +57,8 @@ struct ChatExportContractTests {
     .init(dataset: "telegram", file: "004-no-date.json", stage: .validate, code: .missingField, path: "date_unixtime"),
     .init(dataset: "telegram", file: "005-from-id-a-boolean.json", stage: .decode, code: .typeMismatch, path: "from_id"),
     .init(dataset: "telegram", file: "006-entity-without-text.json", stage: .decode, code: .missingField, path: "text[1].text"),
-    .init(dataset: "telegram", file: "007-no-id.json", stage: .map, code: .missingField, path: "id"),
-    .init(dataset: "telegram", file: "008-legacy-date-with-zone.json", stage: .validate, code: .invalidValue, path: "date"),
-    .init(dataset: "telegram", file: "009-photo-width-zero.json", stage: .validate, code: .outOfRange, path: "width"),
+    .init(dataset: "telegram", file: "007-legacy-date-with-zone.json", stage: .validate, code: .invalidValue, path: "date"),
+    .init(dataset: "telegram", file: "008-photo-width-zero.json", stage: .validate, code: .outOfRange, path: "width"),
   ]
 
   static func fixtures(_ dataset: String, _ folder: String) -> URL {

@@ -14,6 +14,7 @@ struct ChatExportCommandTests {
 
   @Test(arguments: [
     ("slack.json", 10), ("discord.json", 6), ("mattermost.json", 6), ("messenger.json", 5), ("telegram.json", 5),
+    ("telegram-account.json", 5),
   ])
   func eachSpecImportsItsCommittedSample(spec: String, messages: Int64) throws {
     let scratch = try TemporaryDirectory()

@@ -4,17 +4,22 @@ import SluiceCore
 /// `chats.list[].messages`) → the shared message tables.
 ///
 /// - **Conversation**: the enclosing chat's `id` (`telegram:5965280513`) and `name`, which the map
-///   stage finds in `MappingContext.fields` when the reader steps through the chat; a chat with
-///   a name but no id is keyed by its name; without either (a file the reader gives no fields
-///   for, or a minimal export), the file is the conversation, keyed by its stem.
+///   stage finds in `MappingContext.fields` — the top-level ones of a one-chat `result.json`, each
+///   chat's in a whole account at `chats.list[].messages` — so the same chat exported alone, in a
+///   later export or inside a whole account is one conversation. Only a chat with no `id`
+///   (chat-miner's minimal exports) falls back to the input file: `telegram:<file stem>`, with
+///   `#<name>` when the chat has a name, so that the id-less chats of one account file stay apart.
 /// - **Kind**: `type` `service` → system (the `action` is the event); `message` with a `photo` →
 ///   image (the text is the caption), with a `file` or `media_type` → file, otherwise text; any
 ///   other `type` is `unsupportedEnumValue` at `type`. `text` — a string, or strings and entity
 ///   objects — is flattened to plain text.
-/// - **Key**: the message's `id` within its chat (`telegram:5965280513/42`). A message without
-///   an `id` (chat-miner's minimal exports) needs its position in its chat for a key that a
-///   re-import repeats, which the map stage does not see yet: it is rejected, `missingField` at
-///   `id`, rather than keyed by something a later version would key differently.
+/// - **Key**: the message's `id` within its chat (`telegram:5965280513/42`). A message without an
+///   `id` (chat-miner's minimal exports) is keyed by its 0-based position in its chat's
+///   `messages` (`telegram:chat-miner_single_export/@0`; `@` never starts an id, which is a
+///   number). That key is stable: Telegram exports a chat's history in order, oldest first, and
+///   appends new messages at the end, so the same file gives the same positions and a re-import
+///   changes nothing. (A later export of a chat whose earlier messages were deleted shifts them;
+///   exports that have ids — every Telegram Desktop one — are keyed by id and never do.)
 /// - **Time**: `date_unixtime` (a number in a string); older exports have only `date`, the
 ///   exporting computer's local time without a zone, read as UTC.
 /// - **Sender**: `from_id` (`user123…`, or a bare number in older exports — the same key either
@@ -76,13 +81,9 @@ public struct TelegramDataset: Dataset {
       throw ChatExport.unsupported(message.type, at: "type", known: Self.types, what: "a Telegram message type")
     }
     let conversation = Self.conversation(context)
-    guard let id = message.id else {
-      throw MappingError(
-        code: .missingField, path: "id",
-        message: "a message without an id needs its position in its chat for a key, which this version does not see")
-    }
+    let key = message.id.map { String($0) } ?? "@\(context.position)"
     return Message(
-      id: Message.scopedID(String(id), in: conversation.id), conversation: conversation, sender: sender,
+      id: Message.scopedID(key, in: conversation.id), conversation: conversation, sender: sender,
       sentAt: try Self.sentAt(message),
       replyTo: message.replyToMessageID.map { Message.scopedID(String($0), in: conversation.id) },
       content: content)
@@ -92,16 +93,18 @@ public struct TelegramDataset: Dataset {
     MessageTables.rows(for: message, into: &rows)
   }
 
-  /// The enclosing chat: by `id`, else by `name`; else the input file.
+  /// The enclosing chat, by its `id`. A chat without one — chat-miner's minimal exports; Telegram
+  /// Desktop always writes it — falls back to the input file, and to the chat's `name` within it:
+  /// a name alone is no identity across files (two exports' "Chatname" need not be one chat),
+  /// and the file alone would merge an account file's id-less chats, whose positional keys
+  /// (`@0`, `@1`, …) would then overwrite each other.
   static func conversation(_ context: MappingContext) -> Conversation {
     let name = ChatExport.nonEmpty(context.fields["name"])
     if let id = ChatExport.nonEmpty(context.fields["id"]) {
       return Conversation(id: ChatExport.key(export, id), name: name)
     }
-    if let name {
-      return Conversation(id: ChatExport.key(export, name), name: name)
-    }
-    return Conversation(id: ChatExport.key(export, ChatExport.fileStem(context.inputPath)))
+    let file = ChatExport.fileStem(context.inputPath)
+    return Conversation(id: ChatExport.key(export, name.map { file + "#" + $0 } ?? file), name: name)
   }
 
   static func sender(id: IdentifierText?, name: String?) -> Sender? {
