@@ -83,16 +83,7 @@ public struct RecordRows: Sendable {
   @inlinable
   public mutating func patch<each V: DatabaseValueConvertible>(_ table: Table, _ value: repeat each V) {
     precondition(table.parent == nil, "\(table.name): only top-level tables take patches")
-    let start = values.count
-    var unchanged: UInt64 = 0
-    var nulls: UInt64 = 0
-    for value in repeat each value {
-      let bit: UInt64 = 1 << UInt64(truncatingIfNeeded: values.count - start)
-      if value.isUnchanged { unchanged |= bit }
-      let converted = value.databaseValue
-      if case .none = converted { nulls |= bit }
-      values.append(converted)
-    }
+    let (start, unchanged, nulls) = appendPartial(repeat each value)
     append(table, start: start, unchanged: unchanged, nulls: nulls, isPatch: true)
   }
 
@@ -109,6 +100,16 @@ public struct RecordRows: Sendable {
     precondition(
       table.parent == nil && table.onConflict == .upsert,
       "\(table.name): merge is for top-level tables declared onConflict: .upsert")
+    let (start, unchanged, nulls) = appendPartial(repeat each value)
+    append(table, start: start, unchanged: unchanged, nulls: nulls, isPatch: false)
+  }
+
+  /// Appends a partial row's values; returns where they start and, one bit per column, which
+  /// are `Patch.unchanged` and which are NULL.
+  @inlinable
+  mutating func appendPartial<each V: DatabaseValueConvertible>(_ value: repeat each V)
+    -> (start: Int, unchanged: UInt64, nulls: UInt64)
+  {
     let start = values.count
     var unchanged: UInt64 = 0
     var nulls: UInt64 = 0
@@ -119,7 +120,7 @@ public struct RecordRows: Sendable {
       if case .none = converted { nulls |= bit }
       values.append(converted)
     }
-    append(table, start: start, unchanged: unchanged, nulls: nulls, isPatch: false)
+    return (start, unchanged, nulls)
   }
 
   @usableFromInline
