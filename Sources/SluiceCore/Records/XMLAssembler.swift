@@ -1,0 +1,361 @@
+internal import CLibXML2
+import Foundation
+
+/// Turns the parser's events into records: follows the element path, builds each record's
+/// tape, bounds it, and queues finished records and errors for `next()`.
+struct XMLAssembler {
+  let path: [String]
+  let limits: XMLRecordReader.Limits
+  var context: xmlParserCtxtPtr?
+  private(set) var recordCount = 0
+
+  /// Records (or recoverable errors) the parser finished during the last chunk, in order.
+  private var ready: [Result<RawRecord, RecordReadError>] = []
+  private var readyHead = 0
+  /// The error that stops the document, delivered after the records before it.
+  private var failure: RecordReadError?
+  /// The parser has been given the last of the input.
+  var inputEnded = false
+
+  // Where the parser is in the document.
+  private var depth = 0
+  /// How many of the current element's ancestors-or-self match the path's first names.
+  private var matched = 0
+  /// The first element found where a record was expected but named differently, for the
+  /// message when no record is found at all.
+  private var strayName: String?
+
+  // The record being built.
+  private var builder = RecordTape.Builder()
+  private var frames = GrowableBuffer<Frame>(capacity: 64)
+  /// The text of the open elements, innermost last (`Frame.textStart`).
+  private var text = GrowableBuffer<UInt8>(capacity: 4096)
+  private var recordStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
+  /// Set when the record went past a limit: the rest of it is skipped, then reported.
+  private var skipped: RecordReadError?
+
+  private struct Frame {
+    /// The object node once the element is known to be an object, else -1.
+    var object: Int
+    /// Where this element's text starts in `text`.
+    var textStart: Int
+    var offset: Int
+    var lines: Int
+    /// `xsi:nil="true"`: the element is null, unless it turns out to have children.
+    var isNil = false
+  }
+
+  init(path: [String], limits: XMLRecordReader.Limits) {
+    self.path = path
+    self.limits = limits
+  }
+
+  /// Frees the buffers; the assembler is not used again.
+  func deallocate() {
+    builder.deallocate()
+    frames.deallocate()
+    text.deallocate()
+  }
+
+  /// The assembler behind a callback's context (the parser context, whose `_private` holds it).
+  static func of(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<XMLAssembler>? {
+    guard let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self), let assembler = parser.pointee._private
+    else { return nil }
+    return assembler.assumingMemoryBound(to: XMLAssembler.self)
+  }
+
+  /// The records' depth in the document (the root is 1).
+  private var recordDepth: Int { path.isEmpty ? 2 : path.count }
+  /// Inside a record: its element and all of its ancestors matched the path.
+  private var inRecord: Bool { matched == recordDepth }
+
+  /// The next finished record, or nil when the parser must be fed; throws the document's error
+  /// once the records before it are delivered.
+  mutating func nextReady() throws -> RawRecord? {
+    if readyHead < ready.count {
+      defer { readyHead += 1 }
+      return try ready[readyHead].get()
+    }
+    ready.removeAll(keepingCapacity: true)
+    readyHead = 0
+    if let failure { throw failure }
+    return nil
+  }
+
+  /// After the last chunk: a document without a single record may have a wrong path.
+  mutating func finishDocument() {
+    guard failure == nil, recordCount == 0 else { return }
+    if let strayName, let parent = pathDescription(upTo: recordDepth - 1) {
+      failure = RecordReadError(
+        code: .invalidValue,
+        message: "no <\(path.last ?? strayName)> elements under \(parent); found <\(strayName)>",
+        location: .init(ordinal: 0, byteOffset: byteOffset(), line: line()), isRecoverable: false)
+    }
+  }
+
+  private func pathDescription(upTo count: Int) -> String? {
+    guard count >= 1, path.count >= count else { return nil }
+    return path.prefix(count).map { "<\($0)>" }.joined()
+  }
+
+  // MARK: - Positions
+
+  /// The offset, in the decompressed stream, of the parser's current position.
+  private func byteOffset(at cursor: UnsafePointer<xmlChar>? = nil) -> Int64 {
+    guard let input = context?.pointee.input?.pointee, let base = input.base else { return 0 }
+    let current = cursor ?? input.cur ?? base
+    return Int64(input.consumed) + Int64(base.distance(to: current))
+  }
+
+  private func line() -> Int { Int(context?.pointee.input?.pointee.line ?? 1) }
+
+  /// The position of the start tag just parsed: the parser stands at its end (`>` or `/>`), and
+  /// the start tag's `<` is the last before it (attribute values hold no `<`).
+  private func startTagPosition() -> (offset: Int64, line: Int) {
+    guard let input = context?.pointee.input?.pointee, let base = input.base, var cursor = input.cur else {
+      return (byteOffset(), line())
+    }
+    var lines = 0
+    while cursor > base {
+      cursor -= 1
+      if cursor.pointee == UInt8(ascii: "<") { break }
+      if cursor.pointee == UInt8(ascii: "\n") { lines += 1 }
+    }
+    return (byteOffset(at: cursor), line() - lines)
+  }
+
+  // MARK: - Events
+
+  mutating func startElement(
+    _ name: UnsafePointer<xmlChar>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+  ) {
+    depth += 1
+    // libxml2's push parser keeps state for every open element and sets no bound of its own: a
+    // record nested too deep is skipped, but one nested past twice the limit (or anything that
+    // deep outside a record) gives the document up, so memory stays bounded.
+    if depth - recordDepth - limits.maxDepth > limits.maxDepth {
+      fail(code: .nestingTooDeep, "elements nested deeper than \(limits.maxDepth) levels; the document is not read further")
+      return
+    }
+    if depth > recordDepth {
+      guard inRecord, skipped == nil else { return }
+      guard depth - recordDepth <= limits.maxDepth else {
+        skip(
+          RecordReadError(
+            code: .nestingTooDeep, message: "elements nested deeper than \(limits.maxDepth) levels in a record",
+            location: recordStart, isRecoverable: true))
+        return
+      }
+      openElement(name, attributeCount: attributeCount, attributes: attributes)
+      return
+    }
+    guard matched == depth - 1 else { return }
+    let isRecordLevel = depth == recordDepth
+    if depth <= path.count {
+      guard matches(name, path[depth - 1]) else {
+        if depth == 1 {
+          fail(code: .invalidValue, "the root element is <\(String(cString: name))>, not <\(path[0])> as the record path says")
+        } else if isRecordLevel, strayName == nil {
+          strayName = String(cString: name)
+        }
+        return
+      }
+    }
+    matched = depth
+    guard isRecordLevel else { return }
+    recordCount += 1
+    let position = startTagPosition()
+    recordStart = RecordLocation(ordinal: recordCount, byteOffset: position.offset, line: position.line)
+    builder.reset()
+    frames.removeAll(shrinkingAbove: 1 << 16)
+    text.removeAll(shrinkingAbove: 1 << 20)
+    skipped = nil
+    openElement(name, attributeCount: attributeCount, attributes: attributes, position: position)
+  }
+
+  private func matches(_ name: UnsafePointer<xmlChar>, _ expected: String) -> Bool {
+    var expected = expected
+    return expected.withUTF8 { utf8 in
+      var i = 0
+      while i < utf8.count {
+        if name[i] != utf8[i] { return false }
+        i += 1
+      }
+      return name[i] == 0
+    }
+  }
+
+  private mutating func openElement(
+    _ name: UnsafePointer<xmlChar>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+    position: (offset: Int64, line: Int)? = nil
+  ) {
+    let position = position ?? startTagPosition()
+    let offset = Int(position.offset - recordStart.byteOffset)
+    let lines = position.line - recordStart.line
+    if var parent = frames.last {
+      if parent.object < 0 {
+        parent.object = builder.openObject(offset: parent.offset, lines: parent.lines)
+        frames[frames.count - 1] = parent
+      }
+      builder.key(name, count: strlen(name), offset: offset, lines: lines)
+    }
+    var frame = Frame(object: -1, textStart: text.count, offset: offset, lines: lines)
+    if attributeCount > 0, let attributes, Self.isNil(attributeCount: attributeCount, attributes: attributes) {
+      frame.isNil = true
+    } else if attributeCount > 0, let attributes {
+      // Five pointers per attribute: local name, prefix, URI, value start, value end. XML
+      // Schema instance attributes (xsi:nil, xsi:schemaLocation) describe the document, not data.
+      for index in 0..<attributeCount {
+        guard let localName = attributes[index * 5], let start = attributes[index * 5 + 3],
+          let end = attributes[index * 5 + 4], !Self.isSchemaInstance(attributes[index * 5 + 2])
+        else { continue }
+        if frame.object < 0 { frame.object = builder.openObject(offset: offset, lines: lines) }
+        builder.key(localName, count: strlen(localName), offset: offset, lines: lines, isAttribute: true)
+        let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
+        if value.contains(UInt8(ascii: "&")) {
+          Self.ampersandsDecoded(value).withUnsafeBufferPointer { decoded in
+            if let base = decoded.baseAddress { builder.string(base, count: decoded.count, offset: offset, lines: lines) }
+          }
+        } else {
+          builder.string(start, count: value.count, offset: offset, lines: lines)
+        }
+      }
+    }
+    frames.append(frame)
+    checkSize()
+  }
+
+  mutating func endElement() {
+    defer { depth -= 1 }
+    let inRecord = inRecord
+    if matched == depth { matched = depth - 1 }
+    guard inRecord else { return }
+    if skipped == nil, let frame = frames.last {
+      frames.removeLast(1)
+      let own = text.base + frame.textStart
+      let length = text.count - frame.textStart
+      if frame.isNil && frame.object < 0 {
+        builder.null(offset: frame.offset, lines: frame.lines)
+      } else if frame.object >= 0 {
+        if UnsafeBufferPointer(start: own, count: length).contains(where: { !Self.isWhitespace($0) }) {
+          builder.key("#text", offset: frame.offset, lines: frame.lines)
+          builder.string(own, count: length, offset: frame.offset, lines: frame.lines)
+        }
+        builder.closeObject(frame.object)
+      } else {
+        builder.string(own, count: length, offset: frame.offset, lines: frame.lines)
+      }
+      text.truncate(to: frame.textStart)
+      checkSize()
+    }
+    guard depth == recordDepth else { return }
+    if let skipped {
+      ready.append(.failure(skipped))
+      self.skipped = nil
+      return
+    }
+    let tape = builder.finish(origin: .xml)
+    ready.append(.success(RawRecord(location: recordStart, tape: tape)))
+  }
+
+  mutating func characters(_ bytes: UnsafePointer<xmlChar>, count: Int) {
+    guard inRecord, skipped == nil else { return }
+    text.append(bytes, count: count)
+    if text.count > limits.maxRecordBytes { checkSize(pending: text.count) }
+  }
+
+  private mutating func checkSize(pending: Int = 0) {
+    guard skipped == nil, builder.byteCount + pending > limits.maxRecordBytes else { return }
+    skip(
+      RecordReadError(
+        code: .recordTooLarge, message: "record larger than \(limits.maxRecordBytes) bytes", location: recordStart,
+        isRecoverable: true))
+  }
+
+  /// Gives up the record: its events are ignored until it ends, then the error is reported.
+  private mutating func skip(_ error: RecordReadError) {
+    skipped = error
+    builder.reset()
+    frames.removeAll(shrinkingAbove: 1 << 16)
+    text.removeAll(shrinkingAbove: 1 << 20)
+  }
+
+  mutating func refuseEntity(_ name: UnsafePointer<xmlChar>?) {
+    let entity = name.map { String(cString: $0) } ?? "?"
+    fail(
+      code: .unsafeXML,
+      "the document declares the entity '\(entity)'; Sluice never expands or loads DTD entities (they are how billion-laughs and XXE attacks work)")
+  }
+
+  mutating func parserError(_ error: UnsafePointer<xmlError>) {
+    guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+    let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
+    var trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
+    // libxml2 calls a document cut short "Extra content at the end of the document".
+    if inputEnded, depth > 0, error.pointee.code == Int32(XML_ERR_DOCUMENT_END.rawValue) {
+      trimmed = "the input ends before the document does (\(depth) element(s) still open)"
+    }
+    failure = RecordReadError(
+      code: .syntax, message: "malformed XML: \(trimmed)",
+      location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: Int(error.pointee.line)), isRecoverable: false)
+  }
+
+  mutating func fail(code: IssueCode, _ message: String) {
+    guard failure == nil else { return }
+    failure = RecordReadError(
+      code: code, message: message, location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: line()),
+      isRecoverable: false)
+    if let context { xmlStopParser(context) }
+  }
+
+  /// XML Schema's null, `xsi:nil="true"` (or `"1"`): JSON's `null`, so an element a DTO needs
+  /// is `nullValue` and an optional one nil, exactly as in JSON. Other attributes of a nil
+  /// element are ignored; `xsi:nil="false"` is no attribute at all.
+  private static func isNil(attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>) -> Bool {
+    for index in 0..<attributeCount {
+      guard let localName = attributes[index * 5], let uri = attributes[index * 5 + 2],
+        let start = attributes[index * 5 + 3], let end = attributes[index * 5 + 4]
+      else { continue }
+      guard strcmp(localName, "nil") == 0, isSchemaInstance(uri) else { continue }
+      let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
+      return value.elementsEqual("true".utf8) || value.elementsEqual("1".utf8)
+    }
+    return false
+  }
+
+  /// An attribute value with its `&#38;` sequences made `&` again.
+  ///
+  /// Without entity substitution (`XML_PARSE_NOENT`, which this reader leaves off) libxml2
+  /// hands SAX2 attribute values with every `&` the document escaped — `&amp;`, `&#38;`,
+  /// `&#x26;` — written back as `&#38;`, for a tree to re-parse; other references arrive decoded.
+  /// A bare `&` cannot occur in a well-formed attribute value, so each `&#38;` in what libxml2
+  /// reports stands for exactly one `&` (`&amp;#38;` arrives as `&#38;#38;` and becomes `&#38;`).
+  static func ampersandsDecoded(_ value: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    let escaped: [UInt8] = Array("&#38;".utf8)
+    var decoded: [UInt8] = []
+    decoded.reserveCapacity(value.count)
+    var index = 0
+    while index < value.count {
+      if value[index] == UInt8(ascii: "&"), index + escaped.count <= value.count,
+        value[index..<index + escaped.count].elementsEqual(escaped)
+      {
+        decoded.append(UInt8(ascii: "&"))
+        index += escaped.count
+      } else {
+        decoded.append(value[index])
+        index += 1
+      }
+    }
+    return decoded
+  }
+
+  private static func isSchemaInstance(_ uri: UnsafePointer<xmlChar>?) -> Bool {
+    guard let uri else { return false }
+    return strcmp(uri, "http://www.w3.org/2001/XMLSchema-instance") == 0
+  }
+
+  @inline(__always)
+  private static func isWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+  }
+}
