@@ -392,7 +392,8 @@ final class RowWriter {
       let parameters = plan.table.allColumns.indices.filter {
         plan.keyParameters.contains($0) || columns.contains(plan.table.allColumns[$0].name)
       }
-      guard let text = sql.update(plan.table, columns: columns) else { return }  // only the key: nothing to set
+      // Only where a column differs: a patch applied twice changes, and counts, nothing the second time.
+      guard let text = sql.updateIfDifferent(plan.table, columns: columns) else { return }  // only the key: nothing to set
       statement = (try store.prepare(text), parameters)
       if plan.patchStatements.count >= 64 { plan.patchStatements.removeAll() }
       plan.patchStatements[unchanged] = statement
