@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 // Sluice — a streaming batch import pipeline: gzip/plain JSON, NDJSON and XML dumps into SQLite.
 //
-// The only dependencies are the toolchain and three C libraries, installed from Debian's
-// packages: libsqlite3-dev, zlib1g-dev and libxml2-dev (see README.md and .ci/run).
+// The only dependencies are the toolchain and four C libraries, installed from Debian's
+// packages: libsqlite3-dev, zlib1g-dev, libxml2-dev and libpq-dev (see README.md and .ci/run).
 import PackageDescription
 
 let package = Package(
@@ -26,10 +26,17 @@ let package = Package(
       pkgConfig: "libxml-2.0",
       providers: [.apt(["libxml2-dev"])]
     ),
+    // PostgreSQL's client library, for `--db postgresql://…`; its headers are in
+    // /usr/include/postgresql, which pkg-config names.
+    .systemLibrary(
+      name: "CLibPQ",
+      pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]
+    ),
     // The engine: stages, policies, reports. It knows no dataset.
     .target(
       name: "SluiceCore",
-      dependencies: ["CSQLite", "CZlib", "CLibXML2"]
+      dependencies: ["CSQLite", "CZlib", "CLibXML2", "CLibPQ"]
     ),
     // The datasets: DTOs, domain types, mappers and loaders plugged into the engine.
     .target(
