@@ -41,7 +41,12 @@ enum RunCommand {
       options += """
 
               --on-conflict upsert|replace|ignore|fail
-              --db PATH              the SQLite database to create or update
+              --db PATH|URL          the SQLite database to create or update, or a PostgreSQL
+                                     server: postgresql://user@host:port/db (any libpq URL; the
+                                     password from ~/.pgpass or PGPASSWORD, not the URL)
+              --db-schema NAME       PostgreSQL: the schema of the tables (default public)
+              --connect-timeout SECONDS
+                                     PostgreSQL: how long to wait for the server (default 10)
               --rejects PATH         write every rejected record (raw text and issues) as NDJSON here
               --busy-timeout SECONDS how long to wait for another process's lock (default 5)
           """
@@ -67,7 +72,10 @@ enum RunCommand {
               --rejects PATH         the rejects file to replay (required)
               --policy strict|lenient
               --on-conflict upsert|replace|ignore|fail
-              --db PATH              the SQLite database to update
+              --db PATH|URL          the SQLite database to update, or a postgresql:// URL
+              --db-schema NAME       PostgreSQL: the schema of the tables (default public)
+              --connect-timeout SECONDS
+                                     PostgreSQL: how long to wait for the server (default 10)
               --busy-timeout SECONDS how long to wait for another process's lock (default 5)
               --report PATH          write the JSON run report here
               --junit PATH           write the contract's checks as JUnit XML here
@@ -91,11 +99,14 @@ enum RunCommand {
     var values: Set<String> = ["policy", "report", "junit", "rejects"]
     var flags: Set<String> = ["help"]
     switch mode {
-    case .run: values.formUnion(["input", "input-dir", "format", "record-path", "on-conflict", "db", "busy-timeout"])
+    case .run:
+      values.formUnion([
+        "input", "input-dir", "format", "record-path", "on-conflict", "db", "db-schema", "connect-timeout", "busy-timeout",
+      ])
     case .validate:
       values.formUnion(["input", "input-dir", "format", "record-path"])
       flags.insert("fail-on-warnings")
-    case .replay: values.formUnion(["on-conflict", "db", "busy-timeout"])
+    case .replay: values.formUnion(["on-conflict", "db", "db-schema", "connect-timeout", "busy-timeout"])
     }
     return ArgumentParser(valueOptions: values, flags: flags, help: help(mode))
   }
@@ -153,13 +164,13 @@ enum RunCommand {
           ? "valid: \(read) record(s) meet the \(report.dataset) contract"
           : "invalid: \(read) record(s) checked, \(errors) issue(s); see above")
     } else if report.committed {
-      printOutput("database: \(configuration.database)")
+      printOutput("database: \(configuration.databaseDescription)")
       var listed = Set<String>()
       for table in datasets.flatMap(\.tables) where listed.insert(table).inserted {
         printOutput("  \(table): \(report.tableRows[table] ?? 0) rows")
       }
     } else {
-      printError("sluice: the run was rolled back; no data was written to \(configuration.database)")
+      printError("sluice: the run was rolled back; no data was written to \(configuration.databaseDescription)")
     }
     var status = report.exitCode
     if let failure = StandardOutput.shared.failure, status == ExitCode.success {
@@ -167,7 +178,7 @@ enum RunCommand {
       status = report.committed ? RunReport.committedButOutputFailed : ExitCode.ioError
     }
     if status == RunReport.committedButOutputFailed {
-      printError("sluice: the data was committed to \(configuration.database); only the output(s) above were lost")
+      printError("sluice: the data was committed to \(configuration.databaseDescription); only the output(s) above were lost")
     }
     return status
   }
@@ -189,7 +200,33 @@ enum RunCommand {
       }
     }
     if let input = values["input"] { configuration.input = absolute(input) }
-    if let db = values["db"] { configuration.database = absolute(db) }
+    if let db = values["db"] {
+      // A server's URL is not a path: it goes to libpq as written.
+      configuration.database = DatabaseLocation.isPostgreSQLURL(db) ? db : absolute(db)
+      if DatabaseLocation(db).hasPassword {
+        printError(
+          "sluice: warning: the --db URL carries a password, which other users can see in the process list; put it in ~/.pgpass or PGPASSWORD instead")
+      }
+    }
+    if let schema = values["db-schema"] {
+      guard !schema.isEmpty, schema.utf8.count <= PostgreSQLDialect.identifierLimit else {
+        throw UsageError(
+          message: "--db-schema must be a name of 1 to \(PostgreSQLDialect.identifierLimit) bytes", help: help(mode))
+      }
+      configuration.databaseSchema = schema
+    }
+    if let timeout = values["connect-timeout"] {
+      guard let seconds = Int(timeout), (2...86_400).contains(seconds) else {
+        throw UsageError(
+          message: "--connect-timeout must be a whole number of seconds from 2 to 86400, not '\(timeout)'", help: help(mode))
+      }
+      configuration.connectTimeoutSeconds = seconds
+    }
+    if !configuration.databaseLocation.isPostgreSQL && mode != .validate {
+      if configuration.databaseSchema != nil {
+        throw UsageError(message: "a schema (--db-schema, 'databaseSchema') applies to a PostgreSQL database, not a SQLite file", help: help(mode))
+      }
+    }
     if let report = values["report"] { configuration.reportPath = absolute(report) }
     if let junit = values["junit"] { configuration.junitPath = absolute(junit) }
     if mode == .run, let rejects = values["rejects"] { configuration.rejectsPath = absolute(rejects) }

@@ -27,7 +27,15 @@ public struct PipelineConfiguration: Sendable {
   /// What the run reads, in load order: one input, or several loaded into one transaction.
   public var inputs: [PipelineInput]
   public var policy: Policy
+  /// A SQLite file's path, or a PostgreSQL server's libpq URL (`postgresql://…`); print
+  /// `databaseDescription`, which never shows a password.
   public var database: String
+  /// PostgreSQL: the schema the tables live in (created when missing); nil: the server's
+  /// `search_path`, normally `public`. SQLite has none.
+  public var databaseSchema: String?
+  /// PostgreSQL: seconds to wait for a connection; nil: the URL's `connect_timeout`,
+  /// `PGCONNECT_TIMEOUT`, or 10.
+  public var connectTimeoutSeconds: Int?
   public var conflict: ConflictPolicy
   public var reportPath: String?
   /// Where to write the JUnit XML of the run's checks.
@@ -82,6 +90,11 @@ public struct PipelineConfiguration: Sendable {
     self.rejectsPath = rejectsPath
     self.issueSampleLimit = issueSampleLimit
   }
+
+  /// Which kind of database `database` names.
+  public var databaseLocation: DatabaseLocation { DatabaseLocation(database) }
+  /// The database as messages and reports name it: a URL without its password.
+  public var databaseDescription: String { databaseLocation.redacted }
 
   /// A validate run: nothing is written.
   var isDryRun: Bool { mode == .validate }

@@ -222,14 +222,14 @@ public struct PipelineRunner {
         state.waitedForLock = true
         return .init(
           kind: .io,
-          message: "database \(configuration.database) is locked by another process (waited \(configuration.busyTimeoutDescription))")
+          message: "database \(configuration.databaseDescription) is locked by another process (waited \(configuration.busyTimeoutDescription))")
       case .full:
-        return .init(kind: .io, message: "database \(configuration.database) is full: \(error.message); nothing was written")
+        return .init(kind: .io, message: "database \(configuration.databaseDescription) is full: \(error.message); nothing was written")
       case .constraint, .other:
         return .init(kind: .io, message: "database error: \(error)")
       }
     case let error as MigrationError:
-      return .init(kind: .cannotCreateOutput, message: "database \(configuration.database): \(error.message)")
+      return .init(kind: .cannotCreateOutput, message: "database \(configuration.databaseDescription): \(error.message)")
     case let error as OutputError:
       return .init(kind: error.kind == .cannotCreate ? .cannotCreateOutput : .io, message: error.message)
     default:
@@ -256,7 +256,7 @@ public struct PipelineRunner {
     return RunReport(
       mode: configuration.mode.rawValue, pipeline: configuration.name, dataset: datasetName,
       policy: configuration.policy.summary, conflict: configuration.conflict.rawValue,
-      database: configuration.isDryRun ? "" : configuration.database,
+      database: configuration.isDryRun ? "" : configuration.databaseDescription,
       status: failure == nil ? .succeeded : .failed, failure: failure,
       startedAt: run.startedAt, finishedAt: Date(),
       durationSeconds: Double(Stopwatch.now() - run.clockStart) / 1e9,
@@ -322,16 +322,32 @@ public struct PipelineRunner {
 
   // MARK: - Resources
 
-  /// Opens the run's database; SQLite is the one store today.
-  private func openDatabase() throws -> SQLiteConnection {
-    do {
-      return try SQLiteConnection.openForImport(
-        path: configuration.database, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
-    } catch let error as any StoreError where error.failure == .busy {
-      throw error
-    } catch let error as any StoreError {
-      throw OutputError(
-        kind: .cannotCreate, message: "cannot open or create database \(configuration.database): \(error.message)")
+  /// Opens the run's database: a SQLite file, or a connection to the PostgreSQL server its URL
+  /// names. A server that cannot be reached, or refuses the login, is an I/O failure (exit 74)
+  /// that names the server by host, port and database — never by the password.
+  private func openDatabase() throws -> any Store {
+    switch configuration.databaseLocation {
+    case .postgreSQL(let url):
+      do {
+        return try PostgreSQLStore(
+          url: url,
+          options: .init(
+            schema: configuration.databaseSchema, connectTimeoutSeconds: configuration.connectTimeoutSeconds,
+            lockTimeoutMilliseconds: configuration.busyTimeoutMilliseconds))
+      } catch let error as PostgreSQLError {
+        let place = error.server.isEmpty ? configuration.databaseDescription : error.server
+        throw RunAbort(failure: .init(kind: .io, message: "cannot connect to \(place): \(error.message)"))
+      }
+    case .sqlite(let path):
+      do {
+        return try SQLiteConnection.openForImport(
+          path: path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+      } catch let error as any StoreError where error.failure == .busy {
+        throw error
+      } catch let error as any StoreError {
+        throw OutputError(
+          kind: .cannotCreate, message: "cannot open or create database \(path): \(error.message)")
+      }
     }
   }
 

@@ -33,6 +33,10 @@ public struct PipelineSpec: Sendable {
   public var rejects: String?
   /// Seconds to wait for another process's lock on the database.
   public var busyTimeout: Double?
+  /// PostgreSQL: the schema the tables live in (default: the server's `search_path`, `public`).
+  public var databaseSchema: String?
+  /// PostgreSQL: seconds to wait for a connection (2 or more; libpq's minimum).
+  public var connectTimeout: Int?
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
 
@@ -84,6 +88,14 @@ public struct PipelineSpec: Sendable {
     busyTimeout = document.busyTimeout
     if let busyTimeout, !(busyTimeout >= 0 && busyTimeout <= 86_400) {
       throw SpecError(path: path, message: "'busyTimeout' must be between 0 and 86400 seconds")
+    }
+    databaseSchema = document.databaseSchema
+    connectTimeout = document.connectTimeout
+    if let connectTimeout, !(2...86_400).contains(connectTimeout) {
+      throw SpecError(path: path, message: "'connectTimeout' must be a whole number of seconds from 2 to 86400")
+    }
+    if let databaseSchema, databaseSchema.isEmpty || databaseSchema.utf8.count > PostgreSQLDialect.identifierLimit {
+      throw SpecError(path: path, message: "'databaseSchema' must be a name of 1 to \(PostgreSQLDialect.identifierLimit) bytes")
     }
     onConflict = try choice("onConflict", document.onConflict, default: .upsert)
     policy = try Self.policy(document.policy, path: path)
@@ -282,10 +294,13 @@ public struct PipelineSpec: Sendable {
           PipelineInput(dataset: input.dataset, path: $0, format: input.format, recordPath: input.recordPath)
         }
       },
-      policy: policy, database: resolve(database), conflict: onConflict,
+      policy: policy, database: DatabaseLocation.isPostgreSQLURL(database) ? database : resolve(database),
+      conflict: onConflict,
       reportPath: report.map(resolve), junitPath: junit.map(resolve),
       rejectsPath: rejects.map(resolve))
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
+    configuration.databaseSchema = databaseSchema
+    configuration.connectTimeoutSeconds = connectTimeout
     return configuration
   }
 
@@ -328,7 +343,7 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, inputs, policy, database, onConflict, busyTimeout, report, junit, rejects"
+    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, onConflict, busyTimeout, report, junit, rejects"
   static let knownInputKeys = "dataset, input, format, recordPath"
 
   var description: String?
@@ -344,6 +359,8 @@ struct SpecDocument: Decodable {
   var junit: String?
   var rejects: String?
   var busyTimeout: Double?
+  var databaseSchema: String?
+  var connectTimeout: Int?
 
   /// One element of `inputs`.
   struct InputDocument: Decodable {

@@ -93,7 +93,9 @@ struct TableSQL {
     let insert = insert(table, ignoringExisting: false) + " ON CONFLICT (\(table.key.map(q).joined(separator: ", ")))"
     guard !others.isEmpty else { return insert + " DO NOTHING" }
     let assignments = others.map { "\(q($0)) = excluded.\(q($0))" }.joined(separator: ", ")
-    let changed = others.map { dialect.isDistinct(q($0), "excluded.\(q($0))") }.joined(separator: " OR ")
+    // Qualified: PostgreSQL finds a bare column of the condition ambiguous beside `excluded`.
+    let changed = others.map { dialect.isDistinct("\(q(table.name)).\(q($0))", "excluded.\(q($0))") }
+      .joined(separator: " OR ")
     return insert + " DO UPDATE SET \(assignments) WHERE \(changed)"
   }
 
@@ -141,10 +143,11 @@ struct TableSQL {
     let values = (1...names.count).map(dialect.parameter).joined(separator: ", ")
     let attributes = names.dropFirst()
     let assignments = attributes.map { "\(q($0)) = excluded.\(q($0))" }.joined(separator: ", ")
-    let changed = attributes.map { dialect.isDistinct(q($0), "excluded.\(q($0))") }.joined(separator: " OR ")
+    let table = q(lookup.table)
+    let changed = attributes.map { dialect.isDistinct("\(table).\(q($0))", "excluded.\(q($0))") }.joined(separator: " OR ")
     return """
-      INSERT INTO \(q(lookup.table)) (\(names.map(q).joined(separator: ", ")), \(q("retired"))) VALUES (\(values), 0)
-      ON CONFLICT (\(q("id"))) DO UPDATE SET \(assignments), \(q("retired")) = 0 WHERE \(changed) OR \(q("retired")) = 1
+      INSERT INTO \(table) (\(names.map(q).joined(separator: ", ")), \(q("retired"))) VALUES (\(values), 0)
+      ON CONFLICT (\(q("id"))) DO UPDATE SET \(assignments), \(q("retired")) = 0 WHERE \(changed) OR \(table).\(q("retired")) = 1
       """
   }
 

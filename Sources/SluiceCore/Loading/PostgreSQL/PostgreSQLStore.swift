@@ -1,0 +1,330 @@
+internal import CLibPQ
+import Foundation
+
+/// One connection to a PostgreSQL server, over libpq: the store a run writes into when its
+/// database is a `postgresql://` URL.
+///
+/// Statements are prepared on the server (`PQprepare`) and run with text parameters
+/// (`PQexecPrepared`), so the engine's row-at-a-time writer, its savepoints and its transaction
+/// work as they do with SQLite. Each session runs in UTC with ISO dates, waits for locks at most
+/// `busyTimeoutMilliseconds` (`lock_timeout`), and, when a schema is named, in that schema alone
+/// (`search_path`) — created by the first transaction if it does not exist.
+///
+/// The connection string is any libpq URI; libpq also reads the `PG*` environment variables and
+/// `~/.pgpass`. Sluice adds a `connect_timeout` of 10 s when neither the URL, `PGCONNECT_TIMEOUT`
+/// nor the caller sets one, so an unreachable server fails the run instead of hanging it. The
+/// password never appears in what the store reports: errors name the server by host, port and
+/// database.
+public final class PostgreSQLStore: Store {
+  public struct Options: Sendable {
+    /// The schema the tables live in; nil: the server's `search_path` (normally `public`).
+    public var schema: String?
+    /// Seconds to wait for a connection; nil: the URL's, `PGCONNECT_TIMEOUT`, or 10.
+    public var connectTimeoutSeconds: Int?
+    public var lockTimeoutMilliseconds: Int32
+
+    public init(schema: String? = nil, connectTimeoutSeconds: Int? = nil, lockTimeoutMilliseconds: Int32 = 5_000) {
+      self.schema = schema
+      self.connectTimeoutSeconds = connectTimeoutSeconds
+      self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
+    }
+  }
+
+  public static let defaultConnectTimeoutSeconds = 10
+
+  let connection: OpaquePointer
+  /// `host …, port …, database …`: the server as messages name it.
+  public let server: String
+  public let schema: String?
+  /// Whether the named schema must still be created (by the next transaction).
+  private var createsSchema = false
+  public private(set) var changes = 0
+  private var statementCount = 0
+  /// Statements whose owner went away, deallocated on the server before the next prepare.
+  var retiredStatements: [String] = []
+  /// Unique indexes of the schema by name, with their columns, for naming what a 23505 broke;
+  /// nil when DDL may have changed them since they were read.
+  private var uniqueIndexes: [String: [String]]?
+
+  public var busyTimeoutMilliseconds: Int32 {
+    didSet {
+      // lock_timeout 0 waits for ever; a store asked not to wait waits 1 ms.
+      try? run("SET lock_timeout TO \(max(busyTimeoutMilliseconds, 1))")
+    }
+  }
+
+  public var dialect: any SQLDialect { PostgreSQLDialect() }
+
+  public init(url: String, options: Options = Options()) throws {
+    var keywords: [String] = []
+    var values: [String] = []
+    // Before the URL, so a connect_timeout in it wins; the environment's wins too, since an
+    // explicit keyword would override it.
+    if options.connectTimeoutSeconds == nil && ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
+      keywords.append("connect_timeout")
+      values.append(String(Self.defaultConnectTimeoutSeconds))
+    }
+    keywords += ["fallback_application_name", "dbname"]
+    values += ["sluice", url]
+    if let seconds = options.connectTimeoutSeconds {
+      keywords.append("connect_timeout")
+      values.append(String(seconds))
+    }
+    keywords.append("client_encoding")
+    values.append("UTF8")
+    // libpq's messages have no reason to quote a password; if one ever did, it is masked.
+    let secrets = DatabaseLocation.passwordRanges(in: url).flatMap { range in
+      [String(url[range]), String(url[range]).removingPercentEncoding].compactMap { $0 }.filter { !$0.isEmpty }
+    }
+    let pointer = Self.withCStrings(keywords) { keywords in
+      Self.withCStrings(values) { values in
+        // "If expand_dbname is non-zero, the value for the first dbname key word is checked to see
+        // if it is a connection string. If so, it is “expanded” into the individual connection
+        // parameters extracted from the string."
+        PQconnectdbParams(keywords, values, 1)
+      }
+    }
+    guard let pointer else {
+      throw PostgreSQLError(sqlState: "08001", message: "out of memory", server: "PostgreSQL")
+    }
+    let server = Self.describe(pointer)
+    guard PQstatus(pointer) == CONNECTION_OK else {
+      var message = Self.oneLine(String(cString: PQerrorMessage(pointer)))
+      for secret in secrets { message = message.replacingOccurrences(of: secret, with: "***") }
+      PQfinish(pointer)
+      throw PostgreSQLError(sqlState: "08001", message: message, server: server)
+    }
+    // Notices (`relation … already exists, skipping`) would go to stderr: Sluice reports its own.
+    PQsetNoticeProcessor(pointer, { _, _ in }, nil)
+    connection = pointer
+    self.server = server
+    schema = options.schema
+    busyTimeoutMilliseconds = options.lockTimeoutMilliseconds
+    var setup = [
+      "SET client_min_messages TO warning", "SET TimeZone TO 'UTC'", "SET DateStyle TO 'ISO'",
+      "SET lock_timeout TO \(max(options.lockTimeoutMilliseconds, 1))",
+    ]
+    if let schema = options.schema {
+      setup.append("SET search_path TO \(dialect.quote(schema))")
+    }
+    try run(setup.joined(separator: "; "))
+    if let schema = options.schema {
+      let exists = try prepare("SELECT 1 FROM pg_namespace WHERE nspname = $1")
+      try exists.bind(.text(schema), at: 1)
+      createsSchema = try !exists.step()
+      exists.reset()
+    }
+  }
+
+  deinit { PQfinish(connection) }
+
+  // MARK: - Statements
+
+  /// Runs one or more statements without parameters; DDL among them may change the schema's
+  /// unique indexes.
+  public func execute(_ sql: String) throws {
+    uniqueIndexes = nil
+    try run(sql)
+  }
+
+  /// Runs statements without parameters through the simple query protocol.
+  func run(_ sql: String) throws {
+    let result = PQexec(connection, sql)
+    defer { PQclear(result) }
+    try check(result, sql: sql)
+    changes = Self.changes(of: result)
+  }
+
+  public func prepare(_ sql: String) throws -> PostgreSQLStatement {
+    deallocateRetired()
+    if uniqueIndexes == nil && PQtransactionStatus(connection) != PQTRANS_INERROR {
+      uniqueIndexes = try? readUniqueIndexes()
+    }
+    statementCount += 1
+    return try PostgreSQLStatement(store: self, name: "sluice_\(statementCount)", sql: sql)
+  }
+
+  /// Frees the server's copies of statements nobody holds any more, in one round trip, when the
+  /// session can run commands.
+  private func deallocateRetired() {
+    guard !retiredStatements.isEmpty, PQtransactionStatus(connection) != PQTRANS_INERROR else { return }
+    let sql = retiredStatements.map { "DEALLOCATE \(dialect.quote($0))" }.joined(separator: "; ")
+    retiredStatements.removeAll()
+    PQclear(PQexec(connection, sql))
+  }
+
+  func noteChanges(_ result: OpaquePointer?) { changes = Self.changes(of: result) }
+
+  /// `PQcmdTuples`: "the number of rows affected by the SQL statement that generated the
+  /// PGresult … If the command was anything else, it returns an empty string."
+  static func changes(of result: OpaquePointer?) -> Int {
+    guard let result, let text = PQcmdTuples(result) else { return 0 }
+    return Int(String(cString: text)) ?? 0
+  }
+
+  // MARK: - Transactions
+
+  public func withTransaction<T>(_ body: () throws -> T) throws -> T {
+    try run("BEGIN")
+    let result: T
+    do {
+      if createsSchema, let schema {
+        try run("CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))")
+      }
+      result = try body()
+    } catch {
+      try? run("ROLLBACK")
+      throw error
+    }
+    // "COMMIT" on a transaction that failed is answered with the tag ROLLBACK, not an error.
+    let commit = PQexec(connection, "COMMIT")
+    defer { PQclear(commit) }
+    try check(commit, sql: "COMMIT")
+    if let commit, let tag = PQcmdStatus(commit), String(cString: tag) != "COMMIT" {
+      throw PostgreSQLError(
+        sqlState: "25P02", message: "the server rolled the transaction back at COMMIT: a statement in it had failed",
+        server: server, sql: "COMMIT")
+    }
+    createsSchema = false
+    return result
+  }
+
+  public func makeSavepoints() throws -> any RecordSavepoints { PostgreSQLSavepoints(store: self) }
+
+  // MARK: - Queries
+
+  public func scalarInt(_ sql: String) throws -> Int64? {
+    let statement = try prepare(sql)
+    defer { statement.reset() }
+    guard try statement.step(), case .integer(let value)? = statement.columnValue(0) else { return nil }
+    return value
+  }
+
+  public func columns(of table: String) throws -> [String]? {
+    let statement = try prepare(
+      """
+      SELECT column_name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position
+      """)
+    try statement.bind(.text(table), at: 1)
+    defer { statement.reset() }
+    var columns: [String] = []
+    while try statement.step() {
+      if case .text(let name)? = statement.columnValue(0) { columns.append(name) }
+    }
+    return columns.isEmpty ? nil : columns
+  }
+
+  public func indexExists(_ name: String) throws -> Bool {
+    let statement = try prepare("SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1")
+    try statement.bind(.text(name), at: 1)
+    defer { statement.reset() }
+    return try statement.step()
+  }
+
+  /// Index builds take `maintenance_work_mem` on the server; nothing to trade on this side.
+  public func prepareForIndexBuild() throws {}
+
+  public func recordAudit(_ entry: AuditEntry) throws {
+    try PostgreSQLAuditLog.record(entry, into: self)
+  }
+
+  /// The unique indexes (and so primary keys and unique constraints, which share their index's
+  /// name) of the current schema, with their columns in order.
+  private func readUniqueIndexes() throws -> [String: [String]] {
+    let result = PQexec(
+      connection,
+      """
+      SELECT i.relname, a.attname
+      FROM pg_index x
+      JOIN pg_class i ON i.oid = x.indexrelid
+      JOIN pg_class t ON t.oid = x.indrelid
+      JOIN pg_namespace n ON n.oid = t.relnamespace
+      CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, position)
+      JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+      WHERE x.indisunique AND n.nspname = current_schema()
+      ORDER BY i.relname, k.position
+      """)
+    defer { PQclear(result) }
+    try check(result, sql: "unique indexes")
+    var indexes: [String: [String]] = [:]
+    for row in 0..<PQntuples(result) {
+      guard let index = PQgetvalue(result, row, 0), let column = PQgetvalue(result, row, 1) else { continue }
+      indexes[String(cString: index), default: []].append(String(cString: column))
+    }
+    return indexes
+  }
+
+  // MARK: - Errors
+
+  /// Throws the error a result carries; a nil result is a lost connection or exhausted memory.
+  func check(_ result: OpaquePointer?, sql: String?) throws {
+    guard let result else { throw connectionError(sql: sql) }
+    switch PQresultStatus(result) {
+    case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY, PGRES_COPY_IN, PGRES_COPY_OUT:
+      return
+    default:
+      throw error(from: result, sql: sql)
+    }
+  }
+
+  func error(from result: OpaquePointer, sql: String?) -> PostgreSQLError {
+    func field(_ code: Character) -> String? {
+      guard let ascii = code.asciiValue, let value = PQresultErrorField(result, Int32(ascii)) else { return nil }
+      return String(cString: value)
+    }
+    guard let state = field("C") else { return connectionError(sql: sql) }  // PG_DIAG_SQLSTATE
+    let primary = Self.oneLine(field("M") ?? "")  // PG_DIAG_MESSAGE_PRIMARY
+    var error = PostgreSQLError(
+      sqlState: state, message: PostgreSQLError.valueFreeMessage(sqlState: state, message: primary),
+      constraint: field("n"), table: field("t"), column: field("c"),  // PG_DIAG_CONSTRAINT_NAME, _TABLE_NAME, _COLUMN_NAME
+      server: server, sql: sql)
+    if state == "23505", let constraint = error.constraint {
+      error.uniqueColumns = uniqueIndexes?[constraint] ?? []
+    }
+    return error
+  }
+
+  /// The connection's own error: the server went away, or the client ran out of memory.
+  func connectionError(sql: String?) -> PostgreSQLError {
+    let message = Self.oneLine(String(cString: PQerrorMessage(connection)))
+    return PostgreSQLError(
+      sqlState: "08006", message: message.isEmpty ? "the connection to the server was lost" : message, server: server,
+      sql: sql)
+  }
+
+  /// Host, port and database of a connection (a socket's directory is its host).
+  static func describe(_ connection: OpaquePointer) -> String {
+    func text(_ value: UnsafeMutablePointer<CChar>?) -> String? {
+      guard let value else { return nil }
+      let text = String(cString: value)
+      return text.isEmpty ? nil : text
+    }
+    let host = text(PQhost(connection)) ?? "localhost"
+    let port = text(PQport(connection)) ?? "5432"
+    let database = text(PQdb(connection)).map { ", database \($0)" } ?? ""
+    return "PostgreSQL at host \(host), port \(port)\(database)"
+  }
+
+  static func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }.joined(separator: " ")
+  }
+
+  /// Calls `body` with a NULL-terminated array of C strings.
+  private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    return body(copies.map { $0.map { UnsafePointer($0) } } + [nil])
+  }
+}
+
+/// One savepoint per record of a lenient run: PostgreSQL aborts a whole transaction at its first
+/// error, and rolling back to the savepoint is what lets the run go on without the record.
+struct PostgreSQLSavepoints: RecordSavepoints {
+  let store: PostgreSQLStore
+
+  func begin() throws { try store.run("SAVEPOINT sluice_record") }
+  func release() throws { try store.run("RELEASE SAVEPOINT sluice_record") }
+  func rollback() throws { try store.run("ROLLBACK TO SAVEPOINT sluice_record; RELEASE SAVEPOINT sluice_record") }
+}
