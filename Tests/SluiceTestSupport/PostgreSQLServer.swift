@@ -1,0 +1,142 @@
+import Foundation
+import SluiceCore
+
+/// The PostgreSQL server the tests may load into: `SLUICE_TEST_POSTGRES_URL`, which
+/// `.ci/with-postgres` exports (`.ci/run` always runs the tests through it). Without the
+/// variable the PostgreSQL tests are skipped, and say so.
+public enum PostgreSQLServer {
+  public static let url: String? = {
+    guard let url = ProcessInfo.processInfo.environment["SLUICE_TEST_POSTGRES_URL"], !url.isEmpty else { return nil }
+    return url
+  }()
+
+  public static var isAvailable: Bool { url != nil }
+
+  /// The URL's query parameters (`host`, `port`), to reach the same server another way.
+  public static func parameter(_ name: String) -> String? {
+    guard let url, let components = URLComponents(string: url) else { return nil }
+    return components.queryItems?.first { $0.name == name }?.value
+  }
+
+  /// The server's port, for connections over the loopback interface.
+  public static var port: String { parameter("port") ?? "5432" }
+
+  /// A connection to the server's default schema, for set-up the tests do as its superuser.
+  public static func connect() throws -> PostgreSQLStore {
+    guard let url else { throw PostgreSQLError(sqlState: "08001", message: "no test server", server: "") }
+    return try PostgreSQLStore(url: url)
+  }
+}
+
+/// A schema of its own for one test, dropped with everything in it when the value goes away.
+/// It is not created here: the first run into it creates it, as a run into a new schema does.
+public final class PostgreSQLSchema {
+  public let name: String
+
+  public init() {
+    name = "sluice_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+  }
+
+  deinit {
+    _ = try? PostgreSQLServer.connect().execute("DROP SCHEMA IF EXISTS \"\(name)\" CASCADE")
+  }
+
+  /// The server's URL: the schema is chosen with `databaseSchema`.
+  public var url: String { PostgreSQLServer.url ?? "" }
+
+  public func connect() throws -> PostgreSQLStore {
+    try PostgreSQLStore(url: url, options: .init(schema: name))
+  }
+
+  /// Whether a run has created it.
+  public func exists() throws -> Bool {
+    let store = try PostgreSQLServer.connect()
+    let statement = try store.prepare("SELECT 1 FROM pg_namespace WHERE nspname = $1")
+    try statement.bind(.text(name), at: 1)
+    return try statement.step()
+  }
+
+  /// `configuration` aimed at this schema.
+  public func aim(_ configuration: PipelineConfiguration) -> PipelineConfiguration {
+    var configuration = configuration
+    configuration.database = url
+    configuration.databaseSchema = name
+    return configuration
+  }
+
+  /// Every row of each of `tables` that exists, normalized as `TableRows` writes them.
+  public func rows(of tables: [String]) throws -> TableRows {
+    try TableRows(postgreSQL: connect(), tables: tables)
+  }
+}
+
+/// The rows of some tables, each row as text with its values written the same way whichever store
+/// held them — integers and booleans as decimals, reals as Swift prints the double, text quoted,
+/// bytes as hex, timestamps as the canonical UTC text the engine binds — and sorted, so the same
+/// load into SQLite and into PostgreSQL compares equal row for row.
+public struct TableRows: Equatable, CustomStringConvertible {
+  /// Per existing table: its column names, then its rows.
+  public var tables: [String: [String]]
+
+  public init(sqlite path: String, tables names: [String]) throws {
+    let db = try SQLiteConnection(path: path, options: .init(readOnly: true))
+    var tables: [String: [String]] = [:]
+    for name in names {
+      guard let columns = try db.columns(of: name) else { continue }
+      let select = try db.prepare("SELECT \(columns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \"\(name)\"")
+      var rows: [String] = []
+      while try select.step() {
+        rows.append((0..<columns.count).map { Self.render(select.columnValue(Int32($0))) }.joined(separator: " | "))
+      }
+      tables[name] = [columns.joined(separator: ", ")] + rows.sorted()
+    }
+    self.tables = tables
+  }
+
+  public init(postgreSQL store: PostgreSQLStore, tables names: [String]) throws {
+    var tables: [String: [String]] = [:]
+    for name in names {
+      let info = try store.prepare(
+        """
+        SELECT column_name, data_type FROM information_schema.columns
+        WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position
+        """)
+      try info.bind(.text(name), at: 1)
+      var columns: [(name: String, type: String)] = []
+      while try info.step() {
+        if case .text(let column)? = info.columnValue(0), case .text(let type)? = info.columnValue(1) {
+          columns.append((column, type))
+        }
+      }
+      guard !columns.isEmpty else { continue }
+      let list = columns.map { column in
+        column.type == "timestamp with time zone"
+          ? "to_char(\"\(column.name)\" AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')" : "\"\(column.name)\""
+      }
+      let select = try store.prepare("SELECT \(list.joined(separator: ", ")) FROM \"\(name)\"")
+      var rows: [String] = []
+      while try select.step() {
+        rows.append((0..<columns.count).map { Self.render(select.columnValue(Int32($0))) }.joined(separator: " | "))
+      }
+      tables[name] = [columns.map(\.name).joined(separator: ", ")] + rows.sorted()
+    }
+    self.tables = tables
+  }
+
+  static func render(_ value: DatabaseValue?) -> String {
+    switch value {
+    case nil: return "NULL"
+    case .integer(let number): return String(number)
+    case .real(let number): return "\(number)"
+    case .text(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    case .blob(let bytes): return "x'" + bytes.map { String(format: "%02x", $0) }.joined() + "'"
+    }
+  }
+
+  /// Rows per table (without the header); 0 for a table that does not exist.
+  public func count(_ table: String) -> Int { max((tables[table]?.count ?? 0) - 1, 0) }
+
+  public var description: String {
+    tables.keys.sorted().map { "\($0): \(tables[$0] ?? [])" }.joined(separator: "\n")
+  }
+}
