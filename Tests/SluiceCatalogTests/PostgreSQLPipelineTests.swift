@@ -61,6 +61,25 @@ extension RunReport {
   }
 }
 
+@Suite("PostgreSQL names")
+struct PostgreSQLNameTests {
+  /// PostgreSQL silently cuts a longer identifier to 63 bytes: a check whose name were cut would
+  /// no longer be recognised in its error, and two names equal in their first 63 bytes would be
+  /// one object. Every name the catalog's DDL quotes must fit.
+  @Test func everyIdentifierOfTheCatalogFitsPostgreSQLsLimit() {
+    for dataset in Catalog.datasets {
+      for migration in dataset.schema.migrations(dialect: PostgreSQLDialect()) {
+        let names = migration.sql.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+          .filter { $0.offset % 2 == 1 }.map(\.element)
+        #expect(!names.isEmpty)
+        for name in names {
+          #expect(name.utf8.count <= PostgreSQLDialect.identifierLimit, "\(dataset.name): \(name)")
+        }
+      }
+    }
+  }
+}
+
 /// Every dataset's committed pipeline, loaded into PostgreSQL and into SQLite: the same rows,
 /// table by table, and the same report. Needs a server (`SLUICE_TEST_POSTGRES_URL`, which
 /// `.ci/with-postgres` sets); skipped without one.

@@ -42,8 +42,8 @@ public final class PostgreSQLStore: Store {
   private var statementCount = 0
   /// Statements whose owner went away, deallocated on the server before the next prepare.
   var retiredStatements: [String] = []
-  /// Unique indexes of the schema by name, with their columns, for naming what a 23505 broke;
-  /// nil when DDL may have changed them since they were read.
+  /// Unique indexes of the schema by name, with their columns, for naming what a 23505 broke:
+  /// read at the first prepare and again after each DDL statement.
   private var uniqueIndexes: [String: [String]]?
 
   public var busyTimeoutMilliseconds: Int32 {
@@ -123,8 +123,13 @@ public final class PostgreSQLStore: Store {
   /// Runs one or more statements without parameters; DDL among them may change the schema's
   /// unique indexes.
   public func execute(_ sql: String) throws {
-    uniqueIndexes = nil
     try run(sql)
+    let upper = sql.uppercased()
+    if upper.contains("CREATE") || upper.contains("ALTER") || upper.contains("DROP") {
+      // Read now, while the transaction can still run a query: after a failed statement it
+      // could not, and the error needs the columns of the index it names.
+      uniqueIndexes = try? readUniqueIndexes()
+    }
   }
 
   /// Runs statements without parameters through the simple query protocol.
@@ -138,6 +143,7 @@ public final class PostgreSQLStore: Store {
   public func prepare(_ sql: String) throws -> PostgreSQLStatement {
     deallocateRetired()
     if uniqueIndexes == nil && PQtransactionStatus(connection) != PQTRANS_INERROR {
+      // A failed read leaves nil, to try again at the next prepare.
       uniqueIndexes = try? readUniqueIndexes()
     }
     statementCount += 1

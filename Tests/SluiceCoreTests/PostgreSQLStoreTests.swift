@@ -1,0 +1,204 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+@testable import SluiceCore
+
+/// Where a database is, and what of it is printed: no server needed.
+@Suite("Database locations")
+struct DatabaseLocationTests {
+  @Test(arguments: [
+    ("postgresql://sluice@db.example:5432/shop", true), ("postgres://sluice@/shop?host=/run/pg", true),
+    ("POSTGRESQL://x@y/z", true), ("shop.sqlite", false), ("/var/lib/postgresql://x", false),
+    ("postgresql:/x", false),
+  ])
+  func aURLWithAPostgreSQLSchemeNamesAServer(text: String, isServer: Bool) {
+    #expect(DatabaseLocation(text).isPostgreSQL == isServer)
+  }
+
+  @Test(arguments: [
+    ("postgresql://ann:s3cret@db:5432/shop", "postgresql://ann:***@db:5432/shop"),
+    ("postgres://ann:p%40ss@h1:1,h2:2/shop?sslmode=require", "postgres://ann:***@h1:1,h2:2/shop?sslmode=require"),
+    ("postgresql://ann@db/shop?password=s3cret&connect_timeout=5", "postgresql://ann@db/shop?password=***&connect_timeout=5"),
+    ("postgresql://ann@/shop?host=/run/pg&port=5433", "postgresql://ann@/shop?host=/run/pg&port=5433"),
+    ("postgresql:///shop", "postgresql:///shop"),
+    ("postgresql://db/shop?x=a@b:c", "postgresql://db/shop?x=a@b:c"),
+  ])
+  func theRedactedURLKeepsEverythingButThePassword(url: String, redacted: String) {
+    #expect(DatabaseLocation(url).redacted == redacted)
+    #expect(DatabaseLocation(url).hasPassword == (url != redacted))
+  }
+
+  @Test func thePasswordIsDecoded() {
+    #expect(DatabaseLocation.password(in: "postgresql://ann:p%40ss@db/shop") == "p@ss")
+    #expect(DatabaseLocation.password(in: "postgresql://ann@db/shop") == nil)
+  }
+
+  @Test func aStatementSendsEveryParameterUpToTheHighestItNames() {
+    #expect(PostgreSQLStatement.parameters(in: "DELETE FROM t WHERE k = $3") == [3])
+    #expect(PostgreSQLStatement.parameters(in: "SELECT '$1', \"$2\", $10 -- $4\n, $5") == [10, 5])
+  }
+
+  @Test func theDialectSpellsTypesAndParametersForPostgreSQL() {
+    let dialect = PostgreSQLDialect()
+    #expect(dialect.typeName(.boolean) == "smallint")
+    #expect(dialect.typeName(.timestamp) == "timestamptz")
+    #expect(dialect.parameter(12) == "$12")
+  }
+}
+
+/// The PostgreSQL store against a real server: types round trip, errors are classified as the
+/// engine needs, without values. Skipped without `SLUICE_TEST_POSTGRES_URL`.
+@Suite(
+  "PostgreSQL store",
+  .enabled(
+    if: PostgreSQLServer.isAvailable,
+    "no PostgreSQL server: set SLUICE_TEST_POSTGRES_URL or run the tests through .ci/with-postgres"))
+struct PostgreSQLStoreTests {
+  let schema = PostgreSQLSchema()
+
+  /// A store in the test's own schema, created.
+  func store() throws -> PostgreSQLStore {
+    let store = try schema.connect()
+    try store.withTransaction {}
+    return store
+  }
+
+  @Test func valuesRoundTripThroughTheDeclaredTypes() throws {
+    let db = try store()
+    let dialect = db.dialect
+    try db.execute(
+      """
+      CREATE TABLE t (k \(dialect.typeName(.integer)) PRIMARY KEY, flag \(dialect.typeName(.boolean)),
+        x \(dialect.typeName(.real)), at \(dialect.typeName(.timestamp)), body \(dialect.typeName(.blob)),
+        note \(dialect.typeName(.text)))
+      """)
+    let reals: [Double] = [0.1, -1e-300, 1.7976931348623157e308, 123456789.125, .infinity, 0]
+    let times = ["2023-01-01T00:00:05.000Z", "1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"]
+    let insert = try db.prepare("INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6)")
+    for (index, real) in reals.enumerated() {
+      try insert.run([
+        .integer(Int64(index) - 3 + (index == 5 ? Int64.max - 2 : 0)), .integer(Int64(index % 2)), .real(real),
+        .text(times[index % times.count]), .blob(index == 0 ? [] : [0, 255, UInt8(index), 10]),
+        .text(index == 1 ? "" : "Zoë ' \" \\ \u{1F600} \(index)"),
+      ])
+    }
+    let read = try db.prepare(
+      """
+      SELECT k, flag, x, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), body, note FROM t ORDER BY x
+      """)
+    var rows: [[DatabaseValue?]] = []
+    while try read.step() { rows.append((0..<6).map { read.columnValue(Int32($0)) }) }
+    #expect(rows.count == reals.count)
+    #expect(rows.map { $0[2] } == reals.sorted().map { .real($0) })
+    for row in rows {
+      guard case .real(let real)? = row[2], let index = reals.firstIndex(of: real) else {
+        Issue.record("unexpected row \(row)")
+        continue
+      }
+      #expect(row[0] == .integer(Int64(index) - 3 + (index == 5 ? Int64.max - 2 : 0)))
+      #expect(row[1] == .integer(Int64(index % 2)))
+      #expect(row[3] == .text(times[index % times.count]))
+      #expect(row[4] == .blob(index == 0 ? [] : [0, 255, UInt8(index), 10]))
+      #expect(row[5] == .text(index == 1 ? "" : "Zoë ' \" \\ \u{1F600} \(index)"))
+    }
+  }
+
+  @Test func textWithANulCharacterIsRefusedNotCut() throws {
+    let db = try store()
+    try db.execute("CREATE TABLE t (note text)")
+    let insert = try db.prepare("INSERT INTO t VALUES ($1)")
+    let error = try #require(throws: PostgreSQLError.self) { try insert.bind(.text("a\u{0}secret"), at: 1) }
+    #expect(error.failure == .constraint(ConstraintViolation(kind: .other)))
+    #expect(!error.description.contains("secret"))
+  }
+
+  @Test func constraintErrorsNameTheConstraintAndNeverTheValues() throws {
+    let db = try store()
+    try db.execute(
+      """
+      CREATE TABLE parent (id text PRIMARY KEY);
+      CREATE TABLE t (a text NOT NULL, b text NOT NULL, n bigint CONSTRAINT "t.n check" CHECK (n >= 0),
+        p text REFERENCES parent, PRIMARY KEY (a, b));
+      """)
+    let insert = try db.prepare("INSERT INTO t VALUES ($1, $2, $3, $4)")
+    try insert.run(["k1", "k2", 1, nil])
+    func failure(_ values: [DatabaseValue?]) throws -> PostgreSQLError {
+      try db.execute("SAVEPOINT s")
+      defer { try? db.execute("ROLLBACK TO SAVEPOINT s") }
+      return try #require(throws: PostgreSQLError.self) { try insert.run(values) }
+    }
+    try db.withTransaction {
+      let duplicate = try failure(["k1", "k2", 7, nil])
+      #expect(duplicate.sqlState == "23505")
+      #expect(duplicate.failure == .constraint(.init(kind: .unique, table: "t", columns: ["a", "b"], name: "t_pkey")))
+      let null = try failure(["k9", nil, 7, nil])
+      #expect(null.failure == .constraint(.init(kind: .notNull, table: "t", columns: ["b"])))
+      let check = try failure(["k9", "secret-value", -5, nil])
+      #expect(check.failure == .constraint(.init(kind: .check, table: "t", name: "t.n check")))
+      let orphan = try failure(["k9", "k9", 1, "secret-parent"])
+      #expect(orphan.failure == .constraint(.init(kind: .foreignKey, table: "t", name: "t_p_fkey")))
+      for error in [duplicate, null, check, orphan] {
+        #expect(!error.description.contains("secret"))
+        #expect(!error.description.contains("k1"))
+      }
+      try db.execute("SAVEPOINT s")
+      let wrongType = try #require(throws: PostgreSQLError.self) {
+        try db.prepare("SELECT $1::bigint").run([.text("secret-number")])
+      }
+      try db.execute("ROLLBACK TO SAVEPOINT s")
+      #expect(wrongType.sqlState == "22P02")
+      #expect(!wrongType.description.contains("secret"))
+    }
+  }
+
+  @Test func aLockHeldPastTheBusyTimeoutIsBusy() throws {
+    let db = try store()
+    try db.execute("CREATE TABLE t (k text PRIMARY KEY)")
+    let holder = try schema.connect()
+    try holder.execute("BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE")
+    db.busyTimeoutMilliseconds = 50
+    let error = try #require(throws: PostgreSQLError.self) {
+      try db.withTransaction { try db.execute("INSERT INTO t VALUES ('x')") }
+    }
+    #expect(error.failure == .busy)
+    try holder.execute("ROLLBACK")
+    try db.withTransaction { try db.execute("INSERT INTO t VALUES ('x')") }
+    #expect(try db.scalarInt("SELECT count(*) FROM t") == 1)
+  }
+
+  @Test func aCommitOfAFailedTransactionThrowsInsteadOfRollingBackQuietly() throws {
+    let db = try store()
+    try db.execute("CREATE TABLE t (k text PRIMARY KEY)")
+    #expect(throws: PostgreSQLError.self) {
+      try db.withTransaction {
+        try db.execute("INSERT INTO t VALUES ('x')")
+        _ = try? db.execute("INSERT INTO t VALUES ('x')")  // swallowed: the transaction is aborted
+      }
+    }
+    #expect(try db.scalarInt("SELECT count(*) FROM t") == 0)
+  }
+
+  @Test func migrationsAdoptTablesThatExistInTheSchema() throws {
+    let db = try store()
+    try db.execute("CREATE TABLE t (k text PRIMARY KEY, v bigint); CREATE INDEX t_by_v ON t (v)")
+    #expect(try db.columns(of: "t") == ["k", "v"])
+    #expect(try db.columns(of: "missing") == nil)
+    #expect(try db.indexExists("t_by_v"))
+    #expect(try !db.indexExists("t_by_k"))
+    // Another schema's table of the same name is not this schema's.
+    let other = PostgreSQLSchema()
+    let elsewhere = try other.connect()
+    try elsewhere.withTransaction {}
+    #expect(try elsewhere.columns(of: "t") == nil)
+    let migrations = [
+      Migration("create t", sql: "CREATE TABLE t (k text PRIMARY KEY, v bigint)", creates: .table("t", columns: ["k", "v"])),
+      Migration("create t_by_v", sql: "CREATE INDEX t_by_v ON t (v)", creates: .index("t_by_v")),
+    ]
+    let applied = try db.withTransaction { try Migrator.migrate(db, migrations) }
+    #expect(applied.applied == ["create t", "create t_by_v"])
+    let missingColumn = [
+      Migration("create t2", sql: "", creates: .table("t", columns: ["k", "v", "w"]))
+    ]
+    #expect(throws: MigrationError.self) { try db.withTransaction { try Migrator.migrate(db, missingColumn) } }
+  }
+}
