@@ -27,6 +27,7 @@ enum RunCommand {
                                  preset (then the spec's overrides stay)
           --report PATH          write the JSON run report here
           --junit PATH           write the contract's checks as JUnit XML here
+          --html PATH            write the run report as one self-contained HTML page here
       """
     switch mode {
     case .run:
@@ -71,6 +72,7 @@ enum RunCommand {
               --busy-timeout SECONDS how long to wait for another process's lock (default 5)
               --report PATH          write the JSON run report here
               --junit PATH           write the contract's checks as JUnit XML here
+              --html PATH            write the run report as one self-contained HTML page here
           """
     }
     return """
@@ -88,7 +90,7 @@ enum RunCommand {
   }
 
   static func parser(_ mode: RunMode) -> ArgumentParser {
-    var values: Set<String> = ["policy", "report", "junit", "rejects"]
+    var values: Set<String> = ["policy", "report", "junit", "html", "rejects"]
     var flags: Set<String> = ["help"]
     switch mode {
     case .run: values.formUnion(["input", "input-dir", "format", "record-path", "on-conflict", "db", "busy-timeout"])
@@ -192,6 +194,7 @@ enum RunCommand {
     if let db = values["db"] { configuration.database = absolute(db) }
     if let report = values["report"] { configuration.reportPath = absolute(report) }
     if let junit = values["junit"] { configuration.junitPath = absolute(junit) }
+    if let html = values["html"] { configuration.htmlPath = absolute(html) }
     if mode == .run, let rejects = values["rejects"] { configuration.rejectsPath = absolute(rejects) }
     if let format = values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {

@@ -16,6 +16,8 @@ enum SluiceCommand {
       sluice replay PIPELINE.json --rejects PATH
                                              load the records of a fixed rejects file
       sluice schema DATASET                  print the SQL schema of a dataset
+      sluice report REPORT.json [--html PATH]
+                                             render a JSON run report (as an HTML page)
       sluice --help | sluice COMMAND --help
 
     DATASETS:
@@ -45,11 +47,13 @@ enum SluiceCommand {
         return try RunCommand.main(RunMode(rawValue: name) ?? .run, arguments: rest)
       case "schema":
         return try SchemaCommand.main(arguments: rest)
+      case "report":
+        return try ReportCommand.main(arguments: rest)
       default:
         throw UsageError(message: "unknown command '\(name)'", help: help)
       }
     } catch let error as UsageError {
-      let command = ["run", "validate", "replay", "schema"].contains(name) ? "\(name) " : ""
+      let command = ["run", "validate", "replay", "schema", "report"].contains(name) ? "\(name) " : ""
       printError("sluice: \(error.message)\nRun 'sluice \(command)--help' for usage.")
       return ExitCode.usage
     } catch let error as SpecError {
