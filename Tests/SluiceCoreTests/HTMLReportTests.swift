@@ -273,8 +273,17 @@ struct HTMLReportTests {
     #expect(!HTMLReport.render(Self.report()).contains("id=\"inputs\""))
   }
 
+  @Test func theRunSectionNamesTheReferencesLookedUp() {
+    var report = Self.report()
+    report.referenceLookups = ["devices": .init(keys: 1_200, queries: 12), "users": .init(keys: 1, queries: 1)]
+    let html = HTMLReport.render(report)
+    #expect(html.contains("<dt>references looked up</dt><dd>devices 1,200 key(s) in 12 queries, users 1 key(s) in 1 query</dd>"))
+    #expect(!HTMLReport.render(Self.report()).contains("references looked up"))
+  }
+
   @Test func theSamePageComesFromTheReportReadBackFromJSON() throws {
-    let report = Self.report()
+    var report = Self.report()
+    report.referenceLookups = ["devices": .init(keys: 12, queries: 1)]
     let decoded = try RunReport.decode(from: report.jsonData())
     #expect(HTMLReport.render(decoded) == HTMLReport.render(report))
   }

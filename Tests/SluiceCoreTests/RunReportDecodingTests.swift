@@ -70,9 +70,21 @@ struct RunReportDecodingTests {
   }
 
   @Test func aCurrentReportReadsBackExactly() throws {
-    let report = HTMLReportTests.report()
+    var report = HTMLReportTests.report(failure: .init(kind: .io, message: "disk full"))
+    report.referenceLookups = ["devices": .init(keys: 12, queries: 1)]
+    report.skippedByDesign = ["version line": 1]
     let data = try report.jsonData()
     #expect(try RunReport.decode(from: data).jsonData() == data)
+    let object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    #expect(Set(object.keys) == Set(RunReport.CodingKeys.allCases.map(\.stringValue)))
+  }
+
+  @Test func everyStoredPropertyOfTheReportHasAKey() {
+    let properties = Mirror(reflecting: HTMLReportTests.report()).children.compactMap(\.label)
+    #expect(properties.count == RunReport.CodingKeys.allCases.count)
+    for property in properties {
+      #expect(RunReport.CodingKeys(stringValue: property) != nil, "RunReport.\(property) has no coding key")
+    }
   }
 
   @Test func whatIsNotAReportIsRefusedWithThePlaceThatIsWrong() throws {

@@ -452,6 +452,12 @@ public enum HTMLReport {
     facts.append(("quarantined", grouped(report.quarantined)))
     let kept = report.statistics(for: .load).kept
     if kept > 0 { facts.append(("kept as they were", grouped(kept))) }
+    if let lookups = report.referenceLookups, !lookups.isEmpty {
+      let tables = lookups.sorted { $0.key < $1.key }.map { table, lookup in
+        "\(table) \(grouped(lookup.keys)) key(s) in \(grouped(lookup.queries)) quer\(lookup.queries == 1 ? "y" : "ies")"
+      }
+      facts.append(("references looked up", tables.joined(separator: ", ")))
+    }
     if let skipped = report.skippedByDesign, !skipped.isEmpty {
       let reasons = skipped.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         .map { "\($0.key) \(grouped($0.value))" }.joined(separator: ", ")

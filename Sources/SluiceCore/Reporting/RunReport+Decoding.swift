@@ -13,11 +13,13 @@ extension RunReport {
   /// The newest `reportVersion` this build reads (and the one it writes).
   public static let currentVersion = 1
 
-  enum CodingKeys: String, CodingKey {
+  /// Every stored property's key: a property missing here would be dropped from the JSON
+  /// (`RunReportDecodingTests` checks them against the type's properties).
+  enum CodingKeys: String, CodingKey, CaseIterable {
     case reportVersion, mode, pipeline, dataset, policy, conflict, database, status, failure, startedAt
     case finishedAt, durationSeconds, peakMemoryBytes, input, inputs, stages, issueCounts, issueSampleLimit
-    case issues, checks, drift, coercions, skippedByDesign, quarantined, rowsWritten, tableRows, committed
-    case outputErrors
+    case issues, checks, drift, coercions, skippedByDesign, quarantined, rowsWritten, referenceLookups, tableRows
+    case committed, outputErrors
   }
 
   public init(from decoder: any Decoder) throws {
@@ -51,6 +53,7 @@ extension RunReport {
     skippedByDesign = try container.decodeIfPresent([String: Int].self, forKey: .skippedByDesign)
     quarantined = try container.decodeIfPresent(Int.self, forKey: .quarantined) ?? 0
     rowsWritten = try container.decode([String: Int].self, forKey: .rowsWritten)
+    referenceLookups = try container.decodeIfPresent([String: ReferenceLookups].self, forKey: .referenceLookups)
     tableRows = try container.decode([String: Int].self, forKey: .tableRows)
     committed = try container.decode(Bool.self, forKey: .committed)
     outputErrors = try container.decodeIfPresent([String].self, forKey: .outputErrors) ?? []
