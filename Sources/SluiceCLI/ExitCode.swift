@@ -1,4 +1,6 @@
-/// Exit codes from `sysexits.h`, as DESIGN.md lists them.
+import SluiceCore
+
+/// Exit codes from `sysexits.h`, as DESIGN.md lists them, and the one Sluice adds.
 enum ExitCode {
   static let success: Int32 = 0
   /// EX_USAGE: bad command line or pipeline spec.
@@ -11,11 +13,7 @@ enum ExitCode {
   static let cannotCreate: Int32 = 73
   /// EX_IOERR: a corrupt or truncated stream, a locked or full database.
   static let ioError: Int32 = 74
-}
-
-/// A command line that cannot be run; exit 64 with the message and a pointer to `--help`.
-struct UsageError: Error, CustomStringConvertible {
-  var message: String
-  var help: String
-  var description: String { message }
+  /// The data was committed, but an output written after the commit was lost (EX_TEMPFAIL's
+  /// number, Sluice's meaning); the engine's report decides it.
+  static let committedButOutputFailed: Int32 = RunReport.committedButOutputFailed
 }
