@@ -71,7 +71,7 @@ struct PipelineInvocation {
   }
 
   /// Runs the pipeline, prints its summary on stderr and its result on stdout; returns the
-  /// exit code the report and standard output make together.
+  /// exit code the report, standard output and `--fail-on-rejects` make together.
   func run() throws -> Int32 {
     guard let resolved else { preconditionFailure("validate() comes before run()") }
     let configuration = resolved.configuration
@@ -103,6 +103,12 @@ struct PipelineInvocation {
     }
     if status == ExitCode.committedButOutputFailed {
       printError("sluice: the data was committed to \(configuration.database); only the output(s) above were lost")
+    }
+    let rejected = report.stages.map(\.rejected).reduce(0, +)
+    if status == ExitCode.success && report.committed && rejected > 0 && parsed.flags.contains("fail-on-rejects") {
+      printError(
+        "sluice: \(rejected) record(s) rejected; the rest were committed to \(configuration.database) (exit \(ExitCode.rejectsFound): --fail-on-rejects)")
+      status = ExitCode.rejectsFound
     }
     return status
   }

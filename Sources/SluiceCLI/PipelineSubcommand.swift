@@ -66,6 +66,15 @@ extension PipelineSubcommand {
     """
   }
 
+  /// `--fail-on-rejects`, as the subcommands that load list it.
+  static var failOnRejectsOption: String {
+    """
+        --fail-on-rejects      exit 1 when records were rejected, although the run succeeded
+                               and committed the rest (a lenient run within its budget): cron
+                               and CI notice; 65 still means nothing was written
+    """
+  }
+
   /// A pipeline subcommand's `--help`, around its own usage, summary and options.
   static func makeHelp(usage: String, summary: String, options: String) -> String {
     """

@@ -8,7 +8,7 @@ struct ReplayCommand: PipelineSubcommand {
   static let rejects = RejectsFile.read
   static let writesDatabase = true
   static let valueOptions: Set<String> = ["rejects", "policy", "on-conflict", "db", "busy-timeout", "report", "junit"]
-  static let flags: Set<String> = []
+  static let flags: Set<String> = ["fail-on-rejects"]
 
   static let help = makeHelp(
     usage: "sluice replay PIPELINE.json --rejects PATH [options]",
@@ -24,7 +24,7 @@ struct ReplayCommand: PipelineSubcommand {
           --busy-timeout SECONDS how long to wait for another process's lock (default 5)
           --report PATH          write the JSON run report here
           --junit PATH           write the contract's checks as JUnit XML here
-      """)
+      """ + "\n" + failOnRejectsOption)
 
   var invocation: PipelineInvocation
 }

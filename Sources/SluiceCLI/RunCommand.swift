@@ -11,7 +11,7 @@ struct RunCommand: PipelineSubcommand {
     "input", "input-dir", "format", "record-path", "policy", "report", "junit", "on-conflict", "db", "rejects",
     "busy-timeout",
   ]
-  static let flags: Set<String> = []
+  static let flags: Set<String> = ["fail-on-rejects"]
 
   static let help = makeHelp(
     usage: "sluice run PIPELINE.json [options]",
@@ -27,7 +27,7 @@ struct RunCommand: PipelineSubcommand {
           --db PATH              the SQLite database to create or update
           --rejects PATH         write every rejected record (raw text and issues) as NDJSON here
           --busy-timeout SECONDS how long to wait for another process's lock (default 5)
-      """)
+      """ + "\n" + failOnRejectsOption)
 
   var invocation: PipelineInvocation
 }

@@ -22,6 +22,8 @@ extension Sluice {
          be written before the commit (nothing written)
       75 the data was committed, but an output that can only be written after the commit (a report
          to a pipe or device, standard output) was lost
+      1  only with --fail-on-rejects: the data was committed, but the lenient run rejected records
+         (not a sysexits code, so that it never reads as "nothing was written")
     """
   }
 
