@@ -16,11 +16,12 @@ struct RunsCommand: Subcommand {
            sluice runs DB RUN_ID [--json]
 
     Lists the runs the database records (its sluice_runs table), newest first: run id,
-    pipeline, mode, start (UTC), duration, status, records read, loaded and rejected, and why a
-    failed run failed. With RUN_ID, prints that run's summary, its per-stage counts, and its
-    issues grouped by stage, code and field path with their counts (from sluice_rejects, which
-    keeps the first issues of each code and never a record's values). The database is opened
-    read-only: nothing is created, changed or locked for writing.
+    pipeline, mode, start (UTC), duration, status, records read, loaded and rejected (a failed
+    run's loaded records were rolled back with the rest), and why a failed run failed. With
+    RUN_ID, prints that run's summary, its per-stage counts, and its issues grouped by stage,
+    code and field path with their counts (from sluice_rejects, which keeps the first issues of
+    each code and never a record's values). The database is opened read-only: nothing is
+    created, changed or locked for writing.
 
     OPTIONS:
       --last N     list the N most recent runs (default \(defaultLast))
