@@ -95,6 +95,11 @@ let package = Package(
       // Contract fixtures are read in place through #filePath, not bundled.
       exclude: ["Fixtures"]
     ),
+    // The command line in process, over datasets of the test's own (no catalog).
+    .testTarget(
+      name: "SluiceCLITests",
+      dependencies: ["SluiceCLI", "SluiceCore", "SluiceTestSupport"]
+    ),
     .testTarget(
       name: "SluiceEndToEndTests",
       dependencies: ["sluice", "orders-generator", "messages-generator", "SluiceCore", "SluiceTestSupport", "OrderSamples"]
