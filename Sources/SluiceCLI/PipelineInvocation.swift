@@ -25,7 +25,8 @@ struct PipelineInvocation {
   init(_ command: any PipelineSubcommand.Type, arguments: [String], catalog: [AnyDataset]) throws {
     self.command = command
     self.catalog = catalog
-    parsed = try ArgumentParser(valueOptions: command.valueOptions, flags: command.flags.union(["help"]))
+    parsed = try ArgumentParser(
+      valueOptions: command.valueOptions, flags: command.flags.union(["help", "progress", "no-progress"]))
       .parse(arguments)
     guard parsed.positionals.count == 1, let specPath = parsed.positionals.first else {
       throw UsageError(
@@ -39,6 +40,9 @@ struct PipelineInvocation {
   /// Reads the spec, finds its datasets and applies the options: every problem with the command
   /// line or the spec is found here, before anything is opened.
   mutating func validate() throws {
+    if parsed.flags.contains("progress") && parsed.flags.contains("no-progress") {
+      throw UsageError("--progress and --no-progress contradict each other: give one")
+    }
     let spec = try PipelineSpec(contentsOf: specPath)
     let declared = try spec.datasets(in: catalog)
     if command.rejects == .read && spec.inputs.count > 1 {
@@ -74,8 +78,11 @@ struct PipelineInvocation {
   /// exit code the report, standard output and `--fail-on-rejects` make together.
   func run() throws -> Int32 {
     guard let resolved else { preconditionFailure("validate() comes before run()") }
-    let configuration = resolved.configuration
+    var configuration = resolved.configuration
+    let display = ProgressDisplay.isWanted(flags: parsed.flags) ? ProgressDisplay() : nil
+    if let display { configuration.progress = { display.draw($0) } }
     let report = PipelineRunner(configuration: configuration, datasets: resolved.datasets).run()
+    display?.finish()
     printError(report.summary())
     for problem in report.outputErrors { printError("sluice: \(problem)") }
     if let rejects = configuration.rejectsPath, !report.outputErrors.contains(where: { $0.contains(rejects) }) {

@@ -85,6 +85,10 @@ extension PipelineSubcommand {
 
     OPTIONS (override the spec; paths here are relative to the working directory):
     \(options)
+        --progress, --no-progress
+                               draw a progress line on stderr (bytes read of the input's size,
+                               records read and loaded, records/s, rejects, elapsed, ETA), or
+                               not; by default only when stderr is a terminal
         -h, --help             show this help
 
     Relative paths inside a spec resolve against the spec file's directory (inputs: against

@@ -24,6 +24,10 @@ struct RunCommand: PipelineSubcommand {
       """,
     options: specInputOptions + "\n" + """
           --on-conflict upsert|replace|ignore|fail
+                                 a record whose key exists: update it and replace its children
+                                 (upsert), delete and insert it (replace: rows that reference it
+                                 with ON DELETE CASCADE, such as a device's alerts, go too),
+                                 keep the existing row (ignore), or reject it (fail)
           --db PATH              the SQLite database to create or update
           --rejects PATH         write every rejected record (raw text and issues) as NDJSON here
           --busy-timeout SECONDS how long to wait for another process's lock (default 5)
