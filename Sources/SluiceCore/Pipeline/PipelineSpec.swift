@@ -30,6 +30,8 @@ public struct PipelineSpec: Sendable {
   public var onConflict: ConflictPolicy
   public var report: String?
   public var junit: String?
+  /// Where to write the HTML run report.
+  public var html: String?
   public var rejects: String?
   /// Seconds to wait for another process's lock on the database.
   public var busyTimeout: Double?
@@ -84,6 +86,7 @@ public struct PipelineSpec: Sendable {
     database = document.database
     report = document.report
     junit = document.junit
+    html = document.html
     rejects = document.rejects
     busyTimeout = document.busyTimeout
     if let busyTimeout, !(busyTimeout >= 0 && busyTimeout <= 86_400) {
@@ -93,6 +96,9 @@ public struct PipelineSpec: Sendable {
     connectTimeout = document.connectTimeout
     if let connectTimeout, !(2...86_400).contains(connectTimeout) {
       throw SpecError(path: path, message: "'connectTimeout' must be a whole number of seconds from 2 to 86400")
+    }
+    if databaseSchema != nil && !DatabaseLocation.isPostgreSQLURL(database) {
+      throw SpecError(path: path, message: "'databaseSchema' applies to a PostgreSQL database ('database': \"postgresql://…\"), not a SQLite file")
     }
     if let databaseSchema, databaseSchema.isEmpty || databaseSchema.utf8.count > PostgreSQLDialect.identifierLimit {
       throw SpecError(path: path, message: "'databaseSchema' must be a name of 1 to \(PostgreSQLDialect.identifierLimit) bytes")
@@ -301,6 +307,7 @@ public struct PipelineSpec: Sendable {
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
     configuration.databaseSchema = databaseSchema
     configuration.connectTimeoutSeconds = connectTimeout
+    configuration.htmlPath = html.map(resolve)
     return configuration
   }
 
@@ -343,7 +350,7 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, onConflict, busyTimeout, report, junit, rejects"
+    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, onConflict, busyTimeout, report, junit, html, rejects"
   static let knownInputKeys = "dataset, input, format, recordPath"
 
   var description: String?
@@ -357,6 +364,7 @@ struct SpecDocument: Decodable {
   var onConflict: String?
   var report: String?
   var junit: String?
+  var html: String?
   var rejects: String?
   var busyTimeout: Double?
   var databaseSchema: String?
