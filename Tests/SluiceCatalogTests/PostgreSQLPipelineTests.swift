@@ -260,3 +260,16 @@ struct PostgreSQLPipelineTests {
     #expect(try twin.schema.rows(of: ["fruits"]).count("fruits") == 1)
   }
 }
+
+/// In CI the PostgreSQL tests must run: `.ci/run` starts a server, and a missing URL there would
+/// otherwise turn every PostgreSQL test into a quiet skip.
+@Suite("PostgreSQL in CI")
+struct PostgreSQLInCITests {
+  @Test(
+    .enabled(
+      if: ProcessInfo.processInfo.environment["CI"] == "true",
+      "only in CI (CI=true), where .ci/run runs the tests through .ci/with-postgres"))
+  func theTestsHaveAServerInCI() {
+    #expect(PostgreSQLServer.isAvailable, "CI=true but SLUICE_TEST_POSTGRES_URL is not set: the PostgreSQL tests would be skipped")
+  }
+}
