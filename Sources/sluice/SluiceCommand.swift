@@ -16,6 +16,8 @@ enum SluiceCommand {
       sluice replay PIPELINE.json --rejects PATH
                                              load the records of a fixed rejects file
       sluice schema DATASET                  print the SQL schema of a dataset
+      sluice inspect INPUT [options]         describe a dump: format, record paths, field types
+                                             and presence (no values), or a Swift DTO for it
       sluice --help | sluice COMMAND --help
 
     DATASETS:
@@ -45,11 +47,13 @@ enum SluiceCommand {
         return try RunCommand.main(RunMode(rawValue: name) ?? .run, arguments: rest)
       case "schema":
         return try SchemaCommand.main(arguments: rest)
+      case "inspect":
+        return try InspectCommand.main(arguments: rest)
       default:
         throw UsageError(message: "unknown command '\(name)'", help: help)
       }
     } catch let error as UsageError {
-      let command = ["run", "validate", "replay", "schema"].contains(name) ? "\(name) " : ""
+      let command = ["run", "validate", "replay", "schema", "inspect"].contains(name) ? "\(name) " : ""
       printError("sluice: \(error.message)\nRun 'sluice \(command)--help' for usage.")
       return ExitCode.usage
     } catch let error as SpecError {
