@@ -11,6 +11,9 @@ let package = Package(
     .executable(name: "sluice", targets: ["sluice"]),
     .library(name: "SluiceCore", targets: ["SluiceCore"]),
     .library(name: "SluiceCatalog", targets: ["SluiceCatalog"]),
+    // The command line as a library: a package with datasets of its own runs
+    // `Sluice.main(datasets:)` (see Examples/custom-dataset).
+    .library(name: "SluiceCLI", targets: ["SluiceCLI"]),
   ],
   targets: [
     .systemLibrary(
@@ -36,9 +39,15 @@ let package = Package(
       name: "SluiceCatalog",
       dependencies: ["SluiceCore"]
     ),
+    // The command line: subcommands, options, messages and exit codes. It knows no dataset
+    // either: the executable hands it the catalog's.
+    .target(
+      name: "SluiceCLI",
+      dependencies: ["SluiceCore"]
+    ),
     .executableTarget(
       name: "sluice",
-      dependencies: ["SluiceCore", "SluiceCatalog"]
+      dependencies: ["SluiceCLI", "SluiceCatalog"]
     ),
     // Deterministic orders shared by the benchmarks and the tests.
     .target(
@@ -85,6 +94,11 @@ let package = Package(
       dependencies: ["SluiceCatalog", "SluiceCore", "SluiceTestSupport", "OrderSamples"],
       // Contract fixtures are read in place through #filePath, not bundled.
       exclude: ["Fixtures"]
+    ),
+    // The command line in process, over datasets of the test's own (no catalog).
+    .testTarget(
+      name: "SluiceCLITests",
+      dependencies: ["SluiceCLI", "SluiceCore", "SluiceTestSupport"]
     ),
     .testTarget(
       name: "SluiceEndToEndTests",

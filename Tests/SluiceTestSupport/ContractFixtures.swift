@@ -23,13 +23,18 @@ public enum ContractFixtures {
 
   /// Validates one fixture (a dry run: no database is opened) and returns the run's report.
   public static func validate<D: Dataset>(_ fixture: URL, with dataset: D, policy: Policy) throws -> RunReport {
+    try validate(fixture, with: AnyDataset(dataset), policy: policy)
+  }
+
+  /// Validates one fixture with a dataset picked by name (a dry run) and returns the run's report.
+  public static func validate(_ fixture: URL, with dataset: AnyDataset, policy: Policy) throws -> RunReport {
     let directory = try TemporaryDirectory()
     let bytes = Array("[".utf8) + Array(try Data(contentsOf: fixture)) + Array("]".utf8)
     let input = try directory.write("fixture.json", bytes)
     var configuration = PipelineConfiguration(
       name: fixture.lastPathComponent, input: input, policy: policy, database: directory.file("unused.sqlite"))
     configuration.mode = .validate
-    let report = Pipeline(dataset: dataset, configuration: configuration).run()
+    let report = dataset.run(configuration)
     if FileManager.default.fileExists(atPath: directory.file("unused.sqlite")) {
       throw DryRunWroteDatabase(fixture: fixture.lastPathComponent)
     }

@@ -11,6 +11,10 @@ public final class FileSource: ByteSource {
   private var lookahead: [UInt8] = []
   /// Bytes handed out so far (the compressed size, when the file is gzip).
   public private(set) var bytesRead: Int64 = 0
+  /// `bytesRead`, readable from another thread (the progress line).
+  public let progress = ByteCounter()
+  /// The file's size, for a regular file; nil for standard input, a pipe or a device.
+  public let size: Int64?
 
   /// Opens `path` for reading; `-` means standard input.
   public init(path: String) throws {
@@ -18,6 +22,7 @@ public final class FileSource: ByteSource {
     if path == "-" {
       descriptor = STDIN_FILENO
       ownsDescriptor = false
+      size = nil
       return
     }
     let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -34,6 +39,7 @@ public final class FileSource: ByteSource {
     }
     descriptor = fd
     ownsDescriptor = true
+    size = (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
   }
 
   deinit {
@@ -60,10 +66,12 @@ public final class FileSource: ByteSource {
       }
       lookahead.removeFirst(n)
       bytesRead += Int64(n)
+      progress.add(n)
       return n
     }
     let n = try readDescriptor(into: buffer)
     bytesRead += Int64(n)
+    progress.add(n)
     return n
   }
 

@@ -30,6 +30,10 @@ public final class Input: ByteSource {
 
   /// Bytes read from the file (compressed, for gzip).
   public var compressedBytes: Int64 { file.bytesRead }
+  /// `compressedBytes`, readable from another thread while the input is read.
+  public var progress: ByteCounter { file.progress }
+  /// The file's size (compressed, for gzip), when it is a regular file.
+  public var size: Int64? { file.size }
   /// Bytes handed to the record reader.
   public var decompressedBytes: Int64 { gzip?.bytesProduced ?? file.bytesRead }
 }

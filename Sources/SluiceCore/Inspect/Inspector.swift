@@ -23,7 +23,6 @@ public enum Inspector {
   }
 
   private static func inspect(path: String, first: Input, options: InspectOptions) throws -> Inspection {
-    let fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
     let format = try options.format ?? FormatSniffer.sniff(first)
     var notes: [String] = []
     var reachedEnd = true
@@ -112,7 +111,7 @@ public enum Inspector {
         "\(collector.records - objects) of \(collector.records) records are not objects (\(describe(collector.record.kinds))): a DTO cannot decode them")
     }
     return Inspection(
-      path: path, fileBytes: fileBytes, isGzip: first.isGzip,
+      path: path, fileBytes: first.size ?? 0, isGzip: first.isGzip,
       decompressedBytes: reachedEnd ? input.decompressedBytes : nil, format: format,
       formatWasDetected: options.format == nil, candidates: candidates, candidatesAreComplete: candidatesAreComplete,
       recordPath: recordPath, recordPathWasGiven: options.recordPath != nil, sampleSize: options.sampleSize,

@@ -134,6 +134,10 @@ final class RowWriter {
     }
   }
 
+  /// Keys looked up and the queries that looked them up, per table: what makes a reference by
+  /// natural key cost a query per hundred new keys, not one per row (`RunReport.referenceLookups`).
+  private(set) var lookups: [String: RunReport.ReferenceLookups] = [:]
+
   /// Looks up the wanted keys, `lookupChunk` at a time, and remembers those that exist.
   func fetchWanted() throws {
     for plan in plans where !plan.wanted.isEmpty {
@@ -141,6 +145,8 @@ final class RowWriter {
       plan.missing = plan.wanted
       plan.wanted.removeAll(keepingCapacity: true)
       guard let lookup = plan.lookup else { continue }
+      let queries = (keys.count + Self.lookupChunk - 1) / Self.lookupChunk
+      lookups[plan.table.name, default: .init()].add(keys: keys.count, queries: queries)
       for start in stride(from: 0, to: keys.count, by: Self.lookupChunk) {
         let chunk = keys[start..<min(start + Self.lookupChunk, keys.count)]
         for parameter in 0..<Self.lookupChunk {
@@ -392,7 +398,8 @@ final class RowWriter {
       let parameters = plan.table.allColumns.indices.filter {
         plan.keyParameters.contains($0) || columns.contains(plan.table.allColumns[$0].name)
       }
-      guard let text = sql.update(plan.table, columns: columns) else { return }  // only the key: nothing to set
+      // Only where a column differs: a patch applied twice changes, and counts, nothing the second time.
+      guard let text = sql.updateIfDifferent(plan.table, columns: columns) else { return }  // only the key: nothing to set
       statement = (try store.prepare(text), parameters)
       if plan.patchStatements.count >= 64 { plan.patchStatements.removeAll() }
       plan.patchStatements[unchanged] = statement

@@ -43,6 +43,9 @@ struct InputProgress {
   /// The input's counts: up to its end, or up to `now` while it is read.
   func counts(now: RunLedger.Snapshot) -> RunLedger.Snapshot { (end ?? now).since(start) }
 
+  /// Bytes read from the file so far, readable while the decoding thread reads it.
+  var bytesSoFar: Int64 { stream?.progress.value ?? compressedBytes }
+
   var bytes: (compressed: Int64, decompressed: Int64) {
     guard let stream else { return (compressedBytes, decompressedBytes) }
     return (stream.compressedBytes, stream.decompressedBytes)

@@ -41,6 +41,11 @@ public struct PipelineConfiguration: Sendable {
   public var issueSampleLimit: Int
   /// How long to wait for another process's lock on the database before failing (exit 74).
   public var busyTimeoutSeconds: Double = 5
+  /// Called from the loading thread with the run's progress, at most once per
+  /// `progressInterval` seconds (the first time after the first batch): the command line draws
+  /// its progress line with it. It must return quickly.
+  public var progress: (@Sendable (RunProgress) -> Void)?
+  public var progressInterval: Double = 0.1
 
   var busyTimeoutMilliseconds: Int32 { Int32(min(max(busyTimeoutSeconds, 0) * 1000, Double(Int32.max)).rounded()) }
   var busyTimeoutDescription: String {

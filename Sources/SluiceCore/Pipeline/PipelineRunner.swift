@@ -143,11 +143,13 @@ public struct PipelineRunner {
         if rows > 0 { lookupRows[lookup.table, default: 0] += rows }
       }
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
+      var lookups: [String: RunReport.ReferenceLookups] = [:]
       for source in inputs {
         try read(source, state: &state) { reader, loop, state in
           // A writer per input, over its dataset's tables; what it caches it found in this
           // transaction, which holds the earlier inputs' rows.
           let writer = try RowWriter(store: store, schema: source.dataset.schema, conflict: configuration.conflict)
+          defer { lookups.merge(writer.lookups) { var sum = $0; sum.add($1); return sum } }
           try loop.load(reader, writer: writer, savepoints: savepoints, state: &state)
           return writer.rowsWritten
         }
@@ -163,8 +165,9 @@ public struct PipelineRunner {
       }
       // The report as the commit will make it true: the tables counted inside the
       // transaction hold what the commit leaves.
-      let report = makeReport(
+      var report = makeReport(
         state, failure: nil, rowsWritten: rowsWritten, tableRows: countRows(store), committed: true)
+      report.referenceLookups = lookups.isEmpty ? nil : lookups
       try store.recordAudit(report.auditEntry)
       try outputs.stage(report)
       return report

@@ -73,6 +73,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
           try load(rows, item, &state)
         }
       }
+      state.tickProgress()
     }
   }
 

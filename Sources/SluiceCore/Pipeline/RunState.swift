@@ -22,6 +22,8 @@ struct RunState {
   var waitedForLock = false
   /// The inputs opened so far, in order; the last is the one being read unless it has ended.
   private(set) var inputs: [InputProgress] = []
+  /// The configuration's progress handler and when it is next due (`tickProgress`).
+  var progress: ProgressTicker?
 
   init(configuration: PipelineConfiguration, rules: [ValidationRule]) {
     policy = configuration.policy
@@ -29,6 +31,7 @@ struct RunState {
     failsOnWarnings = configuration.failsOnWarnings
     namesInputs = configuration.hasSeveralInputs
     ledger = RunLedger(issueSampleLimit: configuration.issueSampleLimit, rules: rules)
+    progress = configuration.progress.map { ProgressTicker(handler: $0, configuration: configuration) }
   }
 
   // MARK: - Inputs

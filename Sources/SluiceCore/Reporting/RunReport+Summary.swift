@@ -53,6 +53,12 @@ extension RunReport {
         "  unknown values: "
           + unknownValues.prefix(10).map { "\($0.path) '\($0.value ?? "")' \($0.count)" }.joined(separator: ", "))
     }
+    if let referenceLookups, !referenceLookups.isEmpty {
+      lines.append(
+        "  references looked up: "
+          + referenceLookups.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.keys) key(s) in \($0.value.queries) quer\($0.value.queries == 1 ? "y" : "ies")" }
+          .joined(separator: ", "))
+    }
     let kept = statistics(for: .load).kept
     if kept > 0 {
       lines.append("  kept \(kept) record(s) whose key existed, as they were (onConflict \(conflict))")

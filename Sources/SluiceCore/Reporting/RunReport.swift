@@ -64,6 +64,24 @@ public struct RunReport: Sendable, Codable {
     }
   }
 
+  /// Keys looked up in one table, in batched queries of up to a hundred keys each.
+  public struct ReferenceLookups: Sendable, Codable, Hashable {
+    public var keys = 0
+    public var queries = 0
+
+    public init(keys: Int = 0, queries: Int = 0) {
+      self.keys = keys
+      self.queries = queries
+    }
+
+    mutating func add(keys: Int, queries: Int) {
+      self.keys += keys
+      self.queries += queries
+    }
+
+    mutating func add(_ other: ReferenceLookups) { add(keys: other.keys, queries: other.queries) }
+  }
+
   /// One check of the contract, as the JUnit report shows it: a stage, or a validation rule.
   public struct Check: Sendable, Codable, Hashable {
     public var name: String
@@ -117,6 +135,10 @@ public struct RunReport: Sendable, Codable {
   public var quarantined: Int
   /// Rows this run wrote, per table.
   public var rowsWritten: [String: Int]
+  /// The keys of referenced tables (and of patched rows) the run looked up in the database,
+  /// per table, with the queries that did it; absent when there were none. Keys a record of
+  /// the run wrote, or an earlier look-up found, are not looked up again.
+  public var referenceLookups: [String: ReferenceLookups]? = nil
   /// Rows each of the dataset's tables holds after the run (empty when nothing was committed).
   public var tableRows: [String: Int]
   /// True when the run's changes were committed; false after a rollback or a dry run.

@@ -219,13 +219,19 @@ public struct Column: Sendable {
   ///
   /// `nullable` allows a row to name no row at all (a system message has no sender); a `setNull`
   /// reference is always nullable. A NULL reference is never looked up.
+  ///
+  /// `onDelete` says what deleting the referenced row does to this one: by default the delete
+  /// fails while a row names it; `.cascade` deletes the naming rows with it (an alert goes with
+  /// its device when a `replace` run deletes the device).
   public static func reference(
-    _ name: String, to table: Table, field: String? = nil, nullable: Bool = false, orphans: OrphanPolicy = .reject
+    _ name: String, to table: Table, field: String? = nil, nullable: Bool = false, orphans: OrphanPolicy = .reject,
+    onDelete: DeleteRule = .restrict
   ) -> Column {
     precondition(table.key.count == 1 && table.parent == nil, "\(name): \(table.name) has no single-column natural key")
     let type = table.columns[table.singleKeyColumn!].type
     return Column(
-      name, type, field: field, nullable: nullable || orphans == .setNull, references: Reference(table: table, orphans: orphans))
+      name, type, field: field, nullable: nullable || orphans == .setNull,
+      references: Reference(table: table, orphans: orphans, onDelete: onDelete))
   }
   /// A column holding the id of a case of an enum that owns its lookup table.
   public static func lookup<E: LookupEnum>(_ name: String, _ type: E.Type, field: String? = nil, nullable: Bool = false)
@@ -255,11 +261,22 @@ public enum Check: Sendable, Hashable {
 public struct Reference: Sendable {
   public let table: Table
   public let orphans: OrphanPolicy
+  public let onDelete: DeleteRule
 
-  public init(table: Table, orphans: OrphanPolicy = .reject) {
+  public init(table: Table, orphans: OrphanPolicy = .reject, onDelete: DeleteRule = .restrict) {
     self.table = table
     self.orphans = orphans
+    self.onDelete = onDelete
   }
+}
+
+/// What deleting a referenced row does to the rows that name it, enforced by the store's
+/// foreign key.
+public enum DeleteRule: String, Sendable, Hashable {
+  /// The delete fails while a row names it (a `constraint` issue): nothing is lost silently.
+  case restrict
+  /// The rows that name it are deleted with it, as a child table's rows go with their parent.
+  case cascade
 }
 
 /// What a reference to a row that does not exist means.

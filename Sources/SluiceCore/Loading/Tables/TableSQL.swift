@@ -20,6 +20,7 @@ struct TableSQL {
       if !column.isNullable { line += " NOT NULL" }
       if let reference = column.reference {
         line += " REFERENCES \(q(reference.table.name))"
+        if reference.onDelete == .cascade { line += " ON DELETE CASCADE" }
       } else if let lookup = column.lookup {
         line += " REFERENCES \(q(lookup.table)) (\(q("id")))"
       }

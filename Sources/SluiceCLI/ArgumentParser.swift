@@ -5,7 +5,6 @@
 struct ArgumentParser {
   var valueOptions: Set<String>
   var flags: Set<String>
-  var help: String
 
   struct Parsed {
     var values: [String: String] = [:]
@@ -36,7 +35,7 @@ struct ArgumentParser {
       }
       if flags.contains(name) {
         guard inlineValue == nil else {
-          throw UsageError(message: "--\(name) takes no value", help: help)
+          throw UsageError("--\(name) takes no value")
         }
         parsed.flags.insert(name)
       } else if valueOptions.contains(name) {
@@ -44,13 +43,13 @@ struct ArgumentParser {
           parsed.values[name] = inlineValue
         } else {
           guard index < arguments.count else {
-            throw UsageError(message: "--\(name) needs a value", help: help)
+            throw UsageError("--\(name) needs a value")
           }
           parsed.values[name] = arguments[index]
           index += 1
         }
       } else {
-        throw UsageError(message: "unknown option --\(name)", help: help)
+        throw UsageError("unknown option --\(name)")
       }
     }
     return parsed

@@ -3,8 +3,12 @@ import SluiceCore
 
 /// `sluice inspect INPUT`: the format, the record paths and the records' field paths with their
 /// types and presence — no values unless asked — or a Swift DTO for them. The work is
-/// SluiceCore's `Inspector`; this parses the flags and maps errors to exit codes.
-enum InspectCommand {
+/// SluiceCore's `Inspector`; this parses the flags, prints the result and maps the inspection's
+/// errors to exit codes.
+struct InspectCommand: Subcommand {
+  static let name = "inspect"
+  static let synopsis = "sluice inspect INPUT [options]"
+  static let abstract = "describe a dump: format, record paths, fields (no values), a DTO"
   static let help = """
     USAGE: sluice inspect INPUT [--format json|ndjson|xml] [--record-path PATH]
                                 [--sample N | --all] [--show-values] [--json | --swift NAME]
@@ -35,55 +39,58 @@ enum InspectCommand {
                 66 input missing or unreadable · 74 corrupt or truncated gzip stream
     """
 
-  static let parser = ArgumentParser(
-    valueOptions: ["format", "record-path", "sample", "swift"], flags: ["all", "show-values", "json", "help"], help: help)
+  enum Output { case text, json, swift(String) }
 
-  static func main(arguments: [String]) throws -> Int32 {
-    if arguments.contains("-h") || arguments.contains("--help") {
-      printOutput(help)
-      return ExitCode.success
-    }
-    let parsed = try parser.parse(arguments)
+  var input: String
+  var options: InspectOptions
+  var output: Output
+
+  init(arguments: [String], datasets: [AnyDataset]) throws {
+    let parsed = try ArgumentParser(
+      valueOptions: ["format", "record-path", "sample", "swift"], flags: ["all", "show-values", "json", "help"]
+    ).parse(arguments)
     guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
       throw UsageError(
-        message: parsed.positionals.isEmpty
-          ? "missing the input (sluice inspect INPUT)" : "expected one input, got \(parsed.positionals.count) arguments",
-        help: help)
+        parsed.positionals.isEmpty
+          ? "missing the input (sluice inspect INPUT)" : "expected one input, got \(parsed.positionals.count) arguments")
     }
-    if input == "-" {
-      throw UsageError(message: "inspect reads a file (it reads it more than once), not standard input", help: help)
-    }
-    var options = InspectOptions(showsValues: parsed.flags.contains("show-values"))
+    self.input = input
+    options = InspectOptions(showsValues: parsed.flags.contains("show-values"))
     if let format = parsed.values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {
-        throw UsageError(message: "--format must be json, ndjson or xml, not '\(format)'", help: help)
+        throw UsageError("--format must be json, ndjson or xml, not '\(format)'")
       }
       options.format = value
     }
-    if let path = parsed.values["record-path"] {
-      if options.format == .ndjson {
-        throw UsageError(message: "--record-path applies to --format json and xml, not ndjson", help: help)
-      }
-      options.recordPath = PipelineSpec.parseRecordPath(path)
-    }
+    if let path = parsed.values["record-path"] { options.recordPath = PipelineSpec.parseRecordPath(path) }
     if let sample = parsed.values["sample"] {
-      if parsed.flags.contains("all") { throw UsageError(message: "--sample and --all exclude each other", help: help) }
+      if parsed.flags.contains("all") { throw UsageError("--sample and --all exclude each other") }
       guard let count = Int(sample), count > 0 else {
-        throw UsageError(message: "--sample must be a positive number of records, not '\(sample)'", help: help)
+        throw UsageError("--sample must be a positive number of records, not '\(sample)'")
       }
       options.sampleSize = count
     }
     if parsed.flags.contains("all") { options.sampleSize = nil }
-    let swiftName = parsed.values["swift"]
-    if let swiftName {
-      if parsed.flags.contains("json") { throw UsageError(message: "--json and --swift exclude each other", help: help) }
-      guard SwiftDTOGenerator.isValidTypeName(swiftName) else {
-        throw UsageError(
-          message: "--swift needs a Swift type name (letters, digits, _; not a keyword or a standard type), not '\(swiftName)'",
-          help: help)
-      }
+    if let name = parsed.values["swift"] {
+      if parsed.flags.contains("json") { throw UsageError("--json and --swift exclude each other") }
+      output = .swift(name)
+    } else {
+      output = parsed.flags.contains("json") ? .json : .text
     }
+  }
 
+  func validate() throws {
+    if input == "-" { throw UsageError("inspect reads a file (it reads it more than once), not standard input") }
+    if options.format == .ndjson && options.recordPath != nil {
+      throw UsageError("--record-path applies to --format json and xml, not ndjson")
+    }
+    if case .swift(let name) = output, !SwiftDTOGenerator.isValidTypeName(name) {
+      throw UsageError(
+        "--swift needs a Swift type name (letters, digits, _; not a keyword or a standard type), not '\(name)'")
+    }
+  }
+
+  func run() throws -> Int32 {
     let inspection: Inspection
     do {
       inspection = try Inspector.inspect(path: input, options: options)
@@ -97,22 +104,23 @@ enum InspectCommand {
       printError("sluice: \(input): \(error)")
       return ExitCode.dataError
     } catch let error as RecordDecodingError {
-      printError("sluice: \(input): \(error)")
+      printError("sluice: \(input): \(error.message)")
       return ExitCode.dataError
     } catch let error as InspectionError {
-      printError("sluice: \(error)")
       switch error.code {
-      case .noRecordPath: return ExitCode.dataError
-      case .recordPathNotApplicable: return ExitCode.usage
+      case .noRecordPath:
+        printError("sluice: \(error)")
+        return ExitCode.dataError
+      case .recordPathNotApplicable:
+        throw UsageError(error.message)
       }
     }
-    if let swiftName {
-      let source = SwiftDTOGenerator(inspection: inspection, typeName: swiftName).source()
+    switch output {
+    case .text: printOutput(inspection.text())
+    case .json: printOutput(inspection.json())
+    case .swift(let name):
+      let source = SwiftDTOGenerator(inspection: inspection, typeName: name).source()
       printOutput(source.hasSuffix("\n") ? String(source.dropLast()) : source)
-    } else if parsed.flags.contains("json") {
-      printOutput(inspection.json())
-    } else {
-      printOutput(inspection.text())
     }
     return ExitCode.success
   }

@@ -1,0 +1,25 @@
+import SluiceCore
+
+/// Exit codes from `sysexits.h`, as DESIGN.md lists them, and the two Sluice adds.
+enum ExitCode {
+  static let success: Int32 = 0
+  /// Only with `--fail-on-rejects`: a lenient run committed, but rejected records on the way.
+  ///
+  /// Not a `sysexits.h` code on purpose: those say something failed, and 65 says nothing was
+  /// written, while here the data is in. 1 is the "done, with findings" of `diff` and `grep`:
+  /// cron mails it and CI fails on it, yet no one reads it as a rolled-back run.
+  static let rejectsFound: Int32 = 1
+  /// EX_USAGE: bad command line or pipeline spec.
+  static let usage: Int32 = 64
+  /// EX_DATAERR: the run failed on its data and nothing was written.
+  static let dataError: Int32 = 65
+  /// EX_NOINPUT: the input is missing or unreadable.
+  static let noInput: Int32 = 66
+  /// EX_CANTCREAT: the database or a report cannot be created.
+  static let cannotCreate: Int32 = 73
+  /// EX_IOERR: a corrupt or truncated stream, a locked or full database.
+  static let ioError: Int32 = 74
+  /// The data was committed, but an output written after the commit was lost (EX_TEMPFAIL's
+  /// number, Sluice's meaning); the engine's report decides it.
+  static let committedButOutputFailed: Int32 = RunReport.committedButOutputFailed
+}

@@ -1,0 +1,67 @@
+import Foundation
+import SluiceCore
+
+extension PipelineConfiguration {
+  /// The spec's configuration with the command line's options applied (`--rejects` aside: what
+  /// it names depends on the subcommand). The parser has already refused options the
+  /// subcommand does not take, so every value here is one it does.
+  func applying(_ values: [String: String]) throws(UsageError) -> PipelineConfiguration {
+    var configuration = self
+    if values["input"] != nil && values["input-dir"] != nil {
+      throw UsageError("--input names the input; --input-dir re-bases the spec's: give one")
+    }
+    if configuration.hasSeveralInputs {
+      for option in ["input", "format", "record-path"] where values[option] != nil {
+        throw UsageError(
+          "--\(option) is ambiguous: the pipeline lists \(configuration.inputs.count) inputs, each with its own; use --input-dir DIR to read them from another folder")
+      }
+    }
+    if let input = values["input"] { configuration.input = Self.absolute(input) }
+    if let db = values["db"] { configuration.database = Self.absolute(db) }
+    if let report = values["report"] { configuration.reportPath = Self.absolute(report) }
+    if let junit = values["junit"] { configuration.junitPath = Self.absolute(junit) }
+    if let format = values["format"] {
+      guard let value = Format(rawValue: format) else {
+        throw UsageError("--format must be json, ndjson or xml, not '\(format)'")
+      }
+      // A path written for another format means nothing in this one.
+      if value != configuration.format && values["record-path"] == nil { configuration.recordPath = [] }
+      configuration.format = value
+    }
+    if let path = values["record-path"] {
+      configuration.recordPath = PipelineSpec.parseRecordPath(path)
+    }
+    if let policy = values["policy"] {
+      guard let preset = Policy.Preset(rawValue: policy) else {
+        throw UsageError("--policy must be strict or lenient, not '\(policy)'")
+      }
+      if configuration.policy.preset != preset { configuration.policy = Policy(preset: preset) }
+    }
+    if let timeout = values["busy-timeout"] {
+      guard let seconds = Double(timeout), seconds >= 0, seconds <= 86_400 else {
+        throw UsageError("--busy-timeout must be a number of seconds from 0 to 86400, not '\(timeout)'")
+      }
+      configuration.busyTimeoutSeconds = seconds
+    }
+    if let conflict = values["on-conflict"] {
+      guard let value = ConflictPolicy(rawValue: conflict) else {
+        throw UsageError(
+          "--on-conflict must be one of \(ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ")), not '\(conflict)'")
+      }
+      configuration.conflict = value
+    }
+    if !configuration.hasSeveralInputs && configuration.format == .ndjson && !configuration.recordPath.isEmpty {
+      throw UsageError("--record-path applies to --format json, not ndjson")
+    }
+    return configuration
+  }
+
+  /// A command-line path made absolute against the working directory; `-` (standard input)
+  /// stays as it is.
+  static func absolute(_ path: String) -> String {
+    if path == "-" { return path }
+    if path.hasPrefix("/") { return (path as NSString).standardizingPath }
+    let joined = (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
+    return (joined as NSString).standardizingPath
+  }
+}

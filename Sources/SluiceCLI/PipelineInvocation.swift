@@ -1,0 +1,122 @@
+import Foundation
+import SluiceCore
+
+/// One `run`, `validate` or `replay` command line: parsed, validated into the configuration
+/// the engine runs, then run, its outcome printed and turned into the exit code.
+///
+/// The subcommand's type says how it differs (`PipelineSubcommand`); everything here is shared.
+struct PipelineInvocation {
+  let command: any PipelineSubcommand.Type
+  let parsed: ArgumentParser.Parsed
+  let specPath: String
+  /// The datasets the tool was given; the spec names its own among them.
+  let catalog: [AnyDataset]
+  private var resolved: Resolved?
+
+  /// What `validate()` makes of the spec and the options.
+  private struct Resolved {
+    var configuration: PipelineConfiguration
+    /// One dataset per input the run reads: a glob input is one per file it matches.
+    var datasets: [AnyDataset]
+    /// The tables of the spec's datasets, each once, for the listing after a commit.
+    var tables: [String]
+  }
+
+  init(_ command: any PipelineSubcommand.Type, arguments: [String], catalog: [AnyDataset]) throws {
+    self.command = command
+    self.catalog = catalog
+    parsed = try ArgumentParser(
+      valueOptions: command.valueOptions, flags: command.flags.union(["help", "progress", "no-progress"]))
+      .parse(arguments)
+    guard parsed.positionals.count == 1, let specPath = parsed.positionals.first else {
+      throw UsageError(
+        parsed.positionals.isEmpty
+          ? "missing the pipeline spec (sluice \(command.name) PIPELINE.json)"
+          : "expected one pipeline spec, got \(parsed.positionals.count) arguments")
+    }
+    self.specPath = specPath
+  }
+
+  /// Reads the spec, finds its datasets and applies the options: every problem with the command
+  /// line or the spec is found here, before anything is opened.
+  mutating func validate() throws {
+    if parsed.flags.contains("progress") && parsed.flags.contains("no-progress") {
+      throw UsageError("--progress and --no-progress contradict each other: give one")
+    }
+    let spec = try PipelineSpec(contentsOf: specPath)
+    let declared = try spec.datasets(in: catalog)
+    if command.rejects == .read && spec.inputs.count > 1 {
+      throw UsageError(
+        "\(command.name) loads one rejects file as one dataset's records; \(specPath) lists \(spec.inputs.count) inputs")
+    }
+    let inputDirectory = parsed.values["input-dir"].map(PipelineConfiguration.absolute)
+    var configuration = try spec.configuration(inputDirectory: inputDirectory).applying(parsed.values)
+    configuration.mode = command.runMode
+    configuration.failsOnWarnings = parsed.flags.contains("fail-on-warnings")
+    let rejects = parsed.values["rejects"].map(PipelineConfiguration.absolute)
+    switch command.rejects {
+    case .written:
+      if let rejects { configuration.rejectsPath = rejects }
+    case .writtenWhenGiven:
+      configuration.rejectsPath = rejects
+    case .read:
+      guard let rejects else { throw UsageError("\(command.name) needs --rejects PATH") }
+      guard !configuration.hasSeveralInputs else {
+        throw UsageError(
+          "\(command.name) loads one rejects file as one dataset's records; the input of \(specPath) matches \(configuration.inputs.count) files")
+      }
+      configuration.input = rejects
+      configuration.rejectsPath = nil
+    }
+    var listed = Set<String>()
+    resolved = Resolved(
+      configuration: configuration, datasets: try spec.datasets(for: configuration, in: catalog),
+      tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted })
+  }
+
+  /// Runs the pipeline, prints its summary on stderr and its result on stdout; returns the
+  /// exit code the report, standard output and `--fail-on-rejects` make together.
+  func run() throws -> Int32 {
+    guard let resolved else { preconditionFailure("validate() comes before run()") }
+    var configuration = resolved.configuration
+    let display = ProgressDisplay.isWanted(flags: parsed.flags) ? ProgressDisplay() : nil
+    if let display { configuration.progress = { display.draw($0) } }
+    let report = PipelineRunner(configuration: configuration, datasets: resolved.datasets).run()
+    display?.finish()
+    printError(report.summary())
+    for problem in report.outputErrors { printError("sluice: \(problem)") }
+    if let rejects = configuration.rejectsPath, !report.outputErrors.contains(where: { $0.contains(rejects) }) {
+      printError("sluice: \(report.quarantined) rejected record(s) written to \(rejects)")
+    }
+    if !command.writesDatabase {
+      let read = report.statistics(for: .read).recordsIn
+      let errors = report.issues.isEmpty ? 0 : report.issueCounts.values.reduce(0, +)
+      printOutput(
+        report.status == .succeeded
+          ? "valid: \(read) record(s) meet the \(report.dataset) contract"
+          : "invalid: \(read) record(s) checked, \(errors) issue(s); see above")
+    } else if report.committed {
+      printOutput("database: \(configuration.database)")
+      for table in resolved.tables {
+        printOutput("  \(table): \(report.tableRows[table] ?? 0) rows")
+      }
+    } else {
+      printError("sluice: the run was rolled back; no data was written to \(configuration.database)")
+    }
+    var status = report.exitCode
+    if let failure = StandardOutput.shared.failure, status == ExitCode.success {
+      printError("sluice: cannot write to standard output: \(failure)")
+      status = report.committed ? ExitCode.committedButOutputFailed : ExitCode.ioError
+    }
+    if status == ExitCode.committedButOutputFailed {
+      printError("sluice: the data was committed to \(configuration.database); only the output(s) above were lost")
+    }
+    let rejected = report.stages.map(\.rejected).reduce(0, +)
+    if status == ExitCode.success && report.committed && rejected > 0 && parsed.flags.contains("fail-on-rejects") {
+      printError(
+        "sluice: \(rejected) record(s) rejected; the rest were committed to \(configuration.database) (exit \(ExitCode.rejectsFound): --fail-on-rejects)")
+      status = ExitCode.rejectsFound
+    }
+    return status
+  }
+}

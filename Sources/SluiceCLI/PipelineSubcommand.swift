@@ -1,0 +1,97 @@
+import SluiceCore
+
+/// `run`, `validate` and `replay`: one pipeline, as its spec and the flags describe it.
+///
+/// They share the spec, the overrides, the outputs and the whole flow (`PipelineInvocation`);
+/// what sets them apart is data each declares: the mode the engine runs in, what `--rejects`
+/// means, whether they load a database, which options they take. A pipeline may read several
+/// inputs (`inputs` in its spec); replay takes a single-input one.
+protocol PipelineSubcommand: Subcommand {
+  /// The mode the engine runs in, and that the report and the audit row record.
+  static var runMode: RunMode { get }
+  /// What `--rejects PATH` names.
+  static var rejects: RejectsFile { get }
+  /// Loads into the database and prints what it holds, rather than checking the contract only.
+  static var writesDatabase: Bool { get }
+  /// Options that take a value, by name (without `--`).
+  static var valueOptions: Set<String> { get }
+  /// Options that take none, besides `--help`.
+  static var flags: Set<String> { get }
+
+  var invocation: PipelineInvocation { get set }
+  init(invocation: PipelineInvocation)
+}
+
+/// What `--rejects PATH` means to a pipeline subcommand.
+enum RejectsFile {
+  /// Where rejected records are written, in place of the spec's `rejects` (run).
+  case written
+  /// Where rejected records are written; without the option none are, whatever the spec says
+  /// (validate: a contract check writes only the files it is asked for).
+  case writtenWhenGiven
+  /// The records to read: required, and nothing is quarantined (replay).
+  case read
+}
+
+extension PipelineSubcommand {
+  static var name: String { runMode.rawValue }
+
+  init(arguments: [String], datasets: [AnyDataset]) throws {
+    self.init(invocation: try PipelineInvocation(Self.self, arguments: arguments, catalog: datasets))
+  }
+
+  mutating func validate() throws { try invocation.validate() }
+
+  func run() throws -> Int32 { try invocation.run() }
+
+  /// The options every subcommand that reads the spec's inputs takes, as its help lists them.
+  static var specInputOptions: String {
+    """
+        --input PATH           input file, or - for standard input (single-input pipelines)
+        --input-dir DIR        read the spec's relative inputs from DIR instead of the folder
+                               they live in (absolute ones stay): tonight's dump folder
+        --format json|ndjson|xml
+                               a JSON document with an array of records, one JSON record per
+                               line, or an XML document whose records are elements
+                               (single-input pipelines)
+        --record-path PATH     json: keys leading to the record array, dotted (data.fruits);
+                               xml: element names from the root to the records (orders.order,
+                               namespaces matched by local name); '' for a top-level array
+                               (json) or the root's children (xml) (single-input pipelines)
+        --policy strict|lenient
+                               picks a preset, replacing the spec's policy unless it is the same
+                               preset (then the spec's overrides stay)
+        --report PATH          write the JSON run report here
+        --junit PATH           write the contract's checks as JUnit XML here
+    """
+  }
+
+  /// `--fail-on-rejects`, as the subcommands that load list it.
+  static var failOnRejectsOption: String {
+    """
+        --fail-on-rejects      exit 1 when records were rejected, although the run succeeded
+                               and committed the rest (a lenient run within its budget): cron
+                               and CI notice; 65 still means nothing was written
+    """
+  }
+
+  /// A pipeline subcommand's `--help`, around its own usage, summary and options.
+  static func makeHelp(usage: String, summary: String, options: String) -> String {
+    """
+    USAGE: \(usage)
+
+    \(summary)
+
+    OPTIONS (override the spec; paths here are relative to the working directory):
+    \(options)
+        --progress, --no-progress
+                               draw a progress line on stderr (bytes read of the input's size,
+                               records read and loaded, records/s, rejects, elapsed, ETA), or
+                               not; by default only when stderr is a terminal
+        -h, --help             show this help
+
+    Relative paths inside a spec resolve against the spec file's directory (inputs: against
+    --input-dir when given).
+    """
+  }
+}

@@ -1,0 +1,30 @@
+import SluiceCore
+
+/// `sluice replay`: loads the records of a fixed rejects file through the same pipeline.
+struct ReplayCommand: PipelineSubcommand {
+  static let runMode = RunMode.replay
+  static let synopsis = "sluice replay PIPELINE.json --rejects PATH"
+  static let abstract = "load the records of a fixed rejects file"
+  static let rejects = RejectsFile.read
+  static let writesDatabase = true
+  static let valueOptions: Set<String> = ["rejects", "policy", "on-conflict", "db", "busy-timeout", "report", "junit"]
+  static let flags: Set<String> = ["fail-on-rejects"]
+
+  static let help = makeHelp(
+    usage: "sluice replay PIPELINE.json --rejects PATH [options]",
+    summary: """
+      Runs the records of a rejects file (written by --rejects, then fixed) through the pipeline
+      again and loads them into the spec's database. The spec must have a single input.
+      """,
+    options: """
+          --rejects PATH         the rejects file to replay (required)
+          --policy strict|lenient
+          --on-conflict upsert|replace|ignore|fail
+          --db PATH              the SQLite database to update
+          --busy-timeout SECONDS how long to wait for another process's lock (default 5)
+          --report PATH          write the JSON run report here
+          --junit PATH           write the contract's checks as JUnit XML here
+      """ + "\n" + failOnRejectsOption)
+
+  var invocation: PipelineInvocation
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SluiceCore
+
+/// `sluice runs DB [--last N] [--json]` and `sluice runs DB RUN_ID [--json]`: the run history a
+/// database's audit tables keep, read without writing.
+///
+/// The list is what a person checks after a night of cron jobs — which runs failed, which
+/// rejected records — and `--json` is the same for a script. One run's view adds its issues
+/// grouped by stage, code and field path: where its data goes wrong, never what the data was.
+struct RunsCommand: Subcommand {
+  static let name = "runs"
+  static let synopsis = "sluice runs DB [RUN_ID] [--last N] [--json]"
+  static let abstract = "recent runs from the database's audit table, or one run's issues"
+  static let help = """
+    USAGE: sluice runs DB [--last N] [--json]
+           sluice runs DB RUN_ID [--json]
+
+    Lists the runs the database records (its sluice_runs table), newest first: run id,
+    pipeline, mode, start (UTC), duration, status, records read, loaded and rejected (a failed
+    run's loaded records were rolled back with the rest), and why a failed run failed. With
+    RUN_ID, prints that run's summary, its per-stage counts, and its issues grouped by stage,
+    code and field path with their counts (from sluice_rejects, which keeps the first issues of
+    each code and never a record's values). The database is opened read-only: nothing is
+    created, changed or locked for writing.
+
+    OPTIONS:
+      --last N     list the N most recent runs (default \(defaultLast))
+      --json       print JSON: an array with one object per run, or for RUN_ID an object with
+                   the run and its issue groups
+      -h, --help   show this help
+
+    EXIT CODES: 0 listed (an empty history too) · 64 usage · 66 no such database, no run history
+    in it (no sluice_runs table), or no such run: what was named is not there · 65 the file is
+    not a SQLite database, or an audit row is not what Sluice writes · 74 the database cannot be
+    read (locked past 5 s, an I/O error)
+    """
+  static let defaultLast = 20
+
+  var database: String
+  var runID: Int64?
+  var last: Int?
+  var json: Bool
+
+  init(arguments: [String], datasets: [AnyDataset]) throws {
+    let parsed = try ArgumentParser(valueOptions: ["last"], flags: ["json", "help"]).parse(arguments)
+    guard let database = parsed.positionals.first else {
+      throw UsageError("missing the database (sluice runs DB)")
+    }
+    guard parsed.positionals.count <= 2 else {
+      throw UsageError("expected a database and at most one run id, got \(parsed.positionals.count) arguments")
+    }
+    self.database = database
+    if parsed.positionals.count == 2 {
+      let text = parsed.positionals[1]
+      guard let id = Int64(text), id > 0 else {
+        throw UsageError("RUN_ID must be a run's number, as 'sluice runs \(database)' lists them, not '\(text)'")
+      }
+      runID = id
+    }
+    if let text = parsed.values["last"] {
+      guard let count = Int(text), count > 0 else {
+        throw UsageError("--last must be a whole number of runs, 1 or more, not '\(text)'")
+      }
+      last = count
+    }
+    json = parsed.flags.contains("json")
+  }
+
+  func validate() throws {
+    if let runID, last != nil {
+      throw UsageError("--last counts recent runs; with RUN_ID (\(runID)) there is one run to show")
+    }
+  }
+
+  func run() throws -> Int32 {
+    let history = try SQLiteRunHistory(path: database)
+    if let runID {
+      let run = try history.run(id: runID)
+      let issues = try history.issueGroups(ofRun: runID)
+      if json {
+        printOutput(try Self.json(RunDetail(run: run, issues: issues)))
+      } else {
+        for line in Self.detailLines(run, issues: issues) { printOutput(line) }
+      }
+      return ExitCode.success
+    }
+    let runs = try history.recentRuns(limit: last ?? Self.defaultLast)
+    if json {
+      printOutput(try Self.json(runs))
+    } else if runs.isEmpty {
+      printError("sluice: \(database) records no runs")
+    } else {
+      for line in Self.listLines(runs) { printOutput(line) }
+    }
+    return ExitCode.success
+  }
+
+  /// One run and its issue groups, as `--json` prints them for RUN_ID.
+  struct RunDetail: Encodable {
+    var run: RecordedRun
+    var issues: [IssueGroup]
+  }
+
+  static func json(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+  }
+}

@@ -1,0 +1,74 @@
+import SluiceCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The `sluice` tool as a library: a package with datasets of its own runs the same command
+/// line over them with `Sluice.main(datasets:)`.
+///
+/// `run(arguments:datasets:)` picks the subcommand from `subcommands` — the table `--help`
+/// lists too — parses, validates and runs it, and turns any error into a message on stderr and
+/// an exit code (`FailureExit`).
+public enum Sluice {
+  /// Every subcommand, in the order `sluice --help` lists them.
+  static var subcommands: [any Subcommand.Type] {
+    [RunCommand.self, ValidateCommand.self, ReplayCommand.self, SchemaCommand.self, RunsCommand.self, InspectCommand.self]
+  }
+
+  /// Runs the command line of this process over `datasets` and exits with its status.
+  ///
+  /// Installs the standard streams' signal handling first (`StandardStreams.install()`), so a
+  /// closed pipe or a file-size limit is a reported error, never a silent death.
+  public static func main(datasets: [AnyDataset]) -> Never {
+    StandardStreams.install()
+    exit(run(arguments: Array(CommandLine.arguments.dropFirst()), datasets: datasets))
+  }
+
+  /// Runs `sluice arguments…` over `datasets`, writing to the process's standard output and
+  /// error; returns the exit code. Dataset names must be unique.
+  public static func run(arguments: [String], datasets: [AnyDataset]) -> Int32 {
+    let names = datasets.map(\.name)
+    precondition(Set(names).count == names.count, "two datasets share a name: \(names)")
+    var status = dispatch(arguments, datasets: datasets)
+    if let failure = StandardOutput.shared.failure, status == ExitCode.success {
+      // A pipeline command decides for itself (its data may be committed); anything else just
+      // failed to deliver its results.
+      printError("sluice: cannot write to standard output: \(failure)")
+      status = ExitCode.ioError
+    }
+    return status
+  }
+
+  private static func dispatch(_ arguments: [String], datasets: [AnyDataset]) -> Int32 {
+    guard let name = arguments.first else {
+      printError(help(datasets: datasets))
+      return ExitCode.usage
+    }
+    if ["--help", "-h", "help"].contains(name) {
+      printOutput(help(datasets: datasets))
+      return ExitCode.success
+    }
+    guard let type = subcommands.first(where: { $0.name == name }) else {
+      return fail(UsageError("unknown command '\(name)'"), command: nil)
+    }
+    let rest = Array(arguments.dropFirst())
+    if rest.contains("-h") || rest.contains("--help") {
+      printOutput(type.help)
+      return ExitCode.success
+    }
+    do {
+      var command = try type.init(arguments: rest, datasets: datasets)
+      try command.validate()
+      return try command.run()
+    } catch {
+      return fail(error, command: name)
+    }
+  }
+
+  private static func fail(_ error: any Error, command: String?) -> Int32 {
+    let exit = FailureExit(error, command: command)
+    printError("sluice: \(exit.message)")
+    return exit.status
+  }
+}

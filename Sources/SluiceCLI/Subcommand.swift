@@ -1,0 +1,30 @@
+import SluiceCore
+
+/// One `sluice` subcommand, shaped like a swift-argument-parser command written by hand.
+///
+/// The type describes itself — the dispatcher finds it by `name`, `sluice --help` lists its
+/// `synopsis` and `abstract` — and its life is parse → validate → run: `init` reads the command
+/// line (a line that means nothing throws `UsageError`), `validate` checks what the arguments
+/// name (a spec, a dataset, a number's range) before any work, `run` does the work and returns
+/// the exit code. Errors become messages and exit codes in one place, `FailureExit`.
+protocol Subcommand {
+  /// The word after `sluice`.
+  static var name: String { get }
+  /// The command line as `sluice --help` lists it: `sluice schema DATASET`.
+  static var synopsis: String { get }
+  /// What it does, in a few words, for `sluice --help`.
+  static var abstract: String { get }
+  /// The subcommand's own `--help`.
+  static var help: String { get }
+
+  /// Parses the arguments that follow the subcommand's name.
+  init(arguments: [String], datasets: [AnyDataset]) throws
+  /// Checks what parsing alone cannot, before any work is done.
+  mutating func validate() throws
+  /// Does the work; returns the exit code.
+  func run() throws -> Int32
+}
+
+extension Subcommand {
+  mutating func validate() throws {}
+}

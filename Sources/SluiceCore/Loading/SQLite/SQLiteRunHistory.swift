@@ -1,0 +1,143 @@
+import Foundation
+
+/// The run history of a SQLite database (`sluice_runs`, `sluice_rejects`, written by
+/// `AuditLog`), read without ever writing: the database is opened read-only, so looking at
+/// last night's runs cannot change, lock for writing or create anything.
+///
+/// Opening checks the file first, so a missing path is `databaseMissing` rather than SQLite's
+/// "unable to open database file", and a file that is not SQLite is `notADatabase`.
+public final class SQLiteRunHistory: RunHistory {
+  public let path: String
+  private let connection: SQLiteConnection
+
+  public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws {
+    self.path = path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw RunHistoryError(.databaseMissing, database: path, message: "no such file")
+    }
+    guard !isDirectory.boolValue else {
+      throw RunHistoryError(.databaseMissing, database: path, message: "is a directory, not a database")
+    }
+    guard FileManager.default.isReadableFile(atPath: path) else {
+      throw RunHistoryError(.databaseMissing, database: path, message: "cannot be read (permission denied)")
+    }
+    do {
+      connection = try SQLiteConnection(
+        path: path, options: .init(readOnly: true, create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+      // SQLite reads the file lazily: this first query is where a file that is not a database
+      // says so.
+      let tables = try connection.scalarInt(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('sluice_runs', 'sluice_rejects')")
+      guard tables == 2 else {
+        throw RunHistoryError(
+          .noHistory, database: path, message: "no run history (no sluice_runs table): no Sluice run was recorded here")
+      }
+    } catch let error as SQLiteError {
+      throw Self.translate(error, path: path)
+    }
+  }
+
+  public func recentRuns(limit: Int) throws -> [RecordedRun] {
+    try reading {
+      let statement = try connection.prepare("\(Self.runColumns) ORDER BY run_id DESC LIMIT ?1")
+      try statement.bind(.integer(Int64(max(limit, 0))), at: 1)
+      var runs: [RecordedRun] = []
+      while try statement.step() { runs.append(try recordedRun(statement)) }
+      return runs
+    }
+  }
+
+  public func run(id: Int64) throws -> RecordedRun {
+    try reading {
+      let statement = try connection.prepare("\(Self.runColumns) WHERE run_id = ?1")
+      try statement.bind(.integer(id), at: 1)
+      guard try statement.step() else {
+        let range = try connection.prepare("SELECT min(run_id), max(run_id), count(*) FROM sluice_runs")
+        var known = "it records no runs"
+        if try range.step(), range.columnInt64(2) > 0 {
+          known = "its runs are \(range.columnInt64(0))…\(range.columnInt64(1))"
+        }
+        throw RunHistoryError(.unknownRun, database: path, message: "no run \(id) (\(known))")
+      }
+      return try recordedRun(statement)
+    }
+  }
+
+  public func issueGroups(ofRun id: Int64) throws -> [IssueGroup] {
+    try reading {
+      let statement = try connection.prepare(
+        """
+        SELECT stage, severity, code, path, count(*) FROM sluice_rejects WHERE run_id = ?1
+        GROUP BY stage, severity, code, path
+        """)
+      try statement.bind(.integer(id), at: 1)
+      var groups: [IssueGroup] = []
+      while try statement.step() {
+        guard let stage = statement.columnText(0).flatMap(Stage.init(rawValue:)),
+          let severity = statement.columnText(1).flatMap(Severity.init(rawValue:)),
+          let code = statement.columnText(2), let path = statement.columnText(3)
+        else {
+          throw RunHistoryError(
+            .malformedRow, database: path, message: "run \(id) has an issue in sluice_rejects that Sluice did not write")
+        }
+        groups.append(IssueGroup(stage: stage, severity: severity, code: code, path: path, count: Int(statement.columnInt64(4))))
+      }
+      return groups.sorted {
+        ($0.stage.ordinal, -$0.count, $0.code, $0.path) < ($1.stage.ordinal, -$1.count, $1.code, $1.path)
+      }
+    }
+  }
+
+  private static let runColumns = """
+    SELECT run_id, pipeline, dataset, mode, input, policy, status, failure, started_at, finished_at,
+      duration_seconds, records_read, records_loaded, records_rejected, warnings, stages, issue_counts,
+      rows_written
+    FROM sluice_runs
+    """
+
+  /// One row of `runColumns`; the JSON columns decoded as `AuditEntry` encoded them.
+  private func recordedRun(_ statement: SQLiteStatement) throws -> RecordedRun {
+    let id = statement.columnInt64(0)
+    func malformed(_ column: String) -> RunHistoryError {
+      RunHistoryError(.malformedRow, database: path, message: "run \(id): \(column) is not what Sluice writes")
+    }
+    func text(_ index: Int32, _ column: String) throws(RunHistoryError) -> String {
+      guard let value = statement.columnText(index) else { throw malformed(column) }
+      return value
+    }
+    func json<T: Decodable>(_ type: T.Type, _ index: Int32, _ column: String) throws(RunHistoryError) -> T {
+      let raw = try text(index, column)
+      guard let value = try? JSONDecoder().decode(type, from: Data(raw.utf8)) else { throw malformed(column) }
+      return value
+    }
+    return RecordedRun(
+      runID: id, pipeline: try text(1, "pipeline"), dataset: try text(2, "dataset"), mode: try text(3, "mode"),
+      input: try text(4, "input"), policy: try text(5, "policy"), status: try text(6, "status"),
+      failure: statement.columnText(7), startedAt: try text(8, "started_at"), finishedAt: try text(9, "finished_at"),
+      durationSeconds: statement.columnDouble(10), recordsRead: Int(statement.columnInt64(11)),
+      recordsLoaded: Int(statement.columnInt64(12)), recordsRejected: Int(statement.columnInt64(13)),
+      warnings: Int(statement.columnInt64(14)), stages: try json([StageStatistics].self, 15, "stages"),
+      issueCounts: try json([String: Int].self, 16, "issue_counts"),
+      rowsWritten: try json([String: Int].self, 17, "rows_written"))
+  }
+
+  /// Runs a read, turning SQLite's "not a database" into the history's own error.
+  private func reading<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as SQLiteError {
+      throw Self.translate(error, path: path)
+    }
+  }
+
+  /// `SQLITE_NOTADB` (26): "The file being opened is not a database file."
+  /// `SQLITE_CANTOPEN` (14): the file vanished or cannot be opened between the check and the open.
+  private static func translate(_ error: SQLiteError, path: String) -> any Error {
+    switch error.code {
+    case 26: RunHistoryError(.notADatabase, database: path, message: "not a SQLite database")
+    case 14: RunHistoryError(.databaseMissing, database: path, message: "cannot be opened: \(error.message)")
+    default: error
+    }
+  }
+}
