@@ -86,6 +86,20 @@ struct InspectOutlineTests {
     let deep = RecordPathCandidate(keys: ["b", "c"], records: 5, longest: 5, isExact: true)
     #expect(RecordPathCandidate.best(of: [deep, shallow]) == shallow)
     #expect(RecordPathCandidate.best(of: []) == nil)
+    // A sample counts lengths up to its size: two orders sampled, one with four items, are
+    // still the records.
+    let sampledOrders = RecordPathCandidate(keys: [], records: 2, longest: 2, isExact: false)
+    let sampledItems = RecordPathCandidate(keys: ["[]", "items"], records: 7, longest: 4, isExact: false)
+    #expect(RecordPathCandidate.best(of: [sampledOrders, sampledItems], sampleSize: 2) == sampledOrders)
+    #expect(RecordPathCandidate.best(of: [sampledOrders, sampledItems]) == sampledItems)
+  }
+
+  @Test func aNestedListAloneDoesNotStopTheWalkBeforeItsRecordsAreSampled() throws {
+    // The first order has five items: a sample of two stops at the second order, not inside the first.
+    let json = #"[{"items": [{"q": 1}, {"q": 2}, {"q": 3}, {"q": 4}, {"q": 5}]}, {"items": [{"q": 6}]}, {"items": []}]"#
+    let result = try outline(json, sample: 2)
+    #expect(summary(result) == ["'' 2/2+", "[].items 6/5+"])
+    #expect(RecordPathCandidate.best(of: result.candidates, sampleSize: 2)?.keys == [])
   }
 
   @Test func aSampleStopsTheWalkOnceOneArrayHasThatManyObjects() throws {

@@ -70,7 +70,7 @@ public enum Inspector {
       recordPath = given
     } else if format == .ndjson {
       recordPath = []
-    } else if let best = RecordPathCandidate.best(of: candidates) {
+    } else if let best = RecordPathCandidate.best(of: candidates, sampleSize: options.sampleSize) {
       recordPath = best.keys
     } else {
       throw InspectionError(

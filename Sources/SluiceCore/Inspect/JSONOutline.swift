@@ -6,8 +6,8 @@
 /// and a counter per candidate path: constant memory for any input. Objects are entered, and so
 /// are the elements of arrays of objects (`chats.list[].messages` is a path through an array);
 /// arrays nested directly in arrays, and anything deeper than `maxDepth`, are checked and
-/// skipped. With a sample size it stops once one array has that many objects, so a large file
-/// is not read to its end; the counts are then lower bounds, except for arrays that had
+/// skipped. With a sample size it stops once an array has that many objects (see
+/// `nestedSampleFactor`), so a large file is not read to its end; the counts are then lower bounds, except for arrays that had
 /// closed (see `RecordPathCandidate.isExact`).
 final class JSONOutline {
   struct Result {
@@ -32,9 +32,10 @@ final class JSONOutline {
     var throughArrays: Bool
   }
 
-  /// A sample stops the walk when one array has that many objects (the records the record
-  /// pass will read), or when a path through arrays (one order's `items`, in every order) has
-  /// this many times more in all, so that small nested lists never make it read everything.
+  /// A sample stops the walk when an array reached through objects only has that many objects
+  /// (the records the record pass will read), or when any path — one through arrays too (each
+  /// order's `items`, each chat's `messages`) — has this many times more in all. A nested list
+  /// never stops it alone before the records around it are sampled, nor makes it read everything.
   static let nestedSampleFactor = 10
 
   /// Thrown inside the walk when the sample is reached, caught by `run()`.
@@ -182,7 +183,8 @@ final class JSONOutline {
         try walkObject(depth: depth + 1)
         path.removeLast()
         if let tally, let sampleSize,
-          tallies[tally].longest >= sampleSize || tallies[tally].records >= sampleSize * Self.nestedSampleFactor
+          (!tallies[tally].throughArrays && tallies[tally].longest >= sampleSize)
+            || tallies[tally].records >= sampleSize * Self.nestedSampleFactor
         {
           throw SampleReached()
         }

@@ -17,9 +17,14 @@ public struct RecordPathCandidate: Sendable, Hashable {
   /// `records` is the final count, not a lower bound: the scan reached the end of the input, or
   /// (for a path through no array) the array had closed when the scan stopped.
   public var isExact: Bool
+  /// Repeated things the path steps through: arrays (`chats.list[].messages`: one), or for XML
+  /// ancestors that repeat (`osm.way.nd`: `way`). Records nested in other records have some.
+  public var nesting: Int
 
+  /// `nesting` defaults to the arrays a JSON path steps through.
   public init(
-    keys: [String], records: Int, longest: Int, otherElements: Int = 0, missingInElements: Int = 0, isExact: Bool
+    keys: [String], records: Int, longest: Int, otherElements: Int = 0, missingInElements: Int = 0, isExact: Bool,
+    nesting: Int? = nil
   ) {
     self.keys = keys
     self.records = records
@@ -27,6 +32,7 @@ public struct RecordPathCandidate: Sendable, Hashable {
     self.otherElements = otherElements
     self.missingInElements = missingInElements
     self.isExact = isExact
+    self.nesting = nesting ?? keys.filter { $0.hasSuffix("[]") }.count
   }
 
   /// The path as `--record-path` takes it: dotted, `''` for a top-level JSON array.
@@ -38,27 +44,26 @@ public struct RecordPathCandidate: Sendable, Hashable {
 
   /// The best of `candidates` the reader can read: the longest single array (the records a dump
   /// is made of outnumber any list nested in them: orders, not one order's items), then the
-  /// path through fewer arrays, the shorter path (a repeated element's own repeated children
-  /// come after it), the most records, the first in the document.
-  public static func best(of candidates: [RecordPathCandidate]) -> RecordPathCandidate? {
+  /// path nested in fewer repeated things, the shorter path, the most records, the first in the
+  /// document. With a sample, lengths count up to the sample size: a structure pass stopped at
+  /// it has seen that many of the records but maybe fewer of the arrays around a nested list.
+  public static func best(of candidates: [RecordPathCandidate], sampleSize: Int? = nil) -> RecordPathCandidate? {
     let readable = candidates.filter(\.isReadable)
+    let cap = sampleSize ?? Int.max
     var best: RecordPathCandidate?
     for candidate in readable.isEmpty ? candidates : readable {
       guard let current = best else {
         best = candidate
         continue
       }
-      if (candidate.longest, -candidate.arraySteps, -candidate.keys.count, candidate.records)
-        > (current.longest, -current.arraySteps, -current.keys.count, current.records)
+      if (min(candidate.longest, cap), -candidate.nesting, -candidate.keys.count, candidate.records)
+        > (min(current.longest, cap), -current.nesting, -current.keys.count, current.records)
       {
         best = candidate
       }
     }
     return best
   }
-
-  /// Arrays the path steps through (`chats.list[].messages`: one).
-  public var arraySteps: Int { keys.filter { $0.hasSuffix("[]") }.count }
 
   /// Whether `sluice run` can read the path to its end: a path through arrays needs the rest of
   /// the path in every element it steps through.

@@ -10,7 +10,8 @@ import Foundation
 /// element path (local names from the root) and the stack of open elements, nothing else. An
 /// element path is a candidate when it is a child of the root or when some element held two or
 /// more of it. Paths past `maxPaths` or deeper than `maxDepth` are not tracked. With a sample
-/// size it stops once one element holds that many of a path (as `JSONOutline` does).
+/// size it stops as `JSONOutline` does: once one element holds that many of a path no repeated
+/// element encloses, or a path has ten times that many in all.
 final class XMLOutline {
   struct Result {
     var candidates: [RecordPathCandidate]
@@ -86,7 +87,8 @@ final class XMLOutline {
       let path = outline.paths[index]
       guard path.depth >= 2, path.depth == 2 || path.longest >= 2 else { return nil }
       return RecordPathCandidate(
-        keys: outline.keys(of: index), records: path.count, longest: path.longest, isExact: !outline.sampleReached)
+        keys: outline.keys(of: index), records: path.count, longest: path.longest, isExact: !outline.sampleReached,
+        nesting: outline.nesting(of: index))
     }
     return Result(
       candidates: candidates, isComplete: !outline.sampleReached, untrackedElements: outline.untrackedElements)
@@ -163,6 +165,18 @@ struct XMLOutlineState {
     return state.assumingMemoryBound(to: XMLOutlineState.self)
   }
 
+  /// The ancestors of a path that repeat under their parent: how deep its elements are nested
+  /// in repeated elements (`osm.way.nd`: one, `way`).
+  func nesting(of path: Int) -> Int {
+    var count = 0
+    var current = paths[path].parent
+    while current >= 0 {
+      if paths[current].longest >= 2 { count += 1 }
+      current = paths[current].parent
+    }
+    return count
+  }
+
   /// The names from the root to a path.
   func keys(of path: Int) -> [String] {
     var keys: [String] = []
@@ -203,7 +217,10 @@ struct XMLOutlineState {
       paths[path].longest = max(paths[path].longest, 1)
     }
     frames.append(Frame(path: path))
-    if let sampleSize, paths[path].longest >= sampleSize || paths[path].count >= sampleSize * JSONOutline.nestedSampleFactor {
+    if let sampleSize,
+      (paths[path].longest >= sampleSize && nesting(of: path) == 0)
+        || paths[path].count >= sampleSize * JSONOutline.nestedSampleFactor
+    {
       sampleReached = true
       if let context { xmlStopParser(context) }
     }
