@@ -72,9 +72,11 @@ struct InspectorTests {
     let file = try scratch.write("lines.ndjson", "{\"a\": 1}\n{\"a\": \n{\"a\": 2}\nnope\n")
     let inspection = try Inspector.inspect(path: file)
     #expect(inspection.records == 2)
-    #expect(inspection.malformedLines == 2)
-    #expect(inspection.firstMalformedLine?.location.line == 2)
-    #expect(inspection.text().contains("malformed: 2 line(s) are not JSON and were skipped; the first at line 2"))
+    #expect(inspection.skippedRecords == 2)
+    #expect(inspection.firstSkippedRecord?.location.line == 2)
+    #expect(inspection.text().contains("\nskipped: 2 record(s) could not be read; the first at line 2, byte 15: unexpected end of line; expected a value"))
+    let document = try #require(try JSONSerialization.jsonObject(with: Data(inspection.json().utf8)) as? [String: Any])
+    #expect((document["skippedRecords"] as? [String: Any])?["count"] as? Int == 2)
   }
 
   @Test func aRecordPathForNDJSONAndAnInputWithoutRecordsAreRefused() throws {

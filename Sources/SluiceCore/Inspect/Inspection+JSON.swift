@@ -55,7 +55,7 @@ extension Inspection {
       var examples: [String]?
     }
 
-    struct Malformed: Encodable {
+    struct Skipped: Encodable {
       var count: Int
       var first: String
     }
@@ -73,7 +73,7 @@ extension Inspection {
     var candidatesComplete: Bool
     var candidates: [Candidate]
     var fields: [Field]
-    var malformedLines: Malformed?
+    var skippedRecords: Skipped?
     var notes: [String]
 
     init(_ inspection: Inspection) {
@@ -107,8 +107,8 @@ extension Inspection {
           elements: field.kinds.array == 0 ? nil : Range(min: field.minElements, max: field.maxElements),
           examples: inspection.showsValues ? field.examples : nil)
       }
-      malformedLines = inspection.firstMalformedLine.map {
-        Malformed(count: inspection.malformedLines, first: $0.description)
+      skippedRecords = inspection.firstSkippedRecord.map {
+        Skipped(count: inspection.skippedRecords, first: $0.description)
       }
       notes = inspection.notes
     }

@@ -65,9 +65,9 @@ extension Inspection {
     if fields.isEmpty { rows.append(["(none)", "", "", "", "", ""]) }
     lines.append(contentsOf: aligned(rows, rightAligned: [2, 3]))
 
-    if malformedLines > 0, let first = firstMalformedLine {
+    if skippedRecords > 0, let first = firstSkippedRecord {
       lines.append("")
-      lines.append("malformed: \(malformedLines) line(s) are not JSON and were skipped; the first at \(first)")
+      lines.append("skipped: \(skippedRecords) record(s) could not be read; the first at \(first)")
     }
     if !notes.isEmpty {
       lines.append("")

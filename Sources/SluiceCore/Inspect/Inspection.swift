@@ -27,9 +27,10 @@ public struct Inspection: Sendable {
   public var record: FieldShape
   /// Every field path, depth first in order of first appearance.
   public var fields: [FieldShape]
-  /// NDJSON lines that are not JSON, skipped; the first one's error.
-  public var malformedLines: Int
-  public var firstMalformedLine: RecordReadError?
+  /// Records the reader could not read but could skip — NDJSON lines that are not JSON, XML
+  /// records over the size or depth limit — and the first one's error.
+  public var skippedRecords: Int
+  public var firstSkippedRecord: RecordReadError?
   /// Things the reader should know: caps reached, a sample that stopped the structure pass.
   public var notes: [String]
   public var showsValues: Bool

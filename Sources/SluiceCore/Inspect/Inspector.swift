@@ -1,5 +1,3 @@
-import Foundation
-
 /// `sluice inspect`'s engine: finds an input's format and record paths, then reads the records
 /// at one of them with Sluice's own record readers and describes their fields.
 ///
@@ -86,7 +84,7 @@ public enum Inspector {
     var collector = ShapeCollector(showsValues: options.showsValues, maxPaths: options.maxFieldPaths)
     let pass: RecordPass
     do {
-      pass = try RecordPass.read(reader, format: format, sampleSize: options.sampleSize, into: &collector)
+      pass = try RecordPass.read(reader, sampleSize: options.sampleSize, into: &collector)
     } catch var error as RecordReadError where options.recordPath != nil && error.code == .invalidValue {
       // A record path that leads nowhere: say where the records are.
       if !candidates.isEmpty {
@@ -116,21 +114,20 @@ public enum Inspector {
       formatWasDetected: options.format == nil, candidates: candidates, candidatesAreComplete: candidatesAreComplete,
       recordPath: recordPath, recordPathWasGiven: options.recordPath != nil, sampleSize: options.sampleSize,
       records: collector.records, hasMoreRecords: hasMoreRecords, record: collector.record, fields: fields,
-      malformedLines: pass.malformedLines, firstMalformedLine: pass.firstMalformedLine, notes: notes,
+      skippedRecords: pass.skippedRecords, firstSkippedRecord: pass.firstSkippedRecord, notes: notes,
       showsValues: options.showsValues)
   }
 
-  /// The record pass: up to `sampleSize` records folded into a collector; NDJSON lines that
-  /// are not JSON counted and skipped.
+  /// The record pass: up to `sampleSize` records folded into a collector; records the reader
+  /// can skip (a bad NDJSON line, an XML record over a limit) counted and skipped.
   private struct RecordPass {
-    var malformedLines = 0
-    var firstMalformedLine: RecordReadError?
+    var skippedRecords = 0
+    var firstSkippedRecord: RecordReadError?
     /// The sample ended before the records did.
     var hasMoreRecords = false
 
     static func read(
-      _ reader: any RecordReader, format: PipelineConfiguration.Format, sampleSize: Int?,
-      into collector: inout ShapeCollector
+      _ reader: any RecordReader, sampleSize: Int?, into collector: inout ShapeCollector
     ) throws -> RecordPass {
       var pass = RecordPass()
       var tape = RecordTape()
@@ -143,9 +140,9 @@ public enum Inspector {
         do {
           guard let next = try reader.next() else { return pass }
           record = next
-        } catch let error as RecordReadError where error.isRecoverable && format == .ndjson {
-          pass.malformedLines += 1
-          if pass.firstMalformedLine == nil { pass.firstMalformedLine = error }
+        } catch let error as RecordReadError where error.isRecoverable {
+          pass.skippedRecords += 1
+          if pass.firstSkippedRecord == nil { pass.firstSkippedRecord = error }
           continue
         }
         if let recordTape = record.tape {
