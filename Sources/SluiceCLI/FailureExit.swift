@@ -24,6 +24,12 @@ struct FailureExit {
     case let error as RunHistoryError:
       message = "\(error)"
       status = Self.status(of: error.code)
+    case let error as ReportFileError:
+      message = error.message
+      status = error.code == .unreadable ? ExitCode.noInput : ExitCode.dataError
+    case let error as OutputError:
+      message = error.message
+      status = error.kind == .cannotCreate ? ExitCode.cannotCreate : ExitCode.ioError
     default:
       message = "\(error)"
       status = ExitCode.ioError

@@ -20,6 +20,7 @@ extension PipelineConfiguration {
     if let db = values["db"] { configuration.database = Self.absolute(db) }
     if let report = values["report"] { configuration.reportPath = Self.absolute(report) }
     if let junit = values["junit"] { configuration.junitPath = Self.absolute(junit) }
+    if let html = values["html"] { configuration.htmlPath = Self.absolute(html) }
     if let format = values["format"] {
       guard let value = Format(rawValue: format) else {
         throw UsageError("--format must be json, ndjson or xml, not '\(format)'")

@@ -63,6 +63,7 @@ extension PipelineSubcommand {
                                preset (then the spec's overrides stay)
         --report PATH          write the JSON run report here
         --junit PATH           write the contract's checks as JUnit XML here
+        --html PATH            write the run report as one self-contained HTML page here
     """
   }
 

@@ -7,7 +7,9 @@ struct ReplayCommand: PipelineSubcommand {
   static let abstract = "load the records of a fixed rejects file"
   static let rejects = RejectsFile.read
   static let writesDatabase = true
-  static let valueOptions: Set<String> = ["rejects", "policy", "on-conflict", "db", "busy-timeout", "report", "junit"]
+  static let valueOptions: Set<String> = [
+    "rejects", "policy", "on-conflict", "db", "busy-timeout", "report", "junit", "html",
+  ]
   static let flags: Set<String> = ["fail-on-rejects"]
 
   static let help = makeHelp(
@@ -24,6 +26,7 @@ struct ReplayCommand: PipelineSubcommand {
           --busy-timeout SECONDS how long to wait for another process's lock (default 5)
           --report PATH          write the JSON run report here
           --junit PATH           write the contract's checks as JUnit XML here
+          --html PATH            write the run report as one self-contained HTML page here
       """ + "\n" + failOnRejectsOption)
 
   var invocation: PipelineInvocation

@@ -8,8 +8,8 @@ struct RunCommand: PipelineSubcommand {
   static let rejects = RejectsFile.written
   static let writesDatabase = true
   static let valueOptions: Set<String> = [
-    "input", "input-dir", "format", "record-path", "policy", "report", "junit", "on-conflict", "db", "rejects",
-    "busy-timeout",
+    "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "on-conflict", "db",
+    "rejects", "busy-timeout",
   ]
   static let flags: Set<String> = ["fail-on-rejects"]
 

@@ -13,7 +13,10 @@ import SluiceCore
 public enum Sluice {
   /// Every subcommand, in the order `sluice --help` lists them.
   static var subcommands: [any Subcommand.Type] {
-    [RunCommand.self, ValidateCommand.self, ReplayCommand.self, SchemaCommand.self, RunsCommand.self, InspectCommand.self]
+    [
+      RunCommand.self, ValidateCommand.self, ReplayCommand.self, SchemaCommand.self, RunsCommand.self,
+      ReportCommand.self, InspectCommand.self,
+    ]
   }
 
   /// Runs the command line of this process over `datasets` and exits with its status.

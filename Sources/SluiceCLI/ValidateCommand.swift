@@ -8,7 +8,7 @@ struct ValidateCommand: PipelineSubcommand {
   static let rejects = RejectsFile.writtenWhenGiven
   static let writesDatabase = false
   static let valueOptions: Set<String> = [
-    "input", "input-dir", "format", "record-path", "policy", "report", "junit", "rejects",
+    "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "rejects",
   ]
   static let flags: Set<String> = ["fail-on-warnings"]
 

@@ -33,6 +33,16 @@ struct PipelineSpecTests {
     #expect(configuration.name == "fruits")
   }
 
+  @Test func theHTMLReportPathResolvesLikeTheOtherOutputs() throws {
+    let parsed = try spec(
+      #"{"dataset": "fruits", "input": "i", "database": "d", "report": "../reports/f.json", "html": "../reports/f.html"}"#)
+    #expect(parsed.html == "../reports/f.html")
+    #expect(parsed.configuration().htmlPath == "/specs/reports/f.html")
+    #expect(parsed.configuration().reportPath == "/specs/reports/f.json")
+    #expect(try spec(#"{"dataset": "fruits", "input": "i", "database": "d"}"#).configuration().htmlPath == nil)
+    #expect(specError(#"{"dataset": "fruits", "input": "i", "database": "d", "html": 3}"#).contains("'html'"))
+  }
+
   @Test func defaultsAreStrictUpsertTopLevelArray() throws {
     let parsed = try spec(#"{"dataset": "fruits", "input": "-", "database": "f.sqlite"}"#)
     #expect(parsed.policy == .strict)

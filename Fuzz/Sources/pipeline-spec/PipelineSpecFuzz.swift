@@ -25,7 +25,7 @@ public func fuzzPipelineSpec(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     fuzzCheck(spec.policy.inconsistency == nil, "an inconsistent policy was accepted: \(spec.policy)")
     let configuration = spec.configuration()
     for resolved in [configuration.input, configuration.database]
-      + [configuration.reportPath, configuration.junitPath, configuration.rejectsPath].compactMap({ $0 })
+      + [configuration.reportPath, configuration.junitPath, configuration.htmlPath, configuration.rejectsPath].compactMap({ $0 })
     {
       fuzzCheck(
         resolved == "-" || resolved.hasPrefix("/"), "path '\(resolved)' did not resolve to an absolute path")

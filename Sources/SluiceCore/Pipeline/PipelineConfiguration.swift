@@ -32,6 +32,8 @@ public struct PipelineConfiguration: Sendable {
   public var reportPath: String?
   /// Where to write the JUnit XML of the run's checks.
   public var junitPath: String?
+  /// Where to write the run report as a self-contained HTML page (`HTMLReport`).
+  public var htmlPath: String? = nil
   /// Where to write rejected records (raw text plus issues) as NDJSON.
   public var rejectsPath: String?
   public var mode: RunMode = .run

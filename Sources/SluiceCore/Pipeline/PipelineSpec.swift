@@ -30,6 +30,8 @@ public struct PipelineSpec: Sendable {
   public var onConflict: ConflictPolicy
   public var report: String?
   public var junit: String?
+  /// Where to write the HTML run report.
+  public var html: String?
   public var rejects: String?
   /// Seconds to wait for another process's lock on the database.
   public var busyTimeout: Double?
@@ -80,6 +82,7 @@ public struct PipelineSpec: Sendable {
     database = document.database
     report = document.report
     junit = document.junit
+    html = document.html
     rejects = document.rejects
     busyTimeout = document.busyTimeout
     if let busyTimeout, !(busyTimeout >= 0 && busyTimeout <= 86_400) {
@@ -286,6 +289,7 @@ public struct PipelineSpec: Sendable {
       reportPath: report.map(resolve), junitPath: junit.map(resolve),
       rejectsPath: rejects.map(resolve))
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
+    configuration.htmlPath = html.map(resolve)
     return configuration
   }
 
@@ -328,7 +332,7 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, inputs, policy, database, onConflict, busyTimeout, report, junit, rejects"
+    "description, dataset, input, format, recordPath, inputs, policy, database, onConflict, busyTimeout, report, junit, html, rejects"
   static let knownInputKeys = "dataset, input, format, recordPath"
 
   var description: String?
@@ -342,6 +346,7 @@ struct SpecDocument: Decodable {
   var onConflict: String?
   var report: String?
   var junit: String?
+  var html: String?
   var rejects: String?
   var busyTimeout: Double?
 

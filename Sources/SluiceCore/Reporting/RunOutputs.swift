@@ -1,11 +1,11 @@
 import Foundation
 
-/// The files a run writes besides the database — rejects, JSON report, JUnit XML — kept in
-/// step with what happens to the database.
+/// The files a run writes besides the database — rejects, JSON report, JUnit XML, HTML report —
+/// kept in step with what happens to the database.
 ///
 /// All of them are opened before the first record is read, so a path that cannot be written
 /// fails the run before any work (exit 73). Just before a run commits, `stage` flushes the
-/// rejects and writes the report and the JUnit file, as the run will have ended, into their
+/// rejects and writes the reports (JSON, JUnit, HTML), as the run will have ended, into their
 /// temporary files and syncs them: a full disk then fails the run and rolls it back, so the
 /// outputs never contradict the database. After the commit only renames remain (`finish`). A
 /// stream (a FIFO, `/dev/stdout`) cannot be staged; it gets the report once the outcome is
@@ -15,6 +15,7 @@ final class RunOutputs {
   let rejects: OutputFile?
   private let report: OutputFile?
   private let junit: OutputFile?
+  private let html: OutputFile?
   /// The report written by `stage`, which a commit makes true.
   private var staged: RunReport?
 
@@ -27,6 +28,9 @@ final class RunOutputs {
     }
     junit = try configuration.junitPath.map { path throws(OutputError) in
       try OutputFile(path: path, purpose: "JUnit file")
+    }
+    html = try configuration.htmlPath.map { path throws(OutputError) in
+      try OutputFile(path: path, purpose: "HTML report")
     }
   }
 
@@ -65,7 +69,7 @@ final class RunOutputs {
     return errors
   }
 
-  /// The report and the JUnit file with their rendered content.
+  /// The JSON report, the JUnit file and the HTML report with their rendered content.
   private func contents(of finalReport: RunReport) -> [(OutputFile, Data)] {
     var result: [(OutputFile, Data)] = []
     if let report {
@@ -73,6 +77,7 @@ final class RunOutputs {
       result.append((report, (try? finalReport.jsonData()) ?? Data()))
     }
     if let junit { result.append((junit, Data(JUnitReport.render(finalReport).utf8))) }
+    if let html { result.append((html, Data(HTMLReport.render(finalReport).utf8))) }
     return result
   }
 }

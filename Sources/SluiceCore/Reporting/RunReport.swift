@@ -167,10 +167,4 @@ public struct RunReport: Sendable, Codable {
     encoder.dateEncodingStrategy = .iso8601
     return try encoder.encode(self)
   }
-
-  public static func decode(from data: Data) throws -> RunReport {
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
-    return try decoder.decode(RunReport.self, from: data)
-  }
 }
