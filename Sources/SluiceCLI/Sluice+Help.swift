@@ -5,7 +5,7 @@ extension Sluice {
   /// exit codes.
   static func help(datasets: [AnyDataset]) -> String {
     """
-    sluice — stream JSON and NDJSON dumps (gzip or plain) into normalized SQLite tables, and
+    sluice — stream JSON, NDJSON and XML dumps (gzip or plain) into normalized SQLite tables, and
     report per stage what was rejected, where and why.
 
     USAGE:

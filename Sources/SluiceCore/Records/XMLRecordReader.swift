@@ -123,8 +123,9 @@ public final class XMLRecordReader: RecordReader {
   // MARK: - libxml2 set-up
 
   /// External entities are never read, whoever asks: the loader libxml2 calls for every DTD,
-  /// entity or XInclude it would fetch, process-wide, returns nothing.
-  private static let refuseExternalEntities: Void = {
+  /// entity or XInclude it would fetch, process-wide, returns nothing. (`XMLOutline`, the
+  /// structure pass of `sluice inspect`, sets it up through here too.)
+  static let refuseExternalEntities: Void = {
     xmlInitParser()
     xmlSetExternalEntityLoader { _, _, _ in nil }
   }()

@@ -1,0 +1,127 @@
+import Foundation
+import SluiceCore
+
+/// `sluice inspect INPUT`: the format, the record paths and the records' field paths with their
+/// types and presence — no values unless asked — or a Swift DTO for them. The work is
+/// SluiceCore's `Inspector`; this parses the flags, prints the result and maps the inspection's
+/// errors to exit codes.
+struct InspectCommand: Subcommand {
+  static let name = "inspect"
+  static let synopsis = "sluice inspect INPUT [options]"
+  static let abstract = "describe a dump: format, record paths, fields (no values), a DTO"
+  static let help = """
+    USAGE: sluice inspect INPUT [--format json|ndjson|xml] [--record-path PATH]
+                                [--sample N | --all] [--show-values] [--json | --swift NAME]
+
+    Describes a dump before a pipeline is written for it: gzip or not, the format (detected from
+    the content), the record paths it holds (arrays of objects, repeated XML elements) with their
+    record counts, then for the records at one path every field path (customer.name, items[].qty)
+    with the types seen, how often it is present and null, and text lengths. It prints no values
+    unless --show-values is given. Streams in constant memory; reads the input up to three times.
+
+    OPTIONS:
+      --format json|ndjson|xml
+                             the format, instead of detecting it
+      --record-path PATH     the records to describe, as sluice run takes it (data.items,
+                             chats.list[].messages, posts.row, '' for a top-level array);
+                             default: the longest array of objects (the most repeated element)
+      --sample N             read N records (default \(InspectOptions.defaultSampleSize)); the record paths are
+                             listed from the input read up to there
+      --all                  read every record and the whole input: exact counts
+      --show-values          add up to three example values per field, cut to 40 characters
+      --json                 print the result as a JSON document (keys: README.md, "Inspecting
+                             a dump")
+      --swift NAME           print a Decodable Swift struct NAME for the records instead,
+                             one that Sluice's strict decoder reads
+      -h, --help             show this help
+
+    EXIT CODES: 0 described · 64 bad flags · 65 malformed input or no records found
+                66 input missing or unreadable · 74 corrupt or truncated gzip stream
+    """
+
+  enum Output { case text, json, swift(String) }
+
+  var input: String
+  var options: InspectOptions
+  var output: Output
+
+  init(arguments: [String], datasets: [AnyDataset]) throws {
+    let parsed = try ArgumentParser(
+      valueOptions: ["format", "record-path", "sample", "swift"], flags: ["all", "show-values", "json", "help"]
+    ).parse(arguments)
+    guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
+      throw UsageError(
+        parsed.positionals.isEmpty
+          ? "missing the input (sluice inspect INPUT)" : "expected one input, got \(parsed.positionals.count) arguments")
+    }
+    self.input = input
+    options = InspectOptions(showsValues: parsed.flags.contains("show-values"))
+    if let format = parsed.values["format"] {
+      guard let value = PipelineConfiguration.Format(rawValue: format) else {
+        throw UsageError("--format must be json, ndjson or xml, not '\(format)'")
+      }
+      options.format = value
+    }
+    if let path = parsed.values["record-path"] { options.recordPath = PipelineSpec.parseRecordPath(path) }
+    if let sample = parsed.values["sample"] {
+      if parsed.flags.contains("all") { throw UsageError("--sample and --all exclude each other") }
+      guard let count = Int(sample), count > 0 else {
+        throw UsageError("--sample must be a positive number of records, not '\(sample)'")
+      }
+      options.sampleSize = count
+    }
+    if parsed.flags.contains("all") { options.sampleSize = nil }
+    if let name = parsed.values["swift"] {
+      if parsed.flags.contains("json") { throw UsageError("--json and --swift exclude each other") }
+      output = .swift(name)
+    } else {
+      output = parsed.flags.contains("json") ? .json : .text
+    }
+  }
+
+  func validate() throws {
+    if input == "-" { throw UsageError("inspect reads a file (it reads it more than once), not standard input") }
+    if options.format == .ndjson && options.recordPath != nil {
+      throw UsageError("--record-path applies to --format json and xml, not ndjson")
+    }
+    if case .swift(let name) = output, !SwiftDTOGenerator.isValidTypeName(name) {
+      throw UsageError(
+        "--swift needs a Swift type name (letters, digits, _; not a keyword or a standard type), not '\(name)'")
+    }
+  }
+
+  func run() throws -> Int32 {
+    let inspection: Inspection
+    do {
+      inspection = try Inspector.inspect(path: input, options: options)
+    } catch let error as InputError {
+      printError("sluice: \(error)")
+      switch error.code {
+      case .notFound, .unreadable: return ExitCode.noInput
+      case .corruptStream, .truncatedStream: return ExitCode.ioError
+      }
+    } catch let error as RecordReadError {
+      printError("sluice: \(input): \(error)")
+      return ExitCode.dataError
+    } catch let error as RecordDecodingError {
+      printError("sluice: \(input): \(error.message)")
+      return ExitCode.dataError
+    } catch let error as InspectionError {
+      switch error.code {
+      case .noRecordPath:
+        printError("sluice: \(error)")
+        return ExitCode.dataError
+      case .recordPathNotApplicable:
+        throw UsageError(error.message)
+      }
+    }
+    switch output {
+    case .text: printOutput(inspection.text())
+    case .json: printOutput(inspection.json())
+    case .swift(let name):
+      let source = SwiftDTOGenerator(inspection: inspection, typeName: name).source()
+      printOutput(source.hasSuffix("\n") ? String(source.dropLast()) : source)
+    }
+    return ExitCode.success
+  }
+}

@@ -1,0 +1,64 @@
+/// Tells JSON, NDJSON and XML apart from the first bytes of an (already decompressed) input.
+///
+/// After a UTF-8 byte order mark and whitespace, `<` starts XML, `[` or `{` JSON. JSON is
+/// NDJSON when its first value ends within the first `prefixSize` bytes and another value
+/// follows it; a document whose first value runs past the prefix is taken as one JSON document
+/// (an NDJSON line that long is rare; `--format ndjson` says otherwise). Only the prefix is read.
+enum FormatSniffer {
+  static let prefixSize = 1 << 20
+
+  static func sniff(_ source: any ByteSource) throws -> PipelineConfiguration.Format {
+    var prefix = [UInt8](repeating: 0, count: prefixSize)
+    var count = 0
+    try prefix.withUnsafeMutableBytes { buffer in
+      while count < buffer.count {
+        let read = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
+        if read == 0 { break }
+        count += read
+      }
+    }
+    prefix.removeSubrange(count...)
+    var start = 0
+    if prefix.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+    var line = 1
+    while start < prefix.count, [0x20, 0x09, 0x0A, 0x0D].contains(prefix[start]) {
+      if prefix[start] == 0x0A { line += 1 }
+      start += 1
+    }
+    guard start < prefix.count else {
+      throw RecordReadError(
+        code: .syntax, message: "the input is empty; expected JSON, NDJSON or XML",
+        location: .init(ordinal: 0, byteOffset: Int64(start), line: line), isRecoverable: false)
+    }
+    switch prefix[start] {
+    case UInt8(ascii: "<"):
+      return .xml
+    case UInt8(ascii: "["), UInt8(ascii: "{"):
+      return isLines(prefix) ? .ndjson : .json
+    default:
+      let byte = prefix[start]
+      let shown = byte >= 0x21 && byte < 0x7F ? "'\(Character(UnicodeScalar(byte)))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
+      throw RecordReadError(
+        code: .syntax,
+        message: "the input starts with \(shown); expected JSON ('[' or '{'), NDJSON or XML ('<')"
+          + (byte == 0xFE || byte == 0xFF || byte == 0 ? " (UTF-16 or UTF-32 text? Sluice reads UTF-8)" : ""),
+        location: .init(ordinal: 0, byteOffset: Int64(start), line: line), isRecoverable: false)
+    }
+  }
+
+  /// Whether the prefix holds a first JSON value followed by another.
+  private static func isLines(_ prefix: [UInt8]) -> Bool {
+    let scanner = JSONScanner(source: MemoryByteSource(prefix), limits: JSONRecordReader.Limits(), bufferSize: 1 << 16)
+    do {
+      try scanner.skipByteOrderMark()
+      try scanner.skipWhitespace()
+      try scanner.scanValue(depth: 0)
+      try scanner.skipWhitespace()
+      return try scanner.peek() != nil
+    } catch {
+      // Cut off by the prefix, or malformed: either way the outline reads it as one document
+      // and reports what is wrong with it, where.
+      return false
+    }
+  }
+}
