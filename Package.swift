@@ -86,6 +86,13 @@ let package = Package(
       dependencies: ["SluiceCore", "OrderSamples", "GzipOutput"],
       path: "Benchmarks/MessagesGenerator"
     ),
+    // `swift run -c release devices-generator --devices N --alerts M --profiles P --patches Q --out DIR`:
+    // devices with alerts and profiles with patches for the reference look-up benchmark.
+    .executableTarget(
+      name: "devices-generator",
+      dependencies: ["SluiceCore", "OrderSamples", "GzipOutput"],
+      path: "Benchmarks/DevicesGenerator"
+    ),
     // Files, gzip streams and corpus paths shared by the test targets.
     .target(
       name: "SluiceTestSupport",
@@ -111,7 +118,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceEndToEndTests",
-      dependencies: ["sluice", "orders-generator", "messages-generator", "SluiceCore", "SluiceTestSupport", "OrderSamples"]
+      dependencies: ["sluice", "orders-generator", "messages-generator", "devices-generator", "SluiceCore", "SluiceTestSupport", "OrderSamples"]
     ),
   ],
   swiftLanguageModes: [.v6]

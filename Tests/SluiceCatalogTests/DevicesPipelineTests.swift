@@ -136,6 +136,29 @@ struct DevicesPipelineTests {
     #expect(try workspace.snapshot() == before)
   }
 
+  /// An alert references its device, so its upsert is an insert and, for a key that exists, an
+  /// update where a column differs (one `ON CONFLICT DO UPDATE` statement would need SQLite's
+  /// statement journal): it must still count only the alerts that changed.
+  @Test func reimportedAlertsAreUpdatedWhereTheyDifferAndCountedOnlyThen() throws {
+    let workspace = try Workspace()
+    #expect(try workspace.run([Workspace.devices, Workspace.alerts]).status == .succeeded)
+    let data = try Data(contentsOf: URL(fileURLWithPath: Workspace.alerts.path))
+    var alerts = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+    alerts[0]["title"] = "Water level very high"
+    alerts[1]["deviceId"] = "dev-0008"
+    let changed = try workspace.input("alerts", "alerts-changed.json", Array(alerts[0..<3]))
+
+    let report = try workspace.run([changed])
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(report.rowsWritten["alerts"] == 2)
+    #expect(report.tableRows["alerts"] == 15)
+    let rows = try workspace.rows("SELECT alert_id, device_id, title FROM alerts WHERE alert_id <= 'alert-00003' ORDER BY 1")
+    #expect(rows == [
+      "alert-00001|dev-0001|Water level very high", "alert-00002|dev-0008|Battery low", "alert-00003|dev-0002|Gate stuck",
+    ])
+    #expect(try workspace.rows("SELECT count(*) FROM pragma_foreign_key_check") == ["0"])
+  }
+
   @Test func replaceDeletesTheReimportedDevicesAlertsWithIt() throws {
     let workspace = try Workspace()
     #expect(try workspace.run([Workspace.devices, Workspace.alerts]).status == .succeeded)
