@@ -259,3 +259,31 @@ struct PostgreSQLSchemaAndRunsTests {
     #expect(result.stderr.contains("cannot connect to PostgreSQL at host 127.0.0.1, port 1, database sluice"), "\(result.stderr)")
   }
 }
+
+/// Several runs into one database at once — machines loading shares of the files against one
+/// server (or one Citus coordinator) — must not queue behind each other on the lookup tables
+/// every run synchronizes.
+@Suite(
+  "Concurrent runs and lookup tables",
+  .enabled(
+    if: PostgreSQLServer.isAvailable,
+    "no PostgreSQL server: set SLUICE_TEST_POSTGRES_URL or run the tests through .ci/with-postgres"))
+struct ConcurrentLookupTests {
+  /// Another transaction holds the lookup rows as an upsert would (`FOR NO KEY UPDATE`, which a
+  /// foreign key's `KEY SHARE` check does not conflict with): a run whose enum matches the table
+  /// reads them and goes on, instead of waiting past its lock timeout.
+  @Test func aRunDoesNotWaitForLookupRowsAnotherTransactionHolds() throws {
+    let scratch = try TemporaryDirectory()
+    let schema = PostgreSQLSchema()
+    let target = ["--db", schema.url, "--db-schema", schema.name]
+    let first = try SluiceBinary.run(["run", "Pipelines/orders.json", "--report", scratch.file("1.json")] + target)
+    try #require(first.status == 0, "\(first.stderr)")
+    let holder = try schema.connect()
+    try holder.execute("BEGIN; SELECT id FROM order_statuses FOR NO KEY UPDATE")
+    defer { try? holder.execute("ROLLBACK") }
+    let second = try SluiceBinary.run(
+      ["run", "Pipelines/orders-lenient.json", "--busy-timeout", "1", "--report", scratch.file("2.json")] + target)
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(!second.stderr.contains("locked"))
+  }
+}

@@ -152,8 +152,10 @@ struct TableSQL {
       """
   }
 
-  func lookupExists(_ lookup: LookupDeclaration) -> String {
-    "SELECT 1 FROM \(q(lookup.table)) WHERE \(q("id")) = \(dialect.parameter(1))"
+  /// The row of one id: `name`, the enum's columns and `retired`, to compare with the enum.
+  func lookupRow(_ lookup: LookupDeclaration) -> String {
+    let columns = lookup.columns.dropFirst().map { q($0.name) }.joined(separator: ", ")
+    return "SELECT \(columns) FROM \(q(lookup.table)) WHERE \(q("id")) = \(dialect.parameter(1))"
   }
 
   func lookupRetire(_ lookup: LookupDeclaration, keeping ids: [Int64]) -> String {
