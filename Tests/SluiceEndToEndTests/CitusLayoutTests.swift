@@ -167,28 +167,49 @@ struct CitusLayoutTests {
     #expect(loaded.tables.count == tables.count)
   }
 
-  /// The rules' checker is not vacuous: the natural distribution of alerts, by device_id with
-  /// devices, is what Citus refuses while alerts' key is alert_id alone.
-  @Test func theCheckerRefusesAlertsColocatedWithDevicesUnderTheirOwnKey() throws {
+  /// Lays `dataset` out with `sql` on plain PostgreSQL and returns what the checker refuses.
+  func violations(dataset: String, layout sql: String) throws -> [String] {
     let schema = PostgreSQLSchema()
     let shim = "citus_shim_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     let admin = try PostgreSQLServer.connect()
     defer { _ = try? admin.execute("DROP SCHEMA IF EXISTS \"\(shim)\" CASCADE") }
     try admin.execute(Self.shim(shim) + "; CREATE SCHEMA \"\(schema.name)\"")
-    let ddl = try SluiceBinary.run(["schema", "alerts", "--dialect", "postgresql"])
+    let ddl = try SluiceBinary.run(["schema", dataset, "--dialect", "postgresql"])
     let store = try schema.connect()
     try store.execute(ddl.stdout)
     try store.execute("SET search_path TO \"\(schema.name)\", \"\(shim)\"")
-    try store.execute(
-      """
-      SELECT create_distributed_table('devices', 'device_id');
-      SELECT create_distributed_table('alerts', 'device_id', colocate_with => 'devices');
-      """)
+    try store.execute(sql)
     let check = try store.prepare(Self.violations(shim))
+    defer { check.reset() }
     var violations: [String] = []
     while try check.step() {
       if case .text(let line)? = check.columnValue(0) { violations.append(line) }
     }
-    #expect(violations == ["alerts: unique index alerts_pkey lacks the distribution column device_id"])
+    return violations.sorted()
+  }
+
+  /// The rules' checker is not vacuous: the natural distribution of alerts, by device_id with
+  /// devices, is what Citus refuses while alerts' key is alert_id alone.
+  @Test func theCheckerRefusesAlertsColocatedWithDevicesUnderTheirOwnKey() throws {
+    let found = try violations(
+      dataset: "alerts",
+      layout: """
+        SELECT create_distributed_table('devices', 'device_id');
+        SELECT create_distributed_table('alerts', 'device_id', colocate_with => 'devices');
+        """)
+    #expect(found == ["alerts: unique index alerts_pkey lacks the distribution column device_id"])
+  }
+
+  /// Without the README's four `DROP CONSTRAINT`s, the Stack Exchange layout breaks Citus's
+  /// rule for foreign keys between distributed tables, once per dropped key.
+  @Test func theStackExchangeLayoutNeedsItsDroppedForeignKeysDropped() throws {
+    let layout = try #require(try Self.layouts()["stackexchange-posthistory"])
+    let kept = layout.replacingOccurrences(
+      of: #"ALTER TABLE [^;]*;"#, with: "", options: .regularExpression)
+    let found = try violations(dataset: "stackexchange-posthistory", layout: kept)
+    #expect(found.map { String($0.prefix { $0 != ":" }) } == [
+      "comments_post_id_fkey", "post_history_post_id_fkey", "post_links_post_id_fkey",
+      "post_links_related_post_id_fkey", "votes_post_id_fkey",
+    ])
   }
 }
