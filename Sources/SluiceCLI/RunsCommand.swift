@@ -51,7 +51,8 @@ struct RunsCommand: Subcommand {
   var json: Bool
 
   init(arguments: [String], datasets: [AnyDataset]) throws {
-    let parsed = try ArgumentParser(valueOptions: ["last", "db-schema", "connect-timeout"], flags: ["json", "help"]).parse(arguments)
+    let parsed = try ArgumentParser(valueOptions: ["last", "db-schema", "connect-timeout"], flags: ["json", "help"])
+      .parse(arguments)
     guard let database = parsed.positionals.first else {
       throw UsageError("missing the database (sluice runs DB)")
     }
