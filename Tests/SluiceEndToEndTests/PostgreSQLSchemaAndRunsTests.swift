@@ -87,6 +87,13 @@ struct PostgreSQLSchemaAndRunsTests {
     ("orders", "Pipelines/orders.json", ["orders", "order_items", "customers"]),
     ("alerts", "Pipelines/devices.json", ["devices", "alerts"]),
     ("messages", "Pipelines/messages-lenient.json", ["messages", "conversations", "senders", "text_messages", "message_attachments"]),
+    ("profiles", "Pipelines/profiles.json", ["profiles"]),
+    ("stackexchange-posthistory", "Pipelines/stackexchange.json", ["users", "posts", "post_tags", "comments", "votes", "post_history"]),
+    ("slack-messages", "Pipelines/slack.json", ["messages", "conversations", "senders", "text_messages"]),
+    ("discord", "Pipelines/discord.json", ["messages", "conversations", "senders", "text_messages"]),
+    ("mattermost", "Pipelines/mattermost.json", ["messages", "conversations", "senders", "text_messages"]),
+    ("messenger", "Pipelines/messenger.json", ["messages", "conversations", "senders", "text_messages"]),
+    ("telegram", "Pipelines/telegram.json", ["messages", "conversations", "senders", "text_messages"]),
   ])
   func aRunAdoptsTablesCreatedFromThePrintedDDL(dataset: String, pipeline: String, tables: [String]) throws {
     let handMade = PostgreSQLSchema()
