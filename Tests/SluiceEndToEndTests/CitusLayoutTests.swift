@@ -130,24 +130,8 @@ struct CitusLayoutTests {
     let (pipeline, tables) = try #require(Self.pipelines[dataset])
     let scratch = try TemporaryDirectory()
     let schema = PostgreSQLSchema()
-    let shim = "citus_shim_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-    let admin = try PostgreSQLServer.connect()
-    defer { _ = try? admin.execute("DROP SCHEMA IF EXISTS \"\(shim)\" CASCADE") }
-    try admin.execute(Self.shim(shim) + "; CREATE SCHEMA \"\(schema.name)\"")
-
-    let ddl = try SluiceBinary.run(["schema", dataset, "--dialect", "postgresql"])
-    try #require(ddl.status == 0, "\(ddl.stderr)")
-    let store = try schema.connect()
-    try store.execute(ddl.stdout)
-    try store.execute("SET search_path TO \"\(schema.name)\", \"\(shim)\"")
-    try store.execute(sql)
-    let check = try store.prepare(Self.violations(shim))
-    var violations: [String] = []
-    while try check.step() {
-      if case .text(let line)? = check.columnValue(0) { violations.append(line) }
-    }
-    #expect(violations.isEmpty, "\(dataset): \(violations)")
-    check.reset()
+    let found = try violations(dataset: dataset, layout: sql, in: schema)
+    #expect(found.isEmpty, "\(dataset): \(found)")
 
     // The first load adopts the tables; a second is a no-op under upsert; a schema Sluice made
     // itself, with every foreign key, ends with the same rows (the engine resolves references by
@@ -165,16 +149,18 @@ struct CitusLayoutTests {
     #expect(reference.status == 0, "\(reference.stderr)")
     #expect(try plain.rows(of: tables) == loaded)
     #expect(loaded.tables.count == tables.count)
+    #expect(tables.allSatisfy { loaded.count($0) > 0 }, "\(loaded)")
   }
 
-  /// Lays `dataset` out with `sql` on plain PostgreSQL and returns what the checker refuses.
-  func violations(dataset: String, layout sql: String) throws -> [String] {
-    let schema = PostgreSQLSchema()
+  /// Lays `dataset` out with `sql` in `schema` (a new one by default) on plain PostgreSQL and
+  /// returns what the checker refuses.
+  func violations(dataset: String, layout sql: String, in schema: PostgreSQLSchema = PostgreSQLSchema()) throws -> [String] {
     let shim = "citus_shim_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     let admin = try PostgreSQLServer.connect()
     defer { _ = try? admin.execute("DROP SCHEMA IF EXISTS \"\(shim)\" CASCADE") }
     try admin.execute(Self.shim(shim) + "; CREATE SCHEMA \"\(schema.name)\"")
     let ddl = try SluiceBinary.run(["schema", dataset, "--dialect", "postgresql"])
+    try #require(ddl.status == 0, "\(ddl.stderr)")
     let store = try schema.connect()
     try store.execute(ddl.stdout)
     try store.execute("SET search_path TO \"\(schema.name)\", \"\(shim)\"")
