@@ -42,6 +42,7 @@ struct FailureExit {
     switch code {
     case .databaseMissing, .noHistory, .unknownRun: ExitCode.noInput
     case .notADatabase, .malformedRow: ExitCode.dataError
+    case .unreachable: ExitCode.ioError
     }
   }
 }

@@ -2,18 +2,21 @@ import Foundation
 import SluiceCore
 
 /// `sluice runs DB [--last N] [--json]` and `sluice runs DB RUN_ID [--json]`: the run history a
-/// database's audit tables keep, read without writing.
+/// database's audit tables keep — a SQLite file's or a PostgreSQL schema's — read without writing.
 ///
 /// The list is what a person checks after a night of cron jobs — which runs failed, which
 /// rejected records — and `--json` is the same for a script. One run's view adds its issues
 /// grouped by stage, code and field path: where its data goes wrong, never what the data was.
 struct RunsCommand: Subcommand {
   static let name = "runs"
-  static let synopsis = "sluice runs DB [RUN_ID] [--last N] [--json]"
+  static let synopsis = "sluice runs DB [RUN_ID] [--last N] [--json] [--db-schema NAME]"
   static let abstract = "recent runs from the database's audit table, or one run's issues"
   static let help = """
-    USAGE: sluice runs DB [--last N] [--json]
-           sluice runs DB RUN_ID [--json]
+    USAGE: sluice runs DB [--last N] [--json] [--db-schema NAME]
+           sluice runs DB RUN_ID [--json] [--db-schema NAME]
+
+    DB is a SQLite file or a PostgreSQL URL (postgresql://user@host:5432/db; a password comes
+    from ~/.pgpass or PGPASSWORD, and is never printed).
 
     Lists the runs the database records (its sluice_runs table), newest first: run id,
     pipeline, mode, start (UTC), duration, status, records read, loaded and rejected (a failed
@@ -21,28 +24,35 @@ struct RunsCommand: Subcommand {
     RUN_ID, prints that run's summary, its per-stage counts, and its issues grouped by stage,
     code and field path with their counts (from sluice_rejects, which keeps the first issues of
     each code and never a record's values). The database is opened read-only: nothing is
-    created, changed or locked for writing.
+    created, changed or locked for writing (PostgreSQL: a read-only session).
 
     OPTIONS:
-      --last N     list the N most recent runs (default \(defaultLast))
-      --json       print JSON: an array with one object per run, or for RUN_ID an object with
-                   the run and its issue groups
-      -h, --help   show this help
+      --last N            list the N most recent runs (default \(defaultLast))
+      --json              print JSON: an array with one object per run, or for RUN_ID an object
+                          with the run and its issue groups
+      --db-schema NAME    PostgreSQL: the schema of the audit tables (default: the URL's
+                          options=-csearch_path=…, else the server's search_path, normally public)
+      --connect-timeout S PostgreSQL: seconds to wait for the server (default 10)
+      -h, --help          show this help
 
     EXIT CODES: 0 listed (an empty history too) · 64 usage · 66 no such database, no run history
     in it (no sluice_runs table), or no such run: what was named is not there · 65 the file is
     not a SQLite database, or an audit row is not what Sluice writes · 74 the database cannot be
-    read (locked past 5 s, an I/O error)
+    read (locked past 5 s, an I/O error; a PostgreSQL server that cannot be reached or refuses
+    the login)
     """
   static let defaultLast = 20
 
   var database: String
+  var schema: String?
+  var connectTimeoutSeconds: Int?
   var runID: Int64?
   var last: Int?
   var json: Bool
 
   init(arguments: [String], datasets: [AnyDataset]) throws {
-    let parsed = try ArgumentParser(valueOptions: ["last"], flags: ["json", "help"]).parse(arguments)
+    let parsed = try ArgumentParser(valueOptions: ["last", "db-schema", "connect-timeout"], flags: ["json", "help"])
+      .parse(arguments)
     guard let database = parsed.positionals.first else {
       throw UsageError("missing the database (sluice runs DB)")
     }
@@ -53,7 +63,8 @@ struct RunsCommand: Subcommand {
     if parsed.positionals.count == 2 {
       let text = parsed.positionals[1]
       guard let id = Int64(text), id > 0 else {
-        throw UsageError("RUN_ID must be a run's number, as 'sluice runs \(database)' lists them, not '\(text)'")
+        throw UsageError(
+          "RUN_ID must be a run's number, as 'sluice runs \(DatabaseLocation(database).redacted)' lists them, not '\(text)'")
       }
       runID = id
     }
@@ -64,6 +75,22 @@ struct RunsCommand: Subcommand {
       last = count
     }
     json = parsed.flags.contains("json")
+    let isPostgreSQL = DatabaseLocation(database).isPostgreSQL
+    for option in ["db-schema", "connect-timeout"] where parsed.values[option] != nil && !isPostgreSQL {
+      throw UsageError("--\(option) applies to a PostgreSQL database (postgresql://…), not a SQLite file")
+    }
+    if let name = parsed.values["db-schema"] {
+      guard !name.isEmpty, name.utf8.count <= PostgreSQLDialect.identifierLimit else {
+        throw UsageError("--db-schema must be a name of 1 to \(PostgreSQLDialect.identifierLimit) bytes")
+      }
+      schema = name
+    }
+    if let text = parsed.values["connect-timeout"] {
+      guard let seconds = Int(text), seconds > 0 else {
+        throw UsageError("--connect-timeout must be a whole number of seconds, 1 or more, not '\(text)'")
+      }
+      connectTimeoutSeconds = seconds
+    }
   }
 
   func validate() throws {
@@ -73,7 +100,18 @@ struct RunsCommand: Subcommand {
   }
 
   func run() throws -> Int32 {
-    let history = try SQLiteRunHistory(path: database)
+    let location = DatabaseLocation(database)
+    if location.hasPassword {
+      printError(
+        "sluice: warning: the URL carries a password, which other users can see in the process list; put it in ~/.pgpass or PGPASSWORD instead")
+    }
+    let history: any RunHistory
+    switch location {
+    case .sqlite(let path):
+      history = try SQLiteRunHistory(path: path)
+    case .postgreSQL(let url):
+      history = try PostgreSQLRunHistory(url: url, schema: schema, connectTimeoutSeconds: connectTimeoutSeconds)
+    }
     if let runID {
       let run = try history.run(id: runID)
       let issues = try history.issueGroups(ofRun: runID)
@@ -88,7 +126,7 @@ struct RunsCommand: Subcommand {
     if json {
       printOutput(try Self.json(runs))
     } else if runs.isEmpty {
-      printError("sluice: \(database) records no runs")
+      printError("sluice: \(location.redacted) records no runs")
     } else {
       for line in Self.listLines(runs) { printOutput(line) }
     }

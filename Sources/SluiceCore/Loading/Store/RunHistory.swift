@@ -14,7 +14,7 @@ public protocol RunHistory {
 }
 
 /// A history that cannot be read: the database is missing, is not a database, holds no runs,
-/// or lacks the run asked for.
+/// lacks the run asked for, or its server cannot be reached.
 public struct RunHistoryError: Error, Sendable, CustomStringConvertible {
   public enum Code: String, Sendable {
     /// No database at the path (or it cannot be opened for reading).
@@ -27,6 +27,8 @@ public struct RunHistoryError: Error, Sendable, CustomStringConvertible {
     case unknownRun
     /// A row of the audit tables is not what Sluice writes (a column edited by hand).
     case malformedRow
+    /// The database server cannot be reached, refuses the login, or went away.
+    case unreachable
   }
 
   public var code: Code

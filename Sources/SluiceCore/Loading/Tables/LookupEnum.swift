@@ -74,13 +74,20 @@ public enum LookupTable {
   {
     let sql = TableSQL(dialect: store.dialect)
     let upsert = try store.prepare(sql.lookupUpsert(lookup))
-    let exists = try store.prepare(sql.lookupExists(lookup))
+    let current = try store.prepare(sql.lookupRow(lookup))
     var inserted = 0
     var updated = 0
     for value in lookup.cases {
-      try exists.bind(.integer(value.id), at: 1)
-      let existed = try exists.step()
-      exists.reset()
+      try current.bind(.integer(value.id), at: 1)
+      let existed = try current.step()
+      // A row that already says what the enum says is left alone rather than upserted: an
+      // upsert locks the row it conflicts with even when its WHERE skips the update, so every
+      // run would hold every lookup row to its commit, and two runs into the same database —
+      // several machines loading shares of the files — would wait on each other.
+      let expected = [DatabaseValue.text(value.name)] + value.values + [.integer(0)]
+      let unchanged = existed && expected.indices.allSatisfy { current.columnValue(Int32($0)) == expected[$0] }
+      current.reset()
+      if unchanged { continue }
       try upsert.run([.integer(value.id), .text(value.name)] + value.values)
       if !existed {
         inserted += 1

@@ -35,7 +35,7 @@ struct TableSQL {
       lines.append("  FOREIGN KEY (\(keys)) REFERENCES \(q(parent.table.name)) (\(keys)) ON DELETE CASCADE")
     }
     let options = dialect.tableOptions(hasCompositeKey: table.key.count > 1)
-    return "CREATE TABLE \(q(table.name)) (\n\(lines.joined(separator: ",\n"))\n) \(options);"
+    return "CREATE TABLE \(q(table.name)) (\n\(lines.joined(separator: ",\n"))\n)\(options.isEmpty ? "" : " " + options);"
   }
 
   func create(_ index: Index, on table: Table) -> String {
@@ -48,7 +48,8 @@ struct TableSQL {
       lines.append("  \(q(column.name)) \(dialect.typeName(column.type))\(column.isNullable ? "" : " NOT NULL")")
     }
     lines.append("  \(q("retired")) \(dialect.typeName(.boolean)) NOT NULL DEFAULT 0 CHECK (\(q("retired")) IN (0, 1))")
-    return "CREATE TABLE \(q(lookup.table)) (\n\(lines.joined(separator: ",\n"))\n) \(dialect.tableOptions(hasCompositeKey: false));"
+    let options = dialect.tableOptions(hasCompositeKey: false)
+    return "CREATE TABLE \(q(lookup.table)) (\n\(lines.joined(separator: ",\n"))\n)\(options.isEmpty ? "" : " " + options);"
   }
 
   /// The name of a column's check constraint, which the store reports when a row breaks it.
@@ -151,8 +152,10 @@ struct TableSQL {
       """
   }
 
-  func lookupExists(_ lookup: LookupDeclaration) -> String {
-    "SELECT 1 FROM \(q(lookup.table)) WHERE \(q("id")) = \(dialect.parameter(1))"
+  /// The row of one id: `name`, the enum's columns and `retired`, to compare with the enum.
+  func lookupRow(_ lookup: LookupDeclaration) -> String {
+    let columns = lookup.columns.dropFirst().map { q($0.name) }.joined(separator: ", ")
+    return "SELECT \(columns) FROM \(q(lookup.table)) WHERE \(q("id")) = \(dialect.parameter(1))"
   }
 
   func lookupRetire(_ lookup: LookupDeclaration, keeping ids: [Int64]) -> String {
