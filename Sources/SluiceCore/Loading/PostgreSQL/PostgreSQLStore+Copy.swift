@@ -1,0 +1,65 @@
+internal import CLibPQ
+
+/// `COPY … FROM STDIN` and the small queries of the bulk writer.
+extension PostgreSQLStore: BulkLoadingStore {
+  func makeBulkWriter(schema: Schema, conflict: ConflictPolicy) throws -> (any BulkWriter)? {
+    try PostgreSQLBulkWriter(store: self, schema: schema, conflict: conflict)
+  }
+
+  /// Runs `sql`, a `COPY … FROM STDIN`, sending `data` (in the COPY's format) as its input.
+  func copy(_ sql: String, data: [UInt8]) throws {
+    let start = PQexec(connection, sql)
+    guard let start else { throw connectionError(sql: sql) }
+    guard PQresultStatus(start) == PGRES_COPY_IN else {
+      defer { PQclear(start) }
+      try check(start, sql: sql)
+      throw PostgreSQLError(sqlState: "08P01", message: "the server did not start the COPY", server: server, sql: sql)
+    }
+    PQclear(start)
+    let chunk = 1 << 18
+    let sent = data.withUnsafeBufferPointer { buffer -> Bool in
+      guard let base = buffer.baseAddress else { return true }
+      var offset = 0
+      while offset < buffer.count {
+        let count = min(chunk, buffer.count - offset)
+        // "The result is 1 if the data was queued, zero if it was not queued because of full
+        // buffers (this will only happen in nonblocking mode), or -1 if an error occurred."
+        let queued = UnsafeRawPointer(base + offset).withMemoryRebound(to: CChar.self, capacity: count) {
+          PQputCopyData(connection, $0, Int32(count))
+        }
+        if queued != 1 { return false }
+        offset += count
+      }
+      return true
+    }
+    guard PQputCopyEnd(connection, sent ? nil : "sluice could not send the rows") == 1 else {
+      throw connectionError(sql: sql)
+    }
+    // "After successfully calling PQputCopyEnd, call PQgetResult to obtain the final result
+    // status of the COPY command." — and on until it returns NULL.
+    var failure: (any Error)?
+    while let result = PQgetResult(connection) {
+      defer { PQclear(result) }
+      if failure == nil {
+        do { try check(result, sql: sql) } catch { failure = error }
+      }
+    }
+    if let failure { throw failure }
+    if !sent { throw connectionError(sql: sql) }
+  }
+
+  /// The rows of a query (or of a statement's RETURNING) whose columns are all integers.
+  func integerRows(_ sql: String) throws -> [[Int64]] {
+    let result = PQexec(connection, sql)
+    defer { PQclear(result) }
+    try check(result, sql: sql)
+    noteChanges(result)
+    let columns = PQnfields(result)
+    return (0..<PQntuples(result)).map { row in
+      (0..<columns).map { column in
+        guard PQgetisnull(result, row, column) == 0, let text = PQgetvalue(result, row, column) else { return 0 }
+        return Int64(String(cString: text)) ?? 0
+      }
+    }
+  }
+}
