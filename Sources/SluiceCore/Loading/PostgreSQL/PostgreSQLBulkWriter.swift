@@ -255,7 +255,9 @@ final class PostgreSQLBulkWriter: BulkWriter {
         SELECT \(childColumns) FROM \(childPlan.stage) c
         JOIN \(plan.pick) p ON p.sluice_ord = c.sluice_ord AND p.sluice_sub = c.sluice_root
         """)
-      counts[child] += store.changes
+      // The row writer inserts the children of every row it writes, also of rows a later record
+      // of the batch replaces: all staged children count but those of kept rows.
+      counts[child] += plan.policy == .ignore ? store.changes : staged[child]
     }
   }
 

@@ -1,9 +1,13 @@
 internal import CLibPQ
+import Foundation
 
 /// `COPY … FROM STDIN` and the small queries of the bulk writer.
 extension PostgreSQLStore: BulkLoadingStore {
+  /// `SLUICE_POSTGRES_WRITER=row` keeps every batch on the row writer: for comparing the two
+  /// (`Benchmarks/postgres`) and for ruling the bulk writer out when a load looks wrong.
   func makeBulkWriter(schema: Schema, conflict: ConflictPolicy) throws -> (any BulkWriter)? {
-    try PostgreSQLBulkWriter(store: self, schema: schema, conflict: conflict)
+    if ProcessInfo.processInfo.environment["SLUICE_POSTGRES_WRITER"] == "row" { return nil }
+    return try PostgreSQLBulkWriter(store: self, schema: schema, conflict: conflict)
   }
 
   /// Runs `sql`, a `COPY … FROM STDIN`, sending `data` (in the COPY's format) as its input.
