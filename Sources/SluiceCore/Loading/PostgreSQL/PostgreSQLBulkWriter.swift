@@ -119,12 +119,13 @@ final class PostgreSQLBulkWriter: BulkWriter {
         if plans[index].followsRun { followers[ordinal].append((index, Int32(entry))) }
       }
     }
-    if stagedAny {
-      // At the transaction's top level, so the tables made in it are truncated in place.
-      try store.run("TRUNCATE " + plans.flatMap { [$0.stage, $0.pick] }.joined(separator: ", "))
-    }
+    // Truncated at the transaction's top level, so the tables made in it are truncated in place.
+    // The staging tables have no statistics: without hash and merge joins, each join with a
+    // target is an index probe per staged row, never a scan of the growing target.
+    var start = ["SAVEPOINT sluice_batch", "SET LOCAL enable_hashjoin TO off", "SET LOCAL enable_mergejoin TO off"]
+    if stagedAny { start.insert("TRUNCATE " + plans.flatMap { [$0.stage, $0.pick] }.joined(separator: ", "), at: 0) }
+    try store.run(start.joined(separator: "; "))
     stagedAny = true
-    try store.run("SAVEPOINT sluice_batch")
     var counts = Array(repeating: 0, count: plans.count)
     /// Rows of `ignore` tables that were written, as (plan, ordinal, entry).
     var wrote = Set<Key>()
@@ -132,10 +133,27 @@ final class PostgreSQLBulkWriter: BulkWriter {
       for index in plans.indices where staged[index] > 0 {
         try store.copy(plans[index].copy, data: buffers[index])
       }
+      var steps: [Step] = []
       for index in plans.indices where plans[index].table.parent == nil && staged[index] > 0 {
-        try apply(index, staged: staged, counts: &counts, wrote: &wrote)
+        steps += apply(index, staged: staged, counts: &counts)
       }
-      try store.run("RELEASE SAVEPOINT sluice_batch")
+      steps += [
+        Step("RESET enable_hashjoin"), Step("RESET enable_mergejoin"), Step("RELEASE SAVEPOINT sluice_batch"),
+      ]
+      // Every statement in one round trip; each answers with its own result.
+      let results = try store.runEach(steps.map(\.sql))
+      for (step, result) in zip(steps, results) {
+        switch step.effect {
+        case .none: break
+        case .count(let plan): counts[plan] += Int(result.rows.first?.first ?? 0)
+        case .changes(let plan): counts[plan] += result.changes
+        case .picked(let plan):
+          counts[plan] += result.rows.count
+          for row in result.rows where row.count == 2 {
+            wrote.insert(Key(plan: plan, ordinal: Int32(row[0]), entry: Int32(row[1])))
+          }
+        }
+      }
     } catch let error as PostgreSQLError {
       guard case .constraint = error.failure else { throw error }
       try store.run("ROLLBACK TO SAVEPOINT sluice_batch; RELEASE SAVEPOINT sluice_batch")
@@ -163,8 +181,29 @@ final class PostgreSQLBulkWriter: BulkWriter {
     var entry: Int32
   }
 
-  /// Applies a top-level table's staged rows, then its children's.
-  private func apply(_ index: Int, staged: [Int], counts: inout [Int], wrote: inout Set<Key>) throws {
+  /// A statement of a batch's apply, and what its result says.
+  struct Step {
+    enum Effect {
+      case none
+      /// A count of the plan's rows written, as its one row.
+      case count(Int)
+      /// Its changed rows are the plan's rows written.
+      case changes(Int)
+      /// The plan's picked rows (ordinal, entry), as it returns them: each is a row written.
+      case picked(Int)
+    }
+    var sql: String
+    var effect: Effect = .none
+
+    init(_ sql: String, _ effect: Effect = .none) {
+      self.sql = sql
+      self.effect = effect
+    }
+  }
+
+  /// The statements that apply a top-level table's staged rows, then its children's; counts
+  /// that need no result go straight into `counts`.
+  private func apply(_ index: Int, staged: [Int], counts: inout [Int]) -> [Step] {
     let plan = plans[index]
     let table = plan.table
     let q = store.dialect.quote
@@ -181,8 +220,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
       // Counted as the row writer counts its one-statement upsert: each row that differs from
       // the one before it — the table's, for a key's first row of the batch.
       let row = { (alias: String) in "ROW(\(columns.map { "\(alias).\($0)" }.joined(separator: ", ")))" }
-      let count = try store.integerRows(
-        """
+      let count = """
         SELECT count(*) FROM (
           SELECT \(row("s")) AS sluice_row, lag(\(row("s"))) OVER w AS sluice_previous, row_number() OVER w AS sluice_n,
             \(keys.map { "s.\($0)" }.joined(separator: ", "))
@@ -190,75 +228,76 @@ final class PostgreSQLBulkWriter: BulkWriter {
         ) q LEFT JOIN \(target) t ON \(match("t", "q"))
         WHERE CASE WHEN q.sluice_n = 1 THEN t.\(keys[0]) IS NULL OR \(row("t")) IS DISTINCT FROM q.sluice_row
           ELSE q.sluice_row IS DISTINCT FROM q.sluice_previous END
-        """)
-      counts[index] += Int(count.first?.first ?? 0)
+        """
       let update =
         others.isEmpty
         ? "DO NOTHING"
         : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
           + others.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
-      try store.run(
-        "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM (\(lastPerKey)) w ON CONFLICT (\(keyList)) \(update)")
-      return
+      return [
+        Step(count, .count(index)),
+        Step("INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM (\(lastPerKey)) w ON CONFLICT (\(keyList)) \(update)"),
+      ]
     }
 
     // The children the table had for the batch's keys, whether or not the batch brings any.
-    let deleteChildren = {
-      for child in plan.children {
-        try self.store.run(
-          "DELETE FROM \(q(self.plans[child].table.name)) c USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("c", "s"))"
-        )
-      }
+    let deleteChildren = plan.children.map { child in
+      Step(
+        "DELETE FROM \(q(plans[child].table.name)) c USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("c", "s"))")
     }
     let insertPicked = "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) JOIN \(plan.pick) USING (sluice_ord, sluice_sub)"
+    var steps: [Step]
     switch plan.policy {
     case .upsert:
-      try store.run("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w")
       // Every row is written (inserted, or its row updated), and its children replaced.
       let update =
         others.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))"
-      try store.run("\(insertPicked) ON CONFLICT (\(keyList)) \(update)")
-      try deleteChildren()
+      steps =
+        [Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w"),
+         Step("\(insertPicked) ON CONFLICT (\(keyList)) \(update)")] + deleteChildren
       counts[index] += staged[index]
     case .replace:
-      try store.run("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w")
-      try deleteChildren()
-      try store.run("DELETE FROM \(target) t USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("t", "s"))")
-      try store.run(insertPicked)
+      steps =
+        [Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w")] + deleteChildren + [
+          Step("DELETE FROM \(target) t USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("t", "s"))"),
+          Step(insertPicked),
+        ]
       counts[index] += staged[index]
     case .ignore:
       // The first row of each key the table lacks; the others keep what is there.
-      let picked = try store.integerRows(
-        """
-        INSERT INTO \(plan.pick)
-        SELECT sluice_ord, sluice_sub FROM (
-          SELECT DISTINCT ON (\(keyList)) * FROM \(plan.stage) ORDER BY \(keyList), sluice_ord, sluice_sub
-        ) f WHERE NOT EXISTS (SELECT 1 FROM \(target) t WHERE \(match("t", "f")))
-        RETURNING sluice_ord, sluice_sub
-        """)
-      for row in picked where row.count == 2 {
-        wrote.insert(Key(plan: index, ordinal: Int32(row[0]), entry: Int32(row[1])))
-      }
-      try store.run(insertPicked)
-      counts[index] += picked.count
+      steps = [
+        Step(
+          """
+          INSERT INTO \(plan.pick)
+          SELECT sluice_ord, sluice_sub FROM (
+            SELECT DISTINCT ON (\(keyList)) * FROM \(plan.stage) ORDER BY \(keyList), sluice_ord, sluice_sub
+          ) f WHERE NOT EXISTS (SELECT 1 FROM \(target) t WHERE \(match("t", "f")))
+          RETURNING sluice_ord, sluice_sub
+          """, .picked(index)),
+        Step(insertPicked),
+      ]
     case .fail:
-      try store.run("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM \(plan.stage)")
-      try store.run(insertPicked)
+      steps = [Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM \(plan.stage)"), Step(insertPicked)]
       counts[index] += staged[index]
     }
     for child in plan.children where staged[child] > 0 {
       let childPlan = plans[child]
       let childColumns = childPlan.table.allColumns.map { "c.\(q($0.name))" }.joined(separator: ", ")
-      try store.run(
-        """
+      let insert = """
         INSERT INTO \(q(childPlan.table.name)) (\(childPlan.table.allColumns.map { q($0.name) }.joined(separator: ", ")))
         SELECT \(childColumns) FROM \(childPlan.stage) c
         JOIN \(plan.pick) p ON p.sluice_ord = c.sluice_ord AND p.sluice_sub = c.sluice_root
-        """)
+        """
       // The row writer inserts the children of every row it writes, also of rows a later record
       // of the batch replaces: all staged children count but those of kept rows.
-      counts[child] += plan.policy == .ignore ? store.changes : staged[child]
+      if plan.policy == .ignore {
+        steps.append(Step(insert, .changes(child)))
+      } else {
+        steps.append(Step(insert))
+        counts[child] += staged[child]
+      }
     }
+    return steps
   }
 
   // MARK: - COPY's text format

@@ -52,12 +52,36 @@ extension PostgreSQLStore: BulkLoadingStore {
     if !sent { throw connectionError(sql: sql) }
   }
 
-  /// The rows of a query (or of a statement's RETURNING) whose columns are all integers.
-  func integerRows(_ sql: String) throws -> [[Int64]] {
-    let result = PQexec(connection, sql)
-    defer { PQclear(result) }
-    try check(result, sql: sql)
-    noteChanges(result)
+  /// What one statement of `runEach` answered: rows changed, and its rows when all integers.
+  struct StatementResult {
+    var changes: Int
+    var rows: [[Int64]]
+  }
+
+  /// Runs several statements in one round trip and returns each one's result; throws the first
+  /// error (the statements after it did not run).
+  func runEach(_ statements: [String]) throws -> [StatementResult] {
+    let sql = statements.joined(separator: ";\n")
+    guard PQsendQuery(connection, sql) == 1 else { throw connectionError(sql: sql) }
+    var results: [StatementResult] = []
+    var failure: (any Error)?
+    // "PQgetResult must be called repeatedly until it returns a null pointer, indicating that
+    // the command is done."
+    while let result = PQgetResult(connection) {
+      defer { PQclear(result) }
+      guard failure == nil else { continue }
+      do {
+        try check(result, sql: statements.indices.contains(results.count) ? statements[results.count] : sql)
+        results.append(StatementResult(changes: Self.changes(of: result), rows: Self.integerRows(of: result)))
+      } catch {
+        failure = error
+      }
+    }
+    if let failure { throw failure }
+    return results
+  }
+
+  static func integerRows(of result: OpaquePointer) -> [[Int64]] {
     let columns = PQnfields(result)
     return (0..<PQntuples(result)).map { row in
       (0..<columns).map { column in
