@@ -150,8 +150,10 @@ public struct PipelineRunner {
           // transaction, which holds the earlier inputs' rows.
           let writer = try RowWriter(store: store, schema: source.dataset.schema, conflict: configuration.conflict)
           defer { lookups.merge(writer.lookups) { var sum = $0; sum.add($1); return sum } }
-          try loop.load(reader, writer: writer, savepoints: savepoints, state: &state)
-          return writer.rowsWritten
+          let bulk = try (store as? any BulkLoadingStore)?.makeBulkWriter(
+            schema: source.dataset.schema, conflict: configuration.conflict)
+          try loop.load(reader, writer: writer, bulk: bulk, savepoints: savepoints, state: &state)
+          return writer.rowsWritten.merging(bulk?.rowsWritten ?? [:], uniquingKeysWith: +)
         }
       }
       try state.checkRejectRate()

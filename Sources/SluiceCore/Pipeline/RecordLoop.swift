@@ -20,23 +20,49 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   }
 
   /// Runs the reader to its end, writing each record's rows; under a lenient policy each record
-  /// inside a savepoint of its own.
+  /// inside a savepoint of its own. With a bulk writer, a batch it accepts is written in one go
+  /// before its records are counted; a batch it refuses, or whose rows break a constraint, goes
+  /// through `writer` record by record as without one.
   func load(
-    _ reader: any RecordReader, writer: RowWriter, savepoints: (any RecordSavepoints)?, state: inout RunState
+    _ reader: any RecordReader, writer: RowWriter, bulk: (any BulkWriter)?, savepoints: (any RecordSavepoints)?,
+    state: inout RunState
   ) throws {
+    /// Per record of the current batch that the bulk writer wrote: whether it kept existing rows.
+    var bulkKept: [Bool]? = nil
+    var next = 0
     try consume(
       reader, state: &state,
       beforeBatch: { batch, state in
-        // Every key the batch references that no cache knows, looked up in a few queries.
         var mark = Stopwatch.now()
+        defer { state.ledger.lap(.load, from: &mark) }
+        bulkKept = nil
+        next = 0
+        if let bulk {
+          var records: [RecordRows] = []
+          records.reserveCapacity(batch.count)
+          for item in batch {
+            if case .load(let rows) = item.verdict { records.append(rows) }
+          }
+          if !records.isEmpty, records.allSatisfy(bulk.accepts), let kept = try bulk.write(records) {
+            // The bulk writer changed rows the row writer may remember.
+            writer.forgetRows()
+            bulkKept = kept
+            return
+          }
+        }
+        // Every key the batch references that no cache knows, looked up in a few queries.
         writer.beginBatch()
         for item in batch {
           if case .load(let rows) = item.verdict { try writer.want(rows) }
         }
         try writer.fetchWanted()
-        state.ledger.lap(.load, from: &mark)
       },
       load: { rows, item, state in
+        if let kept = bulkKept {
+          state.ledger.count(.load, passed: true, kept: kept[next])
+          next += 1
+          return
+        }
         try write(rows, of: item, writer: writer, savepoints: savepoints, state: &state)
       })
   }
@@ -108,6 +134,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
 protocol RecordLoading {
   func validate(_ reader: any RecordReader, state: inout RunState) throws
   func load(
-    _ reader: any RecordReader, writer: RowWriter, savepoints: (any RecordSavepoints)?, state: inout RunState
+    _ reader: any RecordReader, writer: RowWriter, bulk: (any BulkWriter)?, savepoints: (any RecordSavepoints)?,
+    state: inout RunState
   ) throws
 }

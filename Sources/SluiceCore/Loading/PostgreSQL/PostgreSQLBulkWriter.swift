@@ -1,0 +1,385 @@
+/// Writes a batch of records into PostgreSQL with one `COPY` per table and a few set-based
+/// statements, with `RowWriter`'s results: the same rows, the same counts, the same kept records.
+///
+/// Each table of the dataset has a temporary staging table (`LIKE` the target, plus the record's
+/// ordinal in the batch, the row's entry in the record and its top-level row's entry), dropped at
+/// commit. A batch is staged by `COPY … FROM STDIN` in text format, then applied inside a
+/// savepoint, table by table in schema order (referenced tables first), a parent before its
+/// children. Which staged rows reach a table is the "pick": under `upsert` and `replace` the last
+/// row per key (the last record wins), under `ignore` the first row of each key the table lacked,
+/// under `fail` every row (a second one of a key is the primary key's error). Children go in with
+/// their picked parent row, after the children the table had for those keys were deleted.
+///
+/// It takes only records of whole rows whose references the record itself resolves (orders,
+/// fruits, devices): patches, merges and references looked up by natural key stay with
+/// `RowWriter`, as do schemas where a `replace` table is referenced by another of the same
+/// schema (a delete that cascades within a batch depends on the order of the records). A batch
+/// whose rows break a constraint is rolled back to the savepoint and returned to the caller,
+/// which writes it through `RowWriter`: that finds the culprits, with their issues and locations.
+final class PostgreSQLBulkWriter: BulkWriter {
+  /// A table of the dataset and what applying a batch to it needs.
+  struct Plan {
+    let table: Table
+    let policy: ConflictPolicy
+    let followsRun: Bool
+    /// The staging table and, for a top-level table, the table of picked rows.
+    let stage: String
+    let pick: String
+    /// Plans of the table's children.
+    var children: [Int] = []
+    /// `COPY stage (…) FROM STDIN`.
+    let copy: String
+  }
+
+  private let store: PostgreSQLStore
+  private var plans: [Plan] = []
+  /// Each plan's index by its table's serial; -1 for tables not in the schema.
+  private var planBySerial: [Int] = []
+  private var written: [Int]
+  private var stagedAny = false
+
+  /// Nil when the schema needs `RowWriter` throughout.
+  init?(store: PostgreSQLStore, schema: Schema, conflict: ConflictPolicy) throws {
+    self.store = store
+    let tables = schema.tables
+    let q = store.dialect.quote
+    for table in tables {
+      let policy = table.onConflict ?? conflict
+      // A child's parent is a top-level table of the schema.
+      if let parent = table.parent {
+        guard parent.table.parent == nil, tables.contains(where: { $0 === parent.table }) else { return nil }
+      }
+      // A replace whose delete cascades to rows of the same batch depends on the records' order.
+      if table.parent == nil && policy == .replace
+        && tables.contains(where: { other in other.columns.contains { $0.reference?.table === table } })
+      {
+        return nil
+      }
+    }
+    written = Array(repeating: 0, count: tables.count)
+    var setup: [String] = []
+    for (index, table) in tables.enumerated() {
+      let stage = "sluice_stage_\(index)"
+      let pick = "sluice_pick_\(index)"
+      let columns = table.allColumns.map { q($0.name) }.joined(separator: ", ")
+      plans.append(
+        Plan(
+          table: table, policy: table.onConflict ?? conflict, followsRun: table.parent == nil && table.onConflict == nil,
+          stage: stage, pick: pick,
+          copy: "COPY \(stage) (sluice_ord, sluice_sub, sluice_root, \(columns)) FROM STDIN"))
+      // Dropped first: an earlier input of the run may have staged into the same names.
+      setup.append("DROP TABLE IF EXISTS pg_temp.\(stage), pg_temp.\(pick)")
+      setup.append(
+        "CREATE TEMP TABLE \(stage) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL, sluice_root integer NOT NULL, LIKE \(q(table.name))) ON COMMIT DROP"
+      )
+      setup.append("CREATE TEMP TABLE \(pick) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL) ON COMMIT DROP")
+      if let parent = table.parent, let parentIndex = tables.firstIndex(where: { $0 === parent.table }) {
+        plans[parentIndex].children.append(index)
+      }
+    }
+    try store.run(setup.joined(separator: "; "))
+    var planBySerial = Array(repeating: -1, count: Int(tables.map(\.serial).max() ?? 0) + 1)
+    for (index, table) in tables.enumerated() { planBySerial[Int(table.serial)] = index }
+    self.planBySerial = planBySerial
+  }
+
+  var rowsWritten: [String: Int] {
+    var rows: [String: Int] = [:]
+    for (index, plan) in plans.enumerated() { rows[plan.table.name, default: 0] += written[index] }
+    return rows
+  }
+
+  func accepts(_ rows: RecordRows) -> Bool {
+    guard rows.openReferences.isEmpty else { return false }
+    for entry in rows.entries {
+      if entry.unchanged != 0 || entry.isPatch { return false }
+      let serial = Int(entry.serial)
+      if serial >= planBySerial.count || planBySerial[serial] < 0 { return false }
+    }
+    return true
+  }
+
+  // MARK: - A batch
+
+  func write(_ records: [RecordRows]) throws -> [Bool]? {
+    var buffers = Array(repeating: [UInt8](), count: plans.count)
+    var staged = Array(repeating: 0, count: plans.count)
+    /// Per record, its rows of tables that follow the run's policy: (plan, entry).
+    var followers: [[(plan: Int, entry: Int32)]] = Array(repeating: [], count: records.count)
+    for (ordinal, rows) in records.enumerated() {
+      for entry in 0..<rows.count {
+        let row = rows.entries[entry]
+        let index = planBySerial[Int(row.serial)]
+        let table = plans[index].table
+        let root = row.parent >= 0 ? Int(row.parent) : entry
+        guard
+          encode(&buffers[index], ordinal: ordinal, entry: entry, root: root, rows: rows, table: table)
+        else { return nil }  // a value COPY cannot carry: the row writer reports it
+        staged[index] += 1
+        if plans[index].followsRun { followers[ordinal].append((index, Int32(entry))) }
+      }
+    }
+    // Truncated at the transaction's top level, so the tables made in it are truncated in place.
+    // The staging tables have no statistics: without hash and merge joins, each join with a
+    // target is an index probe per staged row, never a scan of the growing target.
+    var start = ["SAVEPOINT sluice_batch", "SET LOCAL enable_hashjoin TO off", "SET LOCAL enable_mergejoin TO off"]
+    if stagedAny { start.insert("TRUNCATE " + plans.flatMap { [$0.stage, $0.pick] }.joined(separator: ", "), at: 0) }
+    try store.run(start.joined(separator: "; "))
+    stagedAny = true
+    var counts = Array(repeating: 0, count: plans.count)
+    /// Rows of `ignore` tables that were written, as (plan, ordinal, entry).
+    var wrote = Set<Key>()
+    do {
+      for index in plans.indices where staged[index] > 0 {
+        try store.copy(plans[index].copy, data: buffers[index])
+      }
+      var steps: [Step] = []
+      for index in plans.indices where plans[index].table.parent == nil && staged[index] > 0 {
+        steps += apply(index, staged: staged, counts: &counts)
+      }
+      steps += [
+        Step("RESET enable_hashjoin"), Step("RESET enable_mergejoin"), Step("RELEASE SAVEPOINT sluice_batch"),
+      ]
+      // Every statement in one round trip; each answers with its own result.
+      let results = try store.runEach(steps.map(\.sql))
+      for (step, result) in zip(steps, results) {
+        switch step.effect {
+        case .none: break
+        case .count(let plan): counts[plan] += Int(result.rows.first?.first ?? 0)
+        case .changes(let plan): counts[plan] += result.changes
+        case .picked(let plan):
+          counts[plan] += result.rows.count
+          for row in result.rows where row.count == 2 {
+            wrote.insert(Key(plan: plan, ordinal: Int32(row[0]), entry: Int32(row[1])))
+          }
+        }
+      }
+    } catch let error as PostgreSQLError {
+      guard case .constraint = error.failure else { throw error }
+      try store.run("ROLLBACK TO SAVEPOINT sluice_batch; RELEASE SAVEPOINT sluice_batch")
+      return nil
+    }
+    for index in counts.indices { written[index] += counts[index] }
+    return followers.enumerated().map { ordinal, rows in
+      // As `RowWriter`: kept when the record kept a row of its own and wrote none.
+      var keptAny = false
+      var wroteAny = false
+      for (plan, entry) in rows {
+        if plans[plan].policy != .ignore || wrote.contains(Key(plan: plan, ordinal: Int32(ordinal), entry: entry)) {
+          wroteAny = true
+        } else {
+          keptAny = true
+        }
+      }
+      return keptAny && !wroteAny
+    }
+  }
+
+  struct Key: Hashable {
+    var plan: Int
+    var ordinal: Int32
+    var entry: Int32
+  }
+
+  /// A statement of a batch's apply, and what its result says.
+  struct Step {
+    enum Effect {
+      case none
+      /// A count of the plan's rows written, as its one row.
+      case count(Int)
+      /// Its changed rows are the plan's rows written.
+      case changes(Int)
+      /// The plan's picked rows (ordinal, entry), as it returns them: each is a row written.
+      case picked(Int)
+    }
+    var sql: String
+    var effect: Effect = .none
+
+    init(_ sql: String, _ effect: Effect = .none) {
+      self.sql = sql
+      self.effect = effect
+    }
+  }
+
+  /// The statements that apply a top-level table's staged rows, then its children's; counts
+  /// that need no result go straight into `counts`.
+  private func apply(_ index: Int, staged: [Int], counts: inout [Int]) -> [Step] {
+    let plan = plans[index]
+    let table = plan.table
+    let q = store.dialect.quote
+    let keys = table.key.map(q)
+    let keyList = keys.joined(separator: ", ")
+    let columns = table.allColumns.map { q($0.name) }
+    let columnList = columns.joined(separator: ", ")
+    let others = table.allColumns.map(\.name).filter { !table.key.contains($0) }.map(q)
+    let target = q(table.name)
+    func match(_ a: String, _ b: String) -> String { keys.map { "\(a).\($0) = \(b).\($0)" }.joined(separator: " AND ") }
+    let lastPerKey = "SELECT DISTINCT ON (\(keyList)) * FROM \(plan.stage) ORDER BY \(keyList), sluice_ord DESC, sluice_sub DESC"
+
+    if plan.policy == .upsert && plan.children.isEmpty {
+      // Counted as the row writer counts its one-statement upsert: each row that differs from
+      // the one before it — the table's, for a key's first row of the batch.
+      let row = { (alias: String) in "ROW(\(columns.map { "\(alias).\($0)" }.joined(separator: ", ")))" }
+      let count = """
+        SELECT count(*) FROM (
+          SELECT \(row("s")) AS sluice_row, lag(\(row("s"))) OVER w AS sluice_previous, row_number() OVER w AS sluice_n,
+            \(keys.map { "s.\($0)" }.joined(separator: ", "))
+          FROM \(plan.stage) s WINDOW w AS (PARTITION BY \(keys.map { "s.\($0)" }.joined(separator: ", ")) ORDER BY s.sluice_ord, s.sluice_sub)
+        ) q LEFT JOIN \(target) t ON \(match("t", "q"))
+        WHERE CASE WHEN q.sluice_n = 1 THEN t.\(keys[0]) IS NULL OR \(row("t")) IS DISTINCT FROM q.sluice_row
+          ELSE q.sluice_row IS DISTINCT FROM q.sluice_previous END
+        """
+      let update =
+        others.isEmpty
+        ? "DO NOTHING"
+        : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
+          + others.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
+      return [
+        Step(count, .count(index)),
+        Step("INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM (\(lastPerKey)) w ON CONFLICT (\(keyList)) \(update)"),
+      ]
+    }
+
+    // The children the table had for the batch's keys, whether or not the batch brings any.
+    let deleteChildren = plan.children.map { child in
+      Step(
+        "DELETE FROM \(q(plans[child].table.name)) c USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("c", "s"))")
+    }
+    let insertPicked = "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) JOIN \(plan.pick) USING (sluice_ord, sluice_sub)"
+    var steps: [Step]
+    switch plan.policy {
+    case .upsert:
+      // Every row is written (inserted, or its row updated), and its children replaced.
+      let update =
+        others.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))"
+      steps =
+        [Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w"),
+         Step("\(insertPicked) ON CONFLICT (\(keyList)) \(update)")] + deleteChildren
+      counts[index] += staged[index]
+    case .replace:
+      steps =
+        [Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w")] + deleteChildren + [
+          Step("DELETE FROM \(target) t USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("t", "s"))"),
+          Step(insertPicked),
+        ]
+      counts[index] += staged[index]
+    case .ignore:
+      // The first row of each key the table lacks; the others keep what is there.
+      steps = [
+        Step(
+          """
+          INSERT INTO \(plan.pick)
+          SELECT sluice_ord, sluice_sub FROM (
+            SELECT DISTINCT ON (\(keyList)) * FROM \(plan.stage) ORDER BY \(keyList), sluice_ord, sluice_sub
+          ) f WHERE NOT EXISTS (SELECT 1 FROM \(target) t WHERE \(match("t", "f")))
+          RETURNING sluice_ord, sluice_sub
+          """, .picked(index)),
+        Step(insertPicked),
+      ]
+    case .fail:
+      steps = [Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM \(plan.stage)"), Step(insertPicked)]
+      counts[index] += staged[index]
+    }
+    for child in plan.children where staged[child] > 0 {
+      let childPlan = plans[child]
+      let childColumns = childPlan.table.allColumns.map { "c.\(q($0.name))" }.joined(separator: ", ")
+      let insert = """
+        INSERT INTO \(q(childPlan.table.name)) (\(childPlan.table.allColumns.map { q($0.name) }.joined(separator: ", ")))
+        SELECT \(childColumns) FROM \(childPlan.stage) c
+        JOIN \(plan.pick) p ON p.sluice_ord = c.sluice_ord AND p.sluice_sub = c.sluice_root
+        """
+      // The row writer inserts the children of every row it writes, also of rows a later record
+      // of the batch replaces: all staged children count but those of kept rows.
+      if plan.policy == .ignore {
+        steps.append(Step(insert, .changes(child)))
+      } else {
+        steps.append(Step(insert))
+        counts[child] += staged[child]
+      }
+    }
+    return steps
+  }
+
+  // MARK: - COPY's text format
+
+  /// Appends one row in COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
+  /// False for a value the format cannot carry (text with a NUL).
+  private func encode(
+    _ buffer: inout [UInt8], ordinal: Int, entry: Int, root: Int, rows: RecordRows, table: Table
+  ) -> Bool {
+    Self.appendInteger(Int64(ordinal), to: &buffer)
+    buffer.append(0x09)
+    Self.appendInteger(Int64(entry), to: &buffer)
+    buffer.append(0x09)
+    Self.appendInteger(Int64(root), to: &buffer)
+    for column in 0..<table.allColumns.count {
+      buffer.append(0x09)
+      guard Self.append(rows.fullValue(entry, column, in: table), to: &buffer) else { return false }
+    }
+    buffer.append(0x0A)
+    return true
+  }
+
+  @inline(__always)
+  static func append(_ value: DatabaseValue?, to buffer: inout [UInt8]) -> Bool {
+    guard let value else {
+      buffer.append(UInt8(ascii: "\\"))
+      buffer.append(UInt8(ascii: "N"))
+      return true
+    }
+    switch value {
+    case .integer(let number):
+      appendInteger(number, to: &buffer)
+    case .real(let number):
+      // The shortest text that reads back as the same double; PostgreSQL reads inf and nan too.
+      buffer.append(contentsOf: number.description.utf8)
+    case .text(let text):
+      var text = text
+      return text.withUTF8 { bytes in
+        for byte in bytes {
+          switch byte {
+          case 0: return false
+          case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "\\"))
+          case 0x09: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "t"))
+          case 0x0A: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "n"))
+          case 0x0D: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "r"))
+          default: buffer.append(byte)
+          }
+        }
+        return true
+      }
+    case .blob(let blob):
+      // bytea's hex input `\x…`, its backslash doubled for COPY.
+      buffer.append(UInt8(ascii: "\\"))
+      buffer.append(UInt8(ascii: "\\"))
+      buffer.append(UInt8(ascii: "x"))
+      for byte in blob {
+        buffer.append(hexDigits[Int(byte >> 4)])
+        buffer.append(hexDigits[Int(byte & 0x0F)])
+      }
+    }
+    return true
+  }
+
+  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+  @inline(__always)
+  static func appendInteger(_ number: Int64, to buffer: inout [UInt8]) {
+    if number < 0 { buffer.append(UInt8(ascii: "-")) }
+    var magnitude = number.magnitude
+    if magnitude < 10 {
+      buffer.append(UInt8(ascii: "0") + UInt8(magnitude))
+      return
+    }
+    var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 20 digits at most, as bytes
+    var count = 0
+    withUnsafeMutableBytes(of: &digits) { scratch in
+      while magnitude > 0 {
+        scratch[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+        count += 1
+      }
+      for index in stride(from: count - 1, through: 0, by: -1) { buffer.append(scratch[index]) }
+    }
+  }
+}

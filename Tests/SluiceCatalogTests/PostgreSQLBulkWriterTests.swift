@@ -1,0 +1,100 @@
+import Foundation
+import SluiceCatalog
+import SluiceCore
+import SluiceTestSupport
+import Testing
+
+/// The bulk writer (COPY into staging tables, then set-based statements) against the row writer
+/// on SQLite: the same tables, row for row, and the same report — counts, kept records, issues —
+/// for what a batch makes hard: repeated keys within a batch and across batches, under each
+/// conflict policy, strict and lenient, text COPY must escape, and a value COPY cannot carry.
+@Suite(
+  "PostgreSQL: the bulk writer",
+  .enabled(
+    if: PostgreSQLServer.isAvailable,
+    "no PostgreSQL server: set SLUICE_TEST_POSTGRES_URL or run the tests through .ci/with-postgres"))
+struct PostgreSQLBulkWriterTests {
+  static let fruits = [Catalog.dataset(named: "fruits")].compactMap { $0 }
+  static let orders = [Catalog.dataset(named: "orders")].compactMap { $0 }
+
+  static let cases: [(ConflictPolicy, Bool)] = ConflictPolicy.allCases.flatMap { [($0, false), ($0, true)] }
+
+  /// 700 fruits over 150 keys, 100 of them loaded before: keys repeat within each batch of 256
+  /// and across batches, with other names and other numbers of recipes.
+  @Test("repeated keys within and across batches end as row by row", arguments: cases)
+  func repeatedKeysEndAsRowByRow(conflict: ConflictPolicy, lenient: Bool) throws {
+    let twin = try TwinStores()
+    let first = try twin.directory.write("first.json", FruitsDump.array((0..<100).map { FruitsDump.fruit($0, recipes: 2) }))
+    _ = twin.run(PipelineConfiguration(name: "first", input: first, database: ""), datasets: Self.fruits)
+    let records = (0..<700).map { FruitsDump.fruit($0 % 150, recipes: $0 % 4, name: "Name \($0 % 7)") }
+    let second = try twin.directory.write("second.json", FruitsDump.array(records))
+    let reports = twin.run(
+      PipelineConfiguration(
+        name: "second", input: second, policy: lenient ? Policy(preset: .lenient) : .strict, database: "",
+        conflict: conflict),
+      datasets: Self.fruits)
+    #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
+    #expect(reports.postgreSQL.failure?.message == reports.sqlite.failure?.message)
+    #expect(reports.postgreSQL.status == (conflict == .fail && !lenient ? .failed : .succeeded))
+    let (sqlite, postgreSQL) = try twin.tables(["fruits", "recipes"])
+    #expect(postgreSQL == sqlite)
+  }
+
+  /// A shared table (customers, `onConflict: .upsert`) counts a row each time it changes: a
+  /// customer renamed back and forth within one batch counts every change, a repeat none.
+  @Test("a shared table counts each change as the row writer does", arguments: ConflictPolicy.allCases)
+  func sharedRowsCountEachChange(conflict: ConflictPolicy) throws {
+    let twin = try TwinStores()
+    let names = ["Ann", "Bo", "Ann", "Anna", "Anna", "Ann", "Cy", "Bo"]
+    let ids = [1, 2, 1, 1, 1, 1, 3, 2]
+    let records = names.indices.map { index in
+      #"{"orderId":"\#(index % 5)","amount":\#(100 + index),"currency":"EUR","status":"pending","createdAt":"2023-01-01T00:00:0\#(index)Z","customer":{"id":\#(ids[index]),"name":"\#(names[index])"},"items":[\#((0...(index % 3)).map { #"{"sku":"S\#($0)","qty":\#(index + 1),"priceMinor":\#($0)}"# }.joined(separator: ","))]}"#
+    }
+    let input = try twin.directory.write("orders.ndjson", FruitsDump.ndjson(records))
+    var configuration = PipelineConfiguration(
+      name: "orders", input: input, format: .ndjson, policy: Policy(preset: .lenient), database: "", conflict: conflict)
+    configuration.reportPath = nil
+    for run in 1...2 {
+      let reports = twin.run(configuration, datasets: Self.orders)
+      #expect(reports.postgreSQL.outcome == reports.sqlite.outcome, "run \(run)")
+      let (sqlite, postgreSQL) = try twin.tables(["customers", "orders", "order_items"])
+      #expect(postgreSQL == sqlite, "run \(run)")
+    }
+  }
+
+  /// COPY's text format escapes backslashes, tabs, newlines and carriage returns.
+  @Test func textThatCOPYMustEscapeArrivesAsIs() throws {
+    let twin = try TwinStores()
+    let names = [#"back\\slash"#, #"tab\there"#, #"new\nline"#, #"carriage\rreturn"#, #"\\N"#, "emoji 🍓 ü", #"quote \" '"#]
+    let records = names.enumerated().map { FruitsDump.fruit($0.offset, recipes: 1, name: $0.element) }
+    let input = try twin.directory.write("fruits.json", FruitsDump.array(records))
+    let reports = twin.run(PipelineConfiguration(name: "escapes", input: input, database: ""), datasets: Self.fruits)
+    #expect(reports.postgreSQL.status == .succeeded)
+    #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
+    let (sqlite, postgreSQL) = try twin.tables(["fruits", "recipes"])
+    #expect(postgreSQL == sqlite)
+    let store = try twin.schema.connect()
+    let stored = try store.prepare("SELECT name FROM fruits WHERE fruit_id = 'F4'")
+    #expect(try stored.step())
+    #expect(stored.columnValue(0) == .text(#"\N"#))
+  }
+
+  /// Text with a NUL cannot travel in COPY (nor be stored): the batch goes row by row, which
+  /// rejects that record with its location, and keeps the others.
+  @Test func aValueCOPYCannotCarryIsRejectedWithItsRecordAndTheRestKept() throws {
+    let twin = try TwinStores()
+    let records = [FruitsDump.fruit(1), FruitsDump.fruit(2, name: #"nul \u0000 here"#), FruitsDump.fruit(3)]
+    let input = try twin.directory.write("fruits.json", FruitsDump.array(records))
+    let reports = twin.run(
+      PipelineConfiguration(name: "nul", input: input, policy: Policy(preset: .lenient), database: ""),
+      datasets: Self.fruits)
+    #expect(reports.postgreSQL.status == .succeeded)
+    let issue = try #require(reports.postgreSQL.issues.first)
+    #expect(issue.stage == .load)
+    #expect(issue.code == .constraint)
+    #expect(issue.location?.ordinal == 2)
+    #expect(issue.location?.line == 3)
+    #expect(try twin.schema.rows(of: ["fruits"]).count("fruits") == 2)
+    #expect(try twin.schema.rows(of: ["recipes"]).count("recipes") == 4)
+  }
+}
