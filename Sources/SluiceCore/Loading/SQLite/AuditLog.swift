@@ -84,13 +84,7 @@ enum AuditLog {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """)
     for (sequence, issue) in entry.issues.enumerated() {
-      try reject.run([
-        .integer(runID), .integer(Int64(sequence + 1)), .text(issue.stage.rawValue),
-        .text(issue.severity.rawValue), .text(issue.code.rawValue), issue.rule.map { .text($0) },
-        issue.location.map { .integer(Int64($0.ordinal)) }, issue.location.map { .integer($0.byteOffset) },
-        issue.location.map { .integer(Int64($0.line)) }, .text(issue.path), .text(issue.message),
-        .text(issue.input ?? entry.input),
-      ])
+      try reject.run(entry.rejectRow(issue, sequence: sequence + 1, runID: runID))
     }
     return runID
   }

@@ -24,6 +24,18 @@ public struct AuditEntry: Sendable {
   public var inputsJSON: String
   /// Each issue names its input when the run read several; otherwise it is `input`'s.
   public var issues: [Issue]
+
+  /// The `sluice_rejects` row of one of the run's issues, numbered from 1, in the columns' order:
+  /// run_id, sequence, stage, severity, code, rule, record_ordinal, byte_offset, line, path,
+  /// message, input. Every store writes the same row.
+  func rejectRow(_ issue: Issue, sequence: Int, runID: Int64) -> [DatabaseValue?] {
+    [
+      .integer(runID), .integer(Int64(sequence)), .text(issue.stage.rawValue), .text(issue.severity.rawValue),
+      .text(issue.code.rawValue), issue.rule.map { .text($0) }, issue.location.map { .integer(Int64($0.ordinal)) },
+      issue.location.map { .integer($0.byteOffset) }, issue.location.map { .integer(Int64($0.line)) },
+      .text(issue.path), .text(issue.message), .text(issue.input ?? input),
+    ]
+  }
 }
 
 extension RunReport {
