@@ -105,21 +105,6 @@ struct Dice {
   }
 }
 
-/// A JSON string literal: quotes, backslashes and control characters escaped.
-func quoted(_ text: String) -> String {
-  var result = "\""
-  for scalar in text.unicodeScalars {
-    switch scalar {
-    case "\"": result += "\\\""
-    case "\\": result += "\\\\"
-    case "\n": result += "\\n"
-    case "\t": result += "\\t"
-    default: result.unicodeScalars.append(scalar)
-    }
-  }
-  return result + "\""
-}
-
 /// A CSV field as sqlite3's `.import` reads it: quoted, quotes doubled.
 func csv(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
@@ -159,7 +144,7 @@ for number in 1..<deviceCount + 1 {
   let latitude = devicesDice.degrees(89)
   let longitude = devicesDice.degrees(179)
   try devices.write(
-    #"{"id": "\#(key("dev-", number, width: deviceWidth))", "name": \#(quoted(name)), "latitude": \#(latitude), "longitude": \#(longitude)}"#
+    #"{"id": "\#(key("dev-", number, width: deviceWidth))", "name": \#(DumpValue.jsonString(name)), "latitude": \#(latitude), "longitude": \#(longitude)}"#
       + "\n")
 }
 try devices.close()
@@ -181,7 +166,7 @@ for number in 1..<alertCount + 1 {
   let (expire, expireStored) = timestamps(created + devicesDice.number(3_600...7 * 86_400))
   let code = devicesDice.number(0...9999)
   try alerts.write(
-    #"{"id": "\#(id)", "deviceId": "\#(deviceID)", "title": \#(quoted(title)), "body": \#(quoted(body)), "createdAt": "\#(createdAt)", "expire": "\#(expire)", "code": \#(code)}"#
+    #"{"id": "\#(id)", "deviceId": "\#(deviceID)", "title": \#(DumpValue.jsonString(title)), "body": \#(DumpValue.jsonString(body)), "createdAt": "\#(createdAt)", "expire": "\#(expire)", "code": \#(code)}"#
       + "\n")
   try alertsCSV.write("\(id),\(deviceID),\(csv(title)),\(csv(body)),\(createdStored),\(expireStored),\(code)\n")
 }
@@ -206,11 +191,11 @@ for number in 1..<profileCount + 1 {
   let nickname = profilesDice.nickname()
   let roll = profilesDice.number(0...9)
   let introduction = roll < 2 ? nil : profilesDice.sentence(5...30)
-  var fields = [#""id": "\#(key("p-", number, width: profileWidth))""#, #""nickname": \#(quoted(nickname))"#]
+  var fields = [#""id": "\#(key("p-", number, width: profileWidth))""#, #""nickname": \#(DumpValue.jsonString(nickname))"#]
   if roll == 0 {
     fields.append(#""introduction": null"#)
   } else if let introduction {
-    fields.append(#""introduction": \#(quoted(introduction))"#)
+    fields.append(#""introduction": \#(DumpValue.jsonString(introduction))"#)
   }  // roll 1: none given
   try profiles.write("{" + fields.joined(separator: ", ") + "}\n")
   nicknames[number - 1] = fingerprint(nickname)
@@ -238,12 +223,12 @@ for sequence in 1..<patchCount + 1 {
   var fields = [#""id": "\#(id)""#]
   var changes = false
   if let nickname {
-    fields.append(#""nickname": \#(quoted(nickname))"#)
+    fields.append(#""nickname": \#(DumpValue.jsonString(nickname))"#)
     changes = changes || fingerprint(nickname) != nicknames[number - 1]
     nicknames[number - 1] = fingerprint(nickname)
   }
   if let introduction {
-    fields.append(#""introduction": \#(introduction.map(quoted) ?? "null")"#)
+    fields.append(#""introduction": \#(introduction.map(DumpValue.jsonString) ?? "null")"#)
     changes = changes || fingerprint(introduction) != introductions[number - 1]
     introductions[number - 1] = fingerprint(introduction)
   }

@@ -54,21 +54,6 @@ struct Dice {
   }
 }
 
-/// A JSON string literal: quotes, backslashes and control characters escaped.
-func quoted(_ text: String) -> String {
-  var result = "\""
-  for scalar in text.unicodeScalars {
-    switch scalar {
-    case "\"": result += "\\\""
-    case "\\": result += "\\\\"
-    case "\n": result += "\\n"
-    case "\t": result += "\\t"
-    default: result.unicodeScalars.append(scalar)
-    }
-  }
-  return result + "\""
-}
-
 var dice = Dice(random: SeededGenerator(seed: seed))
 
 let conversations = max(min(count / 1000, 1000), 1)
@@ -92,7 +77,7 @@ for index in 0..<count {
   let sender = kind == "system" && dice.chance(70) ? nil : dice.number(1...senders)
   let seconds = epoch + Double(index) * 3 + Double(dice.number(0...2999)) / 1000
   var fields = [
-    #""id": "\#(id)""#, #""conversationId": "c\#(conversation)""#, #""type": \#(quoted(kind))"#,
+    #""id": "\#(id)""#, #""conversationId": "c\#(conversation)""#, #""type": \#(DumpValue.jsonString(kind))"#,
   ]
   if let sender { fields.append(#""sender": "u\#(sender)""#) }
   fields.append(#""sentAt": "\#(TimestampText.text(Date(timeIntervalSince1970: seconds)))""#)
@@ -102,7 +87,7 @@ for index in 0..<count {
   var attachments = 0
   switch kind {
   case "text":
-    fields.append(#""text": \#(quoted(dice.sentence()))"#)
+    fields.append(#""text": \#(DumpValue.jsonString(dice.sentence()))"#)
     if dice.chance(8) {
       var elements: [String] = []
       for number in 0..<dice.number(1...3) {
@@ -121,7 +106,7 @@ for index in 0..<count {
     }
   case "image":
     fields.append(#""url": "https://files.example.org/c\#(conversation)/\#(id).jpg""#)
-    if dice.chance(40) { fields.append(#""caption": \#(quoted(dice.sentence()))"#) }
+    if dice.chance(40) { fields.append(#""caption": \#(DumpValue.jsonString(dice.sentence()))"#) }
     if dice.chance(70) {
       fields.append(#""width": \#(dice.number(16...4096)), "height": \#(dice.number(16...4096))"#)
     }
@@ -133,7 +118,7 @@ for index in 0..<count {
     if dice.chance(80) { fields.append(#""sizeBytes": \#(dice.number(0...50_000_000))"#) }
   case "system":
     fields.append(#""event": "\#(dice.pick(events))""#)
-    if dice.chance(80) { fields.append(#""text": \#(quoted(dice.sentence()))"#) }
+    if dice.chance(80) { fields.append(#""text": \#(DumpValue.jsonString(dice.sentence()))"#) }
   default:
     // A kind from the future, with fields of its own.
     fields.append(#""payload": {"ref": "\#(kind)-\#(index)", "weight": \#(dice.number(1...100))}"#)

@@ -49,6 +49,9 @@ public indirect enum DumpValue: Sendable {
     }
   }
 
+  /// `text` as a JSON string literal: quotes, backslashes and control characters escaped.
+  public static func jsonString(_ text: String) -> String { "\"" + jsonEscaped(text) + "\"" }
+
   static func jsonEscaped(_ text: String) -> String {
     guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
       return text
