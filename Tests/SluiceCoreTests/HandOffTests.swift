@@ -29,11 +29,19 @@ struct HandOffTests {
       handOff.finish()
     }
     var received: [Int] = []
+    var taken = 0
     while let batch = handOff.take() {
       received += batch
       let inFlight = handOff.inFlight
       #expect(inFlight.weight <= 1_000)
       #expect(inFlight.batches <= 9)
+      taken += 1
+      if taken == 2 {
+        // Hold the second batch (weight 10) until the producer has put the third (600) beside
+        // it, so a shared peak is measured whatever the threads' timing on a busy host.
+        let deadline = Date().addingTimeInterval(30)
+        while handOff.inFlight.batches < 2 && Date() < deadline { usleep(1_000) }
+      }
     }
     producer.wait()
     #expect(received == Array(weights.indices))
