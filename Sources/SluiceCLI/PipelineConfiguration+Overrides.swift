@@ -37,6 +37,12 @@ extension PipelineConfiguration {
       }
       configuration.connectTimeoutSeconds = seconds
     }
+    if let jobs = values["jobs"] {
+      guard let count = Int(jobs), (1...Self.maxJobs).contains(count) else {
+        throw UsageError("--jobs must be a whole number from 1 to \(Self.maxJobs), not '\(jobs)'")
+      }
+      configuration.jobs = count
+    }
     if let report = values["report"] { configuration.reportPath = Self.absolute(report) }
     if let junit = values["junit"] { configuration.junitPath = Self.absolute(junit) }
     if let html = values["html"] { configuration.htmlPath = Self.absolute(html) }
@@ -76,6 +82,11 @@ extension PipelineConfiguration {
     if !configuration.hasSeveralInputs && configuration.format == .ndjson && !configuration.recordPath.isEmpty {
       throw UsageError("--record-path applies to --format json, not ndjson")
     }
+    if configuration.jobs > 1 && !configuration.databaseLocation.isPostgreSQL {
+      printError("sluice: note: --jobs applies to PostgreSQL; a SQLite database takes one writer, so the inputs load one after another")
+    }
+    // For the tests of the ordered commit on a server that allows two-phase commit.
+    if ProcessInfo.processInfo.environment["SLUICE_LANE_COMMIT"] == "ordered" { configuration.laneCommit = .ordered }
     return configuration
   }
 

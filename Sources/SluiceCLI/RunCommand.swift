@@ -9,7 +9,7 @@ struct RunCommand: PipelineSubcommand {
   static let writesDatabase = true
   static let valueOptions: Set<String> = [
     "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "on-conflict", "db",
-    "db-schema", "connect-timeout", "rejects", "busy-timeout",
+    "db-schema", "connect-timeout", "rejects", "busy-timeout", "jobs",
   ]
   static let flags: Set<String> = ["fail-on-rejects"]
 
@@ -34,6 +34,12 @@ struct RunCommand: PipelineSubcommand {
           --db-schema NAME       PostgreSQL: the schema of the tables (default public)
           --connect-timeout SECONDS
                                  PostgreSQL: how long to wait for the server (default 10)
+          --jobs N               PostgreSQL: load inputs whose tables do not depend on each
+                                 other over up to N connections at once (default 1); still
+                                 one all-or-nothing run with one report. Inputs that share or
+                                 reference tables (the files of one glob, devices and their
+                                 alerts) load in order on one connection; SQLite and
+                                 validate runs load one input after another
           --rejects PATH         write every rejected record (raw text and issues) as NDJSON here
           --busy-timeout SECONDS how long to wait for another process's lock (default 5)
       """ + "\n" + failOnRejectsOption)

@@ -4,6 +4,8 @@
 /// The run-wide state (the budget, the quarantine, the failure) is `RunState`'s; this is what a
 /// report says about each input on its own.
 struct InputProgress {
+  /// The input's place among the pipeline's inputs, from 0.
+  let index: Int
   let input: PipelineInput
   /// The dataset its records are read as.
   let dataset: String
@@ -17,14 +19,22 @@ struct InputProgress {
   private(set) var end: RunLedger.Snapshot?
   /// Rows the input's records wrote, per table (empty in a validate run or before its end).
   private(set) var rowsWritten: [String: Int] = [:]
+  /// Where the input's issue samples begin in the ledger's, and its bytes in the quarantine:
+  /// what a parallel run needs to put its lanes' samples and rejects back in input order.
+  var firstSample = 0
+  var quarantineBytes: Range<Int> = 0..<0
 
-  init(input: PipelineInput, dataset: String, stream: Input, start: RunLedger.Snapshot) {
+  init(index: Int, input: PipelineInput, dataset: String, stream: Input, start: RunLedger.Snapshot) {
+    self.index = index
     self.input = input
     self.dataset = dataset
     self.stream = stream
     self.isGzip = stream.isGzip
     self.start = start
   }
+
+  /// Whether the input has ended (read to its end, or stopped by a failure).
+  var hasEnded: Bool { end != nil }
 
   /// The input was read to its end: keeps its counts and closes its stream.
   mutating func finish(at snapshot: RunLedger.Snapshot, rowsWritten: [String: Int]) {

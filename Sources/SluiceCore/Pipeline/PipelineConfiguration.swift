@@ -56,6 +56,24 @@ public struct PipelineConfiguration: Sendable {
   /// its progress line with it. It must return quickly.
   public var progress: (@Sendable (RunProgress) -> Void)?
   public var progressInterval: Double = 0.1
+  /// PostgreSQL: how many connections load the run's independent inputs at once (`--jobs`).
+  /// 1, or a run whose inputs all share tables, or a SQLite database, or a validate run: the
+  /// inputs load one after another over one connection (`PipelineRunner+Lanes`).
+  public var jobs = 1
+  /// The most `jobs` a run takes: each is a server connection and a decoding thread.
+  public static let maxJobs = 64
+  /// How a parallel run commits its connections' transactions (tests force the ordered one).
+  public var laneCommit: LaneCommit = .automatic
+
+  /// How the transactions of a parallel run's connections are committed.
+  public enum LaneCommit: String, Sendable, Hashable, Codable {
+    /// Two-phase when the server allows enough prepared transactions, else ordered.
+    case automatic
+    /// `PREPARE TRANSACTION` on each connection, then `COMMIT PREPARED` each: atomic.
+    case twoPhase = "two-phase"
+    /// `COMMIT` on each connection in turn, once every one has loaded.
+    case ordered
+  }
 
   var busyTimeoutMilliseconds: Int32 { Int32(min(max(busyTimeoutSeconds, 0) * 1000, Double(Int32.max)).rounded()) }
   var busyTimeoutDescription: String {

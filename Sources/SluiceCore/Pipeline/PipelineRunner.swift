@@ -19,11 +19,11 @@ import Foundation
 public struct PipelineRunner {
   public let configuration: PipelineConfiguration
   /// Each input with the dataset its records are read as, in load order.
-  private let inputs: [Source]
+  let inputs: [Source]
   /// Every input's dataset's tables, each once.
-  private let schema: Schema
+  let schema: Schema
 
-  private struct Source {
+  struct Source {
     var input: PipelineInput
     var dataset: AnyDataset
   }
@@ -64,6 +64,8 @@ public struct PipelineRunner {
           }
         }
         try run.finishDryRun()
+      } else if let plan = lanePlan {
+        committed = try loadInLanes(plan, outputs: outputs, state: &run, opened: &opened)
       } else {
         let store = try openDatabase()
         opened.store = store
@@ -76,7 +78,7 @@ public struct PipelineRunner {
   }
 
   /// What a run opened, for the report whatever happened.
-  private struct Opened {
+  struct Opened {
     var outputs: RunOutputs?
     var store: (any Store)?
   }
@@ -85,12 +87,12 @@ public struct PipelineRunner {
 
   /// Opens one input, reads it to its end with `body` and closes it, counting what its records
   /// did as its own; `body` returns the rows they wrote.
-  private func read(
-    _ source: Source, state: inout RunState,
+  func read(
+    _ source: Source, index: Int? = nil, state: inout RunState,
     _ body: (any RecordReader, any RecordLoading, inout RunState) throws -> [String: Int]
   ) throws {
     let stream = try open(source.input.path)
-    state.begin(source.input, dataset: source.dataset.name, stream: stream)
+    state.begin(source.input, dataset: source.dataset.name, stream: stream, index: index)
     let rowsWritten = try body(
       makeReader(for: source.input, source: stream), source.dataset.makeRecordLoop(configuration), &state)
     state.endInput(rowsWritten: rowsWritten)
@@ -133,15 +135,7 @@ public struct PipelineRunner {
   /// orders the check cost as much as the per-row checks it saved, so it is not done.)
   private func load(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
     try store.withTransaction {
-      let deferred = try Migrator.migrate(
-        store, schema.migrations(dialect: store.dialect), deferringIndexesOnFreshSchema: true
-      ).deferred
-      var lookupRows: [String: Int] = [:]
-      for lookup in schema.lookups {
-        let synchronized = try LookupTable.synchronize(lookup, in: store)
-        let rows = synchronized.inserted + synchronized.updated + synchronized.retired
-        if rows > 0 { lookupRows[lookup.table, default: 0] += rows }
-      }
+      let (deferred, lookupRows) = try migrateSchema(store)
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
       var lookups: [String: RunReport.ReferenceLookups] = [:]
       for source in inputs {
@@ -176,6 +170,22 @@ public struct PipelineRunner {
     }
   }
 
+  /// Applies the schema's missing migrations, all but the deferrable indexes of a fresh schema
+  /// (returned, to build after the load), and brings the lookup tables in line with their enums
+  /// (the rows that changed, per table).
+  func migrateSchema(_ store: some Store) throws -> (deferred: [Migration], lookupRows: [String: Int]) {
+    let deferred = try Migrator.migrate(
+      store, schema.migrations(dialect: store.dialect), deferringIndexesOnFreshSchema: true
+    ).deferred
+    var lookupRows: [String: Int] = [:]
+    for lookup in schema.lookups {
+      let synchronized = try LookupTable.synchronize(lookup, in: store)
+      let rows = synchronized.inserted + synchronized.updated + synchronized.retired
+      if rows > 0 { lookupRows[lookup.table, default: 0] += rows }
+    }
+    return (deferred, lookupRows)
+  }
+
   // MARK: - Outcome
 
   /// Records a failure in the audit tables, publishes the outputs, and returns the final report.
@@ -196,7 +206,7 @@ public struct PipelineRunner {
     return report
   }
 
-  private func classify(_ error: any Error, state: inout RunState) -> RunReport.Failure {
+  func classify(_ error: any Error, state: inout RunState) -> RunReport.Failure {
     switch error {
     case let abort as RunAbort:
       return abort.failure
@@ -250,7 +260,7 @@ public struct PipelineRunner {
 
   // MARK: - The report
 
-  private func makeReport(
+  func makeReport(
     _ run: RunState, failure: RunReport.Failure?, rowsWritten: [String: Int], tableRows: [String: Int],
     committed: Bool
   ) -> RunReport {
@@ -283,13 +293,12 @@ public struct PipelineRunner {
     let now = run.ledger.snapshot()
     return inputs.enumerated().map { index, source in
       let format = configuration.mode == .replay ? "rejects" : source.input.format.rawValue
-      guard index < run.inputs.count else {
+      guard let progress = run.progress(ofInput: index) else {
         return RunReport.InputSection(
           path: source.input.path, format: format, dataset: source.dataset.name, opened: false, gzip: false,
           compressedBytes: 0, decompressedBytes: 0, stages: Stage.allCases.map(StageStatistics.init),
           issueCounts: [:], coercions: 0, rowsWritten: [:])
       }
-      let progress = run.inputs[index]
       let counts = progress.counts(now: now)
       let bytes = progress.bytes
       return RunReport.InputSection(
@@ -305,7 +314,7 @@ public struct PipelineRunner {
   private var datasetName: String { Self.joined(inputs.map(\.dataset.name)) }
 
   /// Every input's dataset's validation rules, each once: the contract's checks.
-  private var rules: [ValidationRule] {
+  var rules: [ValidationRule] {
     var rules: [ValidationRule] = []
     for source in inputs {
       for rule in source.dataset.rules where !rules.contains(where: { $0.name == rule.name }) {
@@ -330,16 +339,7 @@ public struct PipelineRunner {
   private func openDatabase() throws -> any Store {
     switch configuration.databaseLocation {
     case .postgreSQL(let url):
-      do {
-        return try PostgreSQLStore(
-          url: url,
-          options: .init(
-            schema: configuration.databaseSchema, connectTimeoutSeconds: configuration.connectTimeoutSeconds,
-            lockTimeoutMilliseconds: configuration.busyTimeoutMilliseconds))
-      } catch let error as PostgreSQLError {
-        let place = error.server.isEmpty ? configuration.databaseDescription : error.server
-        throw RunAbort(failure: .init(kind: .io, message: "cannot connect to \(place): \(error.message)"))
-      }
+      return try connect(url)
     case .sqlite(let path):
       do {
         return try SQLiteConnection.openForImport(
@@ -350,6 +350,21 @@ public struct PipelineRunner {
         throw OutputError(
           kind: .cannotCreate, message: "cannot open or create database \(path): \(error.message)")
       }
+    }
+  }
+
+  /// A connection to the PostgreSQL server at `url`; one that fails is an I/O failure naming
+  /// the server by host, port and database.
+  func connect(_ url: String) throws -> PostgreSQLStore {
+    do {
+      return try PostgreSQLStore(
+        url: url,
+        options: .init(
+          schema: configuration.databaseSchema, connectTimeoutSeconds: configuration.connectTimeoutSeconds,
+          lockTimeoutMilliseconds: configuration.busyTimeoutMilliseconds))
+    } catch let error as PostgreSQLError {
+      let place = error.server.isEmpty ? configuration.databaseDescription : error.server
+      throw RunAbort(failure: .init(kind: .io, message: "cannot connect to \(place): \(error.message)"))
     }
   }
 

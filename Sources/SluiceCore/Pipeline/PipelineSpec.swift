@@ -39,6 +39,8 @@ public struct PipelineSpec: Sendable {
   public var databaseSchema: String?
   /// PostgreSQL: seconds to wait for a connection (2 or more; libpq's minimum).
   public var connectTimeout: Int?
+  /// PostgreSQL: how many connections load independent inputs at once (`--jobs`; default 1).
+  public var jobs: Int?
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
 
@@ -93,6 +95,10 @@ public struct PipelineSpec: Sendable {
       throw SpecError(path: path, message: "'busyTimeout' must be between 0 and 86400 seconds")
     }
     databaseSchema = document.databaseSchema
+    jobs = document.jobs
+    if let jobs, !(1...PipelineConfiguration.maxJobs).contains(jobs) {
+      throw SpecError(path: path, message: "'jobs' must be a whole number from 1 to \(PipelineConfiguration.maxJobs)")
+    }
     connectTimeout = document.connectTimeout
     if let connectTimeout, !(2...86_400).contains(connectTimeout) {
       throw SpecError(path: path, message: "'connectTimeout' must be a whole number of seconds from 2 to 86400")
@@ -307,6 +313,7 @@ public struct PipelineSpec: Sendable {
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
     configuration.databaseSchema = databaseSchema
     configuration.connectTimeoutSeconds = connectTimeout
+    if let jobs { configuration.jobs = jobs }
     configuration.htmlPath = html.map(resolve)
     return configuration
   }
@@ -350,7 +357,7 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, onConflict, busyTimeout, report, junit, html, rejects"
+    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects"
   static let knownInputKeys = "dataset, input, format, recordPath"
 
   var description: String?
@@ -369,6 +376,7 @@ struct SpecDocument: Decodable {
   var busyTimeout: Double?
   var databaseSchema: String?
   var connectTimeout: Int?
+  var jobs: Int?
 
   /// One element of `inputs`.
   struct InputDocument: Decodable {

@@ -100,6 +100,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
         }
       }
       state.tickProgress()
+      try state.checkLane()
     }
   }
 

@@ -176,4 +176,41 @@ struct RunLedger {
     }
     return result
   }
+
+  /// The ledger of a run whose inputs were read by several lanes, as a serial run would have
+  /// kept it: every count summed, and `issueSamples` — the lanes' samples in input order — as
+  /// the issue samples (`IssueCollector.merging`).
+  static func merging(_ lanes: [RunLedger], issueSamples: [Issue], issueSampleLimit: Int, rules: [ValidationRule])
+    -> RunLedger
+  {
+    var merged = RunLedger(issueSampleLimit: issueSampleLimit, rules: rules)
+    merged.issues = IssueCollector.merging(
+      lanes.map(\.issues), samplesInOrder: issueSamples, sampleLimit: issueSampleLimit)
+    for lane in lanes {
+      for (index, statistics) in lane.statistics.enumerated() {
+        merged.statistics[index].recordsIn += statistics.recordsIn
+        merged.statistics[index].recordsOut += statistics.recordsOut
+        merged.statistics[index].rejected += statistics.rejected
+        merged.statistics[index].warnings += statistics.warnings
+        merged.statistics[index].kept += statistics.kept
+        merged.statistics[index].skipped += statistics.skipped
+        merged.statistics[index].seconds += statistics.seconds
+      }
+      merged.drift.absorb(lane.drift)
+      merged.coercions += lane.coercions
+      merged.rejectedRecords += lane.rejectedRecords
+      for (reason, count) in lane.skippedByDesign.sorted(by: { $0.key < $1.key }) {
+        if merged.skippedByDesign[reason] != nil || merged.skippedByDesign.count < Self.skipReasonLimit {
+          merged.skippedByDesign[reason, default: 0] += count
+        } else {
+          merged.skippedByDesign["other reasons", default: 0] += count
+        }
+      }
+      for (key, counts) in lane.checkCounts {
+        let sum = merged.checkCounts[key] ?? (0, 0)
+        merged.checkCounts[key] = (sum.failures + counts.failures, sum.warnings + counts.warnings)
+      }
+    }
+    return merged
+  }
 }

@@ -86,6 +86,15 @@ struct ProgressTicker {
 extension RunState {
   /// Hands the run's progress to the handler, if one is set and its interval has passed.
   mutating func tickProgress() {
+    if let lane {
+      let done = ledger.statistics[(lane.coordination.isDryRun ? Stage.map : Stage.load).ordinal].recordsOut
+      lane.coordination.report(
+        lane: lane.number,
+        .init(
+          input: inputs.last?.index ?? 0, bytesRead: inputs.reduce(0) { $0 + $1.bytesSoFar },
+          recordsRead: ledger.recordsRead, recordsDone: done, recordsRejected: ledger.rejectedRecords))
+      return
+    }
     guard var ticker = progress else { return }
     let now = Stopwatch.now()
     guard ticker.isDue(at: now) else { return }

@@ -24,6 +24,8 @@ struct RunState {
   private(set) var inputs: [InputProgress] = []
   /// The configuration's progress handler and when it is next due (`tickProgress`).
   var progress: ProgressTicker?
+  /// In a parallel run, what the lanes share, and this lane's number (`PipelineRunner+Lanes`).
+  var lane: (coordination: LaneCoordination, number: Int)?
 
   init(configuration: PipelineConfiguration, rules: [ValidationRule]) {
     policy = configuration.policy
@@ -36,9 +38,15 @@ struct RunState {
 
   // MARK: - Inputs
 
-  /// Starts counting an opened input's records as its own.
-  mutating func begin(_ input: PipelineInput, dataset: String, stream: Input) {
-    inputs.append(InputProgress(input: input, dataset: dataset, stream: stream, start: ledger.snapshot()))
+  /// Starts counting an opened input's records as its own; `index` is its place in the
+  /// pipeline (by default the next one, as a serial run reads them).
+  mutating func begin(_ input: PipelineInput, dataset: String, stream: Input, index: Int? = nil) {
+    var progress = InputProgress(
+      index: index ?? inputs.count, input: input, dataset: dataset, stream: stream, start: ledger.snapshot())
+    progress.firstSample = ledger.issues.samples.count
+    let bytes = quarantine?.byteCount ?? 0
+    progress.quarantineBytes = bytes..<bytes
+    inputs.append(progress)
     ledger.input = namesInputs ? input.path : nil
     quarantine?.input = input.path
     quarantine?.format = input.format
@@ -48,6 +56,26 @@ struct RunState {
   mutating func endInput(rowsWritten: [String: Int] = [:]) {
     guard let last = inputs.indices.last else { return }
     inputs[last].finish(at: ledger.snapshot(), rowsWritten: rowsWritten)
+    inputs[last].quarantineBytes = inputs[last].quarantineBytes.lowerBound..<(quarantine?.byteCount ?? 0)
+  }
+
+  /// Ends the input being read, if one is, where a failure stopped it: a lane keeps its counts
+  /// up to there for the merged report.
+  mutating func endOpenInput() {
+    guard let last = inputs.last, !last.hasEnded else { return }
+    endInput()
+  }
+
+  /// The state of a run whose inputs several lanes read: `ledger` merged from theirs, `inputs`
+  /// every input any lane opened, in input order.
+  mutating func adopt(ledger: RunLedger, inputs: [InputProgress]) {
+    self.ledger = ledger
+    self.inputs = inputs.sorted { $0.index < $1.index }
+  }
+
+  /// The progress of the pipeline's `index`-th input, if it was opened.
+  func progress(ofInput index: Int) -> InputProgress? {
+    inputs.first { $0.index == index }
   }
 
   /// The stream of the input being read, if one is.
@@ -74,12 +102,19 @@ struct RunState {
           kind: .data,
           message: "\(policy.preset.rawValue) policy: \(first.stage.rawValue) rejected \(place): \(path)\(first.code): \(first.message); nothing was written"))
     }
-    if let maxRejects = policy.maxRejects, ledger.rejectedRecords > maxRejects {
+    if let maxRejects = policy.maxRejects, (lane?.coordination.countRejected() ?? ledger.rejectedRecords) > maxRejects {
       throw RunAbort(
         failure: .init(
           kind: .data,
           message: "error budget exceeded: more than \(maxRejects) rejected record(s); the run was rolled back"))
     }
+  }
+
+  /// In a parallel run, stops this lane when an input before the one it reads has failed
+  /// (`LaneCoordination`); checked after every batch.
+  func checkLane() throws {
+    guard let lane, let index = inputs.last?.index else { return }
+    if lane.coordination.mustStop(at: index) { throw LaneStopped() }
   }
 
   /// The rate half of the error budget, checked once the whole input has been read.

@@ -86,3 +86,27 @@ struct DriftCounter {
     return summary
   }
 }
+
+extension DriftCounter {
+  /// Adds another counter's entries (a lane of a parallel run), as if its issues came after these.
+  mutating func absorb(_ other: DriftCounter) {
+    Self.absorb(other.unknown, into: &unknown, limit: limit, other: &self.other)
+    Self.absorb(other.enums, into: &enums, limit: limit, other: &self.other)
+    self.other += other.other
+  }
+
+  private static func absorb(
+    _ entries: [String: DriftSummary.Entry], into table: inout [String: DriftSummary.Entry], limit: Int,
+    other: inout Int
+  ) {
+    for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
+      if table[key] != nil {
+        table[key]?.count += entry.count
+      } else if table.count < limit {
+        table[key] = entry
+      } else {
+        other += entry.count
+      }
+    }
+  }
+}

@@ -21,3 +21,26 @@ public struct IssueCollector: Sendable {
 
   public var total: Int { errorCount + warningCount }
 }
+
+extension IssueCollector {
+  /// The collector a serial run would have built, from the collectors of runs that each read some
+  /// of its inputs: counts summed, and `samples` — every part's samples in the serial order —
+  /// kept up to the limit per code again. Each part kept at least what a serial run keeps of its
+  /// inputs (fewer issues of a code came before any of them), so nothing a serial run keeps is
+  /// missing.
+  static func merging(_ parts: [IssueCollector], samplesInOrder samples: [Issue], sampleLimit: Int) -> IssueCollector {
+    var merged = IssueCollector(sampleLimit: sampleLimit)
+    var sampled: [IssueCode: Int] = [:]
+    for issue in samples {
+      let count = sampled[issue.code, default: 0] + 1
+      sampled[issue.code] = count
+      if count <= sampleLimit { merged.samples.append(issue) }
+    }
+    for part in parts {
+      merged.counts.merge(part.counts, uniquingKeysWith: +)
+      merged.errorCount += part.errorCount
+      merged.warningCount += part.warningCount
+    }
+    return merged
+  }
+}

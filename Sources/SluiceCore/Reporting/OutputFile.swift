@@ -120,6 +120,21 @@ public final class OutputFile {
     if buffer.count >= Self.bufferLimit { try flush() }
   }
 
+  /// Copies the bytes `range` of what was written so far into `other`: a parallel run's lane
+  /// spools its rejects in a file of its own, copied into the run's in input order.
+  func copy(_ range: Range<Int>, to other: OutputFile) throws(OutputError) {
+    try flush()
+    var chunk = [UInt8](repeating: 0, count: min(Self.bufferLimit, max(range.count, 1)))
+    var offset = range.lowerBound
+    while offset < range.upperBound {
+      let wanted = min(chunk.count, range.upperBound - offset)
+      let read = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(offset)) }
+      guard read > 0 else { throw writeError(read < 0 ? errno : EIO) }
+      try other.write(chunk[0..<read])
+      offset += read
+    }
+  }
+
   /// Writes out what is buffered.
   public func flush() throws(OutputError) {
     if let failure { throw failure }

@@ -21,13 +21,15 @@ final class QuarantineWriter {
     var format: String?
   }
 
-  private let file: OutputFile
+  let file: OutputFile
   /// The input whose records are being written (it changes as a run reads its inputs in turn).
   var input: String
   /// The format of the input being read: an XML input's records are written as JSON text.
   var format: PipelineConfiguration.Format
   private let encoder: JSONEncoder
   private(set) var count = 0
+  /// Bytes written so far: where the next record's line begins.
+  var byteCount: Int { file.byteCount }
 
   init(file: OutputFile, input: String, format: PipelineConfiguration.Format = .json) {
     self.file = file
@@ -45,4 +47,7 @@ final class QuarantineWriter {
     try file.write(CollectionOfOne(0x0A))
     count += 1
   }
+
+  /// Adds `records` lines written by another writer (a lane's), already in `file`.
+  func countCopied(_ records: Int) { count += records }
 }

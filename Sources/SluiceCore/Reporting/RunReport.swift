@@ -82,6 +82,21 @@ public struct RunReport: Sendable, Codable {
     mutating func add(_ other: ReferenceLookups) { add(keys: other.keys, queries: other.queries) }
   }
 
+  /// A parallel run's shape: its inputs in `lanes` (inputs that share no table), loaded over
+  /// `connections` at once, their transactions committed by `commit` — `two-phase` (atomic) or
+  /// `ordered` (one after another once all had loaded).
+  public struct Parallelism: Sendable, Codable, Hashable {
+    public var connections: Int
+    public var lanes: Int
+    public var commit: String
+
+    public init(connections: Int, lanes: Int, commit: String) {
+      self.connections = connections
+      self.lanes = lanes
+      self.commit = commit
+    }
+  }
+
   /// One check of the contract, as the JUnit report shows it: a stage, or a validation rule.
   public struct Check: Sendable, Codable, Hashable {
     public var name: String
@@ -139,6 +154,8 @@ public struct RunReport: Sendable, Codable {
   /// per table, with the queries that did it; absent when there were none. Keys a record of
   /// the run wrote, or an earlier look-up found, are not looked up again.
   public var referenceLookups: [String: ReferenceLookups]? = nil
+  /// How a parallel run (`--jobs`) loaded: absent for a run over one connection.
+  public var parallel: Parallelism? = nil
   /// Rows each of the dataset's tables holds after the run (empty when nothing was committed).
   public var tableRows: [String: Int]
   /// True when the run's changes were committed; false after a rollback or a dry run.

@@ -58,9 +58,16 @@ final class PostgreSQLBulkWriter: BulkWriter {
     }
     written = Array(repeating: 0, count: tables.count)
     var setup: [String] = []
+    // Temporary tables by default; ordinary unlogged ones, named after the server process, in
+    // a transaction that is to be prepared (`PostgreSQLStore+Lanes`).
+    let ordinary = store.stagesInOrdinaryTables
+    let prefix = ordinary ? "sluice_\(store.backendProcessID)_" : "sluice_"
+    let namespace = ordinary ? "" : "pg_temp."
+    let create = ordinary ? "CREATE UNLOGGED TABLE" : "CREATE TEMP TABLE"
+    let onCommit = ordinary ? "" : " ON COMMIT DROP"
     for (index, table) in tables.enumerated() {
-      let stage = "sluice_stage_\(index)"
-      let pick = "sluice_pick_\(index)"
+      let stage = "\(prefix)stage_\(index)"
+      let pick = "\(prefix)pick_\(index)"
       let columns = table.allColumns.map { q($0.name) }.joined(separator: ", ")
       plans.append(
         Plan(
@@ -68,11 +75,14 @@ final class PostgreSQLBulkWriter: BulkWriter {
           stage: stage, pick: pick,
           copy: "COPY \(stage) (sluice_ord, sluice_sub, sluice_root, \(columns)) FROM STDIN"))
       // Dropped first: an earlier input of the run may have staged into the same names.
-      setup.append("DROP TABLE IF EXISTS pg_temp.\(stage), pg_temp.\(pick)")
+      setup.append("DROP TABLE IF EXISTS \(namespace)\(stage), \(namespace)\(pick)")
       setup.append(
-        "CREATE TEMP TABLE \(stage) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL, sluice_root integer NOT NULL, LIKE \(q(table.name))) ON COMMIT DROP"
+        "\(create) \(stage) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL, sluice_root integer NOT NULL, LIKE \(q(table.name)))\(onCommit)"
       )
-      setup.append("CREATE TEMP TABLE \(pick) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL) ON COMMIT DROP")
+      setup.append("\(create) \(pick) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL)\(onCommit)")
+      if ordinary {
+        for name in [stage, pick] where !store.stagingTables.contains(name) { store.stagingTables.append(name) }
+      }
       if let parent = table.parent, let parentIndex = tables.firstIndex(where: { $0 === parent.table }) {
         plans[parentIndex].children.append(index)
       }

@@ -36,6 +36,11 @@ public final class PostgreSQLStore: Store {
   /// `host …, port …, database …`: the server as messages name it.
   public let server: String
   public let schema: String?
+  /// Whether bulk batches stage in ordinary unlogged tables rather than temporary ones: a
+  /// transaction that is to be prepared (two-phase commit) cannot have used temporary tables.
+  var stagesInOrdinaryTables = false
+  /// The ordinary staging tables made in the open transaction, to drop before it is prepared.
+  var stagingTables: [String] = []
   /// Whether the named schema must still be created (by the next transaction).
   private var createsSchema = false
   public private(set) var changes = 0

@@ -1,0 +1,69 @@
+internal import CLibPQ
+
+/// What a parallel run (`--jobs N`) needs of a connection beyond `withTransaction`: a
+/// transaction it opens and ends itself, since every lane's stays open until all have loaded,
+/// and two-phase commit.
+///
+/// `PREPARE TRANSACTION` refuses a transaction that used temporary tables, so a store that is to
+/// be prepared stages its bulk batches in ordinary unlogged tables of its own, named after the
+/// server process, and drops them before the prepare (`dropsStagingTables`).
+extension PostgreSQLStore {
+  /// Opens a transaction (creating the named schema first if this connection found it missing).
+  func beginTransaction() throws {
+    try run("BEGIN")
+    if let schema {
+      try run("CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))")
+    }
+  }
+
+  /// Commits the open transaction; throws when the server rolled it back instead.
+  func commitTransaction() throws {
+    let commit = PQexec(connection, "COMMIT")
+    defer { PQclear(commit) }
+    try check(commit, sql: "COMMIT")
+    if let commit, let tag = PQcmdStatus(commit), String(cString: tag) != "COMMIT" {
+      throw PostgreSQLError(
+        sqlState: "25P02", message: "the server rolled the transaction back at COMMIT: a statement in it had failed",
+        server: server, sql: "COMMIT")
+    }
+  }
+
+  /// Rolls the open transaction back, if there is one; best effort.
+  func rollbackTransaction() {
+    try? run("ROLLBACK")
+  }
+
+  /// The server's `max_prepared_transactions`: 0 when two-phase commit is off (the default).
+  func maxPreparedTransactions() throws -> Int {
+    let result = PQexec(connection, "SHOW max_prepared_transactions")
+    defer { PQclear(result) }
+    try check(result, sql: "SHOW max_prepared_transactions")
+    guard PQntuples(result) == 1, let value = PQgetvalue(result, 0, 0) else { return 0 }
+    return Int(String(cString: value)) ?? 0
+  }
+
+  /// The server process of this connection, unique among the sessions that run at once.
+  var backendProcessID: Int32 { PQbackendPID(connection) }
+
+  /// Drops the staging tables of a store that stages in ordinary tables, before a prepare.
+  func dropStagingTables() throws {
+    guard !stagingTables.isEmpty else { return }
+    try run("DROP TABLE IF EXISTS " + stagingTables.joined(separator: ", "))
+    stagingTables.removeAll()
+  }
+
+  /// `PREPARE TRANSACTION`: the open transaction is kept by the server, surviving this
+  /// connection and a crash, until `COMMIT PREPARED` or `ROLLBACK PREPARED` names `identifier`.
+  func prepareTransaction(_ identifier: String) throws {
+    try dropStagingTables()
+    try run("PREPARE TRANSACTION '\(identifier)'")
+  }
+
+  func commitPrepared(_ identifier: String) throws {
+    try run("COMMIT PREPARED '\(identifier)'")
+  }
+
+  func rollbackPrepared(_ identifier: String) throws {
+    try run("ROLLBACK PREPARED '\(identifier)'")
+  }
+}

@@ -1,0 +1,89 @@
+import Synchronization
+
+/// What the lanes of a parallel run share while they load: which lane runs next, the first
+/// failure by input, the run's count of rejected records (the absolute error budget spans every
+/// lane), and the progress line.
+///
+/// A lane stops as soon as it would go on to an input after one that failed: a serial run would
+/// never have read it. A lane on an earlier input goes on until it ends or fails, so the failure
+/// the run reports — the lowest failed input's — is the one a serial run reports, whatever the
+/// timing.
+final class LaneCoordination: Sendable {
+  private struct State {
+    var nextLane = 0
+    var failedInput = Int.max
+    var progress: [Int: LaneProgress] = [:]
+    var ticker: ProgressTicker?
+  }
+
+  /// One lane's latest progress figures.
+  struct LaneProgress {
+    var input: Int
+    var bytesRead: Int64
+    var recordsRead: Int
+    var recordsDone: Int
+    var recordsRejected: Int
+  }
+
+  let laneCount: Int
+  private let state: Mutex<State>
+  private let rejected = Atomic<Int>(0)
+  let clockStart = Stopwatch.now()
+  /// Lanes only load (a validate run is serial), so progress counts loaded records.
+  let isDryRun = false
+
+  init(laneCount: Int, progress: ProgressTicker?) {
+    self.laneCount = laneCount
+    state = Mutex(State(ticker: progress))
+  }
+
+  /// The next lane to run, in the order of their first inputs; nil when every lane has started
+  /// or a failure makes the rest pointless.
+  func takeLane() -> Int? {
+    state.withLock { state in
+      guard state.nextLane < laneCount else { return nil }
+      defer { state.nextLane += 1 }
+      return state.nextLane
+    }
+  }
+
+  /// The pipeline's `input`-th input failed.
+  func fail(at input: Int) {
+    state.withLock { $0.failedInput = min($0.failedInput, input) }
+  }
+
+  /// Whether a lane must stop rather than go on reading `input`: an earlier input failed.
+  func mustStop(at input: Int) -> Bool {
+    state.withLock { $0.failedInput < input }
+  }
+
+  /// Counts one rejected record of any lane and returns the run's total so far.
+  func countRejected() -> Int {
+    rejected.add(1, ordering: .relaxed).newValue
+  }
+
+  /// Publishes a lane's figures and, when the interval has passed, calls the progress handler
+  /// with the sums over every lane.
+  func report(lane: Int, _ figures: LaneProgress) {
+    let (handler, progress) = state.withLock { state -> ((@Sendable (RunProgress) -> Void)?, RunProgress?) in
+      state.progress[lane] = figures
+      guard var ticker = state.ticker else { return (nil, nil) }
+      let now = Stopwatch.now()
+      guard ticker.isDue(at: now) else { return (nil, nil) }
+      state.ticker = ticker
+      let lanes = state.progress.values
+      return (
+        ticker.handler,
+        RunProgress(
+          mode: ticker.mode, input: (lanes.map(\.input).max() ?? 0) + 1, inputCount: ticker.inputCount,
+          bytesRead: lanes.reduce(0) { $0 + $1.bytesRead }, totalBytes: ticker.totalBytes,
+          recordsRead: lanes.reduce(0) { $0 + $1.recordsRead }, recordsDone: lanes.reduce(0) { $0 + $1.recordsDone },
+          recordsRejected: lanes.reduce(0) { $0 + $1.recordsRejected },
+          elapsedSeconds: Double(now - clockStart) / 1e9))
+    }
+    if let handler, let progress { handler(progress) }
+  }
+}
+
+/// A lane stopped because an earlier input failed: not a failure of its own.
+struct LaneStopped: Error {}

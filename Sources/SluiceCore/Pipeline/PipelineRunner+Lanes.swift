@@ -1,0 +1,276 @@
+import Foundation
+
+// A parallel run (`--jobs N`, PostgreSQL): the inputs are split into lanes that share no table
+// (`LanePlan`), and up to N connections each load lanes, one after another, in a transaction of
+// their own, with their own row and bulk writers, decoding thread and run state. The run stays
+// one all-or-nothing run with one report:
+//
+// - The schema is migrated first, on the first connection, in a transaction committed before the
+//   lanes start, since the others cannot see uncommitted DDL. A failed first run can therefore
+//   leave the new tables behind, empty. The deferrable indexes of a fresh schema are built by
+//   each connection for its own tables after its load.
+// - No connection commits before every one has loaded (a barrier). Then, when the server allows
+//   enough prepared transactions, each is prepared (`PREPARE TRANSACTION`) and then committed
+//   (`COMMIT PREPARED`): atomic, even if Sluice dies between the two. Otherwise they commit one
+//   after another, the first connection (with the audit row) last: only a connection or server
+//   lost during those few commits can leave some lanes committed, and the failure says which.
+// - A lane that fails stops every lane that would go on to a later input; lanes on earlier
+//   inputs go on, so the failure reported is the lowest input's, as in a serial run. The
+//   absolute error budget counts every lane's rejects; the rate is judged once all have loaded.
+// - The lanes' counts, issue samples and rejects are merged in input order, so the report and
+//   the rejects file are a serial run's.
+extension PipelineRunner {
+  /// The lanes of a run that loads in parallel; nil for a run that loads serially — one job, one
+  /// input or one lane, a SQLite database (one writer per file), or a validate run.
+  var lanePlan: LanePlan? {
+    guard configuration.jobs > 1, inputs.count > 1, !configuration.isDryRun,
+      configuration.databaseLocation.isPostgreSQL
+    else { return nil }
+    let plan = LanePlan(schemas: inputs.map(\.dataset.schema))
+    return plan.lanes.count > 1 ? plan : nil
+  }
+
+  /// One connection of a parallel run and what it did; each is touched by its own thread until
+  /// that ends, then by the coordinating one.
+  final class LaneWorker: @unchecked Sendable {
+    let number: Int
+    let store: PostgreSQLStore
+    var state: RunState?
+    /// The lanes it loaded, in order.
+    var lanes: [Int] = []
+    var lookups: [String: RunReport.ReferenceLookups] = [:]
+    /// Its own failure, with the input it happened in (`Int.max` after the inputs).
+    var failure: (input: Int, failure: RunReport.Failure)?
+    /// Whether its transaction is open.
+    var inTransaction = false
+    let done = DispatchSemaphore(value: 0)
+
+    init(number: Int, store: PostgreSQLStore) {
+      self.number = number
+      self.store = store
+    }
+  }
+
+  /// Loads the inputs lane by lane over several connections and returns the report the commit
+  /// makes true; throws the failure a serial run would have.
+  func loadInLanes(_ plan: LanePlan, outputs: RunOutputs, state: inout RunState, opened: inout Opened) throws
+    -> RunReport
+  {
+    guard case .postgreSQL(let url) = configuration.databaseLocation else { preconditionFailure("PostgreSQL only") }
+    // Every connection first, so an unreachable server fails the run before anything is written.
+    var workers: [LaneWorker] = []
+    for number in 0..<min(configuration.jobs, plan.lanes.count) {
+      let store = try connect(url)
+      if number == 0 { opened.store = store }
+      workers.append(LaneWorker(number: number, store: store))
+    }
+    let coordinator = workers[0].store
+    let (deferred, lookupRows) = try coordinator.withTransaction { try migrateSchema(coordinator) }
+    let twoPhase: Bool
+    switch configuration.laneCommit {
+    case .ordered: twoPhase = false
+    case .twoPhase: twoPhase = true
+    case .automatic: twoPhase = try coordinator.maxPreparedTransactions() >= workers.count
+    }
+    for worker in workers { worker.store.stagesInOrdinaryTables = twoPhase }
+
+    let coordination = LaneCoordination(laneCount: plan.lanes.count, progress: state.progress)
+    nonisolated(unsafe) let runner = self
+    for worker in workers {
+      let thread = Thread {
+        runner.work(worker, plan: plan, coordination: coordination, deferred: deferred)
+        worker.done.signal()
+      }
+      thread.name = "sluice-lane-\(worker.number)"
+      thread.stackSize = 8 << 20
+      thread.start()
+    }
+    for worker in workers { worker.done.wait() }
+
+    defer {
+      for worker in workers where worker.inTransaction { worker.store.rollbackTransaction() }
+    }
+    try merge(workers, into: &state, outputs: outputs)
+    let failures = workers.compactMap(\.failure)
+    if let first = failures.min(by: { $0.input < $1.input }) {
+      throw RunAbort(failure: first.failure)
+    }
+    try state.checkRejectRate()
+    try state.checkSomethingLoaded()
+
+    let rowsWritten = state.inputs.reduce(into: lookupRows) { rows, input in
+      rows.merge(input.rowsWritten, uniquingKeysWith: +)
+    }
+    // Each table counted by the connection that wrote it: only its transaction sees its rows.
+    var tableRows: [String: Int] = [:]
+    for table in schema.tableNames {
+      let lane = plan.laneOfTable[table]
+      let store = workers.first { lane != nil && $0.lanes.contains(lane ?? -1) }?.store ?? coordinator
+      if let count = try? store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") {
+        tableRows[table] = Int(count)
+      }
+    }
+    var report = makeReport(state, failure: nil, rowsWritten: rowsWritten, tableRows: tableRows, committed: true)
+    let lookups = workers.reduce(into: [String: RunReport.ReferenceLookups]()) { sum, worker in
+      sum.merge(worker.lookups) { var total = $0; total.add($1); return total }
+    }
+    report.referenceLookups = lookups.isEmpty ? nil : lookups
+    report.parallel = .init(
+      connections: workers.count, lanes: plan.lanes.count,
+      commit: twoPhase ? PipelineConfiguration.LaneCommit.twoPhase.rawValue : PipelineConfiguration.LaneCommit.ordered.rawValue)
+    try coordinator.recordAudit(report.auditEntry)
+    try outputs.stage(report)
+    if twoPhase {
+      try commitTwoPhase(workers, plan: plan, tag: "sluice-\(getpid())-\(Int64(state.startedAt.timeIntervalSince1970 * 1000))")
+    } else {
+      try commitInOrder(workers, plan: plan)
+    }
+    return report
+  }
+
+  // MARK: - A connection's lanes
+
+  /// Runs on a connection's own thread: takes lanes until none is left, loading each input of
+  /// each into its transaction, then builds the deferred indexes of its tables. Leaves the
+  /// transaction open for the commit.
+  private func work(_ worker: LaneWorker, plan: LanePlan, coordination: LaneCoordination, deferred: [Migration]) {
+    var state = RunState(configuration: configuration, rules: rules)
+    state.progress = nil
+    state.lane = (coordination, worker.number)
+    let store = worker.store
+    var lookups: [String: RunReport.ReferenceLookups] = [:]
+    do {
+      if configuration.rejectsPath != nil {
+        // Spooled in a temporary file of its own, copied into the run's in input order.
+        let spool = try OutputFile(
+          path: NSTemporaryDirectory() + "/sluice-rejects-\(getpid())-\(worker.number)", purpose: "rejects spool")
+        state.quarantine = QuarantineWriter(file: spool, input: "")
+      }
+      try store.beginTransaction()
+      worker.inTransaction = true
+      let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
+      while let lane = coordination.takeLane() {
+        worker.lanes.append(lane)
+        for index in plan.lanes[lane] {
+          if coordination.mustStop(at: index) { throw LaneStopped() }
+          let source = inputs[index]
+          try read(source, index: index, state: &state) { reader, loop, state in
+            let writer = try RowWriter(store: store, schema: source.dataset.schema, conflict: configuration.conflict)
+            defer { lookups.merge(writer.lookups) { var sum = $0; sum.add($1); return sum } }
+            let bulk = try store.makeBulkWriter(schema: source.dataset.schema, conflict: configuration.conflict)
+            try loop.load(reader, writer: writer, bulk: bulk, savepoints: savepoints, state: &state)
+            return writer.rowsWritten.merging(bulk?.rowsWritten ?? [:], uniquingKeysWith: +)
+          }
+        }
+      }
+      let tables = Set(plan.laneOfTable.filter { worker.lanes.contains($0.value) }.keys)
+      let indexes = deferred.filter { migration in
+        schema.tables.contains { table in tables.contains(table.name) && table.indexes.contains { "create index \($0.name)" == migration.identifier } }
+      }
+      if !indexes.isEmpty {
+        try store.prepareForIndexBuild()
+        try Migrator.migrate(store, indexes)
+      }
+    } catch is LaneStopped {
+      // An earlier input failed: that failure is the run's.
+    } catch {
+      let failure = classify(error, state: &state)
+      let input = state.inputs.last.flatMap { $0.hasEnded ? nil : $0.index } ?? Int.max
+      coordination.fail(at: input)
+      worker.failure = (input, failure)
+    }
+    state.endOpenInput()
+    worker.lookups = lookups
+    worker.state = state
+  }
+
+  // MARK: - One report
+
+  /// Puts the lanes' states together into `state` as a serial run would have kept it: counts
+  /// summed, inputs, issue samples and rejects in input order.
+  private func merge(_ workers: [LaneWorker], into state: inout RunState, outputs: RunOutputs) throws {
+    let lanes = workers.compactMap(\.state)
+    var samples: [(input: Int, issues: ArraySlice<Issue>)] = []
+    var progress: [InputProgress] = []
+    for lane in lanes {
+      let all = lane.ledger.issues.samples
+      for (position, input) in lane.inputs.enumerated() {
+        let end = position + 1 < lane.inputs.count ? lane.inputs[position + 1].firstSample : all.count
+        samples.append((input.index, all[input.firstSample..<end]))
+        progress.append(input)
+      }
+      if lane.waitedForLock { state.waitedForLock = true }
+    }
+    samples.sort { $0.input < $1.input }
+    let ledger = RunLedger.merging(
+      lanes.map(\.ledger), issueSamples: samples.flatMap(\.issues), issueSampleLimit: configuration.issueSampleLimit,
+      rules: rules)
+    state.adopt(ledger: ledger, inputs: progress)
+    // The rejects, in input order: each input's lines from its lane's spool.
+    guard let rejects = state.quarantine else { return }
+    for input in state.inputs {
+      guard let lane = lanes.first(where: { $0.inputs.contains { $0.index == input.index } }),
+        let spool = lane.quarantine
+      else { continue }
+      try spool.file.copy(input.quarantineBytes, to: rejects.file)
+    }
+    for lane in lanes { rejects.countCopied(lane.quarantine?.count ?? 0) }
+  }
+
+  // MARK: - The commit
+
+  /// Prepares every connection's transaction, then commits each: once all are prepared, the
+  /// server keeps them whatever happens to this process, and the commit cannot fail for the
+  /// data's sake. A prepare that fails rolls every transaction back.
+  private func commitTwoPhase(_ workers: [LaneWorker], plan: LanePlan, tag: String) throws {
+    var prepared: [LaneWorker] = []
+    do {
+      for worker in workers {
+        try worker.store.prepareTransaction("\(tag)-\(worker.number)")
+        worker.inTransaction = false
+        prepared.append(worker)
+      }
+    } catch {
+      for worker in prepared { try? worker.store.rollbackPrepared("\(tag)-\(worker.number)") }
+      throw error
+    }
+    var pending: [String] = []
+    for worker in workers {
+      let identifier = "\(tag)-\(worker.number)"
+      do {
+        try worker.store.commitPrepared(identifier)
+      } catch {
+        // Any connection can finish a prepared transaction: try another before giving up.
+        let other = workers.first { $0 !== worker }
+        if (try? other?.store.commitPrepared(identifier)) == nil { pending.append(identifier) }
+      }
+    }
+    guard pending.isEmpty else {
+      throw RunAbort(
+        failure: .init(
+          kind: .io,
+          message: "the connection was lost after every lane was prepared; prepared transaction(s) \(pending.joined(separator: ", ")) hold the rest of the run's rows: finish them with COMMIT PREPARED 'id' (see pg_prepared_xacts)"))
+    }
+  }
+
+  /// Commits every connection's transaction in turn, the first connection's (with the audit row)
+  /// last. A commit that fails leaves the earlier ones committed: the failure names their inputs.
+  private func commitInOrder(_ workers: [LaneWorker], plan: LanePlan) throws {
+    var committed: [LaneWorker] = []
+    for worker in workers.dropFirst() + workers.prefix(1) {
+      do {
+        try worker.store.commitTransaction()
+        worker.inTransaction = false
+        committed.append(worker)
+      } catch {
+        worker.inTransaction = false
+        guard !committed.isEmpty else { throw error }
+        let paths = committed.flatMap { $0.lanes.flatMap { plan.lanes[$0] } }.sorted().map { inputs[$0].input.path }
+        throw RunAbort(
+          failure: .init(
+            kind: .io,
+            message: "a commit failed after others had succeeded (\(error)): the rows of \(paths.joined(separator: ", ")) were committed, the rest were rolled back; run the pipeline again to complete it"))
+      }
+    }
+  }
+}
