@@ -2,6 +2,7 @@ import Foundation
 import SluiceCatalog
 @testable import SluiceCore
 import SluiceTestSupport
+import Synchronization
 import Testing
 
 /// How `--jobs` splits a run's inputs into lanes: by the tables their datasets share or link.
@@ -263,6 +264,23 @@ struct ParallelLoadTests {
     #expect(second.parallel?.connections == 2)
     #expect(second.rowsWritten.values.allSatisfy { $0 == 0 }, "\(second.rowsWritten)")
     #expect(try schema.rows(of: Self.tables) == before)
+  }
+
+  @Test func theProgressHandlerSeesEveryLanesRecords() throws {
+    let schema = PostgreSQLSchema()
+    let seen = Mutex<[RunProgress]>([])
+    var configuration = PipelineConfiguration(
+      name: "progress", inputs: Self.messyInputs, policy: Self.lenient, database: "")
+    configuration.jobs = 3
+    configuration.progressInterval = 0
+    configuration.progress = { progress in seen.withLock { $0.append(progress) } }
+    let report = PipelineRunner(configuration: schema.aim(configuration), datasets: Self.datasets(Self.messyInputs)).run()
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    let ticks = seen.withLock { $0 }
+    #expect(!ticks.isEmpty)
+    // The last tick comes after every lane's last batch: it counts every record of the run.
+    #expect(ticks.map(\.recordsRead).max() == report.statistics(for: .read).recordsIn)
+    #expect(ticks.allSatisfy { $0.inputCount == 3 && $0.mode == .run })
   }
 
   @Test func jobsWithSQLiteLoadSerially() throws {

@@ -173,6 +173,19 @@ struct PipelineSpecTests {
     #expect(bracketed.configuration().inputs.map(\.path) == [scratch.file("general [1100].json")])
   }
 
+  @Test func jobsSetsTheConnectionsOfAParallelLoad() throws {
+    let parsed = try spec(
+      #"{"inputs": [{"dataset": "fruits", "input": "f.json"}, {"dataset": "orders", "input": "o.json"}], "jobs": 3, "database": "postgresql://u@h/d"}"#)
+    #expect(parsed.jobs == 3)
+    #expect(parsed.configuration().jobs == 3)
+    let serial = try spec(#"{"dataset": "fruits", "input": "f.json", "database": "d"}"#)
+    #expect(serial.configuration().jobs == 1)
+    for bad in ["0", "65", "-1"] {
+      let message = specError(#"{"dataset": "fruits", "input": "f.json", "jobs": "# + bad + #", "database": "d"}"#)
+      #expect(message.contains("'jobs' must be a whole number from 1 to 64"), "\(message)")
+    }
+  }
+
   @Test func theInputDirectoryRebasesASingleInputToo() throws {
     let parsed = try spec(#"{"dataset": "fruits", "input": "../data/fruits.json.gz", "database": "f.sqlite"}"#)
     #expect(!parsed.listsInputs)

@@ -57,7 +57,7 @@ struct RunReportDecodingTests {
 
   @Test func keysAddedLaterTakeTheDefaultsOfTheRunsThatPredateThem() throws {
     var object = try Self.object("16c76ec-fruits-lenient.json")
-    for key in ["mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign"] {
+    for key in ["mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign", "parallel"] {
       object.removeValue(forKey: key)
     }
     let report = try RunReport.decode(from: JSONSerialization.data(withJSONObject: object))
@@ -67,12 +67,14 @@ struct RunReportDecodingTests {
     #expect(report.coercions == 0)
     #expect(report.quarantined == 0)
     #expect(report.skippedByDesign == nil)
+    #expect(report.parallel == nil)
   }
 
   @Test func aCurrentReportReadsBackExactly() throws {
     var report = HTMLReportTests.report(failure: .init(kind: .io, message: "disk full"))
     report.referenceLookups = ["devices": .init(keys: 12, queries: 1)]
     report.skippedByDesign = ["version line": 1]
+    report.parallel = .init(connections: 2, lanes: 3, commit: "two-phase")
     let data = try report.jsonData()
     #expect(try RunReport.decode(from: data).jsonData() == data)
     let object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])

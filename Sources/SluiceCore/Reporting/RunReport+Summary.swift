@@ -41,6 +41,10 @@ extension RunReport {
         lines.append(line)
       }
     }
+    if let parallel {
+      lines.append(
+        "  parallel: \(parallel.lanes) lanes over \(parallel.connections) connections, \(parallel.commit) commit")
+    }
     if let skippedByDesign, !skippedByDesign.isEmpty {
       let reasons = skippedByDesign.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
       lines.append(

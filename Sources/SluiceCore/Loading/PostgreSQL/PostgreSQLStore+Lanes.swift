@@ -8,10 +8,11 @@ internal import CLibPQ
 /// be prepared stages its bulk batches in ordinary unlogged tables of its own, named after the
 /// server process, and drops them before the prepare (`dropsStagingTables`).
 extension PostgreSQLStore {
-  /// Opens a transaction (creating the named schema first if this connection found it missing).
+  /// Opens a transaction (creating the named schema first if this connection found it missing:
+  /// another may have created it since, hence `IF NOT EXISTS`).
   func beginTransaction() throws {
     try run("BEGIN")
-    if let schema {
+    if createsSchema, let schema {
       try run("CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))")
     }
   }

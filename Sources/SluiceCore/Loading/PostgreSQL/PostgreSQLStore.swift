@@ -42,7 +42,7 @@ public final class PostgreSQLStore: Store {
   /// The ordinary staging tables made in the open transaction, to drop before it is prepared.
   var stagingTables: [String] = []
   /// Whether the named schema must still be created (by the next transaction).
-  private var createsSchema = false
+  var createsSchema = false
   public private(set) var changes = 0
   private var statementCount = 0
   /// Statements whose owner went away, deallocated on the server before the next prepare.
