@@ -148,6 +148,12 @@ struct ParallelLoadTests {
     let parallelRejects = try String(contentsOfFile: directory.file("parallel.ndjson"), encoding: .utf8)
     #expect(!serialRejects.isEmpty)
     #expect(parallelRejects == serialRejects)
+    // The deferred indexes were built, and every migration is recorded, as in the serial run.
+    #expect(try Self.indexes(in: parallelSchema) == Self.indexes(in: serialSchema))
+    #expect(try Set(["orders_by_customer", "messages_by_conversation"]).isSubset(of: Self.indexes(in: parallelSchema)))
+    #expect(
+      try parallelSchema.rows(of: ["sluice_migrations"]).tables["sluice_migrations"]?.count
+        == serialSchema.rows(of: ["sluice_migrations"]).tables["sluice_migrations"]?.count)
     // The report on disk says how it loaded; `parallel` is an additive key.
     let decoded = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: directory.file("parallel.json"))))
     #expect(decoded.parallel == parallel.parallel)
@@ -156,6 +162,18 @@ struct ParallelLoadTests {
     #expect(try store.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'sluice-%'") == 0)
     let audit = try parallelSchema.connect()
     #expect(try audit.scalarInt("SELECT count(*) FROM sluice_runs WHERE status = 'succeeded'") == 1)
+  }
+
+  /// The names of the indexes of a schema's tables.
+  static func indexes(in schema: PostgreSQLSchema) throws -> [String] {
+    let store = try PostgreSQLServer.connect()
+    let statement = try store.prepare("SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname")
+    try statement.bind(.text(schema.name), at: 1)
+    var names: [String] = []
+    while try statement.step() {
+      if case .text(let name)? = statement.columnValue(0) { names.append(name) }
+    }
+    return names
   }
 
   @Test("a strict failure in one lane leaves the database as it was, with a serial run's message", arguments: [
