@@ -301,6 +301,33 @@ struct ParallelLoadTests {
     #expect(ticks.allSatisfy { $0.inputCount == 3 && $0.mode == .run })
   }
 
+  /// The server ends every connection of the run after its first batch: exit 74 naming the
+  /// server, nothing committed.
+  @Test func aLostConnectionFailsTheRunWith74AndCommitsNothing() throws {
+    let schema = PostgreSQLSchema()
+    let application = "sluice_jobs_" + UUID().uuidString.prefix(8).lowercased()
+    let killed = Atomic<Bool>(false)
+    var configuration = PipelineConfiguration(
+      name: "lost", inputs: Self.messyInputs, policy: Self.lenient, database: "")
+    configuration = schema.aim(configuration)
+    configuration.database += "&application_name=\(application)"
+    configuration.jobs = 3
+    configuration.progressInterval = 0
+    configuration.progress = { _ in
+      guard !killed.exchange(true, ordering: .relaxed) else { return }
+      _ = try? PostgreSQLServer.connect().scalarInt(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'")
+    }
+    let report = PipelineRunner(configuration: configuration, datasets: Self.datasets(Self.messyInputs)).run()
+    let didKill = killed.load(ordering: .relaxed)
+    #expect(didKill)
+    #expect(report.exitCode == 74, "\(report.failure?.message ?? "")")
+    #expect(report.failure?.message.contains("PostgreSQL at host") == true, "\(report.failure?.message ?? "")")
+    #expect(report.committed == false)
+    let rows = try schema.rows(of: Self.dataTables)
+    #expect(Self.dataTables.allSatisfy { rows.count($0) == 0 }, "\(rows)")
+  }
+
   @Test func jobsWithSQLiteLoadSerially() throws {
     let directory = try TemporaryDirectory()
     func run(jobs: Int, file: String) -> RunReport {
