@@ -29,11 +29,13 @@ final class LaneCoordination: Sendable {
   private let state: Mutex<State>
   private let rejected = Atomic<Int>(0)
   let clockStart = Stopwatch.now()
-  /// Lanes only load (a validate run is serial), so progress counts loaded records.
-  let isDryRun = false
+  /// Whether the run has a progress handler: lanes publish their figures only then. Lanes only
+  /// load (a validate run is serial), so progress counts loaded records.
+  let wantsProgress: Bool
 
   init(laneCount: Int, progress: ProgressTicker?) {
     self.laneCount = laneCount
+    wantsProgress = progress != nil
     state = Mutex(State(ticker: progress))
   }
 

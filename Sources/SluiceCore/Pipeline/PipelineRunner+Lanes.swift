@@ -208,11 +208,12 @@ extension PipelineRunner {
     state.adopt(ledger: ledger, inputs: progress)
     // The rejects, in input order: each input's lines from its lane's spool.
     guard let rejects = state.quarantine else { return }
+    var spoolOfInput: [Int: QuarantineWriter] = [:]
+    for lane in lanes {
+      for input in lane.inputs { spoolOfInput[input.index] = lane.quarantine }
+    }
     for input in state.inputs {
-      guard let lane = lanes.first(where: { $0.inputs.contains { $0.index == input.index } }),
-        let spool = lane.quarantine
-      else { continue }
-      try spool.file.copy(input.quarantineBytes, to: rejects.file)
+      try spoolOfInput[input.index]?.file.copy(input.quarantineBytes, to: rejects.file)
     }
     for lane in lanes { rejects.countCopied(lane.quarantine?.count ?? 0) }
   }

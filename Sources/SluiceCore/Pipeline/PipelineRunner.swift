@@ -16,6 +16,10 @@ import Foundation
 /// Each input may be another dataset's records: the run migrates the union of the datasets'
 /// tables (a later dataset may reference an earlier one's), and each input is written by a row
 /// writer over its own dataset's tables.
+///
+/// With `jobs` above 1 and a PostgreSQL database, inputs whose tables do not depend on each other
+/// load over several connections at once, still as one all-or-nothing run with one report
+/// (`PipelineRunner+Lanes`).
 public struct PipelineRunner {
   public let configuration: PipelineConfiguration
   /// Each input with the dataset its records are read as, in load order.

@@ -87,12 +87,13 @@ extension RunState {
   /// Hands the run's progress to the handler, if one is set and its interval has passed.
   mutating func tickProgress() {
     if let lane {
-      let done = ledger.statistics[(lane.coordination.isDryRun ? Stage.map : Stage.load).ordinal].recordsOut
+      guard lane.coordination.wantsProgress else { return }
+      let current = inputs.last.map { $0.hasEnded ? 0 : $0.bytesSoFar } ?? 0
       lane.coordination.report(
         lane: lane.number,
         .init(
-          input: inputs.last?.index ?? 0, bytesRead: inputs.reduce(0) { $0 + $1.bytesSoFar },
-          recordsRead: ledger.recordsRead, recordsDone: done, recordsRejected: ledger.rejectedRecords))
+          input: inputs.last?.index ?? 0, bytesRead: endedInputBytes + current, recordsRead: ledger.recordsRead,
+          recordsDone: ledger.statistics[Stage.load.ordinal].recordsOut, recordsRejected: ledger.rejectedRecords))
       return
     }
     guard var ticker = progress else { return }

@@ -26,6 +26,8 @@ struct RunState {
   var progress: ProgressTicker?
   /// In a parallel run, what the lanes share, and this lane's number (`PipelineRunner+Lanes`).
   var lane: (coordination: LaneCoordination, number: Int)?
+  /// Bytes read of the inputs that have ended, so a lane's progress does not sum them per batch.
+  private(set) var endedInputBytes: Int64 = 0
 
   init(configuration: PipelineConfiguration, rules: [ValidationRule]) {
     policy = configuration.policy
@@ -57,6 +59,7 @@ struct RunState {
     guard let last = inputs.indices.last else { return }
     inputs[last].finish(at: ledger.snapshot(), rowsWritten: rowsWritten)
     inputs[last].quarantineBytes = inputs[last].quarantineBytes.lowerBound..<(quarantine?.byteCount ?? 0)
+    endedInputBytes += inputs[last].bytesSoFar
   }
 
   /// Ends the input being read, if one is, where a failure stopped it: a lane keeps its counts
@@ -75,7 +78,9 @@ struct RunState {
 
   /// The progress of the pipeline's `index`-th input, if it was opened.
   func progress(ofInput index: Int) -> InputProgress? {
-    inputs.first { $0.index == index }
+    // A serial run's inputs are the first ones, in order; a parallel run's may have gaps.
+    if index < inputs.count && inputs[index].index == index { return inputs[index] }
+    return inputs.first { $0.index == index }
   }
 
   /// The stream of the input being read, if one is.
