@@ -250,6 +250,34 @@ struct ParallelLoadTests {
     #expect(Self.dataTables.allSatisfy { rows.count($0) == 0 }, "\(rows)")
   }
 
+  /// Rejects of a later input, counted early by a faster lane, never spend the budget of an
+  /// earlier one: here a serial run fails on input 1's broken document (input 0 rejects only 3
+  /// records), however fast input 2's 10 rejects come.
+  @Test func aLaterInputsRejectsDoNotSpendTheBudgetOfAnEarlierOne() throws {
+    let directory = try TemporaryDirectory()
+    let good = (1...3000).map { #"{"id": "dev-\#($0)", "name": "Pump \#($0)", "latitude": 1.5, "longitude": 2.5}"# }
+    let devices = try directory.write("devices.ndjson", (good + Array(repeating: #"{"id": 5}"#, count: 3)).joined(separator: "\n"))
+    let orders = try directory.write("orders.json", #"[{"id": "o-1", "customer": {"#)
+    let fruits = try directory.write("fruits.ndjson", Array(repeating: #"{"fruitID": 1}"#, count: 10).joined(separator: "\n"))
+    let inputs = [
+      PipelineInput(dataset: "devices", path: devices, format: .ndjson),
+      PipelineInput(dataset: "orders", path: orders),
+      PipelineInput(dataset: "fruits", path: fruits, format: .ndjson),
+    ]
+    var budget = Policy(preset: .lenient)
+    budget.maxRejects = 5
+    let serial = Self.run(inputs, into: PostgreSQLSchema(), jobs: 1, policy: budget)
+    let parallel = Self.run(inputs, into: PostgreSQLSchema(), jobs: 3, policy: budget)
+    #expect(serial.failure?.message.contains("is malformed") == true, "\(serial.failure?.message ?? "")")
+    #expect(parallel.failure?.message == serial.failure?.message)
+    // Input 2 alone spends it: lenient, the serial run reads inputs 0 and 2 and fails on budget.
+    let withoutBroken = [inputs[0], inputs[2]]
+    let serialBudget = Self.run(withoutBroken, into: PostgreSQLSchema(), jobs: 1, policy: budget)
+    let parallelBudget = Self.run(withoutBroken, into: PostgreSQLSchema(), jobs: 2, policy: budget)
+    #expect(serialBudget.failure?.message.contains("error budget exceeded") == true)
+    #expect(parallelBudget.failure?.message == serialBudget.failure?.message)
+  }
+
   @Test func devicesAndTheirAlertsShareALaneAndResolveTheirReferences() throws {
     let serialSchema = PostgreSQLSchema()
     let parallelSchema = PostgreSQLSchema()

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// What the lanes of a parallel run share while they load: which lane runs next, the first
-/// failure by input, the run's count of rejected records (the absolute error budget spans every
+/// failure by input, the rejected records per input (the absolute error budget spans every
 /// lane), and the progress line.
 ///
 /// A lane stops as soon as it would go on to an input after one that failed: a serial run would
@@ -27,14 +27,16 @@ final class LaneCoordination: Sendable {
 
   let laneCount: Int
   private let state: Mutex<State>
-  private let rejected = Atomic<Int>(0)
+  /// Rejected records per input, as a Fenwick tree: a prefix's sum in O(log inputs).
+  private let rejected: Mutex<[Int]>
   let clockStart = Stopwatch.now()
   /// Whether the run has a progress handler: lanes publish their figures only then. Lanes only
   /// load (a validate run is serial), so progress counts loaded records.
   let wantsProgress: Bool
 
-  init(laneCount: Int, progress: ProgressTicker?) {
+  init(laneCount: Int, inputCount: Int, progress: ProgressTicker?) {
     self.laneCount = laneCount
+    rejected = Mutex(Array(repeating: 0, count: inputCount + 1))
     wantsProgress = progress != nil
     state = Mutex(State(ticker: progress))
   }
@@ -59,9 +61,26 @@ final class LaneCoordination: Sendable {
     state.withLock { $0.failedInput < input }
   }
 
-  /// Counts one rejected record of any lane and returns the run's total so far.
-  func countRejected() -> Int {
-    rejected.add(1, ordering: .relaxed).newValue
+  /// Counts one rejected record of the pipeline's `input`-th input and returns the records
+  /// rejected so far in it and every input before it: what a serial run would have counted at
+  /// this record at the least (earlier inputs still loading in other lanes may add more), so a
+  /// budget it finds spent, a serial run would have found spent too. Budgets spent without any
+  /// lane noticing are found once all have loaded (`PipelineRunner.serialFailure`).
+  func countRejected(atInput input: Int) -> Int {
+    rejected.withLock { tree in
+      var node = input + 1
+      while node < tree.count {
+        tree[node] += 1
+        node += node & -node
+      }
+      var sum = 0
+      node = input + 1
+      while node > 0 {
+        sum += tree[node]
+        node -= node & -node
+      }
+      return sum
+    }
   }
 
   /// Publishes a lane's figures and, when the interval has passed, calls the progress handler

@@ -15,8 +15,9 @@ import Foundation
 //   after another, the first connection (with the audit row) last: only a connection or server
 //   lost during those few commits can leave some lanes committed, and the failure says which.
 // - A lane that fails stops every lane that would go on to a later input; lanes on earlier
-//   inputs go on, so the failure reported is the lowest input's, as in a serial run. The
-//   absolute error budget counts every lane's rejects; the rate is judged once all have loaded.
+//   inputs go on, so the failure reported is the lowest input's, as in a serial run. A lane
+//   judges the absolute error budget by the rejects of its input and every earlier one, and the
+//   whole run is judged again in input order once all have loaded; the rate is judged then too.
 // - The lanes' counts, issue samples and rejects are merged in input order, so the report and
 //   the rejects file are a serial run's.
 extension PipelineRunner {
@@ -74,7 +75,7 @@ extension PipelineRunner {
     }
     for worker in workers { worker.store.stagesInOrdinaryTables = twoPhase }
 
-    let coordination = LaneCoordination(laneCount: plan.lanes.count, progress: state.progress)
+    let coordination = LaneCoordination(laneCount: plan.lanes.count, inputCount: inputs.count, progress: state.progress)
     nonisolated(unsafe) let runner = self
     for worker in workers {
       let thread = Thread {
@@ -91,9 +92,9 @@ extension PipelineRunner {
       for worker in workers where worker.inTransaction { worker.store.rollbackTransaction() }
     }
     try merge(workers, into: &state, outputs: outputs)
-    let failures = workers.compactMap(\.failure)
-    if let first = failures.min(by: { $0.input < $1.input }) {
-      throw RunAbort(failure: first.failure)
+    let first = workers.compactMap(\.failure).min { $0.input < $1.input }
+    if let failure = serialFailure(first, state: state) {
+      throw RunAbort(failure: failure)
     }
     try state.checkRejectRate()
     try state.checkSomethingLoaded()
@@ -216,6 +217,26 @@ extension PipelineRunner {
       try spoolOfInput[input.index]?.file.copy(input.quarantineBytes, to: rejects.file)
     }
     for lane in lanes { rejects.countCopied(lane.quarantine?.count ?? 0) }
+  }
+
+  /// The failure a serial run would have reported, given the earliest input's failure, if any:
+  /// every input before that one was read to its end, and that one up to its failure, so their
+  /// rejects, counted in input order, show whether a serial run would have spent the absolute
+  /// error budget first. (A lane counts what the inputs before its own have rejected so far, so
+  /// a budget spent while an earlier input was still loading elsewhere is noticed only here.)
+  private func serialFailure(_ first: (input: Int, failure: RunReport.Failure)?, state: RunState) -> RunReport.Failure? {
+    guard let maxRejects = configuration.policy.maxRejects, configuration.policy.invalidRecord == .skip else {
+      return first?.failure
+    }
+    let budget = RunState.budgetExceeded(maxRejects)
+    if let first, first.failure == budget { return budget }
+    let now = state.ledger.snapshot()
+    var rejected = 0
+    for input in state.inputs where input.index <= first?.input ?? Int.max {
+      rejected += input.counts(now: now).rejectedRecords
+      if rejected > maxRejects { return budget }
+    }
+    return first?.failure
   }
 
   // MARK: - The commit

@@ -107,12 +107,14 @@ struct RunState {
           kind: .data,
           message: "\(policy.preset.rawValue) policy: \(first.stage.rawValue) rejected \(place): \(path)\(first.code): \(first.message); nothing was written"))
     }
-    if let maxRejects = policy.maxRejects, (lane?.coordination.countRejected() ?? ledger.rejectedRecords) > maxRejects {
-      throw RunAbort(
-        failure: .init(
-          kind: .data,
-          message: "error budget exceeded: more than \(maxRejects) rejected record(s); the run was rolled back"))
+    if let maxRejects = policy.maxRejects, (lane?.coordination.countRejected(atInput: inputs.last?.index ?? 0) ?? ledger.rejectedRecords) > maxRejects {
+      throw RunAbort(failure: Self.budgetExceeded(maxRejects))
     }
+  }
+
+  /// The failure of a run that rejected more than `maxRejects` records.
+  static func budgetExceeded(_ maxRejects: Int) -> RunReport.Failure {
+    .init(kind: .data, message: "error budget exceeded: more than \(maxRejects) rejected record(s); the run was rolled back")
   }
 
   /// In a parallel run, stops this lane when an input before the one it reads has failed
