@@ -356,6 +356,34 @@ struct ParallelLoadTests {
     #expect(Self.dataTables.allSatisfy { rows.count($0) == 0 }, "\(rows)")
   }
 
+  /// The two-phase primitives a parallel run commits with: a prepared transaction is invisible
+  /// until committed, from any connection, and a rolled-back one leaves nothing; one that used a
+  /// temporary table cannot be prepared, which is why lanes then stage in ordinary tables.
+  @Test func preparedTransactionsCommitFromAnyConnectionOrRollBack() throws {
+    let schema = PostgreSQLSchema()
+    let first = try schema.connect()
+    try first.withTransaction { try first.execute("CREATE TABLE t (n integer PRIMARY KEY)") }
+    let other = try schema.connect()
+    let tag = "sluice-test-" + UUID().uuidString.prefix(8).lowercased()
+    try first.beginTransaction()
+    try first.execute("INSERT INTO t VALUES (1)")
+    try first.prepareTransaction("\(tag)-1")
+    #expect(try other.scalarInt("SELECT count(*) FROM t") == 0)
+    try other.commitPrepared("\(tag)-1")
+    #expect(try other.scalarInt("SELECT count(*) FROM t") == 1)
+    try first.beginTransaction()
+    try first.execute("INSERT INTO t VALUES (2)")
+    try first.prepareTransaction("\(tag)-2")
+    try first.rollbackPrepared("\(tag)-2")
+    #expect(try other.scalarInt("SELECT count(*) FROM t") == 1)
+    #expect(try other.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE '\(tag)%'") == 0)
+    try first.beginTransaction()
+    try first.execute("CREATE TEMP TABLE scratch (n integer)")
+    #expect(throws: PostgreSQLError.self) { try first.prepareTransaction("\(tag)-3") }
+    first.rollbackTransaction()
+    #expect(try other.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE '\(tag)%'") == 0)
+  }
+
   @Test func jobsWithSQLiteLoadSerially() throws {
     let directory = try TemporaryDirectory()
     func run(jobs: Int, file: String) -> RunReport {
