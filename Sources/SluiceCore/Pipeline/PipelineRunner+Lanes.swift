@@ -112,17 +112,16 @@ extension PipelineRunner {
       }
     }
     var report = makeReport(state, failure: nil, rowsWritten: rowsWritten, tableRows: tableRows, committed: true)
-    let lookups = workers.reduce(into: [String: RunReport.ReferenceLookups]()) { sum, worker in
-      sum.merge(worker.lookups) { var total = $0; total.add($1); return total }
-    }
+    var lookups: [String: RunReport.ReferenceLookups] = [:]
+    for worker in workers { Self.add(worker.lookups, to: &lookups) }
     report.referenceLookups = lookups.isEmpty ? nil : lookups
-    report.parallel = .init(
-      connections: workers.count, lanes: plan.lanes.count,
-      commit: twoPhase ? PipelineConfiguration.LaneCommit.twoPhase.rawValue : PipelineConfiguration.LaneCommit.ordered.rawValue)
+    let commit: PipelineConfiguration.LaneCommit = twoPhase ? .twoPhase : .ordered
+    report.parallel = .init(connections: workers.count, lanes: plan.lanes.count, commit: commit.rawValue)
     try coordinator.recordAudit(report.auditEntry)
     try outputs.stage(report)
     if twoPhase {
-      try commitTwoPhase(workers, plan: plan, tag: "sluice-\(getpid())-\(Int64(state.startedAt.timeIntervalSince1970 * 1000))")
+      let started = Int64(state.startedAt.timeIntervalSince1970 * 1000)
+      try commitTwoPhase(workers, plan: plan, tag: "sluice-\(getpid())-\(started)")
     } else {
       try commitInOrder(workers, plan: plan)
     }
@@ -157,17 +156,18 @@ extension PipelineRunner {
           let source = inputs[index]
           try read(source, index: index, state: &state) { reader, loop, state in
             let writer = try RowWriter(store: store, schema: source.dataset.schema, conflict: configuration.conflict)
-            defer { lookups.merge(writer.lookups) { var sum = $0; sum.add($1); return sum } }
+            defer { Self.add(writer.lookups, to: &lookups) }
             let bulk = try store.makeBulkWriter(schema: source.dataset.schema, conflict: configuration.conflict)
             try loop.load(reader, writer: writer, bulk: bulk, savepoints: savepoints, state: &state)
             return writer.rowsWritten.merging(bulk?.rowsWritten ?? [:], uniquingKeysWith: +)
           }
         }
       }
+      // The deferred indexes of its own tables (`Schema.migrations` names them so).
       let tables = Set(plan.laneOfTable.filter { worker.lanes.contains($0.value) }.keys)
-      let indexes = deferred.filter { migration in
-        schema.tables.contains { table in tables.contains(table.name) && table.indexes.contains { "create index \($0.name)" == migration.identifier } }
-      }
+      let ownIndexes = Set(
+        schema.tables.filter { tables.contains($0.name) }.flatMap { $0.indexes.map { "create index \($0.name)" } })
+      let indexes = deferred.filter { ownIndexes.contains($0.identifier) }
       if !indexes.isEmpty {
         try store.prepareForIndexBuild()
         try Migrator.migrate(store, indexes)
@@ -224,7 +224,9 @@ extension PipelineRunner {
   /// rejects, counted in input order, show whether a serial run would have spent the absolute
   /// error budget first. (A lane counts what the inputs before its own have rejected so far, so
   /// a budget spent while an earlier input was still loading elsewhere is noticed only here.)
-  private func serialFailure(_ first: (input: Int, failure: RunReport.Failure)?, state: RunState) -> RunReport.Failure? {
+  private func serialFailure(_ first: (input: Int, failure: RunReport.Failure)?, state: RunState)
+    -> RunReport.Failure?
+  {
     guard let maxRejects = configuration.policy.maxRejects, configuration.policy.invalidRecord == .skip else {
       return first?.failure
     }
@@ -237,6 +239,12 @@ extension PipelineRunner {
       if rejected > maxRejects { return budget }
     }
     return first?.failure
+  }
+
+  private static func add(
+    _ lookups: [String: RunReport.ReferenceLookups], to sum: inout [String: RunReport.ReferenceLookups]
+  ) {
+    for (table, counts) in lookups { sum[table, default: .init()].add(counts) }
   }
 
   // MARK: - The commit
