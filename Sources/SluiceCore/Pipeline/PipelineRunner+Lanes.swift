@@ -40,7 +40,7 @@ extension PipelineRunner {
     /// The lanes it loaded, in order.
     var lanes: [Int] = []
     var lookups: [String: RunReport.ReferenceLookups] = [:]
-    /// Its own failure, with the input it happened in (`Int.max` after the inputs).
+    /// Its own failure, with the input it happened in (-1 before the inputs, `Int.max` after).
     var failure: (input: Int, failure: RunReport.Failure)?
     /// Whether its transaction is open.
     var inTransaction = false
@@ -139,6 +139,9 @@ extension PipelineRunner {
     state.lane = (coordination, worker.number)
     let store = worker.store
     var lookups: [String: RunReport.ReferenceLookups] = [:]
+    /// Where a failure would rank among the inputs: before them all while the connection gets
+    /// ready, the input being read, then after them all (the deferred indexes).
+    var place = -1
     do {
       if configuration.rejectsPath != nil {
         // Spooled in a temporary file of its own, copied into the run's in input order.
@@ -153,6 +156,7 @@ extension PipelineRunner {
         worker.lanes.append(lane)
         for index in plan.lanes[lane] {
           if coordination.mustStop(at: index) { throw LaneStopped() }
+          place = index
           let source = inputs[index]
           try read(source, index: index, state: &state) { reader, loop, state in
             let writer = try RowWriter(store: store, schema: source.dataset.schema, conflict: configuration.conflict)
@@ -163,6 +167,7 @@ extension PipelineRunner {
           }
         }
       }
+      place = Int.max
       // The deferred indexes of its own tables (`Schema.migrations` names them so).
       let tables = Set(plan.laneOfTable.filter { worker.lanes.contains($0.value) }.keys)
       let ownIndexes = Set(
@@ -176,9 +181,8 @@ extension PipelineRunner {
       // An earlier input failed: that failure is the run's.
     } catch {
       let failure = classify(error, state: &state)
-      let input = state.inputs.last.flatMap { $0.hasEnded ? nil : $0.index } ?? Int.max
-      coordination.fail(at: input)
-      worker.failure = (input, failure)
+      coordination.fail(at: place)
+      worker.failure = (place, failure)
     }
     state.endOpenInput()
     worker.lookups = lookups
