@@ -73,6 +73,7 @@ struct RunReportDecodingTests {
     var report = HTMLReportTests.report(failure: .init(kind: .io, message: "disk full"))
     report.referenceLookups = ["devices": .init(keys: 12, queries: 1)]
     report.skippedByDesign = ["version line": 1]
+    report.bulkWrites = .init(tables: ["fruits": .init(copied: 3, staged: 1)], rowByRow: 1)
     let data = try report.jsonData()
     #expect(try RunReport.decode(from: data).jsonData() == data)
     let object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -82,6 +82,38 @@ public struct RunReport: Sendable, Codable {
     mutating func add(_ other: ReferenceLookups) { add(keys: other.keys, queries: other.queries) }
   }
 
+  /// How a bulk-loading store (PostgreSQL) wrote the run's batches: per top-level table, the
+  /// batches copied straight into it (keys new to it) and those staged and applied with the
+  /// conflict policy (keys it had, or that a batch repeats); and the batches written row by row
+  /// (records the bulk writer does not take, or a batch whose rows broke a constraint, to find
+  /// the culprits). A batch here is what the loading thread took at once: up to 2,048 records.
+  public struct BulkWrites: Sendable, Codable, Hashable {
+    public struct Table: Sendable, Codable, Hashable {
+      public var copied = 0
+      public var staged = 0
+
+      public init(copied: Int = 0, staged: Int = 0) {
+        self.copied = copied
+        self.staged = staged
+      }
+    }
+    public var tables: [String: Table] = [:]
+    public var rowByRow = 0
+
+    public init(tables: [String: Table] = [:], rowByRow: Int = 0) {
+      self.tables = tables
+      self.rowByRow = rowByRow
+    }
+
+    mutating func add(_ other: BulkWrites) {
+      for (name, table) in other.tables {
+        tables[name, default: Table()].copied += table.copied
+        tables[name, default: Table()].staged += table.staged
+      }
+      rowByRow += other.rowByRow
+    }
+  }
+
   /// One check of the contract, as the JUnit report shows it: a stage, or a validation rule.
   public struct Check: Sendable, Codable, Hashable {
     public var name: String
@@ -139,6 +171,8 @@ public struct RunReport: Sendable, Codable {
   /// per table, with the queries that did it; absent when there were none. Keys a record of
   /// the run wrote, or an earlier look-up found, are not looked up again.
   public var referenceLookups: [String: ReferenceLookups]? = nil
+  /// How the bulk writer wrote the batches; absent when the store has none (SQLite).
+  public var bulkWrites: BulkWrites? = nil
   /// Rows each of the dataset's tables holds after the run (empty when nothing was committed).
   public var tableRows: [String: Int]
   /// True when the run's changes were committed; false after a rollback or a dry run.
