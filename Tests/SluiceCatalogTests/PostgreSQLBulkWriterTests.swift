@@ -113,6 +113,30 @@ struct PostgreSQLBulkWriterTests {
     #expect(postgreSQL == sqlite)
   }
 
+  /// A customer named by several orders of a batch is written once when the rows repeat, but
+  /// each change counts — and a name spelled with a combining mark is a change from the same
+  /// name precomposed (Swift's `==` equates them; the database stores other bytes).
+  @Test func repeatedCustomersCountOnlyTheirChangesByteForByte() throws {
+    let twin = try TwinStores()
+    let names = ["Zo\u{EB}", "Zo\u{EB}", "Zoe\u{308}", "Zoe\u{308}", "Zo\u{EB}", "Ann", "Ann"]
+    let records = names.enumerated().map { index, name in
+      let customer = name == "Ann" ? 2 : 1
+      return #"{"orderId":"O\#(index)","amount":100,"currency":"EUR","status":"pending","createdAt":"2023-01-01T00:00:00Z","customer":{"id":\#(customer),"name":"\#(name)"},"items":[{"sku":"S","qty":1,"priceMinor":5}]}"#
+    }
+    let input = try twin.directory.write("orders.ndjson", FruitsDump.ndjson(records))
+    var configuration = PipelineConfiguration(name: "orders", input: input, format: .ndjson, database: "")
+    configuration.reportPath = nil
+    let reports = twin.run(configuration, datasets: Self.orders)
+    #expect(reports.postgreSQL.status == .succeeded)
+    #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
+    #expect(reports.postgreSQL.rowsWritten["customers"] == 4)
+    let store = try twin.schema.connect()
+    // The last name, precomposed: three characters, not four.
+    let stored = try store.prepare("SELECT length(name) FROM customers WHERE customer_id = 1")
+    #expect(try stored.step())
+    #expect(stored.columnValue(0) == .integer(3))
+  }
+
   /// COPY's text format escapes backslashes, tabs, newlines and carriage returns.
   @Test func textThatCOPYMustEscapeArrivesAsIs() throws {
     let twin = try TwinStores()

@@ -16,7 +16,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   /// Records a bulk writer takes at once, at most: the hand-off batches waiting when the loading
   /// thread asks, joined. Each bulk write costs a few round trips and statements whatever its
   /// size, so a writer slower than the decoder catches up by taking what queued meanwhile.
-  static var bulkRecords: Int { 2048 }
+  static var bulkRecords: Int { 4096 }
 
   /// Runs the reader to its end through every stage but the writes (a validate run).
   func validate(_ reader: any RecordReader, state: inout RunState) throws {
@@ -82,7 +82,9 @@ struct RecordLoop<D: Dataset>: RecordLoading {
     beforeBatch: ([PipelineItem], inout RunState) throws -> Void,
     load: (RecordRows, PipelineItem, inout RunState) throws -> Void
   ) throws {
-    let handOff = HandOff<PipelineItem>(maxBatches: Self.handOffBatches, maxBytes: Self.handOffBytes)
+    // Joining batches needs as many waiting: twice the batches, the same bytes.
+    let handOff = HandOff<PipelineItem>(
+      maxBatches: joining > 1 ? 2 * Self.handOffBatches : Self.handOffBatches, maxBytes: Self.handOffBytes)
     let producer = RecordProducer(
       dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff,
       keepsRawRecords: state.quarantine != nil, inputPath: state.inputs.last?.input.path ?? "")

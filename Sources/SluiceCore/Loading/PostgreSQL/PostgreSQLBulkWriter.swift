@@ -136,6 +136,12 @@ final class PostgreSQLBulkWriter: BulkWriter {
         if plans[index].followsRun { followers[ordinal].append((index, Int32(entry))) }
       }
     }
+    /// Upsert tables without children whose batch repeats a key with other values.
+    var keysRepeat = Set<Int>()
+    for index in plans.indices
+    where plans[index].policy == .upsert && plans[index].table.parent == nil && plans[index].children.isEmpty {
+      if dropRepeatedRows(&rowsOf[index], plan: index, records: records) { keysRepeat.insert(index) }
+    }
     // Truncated at the transaction's top level, so the tables made in it are truncated in place.
     // The staging tables have no statistics: without hash and merge joins, each join with a
     // target is an index probe per staged row, never a scan of the growing target (and each
@@ -170,7 +176,9 @@ final class PostgreSQLBulkWriter: BulkWriter {
           directBackoff[top] = min(max(1, directBackoff[top] * 2), 64)
           directSkips[top] = directBackoff[top]
         }
-        try applyStaged(family, rowsOf: rowsOf, records: records, counts: &counts, wrote: &wrote)
+        try applyStaged(
+          family, rowsOf: rowsOf, records: records, keysRepeat: keysRepeat.contains(top), counts: &counts,
+          wrote: &wrote)
         staged.append(top)
       }
       try store.run("RESET enable_hashjoin; RESET enable_mergejoin; RELEASE SAVEPOINT sluice_batch")
@@ -228,15 +236,15 @@ final class PostgreSQLBulkWriter: BulkWriter {
 
   /// Stages a family's rows and applies them set-based, with its policy's rules.
   private func applyStaged(
-    _ family: [Int], rowsOf: [[(ordinal: Int32, entry: Int32)]], records: [RecordRows], counts: inout [Int],
-    wrote: inout Set<Key>
+    _ family: [Int], rowsOf: [[(ordinal: Int32, entry: Int32)]], records: [RecordRows], keysRepeat: Bool,
+    counts: inout [Int], wrote: inout Set<Key>
   ) throws {
     for index in family {
       try store.copy(plans[index].copy, data: try encode(rowsOf[index], of: records, plan: index, staging: true))
       dirty.insert(index)
     }
     let staged = rowsOf.map(\.count)
-    let steps = apply(family[0], staged: staged, counts: &counts)
+    let steps = apply(family[0], staged: staged, keysRepeat: keysRepeat, counts: &counts)
     // Every statement in one round trip; each answers with its own result.
     let results = try store.runEach(steps.map(\.sql))
     for (step, result) in zip(steps, results) {
@@ -280,8 +288,9 @@ final class PostgreSQLBulkWriter: BulkWriter {
   }
 
   /// The statements that apply a top-level table's staged rows, then its children's; counts
-  /// that need no result go straight into `counts`.
-  private func apply(_ index: Int, staged: [Int], counts: inout [Int]) -> [Step] {
+  /// that need no result go straight into `counts`. `keysRepeat`: an upsert table without
+  /// children has a key twice among its staged rows (with other values).
+  private func apply(_ index: Int, staged: [Int], keysRepeat: Bool, counts: inout [Int]) -> [Step] {
     let plan = plans[index]
     let table = plan.table
     let q = store.dialect.quote
@@ -294,6 +303,28 @@ final class PostgreSQLBulkWriter: BulkWriter {
     func match(_ a: String, _ b: String) -> String { keys.map { "\(a).\($0) = \(b).\($0)" }.joined(separator: " AND ") }
     let lastPerKey = "SELECT DISTINCT ON (\(keyList)) * FROM \(plan.stage) ORDER BY \(keyList), sluice_ord DESC, sluice_sub DESC"
 
+    if plan.policy == .upsert && plan.children.isEmpty && !keysRepeat {
+      // Each key once: the rows updated because they differ, and the keys inserted because the
+      // table lacked them, are those the row writer counts. Unlike `INSERT … ON CONFLICT DO
+      // UPDATE`, which locks (and so writes) every row it meets, a row that does not change is
+      // only read — a customer named by a thousand orders is not rewritten a thousand times.
+      var steps: [Step] = []
+      if !others.isEmpty {
+        steps.append(
+          Step(
+            """
+            UPDATE \(target) t SET \(others.map { "\($0) = s.\($0)" }.joined(separator: ", ")) FROM \(plan.stage) s
+            WHERE \(match("t", "s")) AND (\(others.map { "t.\($0) IS DISTINCT FROM s.\($0)" }.joined(separator: " OR ")))
+            """, .changes(index)))
+      }
+      steps.append(
+        Step(
+          """
+          INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) s
+          WHERE NOT EXISTS (SELECT 1 FROM \(target) t WHERE \(match("t", "s")))
+          """, .changes(index)))
+      return steps
+    }
     if plan.policy == .upsert && plan.children.isEmpty {
       // Counted as the row writer counts its one-statement upsert: each row that differs from
       // the one before it — the table's, for a key's first row of the batch.
@@ -376,6 +407,33 @@ final class PostgreSQLBulkWriter: BulkWriter {
       }
     }
     return steps
+  }
+
+  /// Drops the rows of a top-level upsert table without children that repeat, value for value
+  /// (`DatabaseValue`'s equality: text byte for byte), the row before them of the same key in
+  /// the batch — a customer named by each of their orders. The row writer counts such a row as
+  /// no change and leaves the table as it was, so nothing of the outcome changes. Returns whether a key still comes twice (its values changed in between).
+  private func dropRepeatedRows(
+    _ rows: inout [(ordinal: Int32, entry: Int32)], plan: Int, records: [RecordRows]
+  ) -> Bool {
+    guard rows.count > 1 else { return false }
+    let table = plans[plan].table
+    let keyColumns = table.key.compactMap { name in table.allColumns.firstIndex { $0.name == name } }
+    guard keyColumns.count == table.key.count else { return true }
+    var last: [[DatabaseValue?]: [DatabaseValue?]] = [:]
+    last.reserveCapacity(rows.count)
+    var repeats = false
+    rows.removeAll { ordinal, entry in
+      let record = records[Int(ordinal)]
+      let values = (0..<table.allColumns.count).map { record.fullValue(Int(entry), $0, in: table) }
+      let key = keyColumns.map { values[$0] }
+      if let previous = last.updateValue(values, forKey: key) {
+        if previous == values { return true }
+        repeats = true
+      }
+      return false
+    }
+    return repeats
   }
 
   // MARK: - COPY's text format
