@@ -64,6 +64,79 @@ struct PostgreSQLBulkWriterTests {
     }
   }
 
+  /// A first load brings only new keys: every batch is copied straight into its tables, none is
+  /// staged, and the rows are the row writer's. Loading the same file again finds every key:
+  /// each batch is staged (after the first direct copy's unique violation, the writer backs
+  /// off), and the rows are still the row writer's.
+  @Test("a first load is copied straight in; a re-run is staged", arguments: [ConflictPolicy.upsert, .ignore, .replace])
+  func firstLoadCopiedReRunStaged(conflict: ConflictPolicy) throws {
+    let twin = try TwinStores()
+    let input = try twin.directory.write(
+      "fruits.json", FruitsDump.array((0..<3000).map { FruitsDump.fruit($0, recipes: $0 % 3) }))
+    let configuration = PipelineConfiguration(name: "fruits", input: input, database: "", conflict: conflict)
+    let first = twin.run(configuration, datasets: Self.fruits)
+    #expect(first.postgreSQL.status == .succeeded)
+    #expect(first.postgreSQL.outcome == first.sqlite.outcome)
+    let firstWrites = try #require(first.postgreSQL.bulkWrites)
+    #expect((firstWrites.tables["fruits"]?.copied ?? 0) >= 2)
+    #expect(firstWrites.tables["fruits"]?.staged == 0)
+    #expect(firstWrites.rowByRow == 0)
+    #expect(first.sqlite.bulkWrites == nil)
+
+    let again = twin.run(configuration, datasets: Self.fruits)
+    #expect(again.postgreSQL.status == .succeeded)
+    #expect(again.postgreSQL.outcome == again.sqlite.outcome)
+    let againWrites = try #require(again.postgreSQL.bulkWrites)
+    #expect(againWrites.tables["fruits"]?.copied == 0)
+    #expect((againWrites.tables["fruits"]?.staged ?? 0) >= 2)
+    let (sqlite, postgreSQL) = try twin.tables(["fruits", "recipes"])
+    #expect(postgreSQL == sqlite)
+  }
+
+  /// A feed whose known keys come first and new ones after: the known ones are staged, and once
+  /// the back-off has passed, the new ones go straight in again — with the row writer's rows.
+  @Test func newKeysAfterKnownOnesAreCopiedStraightInAgain() throws {
+    let twin = try TwinStores()
+    let known = try twin.directory.write("known.json", FruitsDump.array((0..<500).map { FruitsDump.fruit($0) }))
+    _ = twin.run(PipelineConfiguration(name: "known", input: known, database: ""), datasets: Self.fruits)
+    let feed = try twin.directory.write(
+      "feed.json", FruitsDump.array((0..<8000).map { FruitsDump.fruit($0, recipes: 1, name: "Renamed \($0 % 11)") }))
+    let reports = twin.run(
+      PipelineConfiguration(name: "feed", input: feed, policy: Policy(preset: .lenient), database: ""),
+      datasets: Self.fruits)
+    #expect(reports.postgreSQL.status == .succeeded)
+    #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
+    let writes = try #require(reports.postgreSQL.bulkWrites)
+    #expect((writes.tables["fruits"]?.staged ?? 0) >= 1)
+    #expect((writes.tables["fruits"]?.copied ?? 0) >= 1)
+    let (sqlite, postgreSQL) = try twin.tables(["fruits", "recipes"])
+    #expect(postgreSQL == sqlite)
+  }
+
+  /// A customer named by several orders of a batch is written once when the rows repeat, but
+  /// each change counts — and a name spelled with a combining mark is a change from the same
+  /// name precomposed (Swift's `==` equates them; the database stores other bytes).
+  @Test func repeatedCustomersCountOnlyTheirChangesByteForByte() throws {
+    let twin = try TwinStores()
+    let names = ["Zo\u{EB}", "Zo\u{EB}", "Zoe\u{308}", "Zoe\u{308}", "Zo\u{EB}", "Ann", "Ann"]
+    let records = names.enumerated().map { index, name in
+      let customer = name == "Ann" ? 2 : 1
+      return #"{"orderId":"O\#(index)","amount":100,"currency":"EUR","status":"pending","createdAt":"2023-01-01T00:00:00Z","customer":{"id":\#(customer),"name":"\#(name)"},"items":[{"sku":"S","qty":1,"priceMinor":5}]}"#
+    }
+    let input = try twin.directory.write("orders.ndjson", FruitsDump.ndjson(records))
+    var configuration = PipelineConfiguration(name: "orders", input: input, format: .ndjson, database: "")
+    configuration.reportPath = nil
+    let reports = twin.run(configuration, datasets: Self.orders)
+    #expect(reports.postgreSQL.status == .succeeded)
+    #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
+    #expect(reports.postgreSQL.rowsWritten["customers"] == 4)
+    let store = try twin.schema.connect()
+    // The last name, precomposed: three characters, not four.
+    let stored = try store.prepare("SELECT length(name) FROM customers WHERE customer_id = 1")
+    #expect(try stored.step())
+    #expect(stored.columnValue(0) == .integer(3))
+  }
+
   /// COPY's text format escapes backslashes, tabs, newlines and carriage returns.
   @Test func textThatCOPYMustEscapeArrivesAsIs() throws {
     let twin = try TwinStores()
@@ -96,6 +169,7 @@ struct PostgreSQLBulkWriterTests {
     #expect(issue.code == .constraint)
     #expect(issue.location?.ordinal == 2)
     #expect(issue.location?.line == 3)
+    #expect(reports.postgreSQL.bulkWrites?.rowByRow == 1)
     #expect(try twin.schema.rows(of: ["fruits"]).count("fruits") == 2)
     #expect(try twin.schema.rows(of: ["recipes"]).count("recipes") == 4)
   }

@@ -49,6 +49,45 @@ struct HandOffTests {
     #expect(handOff.inFlight.sharedPeak > 0)
   }
 
+  /// A consumer taking up to N elements joins the batches waiting, in order, never past N but
+  /// always at least one batch, and holds their weight as one until it asks again.
+  @Test func takingUpToJoinsTheWaitingBatchesInOrder() {
+    let handOff = HandOff<Int>(maxBatches: 8, maxBytes: 1_000)
+    #expect(handOff.put([1, 2], weight: 100))
+    #expect(handOff.put([3, 4], weight: 100))
+    #expect(handOff.put([5, 6, 7], weight: 100))
+    #expect(handOff.put([8, 9, 10, 11, 12, 13], weight: 100))
+    handOff.finish()
+    #expect(handOff.take(upTo: 5) == [1, 2, 3, 4])
+    #expect(handOff.inFlight.batches == 3)
+    #expect(handOff.inFlight.weight == 400)
+    #expect(handOff.take(upTo: 5) == [5, 6, 7])
+    #expect(handOff.inFlight.weight == 200)
+    #expect(handOff.take(upTo: 5) == [8, 9, 10, 11, 12, 13])
+    #expect(handOff.take(upTo: 5) == nil)
+    #expect(handOff.inFlight.weight == 0)
+  }
+
+  /// Joined batches are still bound by the byte budget: a producer waits while the consumer
+  /// holds them, and every element arrives once, in order.
+  @Test func joinedBatchesKeepTheByteBudget() {
+    let handOff = HandOff<Int>(maxBatches: 4, maxBytes: 1_000)
+    let producer = onThread {
+      for index in 0..<500 {
+        guard handOff.put([index], weight: 90 + index % 50) else { return }
+      }
+      handOff.finish()
+    }
+    var received: [Int] = []
+    while let batch = handOff.take(upTo: 64) {
+      received += batch
+      #expect(batch.count <= 64)
+      #expect(handOff.inFlight.weight <= 1_000)
+    }
+    producer.wait()
+    #expect(received == Array(0..<500))
+  }
+
   @Test func oversizedBatchEntersOnlyWhenNothingElseIsInFlight() {
     let handOff = HandOff<String>(maxBatches: 8, maxBytes: 100)
     let producer = onThread {

@@ -75,6 +75,7 @@ struct RunReportDecodingTests {
     report.referenceLookups = ["devices": .init(keys: 12, queries: 1)]
     report.skippedByDesign = ["version line": 1]
     report.parallel = .init(connections: 2, lanes: 3, commit: "two-phase")
+    report.bulkWrites = .init(tables: ["fruits": .init(copied: 3, staged: 1)], rowByRow: 1)
     let data = try report.jsonData()
     #expect(try RunReport.decode(from: data).jsonData() == data)
     let object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -14,6 +14,10 @@ protocol BulkWriter: AnyObject {
   func write(_ records: [RecordRows]) throws -> [Bool]?
   /// Rows written by the batches this writer wrote, per table.
   var rowsWritten: [String: Int] { get }
+  /// How it wrote the batches, counting those written row by row instead (`countRowByRow`).
+  var batches: RunReport.BulkWrites { get }
+  /// A batch it did not take went row by row.
+  func countRowByRow()
 }
 
 /// A store that can write batches in bulk.

@@ -65,6 +65,14 @@ final class HandOff<Element: Sendable>: @unchecked Sendable {
   /// Waits for a batch; nil once the producer has finished and every batch was taken. Asking
   /// for a batch means the consumer is done with the one it took before, whose weight is freed.
   func take() -> [Element]? {
+    take(upTo: 1)
+  }
+
+  /// Waits for a batch, then joins to it the batches waiting behind it while the elements add
+  /// up to at most `maxElements` — one batch at least, however big. A consumer that works
+  /// faster per element on bigger batches takes what the producer got ahead by; the joined
+  /// batches' weight is held as one, so the byte bound still covers everything in flight.
+  func take(upTo maxElements: Int) -> [Element]? {
     condition.lock()
     defer { condition.unlock() }
     if heldWeight != nil {
@@ -73,7 +81,12 @@ final class HandOff<Element: Sendable>: @unchecked Sendable {
     }
     while batches.isEmpty && !finished { condition.wait() }
     if batches.isEmpty { return nil }
-    let batch = batches.removeFirst()
+    var batch = batches.removeFirst()
+    while let next = batches.first, batch.elements.count + next.elements.count <= maxElements {
+      batch.elements += next.elements
+      batch.weight += next.weight
+      batches.removeFirst()
+    }
     queuedWeight -= batch.weight
     heldWeight = batch.weight
     condition.broadcast()

@@ -40,6 +40,7 @@ extension PipelineRunner {
     /// The lanes it loaded, in order.
     var lanes: [Int] = []
     var lookups: [String: RunReport.ReferenceLookups] = [:]
+    var bulkWrites: RunReport.BulkWrites?
     /// Its own failure, with the input it happened in (-1 before the inputs, `Int.max` after).
     var failure: (input: Int, failure: RunReport.Failure)?
     /// Whether its transaction is open.
@@ -115,6 +116,11 @@ extension PipelineRunner {
     var lookups: [String: RunReport.ReferenceLookups] = [:]
     for worker in workers { Self.add(worker.lookups, to: &lookups) }
     report.referenceLookups = lookups.isEmpty ? nil : lookups
+    for worker in workers {
+      guard let writes = worker.bulkWrites else { continue }
+      report.bulkWrites = report.bulkWrites ?? .init()
+      report.bulkWrites?.add(writes)
+    }
     let commit: PipelineConfiguration.LaneCommit = twoPhase ? .twoPhase : .ordered
     report.parallel = .init(connections: workers.count, lanes: plan.lanes.count, commit: commit.rawValue)
     try coordinator.recordAudit(report.auditEntry)
@@ -139,6 +145,7 @@ extension PipelineRunner {
     state.lane = (coordination, worker.number)
     let store = worker.store
     var lookups: [String: RunReport.ReferenceLookups] = [:]
+    var bulkWrites: RunReport.BulkWrites?
     /// Where a failure would rank among the inputs: before them all while the connection gets
     /// ready, the input being read, then after them all (the deferred indexes).
     var place = -1
@@ -162,6 +169,7 @@ extension PipelineRunner {
             let writer = try RowWriter(store: store, schema: source.dataset.schema, conflict: configuration.conflict)
             defer { Self.add(writer.lookups, to: &lookups) }
             let bulk = try store.makeBulkWriter(schema: source.dataset.schema, conflict: configuration.conflict)
+            defer { if let bulk { bulkWrites = bulkWrites ?? .init(); bulkWrites?.add(bulk.batches) } }
             try loop.load(reader, writer: writer, bulk: bulk, savepoints: savepoints, state: &state)
             return writer.rowsWritten.merging(bulk?.rowsWritten ?? [:], uniquingKeysWith: +)
           }
@@ -186,6 +194,7 @@ extension PipelineRunner {
     }
     state.endOpenInput()
     worker.lookups = lookups
+    worker.bulkWrites = bulkWrites
     worker.state = state
   }
 

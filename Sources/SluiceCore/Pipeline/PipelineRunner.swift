@@ -142,6 +142,7 @@ public struct PipelineRunner {
       let (deferred, lookupRows) = try migrateSchema(store)
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
       var lookups: [String: RunReport.ReferenceLookups] = [:]
+      var bulkWrites: RunReport.BulkWrites?
       for source in inputs {
         try read(source, state: &state) { reader, loop, state in
           // A writer per input, over its dataset's tables; what it caches it found in this
@@ -150,6 +151,7 @@ public struct PipelineRunner {
           defer { lookups.merge(writer.lookups) { var sum = $0; sum.add($1); return sum } }
           let bulk = try (store as? any BulkLoadingStore)?.makeBulkWriter(
             schema: source.dataset.schema, conflict: configuration.conflict)
+          defer { if let bulk { bulkWrites = bulkWrites ?? .init(); bulkWrites?.add(bulk.batches) } }
           try loop.load(reader, writer: writer, bulk: bulk, savepoints: savepoints, state: &state)
           return writer.rowsWritten.merging(bulk?.rowsWritten ?? [:], uniquingKeysWith: +)
         }
@@ -168,6 +170,7 @@ public struct PipelineRunner {
       var report = makeReport(
         state, failure: nil, rowsWritten: rowsWritten, tableRows: countRows(store), committed: true)
       report.referenceLookups = lookups.isEmpty ? nil : lookups
+      report.bulkWrites = bulkWrites
       try store.recordAudit(report.auditEntry)
       try outputs.stage(report)
       return report

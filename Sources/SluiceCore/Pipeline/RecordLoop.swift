@@ -13,6 +13,10 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   /// (a record bigger than this travels alone).
   static var handOffBatches: Int { 8 }
   static var handOffBytes: Int { 16 << 20 }
+  /// Records a bulk writer takes at once, at most: the hand-off batches waiting when the loading
+  /// thread asks, joined. Each bulk write costs a few round trips and statements whatever its
+  /// size, so a writer slower than the decoder catches up by taking what queued meanwhile.
+  static var bulkRecords: Int { 4096 }
 
   /// Runs the reader to its end through every stage but the writes (a validate run).
   func validate(_ reader: any RecordReader, state: inout RunState) throws {
@@ -31,7 +35,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
     var bulkKept: [Bool]? = nil
     var next = 0
     try consume(
-      reader, state: &state,
+      reader, state: &state, joining: bulk == nil ? 1 : Self.bulkRecords,
       beforeBatch: { batch, state in
         var mark = Stopwatch.now()
         defer { state.ledger.lap(.load, from: &mark) }
@@ -43,11 +47,15 @@ struct RecordLoop<D: Dataset>: RecordLoading {
           for item in batch {
             if case .load(let rows) = item.verdict { records.append(rows) }
           }
-          if !records.isEmpty, records.allSatisfy(bulk.accepts), let kept = try bulk.write(records) {
-            // The bulk writer changed rows the row writer may remember.
-            writer.forgetRows()
-            bulkKept = kept
-            return
+          if !records.isEmpty, records.allSatisfy(bulk.accepts) {
+            if let kept = try bulk.write(records) {
+              // The bulk writer changed rows the row writer may remember.
+              writer.forgetRows()
+              bulkKept = kept
+              return
+            }
+          } else if !records.isEmpty {
+            bulk.countRowByRow()
           }
         }
         // Every key the batch references that no cache knows, looked up in a few queries.
@@ -67,12 +75,16 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       })
   }
 
+  /// Reads the producer's batches in order — joining those waiting, up to `joining` items — and
+  /// hands each item to `load` after `beforeBatch` saw its batch.
   private func consume(
-    _ reader: any RecordReader, state: inout RunState,
+    _ reader: any RecordReader, state: inout RunState, joining: Int = 1,
     beforeBatch: ([PipelineItem], inout RunState) throws -> Void,
     load: (RecordRows, PipelineItem, inout RunState) throws -> Void
   ) throws {
-    let handOff = HandOff<PipelineItem>(maxBatches: Self.handOffBatches, maxBytes: Self.handOffBytes)
+    // Joining batches needs as many waiting: twice the batches, the same bytes.
+    let handOff = HandOff<PipelineItem>(
+      maxBatches: joining > 1 ? 2 * Self.handOffBatches : Self.handOffBatches, maxBytes: Self.handOffBytes)
     let producer = RecordProducer(
       dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff,
       keepsRawRecords: state.quarantine != nil, inputPath: state.inputs.last?.input.path ?? "")
@@ -82,7 +94,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       producer.wait()
       state.ledger.addSeconds(producer.seconds)
     }
-    while let batch = handOff.take() {
+    while let batch = handOff.take(upTo: joining) {
       try beforeBatch(batch, &state)
       for item in batch {
         state.ledger.note(warnings: item.warnings, coercions: item.coercions)

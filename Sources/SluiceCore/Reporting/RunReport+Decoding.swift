@@ -19,7 +19,7 @@ extension RunReport {
     case reportVersion, mode, pipeline, dataset, policy, conflict, database, status, failure, startedAt
     case finishedAt, durationSeconds, peakMemoryBytes, input, inputs, stages, issueCounts, issueSampleLimit
     case issues, checks, drift, coercions, skippedByDesign, quarantined, rowsWritten, referenceLookups, tableRows
-    case committed, outputErrors, parallel
+    case bulkWrites, committed, outputErrors, parallel
   }
 
   public init(from decoder: any Decoder) throws {
@@ -54,6 +54,7 @@ extension RunReport {
     quarantined = try container.decodeIfPresent(Int.self, forKey: .quarantined) ?? 0
     rowsWritten = try container.decode([String: Int].self, forKey: .rowsWritten)
     referenceLookups = try container.decodeIfPresent([String: ReferenceLookups].self, forKey: .referenceLookups)
+    bulkWrites = try container.decodeIfPresent(BulkWrites.self, forKey: .bulkWrites)
     tableRows = try container.decode([String: Int].self, forKey: .tableRows)
     parallel = try container.decodeIfPresent(Parallelism.self, forKey: .parallel)
     committed = try container.decode(Bool.self, forKey: .committed)

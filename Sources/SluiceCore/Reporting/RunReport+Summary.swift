@@ -63,6 +63,13 @@ extension RunReport {
           + referenceLookups.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.keys) key(s) in \($0.value.queries) quer\($0.value.queries == 1 ? "y" : "ies")" }
           .joined(separator: ", "))
     }
+    if let bulkWrites {
+      let tables = bulkWrites.tables.sorted { $0.key < $1.key }.map {
+        "\($0.key) \($0.value.copied) copied, \($0.value.staged) staged"
+      }
+      lines.append(
+        "  bulk batches: " + (tables + ["\(bulkWrites.rowByRow) row by row"]).joined(separator: "; "))
+    }
     let kept = statistics(for: .load).kept
     if kept > 0 {
       lines.append("  kept \(kept) record(s) whose key existed, as they were (onConflict \(conflict))")

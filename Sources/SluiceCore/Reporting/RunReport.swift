@@ -97,6 +97,38 @@ public struct RunReport: Sendable, Codable {
     }
   }
 
+  /// How a bulk-loading store (PostgreSQL) wrote the run's batches: per top-level table, the
+  /// batches copied straight into it (keys new to it) and those staged and applied with the
+  /// conflict policy (keys it had, or that a batch repeats); and the batches written row by row
+  /// (records the bulk writer does not take, or a batch whose rows broke a constraint, to find
+  /// the culprits). A batch here is what the loading thread took at once: up to 4,096 records.
+  public struct BulkWrites: Sendable, Codable, Hashable {
+    public struct Table: Sendable, Codable, Hashable {
+      public var copied = 0
+      public var staged = 0
+
+      public init(copied: Int = 0, staged: Int = 0) {
+        self.copied = copied
+        self.staged = staged
+      }
+    }
+    public var tables: [String: Table] = [:]
+    public var rowByRow = 0
+
+    public init(tables: [String: Table] = [:], rowByRow: Int = 0) {
+      self.tables = tables
+      self.rowByRow = rowByRow
+    }
+
+    mutating func add(_ other: BulkWrites) {
+      for (name, table) in other.tables {
+        tables[name, default: Table()].copied += table.copied
+        tables[name, default: Table()].staged += table.staged
+      }
+      rowByRow += other.rowByRow
+    }
+  }
+
   /// One check of the contract, as the JUnit report shows it: a stage, or a validation rule.
   public struct Check: Sendable, Codable, Hashable {
     public var name: String
@@ -156,6 +188,8 @@ public struct RunReport: Sendable, Codable {
   public var referenceLookups: [String: ReferenceLookups]? = nil
   /// How a parallel run (`--jobs`) loaded: absent for a run over one connection.
   public var parallel: Parallelism? = nil
+  /// How the bulk writer wrote the batches; absent when the store has none (SQLite).
+  public var bulkWrites: BulkWrites? = nil
   /// Rows each of the dataset's tables holds after the run (empty when nothing was committed).
   public var tableRows: [String: Int]
   /// True when the run's changes were committed; false after a rollback or a dry run.

@@ -29,6 +29,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
     var children: [Int] = []
     /// `COPY stage (…) FROM STDIN`.
     let copy: String
+    /// `COPY target (…) FROM STDIN`, for a batch that only brings new keys.
+    let copyDirect: String
   }
 
   private let store: PostgreSQLStore
@@ -36,7 +38,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
   /// Each plan's index by its table's serial; -1 for tables not in the schema.
   private var planBySerial: [Int] = []
   private var written: [Int]
-  private var stagedAny = false
+  private(set) var batches = RunReport.BulkWrites()
 
   /// Nil when the schema needs `RowWriter` throughout.
   init?(store: PostgreSQLStore, schema: Schema, conflict: ConflictPolicy) throws {
@@ -57,6 +59,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
       }
     }
     written = Array(repeating: 0, count: tables.count)
+    directSkips = Array(repeating: 0, count: tables.count)
+    directBackoff = Array(repeating: 0, count: tables.count)
     var setup: [String] = []
     // Temporary tables by default; ordinary unlogged ones, named after the server process, in
     // a transaction that is to be prepared (`PostgreSQLStore+Lanes`).
@@ -73,13 +77,16 @@ final class PostgreSQLBulkWriter: BulkWriter {
         Plan(
           table: table, policy: table.onConflict ?? conflict, followsRun: table.parent == nil && table.onConflict == nil,
           stage: stage, pick: pick,
-          copy: "COPY \(stage) (sluice_ord, sluice_sub, sluice_root, \(columns)) FROM STDIN"))
+          copy: "COPY \(stage) (sluice_ord, sluice_sub, sluice_root, \(columns)) FROM STDIN",
+          copyDirect: "COPY \(q(table.name)) (\(columns)) FROM STDIN"))
       // Dropped first: an earlier input of the run may have staged into the same names.
       setup.append("DROP TABLE IF EXISTS \(namespace)\(stage), \(namespace)\(pick)")
       setup.append(
         "\(create) \(stage) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL, sluice_root integer NOT NULL, LIKE \(q(table.name)))\(onCommit)"
       )
-      setup.append("\(create) \(pick) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL)\(onCommit)")
+      // Keyed, so joining the staged rows with the picked ones probes it.
+      setup.append(
+        "\(create) \(pick) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL, PRIMARY KEY (sluice_ord, sluice_sub))\(onCommit)")
       if ordinary {
         for name in [stage, pick] where !store.stagingTables.contains(name) { store.stagingTables.append(name) }
       }
@@ -99,6 +106,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
     return rows
   }
 
+  func countRowByRow() { batches.rowByRow += 1 }
+
   func accepts(_ rows: RecordRows) -> Bool {
     guard rows.openReferences.isEmpty else { return false }
     for entry in rows.entries {
@@ -111,65 +120,91 @@ final class PostgreSQLBulkWriter: BulkWriter {
 
   // MARK: - A batch
 
+  /// Per top-level plan, batches whose rows go straight to staging before a direct copy is
+  /// tried again, and how many that will be after its next miss: it doubles up to 64, and a
+  /// direct copy that goes in resets it.
+  private var directSkips: [Int] = []
+  private var directBackoff: [Int] = []
+  /// Staging tables holding an earlier batch's rows, truncated before the next batch.
+  private var dirty = Set<Int>()
+
+  /// A row holds a value COPY cannot carry (text with a NUL): the row writer reports it.
+  private struct Uncopyable: Error {}
+
+  /// Writes a batch, table family by table family in schema order (a top-level table, then its
+  /// children): each family either straight into its tables (`copyDirectly`) or staged and
+  /// applied with its policy's rules (`applyStaged`), all inside one savepoint.
   func write(_ records: [RecordRows]) throws -> [Bool]? {
-    var buffers = Array(repeating: [UInt8](), count: plans.count)
-    var staged = Array(repeating: 0, count: plans.count)
+    /// Each plan's rows of the batch, as (record's ordinal, entry).
+    var rowsOf = Array(repeating: [(ordinal: Int32, entry: Int32)](), count: plans.count)
     /// Per record, its rows of tables that follow the run's policy: (plan, entry).
     var followers: [[(plan: Int, entry: Int32)]] = Array(repeating: [], count: records.count)
     for (ordinal, rows) in records.enumerated() {
       for entry in 0..<rows.count {
-        let row = rows.entries[entry]
-        let index = planBySerial[Int(row.serial)]
-        let table = plans[index].table
-        let root = row.parent >= 0 ? Int(row.parent) : entry
-        guard
-          encode(&buffers[index], ordinal: ordinal, entry: entry, root: root, rows: rows, table: table)
-        else { return nil }  // a value COPY cannot carry: the row writer reports it
-        staged[index] += 1
+        let index = planBySerial[Int(rows.entries[entry].serial)]
+        rowsOf[index].append((Int32(ordinal), Int32(entry)))
         if plans[index].followsRun { followers[ordinal].append((index, Int32(entry))) }
       }
     }
+    /// Upsert tables without children whose batch repeats a key with other values.
+    var keysRepeat = Set<Int>()
+    for index in plans.indices
+    where plans[index].policy == .upsert && plans[index].table.parent == nil && plans[index].children.isEmpty {
+      if dropRepeatedRows(&rowsOf[index], plan: index, records: records) { keysRepeat.insert(index) }
+    }
     // Truncated at the transaction's top level, so the tables made in it are truncated in place.
     // The staging tables have no statistics: without hash and merge joins, each join with a
-    // target is an index probe per staged row, never a scan of the growing target.
+    // target is an index probe per staged row, never a scan of the growing target (and each
+    // join of two staging tables a probe of the picked rows' primary key).
     var start = ["SAVEPOINT sluice_batch", "SET LOCAL enable_hashjoin TO off", "SET LOCAL enable_mergejoin TO off"]
-    if stagedAny { start.insert("TRUNCATE " + plans.flatMap { [$0.stage, $0.pick] }.joined(separator: ", "), at: 0) }
+    if !dirty.isEmpty {
+      start.insert("TRUNCATE " + dirty.sorted().flatMap { [plans[$0].stage, plans[$0].pick] }.joined(separator: ", "), at: 0)
+      dirty.removeAll()
+    }
     try store.run(start.joined(separator: "; "))
-    stagedAny = true
     var counts = Array(repeating: 0, count: plans.count)
     /// Rows of `ignore` tables that were written, as (plan, ordinal, entry).
     var wrote = Set<Key>()
+    /// The top-level tables copied straight in, and those staged.
+    var copied: [Int] = []
+    var staged: [Int] = []
     do {
-      for index in plans.indices where staged[index] > 0 {
-        try store.copy(plans[index].copy, data: buffers[index])
-      }
-      var steps: [Step] = []
-      for index in plans.indices where plans[index].table.parent == nil && staged[index] > 0 {
-        steps += apply(index, staged: staged, counts: &counts)
-      }
-      steps += [
-        Step("RESET enable_hashjoin"), Step("RESET enable_mergejoin"), Step("RELEASE SAVEPOINT sluice_batch"),
-      ]
-      // Every statement in one round trip; each answers with its own result.
-      let results = try store.runEach(steps.map(\.sql))
-      for (step, result) in zip(steps, results) {
-        switch step.effect {
-        case .none: break
-        case .count(let plan): counts[plan] += Int(result.rows.first?.first ?? 0)
-        case .changes(let plan): counts[plan] += result.changes
-        case .picked(let plan):
-          counts[plan] += result.rows.count
-          for row in result.rows where row.count == 2 {
-            wrote.insert(Key(plan: plan, ordinal: Int32(row[0]), entry: Int32(row[1])))
+      for top in plans.indices where plans[top].table.parent == nil && !rowsOf[top].isEmpty {
+        let family = [top] + plans[top].children.filter { !rowsOf[$0].isEmpty }
+        if directSkips[top] > 0 {
+          directSkips[top] -= 1
+        } else if try copyDirectly(family, rowsOf: rowsOf, records: records) {
+          directBackoff[top] = 0
+          copied.append(top)
+          for index in family { counts[index] += rowsOf[index].count }
+          for index in family where plans[index].policy == .ignore {
+            for row in rowsOf[index] { wrote.insert(Key(plan: index, ordinal: row.ordinal, entry: row.entry)) }
           }
+          continue
+        } else {
+          // A key the table has (a re-run, an update feed): staging is the way for a while.
+          directBackoff[top] = min(max(1, directBackoff[top] * 2), 64)
+          directSkips[top] = directBackoff[top]
         }
+        try applyStaged(
+          family, rowsOf: rowsOf, records: records, keysRepeat: keysRepeat.contains(top), counts: &counts,
+          wrote: &wrote)
+        staged.append(top)
       }
+      try store.run("RESET enable_hashjoin; RESET enable_mergejoin; RELEASE SAVEPOINT sluice_batch")
     } catch let error as PostgreSQLError {
       guard case .constraint = error.failure else { throw error }
       try store.run("ROLLBACK TO SAVEPOINT sluice_batch; RELEASE SAVEPOINT sluice_batch")
+      batches.rowByRow += 1
+      return nil
+    } catch is Uncopyable {
+      try store.run("ROLLBACK TO SAVEPOINT sluice_batch; RELEASE SAVEPOINT sluice_batch")
+      batches.rowByRow += 1
       return nil
     }
     for index in counts.indices { written[index] += counts[index] }
+    for index in copied { batches.tables[plans[index].table.name, default: .init()].copied += 1 }
+    for index in staged { batches.tables[plans[index].table.name, default: .init()].staged += 1 }
     return followers.enumerated().map { ordinal, rows in
       // As `RowWriter`: kept when the record kept a row of its own and wrote none.
       var keptAny = false
@@ -182,6 +217,57 @@ final class PostgreSQLBulkWriter: BulkWriter {
         }
       }
       return keptAny && !wroteAny
+    }
+  }
+
+  /// Copies a family's rows straight into its tables, parent first, inside a savepoint of its
+  /// own, and says whether they went in. That is what a batch of keys new to the table and to
+  /// the batch comes to under every policy — each row inserted and counted, no children to
+  /// replace, none kept — as in a first load, and for the new keys of a nightly one. False when
+  /// the COPY met a key the table has or the batch repeats (a unique violation): nothing of the
+  /// family was written, and it is staged instead. Any other broken constraint is the batch's,
+  /// as staging would meet it too.
+  private func copyDirectly(
+    _ family: [Int], rowsOf: [[(ordinal: Int32, entry: Int32)]], records: [RecordRows]
+  ) throws -> Bool {
+    let buffers = try family.map { try encode(rowsOf[$0], of: records, plan: $0, staging: false) }
+    try store.run("SAVEPOINT sluice_direct")
+    do {
+      for (index, buffer) in zip(family, buffers) {
+        try store.copy(plans[index].copyDirect, data: buffer)
+      }
+      try store.run("RELEASE SAVEPOINT sluice_direct")
+      return true
+    } catch let error as PostgreSQLError where error.sqlState == "23505" {
+      try store.run("ROLLBACK TO SAVEPOINT sluice_direct; RELEASE SAVEPOINT sluice_direct")
+      return false
+    }
+  }
+
+  /// Stages a family's rows and applies them set-based, with its policy's rules.
+  private func applyStaged(
+    _ family: [Int], rowsOf: [[(ordinal: Int32, entry: Int32)]], records: [RecordRows], keysRepeat: Bool,
+    counts: inout [Int], wrote: inout Set<Key>
+  ) throws {
+    for index in family {
+      try store.copy(plans[index].copy, data: try encode(rowsOf[index], of: records, plan: index, staging: true))
+      dirty.insert(index)
+    }
+    let staged = rowsOf.map(\.count)
+    let steps = apply(family[0], staged: staged, keysRepeat: keysRepeat, counts: &counts)
+    // Every statement in one round trip; each answers with its own result.
+    let results = try store.runEach(steps.map(\.sql))
+    for (step, result) in zip(steps, results) {
+      switch step.effect {
+      case .none: break
+      case .count(let plan): counts[plan] += Int(result.rows.first?.first ?? 0)
+      case .changes(let plan): counts[plan] += result.changes
+      case .picked(let plan):
+        counts[plan] += result.rows.count
+        for row in result.rows where row.count == 2 {
+          wrote.insert(Key(plan: plan, ordinal: Int32(row[0]), entry: Int32(row[1])))
+        }
+      }
     }
   }
 
@@ -212,8 +298,9 @@ final class PostgreSQLBulkWriter: BulkWriter {
   }
 
   /// The statements that apply a top-level table's staged rows, then its children's; counts
-  /// that need no result go straight into `counts`.
-  private func apply(_ index: Int, staged: [Int], counts: inout [Int]) -> [Step] {
+  /// that need no result go straight into `counts`. `keysRepeat`: an upsert table without
+  /// children has a key twice among its staged rows (with other values).
+  private func apply(_ index: Int, staged: [Int], keysRepeat: Bool, counts: inout [Int]) -> [Step] {
     let plan = plans[index]
     let table = plan.table
     let q = store.dialect.quote
@@ -226,6 +313,28 @@ final class PostgreSQLBulkWriter: BulkWriter {
     func match(_ a: String, _ b: String) -> String { keys.map { "\(a).\($0) = \(b).\($0)" }.joined(separator: " AND ") }
     let lastPerKey = "SELECT DISTINCT ON (\(keyList)) * FROM \(plan.stage) ORDER BY \(keyList), sluice_ord DESC, sluice_sub DESC"
 
+    if plan.policy == .upsert && plan.children.isEmpty && !keysRepeat {
+      // Each key once: the rows updated because they differ, and the keys inserted because the
+      // table lacked them, are those the row writer counts. Unlike `INSERT … ON CONFLICT DO
+      // UPDATE`, which locks (and so writes) every row it meets, a row that does not change is
+      // only read — a customer named by a thousand orders is not rewritten a thousand times.
+      var steps: [Step] = []
+      if !others.isEmpty {
+        steps.append(
+          Step(
+            """
+            UPDATE \(target) t SET \(others.map { "\($0) = s.\($0)" }.joined(separator: ", ")) FROM \(plan.stage) s
+            WHERE \(match("t", "s")) AND (\(others.map { "t.\($0) IS DISTINCT FROM s.\($0)" }.joined(separator: " OR ")))
+            """, .changes(index)))
+      }
+      steps.append(
+        Step(
+          """
+          INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) s
+          WHERE NOT EXISTS (SELECT 1 FROM \(target) t WHERE \(match("t", "s")))
+          """, .changes(index)))
+      return steps
+    }
     if plan.policy == .upsert && plan.children.isEmpty {
       // Counted as the row writer counts its one-statement upsert: each row that differs from
       // the one before it — the table's, for a key's first row of the batch.
@@ -310,20 +419,66 @@ final class PostgreSQLBulkWriter: BulkWriter {
     return steps
   }
 
+  /// Drops the rows of a top-level upsert table without children that repeat, value for value
+  /// (`DatabaseValue`'s equality: text byte for byte), the row before them of the same key in
+  /// the batch — a customer named by each of their orders. The row writer counts such a row as
+  /// no change and leaves the table as it was, so nothing of the outcome changes. Returns whether a key still comes twice (its values changed in between).
+  private func dropRepeatedRows(
+    _ rows: inout [(ordinal: Int32, entry: Int32)], plan: Int, records: [RecordRows]
+  ) -> Bool {
+    guard rows.count > 1 else { return false }
+    let table = plans[plan].table
+    let keyColumns = table.key.compactMap { name in table.allColumns.firstIndex { $0.name == name } }
+    guard keyColumns.count == table.key.count else { return true }
+    var last: [[DatabaseValue?]: [DatabaseValue?]] = [:]
+    last.reserveCapacity(rows.count)
+    var repeats = false
+    rows.removeAll { ordinal, entry in
+      let record = records[Int(ordinal)]
+      let values = (0..<table.allColumns.count).map { record.fullValue(Int(entry), $0, in: table) }
+      let key = keyColumns.map { values[$0] }
+      if let previous = last.updateValue(values, forKey: key) {
+        if previous == values { return true }
+        repeats = true
+      }
+      return false
+    }
+    return repeats
+  }
+
   // MARK: - COPY's text format
 
-  /// Appends one row in COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
-  /// False for a value the format cannot carry (text with a NUL).
+  /// A plan's rows of the batch in COPY's text format, for its staging table or its target.
   private func encode(
-    _ buffer: inout [UInt8], ordinal: Int, entry: Int, root: Int, rows: RecordRows, table: Table
+    _ rows: [(ordinal: Int32, entry: Int32)], of records: [RecordRows], plan: Int, staging: Bool
+  ) throws -> [UInt8] {
+    var buffer: [UInt8] = []
+    let table = plans[plan].table
+    for (ordinal, entry) in rows {
+      let record = records[Int(ordinal)]
+      let parent = record.entries[Int(entry)].parent
+      let place = staging ? (ordinal: Int(ordinal), root: parent >= 0 ? Int(parent) : Int(entry)) : nil
+      guard encode(&buffer, staging: place, entry: Int(entry), rows: record, table: table) else { throw Uncopyable() }
+    }
+    return buffer
+  }
+
+  /// Appends one row in COPY's text format: tab-separated, `\N` for NULL, backslash escapes;
+  /// for a staging table, led by the record's ordinal in the batch, the row's entry and its
+  /// top-level row's entry. False for a value the format cannot carry (text with a NUL).
+  private func encode(
+    _ buffer: inout [UInt8], staging: (ordinal: Int, root: Int)?, entry: Int, rows: RecordRows, table: Table
   ) -> Bool {
-    Self.appendInteger(Int64(ordinal), to: &buffer)
-    buffer.append(0x09)
-    Self.appendInteger(Int64(entry), to: &buffer)
-    buffer.append(0x09)
-    Self.appendInteger(Int64(root), to: &buffer)
-    for column in 0..<table.allColumns.count {
+    if let staging {
+      Self.appendInteger(Int64(staging.ordinal), to: &buffer)
       buffer.append(0x09)
+      Self.appendInteger(Int64(entry), to: &buffer)
+      buffer.append(0x09)
+      Self.appendInteger(Int64(staging.root), to: &buffer)
+      buffer.append(0x09)
+    }
+    for column in 0..<table.allColumns.count {
+      if column > 0 { buffer.append(0x09) }
       guard Self.append(rows.fullValue(entry, column, in: table), to: &buffer) else { return false }
     }
     buffer.append(0x0A)

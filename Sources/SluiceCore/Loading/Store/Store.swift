@@ -1,9 +1,45 @@
 /// A value a row carries to a store; `nil` where one is expected stands for NULL.
+///
+/// Two values are equal as a database compares them: text byte for byte. (Swift's `==` on
+/// `String` equates canonically equivalent text — `é` precomposed and `e` with a combining
+/// accent — which a database stores, compares and keys as different text; a row cache that
+/// took one for the other would leave the old spelling in the table.)
 public enum DatabaseValue: Sendable, Hashable {
   case integer(Int64)
   case real(Double)
   case text(String)
   case blob([UInt8])
+
+  public static func == (a: DatabaseValue, b: DatabaseValue) -> Bool {
+    switch (a, b) {
+    case (.integer(let x), .integer(let y)): return x == y
+    case (.real(let x), .real(let y)): return x == y
+    case (.text(var x), .text(var y)):
+      return x.withUTF8 { x in y.withUTF8 { y in x.elementsEqual(y) } }
+    case (.blob(let x), .blob(let y)): return x == y
+    default: return false
+    }
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    switch self {
+    case .integer(let x):
+      hasher.combine(0)
+      hasher.combine(x)
+    case .real(let x):
+      hasher.combine(1)
+      hasher.combine(x)
+    case .text(var x):
+      hasher.combine(2)
+      x.withUTF8 {
+        hasher.combine($0.count)
+        hasher.combine(bytes: UnsafeRawBufferPointer($0))
+      }
+    case .blob(let x):
+      hasher.combine(3)
+      hasher.combine(x)
+    }
+  }
 }
 
 extension DatabaseValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
