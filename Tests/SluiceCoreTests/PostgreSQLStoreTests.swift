@@ -178,6 +178,72 @@ struct PostgreSQLStoreTests {
     #expect(try db.scalarInt("SELECT count(*) FROM t") == 0)
   }
 
+  /// Two first runs into one new schema: the second waits for the first's commit (it would
+  /// otherwise wait for the first's catalog rows, then fail on a duplicate schema or table name),
+  /// then finds every migration applied.
+  @Test func aSecondFirstRunWaitsForTheFirstThenFindsItsTablesMigrated() throws {
+    let migrations = [
+      Migration("create t", sql: "CREATE TABLE t (k text PRIMARY KEY)", creates: .table("t", columns: ["k"]))
+    ]
+    let url = schema.url
+    let name = schema.name
+    let migrated = DispatchSemaphore(value: 0)
+    let secondStarted = DispatchSemaphore(value: 0)
+    let firstDone = DispatchSemaphore(value: 0)
+    let first = Thread {
+      defer { firstDone.signal() }
+      guard let store = try? PostgreSQLStore(url: url, options: .init(schema: name)) else { return }
+      _ = try? store.withTransaction {
+        try Migrator.migrate(store, migrations)
+        migrated.signal()
+        _ = secondStarted.wait(timeout: .now() + 30)
+        // Long enough for the second to be waiting.
+        Thread.sleep(forTimeInterval: 0.5)
+      }
+    }
+    first.start()
+    #expect(migrated.wait(timeout: .now() + 30) == .success)
+    let second = try PostgreSQLStore(url: url, options: .init(schema: name, lockTimeoutMilliseconds: 30_000))
+    secondStarted.signal()
+    let applied = try second.withTransaction { try Migrator.migrate(second, migrations) }
+    #expect(firstDone.wait(timeout: .now() + 30) == .success)
+    #expect(applied.applied.isEmpty)
+    #expect(try second.columns(of: "t") == ["k"])
+  }
+
+  /// Runs into a migrated schema take no migrations lock: one holding it does not stop them.
+  @Test func aMigratedSchemaIsLoadedWithoutTheMigrationsLock() throws {
+    let migrations = [Migration("create t", sql: "CREATE TABLE t (k text PRIMARY KEY)")]
+    let db = try store()
+    try db.withTransaction { _ = try Migrator.migrate(db, migrations) }
+    let holder = try schema.connect()
+    try holder.execute("BEGIN")
+    #expect(try holder.lockMigrations())
+    db.busyTimeoutMilliseconds = 50
+    let applied = try db.withTransaction { try Migrator.migrate(db, migrations) }
+    #expect(applied.applied.isEmpty)
+    // A migration still to apply waits for the lock, and gives up after the busy timeout.
+    let more = migrations + [Migration("create u", sql: "CREATE TABLE u (k text PRIMARY KEY)")]
+    let error = try #require(throws: PostgreSQLError.self) {
+      try db.withTransaction { _ = try Migrator.migrate(db, more) }
+    }
+    #expect(error.failure == .busy)
+    try holder.execute("ROLLBACK")
+  }
+
+  /// TCP keepalives find a vanished server in minutes: Sluice's settings, unless the URL has its own.
+  @Test func keepalivesAreSetUnlessTheURLSetsThem() throws {
+    let db = try schema.connect()
+    #expect(db.connectionOption("keepalives") == "1")
+    #expect(db.connectionOption("keepalives_idle") == "60")
+    #expect(db.connectionOption("keepalives_interval") == "10")
+    #expect(db.connectionOption("keepalives_count") == "6")
+    #expect(db.connectionOption("tcp_user_timeout") == "120000")
+    let own = try PostgreSQLStore(url: schema.url + "&keepalives_idle=5&tcp_user_timeout=9000")
+    #expect(own.connectionOption("keepalives_idle") == "5")
+    #expect(own.connectionOption("tcp_user_timeout") == "9000")
+  }
+
   @Test func migrationsAdoptTablesThatExistInTheSchema() throws {
     let db = try store()
     try db.execute("CREATE TABLE t (k text PRIMARY KEY, v bigint); CREATE INDEX t_by_v ON t (v)")

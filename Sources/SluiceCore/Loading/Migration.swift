@@ -46,10 +46,16 @@ public enum Migrator {
   /// out and returned in `deferred`; apply them with `migrate` after the load, in the same
   /// transaction.
   @discardableResult
+  /// `locking: false` applies them without `Store.lockMigrations` — for a parallel run's lane
+  /// building its deferred indexes, whose transaction lasts until every lane has loaded.
   public static func migrate(
-    _ connection: some Store, _ migrations: [Migration], deferringIndexesOnFreshSchema: Bool = false
+    _ connection: some Store, _ migrations: [Migration], deferringIndexesOnFreshSchema: Bool = false,
+    locking: Bool = true
   ) throws -> (applied: [String], deferred: [Migration]) {
     let dialect = connection.dialect
+    // A store shared with other runs is locked before the first look at what is applied when
+    // even the bookkeeping table is missing, else once something turns out to be pending.
+    var locked = try !locking || (connection.columns(of: "sluice_migrations") == nil && connection.lockMigrations())
     try connection.execute(
       """
       CREATE TABLE IF NOT EXISTS sluice_migrations (
@@ -61,10 +67,18 @@ public enum Migrator {
     let record = try connection.prepare(
       "INSERT INTO sluice_migrations (identifier, applied_at) VALUES (\(dialect.parameter(1)), \(dialect.parameter(2)))")
     let now = DatabaseValue.text(TimestampText.text(Date()))
-    let pending = try migrations.filter { migration in
-      try check.bind([.text(migration.identifier)])
-      defer { check.reset() }
-      return try !check.step()
+    func unapplied() throws -> [Migration] {
+      try migrations.filter { migration in
+        try check.bind([.text(migration.identifier)])
+        defer { check.reset() }
+        return try !check.step()
+      }
+    }
+    var pending = try unapplied()
+    if !pending.isEmpty && !locked {
+      locked = try connection.lockMigrations()
+      // Another run may have applied them while this one waited.
+      if locked { pending = try unapplied() }
     }
     let fresh = deferringIndexesOnFreshSchema && !migrations.isEmpty && pending.count == migrations.count
     var applied: [String] = []

@@ -183,7 +183,7 @@ extension PipelineRunner {
       let indexes = deferred.filter { ownIndexes.contains($0.identifier) }
       if !indexes.isEmpty {
         try store.prepareForIndexBuild()
-        try Migrator.migrate(store, indexes)
+        try Migrator.migrate(store, indexes, locking: false)
       }
     } catch is LaneStopped {
       // An earlier input failed: that failure is the run's.

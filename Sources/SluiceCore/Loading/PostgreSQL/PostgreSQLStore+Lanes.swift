@@ -12,6 +12,8 @@ extension PostgreSQLStore {
   /// another may have created it since, hence `IF NOT EXISTS`).
   func beginTransaction() throws {
     try run("BEGIN")
+    // No migrations lock here: the run's migrations were committed before its lanes began, and
+    // a lane's transaction lasts the whole load (a lock held that long would stop the others).
     if createsSchema, let schema {
       try run("CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))")
     }

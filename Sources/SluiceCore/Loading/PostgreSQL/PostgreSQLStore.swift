@@ -60,6 +60,24 @@ public final class PostgreSQLStore: Store {
 
   public var dialect: any SQLDialect { PostgreSQLDialect() }
 
+  /// libpq's TCP liveness settings Sluice starts from (`PostgreSQLStore.init`).
+  static let keepalives = [
+    ("keepalives", "1"), ("keepalives_idle", "60"), ("keepalives_interval", "10"), ("keepalives_count", "6"),
+    ("tcp_user_timeout", "120000"),
+  ]
+
+  /// The value of a connection option as libpq settled it (`PQconninfo`), or nil when unset.
+  func connectionOption(_ keyword: String) -> String? {
+    guard let options = PQconninfo(connection) else { return nil }
+    defer { PQconninfoFree(options) }
+    var option = options
+    while let name = option.pointee.keyword {
+      if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+      option += 1
+    }
+    return nil
+  }
+
   public init(url: String, options: Options = Options()) throws {
     var keywords: [String] = []
     var values: [String] = []
@@ -68,6 +86,14 @@ public final class PostgreSQLStore: Store {
     if options.connectTimeoutSeconds == nil && ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
       keywords.append("connect_timeout")
       values.append(String(Self.defaultConnectTimeoutSeconds))
+    }
+    // Over TCP, a peer that vanished (a server host down, a dropped route) is found in about
+    // two minutes rather than the kernel's two hours: the first probe after 60 s idle, then one
+    // every 10 s, 6 unanswered ending the connection — and sent data unacknowledged for as long
+    // ends it too. Before the URL, whose own settings win (libpq reads no variables for these).
+    for (keyword, value) in Self.keepalives {
+      keywords.append(keyword)
+      values.append(value)
     }
     keywords += ["fallback_application_name", "dbname"]
     values += ["sluice", url]
@@ -180,6 +206,8 @@ public final class PostgreSQLStore: Store {
     let result: T
     do {
       if createsSchema, let schema {
+        // Another first run may be creating it: wait for that one to commit.
+        _ = try lockMigrations()
         try run("CREATE SCHEMA IF NOT EXISTS \(dialect.quote(schema))")
       }
       result = try body()
@@ -235,6 +263,21 @@ public final class PostgreSQLStore: Store {
 
   /// Index builds take `maintenance_work_mem` on the server; nothing to trade on this side.
   public func prepareForIndexBuild() throws {}
+
+  /// A transaction-scoped advisory lock named after the schema the session writes: two first
+  /// runs into one schema would otherwise both create its tables, and the second would wait for
+  /// the first's catalog rows, then fail on a duplicate name. With it, the second waits for the
+  /// first to commit (within `lock_timeout`; after it, "locked by another process"), then finds
+  /// the migrations applied. Only a run with migrations to apply takes it, so runs into a
+  /// migrated schema never wait for each other here.
+  public func lockMigrations() throws -> Bool {
+    // Named by the schema asked for, which may not exist yet (current_schema() is then NULL).
+    let lock = try prepare("SELECT pg_advisory_xact_lock(hashtext('sluice migrations ' || coalesce($1, current_schema(), '')))")
+    try lock.bind(schema.map(DatabaseValue.text), at: 1)
+    defer { lock.reset() }
+    _ = try lock.step()
+    return true
+  }
 
   public func recordAudit(_ entry: AuditEntry) throws {
     try PostgreSQLAuditLog.record(entry, into: self)

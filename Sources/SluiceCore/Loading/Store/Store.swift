@@ -76,11 +76,19 @@ public protocol Store: AnyObject {
   var busyTimeoutMilliseconds: Int32 { get set }
   /// Secondary indexes are about to be built over the loaded rows: trade cache for sort memory.
   func prepareForIndexBuild() throws
+  /// Waits (up to the busy timeout) until no other run's transaction can be migrating the same
+  /// schema, and holds that until this transaction ends; false when the store needs no such lock
+  /// (SQLite's write transaction already excludes every other writer).
+  func lockMigrations() throws -> Bool
   /// Undo marks inside the run's transaction, one record at a time.
   func makeSavepoints() throws -> any RecordSavepoints
   /// Records a run in the store's audit tables (`sluice_runs`, `sluice_rejects`), creating them
   /// when missing. Runs inside the caller's transaction.
   func recordAudit(_ entry: AuditEntry) throws
+}
+
+extension Store {
+  public func lockMigrations() throws -> Bool { false }
 }
 
 /// A compiled statement: bind parameters 1…n, step through its rows, reset, repeat.
