@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes a batch of records into PostgreSQL with one `COPY` per table and a few set-based
 /// statements, with `RowWriter`'s results: the same rows, the same counts, the same kept records.
 ///
@@ -38,11 +40,16 @@ final class PostgreSQLBulkWriter: BulkWriter {
   /// Each plan's index by its table's serial; -1 for tables not in the schema.
   private var planBySerial: [Int] = []
   private var written: [Int]
+  /// Whether the server has `MERGE` (PostgreSQL 15) and `SLUICE_POSTGRES_MERGE=off` does not
+  /// ask for the statements older servers take instead (for comparing the two).
+  private let usesMerge: Bool
   private(set) var batches = RunReport.BulkWrites()
 
   /// Nil when the schema needs `RowWriter` throughout.
   init?(store: PostgreSQLStore, schema: Schema, conflict: ConflictPolicy) throws {
     self.store = store
+    usesMerge =
+      store.serverVersion >= 150_000 && ProcessInfo.processInfo.environment["SLUICE_POSTGRES_MERGE"] != "off"
     let tables = schema.tables
     let q = store.dialect.quote
     for table in tables {
@@ -318,6 +325,21 @@ final class PostgreSQLBulkWriter: BulkWriter {
       // table lacked them, are those the row writer counts. Unlike `INSERT … ON CONFLICT DO
       // UPDATE`, which locks (and so writes) every row it meets, a row that does not change is
       // only read — a customer named by a thousand orders is not rewritten a thousand times.
+      if usesMerge {
+        // One probe of the key per staged row (MERGE, PostgreSQL 15), where an UPDATE and an
+        // anti-joined INSERT would take two.
+        let changed =
+          others.isEmpty
+          ? ""
+          : "WHEN MATCHED AND (\(others.map { "t.\($0) IS DISTINCT FROM s.\($0)" }.joined(separator: " OR "))) THEN UPDATE SET \(others.map { "\($0) = s.\($0)" }.joined(separator: ", "))\n"
+        return [
+          Step(
+            """
+            MERGE INTO \(target) t USING \(plan.stage) s ON \(match("t", "s"))
+            \(changed)WHEN NOT MATCHED THEN INSERT (\(columnList)) VALUES (\(columns.map { "s.\($0)" }.joined(separator: ", ")))
+            """, .changes(index))
+        ]
+      }
       var steps: [Step] = []
       if !others.isEmpty {
         steps.append(

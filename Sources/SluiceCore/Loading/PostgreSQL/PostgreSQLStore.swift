@@ -60,6 +60,9 @@ public final class PostgreSQLStore: Store {
 
   public var dialect: any SQLDialect { PostgreSQLDialect() }
 
+  /// The server's version as libpq gives it: 150020 for 15.20.
+  var serverVersion: Int { Int(PQserverVersion(connection)) }
+
   /// libpq's TCP liveness settings Sluice starts from (`PostgreSQLStore.init`).
   static let keepalives = [
     ("keepalives", "1"), ("keepalives_idle", "60"), ("keepalives_interval", "10"), ("keepalives_count", "6"),
