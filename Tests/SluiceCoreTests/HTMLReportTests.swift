@@ -281,9 +281,24 @@ struct HTMLReportTests {
     #expect(!HTMLReport.render(Self.report()).contains("references looked up"))
   }
 
+  @Test func theRunSectionSaysHowAPostgreSQLRunWroteItsBatches() {
+    var report = Self.report()
+    report.bulkWrites = .init(
+      tables: ["orders": .init(copied: 1_246, staged: 0), "customers": .init(copied: 1, staged: 245)], rowByRow: 2)
+    report.parallel = .init(connections: 2, lanes: 3, commit: "two-phase")
+    let html = HTMLReport.render(report)
+    #expect(html.contains("<dt>bulk batches</dt><dd>customers 1 copied, 245 staged; orders 1,246 copied, 0 staged; 2 row by row</dd>"))
+    #expect(html.contains("<dt>parallel</dt><dd>3 lanes over 2 connections, two-phase commit</dd>"))
+    let plain = HTMLReport.render(Self.report())
+    #expect(!plain.contains("bulk batches"))
+    #expect(!plain.contains("<dt>parallel</dt>"))
+  }
+
   @Test func theSamePageComesFromTheReportReadBackFromJSON() throws {
     var report = Self.report()
     report.referenceLookups = ["devices": .init(keys: 12, queries: 1)]
+    report.bulkWrites = .init(tables: ["orders": .init(copied: 3, staged: 1)], rowByRow: 0)
+    report.parallel = .init(connections: 2, lanes: 2, commit: "ordered")
     let decoded = try RunReport.decode(from: report.jsonData())
     #expect(HTMLReport.render(decoded) == HTMLReport.render(report))
   }

@@ -458,6 +458,16 @@ public enum HTMLReport {
       }
       facts.append(("references looked up", tables.joined(separator: ", ")))
     }
+    if let writes = report.bulkWrites {
+      let tables = writes.tables.sorted { $0.key < $1.key }.map { table, batches in
+        "\(table) \(grouped(batches.copied)) copied, \(grouped(batches.staged)) staged"
+      }
+      facts.append(("bulk batches", (tables + ["\(grouped(writes.rowByRow)) row by row"]).joined(separator: "; ")))
+    }
+    if let parallel = report.parallel {
+      facts.append(
+        ("parallel", "\(parallel.lanes) lanes over \(parallel.connections) connections, \(parallel.commit) commit"))
+    }
     if let skipped = report.skippedByDesign, !skipped.isEmpty {
       let reasons = skipped.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         .map { "\($0.key) \(grouped($0.value))" }.joined(separator: ", ")
