@@ -3,11 +3,13 @@ import Foundation
 /// Writes a batch of records into PostgreSQL with one `COPY` per table and a few set-based
 /// statements, with `RowWriter`'s results: the same rows, the same counts, the same kept records.
 ///
-/// Each table of the dataset has a temporary staging table (`LIKE` the target, plus the record's
-/// ordinal in the batch, the row's entry in the record and its top-level row's entry), dropped at
-/// commit. A batch is staged by `COPY … FROM STDIN` in text format, then applied inside a
-/// savepoint, table by table in schema order (referenced tables first), a parent before its
-/// children. Which staged rows reach a table is the "pick": under `upsert` and `replace` the last
+/// A batch is written inside a savepoint, table family by table family in schema order
+/// (referenced tables first, a parent before its children). A family whose keys are new is
+/// copied straight into its tables (`copyDirectly`); one that meets a known or repeated key is
+/// staged (`applyStaged`). Each table of the dataset has a staging table (`LIKE` the target, plus
+/// the record's ordinal in the batch, the row's entry in the record and its top-level row's
+/// entry), temporary and dropped at commit, or unlogged under a parallel run's two-phase commit;
+/// a family is staged by `COPY … FROM STDIN` in text format (`COPYText`), then applied. Which staged rows reach a table is the "pick": under `upsert` and `replace` the last
 /// row per key (the last record wins), under `ignore` the first row of each key the table lacked,
 /// under `fail` every row (a second one of a key is the primary key's error). Children go in with
 /// their picked parent row, after the children the table had for those keys were deleted.
@@ -492,81 +494,18 @@ final class PostgreSQLBulkWriter: BulkWriter {
     _ buffer: inout [UInt8], staging: (ordinal: Int, root: Int)?, entry: Int, rows: RecordRows, table: Table
   ) -> Bool {
     if let staging {
-      Self.appendInteger(Int64(staging.ordinal), to: &buffer)
+      COPYText.appendInteger(Int64(staging.ordinal), to: &buffer)
       buffer.append(0x09)
-      Self.appendInteger(Int64(entry), to: &buffer)
+      COPYText.appendInteger(Int64(entry), to: &buffer)
       buffer.append(0x09)
-      Self.appendInteger(Int64(staging.root), to: &buffer)
+      COPYText.appendInteger(Int64(staging.root), to: &buffer)
       buffer.append(0x09)
     }
     for column in 0..<table.allColumns.count {
       if column > 0 { buffer.append(0x09) }
-      guard Self.append(rows.fullValue(entry, column, in: table), to: &buffer) else { return false }
+      guard COPYText.append(rows.fullValue(entry, column, in: table), to: &buffer) else { return false }
     }
     buffer.append(0x0A)
     return true
-  }
-
-  @inline(__always)
-  static func append(_ value: DatabaseValue?, to buffer: inout [UInt8]) -> Bool {
-    guard let value else {
-      buffer.append(UInt8(ascii: "\\"))
-      buffer.append(UInt8(ascii: "N"))
-      return true
-    }
-    switch value {
-    case .integer(let number):
-      appendInteger(number, to: &buffer)
-    case .real(let number):
-      // The shortest text that reads back as the same double; PostgreSQL reads inf and nan too.
-      buffer.append(contentsOf: number.description.utf8)
-    case .text(let text):
-      var text = text
-      return text.withUTF8 { bytes in
-        for byte in bytes {
-          switch byte {
-          case 0: return false
-          case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "\\"))
-          case 0x09: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "t"))
-          case 0x0A: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "n"))
-          case 0x0D: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "r"))
-          default: buffer.append(byte)
-          }
-        }
-        return true
-      }
-    case .blob(let blob):
-      // bytea's hex input `\x…`, its backslash doubled for COPY.
-      buffer.append(UInt8(ascii: "\\"))
-      buffer.append(UInt8(ascii: "\\"))
-      buffer.append(UInt8(ascii: "x"))
-      for byte in blob {
-        buffer.append(hexDigits[Int(byte >> 4)])
-        buffer.append(hexDigits[Int(byte & 0x0F)])
-      }
-    }
-    return true
-  }
-
-  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-  @inline(__always)
-  static func appendInteger(_ number: Int64, to buffer: inout [UInt8]) {
-    if number < 0 { buffer.append(UInt8(ascii: "-")) }
-    var magnitude = number.magnitude
-    if magnitude < 10 {
-      buffer.append(UInt8(ascii: "0") + UInt8(magnitude))
-      return
-    }
-    var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 20 digits at most, as bytes
-    var count = 0
-    withUnsafeMutableBytes(of: &digits) { scratch in
-      while magnitude > 0 {
-        scratch[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-        magnitude /= 10
-        count += 1
-      }
-      for index in stride(from: count - 1, through: 0, by: -1) { buffer.append(scratch[index]) }
-    }
   }
 }
