@@ -92,10 +92,5 @@ extension PipelineConfiguration {
 
   /// A command-line path made absolute against the working directory; `-` (standard input)
   /// stays as it is.
-  static func absolute(_ path: String) -> String {
-    if path == "-" { return path }
-    if path.hasPrefix("/") { return (path as NSString).standardizingPath }
-    let joined = (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
-    return (joined as NSString).standardizingPath
-  }
+  static func absolute(_ path: String) -> String { FilePaths.absolute(path) }
 }

@@ -68,6 +68,7 @@ struct PipelineInvocation {
       configuration.input = rejects
       configuration.rejectsPath = nil
     }
+    if let conflict = RunFiles(configuration).conflict() { throw UsageError(conflict.description) }
     var listed = Set<String>()
     resolved = Resolved(
       configuration: configuration, datasets: try spec.datasets(for: configuration, in: catalog),

@@ -118,7 +118,7 @@ struct RunsCommand: Subcommand {
       if json {
         printOutput(try Self.json(RunDetail(run: run, issues: issues)))
       } else {
-        for line in Self.detailLines(run, issues: issues) { printOutput(line) }
+        for line in Self.detailLines(run, issues: issues) { printOutput(TerminalText.escape(line)) }
       }
       return ExitCode.success
     }
@@ -128,7 +128,7 @@ struct RunsCommand: Subcommand {
     } else if runs.isEmpty {
       printError("sluice: \(location.redacted) records no runs")
     } else {
-      for line in Self.listLines(runs) { printOutput(line) }
+      for line in Self.listLines(runs) { printOutput(TerminalText.escape(line)) }
     }
     return ExitCode.success
   }

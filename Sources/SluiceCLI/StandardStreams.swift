@@ -45,6 +45,11 @@ func printOutput(_ text: String = "") {
 }
 
 /// Writes a line to standard error; dropped when stderr is closed or full.
+///
+/// Diagnostics quote paths, keys and messages that come from the data: each line is escaped
+/// (`TerminalText`), so an escape sequence or a bidirectional override in them never reaches the
+/// terminal or the log; the message's own line breaks stay.
 func printError(_ text: String) {
-  _ = StandardStreams.write(text + "\n", to: 2)
+  let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
+  _ = StandardStreams.write(TerminalText.lines(lines) + "\n", to: 2)
 }

@@ -1,3 +1,5 @@
+import SluiceCore
+
 /// Rows of text in aligned columns, for results a person reads on a terminal: text columns
 /// flush left, number columns flush right, two spaces between, no trailing blanks.
 struct TextTable {
@@ -12,7 +14,9 @@ struct TextTable {
 
   mutating func append(_ row: [String]) {
     precondition(row.count == columns.count, "a row has one cell per column")
-    rows.append(row)
+    // Cells come from the data (paths, names, a `runs` database's rows): escaped before they
+    // are measured, so no control character reaches the terminal and the columns stay aligned.
+    rows.append(row.map(TerminalText.escape))
   }
 
   /// The header and the rows, each line starting with `indent`.

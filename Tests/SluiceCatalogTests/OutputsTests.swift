@@ -146,4 +146,23 @@ struct OutputsTests {
     #expect(try db.scalarInt("SELECT line FROM sluice_rejects WHERE code = 'unknownField'") == 13)
     #expect(try db.scalarInt("SELECT count(*) FROM sluice_rejects WHERE message LIKE '%example.com%' OR message LIKE '%Frücht%'") == 0)
   }
+
+  /// Issue 21, finding 3, for a program that runs a pipeline itself: an output that is the
+  /// database fails the run as a configuration error (exit 64) before anything is opened.
+  @Test func anOutputThatIsTheDatabaseFailsTheRunBeforeAnythingIsOpened() throws {
+    let workspace = try Workspace()
+    let input = try workspace.directory.write("dump.ndjson", FruitsDump.ndjson([FruitsDump.fruit(1)]))
+    var configuration = workspace.configuration(input: input, format: .ndjson)
+    configuration.reportPath = configuration.database
+    let report = Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    #expect(report.failure?.kind == .configuration)
+    #expect(report.exitCode == 64)
+    #expect(report.failure?.message.contains("is the same file as the database") == true)
+    #expect(!workspace.databaseExists)
+    var rejects = workspace.configuration(input: input, format: .ndjson)
+    rejects.rejectsPath = input
+    let overInput = Pipeline(dataset: FruitsDataset(), configuration: rejects).run()
+    #expect(overInput.failure?.message.contains("the rejects file \(input) is the same file as the input") == true)
+    #expect(try String(contentsOfFile: input, encoding: .utf8) == FruitsDump.ndjson([FruitsDump.fruit(1)]))
+  }
 }

@@ -165,12 +165,17 @@ struct PipelineSpecTests {
     let nothing = try spec(
       #"{"dataset": "fruits", "input": "export/*/*.xml", "database": "d"}"#, at: scratch.file("none.json"))
     #expect(nothing.configuration().inputs.map(\.path) == [scratch.file("export/*/*.xml")])
-    // An existing file whose name looks like a pattern is that file, whatever else would match.
+    #expect(nothing.configuration().inputs.map(\.isUnmatchedPattern) == [true])
+    // A pattern is a pattern, even when a file is named like it (issue 21); a file name with
+    // pattern characters is written with backslashes.
     for file in ["general [1100].json", "general 1.json"] {
       _ = FileManager.default.createFile(atPath: scratch.file(file), contents: Data("[]".utf8))
     }
     let bracketed = try spec(#"{"dataset": "fruits", "input": "general [1100].json", "database": "d"}"#, at: scratch.file("d.json"))
-    #expect(bracketed.configuration().inputs.map(\.path) == [scratch.file("general [1100].json")])
+    #expect(bracketed.configuration().inputs.map(\.path) == [scratch.file("general 1.json")])
+    let escaped = try spec(#"{"dataset": "fruits", "input": "general \\[1100\\].json", "database": "d"}"#, at: scratch.file("d.json"))
+    #expect(escaped.configuration().inputs.map(\.path) == [scratch.file("general [1100].json")])
+    #expect(escaped.configuration().inputs.map(\.isUnmatchedPattern) == [false])
   }
 
   @Test func jobsSetsTheConnectionsOfAParallelLoad() throws {

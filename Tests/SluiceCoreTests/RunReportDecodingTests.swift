@@ -57,7 +57,9 @@ struct RunReportDecodingTests {
 
   @Test func keysAddedLaterTakeTheDefaultsOfTheRunsThatPredateThem() throws {
     var object = try Self.object("16c76ec-fruits-lenient.json")
-    for key in ["mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign", "parallel"] {
+    for key in [
+      "mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign", "parallel", "inputsOmitted",
+    ] {
       object.removeValue(forKey: key)
     }
     let report = try RunReport.decode(from: JSONSerialization.data(withJSONObject: object))
@@ -68,6 +70,7 @@ struct RunReportDecodingTests {
     #expect(report.quarantined == 0)
     #expect(report.skippedByDesign == nil)
     #expect(report.parallel == nil)
+    #expect(report.inputsOmitted == nil)
   }
 
   @Test func aCurrentReportReadsBackExactly() throws {
@@ -76,6 +79,11 @@ struct RunReportDecodingTests {
     report.skippedByDesign = ["version line": 1]
     report.parallel = .init(connections: 2, lanes: 3, commit: "two-phase")
     report.bulkWrites = .init(tables: ["fruits": .init(copied: 3, staged: 1)], rowByRow: 1)
+    var omitted = OmittedInputs()
+    omitted.count = 2
+    omitted.opened = 1
+    omitted.rowsWritten = ["fruits": 4]
+    report.inputsOmitted = omitted
     let data = try report.jsonData()
     #expect(try RunReport.decode(from: data).jsonData() == data)
     let object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])

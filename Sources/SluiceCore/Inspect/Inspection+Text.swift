@@ -73,7 +73,9 @@ extension Inspection {
       lines.append("")
       for note in notes { lines.append("note: \(note)") }
     }
-    return lines.joined(separator: "\n")
+    // Field paths and keys come from the data: no escape sequence or newline of theirs reaches
+    // the terminal (cells are escaped before they are aligned, the rest here).
+    return TerminalText.lines(lines)
   }
 
   var formatDescription: String {
@@ -125,6 +127,7 @@ extension Inspection {
   /// Rows as columns padded to their widest cell (right-aligned where asked), two spaces apart,
   /// trailing blanks trimmed.
   private func aligned(_ rows: [[String]], rightAligned: Set<Int> = [], indent: String = "  ") -> [String] {
+    let rows = rows.map { $0.map(TerminalText.escape) }
     let columns = rows.map(\.count).max() ?? 0
     var widths = [Int](repeating: 0, count: columns)
     for row in rows {

@@ -1,3 +1,5 @@
+import Glibc
+
 /// `sluice inspect`'s engine: finds an input's format and record paths, then reads the records
 /// at one of them with Sluice's own record readers and describes their fields.
 ///
@@ -9,6 +11,7 @@
 /// bounded number of paths.
 public enum Inspector {
   public static func inspect(path: String, options: InspectOptions = InspectOptions()) throws -> Inspection {
+    try checkReadableTwice(path)
     let first = try Input(path: path)
     do {
       return try inspect(path: path, first: first, options: options)
@@ -18,6 +21,26 @@ public enum Inspector {
       if let streamError = try Input(path: path).drain() { throw streamError }
       throw error
     }
+  }
+
+  /// Inspection reads its input in several passes, so it takes only a regular file: a pipe, a
+  /// FIFO (`<(…)`) or a device gives its bytes once, and the later passes would find nothing —
+  /// zero records, reported as a success. Refused with a reason instead.
+  static func checkReadableTwice(_ path: String) throws {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return }  // Opening says why.
+    let kind: String
+    switch status.st_mode & S_IFMT {
+    case S_IFREG, S_IFDIR: return  // Opening a directory says so.
+    case S_IFIFO: kind = "a pipe or FIFO"
+    case S_IFCHR: kind = "a character device"
+    case S_IFSOCK: kind = "a socket"
+    default: kind = "not a regular file"
+    }
+    throw InputError(
+      code: .unreadable, path: path,
+      message:
+        "is \(kind), which can be read only once; inspect reads its input in several passes: save it to a file first")
   }
 
   private static func inspect(path: String, first: Input, options: InspectOptions) throws -> Inspection {

@@ -60,4 +60,17 @@ struct InputProgress {
     guard let stream else { return (compressedBytes, decompressedBytes) }
     return (stream.compressedBytes, stream.decompressedBytes)
   }
+
+  /// The input's section of the report, its counts up to `now` unless it has ended; `format`
+  /// as the report names it (`rejects` in a replay).
+  func section(format: String, now: RunLedger.Snapshot) -> RunReport.InputSection {
+    let counts = counts(now: now)
+    let bytes = bytes
+    return RunReport.InputSection(
+      path: input.path, format: format, dataset: dataset, opened: true,
+      gzip: isGzip, compressedBytes: bytes.compressed, decompressedBytes: bytes.decompressed,
+      stages: counts.statistics,
+      issueCounts: Dictionary(uniqueKeysWithValues: counts.issueCounts.map { ($0.key.rawValue, $0.value) }),
+      coercions: counts.coercions, rowsWritten: rowsWritten)
+  }
 }

@@ -14,6 +14,9 @@ public struct PipelineInput: Sendable, Hashable {
   public var format: PipelineConfiguration.Format
   /// Keys leading to the record array; empty for a top-level array.
   public var recordPath: [String]
+  /// A spec's glob pattern that matched no file (`path` is the pattern): the run fails with
+  /// exit 66 before it opens the database (`PipelineSpec.expand`).
+  public var isUnmatchedPattern = false
 
   public init(dataset: String? = nil, path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = []) {
     self.dataset = dataset

@@ -100,9 +100,7 @@ extension PipelineRunner {
     try state.checkRejectRate()
     try state.checkSomethingLoaded()
 
-    let rowsWritten = state.inputs.reduce(into: lookupRows) { rows, input in
-      rows.merge(input.rowsWritten, uniquingKeysWith: +)
-    }
+    let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
     // Each table counted by the connection that wrote it: only its transaction sees its rows.
     var tableRows: [String: Int] = [:]
     for table in schema.tableNames {

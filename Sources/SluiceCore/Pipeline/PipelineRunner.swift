@@ -56,6 +56,9 @@ public struct PipelineRunner {
     var opened = Opened()
     var committed: RunReport?
     do {
+      if let conflict = RunFiles(configuration).conflict() {
+        throw RunAbort(failure: .init(kind: .configuration, message: conflict.description))
+      }
       let outputs = try RunOutputs(configuration: configuration)
       opened.outputs = outputs
       run.quarantine = outputs.rejects.map { QuarantineWriter(file: $0, input: configuration.inputs[0].path, format: configuration.inputs[0].format) }
@@ -108,12 +111,41 @@ public struct PipelineRunner {
     return RecordReaders.make(format: input.format, recordPath: input.recordPath, source: source)
   }
 
-  /// Every input can be opened: a missing one fails the run before the database is opened, let
-  /// alone written. Opening reads nothing, so a pipe loses no bytes; standard input is not tried.
+  /// Every input is there and readable: a missing one fails the run before the database is
+  /// opened, let alone written.
+  ///
+  /// The check looks and never opens: each input is opened exactly once, when it is read. A
+  /// FIFO opened here and closed again would block until its writer came, then cut the writer
+  /// off (SIGPIPE) or lose what it wrote before the second open.
   private func checkInputsExist() throws {
     for source in inputs where source.input.path != "-" {
-      _ = try opening(source.input.path) { try FileSource(path: $0) }
+      if let problem = Self.problem(reading: source.input) {
+        throw RunAbort(failure: .init(kind: .inputMissing, message: problem))
+      }
     }
+  }
+
+  /// Why `input` cannot be read, or nil when it can: it is missing, a pattern that matched no
+  /// file, a directory, or not readable by this process.
+  static func problem(reading input: PipelineInput) -> String? {
+    let path = input.path
+    if input.isUnmatchedPattern {
+      var problem = "\(path): no file matches this pattern"
+      let literal = PipelineSpec.unescaped(path)
+      if FileManager.default.fileExists(atPath: literal) {
+        problem +=
+          "; a file of that very name exists — a path with *, ? or [ in a file's name is written with a backslash before each (\\[), as the shell takes it"
+      }
+      return problem
+    }
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+      let code = errno
+      return code == ENOENT ? "\(path): no such file" : "\(path): cannot open: \(OutputFile.reason(code))"
+    }
+    if status.st_mode & S_IFMT == S_IFDIR { return "\(path): is a directory" }
+    if access(path, R_OK) != 0 { return "\(path): cannot open: \(OutputFile.reason(errno))" }
+    return nil
   }
 
   private func open(_ path: String) throws -> Input {
@@ -162,9 +194,7 @@ public struct PipelineRunner {
         try store.prepareForIndexBuild()
         try Migrator.migrate(store, deferred)
       }
-      let rowsWritten = state.inputs.reduce(into: lookupRows) { rows, input in
-        rows.merge(input.rowsWritten, uniquingKeysWith: +)
-      }
+      let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
       // The report as the commit will make it true: the tables counted inside the
       // transaction hold what the commit leaves.
       var report = makeReport(
@@ -271,8 +301,10 @@ public struct PipelineRunner {
     _ run: RunState, failure: RunReport.Failure?, rowsWritten: [String: Int], tableRows: [String: Int],
     committed: Bool
   ) -> RunReport {
-    let sections = inputSections(run)
-    return RunReport(
+    let (sections, omitted) = inputSections(run)
+    let paths = sections.prefix(RunReport.inputPathLimit).map(\.path)
+    let unnamed = sections.count + omitted.count - paths.count
+    var report = RunReport(
       mode: configuration.mode.rawValue, pipeline: configuration.name, dataset: datasetName,
       policy: configuration.policy.summary, conflict: configuration.conflict.rawValue,
       database: configuration.isDryRun ? "" : configuration.databaseDescription,
@@ -281,9 +313,11 @@ public struct PipelineRunner {
       durationSeconds: Double(Stopwatch.now() - run.clockStart) / 1e9,
       peakMemoryBytes: ProcessMemory.peakResidentBytes(),
       input: .init(
-        path: sections.map(\.path).joined(separator: ", "), format: Self.joined(sections.map(\.format)),
-        gzip: sections.contains { $0.gzip }, compressedBytes: sections.map(\.compressedBytes).reduce(0, +),
-        decompressedBytes: sections.map(\.decompressedBytes).reduce(0, +)),
+        path: paths.joined(separator: ", ") + (unnamed > 0 ? ", … and \(unnamed) more" : ""),
+        format: Self.joined(sections.map(\.format)),
+        gzip: sections.contains { $0.gzip },
+        compressedBytes: sections.map(\.compressedBytes).reduce(omitted.compressedBytes, +),
+        decompressedBytes: sections.map(\.decompressedBytes).reduce(omitted.decompressedBytes, +)),
       inputs: sections,
       stages: run.ledger.statistics,
       issueCounts: Dictionary(uniqueKeysWithValues: run.ledger.issues.counts.map { ($0.key.rawValue, $0.value) }),
@@ -293,28 +327,36 @@ public struct PipelineRunner {
       skippedByDesign: run.ledger.skippedByDesign.isEmpty ? nil : run.ledger.skippedByDesign,
       quarantined: run.quarantine?.count ?? 0,
       rowsWritten: rowsWritten, tableRows: tableRows, committed: committed, outputErrors: [])
+    report.inputsOmitted = omitted.count > 0 ? omitted : nil
+    return report
   }
 
-  /// A section per input: its share of the run's counts, or nothing for an input never opened.
-  private func inputSections(_ run: RunState) -> [RunReport.InputSection] {
+  /// A section per input — its share of the run's counts, or nothing for an input never opened
+  /// — for the first `RunReport.inputSectionLimit` inputs, and the rest summed.
+  private func inputSections(_ run: RunState) -> ([RunReport.InputSection], OmittedInputs) {
     let now = run.ledger.snapshot()
-    return inputs.enumerated().map { index, source in
-      let format = configuration.mode == .replay ? "rejects" : source.input.format.rawValue
-      guard let progress = run.progress(ofInput: index) else {
-        return RunReport.InputSection(
-          path: source.input.path, format: format, dataset: source.dataset.name, opened: false, gzip: false,
-          compressedBytes: 0, decompressedBytes: 0, stages: Stage.allCases.map(StageStatistics.init),
-          issueCounts: [:], coercions: 0, rowsWritten: [:])
+    var sections: [RunReport.InputSection] = []
+    var omitted = run.omitted
+    for (index, source) in inputs.enumerated() {
+      let section: RunReport.InputSection
+      if let progress = run.progress(ofInput: index) {
+        section = progress.section(format: run.formatName(of: source.input), now: now)
+      } else if index < RunReport.inputSectionLimit || index >= RunReport.inputSectionLimit + run.omitted.count {
+        // Never opened (a run folds only inputs it opened, in order, so these are the rest).
+        section = RunReport.InputSection(
+          path: source.input.path, format: run.formatName(of: source.input), dataset: source.dataset.name,
+          opened: false, gzip: false, compressedBytes: 0, decompressedBytes: 0,
+          stages: Stage.allCases.map(StageStatistics.init), issueCounts: [:], coercions: 0, rowsWritten: [:])
+      } else {
+        continue  // Folded into `run.omitted` when it ended.
       }
-      let counts = progress.counts(now: now)
-      let bytes = progress.bytes
-      return RunReport.InputSection(
-        path: source.input.path, format: format, dataset: source.dataset.name, opened: true,
-        gzip: progress.isGzip, compressedBytes: bytes.compressed, decompressedBytes: bytes.decompressed,
-        stages: counts.statistics,
-        issueCounts: Dictionary(uniqueKeysWithValues: counts.issueCounts.map { ($0.key.rawValue, $0.value) }),
-        coercions: counts.coercions, rowsWritten: progress.rowsWritten)
+      if index < RunReport.inputSectionLimit {
+        sections.append(section)
+      } else {
+        omitted.add(section)
+      }
     }
+    return (sections, omitted)
   }
 
   /// The datasets' names, each once, joined by `+`: `fruits`, or `devices+alerts`.
@@ -348,6 +390,13 @@ public struct PipelineRunner {
     case .postgreSQL(let url):
       return try connect(url)
     case .sqlite(let path):
+      var status = stat()
+      if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+        // SQLite would open a device as an empty database and create `/dev/null-journal`.
+        throw OutputError(
+          kind: .cannotCreate,
+          message: "cannot open or create database \(path): \(Self.describe(fileType: status.st_mode)), not a database file")
+      }
       do {
         return try SQLiteConnection.openForImport(
           path: path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
@@ -357,6 +406,18 @@ public struct PipelineRunner {
         throw OutputError(
           kind: .cannotCreate, message: "cannot open or create database \(path): \(error.message)")
       }
+    }
+  }
+
+  /// What kind of file a `stat` mode says a path is, for messages.
+  static func describe(fileType mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFDIR: "it is a directory"
+    case S_IFCHR: "it is a character device"
+    case S_IFBLK: "it is a block device"
+    case S_IFIFO: "it is a FIFO"
+    case S_IFSOCK: "it is a socket"
+    default: "it is not a regular file"
     }
   }
 

@@ -272,13 +272,7 @@ public struct PipelineSpec: Sendable {
   /// Resolves `relative` against `directory` (itself against the working directory when it is
   /// relative); absolute paths and `-` stay as they are.
   private func resolve(_ relative: String, against directory: String) -> String {
-    if relative == "-" { return relative }
-    if relative.hasPrefix("/") { return (relative as NSString).standardizingPath }
-    var directory = directory
-    if !directory.hasPrefix("/") {
-      directory = (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(directory)
-    }
-    return ((directory as NSString).appendingPathComponent(relative) as NSString).standardizingPath
+    FilePaths.absolute(relative, in: directory)
   }
 
   /// The run configuration this spec describes, before command-line overrides.
@@ -296,14 +290,17 @@ public struct PipelineSpec: Sendable {
       let common = Self.commonFolder(of: relative.map { paths[$0] })
       for index in relative {
         let below = String(paths[index].dropFirst(common.count)).drop { $0 == "/" }
-        paths[index] = ((inputDirectory as NSString).appendingPathComponent(String(below)) as NSString).standardizingPath
+        paths[index] = FilePaths.absolute(String(below), in: inputDirectory)
       }
     }
     var configuration = PipelineConfiguration(
       name: name,
       inputs: zip(inputs, paths).flatMap { input, path in
-        Self.expand(path).map {
-          PipelineInput(dataset: input.dataset, path: $0, format: input.format, recordPath: input.recordPath)
+        Self.expand(path).map { match in
+          var expanded = PipelineInput(
+            dataset: input.dataset, path: match.path, format: input.format, recordPath: input.recordPath)
+          expanded.isUnmatchedPattern = match.isUnmatchedPattern
+          return expanded
         }
       },
       policy: policy, database: DatabaseLocation.isPostgreSQLURL(database) ? database : resolve(database),
@@ -319,23 +316,60 @@ public struct PipelineSpec: Sendable {
   }
 
   /// An input path with glob characters (`*`, `?`, `[`) as the files it matches, sorted, each
-  /// an input of its own (a Slack export's `*/*.json`: one day file of one channel folder each);
-  /// a pattern that matches nothing stays as it is, so opening it fails the run (exit 66).
-  static func expand(_ path: String) -> [String] {
-    // A file whose name holds brackets (DiscordChatExporter's `general [1100].json`) is that
-    // file, not a pattern.
-    guard isPattern(path), !FileManager.default.fileExists(atPath: path) else { return [path] }
+  /// an input of its own (a Slack export's `*/*.json`: one day file of one channel folder each).
+  ///
+  /// A pattern is always a pattern: a file whose name is the pattern's text (a folder named
+  /// `*`, a file named `*.json`) is one of its matches like any other, never the only one. A
+  /// path with these characters in a file's name is written with each escaped by a backslash,
+  /// as glob(3) and the shell take it (`general \[1100\].json`; in a JSON spec
+  /// `"general \\[1100\\].json"`). A pattern that matches nothing stays one input, marked, so the run
+  /// fails before it opens the database (exit 66), even when a file of that very name exists.
+  static func expand(_ path: String) -> [(path: String, isUnmatchedPattern: Bool)] {
+    guard isPattern(path) else { return [(unescaped(path), false)] }
     var matches = glob_t()
     defer { globfree(&matches) }
-    guard glob(path, 0, nil, &matches) == 0 else { return [path] }
+    guard glob(path, 0, nil, &matches) == 0 else { return [(path, true)] }
     let found = (0..<Int(matches.gl_pathc)).compactMap { index in
       matches.gl_pathv[index].map { String(cString: $0) }
     }
-    return found.isEmpty ? [path] : found.sorted()
+    return found.isEmpty ? [(path, true)] : found.sorted().map { ($0, false) }
   }
 
-  static func isPattern(_ path: Substring) -> Bool { path.contains { $0 == "*" || $0 == "?" || $0 == "[" } }
+  /// Whether `path` holds a glob character that no backslash escapes.
+  static func isPattern(_ path: Substring) -> Bool {
+    var escaped = false
+    for character in path {
+      if escaped {
+        escaped = false
+      } else if character == "\\" {
+        escaped = true
+      } else if character == "*" || character == "?" || character == "[" {
+        return true
+      }
+    }
+    return false
+  }
   static func isPattern(_ path: String) -> Bool { isPattern(Substring(path)) }
+
+  /// A path's text with the backslashes that escape `*`, `?`, `[`, `]` or a backslash removed:
+  /// the file name an escaped path names. Other backslashes are part of the name.
+  public static func unescaped(_ path: String) -> String {
+    var result = ""
+    var escaped = false
+    for character in path {
+      if escaped {
+        if !"*?[]\\".contains(character) { result.append("\\") }
+        result.append(character)
+        escaped = false
+      } else if character == "\\" {
+        escaped = true
+      } else {
+        result.append(character)
+      }
+    }
+    if escaped { result.append("\\") }
+    return result
+  }
 
   /// The deepest folder that holds every one of these absolute file paths (or patterns: a
   /// folder stops before its first component with glob characters).

@@ -21,7 +21,16 @@ struct RunState {
   /// The run failed because another connection held the database past the busy timeout.
   var waitedForLock = false
   /// The inputs opened so far, in order; the last is the one being read unless it has ended.
+  /// In a serial run only the first `RunReport.inputSectionLimit` stay once they have ended;
+  /// later ones are summed into `omitted` as they end, so a glob of a hundred thousand files
+  /// keeps a thousand.
   private(set) var inputs: [InputProgress] = []
+  /// The ended inputs past the first `RunReport.inputSectionLimit`, summed (serial runs).
+  private(set) var omitted = OmittedInputs()
+  /// The first of `omitted` whose every record was rejected: its path and records read.
+  private var omittedLoadingNothing: (path: String, read: Int)?
+  /// Replays name their inputs' format `rejects` in the report.
+  let isReplay: Bool
   /// The configuration's progress handler and when it is next due (`tickProgress`).
   var progress: ProgressTicker?
   /// In a parallel run, what the lanes share, and this lane's number (`PipelineRunner+Lanes`).
@@ -32,6 +41,7 @@ struct RunState {
   init(configuration: PipelineConfiguration, rules: [ValidationRule]) {
     policy = configuration.policy
     isDryRun = configuration.isDryRun
+    isReplay = configuration.mode == .replay
     failsOnWarnings = configuration.failsOnWarnings
     namesInputs = configuration.hasSeveralInputs
     ledger = RunLedger(issueSampleLimit: configuration.issueSampleLimit, rules: rules)
@@ -60,6 +70,27 @@ struct RunState {
     inputs[last].finish(at: ledger.snapshot(), rowsWritten: rowsWritten)
     inputs[last].quarantineBytes = inputs[last].quarantineBytes.lowerBound..<(quarantine?.byteCount ?? 0)
     endedInputBytes += inputs[last].bytesSoFar
+    if lane == nil && inputs[last].index >= RunReport.inputSectionLimit { foldLastInput() }
+  }
+
+  /// The report's format name of `input`.
+  func formatName(of input: PipelineInput) -> String { isReplay ? "rejects" : input.format.rawValue }
+
+  /// Sums the input that just ended into `omitted` and lets go of its entry.
+  private mutating func foldLastInput() {
+    guard let last = inputs.popLast() else { return }
+    let section = last.section(format: formatName(of: last.input), now: ledger.snapshot())
+    omitted.add(section)
+    let read = section.statistics(for: .read).recordsIn
+    let rejected = last.counts(now: ledger.snapshot()).rejectedRecords
+    if omittedLoadingNothing == nil && read > 0 && rejected >= read {
+      omittedLoadingNothing = (last.input.path, read)
+    }
+  }
+
+  /// The rows every input's records wrote, per table, the folded ones included.
+  var rowsWrittenByInputs: [String: Int] {
+    inputs.reduce(into: omitted.rowsWritten) { rows, input in rows.merge(input.rowsWritten, uniquingKeysWith: +) }
   }
 
   /// Ends the input being read, if one is, where a failure stopped it: a lane keeps its counts
@@ -146,16 +177,18 @@ struct RunState {
   func checkSomethingLoaded() throws {
     guard !policy.allowsNothingLoaded else { return }
     let now = ledger.snapshot()
-    for progress in inputs {
+    var loadingNothing: [(path: String, read: Int)] = inputs.compactMap { progress in
       let counts = progress.counts(now: now)
-      let read = counts.recordsRead
-      guard read > 0, counts.rejectedRecords >= read else { continue }
-      let source = namesInputs ? " from \(progress.input.path)" : ""
-      throw RunAbort(
-        failure: .init(
-          kind: .data,
-          message: "all \(read) record(s) read\(source) were rejected and none was loaded; check the format and the record path, or set policy.allowNothingLoaded; the run was rolled back"))
+      return counts.recordsRead > 0 && counts.rejectedRecords >= counts.recordsRead
+        ? (progress.input.path, counts.recordsRead) : nil
     }
+    if let omittedLoadingNothing { loadingNothing.append(omittedLoadingNothing) }
+    guard let (path, read) = loadingNothing.first else { return }
+    let source = namesInputs ? " from \(path)" : ""
+    throw RunAbort(
+      failure: .init(
+        kind: .data,
+        message: "all \(read) record(s) read\(source) were rejected and none was loaded; check the format and the record path, or set policy.allowNothingLoaded; the run was rolled back"))
   }
 
   /// A dry run fails when it found any error (or, when asked, any warning).

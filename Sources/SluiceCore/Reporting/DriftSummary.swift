@@ -58,21 +58,27 @@ struct DriftCounter {
     }
   }
 
-  /// `items[3].sku` → `items[].sku`.
+  /// `items[3].sku` → `items[].sku`: only an index — digits between brackets — is folded; any
+  /// other bracket is part of a key (`]]><x>`) and stays as it is.
   static func folded(_ path: String) -> String {
-    var result = ""
-    var inIndex = false
-    for character in path {
-      if character == "[" {
-        inIndex = true
-        result.append("[]")
-      } else if character == "]" {
-        inIndex = false
-      } else if !inIndex {
-        result.append(character)
+    let bytes = Array(path.utf8)
+    var result: [UInt8] = []
+    result.reserveCapacity(bytes.count)
+    var index = 0
+    while index < bytes.count {
+      if bytes[index] == UInt8(ascii: "[") {
+        var end = index + 1
+        while end < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end]) { end += 1 }
+        if end > index + 1, end < bytes.count, bytes[end] == UInt8(ascii: "]") {
+          result += [UInt8(ascii: "["), UInt8(ascii: "]")]
+          index = end + 1
+          continue
+        }
       }
+      result.append(bytes[index])
+      index += 1
     }
-    return result
+    return String(decoding: result, as: UTF8.self)
   }
 
   var summary: DriftSummary {

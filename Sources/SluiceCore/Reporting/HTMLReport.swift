@@ -21,7 +21,7 @@ public enum HTMLReport {
     if !report.issues.isEmpty { sections.append(firstIssuesSection(report)) }
     sections.append(driftSection(report))
     sections.append(tablesSection(report))
-    if report.inputs.count > 1 { sections.append(inputsSection(report)) }
+    if report.inputCount > 1 { sections.append(inputsSection(report)) }
     if !report.checks.isEmpty { sections.append(checksSection(report)) }
     sections.append(runSection(report))
     let title = "sluice: \(report.pipeline) \(report.status == .succeeded ? "succeeded" : "FAILED")"
@@ -218,7 +218,7 @@ public enum HTMLReport {
   }
 
   static func firstIssuesSection(_ report: RunReport) -> String {
-    let showsInput = report.inputs.count > 1 || report.issues.contains { $0.input != nil }
+    let showsInput = report.inputCount > 1 || report.issues.contains { $0.input != nil }
     var groups: [String] = []
     let codes = report.issueCounts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map(\.key)
     let sampledOnly = Set(report.issues.map(\.code.rawValue)).subtracting(codes).sorted()
@@ -372,7 +372,7 @@ public enum HTMLReport {
 
   static func inputsSection(_ report: RunReport) -> String {
     let loads = report.mode != RunMode.validate.rawValue
-    let rows = report.inputs.enumerated().map { index, section in
+    var rows = report.inputs.enumerated().map { index, section in
       var cells = [
         "<td class=\"n\">\(index + 1)</td>",
         "<td class=\"path\">\(escape(section.path))</td>",
@@ -390,6 +390,19 @@ public enum HTMLReport {
       cells.append("<td class=\"n\">\(escape(size(section.decompressedBytes)))</td>")
       return "<tr>\(cells.joined())</tr>"
     }
+    if let omitted = report.inputsOmitted {
+      // The inputs past the listed ones, in one row of sums.
+      var cells = [
+        "<td class=\"n\">\(report.inputs.count + 1)…\(report.inputCount)</td>",
+        "<td class=\"path\">\(omitted.count) more input(s), summed (\(omitted.opened) read)</td>", "<td></td>", "<td></td>",
+        number(omitted.statistics(for: .read).recordsIn), number(omitted.stages.map(\.rejected).reduce(0, +)),
+      ]
+      if loads { cells.append(number(omitted.statistics(for: .load).recordsOut)) }
+      cells.append(number(omitted.issueCounts.values.reduce(0, +)))
+      cells.append("<td class=\"n\">\(escape(size(omitted.compressedBytes)))</td>")
+      cells.append("<td class=\"n\">\(escape(size(omitted.decompressedBytes)))</td>")
+      rows.append("<tr>\(cells.joined())</tr>")
+    }
     var head = ["#", "input", "dataset", "format", "read", "rejected"]
     if loads { head.append("loaded") }
     head += ["issues", "bytes read", "decompressed"]
@@ -397,7 +410,7 @@ public enum HTMLReport {
     let headCells = head.map { "<th scope=\"col\"\(numeric.contains($0) ? " class=\"n\"" : "")>\($0)</th>" }
     return """
       <section id="inputs">
-      <h2>Inputs <span class="count">\(report.inputs.count)</span></h2>
+      <h2>Inputs <span class="count">\(report.inputCount)</span></h2>
       <table>
       <thead><tr>\(headCells.joined())</tr></thead>
       <tbody>
@@ -442,7 +455,7 @@ public enum HTMLReport {
     facts.append(("started", timestamp(report.startedAt)))
     facts.append(("finished", timestamp(report.finishedAt)))
     facts.append(("duration", RunReport.seconds(report.durationSeconds)))
-    facts.append((report.inputs.count > 1 ? "inputs" : "input", report.input.path))
+    facts.append((report.inputCount > 1 ? "inputs" : "input", report.input.path))
     facts.append(("format", report.input.format + (report.input.gzip ? ", gzip" : "")))
     var bytes = "\(grouped(report.input.decompressedBytes)) bytes"
     if report.input.gzip { bytes += " decompressed from \(grouped(report.input.compressedBytes)) bytes of gzip" }
@@ -488,6 +501,7 @@ public enum HTMLReport {
 
   static func describe(_ kind: RunReport.Failure.Kind) -> String {
     switch kind {
+    case .configuration: "configuration error"
     case .data: "data error"
     case .inputMissing: "input missing or unreadable"
     case .cannotCreateOutput: "cannot create an output"

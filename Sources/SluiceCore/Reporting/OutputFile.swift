@@ -40,7 +40,11 @@ public final class OutputFile {
 
   /// Opens `path` for writing: creates missing parent directories and, for a regular file, its
   /// temporary sibling. Throws `OutputError` with kind `.cannotCreate` when it cannot.
-  public init(path: String, purpose: String) throws(OutputError) {
+  ///
+  /// A FIFO is opened only once a process reads it: Sluice waits up to `readerWait` seconds
+  /// for one (the reader of `sluice run … --report fifo & cat fifo` may start a moment later),
+  /// then gives up rather than block a nightly job forever before it has even started.
+  public init(path: String, purpose: String, readerWait: Double = 5) throws(OutputError) {
     self.path = path
     self.purpose = purpose
     func failure(_ reason: String) -> OutputError {
@@ -58,10 +62,7 @@ public final class OutputFile {
         free(resolved)
         isStream = false
       default:
-        // A FIFO blocks here until a reader opens it, as `cat > fifo` does.
-        let opened = open(path, O_WRONLY | O_CLOEXEC)
-        guard opened >= 0 else { throw failure(Self.reason(errno)) }
-        descriptor = opened
+        descriptor = try Self.openStream(path, readerWait: readerWait, failure: failure)
         target = path
         temporary = nil
         isStream = true
@@ -90,6 +91,30 @@ public final class OutputFile {
     // mkstemp creates the file 0600; give it the mode the target has, or a new file would get.
     let mode = status.st_mode & S_IFMT == S_IFREG ? status.st_mode & 0o7777 : Self.newFileMode
     fchmod(opened, mode)
+  }
+
+  /// Opens a FIFO, device or socket for writing without blocking on a FIFO that nobody reads:
+  /// `O_NONBLOCK` makes that open fail with `ENXIO` at once, so it is retried until a reader
+  /// comes or `readerWait` seconds have passed; then writes block again as usual.
+  private static func openStream(
+    _ path: String, readerWait: Double, failure: (String) -> OutputError
+  ) throws(OutputError) -> Int32 {
+    let deadline = Date().addingTimeInterval(max(readerWait, 0))
+    while true {
+      let opened = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK)
+      if opened >= 0 {
+        let flags = fcntl(opened, F_GETFL)
+        if flags >= 0 { _ = fcntl(opened, F_SETFL, flags & ~O_NONBLOCK) }
+        return opened
+      }
+      let code = errno
+      guard code == ENXIO || code == EINTR else { throw failure(reason(code)) }
+      if code == ENXIO && Date() >= deadline {
+        let seconds = readerWait == readerWait.rounded() ? "\(Int(readerWait))" : "\(readerWait)"
+        throw failure("no process opened this FIFO for reading within \(seconds) s")
+      }
+      usleep(20_000)
+    }
   }
 
   deinit {

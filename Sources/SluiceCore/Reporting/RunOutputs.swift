@@ -21,16 +21,16 @@ final class RunOutputs {
 
   init(configuration: PipelineConfiguration) throws(OutputError) {
     rejects = try configuration.rejectsPath.map { path throws(OutputError) in
-      try OutputFile(path: path, purpose: "rejects file")
+      try OutputFile(path: path, purpose: "rejects file", readerWait: configuration.busyTimeoutSeconds)
     }
     report = try configuration.reportPath.map { path throws(OutputError) in
-      try OutputFile(path: path, purpose: "report")
+      try OutputFile(path: path, purpose: "report", readerWait: configuration.busyTimeoutSeconds)
     }
     junit = try configuration.junitPath.map { path throws(OutputError) in
-      try OutputFile(path: path, purpose: "JUnit file")
+      try OutputFile(path: path, purpose: "JUnit file", readerWait: configuration.busyTimeoutSeconds)
     }
     html = try configuration.htmlPath.map { path throws(OutputError) in
-      try OutputFile(path: path, purpose: "HTML report")
+      try OutputFile(path: path, purpose: "HTML report", readerWait: configuration.busyTimeoutSeconds)
     }
   }
 

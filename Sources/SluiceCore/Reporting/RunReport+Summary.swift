@@ -2,7 +2,7 @@ import Foundation
 
 extension RunReport {
   /// The human summary for stderr: the outcome, one row per stage, then the top issues.
-  public func summary(maxIssues: Int = 10) -> String {
+  public func summary(maxIssues: Int = 10, maxInputs: Int = 20) -> String {
     var lines: [String] = []
     let outcome = status == .succeeded ? "succeeded" : "FAILED"
     lines.append(
@@ -25,9 +25,13 @@ extension RunReport {
       }
       lines.append("  " + cells.joined(separator: "  "))
     }
-    if inputs.count > 1 {
+    if failure == nil && statistics(for: .read).recordsIn == 0 {
+      // An empty NDJSON file is a valid dump of no records; a nightly job should still hear it.
+      lines.append("  note: no record was read: the input\(inputCount > 1 ? "s hold" : " holds") none")
+    }
+    if inputCount > 1 {
       lines.append("  inputs:")
-      for (number, section) in inputs.enumerated() {
+      for (number, section) in inputs.prefix(maxInputs).enumerated() {
         let kind = section.format + (section.gzip ? ", gzip" : "")
         var line = "    \(number + 1) \(section.path) (\(section.dataset), \(kind)): "
         if section.opened {
@@ -39,6 +43,13 @@ extension RunReport {
           line += "not read"
         }
         lines.append(line)
+      }
+      if inputCount > maxInputs {
+        let rest = OmittedInputs.summing(inputs.dropFirst(maxInputs), and: inputsOmitted)
+        var line = "    … \(rest.count) more: \(rest.statistics(for: .read).recordsIn) read, \(rest.stages.map(\.rejected).reduce(0, +)) rejected"
+        if mode != RunMode.validate.rawValue { line += ", \(rest.statistics(for: .load).recordsOut) loaded" }
+        if rest.opened < rest.count { line += ", \(rest.count - rest.opened) not read" }
+        lines.append(line + " (the JSON report lists the first \(RunReport.inputSectionLimit) inputs)")
       }
     }
     if let parallel {
@@ -86,7 +97,9 @@ extension RunReport {
         lines.append("    … \(total - maxIssues) more (see the JSON report)")
       }
     }
-    return lines.joined(separator: "\n")
+    // Paths, keys and messages come from the data: no escape sequence or newline of theirs
+    // reaches the terminal or the log.
+    return TerminalText.lines(lines)
   }
 
   static func seconds(_ value: Double) -> String {

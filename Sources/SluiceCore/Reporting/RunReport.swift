@@ -10,6 +10,9 @@ public struct RunReport: Sendable, Codable {
   /// Why a run failed, and which exit code that is.
   public struct Failure: Sendable, Codable, Hashable {
     public enum Kind: String, Sendable, Codable {
+      /// The run's configuration cannot be carried out as given — an output that is the database,
+      /// an input or another output: exit 64. Found before anything is opened.
+      case configuration
       /// The data broke the policy (strict violation, unreadable structure): exit 65.
       case data
       /// The input file is missing or cannot be opened: exit 66.
@@ -25,6 +28,7 @@ public struct RunReport: Sendable, Codable {
 
     public var exitCode: Int32 {
       switch kind {
+      case .configuration: return 64
       case .data: return 65
       case .inputMissing: return 66
       case .cannotCreateOutput: return 73
@@ -160,8 +164,11 @@ public struct RunReport: Sendable, Codable {
   /// The input, or with several the inputs' totals: their paths joined by `, `, their formats
   /// by `+`, gzip when any is, bytes summed. `inputs` has each on its own.
   public var input: InputSummary
-  /// One section per input, in the order they were read.
+  /// One section per input, in the order they were read: the first `inputSectionLimit`.
   public var inputs: [InputSection]
+  /// The inputs past the first `inputSectionLimit`, summed; absent when every input has its
+  /// section.
+  public var inputsOmitted: OmittedInputs? = nil
   /// Counts of the whole run, every input included; so are the issue counts, issues, checks,
   /// drift, coercions and rows below.
   public var stages: [StageStatistics]
@@ -201,6 +208,14 @@ public struct RunReport: Sendable, Codable {
   public func statistics(for stage: Stage) -> StageStatistics {
     stages.first { $0.stage == stage } ?? StageStatistics(stage: stage)
   }
+
+  /// How many inputs a report lists one by one (`inputs`); the rest are summed
+  /// (`inputsOmitted`), and `input.path` names the first `inputPathLimit` of them.
+  public static let inputSectionLimit = 1_000
+  public static let inputPathLimit = 20
+
+  /// Every input of the run, listed or summed.
+  public var inputCount: Int { inputs.count + (inputsOmitted?.count ?? 0) }
 
   /// The exit code the command line returns for this report.
   public var exitCode: Int32 {

@@ -17,10 +17,16 @@ public final class SQLiteConnection: Store {
     public var readOnly = false
     public var create = true
     public var busyTimeoutMilliseconds: Int32 = 5_000
-    public init(readOnly: Bool = false, create: Bool = true, busyTimeoutMilliseconds: Int32 = 5_000) {
-      self.readOnly = readOnly
+    /// Read-only, and the file changes under nobody: no lock is taken and no side file
+    /// (`-wal`, `-shm`) is created (SQLite's `immutable` URI parameter).
+    public var immutable = false
+    public init(
+      readOnly: Bool = false, create: Bool = true, busyTimeoutMilliseconds: Int32 = 5_000, immutable: Bool = false
+    ) {
+      self.readOnly = readOnly || immutable
       self.create = create
       self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+      self.immutable = immutable
     }
   }
 
@@ -39,8 +45,13 @@ public final class SQLiteConnection: Store {
       flags |= SQLITE_OPEN_READWRITE
       if options.create { flags |= SQLITE_OPEN_CREATE }
     }
+    var name = path
+    if options.immutable {
+      flags |= SQLITE_OPEN_URI
+      name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+    }
     var pointer: OpaquePointer?
-    let status = sqlite3_open_v2(path, &pointer, flags, nil)
+    let status = sqlite3_open_v2(name, &pointer, flags, nil)
     // "Whether or not an error occurs when it is opened, resources associated with the database
     // connection handle should be released by passing it to sqlite3_close() when it is no
     // longer required."
@@ -54,6 +65,20 @@ public final class SQLiteConnection: Store {
     busyTimeoutMilliseconds = options.busyTimeoutMilliseconds
     sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
     try execute("PRAGMA foreign_keys = ON")
+  }
+
+  /// A path as the path of a `file:` URI: `%`, `?` and `#` (and anything not printable ASCII)
+  /// percent-encoded, byte by byte.
+  static func uriEscaped(_ path: String) -> String {
+    var result = ""
+    for byte in path.utf8 {
+      if byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "%") && byte != UInt8(ascii: "?") && byte != UInt8(ascii: "#") {
+        result.unicodeScalars.append(Unicode.Scalar(byte))
+      } else {
+        result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+      }
+    }
+    return result
   }
 
   deinit {
@@ -193,5 +218,11 @@ struct SQLiteSavepoints: RecordSavepoints {
   func rollback() throws {
     try rollbackStatement.run([])
     try releaseStatement.run([])
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to length: Int) -> String {
+    count >= length ? self : String(repeating: "0", count: length - count) + self
   }
 }

@@ -24,7 +24,10 @@ public final class SQLiteRunHistory: RunHistory {
     }
     do {
       connection = try SQLiteConnection(
-        path: path, options: .init(readOnly: true, create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+        path: path,
+        options: .init(
+          readOnly: true, create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+          immutable: Self.isIdleWALDatabase(path)))
       // SQLite reads the file lazily: this first query is where a file that is not a database
       // says so.
       let tables = try connection.scalarInt(
@@ -36,6 +39,24 @@ public final class SQLiteRunHistory: RunHistory {
     } catch let error as SQLiteError {
       throw Self.translate(error, path: path)
     }
+  }
+
+  /// Whether `path` is a database in WAL mode that no connection has open: its header says WAL
+  /// (bytes 18 and 19 are 2) and there is no `-wal` file beside it.
+  ///
+  /// Such a file is read as immutable. A plain read-only connection to a WAL database must
+  /// create `-shm` and `-wal` beside it: in a directory it may not write, that fails (exit 74);
+  /// as root it leaves root-owned files in another user's directory. With no `-wal` file every
+  /// committed page is in the database file, so reading it alone is reading everything; a
+  /// writer that starts meanwhile writes to a new `-wal` and leaves the pages read here alone
+  /// until its checkpoint, long after this short read.
+  static func isIdleWALDatabase(_ path: String) -> Bool {
+    guard !FileManager.default.fileExists(atPath: path + "-wal"),
+      let file = FileHandle(forReadingAtPath: path)
+    else { return false }
+    defer { try? file.close() }
+    guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
+    return header.starts(with: Array("SQLite format 3\0".utf8)) && header[18] == 2 && header[19] == 2
   }
 
   public func recentRuns(limit: Int) throws -> [RecordedRun] {

@@ -1,0 +1,116 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The files a run touches — its inputs, its SQLite database with the database's side files,
+/// and its outputs — checked before anything is opened, so that no output can replace the
+/// database, an input or another output.
+///
+/// A typo in a spec (`"report": "nightly.sqlite"`) would otherwise publish the report over the
+/// committed database after a run that succeeded. Files are compared by identity, not by
+/// spelling: an existing file by its device and inode (symbolic links followed, so `./db`,
+/// `db` and a link to it are one file), a file that does not exist yet by its canonical path
+/// (the real path of its folder plus its name, a dangling link's destination followed).
+/// Character devices (`/dev/null`, a terminal) are never replaced or truncated by a write and
+/// are left out; standard input (`-`) is not a path.
+public struct RunFiles: Sendable {
+  /// One file the run touches and what it is to the run, for messages.
+  public struct Entry: Sendable, Hashable {
+    public var role: String
+    public var path: String
+    /// Whether the run only reads the file: two inputs may be one file (loading it twice is
+    /// idempotent); anything the run writes may be nothing else.
+    public var isRead: Bool
+  }
+
+  public private(set) var entries: [Entry] = []
+
+  /// The files of `configuration`: the database (a SQLite file, unless the run only
+  /// validates) and its journal, WAL and shared-memory files, every input, every output.
+  public init(_ configuration: PipelineConfiguration) {
+    if configuration.mode != .validate, case .sqlite(let path) = configuration.databaseLocation {
+      entries.append(Entry(role: "database", path: path, isRead: false))
+      for suffix in ["-journal", "-wal", "-shm"] {
+        entries.append(Entry(role: "database's \(suffix.dropFirst()) file", path: path + suffix, isRead: false))
+      }
+    }
+    for input in configuration.inputs where input.path != "-" {
+      entries.append(
+        Entry(role: configuration.mode == .replay ? "rejects file being replayed" : "input", path: input.path, isRead: true))
+    }
+    let outputs: [(String, String?)] = [
+      ("rejects file", configuration.rejectsPath), ("report", configuration.reportPath),
+      ("JUnit file", configuration.junitPath), ("HTML report", configuration.htmlPath),
+    ]
+    for case (let role, let path?) in outputs {
+      entries.append(Entry(role: role, path: path, isRead: false))
+    }
+  }
+
+  /// The first file the run writes that is also another of its files (the database, an
+  /// input, another output); nil when each has a file of its own.
+  public func conflict() -> RunFilesConflict? {
+    var seen: [Identity: Entry] = [:]
+    for entry in entries {
+      guard let identity = Identity(path: entry.path) else { continue }
+      if let earlier = seen[identity], !(earlier.isRead && entry.isRead) {
+        return RunFilesConflict(first: earlier, second: entry)
+      }
+      if seen[identity] == nil { seen[identity] = entry }
+    }
+    return nil
+  }
+
+  /// What a path is on disk: an existing file's device and inode, or the canonical path where
+  /// a new file would be created; nil for character devices.
+  enum Identity: Hashable {
+    case file(device: UInt64, inode: UInt64)
+    case new(path: String)
+
+    init?(path: String) {
+      var status = stat()
+      if stat(path, &status) == 0 {
+        if status.st_mode & S_IFMT == S_IFCHR { return nil }
+        self = .file(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+      } else {
+        self = .new(path: Self.canonical(path))
+      }
+    }
+
+    /// Where a file at `path` would be created: dangling links followed (a few hops), then
+    /// the real path of the deepest existing folder, plus the rest as written.
+    static func canonical(_ path: String) -> String {
+      var target = path
+      for _ in 0..<8 {
+        guard let next = OutputFile.destination(ofDanglingLink: target) else { break }
+        target = next
+      }
+      var missing: [String] = []
+      var folder = target
+      while !folder.isEmpty && folder != "/" {
+        if let resolved = realpath(folder, nil) {
+          defer { free(resolved) }
+          return ([String(cString: resolved)] + missing.reversed()).joined(separator: "/")
+        }
+        missing.append((folder as NSString).lastPathComponent)
+        folder = (folder as NSString).deletingLastPathComponent
+      }
+      return FilePaths.absolute(target)
+    }
+  }
+}
+
+/// Two of a run's files that are one file: an output that would replace the database, an
+/// input or another output. The run is refused before anything is opened (exit 64).
+public struct RunFilesConflict: Error, Sendable, CustomStringConvertible {
+  public var first: RunFiles.Entry
+  public var second: RunFiles.Entry
+
+  public var description: String {
+    let same = first.path == second.path ? "" : " (\(first.path))"
+    return
+      "the \(second.role) \(second.path) is the same file as the \(first.role)\(same): a run never writes an output over its database, its inputs or another output; give it a path of its own"
+  }
+}
