@@ -3,7 +3,7 @@ import SluiceCatalog
 import SluiceCore
 import SluiceTestSupport
 
-/// The real chat exports of `../shared/corpus/messages/`, read in place.
+/// The real chat exports of `Tests/Corpus/messages/`, read in place.
 enum ChatCorpus {
   static var root: String { (Corpus.root as NSString).appendingPathComponent("messages") }
 

@@ -4,7 +4,7 @@ import SluiceCore
 import SluiceTestSupport
 import Testing
 
-/// The real dumps of `../shared/corpus/xml-legacy/`: the complete conlang meta dump, loaded by
+/// The real dumps of `Tests/Corpus/xml-legacy/`: the complete conlang meta dump, loaded by
 /// `Pipelines/stackexchange.json` (its inputs read from the corpus folder), and the older coffee
 /// Posts.xml. Every expected number is computed here from the XML with Foundation's `XMLParser`.
 @Suite("Stack Exchange dump: the real conlang and coffee dumps")

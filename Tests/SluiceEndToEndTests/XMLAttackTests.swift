@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Hostile XML through the real binary (issue 10, “Safe by construction”): the attack files of
-/// `../shared/corpus/attacks/` and larger ones of our own end in a clear error with exit 65 and
+/// `Tests/Corpus/attacks/` and larger ones of our own end in a clear error with exit 65 and
 /// nothing written, the benign controls run cleanly, and every run stays under 64 MiB of peak
 /// RSS as the kernel measured it. External entities and DTDs point at canaries — a FIFO that
 /// would block any reader forever, a file that would change the data if read — which must never

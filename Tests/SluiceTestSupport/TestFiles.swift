@@ -55,23 +55,11 @@ public enum Gzip {
   public static func compress(_ text: String) -> [UInt8] { compress(Array(text.utf8)) }
 }
 
-/// The shared corpus, read in place (never copied into the repository).
+/// The third-party corpus: real inputs nobody here wrote (Tests/Corpus/README.md).
 public enum Corpus {
-  public static let root: String = {
-    // Tests/SluiceTestSupport/TestFiles.swift → the repository → ../shared/corpus
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    let beside = url.deletingLastPathComponent().appendingPathComponent("shared/corpus").path
-    // A git worktree elsewhere has a .git file, `gitdir: <main>/.git/worktrees/<name>`: the
-    // corpus is beside the main checkout.
-    guard !FileManager.default.fileExists(atPath: beside),
-      let link = try? String(contentsOf: url.appendingPathComponent(".git"), encoding: .utf8),
-      link.hasPrefix("gitdir: ")
-    else { return beside }
-    var main = URL(fileURLWithPath: link.dropFirst(8).trimmingCharacters(in: .whitespacesAndNewlines))
-    for _ in 0..<4 { main.deleteLastPathComponent() }
-    return main.appendingPathComponent("shared/corpus").path
-  }()
+  /// `Tests/Corpus` in the repository: the real files the tests read, each group with its
+  /// `SOURCE.md` (origin, commit, licence), so that a clone with nothing beside it passes.
+  public static let root: String = Repository.path("Tests/Corpus")
 
   public static func files(in group: String) -> [String] {
     let directory = (root as NSString).appendingPathComponent(group)
