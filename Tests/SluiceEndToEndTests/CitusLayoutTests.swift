@@ -3,7 +3,7 @@ import SluiceCore
 import SluiceTestSupport
 import Testing
 
-/// The README's Citus layouts ("Past one server: Citus"), checked on plain PostgreSQL, since
+/// The Citus layouts of docs/postgresql.md ("Past one server: Citus"), checked on plain PostgreSQL, since
 /// Citus is not installed here: each `-- citus layout: DATASET` block runs after
 /// `sluice schema DATASET --dialect postgresql`, against stand-ins for `create_reference_table`
 /// and `create_distributed_table` that record the layout; then the rules Citus enforces are
@@ -12,17 +12,17 @@ import Testing
 /// What this cannot show: that Citus accepts the calls, shards the data, or runs Sluice's
 /// statements on distributed tables. The README says so.
 @Suite(
-  "Citus layouts from the README, on plain PostgreSQL",
+  "Citus layouts from docs/postgresql.md, on plain PostgreSQL",
   .enabled(
     if: PostgreSQLServer.isAvailable,
     "no PostgreSQL server: set SLUICE_TEST_POSTGRES_URL or run the tests through .ci/with-postgres"))
 struct CitusLayoutTests {
-  /// The `sql` blocks of the README's Citus section that start `-- citus layout: DATASET`.
+  /// The `sql` blocks of the Citus section of docs/postgresql.md that start `-- citus layout: DATASET`.
   static func layouts() throws -> [String: String] {
-    let readme = try String(contentsOfFile: Repository.root + "/README.md", encoding: .utf8)
-    let start = try #require(readme.range(of: "### Past one server: Citus"))
+    let readme = try String(contentsOfFile: Repository.path("docs/postgresql.md"), encoding: .utf8)
+    let start = try #require(readme.range(of: "## Past one server: Citus"))
     let section = readme[start.upperBound...].prefix { _ in true }
-    let end = section.range(of: "\n### ")?.lowerBound ?? section.range(of: "\n## ")?.lowerBound ?? section.endIndex
+    let end = section.range(of: "\n## ")?.lowerBound ?? section.range(of: "\n# ")?.lowerBound ?? section.endIndex
     var layouts: [String: String] = [:]
     for block in section[..<end].components(separatedBy: "```sql\n").dropFirst() {
       let sql = block.components(separatedBy: "```").first ?? ""
@@ -126,7 +126,7 @@ struct CitusLayoutTests {
 
   @Test(arguments: ["fruits", "orders", "alerts", "profiles", "messages", "stackexchange-posthistory"])
   func theLayoutKeepsCitusRulesAndTheRunsStillLoadAndRepeat(dataset: String) throws {
-    let sql = try #require(try Self.layouts()[dataset], "no layout for \(dataset) in the README")
+    let sql = try #require(try Self.layouts()[dataset], "no layout for \(dataset) in docs/postgresql.md")
     let (pipeline, tables) = try #require(Self.pipelines[dataset])
     let scratch = try TemporaryDirectory()
     let schema = PostgreSQLSchema()

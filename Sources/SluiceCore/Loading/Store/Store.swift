@@ -47,7 +47,7 @@ extension DatabaseValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral
   public init(integerLiteral value: Int64) { self = .integer(value) }
 }
 
-/// The database a run writes into: SQLite today, PostgreSQL next.
+/// The database a run writes into: a SQLite file or a PostgreSQL server.
 ///
 /// Everything above it — datasets, the table model, the row writer, the pipeline — speaks this
 /// protocol and the `SQLDialect` it hands out, and never names a particular database. A store is
