@@ -108,7 +108,7 @@ struct PostgreSQLStoreTests {
     try db.execute("CREATE TABLE t (note text)")
     let insert = try db.prepare("INSERT INTO t VALUES ($1)")
     let error = try #require(throws: PostgreSQLError.self) { try insert.bind(.text("a\u{0}secret"), at: 1) }
-    #expect(error.failure == .constraint(ConstraintViolation(kind: .other)))
+    #expect(error.failure == .constraint(ConstraintViolation(kind: .value, parameter: 1)))
     #expect(!error.description.contains("secret"))
   }
 

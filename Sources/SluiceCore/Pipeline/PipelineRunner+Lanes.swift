@@ -180,11 +180,7 @@ extension PipelineRunner {
       let tables = Set(plan.laneOfTable.filter { worker.lanes.contains($0.value) }.keys)
       let ownIndexes = Set(
         schema.tables.filter { tables.contains($0.name) }.flatMap { $0.indexes.map { "create index \($0.name)" } })
-      let indexes = deferred.filter { ownIndexes.contains($0.identifier) }
-      if !indexes.isEmpty {
-        try store.prepareForIndexBuild()
-        try Migrator.migrate(store, indexes, locking: false)
-      }
+      try buildDeferredIndexes(deferred.filter { ownIndexes.contains($0.identifier) }, in: store, locking: false)
     } catch is LaneStopped {
       // An earlier input failed: that failure is the run's.
     } catch {

@@ -47,9 +47,9 @@ public final class PostgreSQLStore: Store {
   private var statementCount = 0
   /// Statements whose owner went away, deallocated on the server before the next prepare.
   var retiredStatements: [String] = []
-  /// Unique indexes of the schema by name, with their columns, for naming what a 23505 broke:
-  /// read at the first prepare and again after each DDL statement.
-  private var uniqueIndexes: [String: [String]]?
+  /// Indexes of the schema by name, with their columns, for naming what a 23505 broke or a
+  /// 54000 could not hold: read at the first prepare and again after each DDL statement.
+  private var indexes: [String: [String]]?
 
   public var busyTimeoutMilliseconds: Int32 {
     didSet {
@@ -162,7 +162,7 @@ public final class PostgreSQLStore: Store {
     if upper.contains("CREATE") || upper.contains("ALTER") || upper.contains("DROP") {
       // Read now, while the transaction can still run a query: after a failed statement it
       // could not, and the error needs the columns of the index it names.
-      uniqueIndexes = try? readUniqueIndexes()
+      indexes = try? readIndexes()
     }
   }
 
@@ -176,9 +176,9 @@ public final class PostgreSQLStore: Store {
 
   public func prepare(_ sql: String) throws -> PostgreSQLStatement {
     deallocateRetired()
-    if uniqueIndexes == nil && PQtransactionStatus(connection) != PQTRANS_INERROR {
+    if indexes == nil && PQtransactionStatus(connection) != PQTRANS_INERROR {
       // A failed read leaves nil, to try again at the next prepare.
-      uniqueIndexes = try? readUniqueIndexes()
+      indexes = try? readIndexes()
     }
     statementCount += 1
     return try PostgreSQLStatement(store: self, name: "sluice_\(statementCount)", sql: sql)
@@ -286,9 +286,9 @@ public final class PostgreSQLStore: Store {
     try PostgreSQLAuditLog.record(entry, into: self)
   }
 
-  /// The unique indexes (and so primary keys and unique constraints, which share their index's
+  /// The indexes (among them primary keys and unique constraints, which share their index's
   /// name) of the current schema, with their columns in order.
-  private func readUniqueIndexes() throws -> [String: [String]] {
+  private func readIndexes() throws -> [String: [String]] {
     let result = PQexec(
       connection,
       """
@@ -299,11 +299,11 @@ public final class PostgreSQLStore: Store {
       JOIN pg_namespace n ON n.oid = t.relnamespace
       CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, position)
       JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-      WHERE x.indisunique AND n.nspname = current_schema()
+      WHERE n.nspname = current_schema()
       ORDER BY i.relname, k.position
       """)
     defer { PQclear(result) }
-    try check(result, sql: "unique indexes")
+    try check(result, sql: "indexes")
     var indexes: [String: [String]] = [:]
     for row in 0..<PQntuples(result) {
       guard let index = PQgetvalue(result, row, 0), let column = PQgetvalue(result, row, 1) else { continue }
@@ -337,7 +337,10 @@ public final class PostgreSQLStore: Store {
       constraint: field("n"), table: field("t"), column: field("c"),  // PG_DIAG_CONSTRAINT_NAME, _TABLE_NAME, _COLUMN_NAME
       server: server, sql: sql)
     if state == "23505", let constraint = error.constraint {
-      error.uniqueColumns = uniqueIndexes?[constraint] ?? []
+      error.uniqueColumns = indexes?[constraint] ?? []
+    }
+    if state == "54000", let constraint = error.constraint {
+      error.indexColumns = indexes?[constraint] ?? []
     }
     return error
   }
