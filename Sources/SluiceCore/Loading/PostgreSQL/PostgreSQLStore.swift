@@ -81,7 +81,55 @@ public final class PostgreSQLStore: Store {
     return nil
   }
 
+  /// What is wrong with a connection string libpq cannot read — a malformed URL (a bad
+  /// percent-escape, a query parameter without `=`, an unknown one, an unclosed `[`), an unknown
+  /// keyword, a port or connect timeout that is not a number — in libpq's words with every
+  /// password masked; nil when it reads. Nothing is connected to.
+  public static func problem(in url: String) -> String? {
+    let secrets = DatabaseLocation.secrets(in: url)
+    func masked(_ text: String) -> String {
+      secrets.reduce(oneLine(text)) { $0.replacingOccurrences(of: $1, with: "***") }
+    }
+    var message: UnsafeMutablePointer<CChar>?
+    // "PQconninfoParse: Returns parsed connection options from the provided connection string.
+    // … If errmsg is not NULL, then *errmsg is set to NULL on success, else to a malloc'd error
+    // string explaining the problem. (It is also possible for *errmsg to be set to NULL and the
+    // function to return NULL; this indicates an out-of-memory condition.)"
+    guard let options = PQconninfoParse(url, &message) else {
+      defer { if let message { PQfreemem(message) } }
+      return masked(message.map { String(cString: $0) } ?? "out of memory")
+    }
+    defer { PQconninfoFree(options) }
+    var option = options
+    while let name = option.pointee.keyword {
+      defer { option += 1 }
+      guard let pointer = option.pointee.val else { continue }
+      let keyword = String(cString: name)
+      let value = String(cString: pointer)
+      switch keyword {
+      case "port":
+        // A list for several hosts; an empty entry is the default port.
+        for port in value.split(separator: ",", omittingEmptySubsequences: false) where !port.isEmpty {
+          guard let number = Int(port), (1...65_535).contains(number) else {
+            return masked("invalid port \"\(port)\" (a number from 1 to 65535)")
+          }
+        }
+      case "connect_timeout":
+        guard Int(value.trimmingCharacters(in: .whitespaces)) != nil else {
+          return masked("invalid connect_timeout \"\(value)\" (a whole number of seconds)")
+        }
+      default:
+        break
+      }
+    }
+    return nil
+  }
+
   public init(url: String, options: Options = Options()) throws {
+    if let problem = Self.problem(in: url) {
+      throw PostgreSQLError(
+        sqlState: "08001", message: "malformed connection string: \(problem)", server: "PostgreSQL")
+    }
     var keywords: [String] = []
     var values: [String] = []
     // Before the URL, so a connect_timeout in it wins; the environment's wins too, since an
@@ -107,9 +155,7 @@ public final class PostgreSQLStore: Store {
     keywords.append("client_encoding")
     values.append("UTF8")
     // libpq's messages have no reason to quote a password; if one ever did, it is masked.
-    let secrets = DatabaseLocation.passwordRanges(in: url).flatMap { range in
-      [String(url[range]), String(url[range]).removingPercentEncoding].compactMap { $0 }.filter { !$0.isEmpty }
-    }
+    let secrets = DatabaseLocation.secrets(in: url)
     let pointer = Self.withCStrings(keywords) { keywords in
       Self.withCStrings(values) { values in
         // "If expand_dbname is non-zero, the value for the first dbname key word is checked to see
