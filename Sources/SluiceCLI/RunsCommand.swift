@@ -115,6 +115,7 @@ struct RunsCommand: Subcommand {
     case .postgreSQL(let url):
       history = try PostgreSQLRunHistory(url: url, schema: schema, connectTimeoutSeconds: connectTimeoutSeconds)
     }
+    for note in try history.notes() { printError("sluice: \(note)") }
     if let runID {
       let run = try history.run(id: runID)
       let issues = try history.issueGroups(ofRun: runID)

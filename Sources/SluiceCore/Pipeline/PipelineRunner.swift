@@ -77,6 +77,9 @@ public struct PipelineRunner {
       }
     } catch {
       run.failure = classify(error, state: &run)
+      if run.waitedForLock, !run.auditSettled, let store = opened.store as? PostgreSQLStore {
+        run.failure?.message += preparedTransactionsNote(store)
+      }
     }
     return finish(run, opened, committed: committed)
   }
@@ -217,7 +220,7 @@ public struct PipelineRunner {
 
   /// Records a failure in the audit tables, publishes the outputs, and returns the final report.
   private func finish(_ run: RunState, _ opened: Opened, committed: RunReport?) -> RunReport {
-    if let store = opened.store, committed == nil {
+    if let store = opened.store, committed == nil, !run.auditSettled {
       recordFailure(run, store: store)
     }
     var report =

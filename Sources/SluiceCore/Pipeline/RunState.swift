@@ -20,6 +20,9 @@ struct RunState {
   var failure: RunReport.Failure?
   /// The run failed because another connection held the database past the busy timeout.
   var waitedForLock = false
+  /// A parallel run keeps its audit row itself from its start (`PipelineRunner+LaneCommit`):
+  /// `finish` must not add another.
+  var auditSettled = false
   /// The inputs opened so far, in order; the last is the one being read unless it has ended.
   private(set) var inputs: [InputProgress] = []
   /// The configuration's progress handler and when it is next due (`tickProgress`).
