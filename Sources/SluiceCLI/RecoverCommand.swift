@@ -57,7 +57,8 @@ struct RecoverCommand: Subcommand {
     }
     guard DatabaseLocation.namesPostgreSQL(database) else {
       throw UsageError(
-        "recover applies to a PostgreSQL database (postgresql://… or host=… dbname=…): only --jobs runs into PostgreSQL commit in lanes")
+        "recover applies to a PostgreSQL database (postgresql://… or host=… dbname=…): only --jobs runs into PostgreSQL commit in lanes"
+      )
     }
     if let problem = PostgreSQLStore.problem(in: database) {
       throw UsageError("DB is not a PostgreSQL connection string libpq can read: \(problem)")
@@ -82,21 +83,24 @@ struct RecoverCommand: Subcommand {
     let location = DatabaseLocation(database)
     if location.hasPassword {
       printError(
-        "sluice: warning: the connection string carries a password, which other users can see in the process list; put it in ~/.pgpass or PGPASSWORD instead")
+        "sluice: warning: the connection string carries a password, which other users can see in the process list; put it in ~/.pgpass or PGPASSWORD instead"
+      )
     }
     let recovery = try PostgreSQLRecovery(url: database, schema: schema, connectTimeoutSeconds: connectTimeoutSeconds)
     let scan = try reading(recovery) { try recovery.scan() }
     for run in scan.runs { printOutput(run.summary) }
     for gid in scan.legacyTransactions {
       printOutput(
-        "prepared transaction \(gid): from a Sluice before 'sluice recover', whose lane 0 held the audit row — its outcome cannot be read from the database; no safe action: decide by hand (COMMIT PREPARED or ROLLBACK PREPARED, see the README)")
+        "prepared transaction \(gid): from a Sluice before 'sluice recover', whose lane 0 held the audit row — its outcome cannot be read from the database; no safe action: decide by hand (COMMIT PREPARED or ROLLBACK PREPARED, see the README)"
+      )
     }
     guard scan.needsRecovery else {
       printError("sluice: \(location.redacted): no interrupted parallel run to recover")
       return ExitCode.success
     }
     guard apply else {
-      printError("sluice: run 'sluice recover \(location.redacted)\(schemaOption) --apply' to carry out the safe actions above")
+      printError(
+        "sluice: run 'sluice recover \(location.redacted)\(schemaOption) --apply' to carry out the safe actions above")
       return ExitCode.rejectsFound
     }
     var left = !scan.legacyTransactions.isEmpty

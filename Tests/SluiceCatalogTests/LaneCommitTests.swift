@@ -1,9 +1,10 @@
 import Foundation
 import SluiceCatalog
-@testable import SluiceCore
 import SluiceTestSupport
 import Synchronization
 import Testing
+
+@testable import SluiceCore
 
 /// The commit of a parallel run when something breaks in it, against a real server with real
 /// faults: a `PREPARE` the server refuses, connections the server terminates between the steps
@@ -175,7 +176,9 @@ struct LaneCommitTests {
     let input = try #require(committed.first)
     #expect(message.contains("only lane transaction(s) 1 of 3 were committed (inputs: \(input))"), "\(message)")
     let rows = try schema.rows(of: Self.tables)
-    for (path, table, count) in [(Self.inputs[0].path, "fruits", 48), (Self.inputs[1].path, "orders", 2000), (Self.inputs[2].path, "devices", 8)] {
+    for (path, table, count) in [
+      (Self.inputs[0].path, "fruits", 48), (Self.inputs[1].path, "orders", 2000), (Self.inputs[2].path, "devices", 8),
+    ] {
       #expect(rows.count(table) == (path == input ? count : 0), "\(table)")
     }
     let failure = try #require(try TableRows.text(schema.connect(), "SELECT failure FROM sluice_runs").first)

@@ -21,7 +21,8 @@ struct PostgreSQLUnstorableValueTests {
   static func order(_ number: Int, id: String? = nil, customerName: String = "Ada", extra: String = "") -> String {
     let key = id ?? String(format: "%04d", number)
     let name = customerName.replacingOccurrences(of: "\u{0}", with: "\\u0000")
-    return #"{\#(extra)"orderId": "\#(key)", "amount": 100, "currency": "EUR", "status": "pending", "createdAt": "2023-01-01T00:00:03Z", "customer": {"id": \#(number), "name": "\#(name)"}, "items": [{"sku": "S-\#(number)", "qty": 1, "priceMinor": 100}]}"#
+    return
+      #"{\#(extra)"orderId": "\#(key)", "amount": 100, "currency": "EUR", "status": "pending", "createdAt": "2023-01-01T00:00:03Z", "customer": {"id": \#(number), "name": "\#(name)"}, "items": [{"sku": "S-\#(number)", "qty": 1, "priceMinor": 100}]}"#
   }
 
   static func configuration(_ input: String, policy: Policy) -> PipelineConfiguration {
@@ -188,14 +189,17 @@ struct PostgreSQLUnstorableValueTests {
     let notes = AnyDataset(NotesDataset())
     func run(_ lines: [String], _ policy: Policy) throws -> RunReport {
       let input = try directory.write("notes-\(UUID().uuidString).ndjson", lines.joined(separator: "\n"))
-      let configuration = PipelineConfiguration(name: "notes", input: input, format: .ndjson, policy: policy, database: "")
+      let configuration = PipelineConfiguration(
+        name: "notes", input: input, format: .ndjson, policy: policy, database: "")
       return notes.run(schema.aim(configuration))
     }
     let long = Self.incompressibleKey(3_000)
     let first = try run([#"{"id": "n1", "tag": "a"}"#, #"{"id": "n2", "tag": "\#(long)"}"#], Policy(preset: .lenient))
     #expect(first.failure?.kind == .data, "\(first.failure?.message ?? "")")
     #expect(first.exitCode == 65)
-    #expect(first.failure?.message.contains("too large for index notes_by_tag of notes on tag") == true, "\(first.failure?.message ?? "")")
+    #expect(
+      first.failure?.message.contains("too large for index notes_by_tag of notes on tag") == true,
+      "\(first.failure?.message ?? "")")
     #expect(first.failure?.message.contains(long.prefix(20)) == false)
 
     let seeded = try run([#"{"id": "n1", "tag": "a"}"#], .strict)

@@ -46,7 +46,8 @@ struct ConnectionStringTests {
     #expect(viaOption.stderr.contains(problem), "\(viaOption.stderr)")
     let spec = try scratch.write(
       "spec.json",
-      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits.json.gz"))", "recordPath": "fruits", "database": "\#(text)"}"#)
+      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits.json.gz"))", "recordPath": "fruits", "database": "\#(text)"}"#
+    )
     let viaSpec = try run(["run", spec, "--report", report])
     #expect(viaSpec.status == 64, "\(viaSpec.stderr)")
     #expect(viaSpec.stderr.contains("'database' is not a PostgreSQL connection string libpq can read: "))
@@ -75,7 +76,9 @@ struct ConnectionStringTests {
       "run", fruits, "--db", conninfo, "--db-schema", schema.name, "--report", report, "--junit", junit,
     ])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stdout.contains("database: host=\(socket) port=\(PostgreSQLServer.port) dbname=sluice user=sluice password=***"))
+    #expect(
+      result.stdout.contains(
+        "database: host=\(socket) port=\(PostgreSQLServer.port) dbname=sluice user=sluice password=***"))
     #expect(result.stderr.contains("warning: the --db URL carries a password"))
     #expect(try schema.rows(of: ["fruits"]).count("fruits") == 48)
     let runs = try run(["runs", conninfo, "--db-schema", schema.name])

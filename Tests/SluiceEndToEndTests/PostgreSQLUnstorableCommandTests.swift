@@ -18,7 +18,8 @@ struct PostgreSQLUnstorableCommandTests {
 
   static func order(_ number: Int, id: String? = nil, extra: String = "") -> String {
     let key = id ?? String(format: "%04d", number)
-    return #"{\#(extra)"orderId": "\#(key)", "amount": 100, "currency": "EUR", "status": "pending", "createdAt": "2023-01-01T00:00:03Z", "customer": {"id": \#(number), "name": "Ada"}, "items": [{"sku": "S-\#(number)", "qty": 1, "priceMinor": 100}]}"#
+    return
+      #"{\#(extra)"orderId": "\#(key)", "amount": 100, "currency": "EUR", "status": "pending", "createdAt": "2023-01-01T00:00:03Z", "customer": {"id": \#(number), "name": "Ada"}, "items": [{"sku": "S-\#(number)", "qty": 1, "priceMinor": 100}]}"#
   }
 
   /// 3,000 letters and digits from a fixed sequence: no compressor brings them under 2,704 bytes.
@@ -52,7 +53,8 @@ struct PostgreSQLUnstorableCommandTests {
   @Test(arguments: ["lenient", "strict"])
   func anUnknownKeyWithANulCharacterLoadsTheRunAndItsAuditRow(policy: String) throws {
     let schema = PostgreSQLSchema()
-    let result = try load([Self.order(1), Self.order(2, extra: #""bad\u0000key": 1, "#), Self.order(3)], policy: policy, into: schema)
+    let result = try load(
+      [Self.order(1), Self.order(2, extra: #""bad\u0000key": 1, "#), Self.order(3)], policy: policy, into: schema)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("orders: 3 rows"))
     #expect(try statuses(schema) == ["succeeded"])

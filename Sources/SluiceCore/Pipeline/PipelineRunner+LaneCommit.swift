@@ -148,7 +148,8 @@ extension PipelineRunner {
               + PostgreSQLRecovery.partialReason(committed: committed.lanes, of: run.lanes, inputs: committed.inputs)
           _ = onAnyConnection {
             try PostgreSQLAuditLog.conclude(
-              runID: run.runID, status: committed.lanes.isEmpty ? "failed" : PostgreSQLAuditLog.partial, failure: reason,
+              runID: run.runID, status: committed.lanes.isEmpty ? "failed" : PostgreSQLAuditLog.partial,
+              failure: reason,
               on: $0)
           }
           throw Settled(failure: .init(kind: .io, message: reason))
@@ -188,8 +189,11 @@ extension PipelineRunner {
           return
         case PostgreSQLAuditLog.committing?:
           // Decided, but the lanes were rolled back before that could be known: nothing committed.
-          let message = "\(reason), though it was; the lane transactions had been rolled back: nothing of the run was written"
-          _ = onAnyConnection { try PostgreSQLAuditLog.conclude(runID: run.runID, status: "failed", failure: message, on: $0) }
+          let message =
+            "\(reason), though it was; the lane transactions had been rolled back: nothing of the run was written"
+          _ = onAnyConnection {
+            try PostgreSQLAuditLog.conclude(runID: run.runID, status: "failed", failure: message, on: $0)
+          }
           throw Settled(failure: .init(kind: .io, message: message))
         default:
           throw Settled(
@@ -205,7 +209,9 @@ extension PipelineRunner {
           prepared,
           failure: .init(
             kind: .io,
-            message: "the run was rolled back while it was being committed (its row no longer said running): nothing of it was committed"))
+            message:
+              "the run was rolled back while it was being committed (its row no longer said running): nothing of it was committed"
+          ))
       }
     }
 
@@ -216,13 +222,16 @@ extension PipelineRunner {
         worker.store.rollbackTransaction()
         worker.inTransaction = false
       }
-      let failure = RunReport.Failure(kind: .io, message: "\(reason); the run was rolled back: nothing of it was committed")
+      let failure = RunReport.Failure(
+        kind: .io, message: "\(reason); the run was rolled back: nothing of it was committed")
       var failed = failedEntry
       failed.failure = failure.message
       if onAnyConnection({ try PostgreSQLAuditLog.abort(run, failed, on: $0) }) == PostgreSQLAuditLog.committing {
         // Cannot happen before a decision; if it ever did, the rule is the row's: commit.
         return Settled(
-          failure: .init(kind: .io, message: "\(reason), but the run's row says its commit was decided: \(recoverCommand) --apply commits it"))
+          failure: .init(
+            kind: .io,
+            message: "\(reason), but the run's row says its commit was decided: \(recoverCommand) --apply commits it"))
       }
       return rollBackPrepared(prepared, failure: failure)
     }
@@ -270,7 +279,9 @@ extension PipelineRunner {
         return  // Every commit went through; the row's last word is `sluice recover`'s to write.
       }
       if committed.lanes.count == run.lanes {
-        _ = onAnyConnection { try PostgreSQLAuditLog.conclude(runID: run.runID, status: "succeeded", failure: nil, on: $0) }
+        _ = onAnyConnection {
+          try PostgreSQLAuditLog.conclude(runID: run.runID, status: "succeeded", failure: nil, on: $0)
+        }
         return
       }
       let reason = PostgreSQLRecovery.partialReason(committed: committed.lanes, of: run.lanes, inputs: committed.inputs)

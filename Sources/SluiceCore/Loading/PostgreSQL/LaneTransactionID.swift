@@ -9,7 +9,9 @@ import Foundation
 /// runs with the same id apart, the run id finds the row that records the commit decision, and
 /// `k/n` says how many lanes the run had, so `sluice recover` can tell a whole run from a part.
 /// A `:` or `%` in a name is percent-encoded; PostgreSQL allows 199 bytes, so a name that would
-/// not fit leaves out the database (the view's `database` column names it anyway).
+/// not fit leaves out the database (the view's `database` column names it anyway). A schema name
+/// so full of `:` and `%` that even then the id is too long makes the first prepare fail, and
+/// the run with it (rolled back, like any failed prepare).
 public struct LaneTransactionID: Sendable, Hashable, CustomStringConvertible {
   public var database: String
   public var schema: String

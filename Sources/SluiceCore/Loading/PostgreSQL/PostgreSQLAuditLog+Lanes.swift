@@ -50,9 +50,11 @@ extension PostgreSQLAuditLog {
     try update.run([.integer(runID), .integer(Int64(lanes)), .text(twoPhase ? "two-phase" : "ordered")])
     let names = try store.prepare("SELECT current_database()::text, current_schema()::text")
     defer { names.reset() }
-    guard try names.step(), case .text(let database)? = names.columnValue(0), case .text(let schema)? = names.columnValue(1)
+    guard try names.step(), case .text(let database)? = names.columnValue(0),
+      case .text(let schema)? = names.columnValue(1)
     else {
-      throw PostgreSQLError(sqlState: "XX000", message: "no current schema for the run's audit row", server: store.server)
+      throw PostgreSQLError(
+        sqlState: "XX000", message: "no current schema for the run's audit row", server: store.server)
     }
     return LaneRun(runID: runID, database: database, schema: schema, lanes: lanes, twoPhase: twoPhase)
   }
@@ -99,7 +101,8 @@ extension PostgreSQLAuditLog {
   /// decision). False when it was not `running`.
   static func markFailed(runID: Int64, reason: String, on store: PostgreSQLStore) throws -> Bool {
     try store.withTransaction {
-      let update = try store.prepare("UPDATE sluice_runs SET status = 'failed', failure = $2 WHERE run_id = $1 AND status = 'running'")
+      let update = try store.prepare(
+        "UPDATE sluice_runs SET status = 'failed', failure = $2 WHERE run_id = $1 AND status = 'running'")
       try update.run([.integer(runID), .text(AuditText.storable(reason, limit: AuditText.failureLimit))])
       return store.changes == 1
     }

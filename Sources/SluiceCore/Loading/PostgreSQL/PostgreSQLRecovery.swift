@@ -28,7 +28,8 @@ public final class PostgreSQLRecovery {
       // No schema option: a recovery creates no schema, and acts on each run in its own.
       store = try PostgreSQLStore(url: url, options: .init(connectTimeoutSeconds: connectTimeoutSeconds))
     } catch let error as PostgreSQLError {
-      throw RunHistoryError(.unreachable, database: location, message: "cannot connect to \(error.server): \(error.message)")
+      throw RunHistoryError(
+        .unreachable, database: location, message: "cannot connect to \(error.server): \(error.message)")
     }
   }
 
@@ -65,7 +66,8 @@ public final class PostgreSQLRecovery {
       if !prepared.isEmpty { return .rollBack }
       if status == PostgreSQLAuditLog.running {
         if committed.isEmpty { return .markFailed }
-        return .refuse("lane(s) \(committed.map(String.init).joined(separator: ", ")) committed without a recorded decision")
+        return .refuse(
+          "lane(s) \(committed.map(String.init).joined(separator: ", ")) committed without a recorded decision")
       }
       return .none("nothing to do")
     }
@@ -153,7 +155,10 @@ public final class PostgreSQLRecovery {
       }
     }
     // Read again under the lock: the first scan may be stale.
-    guard var current = try Self.scan(store, schema: run.schema, allSchemas: false).runs.first(where: { $0.runID == run.runID && $0.schema == run.schema })
+    guard
+      var current = try Self.scan(store, schema: run.schema, allSchemas: false).runs.first(where: {
+        $0.runID == run.runID && $0.schema == run.schema
+      })
     else { return "run \(run.runID): nothing to do any more" }
     current.isLive = false
     try store.execute("SET search_path TO \(store.dialect.quote(run.schema))")
@@ -164,12 +169,14 @@ public final class PostgreSQLRecovery {
       let after = try Self.committedLanes(store, schema: run.schema, runID: run.runID)
       if after.lanes.count == current.lanes {
         try PostgreSQLAuditLog.conclude(runID: run.runID, status: "succeeded", failure: nil, on: store)
-        return "run \(run.runID): committed \(gids.count) prepared lane transaction(s); every lane is committed: succeeded"
+        return
+          "run \(run.runID): committed \(gids.count) prepared lane transaction(s); every lane is committed: succeeded"
       }
       try PostgreSQLAuditLog.conclude(
         runID: run.runID, status: PostgreSQLAuditLog.partial,
         failure: Self.partialReason(committed: after.lanes, of: current.lanes, inputs: after.inputs), on: store)
-      return "run \(run.runID): committed \(gids.count) prepared lane transaction(s); only \(after.lanes.count) of \(current.lanes) lanes are committed: partial"
+      return
+        "run \(run.runID): committed \(gids.count) prepared lane transaction(s); only \(after.lanes.count) of \(current.lanes) lanes are committed: partial"
     case .rollBack:
       for gid in gids { try store.rollbackPrepared(gid) }
       if current.status == PostgreSQLAuditLog.running {
@@ -179,7 +186,8 @@ public final class PostgreSQLRecovery {
             "interrupted before its commit was decided; sluice recover rolled back its \(gids.count) prepared lane transaction(s): nothing of the run was committed",
           on: store)
       }
-      return "run \(run.runID): rolled back \(gids.count) prepared lane transaction(s); nothing of it is committed: failed"
+      return
+        "run \(run.runID): rolled back \(gids.count) prepared lane transaction(s); nothing of it is committed: failed"
     case .markSucceeded:
       try PostgreSQLAuditLog.conclude(runID: run.runID, status: "succeeded", failure: nil, on: store)
       return "run \(run.runID): every lane is committed: marked succeeded"
@@ -193,11 +201,13 @@ public final class PostgreSQLRecovery {
       if current.isDecided {
         try PostgreSQLAuditLog.conclude(
           runID: run.runID, status: "failed",
-          failure: "interrupted after its commit was decided, before any lane was committed: nothing of the run was written",
+          failure:
+            "interrupted after its commit was decided, before any lane was committed: nothing of the run was written",
           on: store)
       } else {
         _ = try PostgreSQLAuditLog.markFailed(
-          runID: run.runID, reason: "interrupted before its commit was decided: nothing of the run was committed", on: store)
+          runID: run.runID, reason: "interrupted before its commit was decided: nothing of the run was committed",
+          on: store)
       }
       return "run \(run.runID): nothing of it is committed: marked failed"
     case .none(let reason):
@@ -247,12 +257,17 @@ public final class PostgreSQLRecovery {
 
   /// This database's prepared lane transactions: each id as written and as read.
   private static func prepared(_ store: PostgreSQLStore) throws -> [(gid: String, id: LaneTransactionID)] {
-    try texts(store, "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'sluice:%' ORDER BY gid")
-      .compactMap { gid in LaneTransactionID(parsing: gid).map { (gid, $0) } }
+    try texts(
+      store,
+      "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'sluice:%' ORDER BY gid"
+    )
+    .compactMap { gid in LaneTransactionID(parsing: gid).map { (gid, $0) } }
   }
 
   private static func preparedLegacy(_ store: PostgreSQLStore) throws -> [String] {
-    try texts(store, "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'sluice-%' ORDER BY gid")
+    try texts(
+      store,
+      "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'sluice-%' ORDER BY gid")
   }
 
   private static func currentSchema(_ store: PostgreSQLStore) throws -> String? {
@@ -275,7 +290,8 @@ public final class PostgreSQLRecovery {
   /// The schema's parallel runs whose row is still `running` or `committing`.
   private static func interruptedRows(_ store: PostgreSQLStore, schema: String) throws -> [Int64: Row] {
     let statement = try store.prepare(
-      "SELECT run_id, status, lanes, lane_commit FROM \(store.dialect.quote(schema)).sluice_runs WHERE status IN ('running', 'committing')")
+      "SELECT run_id, status, lanes, lane_commit FROM \(store.dialect.quote(schema)).sluice_runs WHERE status IN ('running', 'committing')"
+    )
     defer { statement.reset() }
     var rows: [Int64: Row] = [:]
     while try statement.step() {
@@ -304,7 +320,9 @@ public final class PostgreSQLRecovery {
 
   /// The lanes of a run whose transactions were committed (their `sluice_run_lanes` rows), with
   /// their inputs, in lane order.
-  static func committedLanes(_ store: PostgreSQLStore, schema: String, runID: Int64) throws -> (lanes: [Int], inputs: [String]) {
+  static func committedLanes(_ store: PostgreSQLStore, schema: String, runID: Int64) throws -> (
+    lanes: [Int], inputs: [String]
+  ) {
     let exists = try store.prepare("SELECT to_regclass($1) IS NOT NULL")
     try exists.bind(.text("\(store.dialect.quote(schema)).sluice_run_lanes"), at: 1)
     let found = try exists.step() && exists.columnValue(0) == .integer(1)
