@@ -64,19 +64,26 @@ extension PipelineRunner {
     /// Prepares every lane transaction, records the decision, then commits each.
     func commitTwoPhase() throws {
       var prepared: [(lane: Int, gid: String)] = []
+      var attempted: String?
       do {
         for worker in workers {
           let lane = worker.number + 1
           try PostgreSQLAuditLog.recordLane(run, lane: lane, inputs: inputs(of: worker), on: worker.store)
           let gid = run.transactionID(lane: lane).description
           defer { worker.inTransaction = false }
+          attempted = gid
           try worker.store.prepareTransaction(gid)
+          attempted = nil
           prepared.append((lane, gid))
           reach(.prepared(lane))
         }
       } catch {
+        // A prepare whose connection was lost may have gone through before the answer: that lane
+        // is rolled back with the others if it is there. (One the server refused is not this
+        // run's to touch: its id may be another transaction's.)
+        let lost = (error as? PostgreSQLError)?.isConnectionFailure == true
         throw rollBack(
-          prepared.map(\.gid),
+          prepared.map(\.gid) + (lost ? attempted.map { [$0] } ?? [] : []),
           because: "lane transaction \(prepared.count + 1) of \(run.lanes) could not be prepared (\(error))")
       }
       try decide(rollingBack: prepared.map(\.gid))

@@ -91,60 +91,9 @@ extension PipelineRunner {
       for worker in workers where worker.inTransaction { worker.store.rollbackTransaction() }
     }
     do {
-      // Held until the process ends: `sluice recover` leaves a run alone while it is held.
-      try PostgreSQLAuditLog.lock(run, on: coordinator)
-      let coordination = LaneCoordination(laneCount: plan.lanes.count, inputCount: inputs.count, progress: state.progress)
-      nonisolated(unsafe) let runner = self
-      for worker in workers {
-        let thread = Thread {
-          runner.work(worker, plan: plan, coordination: coordination, deferred: deferred)
-          worker.done.signal()
-        }
-        thread.name = "sluice-lane-\(worker.number)"
-        thread.stackSize = 8 << 20
-        thread.start()
-      }
-      for worker in workers { worker.done.wait() }
-
-      try merge(workers, into: &state, outputs: outputs)
-      let first = workers.compactMap(\.failure).min { $0.input < $1.input }
-      if let failure = serialFailure(first, state: state) {
-        throw RunAbort(failure: failure)
-      }
-      try state.checkRejectRate()
-      try state.checkSomethingLoaded()
-
-      let rowsWritten = state.inputs.reduce(into: lookupRows) { rows, input in
-        rows.merge(input.rowsWritten, uniquingKeysWith: +)
-      }
-      // Each table counted by the connection that wrote it: only its transaction sees its rows.
-      var tableRows: [String: Int] = [:]
-      for table in schema.tableNames {
-        let lane = plan.laneOfTable[table]
-        let store = workers.first { lane != nil && $0.lanes.contains(lane ?? -1) }?.store ?? coordinator
-        if let count = try? store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") {
-          tableRows[table] = Int(count)
-        }
-      }
-      var report = makeReport(state, failure: nil, rowsWritten: rowsWritten, tableRows: tableRows, committed: true)
-      var lookups: [String: RunReport.ReferenceLookups] = [:]
-      for worker in workers { Self.add(worker.lookups, to: &lookups) }
-      report.referenceLookups = lookups.isEmpty ? nil : lookups
-      for worker in workers {
-        guard let writes = worker.bulkWrites else { continue }
-        report.bulkWrites = report.bulkWrites ?? .init()
-        report.bulkWrites?.add(writes)
-      }
-      let commit: PipelineConfiguration.LaneCommit = twoPhase ? .twoPhase : .ordered
-      report.parallel = .init(connections: workers.count, lanes: plan.lanes.count, commit: commit.rawValue)
-      try outputs.stage(report)
-      let commitment = LaneCommitment(
-        runner: self, run: run, coordinator: coordinator, workers: workers, plan: plan, entry: report.auditEntry,
-        failedEntry: makeReport(
-          state, failure: .init(kind: .io, message: ""), rowsWritten: [:], tableRows: [:], committed: false
-        ).auditEntry)
-      try twoPhase ? commitment.commitTwoPhase() : commitment.commitInOrder()
-      return report
+      return try loadAndCommit(
+        plan, workers: workers, coordinator: coordinator, run: run, deferred: deferred, lookupRows: lookupRows,
+        twoPhase: twoPhase, outputs: outputs, state: &state)
     } catch let settled as LaneCommitment.Settled {
       throw RunAbort(failure: settled.failure)
     } catch {
@@ -163,6 +112,67 @@ extension PipelineRunner {
       }
       throw RunAbort(failure: failure)
     }
+  }
+
+  /// Loads every lane, judges the run as a serial run would, and commits it (`LaneCommitment`).
+  private func loadAndCommit(
+    _ plan: LanePlan, workers: [LaneWorker], coordinator: PostgreSQLStore, run: PostgreSQLAuditLog.LaneRun,
+    deferred: [Migration], lookupRows: [String: Int], twoPhase: Bool, outputs: RunOutputs, state: inout RunState
+  ) throws -> RunReport {
+    // Held until the process ends: `sluice recover` leaves a run alone while it is held.
+    try PostgreSQLAuditLog.lock(run, on: coordinator)
+    let coordination = LaneCoordination(laneCount: plan.lanes.count, inputCount: inputs.count, progress: state.progress)
+    nonisolated(unsafe) let runner = self
+    for worker in workers {
+      let thread = Thread {
+        runner.work(worker, plan: plan, coordination: coordination, deferred: deferred)
+        worker.done.signal()
+      }
+      thread.name = "sluice-lane-\(worker.number)"
+      thread.stackSize = 8 << 20
+      thread.start()
+    }
+    for worker in workers { worker.done.wait() }
+
+    try merge(workers, into: &state, outputs: outputs)
+    let first = workers.compactMap(\.failure).min { $0.input < $1.input }
+    if let failure = serialFailure(first, state: state) {
+      throw RunAbort(failure: failure)
+    }
+    try state.checkRejectRate()
+    try state.checkSomethingLoaded()
+
+    let rowsWritten = state.inputs.reduce(into: lookupRows) { rows, input in
+      rows.merge(input.rowsWritten, uniquingKeysWith: +)
+    }
+    // Each table counted by the connection that wrote it: only its transaction sees its rows.
+    var tableRows: [String: Int] = [:]
+    for table in schema.tableNames {
+      let lane = plan.laneOfTable[table]
+      let store = workers.first { lane != nil && $0.lanes.contains(lane ?? -1) }?.store ?? coordinator
+      if let count = try? store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") {
+        tableRows[table] = Int(count)
+      }
+    }
+    var report = makeReport(state, failure: nil, rowsWritten: rowsWritten, tableRows: tableRows, committed: true)
+    var lookups: [String: RunReport.ReferenceLookups] = [:]
+    for worker in workers { Self.add(worker.lookups, to: &lookups) }
+    report.referenceLookups = lookups.isEmpty ? nil : lookups
+    for worker in workers {
+      guard let writes = worker.bulkWrites else { continue }
+      report.bulkWrites = report.bulkWrites ?? .init()
+      report.bulkWrites?.add(writes)
+    }
+    let commit: PipelineConfiguration.LaneCommit = twoPhase ? .twoPhase : .ordered
+    report.parallel = .init(connections: workers.count, lanes: plan.lanes.count, commit: commit.rawValue)
+    try outputs.stage(report)
+    let commitment = LaneCommitment(
+      runner: self, run: run, coordinator: coordinator, workers: workers, plan: plan, entry: report.auditEntry,
+      failedEntry: makeReport(
+        state, failure: .init(kind: .io, message: ""), rowsWritten: [:], tableRows: [:], committed: false
+      ).auditEntry)
+    try twoPhase ? commitment.commitTwoPhase() : commitment.commitInOrder()
+    return report
   }
 
   // MARK: - A connection's lanes
