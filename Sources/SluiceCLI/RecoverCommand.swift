@@ -101,7 +101,7 @@ struct RecoverCommand: Subcommand {
     guard apply else {
       printError(
         "sluice: run 'sluice recover \(location.redacted)\(schemaOption) --apply' to carry out the safe actions above")
-      return ExitCode.rejectsFound
+      return ExitCode.recoveryNeeded
     }
     var left = !scan.legacyTransactions.isEmpty
     for run in scan.runs where run.action.isPending {
@@ -115,7 +115,7 @@ struct RecoverCommand: Subcommand {
     }
     let after = try reading(recovery) { try recovery.scan() }
     if after.needsRecovery { left = true }
-    return left ? ExitCode.rejectsFound : ExitCode.success
+    return left ? ExitCode.recoveryNeeded : ExitCode.success
   }
 
   private var schemaOption: String { schema.map { " --db-schema \($0)" } ?? "" }

@@ -77,8 +77,11 @@ public final class PostgreSQLRecovery {
       var parts = ["run \(runID) in schema \(schema)"]
       var lanesText = "\(lanes) lane transaction(s)"
       if commit == "ordered" { lanesText += ", ordered commit" }
-      lanesText += ": \(prepared.count) prepared, \(committed.count) committed"
-      if !committedInputs.isEmpty { lanesText += " (\(committedInputs.joined(separator: ", ")))" }
+      func which(_ numbers: [Int]) -> String {
+        numbers.isEmpty ? "none" : "\(numbers.count) (lane \(numbers.map(String.init).joined(separator: ", ")))"
+      }
+      lanesText += ": prepared \(which(prepared)), committed \(which(committed))"
+      if !committedInputs.isEmpty { lanesText += " holding \(committedInputs.joined(separator: ", "))" }
       parts.append(lanesText)
       switch status {
       case nil: parts.append("no audit row: no commit decision")
