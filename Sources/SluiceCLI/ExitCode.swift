@@ -9,6 +9,9 @@ enum ExitCode {
   /// written, while here the data is in. 1 is the "done, with findings" of `diff` and `grep`:
   /// cron mails it and CI fails on it, yet no one reads it as a rolled-back run.
   static let rejectsFound: Int32 = 1
+  /// `sluice recover`: interrupted parallel runs are listed, or left after `--apply` — the same
+  /// "done, with findings" 1.
+  static let recoveryNeeded: Int32 = 1
   /// EX_USAGE: bad command line or pipeline spec.
   static let usage: Int32 = 64
   /// EX_DATAERR: the run failed on its data and nothing was written.

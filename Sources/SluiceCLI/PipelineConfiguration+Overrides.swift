@@ -19,7 +19,10 @@ extension PipelineConfiguration {
     if let input = values["input"] { configuration.input = Self.absolute(input) }
     if let db = values["db"] {
       // A server's URL is not a path: it goes to libpq as written.
-      configuration.database = DatabaseLocation.isPostgreSQLURL(db) ? db : Self.absolute(db)
+      configuration.database = DatabaseLocation.namesPostgreSQL(db) ? db : Self.absolute(db)
+      if DatabaseLocation.namesPostgreSQL(db), let problem = PostgreSQLStore.problem(in: db) {
+        throw UsageError("--db is not a PostgreSQL connection string libpq can read: \(problem)")
+      }
       if DatabaseLocation(db).hasPassword {
         printError(
           "sluice: warning: the --db URL carries a password, which other users can see in the process list; put it in ~/.pgpass or PGPASSWORD instead")

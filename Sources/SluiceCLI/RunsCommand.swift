@@ -60,6 +60,9 @@ struct RunsCommand: Subcommand {
       throw UsageError("expected a database and at most one run id, got \(parsed.positionals.count) arguments")
     }
     self.database = database
+    if DatabaseLocation.namesPostgreSQL(database), let problem = PostgreSQLStore.problem(in: database) {
+      throw UsageError("DB is not a PostgreSQL connection string libpq can read: \(problem)")
+    }
     if parsed.positionals.count == 2 {
       let text = parsed.positionals[1]
       guard let id = Int64(text), id > 0 else {
@@ -112,6 +115,8 @@ struct RunsCommand: Subcommand {
     case .postgreSQL(let url):
       history = try PostgreSQLRunHistory(url: url, schema: schema, connectTimeoutSeconds: connectTimeoutSeconds)
     }
+    // Advisory: a history that cannot say more still lists its runs.
+    for note in (try? history.notes()) ?? [] { printError("sluice: \(note)") }
     if let runID {
       let run = try history.run(id: runID)
       let issues = try history.issueGroups(ofRun: runID)

@@ -15,7 +15,7 @@ public enum Sluice {
   static var subcommands: [any Subcommand.Type] {
     [
       RunCommand.self, ValidateCommand.self, ReplayCommand.self, SchemaCommand.self, RunsCommand.self,
-      ReportCommand.self, InspectCommand.self,
+      RecoverCommand.self, ReportCommand.self, InspectCommand.self,
     ]
   }
 

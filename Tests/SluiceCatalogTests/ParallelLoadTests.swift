@@ -159,9 +159,12 @@ struct ParallelLoadTests {
     #expect(decoded.parallel == parallel.parallel)
     // Both prepared transactions, if any, were committed: none is left behind.
     let store = try PostgreSQLServer.connect()
-    #expect(try store.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'sluice-%'") == 0)
+    #expect(try store.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'sluice:%:\(parallelSchema.name):%'") == 0)
     let audit = try parallelSchema.connect()
     #expect(try audit.scalarInt("SELECT count(*) FROM sluice_runs WHERE status = 'succeeded'") == 1)
+    // Its row is the run's, and each lane transaction left its own.
+    #expect(try audit.scalarInt("SELECT count(*) FROM sluice_runs") == 1)
+    #expect(try audit.scalarInt("SELECT count(*) FROM sluice_run_lanes") == Int64(jobs))
   }
 
   /// The names of the indexes of a schema's tables.
@@ -212,7 +215,7 @@ struct ParallelLoadTests {
     let audit = try parallelSchema.connect()
     #expect(try audit.scalarInt("SELECT count(*) FROM sluice_runs WHERE status = 'failed'") == 1)
     let store = try PostgreSQLServer.connect()
-    #expect(try store.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'sluice-%'") == 0)
+    #expect(try store.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'sluice:%:\(parallelSchema.name):%'") == 0)
   }
 
   @Test func aFailedFirstParallelRunLeavesOnlyEmptyTables() throws {
@@ -364,7 +367,8 @@ struct ParallelLoadTests {
     let first = try schema.connect()
     try first.withTransaction { try first.execute("CREATE TABLE t (n integer PRIMARY KEY)") }
     let other = try schema.connect()
-    let tag = "sluice-test-" + UUID().uuidString.prefix(8).lowercased()
+    // Not `sluice…`: `sluice recover`, tested at the same time, would take it for a run's.
+    let tag = "test-sluice-" + UUID().uuidString.prefix(8).lowercased()
     try first.beginTransaction()
     try first.execute("INSERT INTO t VALUES (1)")
     try first.prepareTransaction("\(tag)-1")

@@ -28,6 +28,62 @@ struct DatabaseLocationTests {
     #expect(DatabaseLocation(url).hasPassword == (url != redacted))
   }
 
+  @Test(arguments: [
+    ("host=db.example dbname=shop", true), ("  dbname = shop user=ann", true), ("user=ann password='a b'", true),
+    ("service=nightly", true), ("shop.sqlite", false), ("a=b.sqlite", false), ("notes/host=x.sqlite", false),
+    ("hostname=x", false),
+  ])
+  func libpqKeywordValuePairsNameAServerNotAFile(text: String, isServer: Bool) {
+    #expect(DatabaseLocation(text).isPostgreSQL == isServer)
+  }
+
+  @Test(arguments: [
+    ("host=db password=s3cret dbname=shop", "host=db password=*** dbname=shop"),
+    ("host=db password = 's3 c\\'ret' dbname=shop", "host=db password = *** dbname=shop"),
+    ("host=db sslpassword=k3y", "host=db sslpassword=***"),
+    ("host=db dbname=shop", "host=db dbname=shop"),
+    ("postgresql://ann@db/shop?sslpassword=k3y", "postgresql://ann@db/shop?sslpassword=***"),
+  ])
+  func theRedactedKeywordValueStringKeepsEverythingButThePassword(text: String, redacted: String) {
+    #expect(DatabaseLocation(text).redacted == redacted)
+    #expect(DatabaseLocation(text).hasPassword == (text != redacted))
+  }
+
+  @Test func aKeywordValuePasswordIsUnquoted() {
+    #expect(DatabaseLocation.password(in: #"host=db password='a \' b'"#) == "a ' b")
+    #expect(DatabaseLocation.password(in: "host=db password=plain") == "plain")
+  }
+
+  /// libpq reads the string without connecting; what it cannot read is said in its words, the
+  /// password masked, and never as a server at "localhost".
+  @Test(arguments: [
+    ("postgresql://ann:hunter2@db.example:54x2/shop", "invalid port \"54x2\""),
+    ("postgresql://ann:hun%zzter2@db.example/shop", "invalid percent-encoded token"),
+    ("postgresql://ann:hunter2@db.example/shop?sslmode", "missing key/value separator"),
+    ("postgresql://ann:hunter2@db.example/shop?bogus=1", "invalid URI query parameter: \"bogus\""),
+    ("postgresql://ann:hunter2@[::1/shop", "matching \"]\""),
+    ("host=db.example password=hunter2 bogus=1", "invalid connection option \"bogus\""),
+    ("host=db.example password='hunter2", "unterminated quoted string"),
+    ("host=db.example connect_timeout=soon password=hunter2", "invalid connect_timeout"),
+  ])
+  func aMalformedConnectionStringIsSaidSoWithoutItsPassword(text: String, problem: String) throws {
+    let said = try #require(PostgreSQLStore.problem(in: text))
+    #expect(said.contains(problem), "\(said)")
+    #expect(!said.contains("hunter2") && !said.contains("hun%zzter2"))
+    #expect(!said.contains("localhost"))
+    let error = try #require(throws: PostgreSQLError.self) { try PostgreSQLStore(url: text) }
+    #expect(error.message.hasPrefix("malformed connection string: "))
+    #expect(!error.description.contains("hunter2") && !error.description.contains("localhost"))
+  }
+
+  @Test(arguments: [
+    "postgresql://ann@db.example:5432,db2:5433/shop?sslmode=require&connect_timeout=5", "postgresql:///shop",
+    "host=/run/postgresql port=5432 dbname=shop", "postgresql://ann@/shop?host=/run/pg&port=5433",
+  ])
+  func aWellFormedConnectionStringHasNoProblem(text: String) {
+    #expect(PostgreSQLStore.problem(in: text) == nil)
+  }
+
   @Test func thePasswordIsDecoded() {
     #expect(DatabaseLocation.password(in: "postgresql://ann:p%40ss@db/shop") == "p@ss")
     #expect(DatabaseLocation.password(in: "postgresql://ann@db/shop") == nil)
@@ -108,7 +164,7 @@ struct PostgreSQLStoreTests {
     try db.execute("CREATE TABLE t (note text)")
     let insert = try db.prepare("INSERT INTO t VALUES ($1)")
     let error = try #require(throws: PostgreSQLError.self) { try insert.bind(.text("a\u{0}secret"), at: 1) }
-    #expect(error.failure == .constraint(ConstraintViolation(kind: .other)))
+    #expect(error.failure == .constraint(ConstraintViolation(kind: .value, parameter: 1)))
     #expect(!error.description.contains("secret"))
   }
 

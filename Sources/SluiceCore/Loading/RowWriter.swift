@@ -147,10 +147,24 @@ final class RowWriter {
   /// Looks up the wanted keys, `lookupChunk` at a time, and remembers those that exist.
   func fetchWanted() throws {
     for plan in plans where !plan.wanted.isEmpty {
-      let keys = Array(plan.wanted)
+      var keys = Array(plan.wanted)
       plan.missing = plan.wanted
       plan.wanted.removeAll(keepingCapacity: true)
       guard let lookup = plan.lookup else { continue }
+      // A key the store cannot even bind (PostgreSQL: text with a NUL character) names no row
+      // it holds: it stays missing, and its record's reference is an orphan, not the run's error.
+      keys.removeAll { key in
+        do {
+          try lookup.bind(key, at: 1)
+          return false
+        } catch let error as any StoreError {
+          if case .constraint = error.failure { return true }
+          return false
+        } catch {
+          return false
+        }
+      }
+      if keys.isEmpty { continue }
       let queries = (keys.count + Self.lookupChunk - 1) / Self.lookupChunk
       lookups[plan.table.name, default: .init()].add(keys: keys.count, queries: queries)
       for start in stride(from: 0, to: keys.count, by: Self.lookupChunk) {
@@ -486,6 +500,7 @@ final class RowWriter {
     }
     let message: String
     var at = ""
+    var code = IssueCode.constraint
     switch violation.kind {
     case .unique where Set(violation.columns) == Set(table.key):
       message = "\(table.name): a row with this key exists already (primary key \(table.key.joined(separator: ", ")))"
@@ -504,8 +519,39 @@ final class RowWriter {
       message = "\(table.name): a foreign key is violated (a row refers to one that does not exist, or is referred to)"
     case .other:
       message = "\(table.name): constraint violated: \(error.message)"
+    case .value:
+      // The column the store named, else the one bound at the parameter it refused (every
+      // statement of this writer binds column n at parameter n + 1).
+      let name =
+        violation.columns.first
+        ?? violation.parameter.flatMap { columns.indices.contains($0 - 1) ? columns[$0 - 1].name : nil }
+      code = .invalidValue
+      message = "\(table.name)\(name.map { ".\($0)" } ?? ""): the database cannot store this value: \(error.message)"
+      at = path(name)
+    case .tooLarge:
+      let indexed = violation.columns.isEmpty ? largestIndexedColumn(entry: entry, rows, table: table) : violation.columns
+      message =
+        "\(table.name): a value of \(indexed.isEmpty ? "the row" : indexed.joined(separator: ", ")) is too large for an index: \(error.message)"
+      at = path(indexed.first)
     }
-    return Issue(stage: .load, code: .constraint, location: location, path: at, message: message)
+    return Issue(stage: .load, code: code, location: location, path: at, message: message)
+  }
+
+  /// The column whose value weighs most among those an index of the table covers — its key and
+  /// its declared indexes — when the store did not say which index an entry was too large for.
+  private func largestIndexedColumn(entry: Int, _ rows: RecordRows, table: Table) -> [String] {
+    let indexed = Set(table.key + table.indexes.flatMap(\.columns))
+    var largest: (name: String, size: Int)?
+    for (column, declared) in table.allColumns.enumerated() where indexed.contains(declared.name) {
+      let size: Int
+      switch rows.fullValue(entry, column, in: table) {
+      case .text(let text)?: size = text.utf8.count
+      case .blob(let bytes)?: size = bytes.count
+      default: size = 8
+      }
+      if size > largest?.size ?? -1 { largest = (declared.name, size) }
+    }
+    return largest.map { [$0.name] } ?? []
   }
 
   private func describe(_ column: Column) -> String {

@@ -64,6 +64,9 @@ public struct PipelineConfiguration: Sendable {
   public static let maxJobs = 64
   /// How a parallel run commits its connections' transactions (tests force the ordered one).
   public var laneCommit: LaneCommit = .automatic
+  /// For fault-injection tests: called at each point of a parallel run's commit with the
+  /// backend process ids of its connections (the coordinating one first, then each lane's).
+  var laneCommitHook: (@Sendable (LaneCommitPoint, [Int32]) -> Void)?
 
   /// How the transactions of a parallel run's connections are committed.
   public enum LaneCommit: String, Sendable, Hashable, Codable {

@@ -5,15 +5,14 @@ import Foundation
 // their own, with their own row and bulk writers, decoding thread and run state. The run stays
 // one all-or-nothing run with one report:
 //
-// - The schema is migrated first, on the first connection, in a transaction committed before the
-//   lanes start, since the others cannot see uncommitted DDL. A failed first run can therefore
-//   leave the new tables behind, empty. The deferrable indexes of a fresh schema are built by
-//   each connection for its own tables after its load.
-// - No connection commits before every one has loaded (a barrier). Then, when the server allows
-//   enough prepared transactions, each is prepared (`PREPARE TRANSACTION`) and then committed
-//   (`COMMIT PREPARED`): atomic, even if Sluice dies between the two. Otherwise they commit one
-//   after another, the first connection (with the audit row) last: only a connection or server
-//   lost during those few commits can leave some lanes committed, and the failure says which.
+// - The schema is migrated first, on a coordinating connection that loads no lane, in a
+//   transaction committed before the lanes start, since the others cannot see uncommitted DDL; it
+//   also commits the run's audit row as `running`. A failed first run can therefore leave the new
+//   tables behind, empty. The deferrable indexes of a fresh schema are built by each connection
+//   for its own tables after its load.
+// - No connection commits before every one has loaded (a barrier). Then the commit follows the
+//   run's row, its commit log: two-phase when the server allows enough prepared transactions,
+//   otherwise in order (`PipelineRunner+LaneCommit`). No partial run ever looks whole.
 // - A lane that fails stops every lane that would go on to a later input; lanes on earlier
 //   inputs go on, so the failure reported is the lowest input's, as in a serial run. A lane
 //   judges the absolute error budget by the rejects of its input and every earlier one, and the
@@ -55,19 +54,22 @@ extension PipelineRunner {
 
   /// Loads the inputs lane by lane over several connections and returns the report the commit
   /// makes true; throws the failure a serial run would have.
+  ///
+  /// From the moment the run's `running` row is committed, the run settles its row itself —
+  /// `failed`, `partial` or `succeeded` (`PipelineRunner+LaneCommit`) — and says so in
+  /// `state.auditSettled`, so `finish` adds no second row.
   func loadInLanes(_ plan: LanePlan, outputs: RunOutputs, state: inout RunState, opened: inout Opened) throws
     -> RunReport
   {
     guard case .postgreSQL(let url) = configuration.databaseLocation else { preconditionFailure("PostgreSQL only") }
-    // Every connection first, so an unreachable server fails the run before anything is written.
+    // Every connection first — the coordinating one, which loads no lane, then one per lane
+    // connection — so an unreachable server fails the run before anything is written.
+    let coordinator = try connect(url)
+    opened.store = coordinator
     var workers: [LaneWorker] = []
     for number in 0..<min(configuration.jobs, plan.lanes.count) {
-      let store = try connect(url)
-      if number == 0 { opened.store = store }
-      workers.append(LaneWorker(number: number, store: store))
+      workers.append(LaneWorker(number: number, store: try connect(url)))
     }
-    let coordinator = workers[0].store
-    let (deferred, lookupRows) = try coordinator.withTransaction { try migrateSchema(coordinator) }
     let twoPhase: Bool
     switch configuration.laneCommit {
     case .ordered: twoPhase = false
@@ -75,7 +77,50 @@ extension PipelineRunner {
     case .automatic: twoPhase = try coordinator.maxPreparedTransactions() >= workers.count
     }
     for worker in workers { worker.store.stagesInOrdinaryTables = twoPhase }
+    // The schema, the lookup tables and the run's `running` row, committed before the lanes
+    // start: the other connections cannot see uncommitted DDL, and the row is the run's commit
+    // log, which no lane transaction carries.
+    let beginning = makeReport(state, failure: nil, rowsWritten: [:], tableRows: [:], committed: false).auditEntry
+    let (deferred, lookupRows, run) = try coordinator.withTransaction {
+      let (deferred, lookupRows) = try migrateSchema(coordinator)
+      let run = try PostgreSQLAuditLog.begin(beginning, lanes: workers.count, twoPhase: twoPhase, on: coordinator)
+      return (deferred, lookupRows, run)
+    }
+    state.auditSettled = true
+    defer {
+      for worker in workers where worker.inTransaction { worker.store.rollbackTransaction() }
+    }
+    do {
+      return try loadAndCommit(
+        plan, workers: workers, coordinator: coordinator, run: run, deferred: deferred, lookupRows: lookupRows,
+        twoPhase: twoPhase, outputs: outputs, state: &state)
+    } catch let settled as LaneCommitment.Settled {
+      throw RunAbort(failure: settled.failure)
+    } catch {
+      // Nothing of the run was prepared or committed: every lane transaction rolls back, and the
+      // row records the failure, which is the decision that nothing will be committed.
+      for worker in workers where worker.inTransaction {
+        worker.store.rollbackTransaction()
+        worker.inTransaction = false
+      }
+      var failure = classify(error, state: &state)
+      if state.waitedForLock { failure.message += preparedTransactionsNote(coordinator) }
+      let entry = makeReport(state, failure: failure, rowsWritten: [:], tableRows: [:], committed: false).auditEntry
+      if (try? PostgreSQLAuditLog.abort(run, entry, on: coordinator)) == nil {
+        // The coordinating connection is gone: another records it, or `sluice recover` will.
+        for worker in workers where (try? PostgreSQLAuditLog.abort(run, entry, on: worker.store)) != nil { break }
+      }
+      throw RunAbort(failure: failure)
+    }
+  }
 
+  /// Loads every lane, judges the run as a serial run would, and commits it (`LaneCommitment`).
+  private func loadAndCommit(
+    _ plan: LanePlan, workers: [LaneWorker], coordinator: PostgreSQLStore, run: PostgreSQLAuditLog.LaneRun,
+    deferred: [Migration], lookupRows: [String: Int], twoPhase: Bool, outputs: RunOutputs, state: inout RunState
+  ) throws -> RunReport {
+    // Held until the process ends: `sluice recover` leaves a run alone while it is held.
+    try PostgreSQLAuditLog.lock(run, on: coordinator)
     let coordination = LaneCoordination(laneCount: plan.lanes.count, inputCount: inputs.count, progress: state.progress)
     nonisolated(unsafe) let runner = self
     for worker in workers {
@@ -89,9 +134,6 @@ extension PipelineRunner {
     }
     for worker in workers { worker.done.wait() }
 
-    defer {
-      for worker in workers where worker.inTransaction { worker.store.rollbackTransaction() }
-    }
     try merge(workers, into: &state, outputs: outputs)
     let first = workers.compactMap(\.failure).min { $0.input < $1.input }
     if let failure = serialFailure(first, state: state) {
@@ -121,14 +163,13 @@ extension PipelineRunner {
     }
     let commit: PipelineConfiguration.LaneCommit = twoPhase ? .twoPhase : .ordered
     report.parallel = .init(connections: workers.count, lanes: plan.lanes.count, commit: commit.rawValue)
-    try coordinator.recordAudit(report.auditEntry)
     try outputs.stage(report)
-    if twoPhase {
-      let started = Int64(state.startedAt.timeIntervalSince1970 * 1000)
-      try commitTwoPhase(workers, plan: plan, tag: "sluice-\(getpid())-\(started)")
-    } else {
-      try commitInOrder(workers, plan: plan)
-    }
+    let commitment = LaneCommitment(
+      runner: self, run: run, coordinator: coordinator, workers: workers, plan: plan, entry: report.auditEntry,
+      failedEntry: makeReport(
+        state, failure: .init(kind: .io, message: ""), rowsWritten: [:], tableRows: [:], committed: false
+      ).auditEntry)
+    try twoPhase ? commitment.commitTwoPhase() : commitment.commitInOrder()
     return report
   }
 
@@ -178,11 +219,7 @@ extension PipelineRunner {
       let tables = Set(plan.laneOfTable.filter { worker.lanes.contains($0.value) }.keys)
       let ownIndexes = Set(
         schema.tables.filter { tables.contains($0.name) }.flatMap { $0.indexes.map { "create index \($0.name)" } })
-      let indexes = deferred.filter { ownIndexes.contains($0.identifier) }
-      if !indexes.isEmpty {
-        try store.prepareForIndexBuild()
-        try Migrator.migrate(store, indexes, locking: false)
-      }
+      try buildDeferredIndexes(deferred.filter { ownIndexes.contains($0.identifier) }, in: store, locking: false)
     } catch is LaneStopped {
       // An earlier input failed: that failure is the run's.
     } catch {
@@ -256,62 +293,5 @@ extension PipelineRunner {
     _ lookups: [String: RunReport.ReferenceLookups], to sum: inout [String: RunReport.ReferenceLookups]
   ) {
     for (table, counts) in lookups { sum[table, default: .init()].add(counts) }
-  }
-
-  // MARK: - The commit
-
-  /// Prepares every connection's transaction, then commits each: once all are prepared, the
-  /// server keeps them whatever happens to this process, and the commit cannot fail for the
-  /// data's sake. A prepare that fails rolls every transaction back.
-  private func commitTwoPhase(_ workers: [LaneWorker], plan: LanePlan, tag: String) throws {
-    var prepared: [LaneWorker] = []
-    do {
-      for worker in workers {
-        try worker.store.prepareTransaction("\(tag)-\(worker.number)")
-        worker.inTransaction = false
-        prepared.append(worker)
-      }
-    } catch {
-      for worker in prepared { try? worker.store.rollbackPrepared("\(tag)-\(worker.number)") }
-      throw error
-    }
-    var pending: [String] = []
-    for worker in workers {
-      let identifier = "\(tag)-\(worker.number)"
-      do {
-        try worker.store.commitPrepared(identifier)
-      } catch {
-        // Any connection can finish a prepared transaction: try another before giving up.
-        let other = workers.first { $0 !== worker }
-        if (try? other?.store.commitPrepared(identifier)) == nil { pending.append(identifier) }
-      }
-    }
-    guard pending.isEmpty else {
-      throw RunAbort(
-        failure: .init(
-          kind: .io,
-          message: "the connection was lost after every lane was prepared; prepared transaction(s) \(pending.joined(separator: ", ")) hold the rest of the run's rows: finish them with COMMIT PREPARED 'id' (see pg_prepared_xacts)"))
-    }
-  }
-
-  /// Commits every connection's transaction in turn, the first connection's (with the audit row)
-  /// last. A commit that fails leaves the earlier ones committed: the failure names their inputs.
-  private func commitInOrder(_ workers: [LaneWorker], plan: LanePlan) throws {
-    var committed: [LaneWorker] = []
-    for worker in workers.dropFirst() + workers.prefix(1) {
-      do {
-        try worker.store.commitTransaction()
-        worker.inTransaction = false
-        committed.append(worker)
-      } catch {
-        worker.inTransaction = false
-        guard !committed.isEmpty else { throw error }
-        let paths = committed.flatMap { $0.lanes.flatMap { plan.lanes[$0] } }.sorted().map { inputs[$0].input.path }
-        throw RunAbort(
-          failure: .init(
-            kind: .io,
-            message: "a commit failed after others had succeeded (\(error)): the rows of \(paths.joined(separator: ", ")) were committed, the rest were rolled back; run the pipeline again to complete it"))
-      }
-    }
   }
 }

@@ -80,6 +80,9 @@ public struct PipelineRunner {
       }
     } catch {
       run.failure = classify(error, state: &run)
+      if run.waitedForLock, !run.auditSettled, let store = opened.store as? PostgreSQLStore {
+        run.failure?.message += preparedTransactionsNote(store)
+      }
     }
     return finish(run, opened, committed: committed)
   }
@@ -190,10 +193,7 @@ public struct PipelineRunner {
       }
       try state.checkRejectRate()
       try state.checkSomethingLoaded()
-      if !deferred.isEmpty {
-        try store.prepareForIndexBuild()
-        try Migrator.migrate(store, deferred)
-      }
+      try buildDeferredIndexes(deferred, in: store)
       let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
       // The report as the commit will make it true: the tables counted inside the
       // transaction hold what the commit leaves.
@@ -223,11 +223,34 @@ public struct PipelineRunner {
     return (deferred, lookupRows)
   }
 
+  /// Builds the indexes a fresh schema's load deferred (`locking: false` for a parallel run's
+  /// lane). An entry too large for one (PostgreSQL's B-tree limit) is the data's fault, but built
+  /// over the loaded table it belongs to no record the run can name: the run fails on its data.
+  func buildDeferredIndexes(_ deferred: [Migration], in store: some Store, locking: Bool = true) throws {
+    guard !deferred.isEmpty else { return }
+    try store.prepareForIndexBuild()
+    do {
+      try Migrator.migrate(store, deferred, locking: locking)
+    } catch let error as any StoreError {
+      guard case .constraint(let violation) = error.failure, violation.kind == .tooLarge else { throw error }
+      let declared = schema.tables.flatMap(\.indexes).first { $0.name == violation.name }
+      let index = violation.name.map { "index \($0)" } ?? "an index built after the load"
+      let names = violation.columns.isEmpty ? declared?.columns ?? [] : violation.columns
+      let columns = names.isEmpty ? "" : " on \(names.joined(separator: ", "))"
+      throw RunAbort(
+        failure: .init(
+          kind: .data,
+          message:
+            "a value is too large for \(index)\(violation.table.map { " of \($0)" } ?? "")\(columns): \(error.message); the index is built after a first load, so the record cannot be named; nothing was written"
+        ))
+    }
+  }
+
   // MARK: - Outcome
 
   /// Records a failure in the audit tables, publishes the outputs, and returns the final report.
   private func finish(_ run: RunState, _ opened: Opened, committed: RunReport?) -> RunReport {
-    if let store = opened.store, committed == nil {
+    if let store = opened.store, committed == nil, !run.auditSettled {
       recordFailure(run, store: store)
     }
     var report =

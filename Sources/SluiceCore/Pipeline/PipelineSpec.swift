@@ -103,7 +103,7 @@ public struct PipelineSpec: Sendable {
     if let connectTimeout, !(2...86_400).contains(connectTimeout) {
       throw SpecError(path: path, message: "'connectTimeout' must be a whole number of seconds from 2 to 86400")
     }
-    if databaseSchema != nil && !DatabaseLocation.isPostgreSQLURL(database) {
+    if databaseSchema != nil && !DatabaseLocation.namesPostgreSQL(database) {
       throw SpecError(path: path, message: "'databaseSchema' applies to a PostgreSQL database ('database': \"postgresql://…\"), not a SQLite file")
     }
     if let databaseSchema, databaseSchema.isEmpty || databaseSchema.utf8.count > PostgreSQLDialect.identifierLimit {
@@ -154,6 +154,9 @@ public struct PipelineSpec: Sendable {
     self.inputs = inputs
     if database.isEmpty {
       throw SpecError(path: path, message: "'database' must not be empty")
+    }
+    if DatabaseLocation.namesPostgreSQL(database), let problem = PostgreSQLStore.problem(in: database) {
+      throw SpecError(path: path, message: "'database' is not a PostgreSQL connection string libpq can read: \(problem)")
     }
   }
 
@@ -303,7 +306,7 @@ public struct PipelineSpec: Sendable {
           return expanded
         }
       },
-      policy: policy, database: DatabaseLocation.isPostgreSQLURL(database) ? database : resolve(database),
+      policy: policy, database: DatabaseLocation.namesPostgreSQL(database) ? database : resolve(database),
       conflict: onConflict,
       reportPath: report.map(resolve), junitPath: junit.map(resolve),
       rejectsPath: rejects.map(resolve))

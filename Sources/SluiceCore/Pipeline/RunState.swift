@@ -20,6 +20,9 @@ struct RunState {
   var failure: RunReport.Failure?
   /// The run failed because another connection held the database past the busy timeout.
   var waitedForLock = false
+  /// A parallel run keeps its audit row itself from its start (`PipelineRunner+LaneCommit`):
+  /// `finish` must not add another.
+  var auditSettled = false
   /// The inputs opened so far, in order; the last is the one being read unless it has ended.
   /// In a serial run only the first `RunReport.inputSectionLimit` stay once they have ended;
   /// later ones are summed into `omitted` as they end, so a glob of a hundred thousand files

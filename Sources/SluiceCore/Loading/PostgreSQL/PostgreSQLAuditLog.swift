@@ -51,6 +51,26 @@ enum PostgreSQLAuditLog {
         ALTER TABLE sluice_runs ADD COLUMN IF NOT EXISTS inputs jsonb;
         ALTER TABLE sluice_rejects ADD COLUMN IF NOT EXISTS input text;
         """),
+    // Parallel runs (`--jobs`) commit in steps the row records (`PostgreSQLAuditLog+Lanes`):
+    // `running` while the lanes load, `committing` once the commit is decided, then `succeeded`
+    // — or `failed`, or `partial` when only some lane transactions were committed. Each lane
+    // transaction leaves a row in sluice_run_lanes, so what was committed can be read back.
+    Migration(
+      "sluice-audit-3",
+      sql: """
+        ALTER TABLE sluice_runs DROP CONSTRAINT IF EXISTS sluice_runs_status_check;
+        ALTER TABLE sluice_runs ADD CONSTRAINT sluice_runs_status_check
+          CHECK (status IN ('succeeded', 'failed', 'running', 'committing', 'partial'));
+        ALTER TABLE sluice_runs ADD COLUMN IF NOT EXISTS lanes integer;
+        ALTER TABLE sluice_runs ADD COLUMN IF NOT EXISTS lane_commit text;
+        CREATE TABLE IF NOT EXISTS sluice_run_lanes (
+          run_id bigint NOT NULL,
+          lane integer NOT NULL,
+          lanes integer NOT NULL,
+          inputs jsonb NOT NULL,
+          PRIMARY KEY (run_id, lane)
+        );
+        """),
   ]
 
   /// Inserts the run's row and its issues; returns the run's id. Call inside a transaction.
@@ -76,6 +96,13 @@ enum PostgreSQLAuditLog {
     guard try insert.step(), case .integer(let runID)? = insert.columnValue(0) else {
       throw PostgreSQLError(sqlState: "XX000", message: "no run id after insert", server: store.server)
     }
+    try recordIssues(of: entry, runID: runID, into: store)
+    return runID
+  }
+
+  /// Inserts the run's issues into `sluice_rejects`. Call inside a transaction.
+  static func recordIssues(of entry: AuditEntry, runID: Int64, into store: PostgreSQLStore) throws {
+    guard !entry.issues.isEmpty else { return }
     let reject = try store.prepare(
       """
       INSERT INTO sluice_rejects (run_id, sequence, stage, severity, code, rule, record_ordinal,
@@ -85,6 +112,5 @@ enum PostgreSQLAuditLog {
     for (sequence, issue) in entry.issues.enumerated() {
       try reject.run(entry.rejectRow(issue, sequence: sequence + 1, runID: runID))
     }
-    return runID
   }
 }

@@ -16,6 +16,10 @@ public struct PostgreSQLError: StoreError, Sendable {
   public var column: String?
   /// The columns of the unique index a 23505 names, as the store's catalog knows them.
   public var uniqueColumns: [String] = []
+  /// The columns of the index a 54000 names (an entry too large for it), as the catalog knows them.
+  public var indexColumns: [String] = []
+  /// The parameter (from 1) whose value was refused before the statement was sent.
+  public var parameter: Int?
   /// Where the server is (`host … port … database …`), never with a password.
   public var server: String
   public var sql: String?
@@ -54,10 +58,20 @@ public struct PostgreSQLError: StoreError, Sendable {
     // Deadlock, lock not available (lock_timeout): another connection holds what this one needs.
     case "40P01", "55P03": return .busy
     case "53100": return .full
+    // program_limit_exceeded: in a record's statement, an index entry over the B-tree's limit
+    // (`index row size 3016 exceeds btree version 4 maximum 2704 for index "orders_pkey"`, or
+    // past 8191 bytes `index row requires 9016 bytes`) — a long key, the record's data.
+    case "54000":
+      return .constraint(ConstraintViolation(kind: .tooLarge, table: table, columns: indexColumns, name: constraint))
     default:
       // A value the column's type cannot hold (text with NUL, a malformed time): the record's
       // data, like a broken constraint.
-      if sqlState.hasPrefix("22") || sqlState.hasPrefix("23") {
+      if sqlState.hasPrefix("22") {
+        return .constraint(
+          ConstraintViolation(
+            kind: .value, table: table, columns: column.map { [$0] } ?? [], name: constraint, parameter: parameter))
+      }
+      if sqlState.hasPrefix("23") {
         return .constraint(ConstraintViolation(kind: .other, table: table, name: constraint))
       }
       return .other

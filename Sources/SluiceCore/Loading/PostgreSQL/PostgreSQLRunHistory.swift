@@ -16,9 +16,14 @@ public final class PostgreSQLRunHistory: RunHistory {
   /// The server as messages name it: the URL without its password.
   public let database: String
   private let store: PostgreSQLStore
+  /// The schema asked for, and the connection string as printed.
+  private let schema: String?
+  private let location: String
 
   public init(url: String, schema: String? = nil, connectTimeoutSeconds: Int? = nil) throws {
     let location = DatabaseLocation.postgreSQL(url: url).redacted
+    self.location = location
+    self.schema = schema
     do {
       store = try PostgreSQLStore(
         url: url, options: .init(schema: schema, connectTimeoutSeconds: connectTimeoutSeconds))
@@ -98,6 +103,26 @@ public final class PostgreSQLRunHistory: RunHistory {
         ($0.stage.ordinal, -$0.count, $0.code, $0.path) < ($1.stage.ordinal, -$1.count, $1.code, $1.path)
       }
     }
+  }
+
+  /// Parallel runs that did not end: a run whose row still says `running` or `committing` with
+  /// no sluice holding it, or one with prepared lane transactions, is in doubt until
+  /// `sluice recover` settles it; a run in progress is said to be.
+  public func notes() throws -> [String] {
+    let scan = try reading { try PostgreSQLRecovery.scan(store, schema: schema, allSchemas: false) }
+    let recover = "'sluice recover \(location)\(schema.map { " --db-schema \($0)" } ?? "")'"
+    var notes: [String] = []
+    for run in scan.runs {
+      if run.isLive {
+        notes.append("run \(run.runID) (schema \(run.schema)) is in progress: \(run.summary)")
+      } else if run.action.isPending {
+        notes.append("run \(run.runID) (schema \(run.schema)) was interrupted and is in doubt: \(run.summary); \(recover) says so, and --apply settles it")
+      }
+    }
+    for gid in scan.legacyTransactions {
+      notes.append("prepared transaction \(gid) of an earlier Sluice holds its locks: \(recover) lists it")
+    }
+    return notes
   }
 
   /// The columns of `sluice_runs` in `SQLiteRunHistory`'s order; times as the canonical text the

@@ -66,9 +66,11 @@ public final class PostgreSQLStatement: StoreStatement {
       // Text parameters end at their first NUL, and PostgreSQL's text cannot hold one: refuse it
       // rather than store a shortened value.
       if text.utf8.contains(0) {
-        throw PostgreSQLError(
+        var error = PostgreSQLError(
           sqlState: "22021", message: "text contains a NUL character (U+0000), which PostgreSQL cannot store",
           server: store.server, sql: sql)
+        error.parameter = Int(index)
+        throw error
       }
       bytes.append(contentsOf: text.utf8)
     case .blob(let blob):

@@ -59,14 +59,30 @@ extension PostgreSQLStore {
   /// connection and a crash, until `COMMIT PREPARED` or `ROLLBACK PREPARED` names `identifier`.
   func prepareTransaction(_ identifier: String) throws {
     try dropStagingTables()
-    try run("PREPARE TRANSACTION '\(identifier)'")
+    try run("PREPARE TRANSACTION \(Self.literal(identifier))")
   }
 
   func commitPrepared(_ identifier: String) throws {
-    try run("COMMIT PREPARED '\(identifier)'")
+    try run("COMMIT PREPARED \(Self.literal(identifier))")
   }
 
   func rollbackPrepared(_ identifier: String) throws {
-    try run("ROLLBACK PREPARED '\(identifier)'")
+    try run("ROLLBACK PREPARED \(Self.literal(identifier))")
+  }
+
+  /// Whether a transaction is prepared under `identifier` in this database.
+  func isPrepared(_ identifier: String) throws -> Bool {
+    let statement = try prepare("SELECT count(*) FROM pg_prepared_xacts WHERE gid = $1 AND database = current_database()")
+    try statement.bind(.text(identifier), at: 1)
+    defer { statement.reset() }
+    return try statement.step() && statement.columnValue(0) != .integer(0)
+  }
+
+  /// Whether the connection still answers.
+  var isAlive: Bool { (try? run("SELECT 1")) != nil }
+
+  /// A string literal (an id may hold a quote from a schema's name).
+  static func literal(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
   }
 }

@@ -47,9 +47,9 @@ public final class PostgreSQLStore: Store {
   private var statementCount = 0
   /// Statements whose owner went away, deallocated on the server before the next prepare.
   var retiredStatements: [String] = []
-  /// Unique indexes of the schema by name, with their columns, for naming what a 23505 broke:
-  /// read at the first prepare and again after each DDL statement.
-  private var uniqueIndexes: [String: [String]]?
+  /// Indexes of the schema by name, with their columns, for naming what a 23505 broke or a
+  /// 54000 could not hold: read at the first prepare and again after each DDL statement.
+  private var indexes: [String: [String]]?
 
   public var busyTimeoutMilliseconds: Int32 {
     didSet {
@@ -81,7 +81,55 @@ public final class PostgreSQLStore: Store {
     return nil
   }
 
+  /// What is wrong with a connection string libpq cannot read — a malformed URL (a bad
+  /// percent-escape, a query parameter without `=`, an unknown one, an unclosed `[`), an unknown
+  /// keyword, a port or connect timeout that is not a number — in libpq's words with every
+  /// password masked; nil when it reads. Nothing is connected to.
+  public static func problem(in url: String) -> String? {
+    let secrets = DatabaseLocation.secrets(in: url)
+    func masked(_ text: String) -> String {
+      secrets.reduce(oneLine(text)) { $0.replacingOccurrences(of: $1, with: "***") }
+    }
+    var message: UnsafeMutablePointer<CChar>?
+    // "PQconninfoParse: Returns parsed connection options from the provided connection string.
+    // … If errmsg is not NULL, then *errmsg is set to NULL on success, else to a malloc'd error
+    // string explaining the problem. (It is also possible for *errmsg to be set to NULL and the
+    // function to return NULL; this indicates an out-of-memory condition.)"
+    guard let options = PQconninfoParse(url, &message) else {
+      defer { if let message { PQfreemem(message) } }
+      return masked(message.map { String(cString: $0) } ?? "out of memory")
+    }
+    defer { PQconninfoFree(options) }
+    var option = options
+    while let name = option.pointee.keyword {
+      defer { option += 1 }
+      guard let pointer = option.pointee.val else { continue }
+      let keyword = String(cString: name)
+      let value = String(cString: pointer)
+      switch keyword {
+      case "port":
+        // A list for several hosts; an empty entry is the default port.
+        for port in value.split(separator: ",", omittingEmptySubsequences: false) where !port.isEmpty {
+          guard let number = Int(port), (1...65_535).contains(number) else {
+            return masked("invalid port \"\(port)\" (a number from 1 to 65535)")
+          }
+        }
+      case "connect_timeout":
+        guard Int(value.trimmingCharacters(in: .whitespaces)) != nil else {
+          return masked("invalid connect_timeout \"\(value)\" (a whole number of seconds)")
+        }
+      default:
+        break
+      }
+    }
+    return nil
+  }
+
   public init(url: String, options: Options = Options()) throws {
+    if let problem = Self.problem(in: url) {
+      throw PostgreSQLError(
+        sqlState: "08001", message: "malformed connection string: \(problem)", server: "PostgreSQL")
+    }
     var keywords: [String] = []
     var values: [String] = []
     // Before the URL, so a connect_timeout in it wins; the environment's wins too, since an
@@ -107,9 +155,7 @@ public final class PostgreSQLStore: Store {
     keywords.append("client_encoding")
     values.append("UTF8")
     // libpq's messages have no reason to quote a password; if one ever did, it is masked.
-    let secrets = DatabaseLocation.passwordRanges(in: url).flatMap { range in
-      [String(url[range]), String(url[range]).removingPercentEncoding].compactMap { $0 }.filter { !$0.isEmpty }
-    }
+    let secrets = DatabaseLocation.secrets(in: url)
     let pointer = Self.withCStrings(keywords) { keywords in
       Self.withCStrings(values) { values in
         // "If expand_dbname is non-zero, the value for the first dbname key word is checked to see
@@ -162,7 +208,7 @@ public final class PostgreSQLStore: Store {
     if upper.contains("CREATE") || upper.contains("ALTER") || upper.contains("DROP") {
       // Read now, while the transaction can still run a query: after a failed statement it
       // could not, and the error needs the columns of the index it names.
-      uniqueIndexes = try? readUniqueIndexes()
+      indexes = try? readIndexes()
     }
   }
 
@@ -176,9 +222,9 @@ public final class PostgreSQLStore: Store {
 
   public func prepare(_ sql: String) throws -> PostgreSQLStatement {
     deallocateRetired()
-    if uniqueIndexes == nil && PQtransactionStatus(connection) != PQTRANS_INERROR {
+    if indexes == nil && PQtransactionStatus(connection) != PQTRANS_INERROR {
       // A failed read leaves nil, to try again at the next prepare.
-      uniqueIndexes = try? readUniqueIndexes()
+      indexes = try? readIndexes()
     }
     statementCount += 1
     return try PostgreSQLStatement(store: self, name: "sluice_\(statementCount)", sql: sql)
@@ -286,9 +332,9 @@ public final class PostgreSQLStore: Store {
     try PostgreSQLAuditLog.record(entry, into: self)
   }
 
-  /// The unique indexes (and so primary keys and unique constraints, which share their index's
+  /// The indexes (among them primary keys and unique constraints, which share their index's
   /// name) of the current schema, with their columns in order.
-  private func readUniqueIndexes() throws -> [String: [String]] {
+  private func readIndexes() throws -> [String: [String]] {
     let result = PQexec(
       connection,
       """
@@ -299,11 +345,11 @@ public final class PostgreSQLStore: Store {
       JOIN pg_namespace n ON n.oid = t.relnamespace
       CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, position)
       JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-      WHERE x.indisunique AND n.nspname = current_schema()
+      WHERE n.nspname = current_schema()
       ORDER BY i.relname, k.position
       """)
     defer { PQclear(result) }
-    try check(result, sql: "unique indexes")
+    try check(result, sql: "indexes")
     var indexes: [String: [String]] = [:]
     for row in 0..<PQntuples(result) {
       guard let index = PQgetvalue(result, row, 0), let column = PQgetvalue(result, row, 1) else { continue }
@@ -337,7 +383,10 @@ public final class PostgreSQLStore: Store {
       constraint: field("n"), table: field("t"), column: field("c"),  // PG_DIAG_CONSTRAINT_NAME, _TABLE_NAME, _COLUMN_NAME
       server: server, sql: sql)
     if state == "23505", let constraint = error.constraint {
-      error.uniqueColumns = uniqueIndexes?[constraint] ?? []
+      error.uniqueColumns = indexes?[constraint] ?? []
+    }
+    if state == "54000", let constraint = error.constraint {
+      error.indexColumns = indexes?[constraint] ?? []
     }
     return error
   }

@@ -27,13 +27,16 @@ public struct AuditEntry: Sendable {
 
   /// The `sluice_rejects` row of one of the run's issues, numbered from 1, in the columns' order:
   /// run_id, sequence, stage, severity, code, rule, record_ordinal, byte_offset, line, path,
-  /// message, input. Every store writes the same row.
+  /// message, input. Every store writes the same row, its text made storable (`AuditText`).
   func rejectRow(_ issue: Issue, sequence: Int, runID: Int64) -> [DatabaseValue?] {
-    [
+    func text(_ value: String, _ limit: Int = AuditText.messageLimit) -> DatabaseValue {
+      .text(AuditText.storable(value, limit: limit))
+    }
+    return [
       .integer(runID), .integer(Int64(sequence)), .text(issue.stage.rawValue), .text(issue.severity.rawValue),
-      .text(issue.code.rawValue), issue.rule.map { .text($0) }, issue.location.map { .integer(Int64($0.ordinal)) },
+      text(issue.code.rawValue), issue.rule.map { text($0) }, issue.location.map { .integer(Int64($0.ordinal)) },
       issue.location.map { .integer($0.byteOffset) }, issue.location.map { .integer(Int64($0.line)) },
-      .text(issue.path), .text(issue.message), .text(issue.input ?? input),
+      text(issue.path, AuditText.pathLimit), text(issue.message), text(issue.input ?? input),
     ]
   }
 }
@@ -48,7 +51,7 @@ extension RunReport {
     }
     return AuditEntry(
       pipeline: pipeline, dataset: dataset, mode: mode, input: input.path, policy: policy, status: status.rawValue,
-      failure: failure?.message, startedAt: startedAt, finishedAt: finishedAt, durationSeconds: durationSeconds,
+      failure: failure.map { AuditText.storable($0.message, limit: AuditText.failureLimit) }, startedAt: startedAt, finishedAt: finishedAt, durationSeconds: durationSeconds,
       recordsRead: statistics(for: .read).recordsIn, recordsLoaded: statistics(for: .load).recordsOut,
       recordsRejected: stages.map(\.rejected).reduce(0, +), warnings: stages.map(\.warnings).reduce(0, +),
       stagesJSON: json(stages), issueCountsJSON: json(issueCounts), rowsWrittenJSON: json(rowsWritten),

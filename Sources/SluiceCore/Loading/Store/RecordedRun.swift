@@ -10,7 +10,8 @@ public struct RecordedRun: Sendable, Hashable, Codable {
   public var mode: String
   public var input: String
   public var policy: String
-  /// `succeeded` or `failed`.
+  /// `succeeded` or `failed`; a PostgreSQL parallel run's row also says `running` or
+  /// `committing` until it ends, and `partial` when only some of its lanes were committed.
   public var status: String
   /// Why a failed run failed; nil for a run that succeeded.
   public var failure: String?

@@ -11,6 +11,13 @@ public protocol RunHistory {
   /// The run's issues as `sluice_rejects` keeps them, grouped by stage, severity, code and
   /// field path, in stage order and then by count, largest first. Never record values.
   func issueGroups(ofRun id: Int64) throws -> [IssueGroup]
+  /// What a person reading the history must know besides its rows, one line each: runs that
+  /// did not end (a parallel run interrupted while committing) and what settles them.
+  func notes() throws -> [String]
+}
+
+extension RunHistory {
+  public func notes() throws -> [String] { [] }
 }
 
 /// A history that cannot be read: the database is missing, is not a database, holds no runs,

@@ -150,19 +150,29 @@ public enum StoreFailure: Sendable, Hashable {
 public struct ConstraintViolation: Sendable, Hashable {
   public enum Kind: String, Sendable {
     case unique, notNull, check, foreignKey, other
+    /// A value the column cannot hold at all (PostgreSQL: text with a NUL character, a
+    /// malformed time): the record's data, reported as an invalid value at its field.
+    case value
+    /// An index entry too large for the store (PostgreSQL's B-tree takes at most 2,704 bytes
+    /// per entry): a long natural key or indexed text.
+    case tooLarge
   }
   public var kind: Kind
   /// The table the store named, when it named one.
   public var table: String?
   /// The columns the store named (unique and not-null constraints).
   public var columns: [String]
-  /// The constraint's name (checks).
+  /// The constraint's name (checks), or the index's (`tooLarge`).
   public var name: String?
+  /// The statement parameter (from 1) whose value the store refused before sending it, when it
+  /// was that: the writer knows which column it bound there.
+  public var parameter: Int?
 
-  public init(kind: Kind, table: String? = nil, columns: [String] = [], name: String? = nil) {
+  public init(kind: Kind, table: String? = nil, columns: [String] = [], name: String? = nil, parameter: Int? = nil) {
     self.kind = kind
     self.table = table
     self.columns = columns
     self.name = name
+    self.parameter = parameter
   }
 }

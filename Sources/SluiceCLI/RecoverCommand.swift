@@ -1,0 +1,131 @@
+import Foundation
+import SluiceCore
+
+/// `sluice recover DB [--db-schema NAME] [--apply]`: the parallel runs of a PostgreSQL database
+/// that did not end, and the one safe way to settle each (`PostgreSQLRecovery`).
+///
+/// A run killed, or whose connections were lost, between its first prepare and its last commit
+/// leaves prepared lane transactions that hold their locks, and a row that says `running` or
+/// `committing`. Listing reads and changes nothing; `--apply` commits or rolls back by the run's
+/// row, never by a guess, and writes the row's last word.
+struct RecoverCommand: Subcommand {
+  static let name = "recover"
+  static let synopsis = "sluice recover DB [--db-schema NAME] [--apply]"
+  static let abstract = "settle parallel runs interrupted while committing (PostgreSQL)"
+  static let help = """
+    USAGE: sluice recover DB [--db-schema NAME] [--apply] [--connect-timeout S]
+
+    DB is a PostgreSQL connection string (postgresql://user@host:5432/db, or host=… dbname=…; a
+    password comes from ~/.pgpass or PGPASSWORD, and is never printed).
+
+    Lists the parallel runs (--jobs) of the database that did not end: each run with prepared
+    lane transactions (pg_prepared_xacts, sluice:<database>:<schema>:<run>:<k>/<n>), in any
+    schema, and each run of the schema whose sluice_runs row still says running or committing.
+    For each: how many of its lane transactions are prepared and committed, whether its commit
+    was decided (its row says committing), and the safe action — commit the prepared lanes when
+    the commit was decided, roll them back when it was not (then nothing of the run is
+    committed), or only correct the row (succeeded, partial or failed). A run whose sluice is
+    still running is left alone; what no rule can settle (a prepared transaction of a Sluice from
+    before this command, a lane committed without a decision) is shown and left to a person.
+
+    OPTIONS:
+      --apply             carry out each safe action and write the run's row: succeeded, partial
+                          (naming the committed lanes' inputs) or failed, with the reason
+      --db-schema NAME    the schema whose sluice_runs is read for interrupted runs (default: the
+                          URL's options=-csearch_path=…, else the server's search_path)
+      --connect-timeout S seconds to wait for the server (default 10)
+      -h, --help          show this help
+
+    EXIT CODES: 0 nothing (left) to recover · 1 runs to recover (listed), or left after --apply
+    (in progress, or no safe action) · 64 usage (a SQLite file: only PostgreSQL runs in lanes)
+    · 74 the server cannot be reached, refuses the login, or fails an action
+    """
+
+  var database: String
+  var schema: String?
+  var connectTimeoutSeconds: Int?
+  var apply: Bool
+
+  init(arguments: [String], datasets: [AnyDataset]) throws {
+    let parsed = try ArgumentParser(valueOptions: ["db-schema", "connect-timeout"], flags: ["apply", "help"])
+      .parse(arguments)
+    guard let database = parsed.positionals.first else {
+      throw UsageError("missing the database (sluice recover DB)")
+    }
+    guard parsed.positionals.count == 1 else {
+      throw UsageError("expected one database, got \(parsed.positionals.count) arguments")
+    }
+    guard DatabaseLocation.namesPostgreSQL(database) else {
+      throw UsageError(
+        "recover applies to a PostgreSQL database (postgresql://… or host=… dbname=…): only --jobs runs into PostgreSQL commit in lanes"
+      )
+    }
+    if let problem = PostgreSQLStore.problem(in: database) {
+      throw UsageError("DB is not a PostgreSQL connection string libpq can read: \(problem)")
+    }
+    self.database = database
+    if let name = parsed.values["db-schema"] {
+      guard !name.isEmpty, name.utf8.count <= PostgreSQLDialect.identifierLimit else {
+        throw UsageError("--db-schema must be a name of 1 to \(PostgreSQLDialect.identifierLimit) bytes")
+      }
+      schema = name
+    }
+    if let text = parsed.values["connect-timeout"] {
+      guard let seconds = Int(text), seconds > 0 else {
+        throw UsageError("--connect-timeout must be a whole number of seconds, 1 or more, not '\(text)'")
+      }
+      connectTimeoutSeconds = seconds
+    }
+    apply = parsed.flags.contains("apply")
+  }
+
+  func run() throws -> Int32 {
+    let location = DatabaseLocation(database)
+    if location.hasPassword {
+      printError(
+        "sluice: warning: the connection string carries a password, which other users can see in the process list; put it in ~/.pgpass or PGPASSWORD instead"
+      )
+    }
+    let recovery = try PostgreSQLRecovery(url: database, schema: schema, connectTimeoutSeconds: connectTimeoutSeconds)
+    let scan = try reading(recovery) { try recovery.scan() }
+    for run in scan.runs { printOutput(run.summary) }
+    for gid in scan.legacyTransactions {
+      printOutput(
+        "prepared transaction \(gid): from a Sluice before 'sluice recover', whose lane 0 held the audit row — its outcome cannot be read from the database; no safe action: decide by hand (COMMIT PREPARED or ROLLBACK PREPARED, see the README)"
+      )
+    }
+    guard scan.needsRecovery else {
+      printError("sluice: \(location.redacted): no interrupted parallel run to recover")
+      return ExitCode.success
+    }
+    guard apply else {
+      printError(
+        "sluice: run 'sluice recover \(location.redacted)\(schemaOption) --apply' to carry out the safe actions above")
+      return ExitCode.recoveryNeeded
+    }
+    var left = !scan.legacyTransactions.isEmpty
+    for run in scan.runs where run.action.isPending {
+      switch run.action {
+      case .refuse:
+        printOutput("run \(run.runID): left alone: \(run.action)")
+        left = true
+      default:
+        printOutput(try reading(recovery) { try recovery.recover(run) })
+      }
+    }
+    let after = try reading(recovery) { try recovery.scan() }
+    if after.needsRecovery { left = true }
+    return left ? ExitCode.recoveryNeeded : ExitCode.success
+  }
+
+  private var schemaOption: String { schema.map { " --db-schema \($0)" } ?? "" }
+
+  /// A server error while reading or acting is an I/O error naming the server, never a password.
+  private func reading<T>(_ recovery: PostgreSQLRecovery, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as PostgreSQLError {
+      throw RunHistoryError(.unreachable, database: recovery.database, message: error.description)
+    }
+  }
+}
