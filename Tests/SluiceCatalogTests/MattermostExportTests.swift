@@ -88,7 +88,7 @@ struct MattermostExportTests {
       "export.jsonl",
       """
       {"type":"version","version":1}
-      {"type":"direct_post","direct_post":{"channel_members":["ron","harry"],"user":"ron","message":"hi","create_at":1553166657086}}
+      {"type":"bookmark","bookmark":{"channel":"c","user":"ron"}}
       {"type":"post","post":{"team":"t","channel":"c","user":"ron","type":"custom_poll","message":"?","create_at":1553166657087}}
       {"type":"post","post":{"team":"t","channel":"c","user":"ron","message":"fine","create_at":1553166657088,"replies":[{"user":"harry","type":"custom_poll","message":"?","create_at":1553166657089}]}}
       {"type":"post","post":{"team":"t","channel":"c","user":"ron","message":"kept","create_at":1553166657090}}
@@ -101,8 +101,116 @@ struct MattermostExportTests {
     #expect(issues.allSatisfy { $0.stage == .map && $0.code == .unsupportedEnumValue })
     #expect(
       report.drift.unsupportedEnumValues.map { "\($0.path) \($0.value ?? "-")" }.sorted() == [
-        "post.replies[].type custom_poll", "post.type custom_poll", "type direct_post",
+        "post.replies[].type custom_poll", "post.type custom_poll", "type bookmark",
       ])
     #expect(try workspace.rows("SELECT text FROM text_messages") == ["kept"])
+  }
+
+  // MARK: - Direct and group messages (issue 23)
+
+  static let directFile = "mattermost/zulip_mattermost_direct_channel_export.jsonl"
+
+  /// Zulip's fixture of a real workspace with direct messages: 2 `direct_channel` lines (a
+  /// direct and a group channel) and 7 `direct_post` lines, 2 of them in a direct channel the
+  /// export has no line for (harry and voldemort).
+  @Test func directAndGroupMessagesAreConversationsOfTheirSortedMembers() throws {
+    let lines = try ChatCorpus.lines(Self.directFile)
+    let types = Dictionary(lines.map { ($0["type"] as? String ?? "", 1) }, uniquingKeysWith: +)
+    #expect(types == ["version": 1, "team": 1, "channel": 3, "user": 4, "post": 4, "direct_channel": 2, "direct_post": 7])
+    let workspace = try ChatExportWorkspace()
+    let report = try load(ChatCorpus.path(Self.directFile), into: workspace)
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    // 22 lines = 20 loaded + 2 skipped by design (version, team) + 0 rejected.
+    #expect(report.recordsRead == 22 && report.recordsLoaded == 20 && report.recordsRejected == 0)
+    #expect(report.skippedByDesign == ["version line": 1, "team line": 1])
+    #expect(try workspace.kinds() == ["text": 11])
+    #expect(
+      try workspace.rows("SELECT * FROM conversations WHERE conversation_id LIKE 'mattermost:@%' ORDER BY 1") == [
+        "mattermost:@ginny,harry,ron|ginny, harry, ron", "mattermost:@harry,ron|harry, ron",
+        "mattermost:@harry,voldemort|harry, voldemort",
+      ])
+    #expect(try workspace.count("SELECT count(*) FROM conversations") == 6)
+    // Every direct post in the conversation its members make, whatever order it lists them in.
+    var expected: [String] = []
+    for line in lines where line["type"] as? String == "direct_post" {
+      let post = try #require(line["direct_post"] as? [String: Any])
+      let members = Set(try #require(post["channel_members"] as? [String])).sorted().joined(separator: ",")
+      expected.append("mattermost:@\(members)/\(post["create_at"] ?? ""):\(post["user"] ?? "")|mattermost:@\(members)|\(post["message"] ?? "")")
+    }
+    #expect(expected.count == 7)
+    #expect(
+      try workspace.rows(
+        "SELECT m.message_id, m.conversation_id, t.text FROM messages m JOIN text_messages t USING (message_id) WHERE m.conversation_id LIKE 'mattermost:@%' ORDER BY 1"
+      ) == expected.sorted())
+    #expect(
+      try workspace.rows("SELECT message_id, kind_id, url FROM message_attachments WHERE message_id LIKE 'mattermost:@%'") == [
+        "mattermost:@harry,ron/1566376137676:ron|2|20210622/teams/noteam/channels/mcrm7xee5bnpzn7u9ktsd91dwy/users/knq189b88fdxbdkeeasdynia4o/o3to4ezua3bajj31mzpkn96n5e/harry-ron.jpg"
+      ])
+    #expect(try workspace.rows("SELECT name FROM senders WHERE sender_id = 'mattermost:voldemort'") == ["Tom Riddle"])
+
+    let before = try workspace.snapshot()
+    #expect(try load(ChatCorpus.path(Self.directFile), into: workspace).status == .succeeded)
+    #expect(try workspace.snapshot() == before)
+  }
+
+  /// Shaped as Mattermost's importer reads them (`DirectChannelImportData`,
+  /// `DirectPostImportData` with `ReplyImportData` replies); the self-message lists its user
+  /// twice, as in mmctl's own import tests.
+  @Test func directPostRepliesAndSelfMessagesLandInTheirConversation() throws {
+    let workspace = try ChatExportWorkspace()
+    let input = try workspace.directory.write(
+      "export.jsonl",
+      """
+      {"type":"version","version":1}
+      {"type":"direct_channel","direct_channel":{"members":["ron","harry"],"favorited_by":null,"header":""}}
+      {"type":"direct_post","direct_post":{"channel_members":["harry","ron"],"user":"harry","message":"lunch?","create_at":1566376000000,"replies":[{"user":"ron","message":"yes","create_at":1566376001000},{"user":"harry","type":"system_add_to_channel","message":"","create_at":1566376002000}]}}
+      {"type":"direct_post","direct_post":{"channel_members":["ashley.berry","ashley.berry"],"user":"ashley.berry","message":"note to self","props":{},"create_at":1603398112372,"flagged_by":null,"reactions":null,"replies":null,"attachments":null}}
+
+      """)
+    let report = try load(input, into: workspace)
+    #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 4 && report.recordsLoaded == 3)
+    #expect(
+      try workspace.rows("SELECT * FROM conversations ORDER BY 1") == [
+        "mattermost:@ashley.berry|ashley.berry", "mattermost:@harry,ron|harry, ron",
+      ])
+    let root = "mattermost:@harry,ron/1566376000000:harry"
+    #expect(
+      try workspace.rows("SELECT message_id, coalesce(reply_to, '∅'), kind_id FROM messages ORDER BY sent_at") == [
+        "\(root)|∅|1", "mattermost:@harry,ron/1566376001000:ron|\(root)|1",
+        "mattermost:@harry,ron/1566376002000:harry|\(root)|4", "mattermost:@ashley.berry/1603398112372:ashley.berry|∅|1",
+      ])
+  }
+
+  @Test(arguments: [
+    (["ron", "harry"], "mattermost:@harry,ron", "harry, ron"),
+    (["harry", "ron", "harry"], "mattermost:@harry,ron", "harry, ron"),
+    (["a,b"], "mattermost:@a%2Cb", "a,b"),
+    (["a", "b"], "mattermost:@a,b", "a, b"),
+    (["x:y", "50%"], "mattermost:@50%25,x%3Ay", "50%, x:y"),
+  ] as [([String], String, String)])
+  func directConversationKeysAreTheSortedEscapedMembers(members: [String], key: String, name: String) {
+    let conversation = MattermostDataset.directConversation(members: members)
+    #expect(conversation.id == key && conversation.name == name)
+  }
+
+  @Test func aDirectPostWithoutMembersIsAMissingFieldAtItsPath() throws {
+    let workspace = try ChatExportWorkspace()
+    let input = try workspace.directory.write(
+      "export.jsonl",
+      """
+      {"type":"direct_post","direct_post":{"channel_members":[],"user":"ron","message":"hi","create_at":1566376000000}}
+      {"type":"direct_channel","direct_channel":{"members":["ron", " "]}}
+      {"type":"direct_post"}
+
+      """)
+    let report = try load(input, into: workspace, policy: .lenient)
+    let issues = report.issues.filter { $0.severity == .error }
+    #expect(issues.map { "\($0.location?.line ?? 0) \($0.path)" } == [
+      "1 direct_post.channel_members", "2 direct_channel.members", "3 direct_post",
+    ])
+    #expect(issues.allSatisfy { $0.stage == .validate && $0.code == .missingField })
+    #expect(report.recordsLoaded == 0)
   }
 }

@@ -75,4 +75,55 @@ struct MessengerExportTests {
   func aMessageFileBelongsToItsFolderAnyOtherFileIsItsOwnConversation(path: String, folder: String, conversation: String) {
     #expect(MessengerDataset.conversation(path: path, folder: folder) == conversation)
   }
+
+  // MARK: - Facebook's Latin-1 escapes (issue 23)
+
+  static let instagramFile = "instagram/chat-miner_instagram_testlog.json"
+
+  /// chat-miner's Instagram conversation, in the JSON Meta writes for Messenger and Instagram
+  /// alike: every non-ASCII character as its UTF-8 bytes, each a `\u00XX` escape
+  /// (`"J\u00e2\u009d\u00a4\u00ef\u00b8\u008fhn Doe"` is `J❤️hn Doe`). Names, keys and text are
+  /// stored as written; a message with nothing but reactions is reported, not guessed.
+  @Test func instagramsEscapedUTF8IsStoredAsTheRealText() throws {
+    let messages = try ChatCorpus.array(Self.instagramFile, at: ["messages"])
+    #expect(messages.count == 13)
+    let workspace = try ChatExportWorkspace()
+    let report = try load(ChatCorpus.path(Self.instagramFile), into: workspace, policy: .lenient)
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    // 13 read = 12 loaded + 1 rejected (reactions only) + 0 skipped.
+    #expect(report.recordsRead == 13 && report.recordsLoaded == 12 && report.recordsRejected == 1)
+    let issue = try #require(report.issues.first { $0.severity == .error })
+    #expect(issue.stage == .validate && issue.code == .missingField && issue.path == "content" && issue.location?.ordinal == 1)
+    #expect(report.issueCounts == ["missingField": 1])
+    #expect(try workspace.kinds() == ["text": 9, "file": 2, "image": 1])
+    #expect(
+      try workspace.rows("SELECT sender_id, name FROM senders ORDER BY 1") == [
+        "messenger:Jane Doe|Jane Doe", "messenger:John Doe|John Doe", "messenger:J❤️hn Doe|J❤️hn Doe",
+        "messenger:Lionel Messi|Lionel Messi", "messenger:❤️|❤️",
+      ])
+    let conversation = "messenger:chat-miner_instagram_testlog"
+    #expect(
+      try workspace.rows("SELECT m.message_id, t.text FROM messages m JOIN text_messages t USING (message_id) WHERE t.text LIKE 'Testing %emoji%' ORDER BY 1")
+        == [
+          "\(conversation)/1579294140000:John Doe|Testing message with emoji: ❤️",
+          "\(conversation)/1579359180000:J❤️hn Doe|Testing username with emoji: J❤️hn Doe",
+          "\(conversation)/1579359180000:❤️|Testing username only emoji: ❤️",
+        ])
+    #expect(try workspace.count("SELECT count(*) FROM text_messages WHERE text LIKE '%â%' OR text LIKE '%Ã%'") == 0)
+  }
+
+  @Test(arguments: [
+    ("Caf\u{C3}\u{A9}", "Café"),
+    ("J\u{E2}\u{9D}\u{A4}\u{EF}\u{B8}\u{8F}hn", "J❤️hn"),
+    ("\u{F0}\u{9F}\u{92}\u{96}", "💖"),
+    ("plain ASCII", "plain ASCII"),
+    // Not Meta's escapes: a real Latin-1 é is no UTF-8; a character above U+00FF means real UTF-8.
+    ("Café", "Café"),
+    ("\u{C3}", "\u{C3}"),
+    ("Caf\u{C3}\u{A9} 💖", "Caf\u{C3}\u{A9} 💖"),
+    ("日本", "日本"),
+  ])
+  func metasLatin1EscapesAreRepairedAndNothingElseIs(text: String, repaired: String) {
+    #expect(MessengerDataset.repaired(text) == repaired)
+  }
 }

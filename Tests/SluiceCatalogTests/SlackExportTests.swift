@@ -219,4 +219,129 @@ struct SlackExportTests {
   func tsIsEpochSecondsAndSixDigits(ts: String, valid: Bool) {
     #expect((Slack.instant(ts) != nil) == valid)
   }
+
+  // MARK: - Uploads of every vintage, newer export files (issue 23)
+
+  /// A real 2018 day file (Zulip's Slack importer fixture): a `file_share` with `file`, its
+  /// comment as `initial_comment`, 3 `channel_join`s and 7 plain messages.
+  @Test func a2018DayFileWithAnUploadAndItsCommentImportsWithoutDrift() throws {
+    let file = "slack/zulip_slack_importer/random/2018-01-20.json"
+    let messages = try ChatCorpus.array(file)
+    #expect(messages.count == 11)
+    let workspace = try ChatExportWorkspace()
+    let report = try workspace.run("slack-messages", ChatCorpus.path(file))
+    #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 11 && report.recordsLoaded == 11 && report.recordsRejected == 0)
+    #expect(try workspace.kinds() == ["text": 7, "system": 3, "file": 1])
+    #expect(
+      try workspace.rows("SELECT message_id, name, mime_type, size_bytes FROM file_messages") == [
+        "slack:random/1516457078.000065|dirac72.md|text/plain|5755"
+      ])
+  }
+
+  /// One upload as each vintage writes it. Until about 2019 a `file_share` message carries
+  /// `file` and Slack's rendering as `text` (slack-export-viewer's 2016 export, Zulip's 2018
+  /// fixture); since then the message has no subtype, `files[]` and often no text (Zulip's 2024
+  /// fixture `message_with_variety_files_and_rich_text.json`: `"upload": false`, `files`,
+  /// `blocks`, no `subtype`). Both are the same kind, with the same fields.
+  static let uploadFile = #"""
+    {"id": "F0VNAKDE2", "created": 1458980525, "timestamp": 1458980525, "name": "photo.png", "title": "Photo",
+     "mimetype": "image/png", "filetype": "png", "pretty_type": "PNG", "user": "U0BMS113R", "size": 2048,
+     "url_private": "https://files.slack.com/files-pri/T0-F0VNAKDE2/photo.png"}
+    """#
+  static let reportFile = #"""
+    {"id": "F0REPORT01", "name": "report.pdf", "title": "report.pdf", "mimetype": "application/pdf", "size": 99,
+     "url_private": "https://files.slack.com/files-pri/T0-F0REPORT01/report.pdf", "user_team": "T0", "file_access": "visible",
+     "is_starred": false, "skipped_shares": true, "has_rich_preview": false}
+    """#
+
+  func loadDay(_ messages: [String], in folder: String, into workspace: ChatExportWorkspace) throws -> RunReport {
+    try FileManager.default.createDirectory(atPath: workspace.directory.file(folder), withIntermediateDirectories: true)
+    let day = try workspace.directory.write("\(folder)/2016-03-26.json", "[" + messages.joined(separator: ",\n") + "]")
+    return try workspace.run("slack-messages", day)
+  }
+
+  @Test func anUploadIsTheSameKindFromAnOldOrANewExport() throws {
+    let old = #"""
+      {"type": "message", "subtype": "file_share", "text": "<@U0BMS113R> uploaded a file: <https://x.slack.com/files/U0BMS113R/F0VNAKDE2/photo.png|Photo>",
+       "file": \#(Self.uploadFile), "user": "U0BMS113R", "upload": true, "display_as_bot": false, "username": "enrique",
+       "bot_id": null, "ts": "1458980525.000012"}
+      """#
+    let middle = #"""
+      {"type": "message", "subtype": "file_share", "text": "", "files": [\#(Self.uploadFile)], "user": "U0BMS113R",
+       "upload": true, "display_as_bot": false, "ts": "1458980525.000012"}
+      """#
+    let new = #"""
+      {"text": "", "files": [\#(Self.uploadFile)], "upload": true, "user": "U0BMS113R", "display_as_bot": false,
+       "blocks": [], "type": "message", "ts": "1458980525.000012", "client_msg_id": "54bea93c-8a96-4f6b-9b52-f64af8b8e6a9"}
+      """#
+    var tables: [DatabaseSnapshot] = []
+    for message in [old, middle, new] {
+      let workspace = try ChatExportWorkspace()
+      let report = try loadDay([message], in: "general", into: workspace)
+      #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+      #expect(try workspace.kinds() == ["image": 1])
+      #expect(
+        try workspace.rows("SELECT message_id, url, caption FROM image_messages") == [
+          "slack:general/1458980525.000012|https://files.slack.com/files-pri/T0-F0VNAKDE2/photo.png|Photo"
+        ])
+      tables.append(try workspace.snapshot())
+    }
+    #expect(tables[0] == tables[1] && tables[1] == tables[2])
+  }
+
+  @Test func filesWithoutTextAreAnImageOrAFileByMIMETypeAndWithTextTheyAreAttachments() throws {
+    let workspace = try ChatExportWorkspace()
+    let report = try loadDay(
+      [
+        // Only files: the first is the message, by its MIME type; the others its attachments.
+        #"{"type": "message", "text": "", "files": [\#(Self.reportFile), \#(Self.uploadFile)], "user": "U1", "ts": "1458980600.000001"}"#,
+        #"{"type": "message", "text": "", "files": [\#(Self.uploadFile)], "user": "U1", "ts": "1458980600.000002"}"#,
+        // Text of its own: a text message with its files.
+        #"{"type": "message", "text": "the report", "files": [\#(Self.reportFile)], "user": "U1", "ts": "1458980600.000003"}"#,
+        // A file newer exports list but no longer hold (`mode` `hidden_by_limit`): a file by its id.
+        #"{"type": "message", "text": "", "files": [{"id": "F0HIDDEN01", "mode": "hidden_by_limit"}], "user": "U1", "ts": "1458980600.000004"}"#,
+      ], in: "general", into: workspace)
+    #expect(report.status == .succeeded, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 4 && report.recordsLoaded == 4)
+    #expect(
+      try workspace.rows("SELECT m.message_id, k.name FROM messages m JOIN message_kinds k ON k.id = m.kind_id ORDER BY 1") == [
+        "slack:general/1458980600.000001|file", "slack:general/1458980600.000002|image",
+        "slack:general/1458980600.000003|text", "slack:general/1458980600.000004|file",
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, name, coalesce(url, '∅'), coalesce(mime_type, '∅') FROM file_messages ORDER BY 1") == [
+        "slack:general/1458980600.000001|report.pdf|https://files.slack.com/files-pri/T0-F0REPORT01/report.pdf|application/pdf",
+        "slack:general/1458980600.000004|F0HIDDEN01|∅|∅",
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, position, kind_id FROM message_attachments ORDER BY 1, 2") == [
+        "slack:general/1458980600.000001|0|2", "slack:general/1458980600.000003|0|3",
+      ])
+    // The file keys newer exports add are known, not drift.
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+  }
+
+  /// Newer exports put more files beside the channel folders (`canvases.json`, `lists.json`,
+  /// `dms.json`, `mpims.json`, `huddles.json`), and a DM's folder is named by its id: the glob
+  /// `*/*.json` reads only day files, so the import is the same.
+  @Test func newerExportFilesBesideTheChannelFoldersDoNotBreakTheGlob() throws {
+    let copy = try TemporaryDirectory()
+    let source = ChatCorpus.path(Self.langchain)
+    for item in try FileManager.default.contentsOfDirectory(atPath: source) {
+      try FileManager.default.copyItem(
+        atPath: (source as NSString).appendingPathComponent(item), toPath: (copy.path as NSString).appendingPathComponent(item))
+    }
+    for extra in ["canvases.json", "lists.json", "dms.json", "mpims.json", "huddles.json"] {
+      _ = try copy.write(extra, #"[{"id": "F07A32DC2GG", "title": "Weekly Sync", "date_created": 1719212228}]"#)
+    }
+    let plain = try ChatExportWorkspace()
+    let (expected, expectedConfiguration) = try plain.runSpec("slack.json", inputDirectory: source)
+    let workspace = try ChatExportWorkspace()
+    let (report, configuration) = try workspace.runSpec("slack.json", inputDirectory: copy.path)
+    #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(configuration.inputs.count == expectedConfiguration.inputs.count)
+    #expect(report.recordsRead == expected.recordsRead && report.recordsLoaded == expected.recordsLoaded)
+    #expect(try workspace.snapshot() == plain.snapshot())
+  }
 }

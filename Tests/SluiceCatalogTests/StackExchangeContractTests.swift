@@ -15,12 +15,18 @@ struct StackExchangeContractTests {
     ("<c#><.net><c++><node.js>", ["c#", ".net", "c++", "node.js"]),
     ("<single>", ["single"]),
     ("", []),
+    // The dumps since 2024 (issue 23: `Tags="|feature-request|status-completed|"`).
+    ("|feature-request|status-completed|", ["feature-request", "status-completed"]),
+    ("|c#|.net|c++|node.js|", ["c#", ".net", "c++", "node.js"]),
+    ("|single|", ["single"]),
   ])
   func tagListsParseInTheirOrder(text: String, names: [String]) {
     #expect(StackExchange.tagNames(from: text) == names)
   }
 
-  @Test(arguments: ["discussion", "<a", "<a>b", "b<a>", "<>", "<a><>", "<a> <b>", " <a>", "<a<b>>", "<a>>", "|a|b|"])
+  @Test(arguments: ["discussion", "<a", "<a>b", "b<a>", "<>", "<a><>", "<a> <b>", " <a>", "<a<b>>", "<a>>", "|a|b", "a|b|", "|", "||", "|a||b|", "|a|<b>|",
+    "|<a>|", "<a>|b|",
+  ])
   func malformedTagListsAreRefused(text: String) {
     #expect(StackExchange.tagNames(from: text) == nil)
   }
@@ -117,7 +123,7 @@ struct StackExchangeContractTests {
     _ = try workspace.run(StackExchangeDump.file("Users.xml"), rows: [Self.user])
     let posts = try workspace.run(
       StackExchangeDump.file("Posts.xml"),
-      rows: [Self.post(id: 1, #"PostTypeId="1" Title="t""#), Self.post(id: 2, #"PostTypeId="9""#)], policy: .lenient)
+      rows: [Self.post(id: 1, #"PostTypeId="1" Title="t""#), Self.post(id: 2, #"PostTypeId="16""#)], policy: .lenient)
     let unknownPost = try #require(posts.issues(.unsupportedEnumValue).first)
     #expect(unknownPost.stage == .map && unknownPost.path == "PostTypeId" && unknownPost.location?.ordinal == 2)
     let votes = try workspace.run(
@@ -130,12 +136,32 @@ struct StackExchangeContractTests {
 
   @Test func attributesTheDTOLacksAreWarningsAndTheRowLoads() throws {
     let workspace = try StackExchangeWorkspace()
-    // Older dumps carried Age and EmailHash on users.
-    let report = try workspace.run(StackExchangeDump.file("Users.xml"), rows: [Self.user + #" Age="33" EmailHash="x""#])
+    let report = try workspace.run(StackExchangeDump.file("Users.xml"), rows: [Self.user + #" ShoeSize="33" Karma="x""#])
     #expect(report.status == .succeeded && report.recordsLoaded == 1)
     let unknown = report.issues(.unknownField)
-    #expect(unknown.map(\.path).sorted() == ["Age", "EmailHash"])
+    #expect(unknown.map(\.path).sorted() == ["Karma", "ShoeSize"])
     #expect(unknown.allSatisfy { $0.severity == .warning && $0.stage == .decode })
+  }
+
+  /// Older dumps carried `Age` and `EmailHash` on users (the Meta Stack Exchange schema
+  /// documentation's earlier revisions list both): a dump of that vintage loads without drift.
+  @Test func usersOfOlderDumpsWithAgeAndEmailHashLoadWithoutWarnings() throws {
+    let workspace = try StackExchangeWorkspace()
+    let report = try workspace.run(StackExchangeDump.file("Users.xml"), rows: [Self.user + #" Age="33" EmailHash="0f1e""#])
+    #expect(report.status == .succeeded && report.recordsLoaded == 1)
+    #expect(report.issues.isEmpty, "\(report.issues.map(\.description))")
+  }
+
+  /// Newer dumps hold post types 9–15 (Meta Stack Exchange's schema documentation: articles,
+  /// help articles, collections, moderator questionnaire responses, announcements, collective
+  /// discussions): each loads under its own name.
+  @Test(arguments: [(9, "Article"), (10, "HelpArticle"), (12, "Collection"), (13, "ModeratorQuestionnaireResponse"),
+    (14, "Announcement"), (15, "CollectiveDiscussion")])
+  func postTypesOfNewerDumpsLoadUnderTheirNames(id: Int, name: String) throws {
+    let workspace = try StackExchangeWorkspace()
+    let report = try workspace.run(StackExchangeDump.file("Posts.xml"), rows: [Self.post(id: 1, #"PostTypeId="\#(id)""#)])
+    #expect(report.status == .succeeded && report.recordsLoaded == 1, "\(report.issues.map(\.description))")
+    #expect(try workspace.rows("SELECT t.name FROM posts p JOIN post_types t ON t.id = p.post_type_id") == [name])
   }
 
   @Test func aMissingRequiredAttributeIsReportedAtItsName() throws {

@@ -191,4 +191,47 @@ struct StackExchangeDumpTests {
     #expect(accepted.count == 105)
     #expect(try workspace.rows("SELECT post_id || '|' || accepted_answer_id FROM posts WHERE accepted_answer_id IS NOT NULL").sorted() == accepted)
   }
+
+  /// Since 2024 the dumps write a post's tags as `Tags="|feature-request|status-completed|"`
+  /// (issue 23; the Meta Stack Exchange schema documentation, "Database schema documentation for
+  /// the public data dump and SEDE", lists `Tags` as the post's tags without fixing a form).
+  /// The conlang dump rewritten in that form — only its `Tags` attributes change, byte for byte
+  /// otherwise — loads into exactly the tables its angle-bracket original does.
+  @Test func a2024FormatDumpAndItsAngleBracketTwinGiveTheSameTables() throws {
+    let twin = try TemporaryDirectory()
+    var rewritten = 0
+    for file in StackExchangeDump.files {
+      var text = try String(contentsOfFile: (StackExchangeDump.conlangDirectory as NSString).appendingPathComponent(file.name), encoding: .utf8)
+      if file.name == "Posts.xml" {
+        let pattern = try NSRegularExpression(pattern: #" Tags="((?:&lt;[^&"]+&gt;)+)""#)
+        let matches = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed()
+        for match in matches {
+          guard let whole = Range(match.range, in: text), let list = Range(match.range(at: 1), in: text) else { continue }
+          let names = text[list].replacingOccurrences(of: "&gt;&lt;", with: "|").replacingOccurrences(of: "&lt;", with: "|")
+            .replacingOccurrences(of: "&gt;", with: "|")
+          text.replaceSubrange(whole, with: " Tags=\"\(names)\"")
+          rewritten += 1
+        }
+        #expect(!text.contains("&lt;discussion&gt;") && text.contains(#"Tags="|discussion|"#))
+      }
+      _ = try twin.write(file.name, text)
+    }
+    let posts = try DumpRows.read((StackExchangeDump.conlangDirectory as NSString).appendingPathComponent("Posts.xml"))
+    #expect(rewritten == posts.filter { $0["Tags"] != nil }.count && rewritten == 54)
+
+    let (original, originalReport) = try Self.loadConlang()
+    let modern = try StackExchangeWorkspace()
+    let modernReport = try modern.runSpec(inputsFrom: twin.path)
+    #expect(modernReport.status == .succeeded && modernReport.committed, "\(modernReport.failure?.message ?? "")")
+    #expect(modernReport.recordsLoaded == originalReport.recordsLoaded)
+    #expect(modernReport.recordsRejected == originalReport.recordsRejected)
+    #expect(modernReport.issueCounts == originalReport.issueCounts)
+    let tables = StackExchange.Tables.schema.tableNames + ["post_types", "vote_types"]
+    #expect(try DatabaseSnapshot(of: modern.database, tables: tables) == DatabaseSnapshot(of: original.database, tables: tables))
+    // Not vacuously: every tag of every question, in its order.
+    let tagCount = posts.reduce(0) { $0 + Self.tagNames($1["Tags"]).count }
+    #expect(try modern.count("SELECT count(*) FROM post_tags WHERE tag_name IS NOT NULL") == tagCount)
+    #expect(try modern.rows("SELECT group_concat(tag_name, ' ') FROM (SELECT tag_name FROM post_tags WHERE post_id = 1 ORDER BY position)")
+      == [Self.tagNames(posts.first { $0["Id"] == "1" }?["Tags"]).joined(separator: " ")])
+  }
 }

@@ -27,8 +27,12 @@ struct JSONArrayPathTests {
     #expect(records.map { String(decoding: $0.bytes, as: UTF8.self) } == [#"{"id": 1}"#, #"{"id": 2}"#, #"{"id": 3}"#])
     #expect(records.map(\.position) == [0, 1, 0])
     #expect(records.map(\.location.ordinal) == [1, 2, 3])
-    // Scalars only, inner objects' fields winning; `about` comes from the outer objects.
-    #expect(records[0].context == ["about": "chats", "name": "Ana", "type": "personal_chat", "id": "11", "pinned": "true"])
+    // Scalars only, inner objects' fields winning; `about` comes from the outer objects, and an
+    // object member's scalars come as `key.member`.
+    #expect(
+      records[0].context == [
+        "about": "chats", "name": "Ana", "type": "personal_chat", "id": "11", "pinned": "true", "meta.a": "1",
+      ])
     #expect(records[2].context == ["about": "chats", "id": "13"])
     #expect(records[2].location.line == 4)
   }
@@ -37,6 +41,28 @@ struct JSONArrayPathTests {
     let records = try read(#"{"name": "Chat", "id": 7, "messages": [{"id": 1}], "after": 1}"#, ["messages"])
     #expect(records.first?.context == ["name": "Chat", "id": "7"])
     #expect(try read("[1, 2]", []).map(\.context) == [nil, nil])
+  }
+
+  /// DiscordChatExporter writes the channel and its guild as objects before the messages
+  /// (`JsonMessageWriter.WritePreambleAsync`): their scalars reach the records, one level deep.
+  @Test func anObjectMembersScalarsArriveAsKeyDotMember() throws {
+    let json = #"""
+      {"guild": {"id": "9", "name": "G", "iconUrl": null}, "channel": {"id": "100", "category": "Text",
+       "name": "general", "topic": null, "deep": {"x": 1}, "list": [1], "flag": false}, "dateRange": {},
+       "exportedAt": "2026-06-24", "messages": [{"id": 1}], "messageCount": 1}
+      """#
+    let records = try read(json, ["messages"])
+    #expect(
+      records.first?.context == [
+        "guild.id": "9", "guild.name": "G", "channel.id": "100", "channel.category": "Text", "channel.name": "general",
+        "channel.flag": "false", "exportedAt": "2026-06-24",
+      ])
+    for broken in [#"{"channel": {"id": "1" "name": "x"}, "messages": []}"#, #"{"channel": {"id": }, "messages": []}"#,
+      #"{"channel": {"id": "1",}, "messages": []}"#, #"{"channel": {"id": "1""#]
+    {
+      let error = #expect(throws: RecordReadError.self) { try read(broken, ["messages"]) }
+      #expect(error?.code == .syntax, "\(broken)")
+    }
   }
 
   @Test func theDocumentIsCheckedAroundEveryArray() throws {

@@ -2,7 +2,10 @@ import SluiceCore
 
 /// What a post is (`PostTypeId`). It owns the `post_types` table; the ids are the dump's own, as
 /// documented in "Database schema documentation for the public data dump and SEDE" on Meta Stack
-/// Exchange. A type this version does not know is `unsupportedEnumValue`, never a guess.
+/// Exchange: 1–8 in every dump, 9–15 in newer ones (articles, help articles, collections,
+/// moderator questionnaires, announcements, collective discussions). A type this version does not
+/// know (the documentation has named 16 and 17 for collective collections at different times) is
+/// `unsupportedEnumValue`, never a guess.
 public enum PostType: String, LookupEnum {
   case question = "Question"
   case answer = "Answer"
@@ -12,6 +15,12 @@ public enum PostType: String, LookupEnum {
   case moderatorNomination = "ModeratorNomination"
   case wikiPlaceholder = "WikiPlaceholder"
   case privilegeWiki = "PrivilegeWiki"
+  case article = "Article"
+  case helpArticle = "HelpArticle"
+  case collection = "Collection"
+  case moderatorQuestionnaireResponse = "ModeratorQuestionnaireResponse"
+  case announcement = "Announcement"
+  case collectiveDiscussion = "CollectiveDiscussion"
 
   public static var lookupTable: String { "post_types" }
 
@@ -25,6 +34,12 @@ public enum PostType: String, LookupEnum {
     case .moderatorNomination: 6
     case .wikiPlaceholder: 7
     case .privilegeWiki: 8
+    case .article: 9
+    case .helpArticle: 10
+    case .collection: 12
+    case .moderatorQuestionnaireResponse: 13
+    case .announcement: 14
+    case .collectiveDiscussion: 15
     }
   }
 

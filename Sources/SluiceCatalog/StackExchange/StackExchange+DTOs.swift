@@ -1,7 +1,9 @@
 // The dump's rows as they are written: one DTO per file, one property per attribute, the
 // attribute's name as the coding key. Optional exactly where the dump leaves an attribute out:
 // on some kinds of rows (`Title` only on questions), for deleted users (`OwnerUserId`), or in
-// older dumps (`ContentLicense`, absent from the 2015 ones). Timestamps stay strings until the
+// older dumps (`ContentLicense`, absent from the 2015 ones). Attributes older dumps wrote and
+// newer ones dropped are declared `Unmapped` (Users' `Age` and `EmailHash`), so a dump of any
+// vintage loads without drift warnings and an attribute no vintage had still is one. Timestamps stay strings until the
 // mapper reads them as UTC (`StackExchange.timestamp(from:)`); ids and counts are integers and
 // `True`/`False` booleans, which the XML decoder reads from attribute text.
 
@@ -21,12 +23,14 @@ extension StackExchange {
     public let upVotes: Int64
     public let downVotes: Int64
     public let profileImageURL: String?
+    /// In the dumps until 2019 (`Age`) and the early ones (`EmailHash`); not imported.
+    public let age, emailHash: Unmapped?
 
     enum CodingKeys: String, CodingKey {
       case id = "Id", accountID = "AccountId", reputation = "Reputation", creationDate = "CreationDate"
       case displayName = "DisplayName", lastAccessDate = "LastAccessDate", websiteURL = "WebsiteUrl"
       case location = "Location", aboutMe = "AboutMe", views = "Views", upVotes = "UpVotes"
-      case downVotes = "DownVotes", profileImageURL = "ProfileImageUrl"
+      case downVotes = "DownVotes", profileImageURL = "ProfileImageUrl", age = "Age", emailHash = "EmailHash"
     }
   }
 

@@ -4,7 +4,8 @@
 /// still streaming: one chat is walked at a time.
 ///
 /// The first `next()` walks from the document's start to the array, skipping (and checking) the
-/// members it passes and keeping the scalar ones (a chat's `id`, `name`): each record carries
+/// members it passes and keeping the scalar ones (a chat's `id`, `name`; an object's scalar
+/// members as `channel.id`): each record carries
 /// the scalar fields of the objects around it (`RawRecord.context`) and its index in its array
 /// (`RawRecord.position`). After an array's `]` the rest of the enclosing objects is checked, so
 /// a document that is malformed after its records still fails.
@@ -185,7 +186,7 @@ final class JSONArrayReader: RecordReader {
         if key == component {
           found = true
         } else {
-          if let value = try scanner.scanScalarField(), fields[level].count < 256 { fields[level][key] = value }
+          try keepScalars(of: key)
           try scanner.skipWhitespace()
         }
       }
@@ -207,6 +208,40 @@ final class JSONArrayReader: RecordReader {
           + (level > 0 ? " at '\(walked(walkedHere))'" : "") + ", not an array")
     }
     scanner.advance()
+  }
+
+  /// A member passed on the way to the records: a scalar is kept under its key, and an
+  /// object's scalar members under `key.member`, one level deep (DiscordChatExporter writes its
+  /// channel as `"channel": {"id": …, "name": …}` before the messages: `channel.id`); anything
+  /// deeper is checked and skipped. At most 256 fields per level, so memory stays bounded.
+  private func keepScalars(of key: String) throws {
+    guard try scanner.peek() == UInt8(ascii: "{") else {
+      if let value = try scanner.scanScalarField(), fields[level].count < 256 { fields[level][key] = value }
+      return
+    }
+    scanner.advance()
+    try scanner.skipWhitespace()
+    if try scanner.peek() == UInt8(ascii: "}") {
+      scanner.advance()
+      return
+    }
+    while true {
+      let member = try scanner.readKey()
+      try scanner.skipWhitespace()
+      try scanner.expect(UInt8(ascii: ":"), "expected ':' after an object key")
+      try scanner.skipWhitespace()
+      if let value = try scanner.scanScalarField(), fields[level].count < 256 {
+        fields[level][key + "." + member] = value
+      }
+      try scanner.skipWhitespace()
+      guard let c = try scanner.peek() else { throw scanner.syntaxError("unexpected end of input inside an object") }
+      guard c == UInt8(ascii: ",") || c == UInt8(ascii: "}") else {
+        throw scanner.syntaxError("expected ',' or '}' in an object, found \(scanner.describe(c))")
+      }
+      scanner.advance()
+      if c == UInt8(ascii: "}") { return }
+      try scanner.skipWhitespace()
+    }
   }
 
   /// Checks the rest of `count` objects entered on the way to an array, innermost first.

@@ -30,11 +30,13 @@ extension Discord {
     public let discriminator, color, roles, avatarUrl: Unmapped?
   }
 
-  /// What a `Reply` answers.
+  /// What a `Reply` answers (or a pin pins). Newer DCE versions add the reference's own `type`
+  /// (`Default`, `Forward`).
   public struct ReferenceDTO: Decodable, Sendable {
     public let messageId: String?
     public let channelId: String?
     public let guildId: String?
+    public let type: Unmapped?
   }
 
   public struct AttachmentDTO: Decodable, Sendable {

@@ -4,12 +4,18 @@ import SluiceCore
 /// A channel exported by DiscordChatExporter as JSON (records at `messages`) → the shared
 /// message tables.
 ///
-/// **The conversation comes from the file's name.** The channel object precedes `messages`, but
-/// it is an object, and the map stage sees only the input's path and the enclosing objects'
-/// scalar fields. DCE names a file `<Guild> - <Category> - <Channel> [<channel id>].json`, so
-/// the id in brackets is the conversation (`discord:100`) and the part before it its name; a
-/// file renamed without the brackets is a conversation of its own, keyed by its file name's
-/// stem and left without a name.
+/// **The conversation is the channel the file says it holds.** DCE writes `guild` and `channel`
+/// objects before `messages` (`JsonMessageWriter.WritePreambleAsync`), whose scalars the map
+/// stage sees as `channel.id`, `guild.name`, …: the channel's id is the conversation
+/// (`discord:1519311538035490958`) and `Guild - Category - Channel` its name — the name DCE
+/// gives the file by default (`ExportRequest.GetDefaultOutputFileName`; for a thread the
+/// "category" is its parent channel, for a direct message the guild is `Direct Messages`). So
+/// every part of a partitioned export (`… [part 2].json`), a thread, and a file renamed by
+/// `--output` land in their channel, and a re-import never moves a message. Only a file without
+/// a channel id falls back to its name: `<Guild> - <Category> - <Channel> [<id>]`, with DCE's
+/// ` (after … to …)` date range and ` [part N]` suffixes set aside; a name without a bracketed
+/// id is a conversation of its own, keyed by its stem (parts of one file still together),
+/// unnamed.
 ///
 /// Kinds follow DCE's own rule (`MessageKind.IsSystemMessage`): `Default` and `Reply` are text,
 /// DCE's other kinds (`GuildMemberJoin`, `ChannelPinnedMessage`, `RecipientAdd`, `Call`, …)
@@ -56,7 +62,7 @@ public struct DiscordDataset: Dataset {
       throw ChatExport.unsupported(
         message.type, at: "type", known: (Self.textKinds.sorted() + Self.systemKinds.sorted()).joined(separator: ", "))
     }
-    let channel = Self.channel(fromPath: context.inputPath)
+    let channel = Self.channel(fields: context.fields, path: context.inputPath)
     return Message(
       id: ChatExport.key(Self.export, message.id),
       conversation: Conversation(id: ChatExport.key(Self.export, channel.id), name: channel.name),
@@ -80,15 +86,54 @@ public struct DiscordDataset: Dataset {
     return .file(FileContent(name: attachment.fileName, url: attachment.url, sizeBytes: attachment.fileSizeBytes))
   }
 
+  /// The channel a DCE file holds: its own `channel` object's id, named like DCE's default file
+  /// name from the `guild` and `channel` objects' names; else `channel(fromPath:)`.
+  public static func channel(fields: [String: String], path: String) -> (id: String, name: String?) {
+    guard let id = fields["channel.id"], !id.allSatisfy(\.isWhitespace) else { return channel(fromPath: path) }
+    guard let channelName = ChatExport.nonEmpty(fields["channel.name"]) else { return (id, nil) }
+    let parts = [fields["guild.name"], fields["channel.category"], channelName].compactMap { ChatExport.nonEmpty($0) }
+    return (id, parts.joined(separator: " - "))
+  }
+
   /// The channel a DCE file holds, from its name: `Test Server - Text - general [100].json` is
-  /// channel `100`, named `Test Server - Text - general`; a name without a bracketed id at its
-  /// end is a channel of its own, keyed by the stem (`zulip_dce_general_100`), name unknown.
+  /// channel `100`, named `Test Server - Text - general`, and so are its parts
+  /// (`… [100] [part 2].json`) and date-ranged exports (`… [100] (after 2024-01-01).json`); a
+  /// name without a bracketed id at its end is a channel of its own, keyed by the stem without
+  /// its part (`zulip_dce_general_100`), name unknown.
   public static func channel(fromPath path: String) -> (id: String, name: String?) {
-    let stem = ChatExport.fileStem(path)
-    guard stem.hasSuffix("]"), let open = stem.lastIndex(of: "[") else { return (stem, nil) }
+    let stem = withoutDateRange(withoutPart(Substring(ChatExport.fileStem(path))))
+    guard stem.hasSuffix("]"), let open = stem.lastIndex(of: "[") else { return (String(stem), nil) }
     let id = stem[stem.index(after: open)..<stem.index(before: stem.endIndex)]
-    guard !id.isEmpty, id.allSatisfy(\.isASCII), id.allSatisfy(\.isNumber) else { return (stem, nil) }
+    guard !id.isEmpty, id.allSatisfy(\.isASCII), id.allSatisfy(\.isNumber) else { return (String(stem), nil) }
     let name = stem[..<open].trimmingCharacters(in: .whitespaces)
     return (String(id), name.isEmpty ? nil : name)
+  }
+
+  /// `… [part 2]` → `…` (`MessageExporter.GetPartitionFilePath`: the first part has no suffix).
+  static func withoutPart(_ stem: Substring) -> Substring {
+    guard stem.hasSuffix("]"), let open = stem.lastIndex(of: "["), open > stem.startIndex,
+      stem[stem.index(before: open)] == " "
+    else { return stem }
+    let inside = stem[stem.index(after: open)..<stem.index(before: stem.endIndex)]
+    guard inside.hasPrefix("part "), let number = Int(inside.dropFirst(5)), number > 0 else { return stem }
+    return stem[..<stem.index(before: open)]
+  }
+
+  /// `… (after 2024-01-01)`, `… (before …)`, `… (2024-01-01 to 2024-02-01)` → `…`.
+  static func withoutDateRange(_ stem: Substring) -> Substring {
+    guard stem.hasSuffix(")"), let open = stem.lastIndex(of: "("), open > stem.startIndex,
+      stem[stem.index(before: open)] == " "
+    else { return stem }
+    let inside = stem[stem.index(after: open)..<stem.index(before: stem.endIndex)]
+    let words = inside.split(separator: " ", omittingEmptySubsequences: false)
+    let isDate = { (word: Substring) in
+      word.utf8.count == 10 && word.enumerated().allSatisfy { index, character in
+        index == 4 || index == 7 ? character == "-" : character.isASCII && character.isNumber
+      }
+    }
+    let isRange =
+      (words.count == 2 && (words[0] == "after" || words[0] == "before") && isDate(words[1]))
+      || (words.count == 3 && isDate(words[0]) && words[1] == "to" && isDate(words[2]))
+    return isRange ? stem[..<stem.index(before: open)] : stem
   }
 }

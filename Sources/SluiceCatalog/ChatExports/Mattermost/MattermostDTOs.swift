@@ -1,6 +1,8 @@
 // A Mattermost bulk export: NDJSON, one object per line, whose `type` names the key holding
 // the line's payload — `{"type": "post", "post": {…}}`. `version`, `team`, `channel`, `user`,
-// `post` and `emoji` lines are declared; the payloads the import does not read are `Unmapped`.
+// `post`, `direct_channel`, `direct_post` and `emoji` lines are declared, as Mattermost's
+// importer declares them (`server/channels/app/imports/import_types.go`: `LineImportData`); the
+// payloads the import does not read are `Unmapped`.
 
 /// Mattermost's bulk-export wire format.
 public enum Mattermost {}
@@ -14,7 +16,47 @@ extension Mattermost {
     public let channel: ChannelDTO?
     public let user: UserDTO?
     public let post: PostDTO?
+    /// A direct or group message channel, named by its members.
+    public let directChannel: DirectChannelDTO?
+    /// A post in a direct or group message channel.
+    public let directPost: DirectPostDTO?
     public let emoji: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case type, version, team, channel, user, post, directChannel = "direct_channel", directPost = "direct_post", emoji
+    }
+  }
+
+  /// A direct (two people, or one with themself) or group (three to eight) message channel. It
+  /// has no name: its members are its identity (`DirectChannelImportData`).
+  public struct DirectChannelDTO: Decodable, Sendable {
+    /// Usernames.
+    public let members: [String]
+    public let favoritedBy, header: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case members, favoritedBy = "favorited_by", header
+    }
+  }
+
+  /// A post in a direct or group message channel, named by the channel's members
+  /// (`DirectPostImportData`), with its thread's replies.
+  public struct DirectPostDTO: Decodable, Sendable {
+    /// Usernames: the members of the channel the post is in.
+    public let channelMembers: [String]
+    public let user: String
+    public let message: String
+    public let type: String?
+    /// Epoch milliseconds.
+    public let createAt: Int64
+    public let replies: [ReplyDTO]?
+    public let attachments: [AttachmentDTO]?
+    public let reactions, flaggedBy, props, editAt, isPinned: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case channelMembers = "channel_members", user, message, type, createAt = "create_at", replies, attachments
+      case reactions, flaggedBy = "flagged_by", props, editAt = "edit_at", isPinned = "is_pinned"
+    }
   }
 
   /// A channel of a team; its `name` is unique within the team.

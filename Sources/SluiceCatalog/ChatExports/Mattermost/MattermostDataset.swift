@@ -9,11 +9,20 @@ import SluiceCore
 /// - `channel`: a conversation, keyed by team and name (a channel's name is unique within its
 ///   team), named by its display name.
 /// - `user`: a sender, keyed by username, named by first and last name.
+/// - `direct_channel`: a direct or group message conversation. It has no name of its own, only
+///   its members, so its key is their usernames, sorted, each percent-escaped and joined by `,`
+///   (`mattermost:@harry,ron`; see `directConversation(members:)`), and its name is theirs
+///   (`harry, ron`).
+/// - `direct_post`: a message in the conversation its `channel_members` name, keyed like a
+///   post, with its `replies` — so a direct post and its channel line meet whatever the order.
 /// - `version`, `team`, `emoji`: skipped by design (`MappingError.skipped`), counted as such.
 ///
 /// A post's `type` is empty for a person's post (or `slack_attachment`); Mattermost's own
 /// events are `system_…` (`system_join_channel`), mapped to system messages with the type as the
 /// event. Any other line or post type is `unsupportedEnumValue` at its path.
+///
+/// Line types and payloads follow Mattermost's importer (`server/channels/app/imports/
+/// import_types.go`); the format is documented at docs.mattermost.com, "Bulk loading data".
 public struct MattermostDataset: Dataset {
   public init() {}
 
@@ -23,7 +32,7 @@ public struct MattermostDataset: Dataset {
 
   static let export = "mattermost"
   static let skippedLines: Set<String> = ["version", "team", "emoji"]
-  static let lineTypes = "channel, emoji, post, team, user, version"
+  static let lineTypes = "channel, direct_channel, direct_post, emoji, post, team, user, version"
 
   /// What one line becomes.
   public enum Record: Sendable {
@@ -40,7 +49,11 @@ public struct MattermostDataset: Dataset {
     "Mattermost create_at values are milliseconds in years 1…9999", code: .outOfRange,
     message: "must be milliseconds since 1970 within years 1…9999")
 
-  public var rules: [ValidationRule] { [Self.payloadPresent, Self.timeInRange] }
+  static let membersNamed = ValidationRule(
+    "Mattermost direct channels name their members", code: .missingField,
+    message: "a direct channel or direct post must name at least one member, none blank")
+
+  public var rules: [ValidationRule] { [Self.payloadPresent, Self.timeInRange, Self.membersNamed] }
 
   public func validate(_ line: Mattermost.LineDTO, into validation: inout Validation) {
     switch line.type {
@@ -50,6 +63,19 @@ public struct MattermostDataset: Dataset {
       for (index, reply) in (post.replies ?? []).enumerated() {
         validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(reply.createAt), at: "post.replies[\(index)].create_at")
       }
+    case "direct_post":
+      guard let post = line.directPost else { return validation.check(Self.payloadPresent, false, at: "direct_post") }
+      validation.check(Self.membersNamed, Self.areMembers(post.channelMembers), at: "direct_post.channel_members")
+      validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(post.createAt), at: "direct_post.create_at")
+      for (index, reply) in (post.replies ?? []).enumerated() {
+        validation.check(
+          Self.timeInRange, ChatExport.isEpochMilliseconds(reply.createAt), at: "direct_post.replies[\(index)].create_at")
+      }
+    case "direct_channel":
+      guard let channel = line.directChannel else {
+        return validation.check(Self.payloadPresent, false, at: "direct_channel")
+      }
+      validation.check(Self.membersNamed, Self.areMembers(channel.members), at: "direct_channel.members")
     case "user": validation.check(Self.payloadPresent, line.user != nil, at: "user")
     case "channel": validation.check(Self.payloadPresent, line.channel != nil, at: "channel")
     case "version": validation.check(Self.payloadPresent, line.version != nil, at: "version")
@@ -64,6 +90,16 @@ public struct MattermostDataset: Dataset {
     switch (line.type, line.post, line.user, line.channel) {
     case ("post", let post?, _, _):
       return .messages(try Self.messages(of: post))
+    case ("direct_post", _, _, _):
+      guard let post = line.directPost else {
+        throw MappingError(code: .missingField, path: line.type, message: Self.payloadPresent.message)
+      }
+      return .messages(try Self.messages(of: post))
+    case ("direct_channel", _, _, _):
+      guard let channel = line.directChannel else {
+        throw MappingError(code: .missingField, path: line.type, message: Self.payloadPresent.message)
+      }
+      return .conversation(Self.directConversation(members: channel.members))
     case ("user", _, let user?, _):
       let fullName = [user.firstName ?? "", user.lastName ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
       return .sender(
@@ -97,21 +133,65 @@ public struct MattermostDataset: Dataset {
     ChatExport.key(export, team + ":" + channel)
   }
 
+  /// Whether a member list names someone, and no one blank.
+  static func areMembers(_ members: [String]) -> Bool {
+    !members.isEmpty && members.allSatisfy { !$0.allSatisfy(\.isWhitespace) }
+  }
+
+  /// A direct or group message conversation, by its members, in any order and counted once (a
+  /// direct message with oneself lists the user twice): `mattermost:@ginny,harry,ron`, named
+  /// `ginny, harry, ron`.
+  ///
+  /// Collision-free: Mattermost usernames are lowercase letters, digits, `.`, `-` and `_`, but
+  /// the key does not rely on it — `%`, `,` and `:` in a username are percent-escaped, so `,`
+  /// always separates members, and the `@` (which no team name holds) keeps these keys apart
+  /// from channels' `mattermost:<team>:<channel>`.
+  public static func directConversation(members: [String]) -> Conversation {
+    let sorted = Set(members).sorted()
+    let escaped = sorted.map { member in
+      member.unicodeScalars.map { scalar in
+        switch scalar {
+        case "%": "%25"
+        case ",": "%2C"
+        case ":": "%3A"
+        default: String(scalar)
+        }
+      }.joined()
+    }
+    return Conversation(id: ChatExport.key(export, "@" + escaped.joined(separator: ",")), name: sorted.joined(separator: ", "))
+  }
+
   /// The post, then its replies, each replying to the post.
   static func messages(of post: Mattermost.PostDTO) throws(MappingError) -> [Message] {
-    let conversation = Conversation(id: conversation(team: post.team, channel: post.channel))
+    try messages(
+      in: Conversation(id: conversation(team: post.team, channel: post.channel)), user: post.user,
+      message: post.message, type: post.type, createAt: post.createAt, attachments: post.attachments,
+      replies: post.replies, at: "post")
+  }
+
+  /// A direct post, then its replies, in the conversation its members make. The conversation's
+  /// name comes with it, so a direct post whose `direct_channel` line is missing is still named.
+  static func messages(of post: Mattermost.DirectPostDTO) throws(MappingError) -> [Message] {
+    try messages(
+      in: directConversation(members: post.channelMembers), user: post.user, message: post.message, type: post.type,
+      createAt: post.createAt, attachments: post.attachments, replies: post.replies, at: "direct_post")
+  }
+
+  private static func messages(
+    in conversation: Conversation, user: String, message: String, type: String?, createAt: Int64,
+    attachments: [Mattermost.AttachmentDTO]?, replies: [Mattermost.ReplyDTO]?, at path: String
+  ) throws(MappingError) -> [Message] {
     let root = Message(
-      id: Message.scopedID("\(post.createAt):\(post.user)", in: conversation.id), conversation: conversation,
-      sender: ChatExport.sender(export, post.user), sentAt: ChatExport.timestamp(milliseconds: post.createAt),
-      content: try content(post.message, type: post.type, at: "post.type"),
-      attachments: (post.attachments ?? []).map(attachment))
+      id: Message.scopedID("\(createAt):\(user)", in: conversation.id), conversation: conversation,
+      sender: ChatExport.sender(export, user), sentAt: ChatExport.timestamp(milliseconds: createAt),
+      content: try content(message, type: type, at: path + ".type"), attachments: (attachments ?? []).map(attachment))
     var messages = [root]
-    for (index, reply) in (post.replies ?? []).enumerated() {
+    for (index, reply) in (replies ?? []).enumerated() {
       messages.append(
         Message(
           id: Message.scopedID("\(reply.createAt):\(reply.user)", in: conversation.id), conversation: conversation,
           sender: ChatExport.sender(export, reply.user), sentAt: ChatExport.timestamp(milliseconds: reply.createAt),
-          replyTo: root.id, content: try content(reply.message, type: reply.type, at: "post.replies[\(index)].type"),
+          replyTo: root.id, content: try content(reply.message, type: reply.type, at: "\(path).replies[\(index)].type"),
           attachments: (reply.attachments ?? []).map(attachment)))
     }
     return messages

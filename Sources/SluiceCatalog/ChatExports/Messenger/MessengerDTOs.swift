@@ -1,7 +1,9 @@
 // A Facebook Messenger conversation as "Download your information" writes it (JSON):
 // `{participants, messages, title, is_still_participant, thread_path, …}`, newest message first.
 // A message has `sender_name` and `timestamp_ms`, and its content: `content` (text) or `photos`
-// — whichever it has; the other key is absent.
+// — whichever it has; the other key is absent. The export's text is mojibake: every non-ASCII
+// character is written as its UTF-8 bytes, each escaped as a Latin-1 character (`"Ã©"`, i.e.
+// `\u00c3\u00a9`, for `é`); the mapper repairs it (`MessengerDataset.repaired(_:)`).
 
 /// Facebook Messenger's JSON wire format.
 public enum Messenger {}
@@ -21,12 +23,14 @@ extension Messenger {
     public let sticker: MediaDTO?
     public let type: String?
     public let isUnsent, reactions, share, isGeoblockedForViewer, isTakenDown, ip, callDuration, missed: Unmapped?
+    /// Who joined or left, on `Subscribe` and `Unsubscribe` messages.
+    public let users: Unmapped?
 
     enum CodingKeys: String, CodingKey {
       case senderName = "sender_name", timestampMs = "timestamp_ms", content, photos, videos, files
       case audioFiles = "audio_files", gifs, sticker, type, isUnsent = "is_unsent", reactions, share
       case isGeoblockedForViewer = "is_geoblocked_for_viewer", isTakenDown = "is_taken_down", ip
-      case callDuration = "call_duration", missed
+      case callDuration = "call_duration", missed, users
     }
   }
 

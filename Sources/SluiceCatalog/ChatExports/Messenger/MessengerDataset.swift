@@ -18,6 +18,10 @@ import SluiceCore
 /// text as the caption); `videos`, `audio_files` or `files` → file; otherwise `content` → text.
 /// Messenger's `type` `Call`, `Subscribe` and `Unsubscribe` are system events; `Generic` and
 /// `Share` (or none) are decided by content; any other type is `unsupportedEnumValue` at `type`.
+///
+/// **Text is stored as it was written.** Facebook's and Instagram's JSON exports write UTF-8 as
+/// Latin-1 escapes (`"Ã©"` for `é`, four escapes for an emoji); names, text and file paths
+/// are repaired (`repaired(_:)`) before they become keys or rows.
 public struct MessengerDataset: Dataset {
   public init() {}
 
@@ -48,11 +52,13 @@ public struct MessengerDataset: Dataset {
 
   public func map(_ message: Messenger.MessageDTO, context: inout MappingContext) throws(MappingError) -> Message {
     let conversation = Conversation(id: ChatExport.key(Self.export, Self.conversation(path: context.inputPath, folder: context.folder)))
+    let senderName = Self.repaired(message.senderName)
+    let text = message.content.map(Self.repaired)
     let content: MessageContent
     var attachments: [MessageAttachment] = []
     switch message.type {
     case let type? where Self.systemTypes.contains(type):
-      content = .system(SystemContent(event: type, text: ChatExport.nonEmpty(message.content)))
+      content = .system(SystemContent(event: type, text: ChatExport.nonEmpty(text)))
     case let type? where !Self.contentTypes.contains(type):
       throw ChatExport.unsupported(
         type, at: "type", known: (Self.contentTypes.sorted() + Self.systemTypes.sorted()).joined(separator: ", "))
@@ -61,21 +67,21 @@ public struct MessengerDataset: Dataset {
       if let first = media.first {
         switch first {
         case .image(var image):
-          image.caption = ChatExport.nonEmpty(message.content)
+          image.caption = ChatExport.nonEmpty(text)
           content = .image(image)
         case .file(let file):
           content = .file(file)
         }
         attachments = Array(media.dropFirst())
-      } else if let text = message.content {
+      } else if let text {
         content = .text(text)
       } else {
         throw MappingError(code: .missingField, path: "content", message: Self.hasContent.message)
       }
     }
     return Message(
-      id: Message.scopedID("\(message.timestampMs):\(message.senderName)", in: conversation.id),
-      conversation: conversation, sender: ChatExport.sender(Self.export, message.senderName, name: message.senderName),
+      id: Message.scopedID("\(message.timestampMs):\(senderName)", in: conversation.id),
+      conversation: conversation, sender: ChatExport.sender(Self.export, senderName, name: senderName),
       sentAt: ChatExport.timestamp(milliseconds: message.timestampMs), content: content, attachments: attachments)
   }
 
@@ -85,14 +91,34 @@ public struct MessengerDataset: Dataset {
 
   /// The message's photos, GIFs and sticker (images), then its videos, audio files and files.
   static func media(of message: Messenger.MessageDTO) -> [MessageAttachment] {
-    var media: [MessageAttachment] = (message.photos ?? []).map { .image(ImageContent(url: $0.uri)) }
-    media += (message.gifs ?? []).map { .image(ImageContent(url: $0.uri)) }
-    if let sticker = message.sticker { media.append(.image(ImageContent(url: sticker.uri))) }
+    var media: [MessageAttachment] = (message.photos ?? []).map { .image(ImageContent(url: repaired($0.uri))) }
+    media += (message.gifs ?? []).map { .image(ImageContent(url: repaired($0.uri))) }
+    if let sticker = message.sticker { media.append(.image(ImageContent(url: repaired(sticker.uri)))) }
     let files = (message.videos ?? []) + (message.audioFiles ?? []) + (message.files ?? [])
     media += files.map { file in
-      .file(FileContent(name: file.uri.split(separator: "/").last.map(String.init) ?? file.uri, url: file.uri))
+      let uri = repaired(file.uri)
+      return .file(FileContent(name: uri.split(separator: "/").last.map(String.init) ?? uri, url: uri))
     }
     return media
+  }
+
+  /// The text an export meant: Facebook writes each UTF-8 byte of a non-ASCII character as the
+  /// Latin-1 character of that value (`"J\u00e2\u009d\u00a4\u00ef\u00b8\u008fhn"` for `J❤️hn`),
+  /// so when every character of `text` is at most U+00FF and, taken as bytes, they are valid
+  /// UTF-8, those bytes are the text. Anything else is returned unchanged: text with a character
+  /// above U+00FF (an export that wrote real UTF-8), or bytes that are not UTF-8 (a real `é`
+  /// alone, U+00E9, is no UTF-8 sequence). ASCII is both, and unchanged.
+  public static func repaired(_ text: String) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count)
+    var isASCII = true
+    for scalar in text.unicodeScalars {
+      guard scalar.value <= 0xFF else { return text }
+      if scalar.value >= 0x80 { isASCII = false }
+      bytes.append(UInt8(scalar.value))
+    }
+    guard !isASCII, let decoded = String(validating: bytes, as: UTF8.self) else { return text }
+    return decoded
   }
 
   /// `inbox/<thread>/message_3.json` → `<thread>`; any other file → its stem.

@@ -10,7 +10,9 @@ extension Slack {
   /// - `file_comment`: text too — a person's comment on a shared file, by the comment's author,
   ///   with the comment as the text (the message's own `text` is Slack's rendering of it,
   ///   "<@U…> commented on <@U…>'s file <…>: …").
-  /// - `file_share`: an image or a file, by the file's MIME type.
+  /// - `file_share`: an image or a file, by the MIME type of its `file` (older exports) or of
+  ///   the first of its `files` (newer ones); a message without subtype whose only content is
+  ///   `files` is the same (`SlackMessagesDataset`).
   /// - Channel events (`channel_join`, `bot_add`, `pinned_item`, …): system, the subtype being
   ///   the event.
   /// Any other subtype is `unsupportedEnumValue` at `subtype`, never guessed.

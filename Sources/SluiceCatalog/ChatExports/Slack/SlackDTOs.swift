@@ -98,7 +98,8 @@ extension Slack {
     }
   }
 
-  /// A shared file, as `file_share` and `file_comment` messages carry it.
+  /// A shared file, as `file_share` and `file_comment` messages carry it, and as newer exports
+  /// list it in a message's `files`.
   public struct FileDTO: Decodable, Sendable {
     public let id: String
     public let name: String?
@@ -111,6 +112,11 @@ extension Slack {
     public let publicURLShared, displayAsBot, username, urlPrivateDownload, permalink, permalinkPublic: Unmapped?
     public let editLink, preview, previewHighlight, lines, linesMore, previewIsTruncated, channels, groups, ims: Unmapped?
     public let commentsCount, thumb64, thumb80, thumb160, thumb360, thumb360W, thumb360H, originalW, originalH: Unmapped?
+    /// The comment an upload was shared with (2018 exports).
+    public let initialComment: Unmapped?
+    /// Keys of newer exports' files (2020 on): the uploader's team, preview and access flags.
+    public let userTeam, fileAccess, isStarred, skippedShares, hasRichPreview, mediaDisplayType, updated: Unmapped?
+
 
     enum CodingKeys: String, CodingKey {
       case id, name, title, mimetype, filetype, size, urlPrivate = "url_private"
@@ -121,7 +127,9 @@ extension Slack {
       case lines, linesMore = "lines_more", previewIsTruncated = "preview_is_truncated", channels, groups, ims
       case commentsCount = "comments_count", thumb64 = "thumb_64", thumb80 = "thumb_80", thumb160 = "thumb_160"
       case thumb360 = "thumb_360", thumb360W = "thumb_360_w", thumb360H = "thumb_360_h"
-      case originalW = "original_w", originalH = "original_h"
+      case originalW = "original_w", originalH = "original_h", initialComment = "initial_comment"
+      case userTeam = "user_team", fileAccess = "file_access", isStarred = "is_starred", skippedShares = "skipped_shares"
+      case hasRichPreview = "has_rich_preview", mediaDisplayType = "media_display_type", updated
     }
   }
 

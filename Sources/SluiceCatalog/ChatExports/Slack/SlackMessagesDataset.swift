@@ -10,6 +10,13 @@ import SluiceCore
 /// message's `user`, a bot's `bot_id`, or a file comment's author; its name comes from the
 /// message's `user_profile` (newer exports) or a bot's `username`, and otherwise is left to
 /// `users.json`.
+///
+/// **Uploads of every vintage are one kind.** Older exports write an upload as a `file_share`
+/// message with its `file` (and a `text` that is Slack's rendering, "<@U…> uploaded a file:
+/// …"); newer ones drop the subtype and write `files[]`, often with no text. Either way a
+/// message whose only content is files is an image or a file by the first file's MIME type
+/// (`content(of:)`), the other files its attachments; a message with text of its own is a text
+/// message with its files as attachments.
 public struct SlackMessagesDataset: Dataset {
   public init() {}
 
@@ -34,7 +41,10 @@ public struct SlackMessagesDataset: Dataset {
     if let thread = message.threadTS {
       validation.check(Self.tsFormat, Slack.instant(thread) != nil, at: "thread_ts")
     }
-    if message.subtype == "file_share" || message.subtype == "file_comment" {
+    if message.subtype == "file_share" {
+      validation.check(Self.fileMessagesHaveTheirFile, message.file != nil || !(message.files ?? []).isEmpty, at: "file")
+    }
+    if message.subtype == "file_comment" {
       validation.check(Self.fileMessagesHaveTheirFile, message.file != nil, at: "file")
     }
     if message.subtype == "file_comment" {
@@ -59,10 +69,19 @@ public struct SlackMessagesDataset: Dataset {
     }
     let conversation = Conversation(id: ChatExport.key(Slack.export, channel))
     var sender = Self.sender(of: message)
+    let files = message.files ?? []
     let content: MessageContent
+    var attachments = files
     switch kind {
     case .text:
-      content = .text(Self.text(of: message))
+      let text = Self.text(of: message)
+      if text.isEmpty, let first = files.first {
+        // An upload as newer exports write it: no subtype, no text, `files[]`.
+        content = Self.content(of: first)
+        attachments = Array(files.dropFirst())
+      } else {
+        content = .text(text)
+      }
     case .system:
       content = .system(SystemContent(event: message.subtype ?? "", text: message.text))
     case .fileComment:
@@ -72,10 +91,14 @@ public struct SlackMessagesDataset: Dataset {
       content = .text(comment.comment)
       sender = ChatExport.sender(Slack.export, comment.user)
     case .fileShare:
-      guard let file = message.file else {
+      if let file = message.file {
+        content = Self.content(of: file)
+      } else if let first = files.first {
+        content = Self.content(of: first)
+        attachments = Array(files.dropFirst())
+      } else {
         throw MappingError(code: .missingField, path: "file", message: Self.fileMessagesHaveTheirFile.message)
       }
-      content = Self.content(of: file)
     }
     var replyTo: String?
     if let thread = message.threadTS, thread != message.ts {
@@ -84,7 +107,7 @@ public struct SlackMessagesDataset: Dataset {
     return Message(
       id: Message.scopedID(message.ts, in: conversation.id), conversation: conversation, sender: sender,
       sentAt: ChatExport.timestamp(seconds: instant.seconds, microseconds: instant.microseconds), replyTo: replyTo,
-      content: content, attachments: (message.files ?? []).map(Self.attachment))
+      content: content, attachments: attachments.map(Self.attachment))
   }
 
   public func rows(for message: Message, into rows: inout RecordRows) {
