@@ -35,4 +35,6 @@ public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparab
   public static let unsafeXML: IssueCode = "unsafeXML"
   /// A dataset skipped the record by design (`MappingError.skipped`); not an error.
   public static let skippedByDesign: IssueCode = "skippedByDesign"
+  /// An input the spec marks `optional` is not there: the run goes on without it (a warning).
+  public static let missingInput: IssueCode = "missingInput"
 }

@@ -17,6 +17,9 @@ public struct PipelineInput: Sendable, Hashable {
   /// A spec's glob pattern that matched no file (`path` is the pattern): the run fails with
   /// exit 66 before it opens the database (`PipelineSpec.expand`).
   public var isUnmatchedPattern = false
+  /// An input the run may go without (`"optional": true` in a spec): when it is missing, or its
+  /// pattern matches no file, the run warns (`missingInput`) and reads the others.
+  public var isOptional = false
 
   public init(dataset: String? = nil, path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = []) {
     self.dataset = dataset

@@ -200,7 +200,7 @@ extension PipelineRunner {
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
       while let lane = coordination.takeLane() {
         worker.lanes.append(lane)
-        for index in plan.lanes[lane] {
+        for index in plan.lanes[lane] where !missingInputs.contains(index) {
           if coordination.mustStop(at: index) { throw LaneStopped() }
           place = index
           let source = inputs[index]

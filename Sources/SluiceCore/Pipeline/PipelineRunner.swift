@@ -26,6 +26,9 @@ public struct PipelineRunner {
   let inputs: [Source]
   /// Every input's dataset's tables, each once.
   let schema: Schema
+  /// The optional inputs that are not there, by their place among `inputs`: a run skips them
+  /// (each is a warning) and migrates their tables all the same (`checkInputsExist`).
+  private(set) var missingInputs: Set<Int> = []
 
   struct Source {
     var input: PipelineInput
@@ -52,6 +55,11 @@ public struct PipelineRunner {
   /// The outputs (rejects, report, JUnit) are written in step with the database: staged and
   /// synced before the commit, published after it (`RunOutputs`).
   public func run() -> RunReport {
+    var runner = self
+    return runner.runOnce()
+  }
+
+  private mutating func runOnce() -> RunReport {
     var run = RunState(configuration: configuration, rules: rules)
     var opened = Opened()
     var committed: RunReport?
@@ -62,10 +70,10 @@ public struct PipelineRunner {
       let outputs = try RunOutputs(configuration: configuration)
       opened.outputs = outputs
       run.quarantine = outputs.rejects.map { QuarantineWriter(file: $0, input: configuration.inputs[0].path, format: configuration.inputs[0].format) }
-      try checkInputsExist()
+      missingInputs = try checkInputsExist(state: &run)
       if configuration.isDryRun {
-        for source in inputs {
-          try read(source, state: &run) { reader, loop, state in
+        for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
+          try read(source, index: index, state: &run) { reader, loop, state in
             try loop.validate(reader, state: &state)
             return [:]
           }
@@ -114,18 +122,29 @@ public struct PipelineRunner {
     return RecordReaders.make(format: input.format, recordPath: input.recordPath, source: source)
   }
 
-  /// Every input is there and readable: a missing one fails the run before the database is
-  /// opened, let alone written.
+  /// Every required input is there and readable: a missing one fails the run before the
+  /// database is opened, let alone written. An optional input that is missing (a dump folder
+  /// without `PostHistory.xml`) is a warning of the read stage naming it, and its place is
+  /// returned: the run skips it.
   ///
   /// The check looks and never opens: each input is opened exactly once, when it is read. A
   /// FIFO opened here and closed again would block until its writer came, then cut the writer
   /// off (SIGPIPE) or lose what it wrote before the second open.
-  private func checkInputsExist() throws {
-    for source in inputs where source.input.path != "-" {
-      if let problem = Self.problem(reading: source.input) {
-        throw RunAbort(failure: .init(kind: .inputMissing, message: problem))
+  private func checkInputsExist(state: inout RunState) throws -> Set<Int> {
+    var missing: Set<Int> = []
+    for (index, source) in inputs.enumerated() where source.input.path != "-" {
+      guard let problem = Self.problem(reading: source.input) else { continue }
+      guard source.input.isOptional else {
+        throw RunAbort(failure: .init(kind: .inputMissing, message: "\(source.input.path): \(problem)"))
       }
+      missing.insert(index)
+      var warning = Issue(
+        stage: .read, severity: .warning, code: .missingInput, location: nil,
+        message: "the optional input is not there (\(problem)); the run goes on without it")
+      warning.input = source.input.path
+      state.ledger.warn(warning)
     }
+    return missing
   }
 
   /// Why `input` cannot be read, or nil when it can: it is missing, a pattern that matched no
@@ -133,7 +152,7 @@ public struct PipelineRunner {
   static func problem(reading input: PipelineInput) -> String? {
     let path = input.path
     if input.isUnmatchedPattern {
-      var problem = "\(path): no file matches this pattern"
+      var problem = "no file matches this pattern"
       let literal = PipelineSpec.unescaped(path)
       if FileManager.default.fileExists(atPath: literal) {
         problem +=
@@ -144,10 +163,10 @@ public struct PipelineRunner {
     var status = stat()
     guard stat(path, &status) == 0 else {
       let code = errno
-      return code == ENOENT ? "\(path): no such file" : "\(path): cannot open: \(OutputFile.reason(code))"
+      return code == ENOENT ? "no such file" : "cannot open: \(OutputFile.reason(code))"
     }
-    if status.st_mode & S_IFMT == S_IFDIR { return "\(path): is a directory" }
-    if access(path, R_OK) != 0 { return "\(path): cannot open: \(OutputFile.reason(errno))" }
+    if status.st_mode & S_IFMT == S_IFDIR { return "is a directory" }
+    if access(path, R_OK) != 0 { return "cannot open: \(OutputFile.reason(errno))" }
     return nil
   }
 
@@ -178,8 +197,8 @@ public struct PipelineRunner {
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
       var lookups: [String: RunReport.ReferenceLookups] = [:]
       var bulkWrites: RunReport.BulkWrites?
-      for source in inputs {
-        try read(source, state: &state) { reader, loop, state in
+      for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
+        try read(source, index: index, state: &state) { reader, loop, state in
           // A writer per input, over its dataset's tables; what it caches it found in this
           // transaction, which holds the earlier inputs' rows.
           let writer = try RowWriter(store: store, schema: source.dataset.schema, conflict: configuration.conflict)
@@ -360,17 +379,20 @@ public struct PipelineRunner {
     let now = run.ledger.snapshot()
     var sections: [RunReport.InputSection] = []
     var omitted = run.omitted
+    // A serial run folds the inputs it opened past the limit, in order, as they end; the ones
+    // after them were never opened (or are missing optional ones, never opened either).
+    var foldedLeft = run.omitted.count
     for (index, source) in inputs.enumerated() {
       let section: RunReport.InputSection
       if let progress = run.progress(ofInput: index) {
         section = progress.section(format: run.formatName(of: source.input), now: now)
-      } else if index < RunReport.inputSectionLimit || index >= RunReport.inputSectionLimit + run.omitted.count {
-        // Never opened (a run folds only inputs it opened, in order, so these are the rest).
+      } else if index < RunReport.inputSectionLimit || foldedLeft == 0 || missingInputs.contains(index) {
         section = RunReport.InputSection(
           path: source.input.path, format: run.formatName(of: source.input), dataset: source.dataset.name,
           opened: false, gzip: false, compressedBytes: 0, decompressedBytes: 0,
           stages: Stage.allCases.map(StageStatistics.init), issueCounts: [:], coercions: 0, rowsWritten: [:])
       } else {
+        foldedLeft -= 1
         continue  // Folded into `run.omitted` when it ended.
       }
       if index < RunReport.inputSectionLimit {

@@ -19,6 +19,9 @@ public struct PipelineSpec: Sendable {
     public var input: String
     public var format: PipelineConfiguration.Format
     public var recordPath: [String]
+    /// The run may go without this input (`"optional": true`): when it is missing, the run
+    /// warns and reads the others.
+    public var isOptional = false
   }
 
   /// The inputs in load order: one, or those listed under `inputs`.
@@ -134,7 +137,9 @@ public struct PipelineSpec: Sendable {
       guard let input = document.input else {
         throw SpecError(path: path, message: "'input': missing required key")
       }
-      written = [("", .init(dataset: dataset, input: input, format: document.format, recordPath: document.recordPath))]
+      written = [
+        ("", .init(dataset: dataset, input: input, format: document.format, recordPath: document.recordPath, optional: nil))
+      ]
     }
     var inputs: [Input] = []
     for (prefix, input) in written {
@@ -149,7 +154,13 @@ public struct PipelineSpec: Sendable {
       if input.input == "-", inputs.contains(where: { $0.input == "-" }) {
         throw SpecError(path: path, message: "'\(prefix)input': only one input can be standard input ('-')")
       }
-      inputs.append(Input(dataset: input.dataset, input: input.input, format: format, recordPath: recordPath))
+      if input.optional == true && input.input == "-" {
+        throw SpecError(path: path, message: "'\(prefix)optional': standard input ('-') is always there; drop 'optional'")
+      }
+      inputs.append(
+        Input(
+          dataset: input.dataset, input: input.input, format: format, recordPath: recordPath,
+          isOptional: input.optional ?? false))
     }
     self.inputs = inputs
     if database.isEmpty {
@@ -303,6 +314,7 @@ public struct PipelineSpec: Sendable {
           var expanded = PipelineInput(
             dataset: input.dataset, path: match.path, format: input.format, recordPath: input.recordPath)
           expanded.isUnmatchedPattern = match.isUnmatchedPattern
+          expanded.isOptional = input.isOptional
           return expanded
         }
       },
@@ -395,7 +407,7 @@ public struct PipelineSpec: Sendable {
 struct SpecDocument: Decodable {
   static let knownKeys =
     "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects"
-  static let knownInputKeys = "dataset, input, format, recordPath"
+  static let knownInputKeys = "dataset, input, format, recordPath, optional"
 
   var description: String?
   var dataset: String?
@@ -421,6 +433,8 @@ struct SpecDocument: Decodable {
     var input: String
     var format: String?
     var recordPath: RecordPathValue?
+    /// The run may go without this input.
+    var optional: Bool?
   }
 
   /// `"data.fruits"` or `["data", "fruits"]` (for keys that contain dots).
