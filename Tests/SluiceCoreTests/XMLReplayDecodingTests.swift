@@ -138,7 +138,8 @@ struct XMLReplayDecodingTests {
 
   @Test func aFailureInsideAnElementNamesItsIndex() throws {
     try expectFailure(
-      Order.self, head + #""items":[{"sku":"S1","qty":"2","priceMinor":"1"},{"sku":"S2","qty":"many","priceMinor":"4"}]}"#,
+      Order.self,
+      head + #""items":[{"sku":"S1","qty":"2","priceMinor":"1"},{"sku":"S2","qty":"many","priceMinor":"4"}]}"#,
       code: .typeMismatch, path: "items[1].qty", at: #""many""#)
   }
 
