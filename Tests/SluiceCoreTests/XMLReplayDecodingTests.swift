@@ -32,6 +32,10 @@ private struct Tags: Decodable, Equatable {
   var tags: [String]
 }
 
+private struct Optionals: Decodable, Equatable {
+  var items: [Item]?
+}
+
 // MARK: - Helpers
 
 private let head = #"{"orderId":"2","currency":"EUR","#
@@ -162,6 +166,15 @@ struct XMLReplayDecodingTests {
     try expectFailure(
       Order.self, head + #""items":[{"sku":"S1","sk\u0075":"S9","qty":"2","priceMinor":"1"}]}"#,
       code: .duplicateKey, path: "items[0].sku", at: #""sk\u0075""#)
+  }
+
+  @Test func aNullArrayIsNoArrayAsInJSON() throws {
+    // Found by the replay fuzz target: the XML reading failed (`nullValue` at `items[0]`) where
+    // the JSON reading gave nil.
+    let (value, unknown) = try decode(Optionals.self, #"{"items":null}"#)
+    #expect(value.items == nil)
+    #expect(unknown.isEmpty)
+    #expect(try decode(Optionals.self, #"{"items":[]}"#).value.items == [])
   }
 
   @Test func theSameRecordWithoutTheXMLMarkIsPlainJSON() throws {

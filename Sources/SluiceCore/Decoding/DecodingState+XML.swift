@@ -53,11 +53,12 @@ extension DecodingState {
   }
 
   /// An optional value at a key: nil when missing or absent, except that an empty XML element
-  /// asked for as an array is an empty array.
+  /// asked for as an array is an empty array. Null — JSON's, XML's `xsi:nil` — is nil for an
+  /// array too, as in JSON.
   func isAbsent<T>(_ node: Int?, as type: T.Type) -> Bool {
     guard let node else { return true }
     guard isNull(node) else { return false }
-    return !(isXML && type is any XMLSequence.Type)
+    return tape.nodes[node].kind == .null || !(isXML && type is any XMLSequence.Type)
   }
 
   /// `true`/`false` as JSON writes them, and in XML also `1`/`0` (XML Schema) and `True`/`False`
