@@ -45,7 +45,8 @@ struct XMLNilTests {
     #expect(tagged.tags == nil)
     let empty = XMLRecordReader(
       source: MemoryByteSource(Array("<lines><line><sku>S</sku><tags/></line></lines>".utf8)), path: ["lines", "line"])
-    #expect(try SluiceDecoder().decode(Tagged.self, from: try #require(try empty.next()), diagnostics: &diagnostics).tags == [])
+    let emptyRecord = try #require(try empty.next())
+    #expect(try SluiceDecoder().decode(Tagged.self, from: emptyRecord, diagnostics: &diagnostics).tags == [])
   }
 
   @Test func aNilRequiredFieldIsNullValueAtItsPath() throws {

@@ -122,7 +122,8 @@ struct XMLReplayDecodingTests {
     let (order, unknown) = try decode(
       Order.self,
       head
-        + #""items":[{"sku":"S1","qty":"2","priceMinor":"1"},{"sku":"S2","qty":"3","priceMinor":"4","note":"x","note":"y"}],"#
+        + #""items":[{"sku":"S1","qty":"2","priceMinor":"1"},"#
+        + #"{"sku":"S2","qty":"3","priceMinor":"4","note":"x","note":"y"}],"#
         + #""extra":{"a":"1"}}"#)
     #expect(order.items == [Self.one, Self.two])
     // XML's rule: an unknown name once per object, even when it repeats.
