@@ -12,6 +12,11 @@ struct XMLNilTests {
     var note: String?
   }
 
+  private struct Tagged: Decodable {
+    var sku: String
+    var tags: [String]?
+  }
+
   private func decode(_ xml: String) throws -> Result<Line, RecordDecodingError> {
     let reader = XMLRecordReader(source: MemoryByteSource(Array(xml.utf8)), path: ["lines", "line"])
     let record = try #require(try reader.next())
@@ -26,6 +31,22 @@ struct XMLNilTests {
   @Test func aNilOptionalIsNil() throws {
     let line = try decode(#"<lines \#(xsi)><line><sku>S</sku><note xsi:nil="true"/></line></lines>"#).get()
     #expect(line == Line(sku: "S", note: nil))
+  }
+
+  @Test func aNilOptionalArrayIsNilAsInJSON() throws {
+    // An empty element asked for as an array is an empty one; a nil one is no array, as JSON's
+    // null is. Found by the replay fuzz target: it failed as `nullValue` at `tags[0]`.
+    let reader = XMLRecordReader(
+      source: MemoryByteSource(Array(#"<lines \#(xsi)><line><sku>S</sku><tags xsi:nil="true"/></line></lines>"#.utf8)),
+      path: ["lines", "line"])
+    let record = try #require(try reader.next())
+    var diagnostics = DecodeDiagnostics()
+    let tagged = try SluiceDecoder().decode(Tagged.self, from: record, diagnostics: &diagnostics)
+    #expect(tagged.tags == nil)
+    let empty = XMLRecordReader(
+      source: MemoryByteSource(Array("<lines><line><sku>S</sku><tags/></line></lines>".utf8)), path: ["lines", "line"])
+    let emptyRecord = try #require(try empty.next())
+    #expect(try SluiceDecoder().decode(Tagged.self, from: emptyRecord, diagnostics: &diagnostics).tags == [])
   }
 
   @Test func aNilRequiredFieldIsNullValueAtItsPath() throws {

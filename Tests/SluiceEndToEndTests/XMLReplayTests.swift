@@ -53,4 +53,46 @@ struct XMLReplayTests {
     while try items.step() { rows.append(items.columnText(0) ?? "") }
     #expect(rows == ["1:1:S1:2", "2:1:S2:1", "2:2:S3:3"])
   }
+
+  /// What `jq` or a hand fix naturally makes of a quarantined order's items: a JSON array.
+  /// Issue 21, finding 1: one element trapped (SIGILL) in the key sweep, two loaded with four
+  /// spurious `unknownField` warnings.
+  @Test(arguments: [1, 2])
+  func aRecordWhoseItemsBecameAJSONArrayReplaysAsItsJSONSays(items: Int) throws {
+    let scratch = try TemporaryDirectory()
+    let input = try scratch.write("orders.xml", Self.orders)
+    let database = scratch.file("orders.sqlite")
+    let rejects = scratch.file("rejects.ndjson")
+    let run = try SluiceBinary.run([
+      "run", "Pipelines/orders.json", "--input", input, "--format", "xml", "--record-path", "orders.order",
+      "--policy", "lenient", "--db", database, "--rejects", rejects,
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let line = try #require(try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n").first)
+    var entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    #expect(entry["format"] as? String == "xml")
+    // As `jq '.items = [...]'` leaves it: the other fields as they were, the items last.
+    let text = try #require(entry["record"] as? String)
+    let itemsKey = try #require(text.range(of: #""items":"#))
+    #expect(text.hasSuffix("}}}"))
+    let array = (1...items).map { #"{"sku":"S\#($0 + 1)","qty":"\#($0 + 2)","priceMinor":"1"}"# }
+    entry["record"] = text[..<itemsKey.upperBound] + "[" + array.joined(separator: ",") + "]}"
+    try (String(decoding: try JSONSerialization.data(withJSONObject: entry), as: UTF8.self) + "\n")
+      .write(toFile: rejects, atomically: true, encoding: .utf8)
+
+    let report = scratch.file("replay.json")
+    let replay = try SluiceBinary.run([
+      "replay", "Pipelines/orders.json", "--rejects", rejects, "--db", database, "--report", report,
+    ])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    #expect(!replay.stderr.contains("unknownField"), "\(replay.stderr)")
+    let summary = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+    #expect((summary["issueCounts"] as? [String: Any])?.isEmpty ?? true, "\(summary["issueCounts"] ?? "")")
+    let rows = try SQLiteConnection(path: database, options: .init(readOnly: true)).prepare(
+      "SELECT order_id || ':' || line || ':' || sku || ':' || qty FROM order_items ORDER BY order_id, line")
+    var loaded: [String] = []
+    while try rows.step() { loaded.append(rows.columnText(0) ?? "") }
+    #expect(loaded == ["1:1:S1:2"] + (1...items).map { "2:\($0):S\($0 + 1):\($0 + 2)" })
+  }
 }

@@ -18,7 +18,7 @@ extension DecodingState {
 
   /// The coding path of a node, as the DTO sees it.
   func codingPath(to node: Int) -> [any CodingKey] {
-    isXML ? xmlCodingPath(to: node) : tape.codingPath(to: node)
+    isXML ? xmlCodingPath(to: node) : jsonCodingPath(to: node)
   }
 
   /// Where a node is, for locations: its source offset in the record (XML), or its place in

@@ -33,22 +33,26 @@ extension DecodingState {
       while k < end {
         if nodes[k].hasEscapes, JSONString.decode(tape.bytes[range(k)]) == nil {
           throw RecordDecodingError(
-            code: .invalidValue, path: FieldPath.render(tape.codingPath(to: index)),
+            code: .invalidValue, path: FieldPath.render(codingPath(to: index)),
             message: "invalid \\u escape in a key (an unpaired surrogate)", byteOffset: nodes[k].payload - 1)
         }
         k = tape.end(of: k + 1)
       }
       if let duplicate = duplicateKey(in: index) {
         throw RecordDecodingError(
-          code: .duplicateKey, path: FieldPath.render(tape.codingPath(to: duplicate)),
+          code: .duplicateKey, path: FieldPath.render(codingPath(to: duplicate)),
           message: "the key appears more than once in the object", byteOffset: nodes[duplicate].payload - 1)
       }
+      // The object's path is found once, for its first unknown key; each key's is that and the key.
+      var objectPath: String?
       k = index + 1
       while k < end {
         if reportUnknown && !nodes[k].isAccessed {
+          let prefix = objectPath ?? FieldPath.render(codingPath(to: index))
+          objectPath = prefix
           diagnostics.unknownFields.append(
             .init(
-              code: .unknownField, path: FieldPath.render(tape.codingPath(to: k)),
+              code: .unknownField, path: FieldPath.render(prefix: prefix, TapeKey(stringValue: tape.keyString(k))),
               message: "not part of the contract", byteOffset: nodes[k].payload - 1))
         }
         k = tape.end(of: k + 1)

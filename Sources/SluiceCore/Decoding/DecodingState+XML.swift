@@ -53,11 +53,12 @@ extension DecodingState {
   }
 
   /// An optional value at a key: nil when missing or absent, except that an empty XML element
-  /// asked for as an array is an empty array.
+  /// asked for as an array is an empty array. Null — JSON's, XML's `xsi:nil` — is nil for an
+  /// array too, as in JSON.
   func isAbsent<T>(_ node: Int?, as type: T.Type) -> Bool {
     guard let node else { return true }
     guard isNull(node) else { return false }
-    return !(isXML && type is any XMLSequence.Type)
+    return tape.nodes[node].kind == .null || !(isXML && type is any XMLSequence.Type)
   }
 
   /// `true`/`false` as JSON writes them, and in XML also `1`/`0` (XML Schema) and `True`/`False`
@@ -159,9 +160,13 @@ extension DecodingState {
     tape.bytes[range(key)].elementsEqual(XMLRecordReader.textKey.utf8)
   }
 
-  /// Whether two keys have the same name (XML keys have no escapes: their bytes are the name).
+  /// Whether two keys have the same name. The XML reader's keys have no escapes, so their bytes
+  /// are the name; a replayed record's may (`"qt\u0079"`), and are compared unescaped.
   private func sameName(_ a: Int, _ b: Int) -> Bool {
     if a == b { return true }
+    if tape.nodes[a].hasEscapes || tape.nodes[b].hasEscapes {
+      return tape.keyString(a).utf8.elementsEqual(tape.keyString(b).utf8)
+    }
     let first = range(a)
     let second = range(b)
     guard first.count == second.count else { return false }
@@ -202,27 +207,24 @@ extension DecodingState {
   // MARK: - Paths
 
   /// The coding path of a node as the DTO sees it: repeated siblings and a wrapper's children
-  /// are indexed (`items[1].qty`), an array of one is `[0]`.
+  /// are indexed (`items[1].qty`), an array of one is `[0]`. A replayed record's JSON arrays
+  /// (the XML reader makes none) index their elements as JSON does. Found with the path cursors
+  /// (`DecodingState+Paths.swift`).
   func xmlCodingPath(to target: Int) -> [any CodingKey] {
     var path: [any CodingKey] = []
     var current = 0
-    while current != target, current < tape.nodes.count, tape.nodes[current].kind == .object {
-      let end = tape.end(of: current)
-      guard target < end else { break }
-      // The member holding the target.
-      var k = current + 1
-      var member = -1
-      while k < end {
-        let valueEnd = tape.end(of: k + 1)
-        if target >= k && target < valueEnd {
-          member = k
-          break
-        }
-        k = valueEnd
+    var level = 0
+    while current != target, current < tape.nodes.count {
+      // The member holding the target, or the array element.
+      guard let (member, position) = child(of: current, holding: target, level: level) else { break }
+      defer { level += 1 }
+      if tape.nodes[current].kind == .array {
+        path.append(TapeKey(index: position))
+        current = member
+        continue
       }
-      guard member >= 0 else { break }
       let wrapper = tape.nodes[current].bits & RecordTape.Node.xmlWrapper != 0
-      let (index, repeats) = siblingIndex(of: member, in: current)
+      let (index, repeats) = siblingIndex(of: member, in: current, level: level)
       if wrapper {
         path.append(TapeKey(index: index))
       } else {
@@ -240,7 +242,24 @@ extension DecodingState {
   }
 
   /// A key's index among the keys of the same name in its object, and whether there are others.
-  private func siblingIndex(of key: Int, in object: Int) -> (index: Int, repeats: Bool) {
+  /// Counted from the last key of the same name this level's cursor counted, when the key is not
+  /// before it (a wrapper's items, one after another); otherwise over the whole object.
+  private func siblingIndex(of key: Int, in object: Int, level: Int) -> (index: Int, repeats: Bool) {
+    let hasCursor = level < pathCursors.count && pathCursors[level].container == object
+    if hasCursor {
+      let cursor = pathCursors[level]
+      if cursor.namedKey >= 0, cursor.namedKey <= key, sameName(cursor.namedKey, key) {
+        var index = cursor.namedIndex
+        var k = cursor.namedKey
+        while k < key {
+          k = tape.end(of: k + 1)
+          if k <= key && sameName(k, key) { index += 1 }
+        }
+        pathCursors[level].namedKey = key
+        pathCursors[level].namedIndex = index
+        return (index, cursor.nameRepeats)
+      }
+    }
     var index = 0
     var count = 0
     var k = object + 1
@@ -252,6 +271,11 @@ extension DecodingState {
       }
       k = tape.end(of: k + 1)
     }
+    if hasCursor {
+      pathCursors[level].namedKey = key
+      pathCursors[level].namedIndex = index
+      pathCursors[level].nameRepeats = count > 1
+    }
     return (index, count > 1)
   }
 
@@ -259,7 +283,8 @@ extension DecodingState {
 
   /// XML's key sweep: an element or attribute the DTO never asked for is an unknown field (each
   /// name once per object); a name the DTO read as a single value that appears more than once
-  /// rejects the record, since the others would be lost.
+  /// rejects the record, since the others would be lost. A replayed record's JSON arrays are
+  /// walked into, like any opened container; their elements are not keys.
   func sweepXMLKeys(into diagnostics: inout DecodeDiagnostics, reportUnknown: Bool) throws(RecordDecodingError) {
     var index = 0
     let nodes = tape.nodes
@@ -273,35 +298,89 @@ extension DecodingState {
         index = node.payload
         continue
       }
-      let end = node.payload
-      var k = index + 1
+      if node.tag == RecordTape.Node.object {
+        try sweepXMLObject(index, into: &diagnostics, reportUnknown: reportUnknown)
+      }
+      index += 1
+    }
+  }
+
+  /// The sweep of one opened object. Each key not asked for is compared by name with the
+  /// object's other keys: pairwise while the object is small, through a table of its names past
+  /// 32 keys, so that an element of 50k unknown attributes costs its size, not its size squared.
+  private func sweepXMLObject(
+    _ object: Int, into diagnostics: inout DecodeDiagnostics, reportUnknown: Bool
+  ) throws(RecordDecodingError) {
+    let end = tape.end(of: object)
+    var keys = 0
+    var unasked = false
+    var k = object + 1
+    while k < end {
+      keys += 1
+      if !tape.nodes[k].isAccessed { unasked = true }
+      k = tape.end(of: k + 1)
+    }
+    guard unasked else { return }
+    /// For each name: its first key, and whether the DTO asked for any key of that name.
+    var names: [[UInt8]: (first: Int, askedFor: Bool)] = [:]
+    if keys > 32 {
+      k = object + 1
       while k < end {
-        if !nodes[k].isAccessed {
-          var firstOfName = true
-          var askedFor = false
-          var other = index + 1
+        let name = nameBytes(k)
+        let asked = tape.nodes[k].isAccessed
+        if let known = names[name] {
+          if asked && !known.askedFor { names[name] = (known.first, true) }
+        } else {
+          names[name] = (k, asked)
+        }
+        k = tape.end(of: k + 1)
+      }
+    }
+    // The object's path is found once, for its first unknown key.
+    var objectPath: String?
+    k = object + 1
+    while k < end {
+      if !tape.nodes[k].isAccessed {
+        var firstOfName = true
+        var askedFor = false
+        if keys > 32 {
+          let known = names[nameBytes(k)]
+          firstOfName = known?.first == k
+          askedFor = known?.askedFor ?? false
+        } else {
+          var other = object + 1
           while other < end {
             if other != k && sameName(other, k) {
-              if nodes[other].isAccessed { askedFor = true }
+              if tape.nodes[other].isAccessed { askedFor = true }
               if other < k { firstOfName = false }
             }
             other = tape.end(of: other + 1)
           }
-          if askedFor {
-            throw RecordDecodingError(
-              code: .duplicateKey, path: FieldPath.render(xmlCodingPath(to: k)),
-              message: "the element appears more than once, but the field is not an array", byteOffset: offset(of: k))
-          }
-          if reportUnknown && firstOfName {
-            diagnostics.unknownFields.append(
-              .init(
-                code: .unknownField, path: FieldPath.render(xmlCodingPath(to: k)), message: "not part of the contract",
-                byteOffset: offset(of: k)))
-          }
         }
-        k = tape.end(of: k + 1)
+        if askedFor {
+          throw RecordDecodingError(
+            code: .duplicateKey, path: FieldPath.render(xmlCodingPath(to: k)),
+            message: "the element appears more than once, but the field is not an array", byteOffset: offset(of: k))
+        }
+        if reportUnknown && firstOfName {
+          // As `xmlCodingPath(to: k)` says: the object's path, then the name, or, in a wrapper,
+          // the key's index among its name's keys — 0, for the first.
+          let prefix = objectPath ?? FieldPath.render(xmlCodingPath(to: object))
+          objectPath = prefix
+          let wrapper = tape.nodes[object].bits & RecordTape.Node.xmlWrapper != 0
+          let key: any CodingKey = wrapper ? TapeKey(index: 0) : TapeKey(stringValue: tape.keyString(k))
+          diagnostics.unknownFields.append(
+            .init(
+              code: .unknownField, path: FieldPath.render(prefix: prefix, key), message: "not part of the contract",
+              byteOffset: offset(of: k)))
+        }
       }
-      index += 1
+      k = tape.end(of: k + 1)
     }
+  }
+
+  /// A key's name as bytes, unescaped.
+  private func nameBytes(_ key: Int) -> [UInt8] {
+    tape.nodes[key].hasEscapes ? Array(tape.keyString(key).utf8) : Array(tape.bytes[range(key)])
   }
 }

@@ -18,6 +18,8 @@ final class DecodingState {
   var coercions = 0
   /// How the current XML record's arrays were read.
   var xml = XMLReadings()
+  /// Where the current record's last coding path was found, level by level (`codingPath(to:)`).
+  var pathCursors: [PathCursor] = []
 
   init(options: SluiceDecoder.Options) {
     legacyScalars = options.legacyScalars
@@ -36,13 +38,17 @@ final class DecodingState {
     cursors.deallocate()
   }
 
-  /// Before a record: no keyed container is open.
-  func resetCursors() { cursors.pointee.count = 0 }
+  /// Before a record: no keyed container is open, no coding path was found.
+  func resetCursors() {
+    cursors.pointee.count = 0
+    if !pathCursors.isEmpty { pathCursors.removeAll(keepingCapacity: true) }
+  }
 
   /// Drops the finished record's bytes and any storage a huge record grew, so nothing the size
   /// of one record outlives it.
   func releaseRecord() {
     tape.releaseRecord()
+    if !pathCursors.isEmpty { pathCursors.removeAll(keepingCapacity: true) }
     cursors.pointee.shrink(above: RecordTape.retainedNodeCapacity)
   }
 

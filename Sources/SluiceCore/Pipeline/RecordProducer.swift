@@ -147,10 +147,11 @@ final class RecordProducer<D: Dataset> {
               message: error.message)
           ])
       }
-      let unknown = diagnostics.unknownFields.map { finding in
+      let locations = raw.locations(at: diagnostics.unknownFields.map(\.byteOffset))
+      let unknown = zip(diagnostics.unknownFields, locations).map { finding, location in
         Issue(
-          stage: .decode, severity: unknownSeverity, code: finding.code,
-          location: raw.location(at: finding.byteOffset), path: finding.path, message: finding.message)
+          stage: .decode, severity: unknownSeverity, code: finding.code, location: location, path: finding.path,
+          message: finding.message)
       }
       item.coercions = diagnostics.coercions
       lap(.decode, &mark)
