@@ -178,6 +178,20 @@ struct PipelineSpecTests {
     #expect(escaped.configuration().inputs.map(\.isUnmatchedPattern) == [false])
   }
 
+  @Test func anInputMayBeOptional() throws {
+    let parsed = try spec(
+      #"{"inputs": [{"dataset": "fruits", "input": "f.json", "optional": true}, {"dataset": "orders", "input": "missing/*.json", "optional": true}, {"dataset": "orders", "input": "o.json"}], "database": "d"}"#
+    )
+    #expect(parsed.inputs.map(\.isOptional) == [true, true, false])
+    let configuration = parsed.configuration()
+    #expect(configuration.inputs.map(\.isOptional) == [true, true, false])
+    #expect(configuration.inputs.map(\.isUnmatchedPattern) == [false, true, false])
+    let message = specError(#"{"inputs": [{"dataset": "fruits", "input": "-", "optional": true}], "database": "d"}"#)
+    #expect(message.contains("'inputs[0].optional': standard input ('-') is always there"), "\(message)")
+    let wrongType = specError(#"{"inputs": [{"dataset": "fruits", "input": "f", "optional": "yes"}], "database": "d"}"#)
+    #expect(wrongType.contains("inputs[0].optional"), "\(wrongType)")
+  }
+
   @Test func jobsSetsTheConnectionsOfAParallelLoad() throws {
     let parsed = try spec(
       #"{"inputs": [{"dataset": "fruits", "input": "f.json"}, {"dataset": "orders", "input": "o.json"}], "jobs": 3, "database": "postgresql://u@h/d"}"#)

@@ -57,4 +57,54 @@ struct StackExchangeCommandTests {
     #expect(try count(database, "SELECT count(*) FROM votes") == 1119 - 27)
     #expect(try count(database, "SELECT count(*) FROM post_history") == 450)
   }
+
+  /// Issue 23, item 2: real dump folders often lack `PostHistory.xml` (the biggest file) or
+  /// hold `Posts.xml` alone. Every input but the posts is optional in the shipped pipeline, so
+  /// `--input-dir` takes such a folder: each missing file is a `missingInput` warning naming it
+  /// — on stderr, in the JSON report, the HTML report and JUnit — and rows that name a missing
+  /// file's rows follow their reference's orphan policy.
+  @Test func aDumpFolderWithPostsAloneLoadsAndNamesEveryMissingFile() throws {
+    let scratch = try TemporaryDirectory()
+    let folder = scratch.file("dump")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let conlang = (Corpus.root as NSString).appendingPathComponent("xml-legacy/stackexchange-conlang-meta")
+    try FileManager.default.copyItem(atPath: conlang + "/Posts.xml", toPath: folder + "/Posts.xml")
+    let database = scratch.file("posts.sqlite")
+    let result = try SluiceBinary.run([
+      "run", "Pipelines/stackexchange.json", "--input-dir", folder, "--db", database, "--report", scratch.file("r.json"),
+      "--junit", scratch.file("j.xml"), "--html", scratch.file("r.html"),
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try count(database, "SELECT count(*) FROM posts") == 177)
+    #expect(try count(database, "SELECT count(*) FROM users") == 0)
+    let missing = ["Users", "Tags", "Comments", "Votes", "Badges", "PostLinks", "PostHistory"]
+    for name in missing {
+      #expect(
+        result.stderr.contains("read \(folder)/\(name).xml: missingInput: the optional input is not there (no such file)"),
+        "\(name): \(result.stderr)")
+    }
+    let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("r.json"))))
+    #expect(report.issueCounts["missingInput"] == 7)
+    #expect(report.statistics(for: .read).warnings == 7)
+    #expect(Set(report.issues.filter { $0.code == .missingInput }.compactMap(\.input)) == Set(missing.map { "\(folder)/\($0).xml" }))
+    #expect(report.inputs.filter { !$0.opened }.count == 7)
+    let junit = try String(contentsOfFile: scratch.file("j.xml"), encoding: .utf8)
+    #expect(junit.components(separatedBy: "missingInput").count - 1 == 7)
+    let html = try String(contentsOfFile: scratch.file("r.html"), encoding: .utf8)
+    #expect(html.contains("missingInput") && html.contains("\(folder)/PostHistory.xml"))
+    #expect(try count(database, "SELECT count(*) FROM sluice_rejects WHERE code = 'missingInput'") == 7)
+  }
+
+  /// Posts.xml is required: a folder without it fails before the database is opened (exit 66).
+  @Test func aDumpFolderWithoutPostsFailsBeforeTheDatabaseIsOpened() throws {
+    let scratch = try TemporaryDirectory()
+    let folder = scratch.file("dump")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    _ = try scratch.write("dump/Users.xml", "<users></users>")
+    let database = scratch.file("posts.sqlite")
+    let result = try SluiceBinary.run(["run", "Pipelines/stackexchange.json", "--input-dir", folder, "--db", database])
+    #expect(result.status == 66, "\(result.stderr)")
+    #expect(result.stderr.contains("\(folder)/Posts.xml: no such file"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: database))
+  }
 }
