@@ -260,9 +260,16 @@ extension DecodingState {
   /// XML's key sweep: an element or attribute the DTO never asked for is an unknown field (each
   /// name once per object); a name the DTO read as a single value that appears more than once
   /// rejects the record, since the others would be lost.
+  ///
+  /// Linear in the record: a large object's names are hashed once (`XMLKeyNames`) rather than
+  /// each unknown key compared with every other, and its unknown keys' paths are the object's
+  /// path, found once, plus their own name.
   func sweepXMLKeys(into diagnostics: inout DecodeDiagnostics, reportUnknown: Bool) throws(RecordDecodingError) {
     var index = 0
     let nodes = tape.nodes
+    /// Nodes before this one are inside a container that is not an object (a replayed record's
+    /// JSON array), where an object's path is not its parent's plus a name.
+    var nonObjectEnd = 0
     while index < nodes.count {
       let node = nodes[index]
       guard node.isContainer else {
@@ -274,18 +281,26 @@ extension DecodingState {
         continue
       }
       let end = node.payload
+      if node.kind != .object { nonObjectEnd = max(nonObjectEnd, end) }
+      var names: XMLKeyNames?
+      var objectPath: [any CodingKey]?
       var k = index + 1
       while k < end {
         if !nodes[k].isAccessed {
           var firstOfName = true
           var askedFor = false
-          var other = index + 1
-          while other < end {
-            if other != k && sameName(other, k) {
-              if nodes[other].isAccessed { askedFor = true }
-              if other < k { firstOfName = false }
+          if node.kind == .object && end - index > Self.pairwiseSweepNodes {
+            if names == nil { names = XMLKeyNames(tape: tape, object: index) }
+            if let use = names?.use(of: k, in: tape) { (firstOfName, askedFor) = (use.isFirstOfName, use.isAskedFor) }
+          } else {
+            var other = index + 1
+            while other < end {
+              if other != k && sameName(other, k) {
+                if nodes[other].isAccessed { askedFor = true }
+                if other < k { firstOfName = false }
+              }
+              other = tape.end(of: other + 1)
             }
-            other = tape.end(of: other + 1)
           }
           if askedFor {
             throw RecordDecodingError(
@@ -293,9 +308,20 @@ extension DecodingState {
               message: "the element appears more than once, but the field is not an array", byteOffset: offset(of: k))
           }
           if reportUnknown && firstOfName {
+            let path: [any CodingKey]
+            if names != nil && index >= nonObjectEnd {
+              // What `xmlCodingPath(to: k)` finds, without walking the object's keys again: the
+              // first of a name is item 0 of a wrapper, or its name in any other object.
+              let prefix = objectPath ?? xmlCodingPath(to: index)
+              objectPath = prefix
+              let wrapper = node.bits & RecordTape.Node.xmlWrapper != 0
+              path = prefix + [wrapper ? TapeKey(index: 0) : TapeKey(stringValue: tape.keyString(k))]
+            } else {
+              path = xmlCodingPath(to: k)
+            }
             diagnostics.unknownFields.append(
               .init(
-                code: .unknownField, path: FieldPath.render(xmlCodingPath(to: k)), message: "not part of the contract",
+                code: .unknownField, path: FieldPath.render(path), message: "not part of the contract",
                 byteOffset: offset(of: k)))
           }
         }
@@ -304,4 +330,8 @@ extension DecodingState {
       index += 1
     }
   }
+
+  /// Objects of up to this many nodes are swept by comparing keys pairwise, which costs less
+  /// than hashing their names.
+  static var pairwiseSweepNodes: Int { 64 }
 }

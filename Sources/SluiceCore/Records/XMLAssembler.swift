@@ -9,9 +9,13 @@ struct XMLAssembler {
   var context: xmlParserCtxtPtr?
   private(set) var recordCount = 0
 
-  /// Records (or recoverable errors) the parser finished during the last chunk, in order.
+  /// Records (or recoverable errors) the parser finished during the last slice of input, in
+  /// order. The reader feeds the parser only when this is empty, a slice of at most 4 KiB at a
+  /// time, so it holds at most about a thousand records (`<a/>` is four bytes), all but the one
+  /// open when the slice began made of that slice's bytes; nothing from a DTD adds to them.
   private var ready: [Result<RawRecord, RecordReadError>] = []
   private var readyHead = 0
+  var queuedCount: Int { ready.count - readyHead }
   /// The error that stops the document, delivered after the records before it.
   private var failure: RecordReadError?
   /// The parser has been given the last of the input.
@@ -126,9 +130,14 @@ struct XMLAssembler {
 
   // MARK: - Events
 
+  /// An element starts. Of its `attributeCount` attributes, the last `defaulted` come from the
+  /// DTD's defaults ("the defaulted ones are at the end of the array", SAX2's documentation);
+  /// they are ignored, although a document that declares one is refused before any element.
   mutating func startElement(
-    _ name: UnsafePointer<xmlChar>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    _ name: UnsafePointer<xmlChar>, attributeCount: Int, defaulted: Int,
+    attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
+    let attributeCount = max(0, attributeCount - max(0, defaulted))
     depth += 1
     // libxml2's push parser keeps state for every open element and sets no bound of its own: a
     // record nested too deep is skipped, but one nested past twice the limit (or anything that
@@ -144,6 +153,10 @@ struct XMLAssembler {
           RecordReadError(
             code: .nestingTooDeep, message: "elements nested deeper than \(limits.maxDepth) levels in a record",
             location: recordStart, isRecoverable: true))
+        return
+      }
+      guard attributeCount <= limits.maxAttributes else {
+        skipForAttributes(attributeCount, element: name)
         return
       }
       openElement(name, attributeCount: attributeCount, attributes: attributes)
@@ -170,7 +183,20 @@ struct XMLAssembler {
     frames.removeAll(shrinkingAbove: 1 << 16)
     text.removeAll(shrinkingAbove: 1 << 20)
     skipped = nil
+    guard attributeCount <= limits.maxAttributes else {
+      skipForAttributes(attributeCount, element: name)
+      return
+    }
     openElement(name, attributeCount: attributeCount, attributes: attributes, position: position)
+  }
+
+  private mutating func skipForAttributes(_ count: Int, element name: UnsafePointer<xmlChar>) {
+    var error = RecordReadError(
+      code: .tooManyAttributes,
+      message: "<\(String(cString: name))> has \(count) attributes, more than \(limits.maxAttributes)",
+      location: recordStart, isRecoverable: true)
+    error.path = elementPath(current: name)
+    skip(error)
   }
 
   private func matches(_ name: UnsafePointer<xmlChar>, _ expected: String) -> Bool {
@@ -261,7 +287,31 @@ struct XMLAssembler {
   mutating func characters(_ bytes: UnsafePointer<xmlChar>, count: Int) {
     guard inRecord, skipped == nil else { return }
     text.append(bytes, count: count)
+    if let frame = frames.last, text.count - frame.textStart > limits.maxTextBytes {
+      var error = RecordReadError(
+        code: .valueTooLarge, message: "an element's text longer than \(limits.maxTextBytes) bytes",
+        location: recordStart, isRecoverable: true)
+      error.path = elementPath(current: nil)
+      skip(error)
+      return
+    }
     if text.count > limits.maxRecordBytes { checkSize(pending: text.count) }
+  }
+
+  /// The path of the innermost open element from the record's (dotted local names, as the
+  /// tape's keys are), with `current` when it has not been pushed yet; empty for the record's
+  /// own element. Read off libxml2's stack of element names; only for an issue.
+  private func elementPath(current: UnsafePointer<xmlChar>?) -> String {
+    var names: [String] = []
+    if let context, let stack = context.pointee.nameTab {
+      var index = recordDepth
+      while index < Int(context.pointee.nameNr) {
+        if let name = stack[index] { names.append(String(cString: name)) }
+        index += 1
+      }
+    }
+    if let current, depth > recordDepth { names.append(String(cString: current)) }
+    return names.joined(separator: ".")
   }
 
   private mutating func checkSize(pending: Int = 0) {
@@ -278,6 +328,28 @@ struct XMLAssembler {
     builder.reset()
     frames.removeAll(shrinkingAbove: 1 << 16)
     text.removeAll(shrinkingAbove: 1 << 20)
+  }
+
+  /// Why a DTD's attribute declaration refuses the document, or nil when it changes nothing: a
+  /// CDATA attribute with no default (`#IMPLIED`, `#REQUIRED`). A default or fixed value would
+  /// add attributes the document does not hold (even `xsi:nil`, nulling every record), and
+  /// every other type makes an XML parser normalize the attribute's whitespace.
+  static func attributeDeclarationRefusal(
+    element: UnsafePointer<xmlChar>?, attribute: UnsafePointer<xmlChar>?, type: Int32, defaultKind: Int32,
+    hasDefault: Bool
+  ) -> String? {
+    let isPlain =
+      type == Int32(XML_ATTRIBUTE_CDATA.rawValue) && !hasDefault
+      && (defaultKind == Int32(XML_ATTRIBUTE_IMPLIED.rawValue) || defaultKind == Int32(XML_ATTRIBUTE_REQUIRED.rawValue))
+    guard !isPlain else { return nil }
+    let name = attribute.map { String(cString: $0) } ?? "?"
+    let owner = element.map { String(cString: $0) } ?? "?"
+    if hasDefault {
+      return
+        "the document's DTD declares a default value for the attribute '\(name)' of <\(owner)>; Sluice never applies DTD attribute defaults (they add data the document does not hold)"
+    }
+    return
+      "the document's DTD declares the attribute '\(name)' of <\(owner)> with a type other than CDATA; Sluice never applies DTD attribute types (they change the values the document holds)"
   }
 
   mutating func refuseEntity(_ name: UnsafePointer<xmlChar>?) {
