@@ -444,6 +444,12 @@ struct XMLAttackTests {
       input, scratch: scratch, code: .tooManyAttributes,
       message: "tooManyAttributes: a start tag with more than 20000 attributes; the document is not read further",
       line: 3, policy: #""lenient""#)
+    // `inspect`'s structure pass feeds libxml2 the same way.
+    let inspected = try SluiceBinary.measure(["inspect", input])
+    #expect(inspected.status == 65, "\(inspected.stderr)")
+    #expect(
+      inspected.stderr.contains("line 3, byte \(10 + Self.order(1).utf8.count): a start tag with more than 20000 attributes"),
+      "\(inspected.stderr)")
   }
 
   // MARK: Broken documents
