@@ -309,6 +309,23 @@ struct XMLRecordReaderTests {
     #expect(!recoverable)
   }
 
+  /// Some errors libxml2 reads past (an undefined namespace prefix): the document still ends
+  /// there, after the records before the error and before any after it, whatever the chunks.
+  /// (Found by the xml-reader fuzz target: records after the error were delivered, then it.)
+  @Test(arguments: chunkSizes)
+  func anErrorLibxml2ReadsPastEndsTheRecordsWhereItStands(chunkSize: Int) throws {
+    let text = "<orders>\n<order id=\"1\"/>\n<p:order id=\"2\"/>\n<order id=\"3\"/>\n</orders>\n"
+    let read = try steps(text, path: [], chunkSize: chunkSize)
+    #expect(read.first?.text == #"{"id":"1"}"#)
+    guard case .error(.syntax, let message, let at, recoverable: false) = read.last, read.count == 2 else {
+      Issue.record("chunk \(chunkSize): expected a record and a syntax error, read \(read)")
+      return
+    }
+    #expect(message.contains("Namespace prefix p on order is not defined"), "\(message)")
+    #expect(at.line == 3)
+    #expect(at.ordinal == 1)
+  }
+
   /// libxml2 calls a document cut short "Extra content at the end of the document"; the reader
   /// says what happened.
   @Test(arguments: chunkSizes)

@@ -38,7 +38,7 @@ final class XMLOutline {
   }
 
   deinit {
-    if let context { xmlFreeParserCtxt(context) }
+    if let context { XMLRecordReader.free(context) }
     chunk.deallocate()
     state.deinitialize(count: 1)
     state.deallocate()
@@ -255,6 +255,7 @@ struct XMLOutlineState {
   }
 
   mutating func endElement() {
+    guard failure == nil else { return }
     if !frames.isEmpty { frames.removeLast() }
   }
 
@@ -280,6 +281,9 @@ struct XMLOutlineState {
         location: location(line: nil), isRecoverable: false))
   }
 
+  /// An error libxml2 reports ends the pass; the parser is not stopped from inside its error
+  /// callback (it may be in a start tag whose attribute values point into the buffer stopping
+  /// frees), but the events after it are ignored and `run` feeds it nothing more.
   mutating func parserError(_ error: UnsafePointer<xmlError>) {
     guard error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
     let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
@@ -287,13 +291,14 @@ struct XMLOutlineState {
     fail(
       RecordReadError(
         code: .syntax, message: "malformed XML: \(trimmed)", location: location(line: Int(error.pointee.line)),
-        isRecoverable: false))
+        isRecoverable: false),
+      stopping: false)
   }
 
-  private mutating func fail(_ error: RecordReadError) {
+  private mutating func fail(_ error: RecordReadError, stopping: Bool = true) {
     guard failure == nil, !sampleReached else { return }
     failure = error
-    if let context { xmlStopParser(context) }
+    if stopping, let context { xmlStopParser(context) }
   }
 
   /// The parser's position in the decompressed stream.

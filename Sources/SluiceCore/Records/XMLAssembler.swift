@@ -137,6 +137,8 @@ struct XMLAssembler {
     _ name: UnsafePointer<xmlChar>, attributeCount: Int, defaulted: Int,
     attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
+    // After an error libxml2 reports but reads past (a namespace error), nothing more is a record.
+    guard failure == nil else { return }
     let attributeCount = max(0, attributeCount - max(0, defaulted))
     depth += 1
     // libxml2's push parser keeps state for every open element and sets no bound of its own: a
@@ -252,6 +254,7 @@ struct XMLAssembler {
   }
 
   mutating func endElement() {
+    guard failure == nil else { return }
     defer { depth -= 1 }
     let inRecord = inRecord
     if matched == depth { matched = depth - 1 }
@@ -285,7 +288,7 @@ struct XMLAssembler {
   }
 
   mutating func characters(_ bytes: UnsafePointer<xmlChar>, count: Int) {
-    guard inRecord, skipped == nil else { return }
+    guard inRecord, skipped == nil, failure == nil else { return }
     text.append(bytes, count: count)
     if let frame = frames.last, text.count - frame.textStart > limits.maxTextBytes {
       var error = RecordReadError(
@@ -359,6 +362,10 @@ struct XMLAssembler {
       "the document declares the entity '\(entity)'; Sluice never expands or loads DTD entities (they are how billion-laughs and XXE attacks work)")
   }
 
+  /// An error libxml2 reports: the document's end, after the records finished before it. Some
+  /// (a namespace error) libxml2 reads past; the events after it are ignored, so the records
+  /// delivered do not depend on how far the parser got. The parser is not stopped here: libxml2
+  /// may be inside a start tag whose attribute values point into the buffer stopping frees.
   mutating func parserError(_ error: UnsafePointer<xmlError>) {
     guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
     let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"

@@ -80,7 +80,7 @@ public final class XMLRecordReader: RecordReader {
   }
 
   deinit {
-    if let context { xmlFreeParserCtxt(context) }
+    if let context { Self.free(context) }
     chunk.deallocate()
     assembler.pointee.deallocate()
     assembler.deinitialize(count: 1)
@@ -171,6 +171,18 @@ public final class XMLRecordReader: RecordReader {
     xmlInitParser()
     xmlSetExternalEntityLoader { _, _, _ in nil }
   }()
+
+  /// Frees a parser context and the document libxml2 may have made behind it: "for expat
+  /// compatibility in SAX mode" (parser.c), an entity declaration makes the parser create
+  /// `myDoc` to record the entity in, even after the handler stopped the parser, and
+  /// `xmlFreeParserCtxt` leaves that document to its caller (found by the xml-reader fuzz target).
+  static func free(_ context: xmlParserCtxtPtr) {
+    if let document = context.pointee.myDoc {
+      context.pointee.myDoc = nil
+      xmlFreeDoc(document)
+    }
+    xmlFreeParserCtxt(context)
+  }
 
   /// The SAX2 callbacks: elements, text and errors go to the assembler; entity declarations,
   /// and attribute declarations that would change values, are refused; everything a DTD could
