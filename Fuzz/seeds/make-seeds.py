@@ -153,6 +153,8 @@ xml("entity", b'<!DOCTYPE r [<!ENTITY e "abc">]><r><row>&e;</row></r>')
 xml("namespaces", b'<o:orders xmlns:o="urn:o" xmlns:c="urn:c"><o:order o:orderId="1"><c:customer c:id="9">'
     b'Ann</c:customer><o:items/></o:order></o:orders>', path=1, chunk=2)
 xml("mixed-deep", b'<a>\r\n<b x="1">\r<c y="2">t<d/>u<e>v</e>w</c>\n<c/></b><b><c>&lt;&#233;&#x1F600;</c></b></a>', path=3)
+xml("invalid-in-its-encoding", b'<?xml version="1.0" encoding="ISO-2022-JP"?>\n<r>\n<rec>a</rec>\n<rec>\xc1\xc1</rec>\n'
+    b'<rec>c</rec>\n</r>\n')
 xml("latin1", b'<?xml version="1.0" encoding="ISO-8859-1"?>\n<r>\n<rec a="\xe9">x</rec>\n</r>\n', chunk=1)
 xml("small-limits", b'<orders>\n<order a="1" b="2" c="3" d="4" e="5"/>\n<order>' + b'x' * 70 + b'</order>\n'
     b'<order><a><b><c><d><e>deep</e></d></c></b></a></order>\n<order>' + b'<i>1</i>' * 80 + b'</order>\n'

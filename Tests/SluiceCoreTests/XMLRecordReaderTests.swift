@@ -326,6 +326,23 @@ struct XMLRecordReaderTests {
     #expect(at.ordinal == 1)
   }
 
+  /// Bytes invalid in the declared encoding halt libxml2 without an error callback; the reader
+  /// reads `xmlParseChunk`'s status, so the document fails instead of ending as if complete.
+  /// (Found by the xml-reader fuzz target.)
+  @Test(arguments: chunkSizes)
+  func anInputInvalidInItsEncodingIsASyntaxErrorNotAnEnd(chunkSize: Int) throws {
+    let bytes =
+      Array("<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?>\n<r>\n<rec>a</rec>\n<rec>".utf8) + [0xC1, 0xC1]
+      + Array("</rec>\n<rec>c</rec>\n</r>\n".utf8)
+    let read = try steps(bytes, path: ["r", "rec"], chunkSize: chunkSize)
+    #expect(read.count <= 2, "\(read)")
+    #expect(
+      read.last
+        == .error(
+          .syntax, "malformed XML: the input is not valid in its encoding (the declared one, or UTF-8)",
+          read.last?.location ?? .init(ordinal: 0, byteOffset: 0, line: 0), recoverable: false), "\(read)")
+  }
+
   /// libxml2 calls a document cut short "Extra content at the end of the document"; the reader
   /// says what happened.
   @Test(arguments: chunkSizes)

@@ -377,6 +377,33 @@ struct XMLAttackTests {
       "\(result.stderr)")
   }
 
+  /// Bytes invalid in the document's declared encoding made libxml2 halt without reporting an
+  /// error — `run` succeeded on the records before them, `inspect` exited 0 — and print the
+  /// bytes it failed on (record content) to stderr. Found by the xml-reader fuzz target: both
+  /// now end in a syntax error, and nothing of the input is printed.
+  @Test func anInputInvalidInItsEncodingFailsAndPrintsNoInputBytes() throws {
+    let scratch = try Scratch()
+    var document = Array("<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?>\n<orders>\n".utf8)
+    document += Array(Self.order(1).replacingOccurrences(of: "Customer 2", with: "\u{1}").utf8)
+    document = document.map { $0 == 1 ? 0xC1 : $0 } + Array("\n</orders>\n".utf8)
+    let input = try scratch.directory.write("orders.xml", document)
+    let run = try SluiceBinary.measure(["run", try scratch.spec(input: input)])
+    let inspected = try SluiceBinary.measure(["inspect", input])
+    for result in [run, inspected] {
+      #expect(result.status == 65, "\(result.stderr)")
+      #expect(
+        result.stderr.contains("malformed XML: the input is not valid in its encoding (the declared one, or UTF-8)"),
+        "\(result.stderr)")
+      #expect(!result.stderr.contains("bytes 0x"), "\(result.stderr)")
+      #expect(!result.stderr.contains("encoding error"), "\(result.stderr)")
+    }
+    #expect(run.stderr.contains("the run was rolled back"), "\(run.stderr)")
+    let issue = try #require(try scratch.writtenReport().issues.first)
+    #expect(issue.stage == .read)
+    #expect(issue.code == .syntax)
+    #expect(issue.location?.line == 3)
+  }
+
   // MARK: Limits of one element (issue 21)
 
   /// An element's text had no bound (a 60 MB value took 364 MiB). Over 10 MB, the record is

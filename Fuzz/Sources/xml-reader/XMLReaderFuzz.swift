@@ -22,7 +22,7 @@
 //   - decoding issues and unknown fields point inside the input, at or after the record;
 //   - every call makes progress, the end stays the end, and a fatal error stays the answer;
 //   - with the default limits, the outcome (records, their texts and places, recoverable
-//     errors with their paths, whether and how it failed) does not depend on the chunk size.
+//     errors with their paths, whether it failed) does not depend on the chunk size.
 import Foundation
 import FuzzSupport
 import SluiceCatalog
@@ -56,10 +56,13 @@ private struct Outcome: Equatable {
   var fatal: Failure?
   var recordCount = 0
 
-  /// What must not depend on the chunk size: a fatal syntax error's place may (libxml2 finds it
-  /// where the bytes it has run out), so only its code is compared.
+  /// What must not depend on the chunk size: the records, the records skipped, and whether the
+  /// document failed. How it failed may: libxml2's push parser looks ahead for the end of a
+  /// construct before parsing it, and in a malformed document (an internal subset with an
+  /// unclosed comment) it may meet a declaration Sluice refuses with one chunking and the
+  /// syntax error first with another.
   static func sameOutcome(_ a: Outcome, _ b: Outcome) -> Bool {
-    a.records == b.records && a.skipped == b.skipped && a.fatal?.code == b.fatal?.code
+    a.records == b.records && a.skipped == b.skipped && (a.fatal == nil) == (b.fatal == nil)
       && a.recordCount == b.recordCount
   }
 }
@@ -116,10 +119,14 @@ private func isPlainUTF8(_ document: [UInt8]) -> Bool {
   let head = document.prefix(4)
   if head.contains(0) { return false }
   if let first = head.first, first == 0xFE || first == 0xFF || first == 0x4C { return false }
+  // libxml2 reads UTF-8 as it is only when the declaration names it exactly; any other name
+  // (`utf.-8`, which iconv takes for UTF-8) goes through a converter.
   let prologue = String(decoding: document.prefix(256), as: UTF8.self).lowercased()
   guard let range = prologue.range(of: "encoding") else { return true }
-  let declared = prologue[range.upperBound...].prefix(16).filter { $0.isLetter || $0.isNumber }
-  return declared.hasPrefix("utf8")
+  let rest = prologue[range.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "=" }
+  guard let quote = rest.first, quote == "\"" || quote == "'" else { return false }
+  let value = rest.dropFirst().prefix { $0 != quote }
+  return value == "utf-8" || value == "utf8"
 }
 
 /// Line breaks before `offset` as Sluice counts them, in JSON and XML alike: `\n` (libxml2 does
@@ -215,6 +222,33 @@ private func check(_ outcome: Outcome, document: [UInt8]) {
     }
     observe(record.bytes)
   }
+}
+
+/// Whether a `<!DOCTYPE` declaration holds a `>` inside a quoted literal before its internal
+/// subset (or its end).
+private func hasQuotedGreaterThanInDoctype(_ document: [UInt8]) -> Bool {
+  let marker = Array("<!DOCTYPE".utf8)
+  guard document.count > marker.count else { return false }
+  var start = 0
+  while start + marker.count <= document.count {
+    if document[start] == UInt8(ascii: "<"), sameBytes(document[start..<start + marker.count], marker[...]) {
+      var quote: UInt8 = 0
+      var index = start + marker.count
+      while index < document.count {
+        let byte = document[index]
+        if quote != 0 {
+          if byte == quote { quote = 0 } else if byte == UInt8(ascii: ">") { return true }
+        } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+          quote = byte
+        } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: ">") {
+          break
+        }
+        index += 1
+      }
+    }
+    start += 1
+  }
+  return false
 }
 
 // MARK: - Decoding
@@ -316,8 +350,11 @@ public func fuzzXMLReader(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
   decodeAll(outcome, document: document, dto: Int(control >> 5) & 3, reportingUnknown: control & 0x80 != 0)
 
   // How the input is chunked must not change what is read. (With small limits, whether a long
-  // start tag is seen before libxml2 parses it depends on the slices: not compared.)
-  if defaultLimits && chunk != chunkSizes[0] {
+  // start tag is seen before libxml2 parses it depends on the slices: not compared. Nor is a
+  // document whose DOCTYPE holds a quoted `>` before its internal subset: libxml2 2.9's push
+  // parser looks for the DOCTYPE's end with a plain search for `>`, and parses it too early
+  // when the quoted one is the last it has — a syntax error with small chunks only.)
+  if defaultLimits && chunk != chunkSizes[0] && !hasQuotedGreaterThanInDoctype(document) {
     let reference = readAll(document, path: path, limits: limits, chunk: chunkSizes[0])
     fuzzCheck(
       Outcome.sameOutcome(outcome, reference),

@@ -50,12 +50,13 @@ final class XMLOutline {
       return Result(candidates: [], isComplete: true, untrackedElements: 0)
     }
     var ended = false
+    sluice_silenceGenericErrors()
     while !ended && state.pointee.failure == nil && !state.pointee.sampleReached {
       var count = try source.read(into: chunk)
       if let context {
         if count == 0 {
           ended = true
-          _ = xmlParseChunk(context, nil, 0, 1)
+          state.pointee.parsed(status: xmlParseChunk(context, nil, 0, 1))
         } else {
           parse(base, count: count, in: context)
         }
@@ -104,7 +105,7 @@ final class XMLOutline {
     var fed = 0
     while fed < count && state.pointee.failure == nil && !state.pointee.sampleReached {
       let slice = min(XMLStartTagGuard.sliceSize, count - fed)
-      _ = xmlParseChunk(context, bytes + fed, Int32(slice), 0)
+      state.pointee.parsed(status: xmlParseChunk(context, bytes + fed, Int32(slice), 0))
       fed += slice
       if startTagGuard.pendingAttributes(in: context) > maxPendingAttributes {
         state.pointee.refuseStartTag(maxAttributes: maxPendingAttributes)
@@ -267,6 +268,17 @@ struct XMLOutlineState {
         message:
           "the document declares the entity '\(entity)'; Sluice never expands or loads DTD entities (they are how billion-laughs and XXE attacks work)",
         location: location(line: nil), isRecoverable: false))
+  }
+
+  /// What `xmlParseChunk` returned: an error no callback reported (a failed encoding
+  /// conversion halts the parser silently) ends the pass as in the record reader.
+  mutating func parsed(status: Int32) {
+    guard status != 0, failure == nil, !sampleReached else { return }
+    fail(
+      RecordReadError(
+        code: .syntax, message: XMLAssembler.stopMessage(status: status), location: location(line: nil),
+        isRecoverable: false),
+      stopping: false)
   }
 
   mutating func refuse(_ message: String) {

@@ -379,6 +379,29 @@ struct XMLAssembler {
       location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: Int(error.pointee.line)), isRecoverable: false)
   }
 
+  /// What `xmlParseChunk` returned: 0, or the error that stopped the parser. Almost every such
+  /// error reached `parserError` first; an input libxml2 cannot convert from its encoding does
+  /// not — the parser halts without a word, and the document would look complete (found by the
+  /// xml-reader fuzz target: `run` succeeded on the records before the bad bytes).
+  /// The parser then has nothing left to say where it stopped: the error's place is where the
+  /// slice it was given starts (`slice`, in the stream).
+  mutating func parsed(status: Int32, slice: Int64) {
+    guard status != 0, failure == nil else { return }
+    failure = RecordReadError(
+      code: .syntax, message: XMLAssembler.stopMessage(status: status),
+      location: .init(ordinal: recordCount, byteOffset: max(byteOffset(), slice), line: line()), isRecoverable: false)
+  }
+
+  /// Why the parser stopped, from `xmlParseChunk`'s status.
+  static func stopMessage(status: Int32) -> String {
+    // A failed conversion returns XML_ERR_INVALID_ENCODING, or XML_PARSER_EOF (-1) when pushing the
+    // bytes into the converter failed.
+    if status == Int32(XML_ERR_INVALID_ENCODING.rawValue) || status == -1 {
+      return "malformed XML: the input is not valid in its encoding (the declared one, or UTF-8)"
+    }
+    return "malformed XML: the parser stopped with libxml2 error \(status)"
+  }
+
   mutating func fail(code: IssueCode, _ message: String) {
     guard failure == nil else { return }
     failure = RecordReadError(

@@ -64,6 +64,8 @@ public final class XMLRecordReader: RecordReader {
   /// The bytes of `chunk` read from the source, and how many of them the parser has been given.
   private var chunkCount = 0
   private var chunkFed = 0
+  /// Bytes handed to the parser so far, the first four included.
+  private var fedBytes: Int64 = 0
   private var context: xmlParserCtxtPtr?
   private var sourceEnded = false
   private var startTagGuard = XMLStartTagGuard()
@@ -100,10 +102,12 @@ public final class XMLRecordReader: RecordReader {
   /// Hands the parser its next slice of input, reading the source when the chunk is used up.
   private func feed() throws {
     guard let base = chunk.baseAddress?.assumingMemoryBound(to: CChar.self) else { return }
+    sluice_silenceGenericErrors()
     if let context, chunkFed < chunkCount {
       let slice = min(XMLStartTagGuard.sliceSize, chunkCount - chunkFed)
-      _ = xmlParseChunk(context, base + chunkFed, Int32(slice), 0)
+      assembler.pointee.parsed(status: xmlParseChunk(context, base + chunkFed, Int32(slice), 0), slice: fedBytes)
       chunkFed += slice
+      fedBytes += Int64(slice)
       guardStartTag(context)
       return
     }
@@ -128,7 +132,7 @@ public final class XMLRecordReader: RecordReader {
     if count == 0 {
       sourceEnded = true
       assembler.pointee.inputEnded = true
-      _ = xmlParseChunk(context, nil, 0, 1)
+      assembler.pointee.parsed(status: xmlParseChunk(context, nil, 0, 1), slice: fedBytes)
       assembler.pointee.finishDocument()
     } else {
       chunkCount = count
@@ -160,6 +164,7 @@ public final class XMLRecordReader: RecordReader {
     context.pointee._private = UnsafeMutableRawPointer(assembler)
     chunkCount = count
     chunkFed = Int(head)
+    fedBytes = Int64(head)
   }
 
   // MARK: - libxml2 set-up
