@@ -30,7 +30,8 @@ import SluiceCore
 
 private let paths: [[String]] = [[], ["orders", "order"], ["posts", "row"], ["a", "b", "c"]]
 private let chunkSizes = [1 << 15, 1, 7, 4096]
-private let smallLimits = XMLRecordReader.Limits(maxDepth: 4, maxRecordBytes: 512, maxAttributes: 4, maxTextBytes: 64)
+private let smallLimits = XMLRecordReader.Limits(
+  maxDepth: 4, maxRecordBytes: 512, maxAttributes: 4, maxTextBytes: 64)
 /// The tape marks a key that came from an attribute in the top bit of its line.
 private let attributeLineFlag: UInt32 = 1 << 31
 
@@ -39,7 +40,9 @@ private struct Record: Equatable {
   var bytes: [UInt8]
   var tape: RecordTape?
 
-  static func == (a: Record, b: Record) -> Bool { a.location == b.location && sameBytes(a.bytes, b.bytes) }
+  static func == (a: Record, b: Record) -> Bool {
+    a.location == b.location && sameBytes(a.bytes, b.bytes)
+  }
 }
 
 private struct Failure: Equatable {
@@ -67,7 +70,9 @@ private struct Outcome: Equatable {
   }
 }
 
-private func readAll(_ document: [UInt8], path: [String], limits: XMLRecordReader.Limits, chunk: Int) -> Outcome {
+private func readAll(
+  _ document: [UInt8], path: [String], limits: XMLRecordReader.Limits, chunk: Int
+) -> Outcome {
   let reader = XMLRecordReader(
     source: MemoryByteSource(document, chunk: chunk), path: path, limits: limits, chunkSize: chunk)
   var outcome = Outcome()
@@ -85,7 +90,8 @@ private func readAll(_ document: [UInt8], path: [String], limits: XMLRecordReade
         }
         break reading
       }
-      outcome.records.append(Record(location: record.location, bytes: record.bytes, tape: record.tape))
+      outcome.records.append(
+        Record(location: record.location, bytes: record.bytes, tape: record.tape))
     } catch let error as RecordReadError {
       let failure = Failure(
         code: error.code, location: error.location, path: error.path, message: error.message,
@@ -100,7 +106,9 @@ private func readAll(_ document: [UInt8], path: [String], limits: XMLRecordReade
         _ = try reader.next()
         fuzzCheck(false, "next() after a fatal \(error.code) returned")
       } catch let again as RecordReadError {
-        fuzzCheck(again.code == error.code && again.message == error.message, "a fatal error changed: \(again)")
+        fuzzCheck(
+          again.code == error.code && again.message == error.message,
+          "a fatal error changed: \(again)")
       } catch {
         fuzzCheck(false, "next() after a fatal error threw \(error)")
       }
@@ -123,7 +131,9 @@ private func isPlainUTF8(_ document: [UInt8]) -> Bool {
   // (`utf.-8`, which iconv takes for UTF-8) goes through a converter.
   let prologue = String(decoding: document.prefix(256), as: UTF8.self).lowercased()
   guard let range = prologue.range(of: "encoding") else { return true }
-  let rest = prologue[range.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "=" }
+  let rest = prologue[range.upperBound...].drop {
+    $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "="
+  }
   guard let quote = rest.first, quote == "\"" || quote == "'" else { return false }
   let value = rest.dropFirst().prefix { $0 != quote }
   return value == "utf-8" || value == "utf8"
@@ -153,7 +163,8 @@ private func occursAsAttribute(_ name: ArraySlice<UInt8>, in document: [UInt8]) 
 
 private func containsNil(_ document: [UInt8]) -> Bool {
   let text = String(decoding: document, as: UTF8.self)
-  return text.contains("nil=") || text.contains("nil =") || text.contains("nil\n=") || text.contains("nil\t=")
+  return text.contains("nil=") || text.contains("nil =") || text.contains("nil\n=")
+    || text.contains("nil\t=")
     || text.contains("nil\r=")
 }
 
@@ -167,7 +178,8 @@ private func check(_ outcome: Outcome, document: [UInt8]) {
     let location: RecordLocation
     if skippedIndex < outcome.skipped.count
       && (recordIndex == outcome.records.count
-        || outcome.skipped[skippedIndex].location.ordinal < outcome.records[recordIndex].location.ordinal)
+        || outcome.skipped[skippedIndex].location.ordinal
+          < outcome.records[recordIndex].location.ordinal)
     {
       location = outcome.skipped[skippedIndex].location
       skippedIndex += 1
@@ -175,31 +187,44 @@ private func check(_ outcome: Outcome, document: [UInt8]) {
       location = outcome.records[recordIndex].location
       recordIndex += 1
     }
-    fuzzCheck(location.ordinal == expected, "ordinal \(location.ordinal) where \(expected) was next")
+    fuzzCheck(
+      location.ordinal == expected, "ordinal \(location.ordinal) where \(expected) was next")
     expected += 1
     let offset = Int(location.byteOffset)
-    fuzzCheck(offset >= 0 && offset < document.count, "a record at \(location) outside the \(document.count)-byte input")
+    fuzzCheck(
+      offset >= 0 && offset < document.count,
+      "a record at \(location) outside the \(document.count)-byte input")
     if positions {
-      fuzzCheck(document[offset] == UInt8(ascii: "<"), "a record at \(location) does not start at a '<'")
+      fuzzCheck(
+        document[offset] == UInt8(ascii: "<"), "a record at \(location) does not start at a '<'")
       let breaks = lineBreaks(in: document, before: offset)
-      fuzzCheck(location.line == breaks + 1, "a record at \(location): \(breaks) line breaks precede it")
+      fuzzCheck(
+        location.line == breaks + 1, "a record at \(location): \(breaks) line breaks precede it")
     }
   }
   if let fatal = outcome.fatal {
-    fuzzCheck(fatal.location.ordinal >= expected - 1, "a fatal error's ordinal \(fatal.location) after record \(expected - 1)")
     fuzzCheck(
-      fatal.location.byteOffset >= 0 && (!positions || fatal.location.byteOffset <= Int64(document.count)),
+      fatal.location.ordinal >= expected - 1,
+      "a fatal error's ordinal \(fatal.location) after record \(expected - 1)")
+    fuzzCheck(
+      fatal.location.byteOffset >= 0
+        && (!positions || fatal.location.byteOffset <= Int64(document.count)),
       "a fatal error at \(fatal.location) outside the \(document.count)-byte input")
     observe(fatal.message)
   }
-  fuzzCheck(outcome.recordCount >= outcome.records.count + outcome.skipped.count, "recordCount \(outcome.recordCount)")
+  fuzzCheck(
+    outcome.recordCount >= outcome.records.count + outcome.skipped.count,
+    "recordCount \(outcome.recordCount)")
 
   for record in outcome.records {
     // The text a rejects file keeps is one JSON document.
-    let again = JSONRecordReader(source: MemoryByteSource(record.bytes), layout: .document, bufferSize: 4096)
+    let again = JSONRecordReader(
+      source: MemoryByteSource(record.bytes), layout: .document, bufferSize: 4096)
     do {
       let copy = try again.next()
-      fuzzCheck(copy.map { sameBytes($0.bytes, record.bytes) } ?? false, "record \(record.location) is not one JSON value")
+      fuzzCheck(
+        copy.map { sameBytes($0.bytes, record.bytes) } ?? false,
+        "record \(record.location) is not one JSON value")
     } catch {
       fuzzCheck(false, "record \(record.location) is not valid JSON: \(error)")
     }
@@ -210,14 +235,18 @@ private func check(_ outcome: Outcome, document: [UInt8]) {
     // Nothing from a DTD: each attribute is written in the input, a null comes from xsi:nil.
     for index in tape.nodes.indices {
       let node = tape.nodes[index]
-      if node.isKey, index < tape.sourceLines.count, tape.sourceLines[index] & attributeLineFlag != 0 {
+      if node.isKey, index < tape.sourceLines.count,
+        tape.sourceLines[index] & attributeLineFlag != 0
+      {
         let name = tape.bytes[tape.textRange(of: index)]
         fuzzCheck(
           occursAsAttribute(name, in: document),
-          "record \(record.location) has an attribute '\(String(decoding: name, as: UTF8.self))' the input does not write")
+          "record \(record.location) has an attribute '\(String(decoding: name, as: UTF8.self))' the input does not write"
+        )
       }
       if node.kind == .null {
-        fuzzCheck(containsNil(document), "record \(record.location) holds a null, but the input no xsi:nil")
+        fuzzCheck(
+          containsNil(document), "record \(record.location) holds a null, but the input no xsi:nil")
       }
     }
     observe(record.bytes)
@@ -231,7 +260,9 @@ private func hasQuotedGreaterThanInDoctype(_ document: [UInt8]) -> Bool {
   guard document.count > marker.count else { return false }
   var start = 0
   while start + marker.count <= document.count {
-    if document[start] == UInt8(ascii: "<"), sameBytes(document[start..<start + marker.count], marker[...]) {
+    if document[start] == UInt8(ascii: "<"),
+      sameBytes(document[start..<start + marker.count], marker[...])
+    {
       var quote: UInt8 = 0
       var index = start + marker.count
       while index < document.count {
@@ -264,15 +295,19 @@ private func decoder(reportingUnknown: Bool) -> SluiceDecoder {
 }
 
 private func decode<T: Decodable>(
-  _ type: T.Type, _ record: RawRecord, document: [UInt8], with decoder: SluiceDecoder, then use: (T) -> Void
+  _ type: T.Type, _ record: RawRecord, document: [UInt8], with decoder: SluiceDecoder,
+  then use: (T) -> Void
 ) {
   var diagnostics = DecodeDiagnostics()
   func checkPlace(_ byteOffset: Int?, _ what: @autoclosure () -> String) {
     let place = record.location(at: byteOffset)
     fuzzCheck(
       place.byteOffset >= record.location.byteOffset && place.byteOffset <= Int64(document.count),
-      "\(T.self): \(what()) at \(place), record at \(record.location), \(document.count)-byte input")
-    fuzzCheck(place.line >= record.location.line, "\(T.self): \(what()) on line \(place.line), before its record")
+      "\(T.self): \(what()) at \(place), record at \(record.location), \(document.count)-byte input"
+    )
+    fuzzCheck(
+      place.line >= record.location.line,
+      "\(T.self): \(what()) on line \(place.line), before its record")
     observe(place.line)
   }
   do {
@@ -347,7 +382,8 @@ public func fuzzXMLReader(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 
   let outcome = readAll(document, path: path, limits: limits, chunk: chunk)
   check(outcome, document: document)
-  decodeAll(outcome, document: document, dto: Int(control >> 5) & 3, reportingUnknown: control & 0x80 != 0)
+  decodeAll(
+    outcome, document: document, dto: Int(control >> 5) & 3, reportingUnknown: control & 0x80 != 0)
 
   // How the input is chunked must not change what is read. (With small limits, whether a long
   // start tag is seen before libxml2 parses it depends on the slices: not compared. Nor is a

@@ -53,7 +53,9 @@ struct XMLKeyNames {
       var slot = hasher.finalize() & mask
       while slots[slot] >= 0 {
         let other = tape.textRange(of: Int(slots[slot]))
-        if other.count == range.count && name.elementsEqual(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[other]))) {
+        if other.count == range.count
+          && name.elementsEqual(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[other])))
+        {
           return slot
         }
         slot = (slot + 1) & mask

@@ -26,7 +26,8 @@ struct XMLStartTagGuard {
   /// The attributes counted so far in the start tag libxml2 waits to complete; 0 when it waits
   /// for none.
   mutating func pendingAttributes(in context: xmlParserCtxtPtr) -> Int {
-    guard context.pointee.instate == XML_PARSER_START_TAG, let input = context.pointee.input?.pointee,
+    guard context.pointee.instate == XML_PARSER_START_TAG,
+      let input = context.pointee.input?.pointee,
       let base = input.base, let current = input.cur, let end = input.end, current < end,
       current.pointee == UInt8(ascii: "<")
     else {
