@@ -11,6 +11,12 @@ struct XMLKeyNames {
   private var slots: [Int32]
   /// Per slot: some key of the name was asked for.
   private var asked: [Bool]
+  /// Per slot: the object's keys of the name, and those of them before `cursor`.
+  private var counts: [Int32]
+  private var seen: [Int32]
+  /// The first key not yet counted in `seen`.
+  private var cursor: Int
+  private let object: Int
   private let mask: Int
 
   init(tape: RecordTape, object: Int) {
@@ -26,13 +32,34 @@ struct XMLKeyNames {
     mask = capacity - 1
     slots = [Int32](repeating: -1, count: capacity)
     asked = [Bool](repeating: false, count: capacity)
+    counts = [Int32](repeating: 0, count: capacity)
+    seen = counts
+    self.object = object
+    cursor = object + 1
     k = object + 1
     while k < end {
       let slot = Self.slot(of: k, in: tape, slots: slots, mask: mask)
       if slots[slot] < 0 { slots[slot] = Int32(k) }
       if tape.nodes[k].isAccessed { asked[slot] = true }
+      counts[slot] += 1
       k = tape.end(of: k + 1)
     }
+  }
+
+  /// A key's index among the object's keys of its name, and whether there are others. Keys are
+  /// asked for in order (the sweep visits an object's children in order), so the keys before
+  /// each are counted once in all; one asked for out of order starts the count again.
+  mutating func ordinal(of key: Int, in tape: RecordTape) -> (ordinal: Int, repeats: Bool) {
+    if key < cursor {
+      seen = [Int32](repeating: 0, count: seen.count)
+      cursor = object + 1
+    }
+    while cursor < key {
+      seen[Self.slot(of: cursor, in: tape, slots: slots, mask: mask)] += 1
+      cursor = tape.end(of: cursor + 1)
+    }
+    let slot = Self.slot(of: key, in: tape, slots: slots, mask: mask)
+    return (Int(seen[slot]), counts[slot] > 1)
   }
 
   /// For a key of the object: whether no earlier key has its name, and whether a key of its
