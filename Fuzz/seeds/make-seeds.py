@@ -101,6 +101,69 @@ decoder("probe-range", b'{"i8":128,"u8":-1,"int":1.5,"float":1e39,"decimal":1e30
 decoder("probe-legacy", b'{"int":"12","bool":"true","string":12,"u16":"65535","double":"1.5",'
         b'"date":"1672531205"}', legacy=True, dates=6)
 
+# xml-reader: control byte = path | chunk << 2 | small limits << 4 | dto << 5 | unknown << 7
+# paths: 0 [] (the root's children), 1 orders.order, 2 posts.row, 3 a.b.c
+# chunks: 0 32 KiB, 1 one byte, 2 seven bytes, 3 4096; dtos: 0 orders, 1 posts, 2 tags, 3 fruits
+def xml(name, document, path=0, chunk=0, small=False, dto=0, unknown=True):
+    control = path | chunk << 2 | (0x10 if small else 0) | dto << 5 | (0x80 if unknown else 0)
+    write("xml-reader", name, bytes([control]) + document)
+
+
+XML_ORDER = (b'<order orderId="0000000001"><amount>4000269</amount><currency>EUR</currency>'
+             b'<status>pending</status><createdAt>2023-01-01T00:00:03.922Z</createdAt>'
+             b'<customer id="319"><name>Aiko Lima</name></customer><items><item><sku>SKU-97227</sku>'
+             b'<qty>6</qty><priceMinor>416960</priceMinor></item><item><sku>SKU-90498</sku><qty>9</qty>'
+             b'<priceMinor>15257</priceMinor></item></items></order>')
+XML_ORDER2 = (b'<order orderId="0000000011">\n  <amount>1552094</amount><currency>GBP</currency>'
+              b'<status>cancelled</status><createdAt>2023-01-01T00:06:19Z</createdAt>\n  '
+              b'<customer id="7"><name>Zo\xc3\xab M\xc3\xbcller &amp; Co</name></customer>\n  '
+              b'<items><item><sku>SKU-56958</sku><qty>6</qty><priceMinor>78297</priceMinor></item></items>'
+              b'\n</order>')
+POSTS = (b'\xef\xbb\xbf<?xml version="1.0" encoding="utf-8"?>\n<posts>\n'
+         b'  <row Id="1" PostTypeId="1" AcceptedAnswerId="3" CreationDate="2021-03-03T08:15:00.120" Score="7" '
+         b'ViewCount="120" Body="&lt;p&gt;My colony is &lt;em&gt;very&lt;/em&gt; loud.&lt;/p&gt;&#xA;" '
+         b'OwnerUserId="1" LastActivityDate="2021-03-05T10:00:00.000" Title="Is a loud colony about to swarm?" '
+         b'Tags="&lt;hives&gt;&lt;swarms&gt;" AnswerCount="2" CommentCount="3" FavoriteCount="1" '
+         b'ContentLicense="CC BY-SA 4.0" />\n'
+         b'  <row Id="2" PostTypeId="2" ParentId="1" CreationDate="2021-03-03T09:00:00.000" Score="-1" '
+         b'Body="&lt;p&gt;Loud means queenless.&lt;/p&gt;&#xA;" OwnerDisplayName="user4" '
+         b'LastActivityDate="2021-03-03T09:00:00.000" CommentCount="1" ContentLicense="CC BY-SA 4.0" />\n'
+         b'</posts>\n')
+TAGS = (b'<?xml version="1.0" encoding="utf-8"?>\n<tags>\n  <row Id="1" TagName="hives" Count="1" />\n'
+        b'  <row Id="3" TagName="swarms" Count="2" ExcerptPostId="6" WikiPostId="7" />\n</tags>\n')
+
+reset("xml-reader")
+xml("orders-export", b'<?xml version="1.0"?>\n<orders>\n' + XML_ORDER + b'\n' + XML_ORDER2 + b'\n</orders>\n', path=1)
+xml("orders-export-bytes", b'<orders>' + XML_ORDER + XML_ORDER2 + b'</orders>', path=1, chunk=1)
+xml("orders-nil-cdata", b'<orders xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
+    + XML_ORDER.replace(b'<name>Aiko Lima</name>', b'<name><![CDATA[Aiko <Lima>]]></name>')
+    .replace(b'<currency>EUR</currency>', b'<currency xsi:nil="true"/>') + b'</orders>', path=1, chunk=2)
+xml("posts-rows", POSTS, path=2, dto=1)
+xml("posts-rows-4k", POSTS, path=2, chunk=3, dto=1)
+xml("tags-rows", TAGS, dto=2)
+xml("tags-dtd-default", b'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE tags [\n'
+    b'<!ATTLIST row Count CDATA "777" TagName CDATA "injected">\n]>\n<tags>\n  <row Id="1"/>\n</tags>\n', dto=2)
+xml("orders-xsi-nil-default", b'<!DOCTYPE orders [\n<!ATTLIST order xsi:nil CDATA "true">\n]>\n'
+    b'<orders xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">' + XML_ORDER + b'</orders>', path=1)
+xml("doctype-harmless", b'<!DOCTYPE orders SYSTEM "orders.dtd" [\n<!ELEMENT orders (order*)>\n'
+    b'<!ATTLIST order orderId CDATA #REQUIRED note CDATA #IMPLIED>\n<!NOTATION gif SYSTEM "gif">\n'
+    b'<!-- c --><?pi x?>\n]>\n<orders>' + XML_ORDER + b'</orders>', path=1, chunk=2)
+xml("doctype-typed", b'<!DOCTYPE r [<!ATTLIST row id ID #REQUIRED kind (a|b) #IMPLIED>]><r><row id=" 1 "/></r>')
+xml("entity", b'<!DOCTYPE r [<!ENTITY e "abc">]><r><row>&e;</row></r>')
+xml("namespaces", b'<o:orders xmlns:o="urn:o" xmlns:c="urn:c"><o:order o:orderId="1"><c:customer c:id="9">'
+    b'Ann</c:customer><o:items/></o:order></o:orders>', path=1, chunk=2)
+xml("mixed-deep", b'<a>\r\n<b x="1">\r<c y="2">t<d/>u<e>v</e>w</c>\n<c/></b><b><c>&lt;&#233;&#x1F600;</c></b></a>', path=3)
+xml("invalid-in-its-encoding", b'<?xml version="1.0" encoding="ISO-2022-JP"?>\n<r>\n<rec>a</rec>\n<rec>\xc1\xc1</rec>\n'
+    b'<rec>c</rec>\n</r>\n')
+xml("latin1", b'<?xml version="1.0" encoding="ISO-8859-1"?>\n<r>\n<rec a="\xe9">x</rec>\n</r>\n', chunk=1)
+xml("small-limits", b'<orders>\n<order a="1" b="2" c="3" d="4" e="5"/>\n<order>' + b'x' * 70 + b'</order>\n'
+    b'<order><a><b><c><d><e>deep</e></d></c></b></a></order>\n<order>' + b'<i>1</i>' * 80 + b'</order>\n'
+    b'<order id="ok"/>\n</orders>\n', path=1, small=True)
+xml("small-limits-long-tag", b'<orders><order ' + b' '.join(b'a%d="%d"' % (i, i) for i in range(1200))
+    + b'/><order/></orders>', path=1, small=True, chunk=3)
+xml("malformed", b'<orders>\n<order id="1"/>\n<order id="2"></ordr>\n</orders>', path=1)
+xml("cut-short", b'<orders><order id="1"/><order id="2"><qty>', path=1, chunk=2)
+
 # gzip-input: the file's bytes as they are.
 reset("gzip-input")
 DOC = b'[{"a":1},{"a":2}]\n'

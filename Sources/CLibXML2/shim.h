@@ -13,4 +13,15 @@
 
 /// `xmlFree` is a C global function pointer, which Swift 6 strict concurrency rejects.
 static inline void sluice_xmlFree(void *pointer) { xmlFree(pointer); }
+
+/// Some libxml2 errors bypass a parser's structured handler and go to its generic error function,
+/// stderr by default — among them a failed encoding conversion, which prints the input bytes it
+/// failed on ("bytes 0xC1 0x00 0x0D 0x0A"), record content Sluice never shows. The parse error
+/// that follows reaches the structured handler. Variadic, so written in C; the setting is per
+/// thread, so the reader makes it on the thread that parses.
+static inline void sluice_dropGenericError(void *context, const char *message, ...) {
+  (void)context;
+  (void)message;
+}
+static inline void sluice_silenceGenericErrors(void) { xmlSetGenericErrorFunc(NULL, sluice_dropGenericError); }
 #endif

@@ -69,6 +69,22 @@ private func steps(
   try steps(Array(text.utf8), path: path, chunkSize: chunkSize, limits: limits)
 }
 
+/// The field paths of the recoverable errors the reader hands out, in order.
+private func errorPaths(
+  _ bytes: [UInt8], path: [String], chunkSize: Int, limits: XMLRecordReader.Limits
+) throws -> [String] {
+  let reader = reader(bytes, path: path, chunkSize: chunkSize, limits: limits)
+  var paths: [String] = []
+  while true {
+    do {
+      guard try reader.next() != nil else { return paths }
+    } catch let error as RecordReadError {
+      guard error.isRecoverable else { return paths }
+      paths.append(error.path)
+    }
+  }
+}
+
 /// The offset of the first `needle` in `bytes` at or after `from`, and its 1-based line.
 private func position(of needle: String, in bytes: [UInt8], from: Int = 0) -> RecordLocation {
   let pattern = Array(needle.utf8)
@@ -293,6 +309,40 @@ struct XMLRecordReaderTests {
     #expect(!recoverable)
   }
 
+  /// Some errors libxml2 reads past (an undefined namespace prefix): the document still ends
+  /// there, after the records before the error and before any after it, whatever the chunks.
+  /// (Found by the xml-reader fuzz target: records after the error were delivered, then it.)
+  @Test(arguments: chunkSizes)
+  func anErrorLibxml2ReadsPastEndsTheRecordsWhereItStands(chunkSize: Int) throws {
+    let text = "<orders>\n<order id=\"1\"/>\n<p:order id=\"2\"/>\n<order id=\"3\"/>\n</orders>\n"
+    let read = try steps(text, path: [], chunkSize: chunkSize)
+    #expect(read.first?.text == #"{"id":"1"}"#)
+    guard case .error(.syntax, let message, let at, recoverable: false) = read.last, read.count == 2 else {
+      Issue.record("chunk \(chunkSize): expected a record and a syntax error, read \(read)")
+      return
+    }
+    #expect(message.contains("Namespace prefix p on order is not defined"), "\(message)")
+    #expect(at.line == 3)
+    #expect(at.ordinal == 1)
+  }
+
+  /// Bytes invalid in the declared encoding halt libxml2 without an error callback; the reader
+  /// reads `xmlParseChunk`'s status, so the document fails instead of ending as if complete.
+  /// (Found by the xml-reader fuzz target.)
+  @Test(arguments: chunkSizes)
+  func anInputInvalidInItsEncodingIsASyntaxErrorNotAnEnd(chunkSize: Int) throws {
+    let bytes =
+      Array("<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?>\n<r>\n<rec>a</rec>\n<rec>".utf8) + [0xC1, 0xC1]
+      + Array("</rec>\n<rec>c</rec>\n</r>\n".utf8)
+    let read = try steps(bytes, path: ["r", "rec"], chunkSize: chunkSize)
+    #expect(read.count <= 2, "\(read)")
+    #expect(
+      read.last
+        == .error(
+          .syntax, "malformed XML: the input is not valid in its encoding (the declared one, or UTF-8)",
+          read.last?.location ?? .init(ordinal: 0, byteOffset: 0, line: 0), recoverable: false), "\(read)")
+  }
+
   /// libxml2 calls a document cut short "Extra content at the end of the document"; the reader
   /// says what happened.
   @Test(arguments: chunkSizes)
@@ -380,19 +430,59 @@ struct XMLRecordReaderTests {
     }
   }
 
-  /// The external subset is never loaded; the internal one is read as the XML specification
-  /// asks of every processor, so its attribute defaults apply (an entity in it is refused above).
-  @Test func aDoctypeWithoutEntitiesIsReadAndItsExternalSubsetIgnored() throws {
+  /// The external subset is never loaded; the internal one is read, and declarations that
+  /// change no value — elements, notations, CDATA attributes without a default — are ignored.
+  @Test func aDoctypeThatChangesNoValueIsReadAndItsExternalSubsetIgnored() throws {
     let text = """
       <?xml version="1.0"?>
       <!DOCTYPE orders SYSTEM "file:///nonexistent/orders.dtd" [
         <!ELEMENT orders (order*)>
-        <!ATTLIST order status CDATA "defaulted">
+        <!ATTLIST order id CDATA #REQUIRED note CDATA #IMPLIED>
+        <!NOTATION gif SYSTEM "gif">
       ]>
       <orders><order id="1"/></orders>
       """
     let read = try steps(text, path: ["orders", "order"])
-    #expect(read.map(\.text) == [#"{"id":"1","status":"defaulted"}"#], "\(read)")
+    #expect(read.map(\.text) == [#"{"id":"1"}"#], "\(read)")
+  }
+
+  /// Nothing from a DTD is applied: an attribute declaration that would change the records
+  /// refuses the document where it stands, before a record is read. A default or fixed value
+  /// would add the attribute to every element that lacks it (a defaulted `xsi:nil` would null
+  /// them all, a 10 MB default copied to every record would exhaust memory); a type other than
+  /// CDATA would normalize values' whitespace.
+  @Test(arguments: [
+    (#"<!ATTLIST order status CDATA "shipped">"#, "status", "declares a default value for"),
+    (#"<!ATTLIST order status CDATA #FIXED "shipped">"#, "status", "declares a default value for"),
+    (#"<!ATTLIST order xsi:nil CDATA "true">"#, "xsi:nil", "declares a default value for"),
+    (#"<!ATTLIST order note CDATA #IMPLIED code NMTOKEN #IMPLIED>"#, "code", "declares"),
+    (#"<!ATTLIST order id ID #REQUIRED>"#, "id", "declares"),
+    (#"<!ATTLIST order kind (a|b) #IMPLIED>"#, "kind", "declares"),
+  ])
+  func anAttributeDeclarationThatChangesValuesIsRefusedWhereItStands(
+    declaration: String, attribute: String, says: String
+  ) throws {
+    let text = """
+      <?xml version="1.0"?>
+      <!DOCTYPE orders [
+      <!ELEMENT orders ANY>
+      \(declaration)
+      ]>
+      <orders xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><order id="1"/><order id="2" status="x"/></orders>
+      """
+    for chunkSize in chunkSizes {
+      let read = try steps(text, path: ["orders", "order"], chunkSize: chunkSize)
+      guard case .error(let code, let message, let at, let recoverable) = read.first, read.count == 1 else {
+        Issue.record("chunk \(chunkSize): expected one error, read \(read)")
+        continue
+      }
+      #expect(code == .unsafeXML)
+      #expect(message.hasPrefix("the document's DTD \(says) the attribute '\(attribute)' of <order>"), "\(message)")
+      #expect(message.contains("Sluice never applies DTD attribute"), "\(message)")
+      #expect(at.line == 4)
+      #expect(at.ordinal == 0)
+      #expect(!recoverable)
+    }
   }
 
   @Test func anUndeclaredEntityIsASyntaxError() throws {
@@ -449,6 +539,107 @@ struct XMLRecordReaderTests {
           .record(##"{"id":"3","#text":"small"}"##, location(3, "<order id=\"3\"", in: bytes)),
         ], "chunk \(chunkSize)")
     }
+  }
+
+  /// An element of a record with more attributes than the limit skips the record, and the
+  /// issue names the element's path from the record's; the next record is read.
+  @Test(arguments: chunkSizes)
+  func anElementWithTooManyAttributesSkipsItsRecordAndNamesTheElement(chunkSize: Int) throws {
+    let six = (0..<6).map { " a\($0)=\"\($0)\"" }.joined()
+    let text = """
+      <orders>
+      <order id="1"/>
+      <order id="2"\(six)/>
+      <order id="3"><customer\(six)><name>x</name></customer></order>
+      <order id="4"><customer><name\(six)>x</name></customer></order>
+      <order id="5" a0="0" a1="1" a2="2" a3="3"/>
+      </orders>
+      """
+    let bytes = Array(text.utf8)
+    let limits = XMLRecordReader.Limits(maxAttributes: 5)
+    let read = try steps(bytes, path: ["orders", "order"], chunkSize: chunkSize, limits: limits)
+    #expect(
+      read == [
+        .record(#"{"id":"1"}"#, location(1, #"<order id="1""#, in: bytes)),
+        .error(
+          .tooManyAttributes, "<order> has 7 attributes, more than 5", location(2, #"<order id="2""#, in: bytes),
+          recoverable: true),
+        .error(
+          .tooManyAttributes, "<customer> has 6 attributes, more than 5", location(3, #"<order id="3""#, in: bytes),
+          recoverable: true),
+        .error(
+          .tooManyAttributes, "<name> has 6 attributes, more than 5", location(4, #"<order id="4""#, in: bytes),
+          recoverable: true),
+        .record(#"{"id":"5","a0":"0","a1":"1","a2":"2","a3":"3"}"#, location(5, #"<order id="5""#, in: bytes)),
+      ], "chunk \(chunkSize)")
+    #expect(try errorPaths(bytes, path: ["orders", "order"], chunkSize: chunkSize, limits: limits) == ["", "customer", "customer.name"])
+  }
+
+  /// libxml2 compares each attribute's name with every earlier one before the element reaches
+  /// the reader (200,000 attributes: 23 s). A start tag libxml2 is still waiting to complete
+  /// that already holds more than twice the limit is refused before it is parsed, and the
+  /// document ends there, at the tag.
+  @Test(arguments: chunkSizes)
+  func aStartTagWithFarMoreAttributesEndsTheDocumentBeforeLibxml2ParsesIt(chunkSize: Int) throws {
+    let attributes = (0..<5_000).map { " attribute\($0)=\"\($0)\"" }.joined()
+    let text = "<orders>\n<order id=\"1\"/>\n<order id=\"2\"\(attributes)/>\n<order id=\"3\"/>\n</orders>\n"
+    let bytes = Array(text.utf8)
+    let read = try steps(bytes, path: ["orders", "order"], chunkSize: chunkSize, limits: .init(maxAttributes: 100))
+    #expect(read.count == 2, "\(read)")
+    #expect(read.first == .record(#"{"id":"1"}"#, location(1, #"<order id="1""#, in: bytes)))
+    guard case .error(.tooManyAttributes, let message, let at, recoverable: false) = read.last else {
+      Issue.record("chunk \(chunkSize): expected a fatal tooManyAttributes, read \(read)")
+      return
+    }
+    #expect(message == "a start tag with more than 200 attributes; the document is not read further")
+    #expect(at.byteOffset == position(of: #"<order id="2""#, in: bytes).byteOffset)
+    #expect(at.line == 3)
+  }
+
+  /// An element's text (CDATA included, around its children too) is bounded: over the limit,
+  /// the record is skipped with the element's path, and the next one read.
+  @Test(arguments: chunkSizes)
+  func anElementsTextOverTheLimitSkipsItsRecordAndNamesTheElement(chunkSize: Int) throws {
+    func x(_ count: Int) -> String { String(repeating: "x", count: count) }
+    let text = """
+      <orders>
+      <order id="1"><customer><name>\(x(100))</name></customer></order>
+      <order id="2"><customer><name>\(x(101))</name></customer></order>
+      <order id="3"><note><![CDATA[\(x(60))]]>\(x(41))</note></order>
+      <order id="4">\(x(50))<b/>\(x(51))</order>
+      <order id="5"><a>\(x(60))</a><b>\(x(60))</b></order>
+      </orders>
+      """
+    let bytes = Array(text.utf8)
+    let limits = XMLRecordReader.Limits(maxTextBytes: 100)
+    let read = try steps(bytes, path: ["orders", "order"], chunkSize: chunkSize, limits: limits)
+    let tooLong = { (ordinal: Int) in
+      Step.error(
+        .valueTooLarge, "an element's text longer than 100 bytes",
+        location(ordinal, "<order id=\"\(ordinal)\"", in: bytes), recoverable: true)
+    }
+    #expect(
+      read == [
+        .record(#"{"id":"1","customer":{"name":"\#(x(100))"}}"#, location(1, #"<order id="1""#, in: bytes)),
+        tooLong(2), tooLong(3), tooLong(4),
+        .record(#"{"id":"5","a":"\#(x(60))","b":"\#(x(60))"}"#, location(5, #"<order id="5""#, in: bytes)),
+      ], "chunk \(chunkSize)")
+    #expect(try errorPaths(bytes, path: ["orders", "order"], chunkSize: chunkSize, limits: limits) == ["customer.name", "note", ""])
+  }
+
+  /// Records the parser finishes wait for `next()`; the reader feeds the parser only when none
+  /// waits, 4 KiB at a time, so a megabyte read at once does not become 250,000 queued records.
+  @Test func theQueueHoldsOnlyWhatOneSliceOfInputFinished() throws {
+    let text = "<r>" + String(repeating: "<a/>", count: 250_000) + "</r>"
+    let reader = reader(Array(text.utf8), path: ["r", "a"], chunkSize: 1 << 20)
+    var count = 0
+    var most = 0
+    while try reader.next() != nil {
+      count += 1
+      most = max(most, reader.queuedRecordCount)
+    }
+    #expect(count == 250_000)
+    #expect(most < 4_096 / 4)
   }
 
   @Test func aRecordJustUnderTheSizeLimitIsRead() throws {

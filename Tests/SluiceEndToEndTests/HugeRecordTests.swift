@@ -61,8 +61,9 @@ struct HugeRecordTests {
     #expect(location?["line"] as? Int == 2)
   }
 
-  @Test func anXMLElementWithTwentyThousandUnknownAttributesLoadsAndReportsEachName() throws {
-    let attributes = (0..<Self.parts).map { #"a\#($0)="\#($0 % 10)""# }.joined(separator: " ")
+  /// 9,000: under the 10,000 attributes an element may carry (`tooManyAttributes` past that).
+  @Test func anXMLElementWithNineThousandUnknownAttributesLoadsAndReportsEachName() throws {
+    let attributes = (0..<9_000).map { #"a\#($0)="\#($0 % 10)""# }.joined(separator: " ")
     let document = """
       <?xml version="1.0" encoding="UTF-8"?>
       <orders>
@@ -78,7 +79,7 @@ struct HugeRecordTests {
       input: document, name: "orders.xml", in: scratch)
     #expect(try rows(database, "SELECT order_id || ':' || sku FROM order_items") == ["1:S1"])
     let (count, first) = issues(report, "unknownField")
-    #expect(count == Self.parts)
+    #expect(count == 9_000)
     #expect(first?["path"] as? String == "a0")
     #expect((first?["location"] as? [String: Any])?["line"] as? Int == 3)
   }

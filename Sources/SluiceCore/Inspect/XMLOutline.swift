@@ -6,7 +6,8 @@ import Foundation
 ///
 /// libxml2's push parser reads the document from Sluice's own input with the record reader's
 /// safety settings (no network, no external entity ever loaded, a document that declares an
-/// entity refused) and reports start and end tags through SAX2; the pass keeps a counter per
+/// entity or an attribute declaration that would change values refused, a start tag with far
+/// too many attributes refused before libxml2 parses it) and reports start and end tags through SAX2; the pass keeps a counter per
 /// element path (local names from the root) and the stack of open elements, nothing else. An
 /// element path is a candidate when it is a child of the root or when some element held two or
 /// more of it. Paths past `maxPaths` or deeper than `maxDepth` are not tracked. With a sample
@@ -24,6 +25,9 @@ final class XMLOutline {
   private let chunk: UnsafeMutableRawBufferPointer
   private var context: xmlParserCtxtPtr?
   private let state: UnsafeMutablePointer<XMLOutlineState>
+  private var startTagGuard = XMLStartTagGuard()
+  /// The record reader's bound: a start tag with more attributes ends the document.
+  private let maxPendingAttributes = 2 * XMLRecordReader.Limits().maxAttributes
 
   init(source: any ByteSource, sampleSize: Int?, maxPaths: Int = 1_024, maxDepth: Int = 64) {
     _ = XMLRecordReader.refuseExternalEntities
@@ -34,7 +38,7 @@ final class XMLOutline {
   }
 
   deinit {
-    if let context { xmlFreeParserCtxt(context) }
+    if let context { XMLRecordReader.free(context) }
     chunk.deallocate()
     state.deinitialize(count: 1)
     state.deallocate()
@@ -46,14 +50,15 @@ final class XMLOutline {
       return Result(candidates: [], isComplete: true, untrackedElements: 0)
     }
     var ended = false
+    sluice_silenceGenericErrors()
     while !ended && state.pointee.failure == nil && !state.pointee.sampleReached {
       var count = try source.read(into: chunk)
       if let context {
         if count == 0 {
           ended = true
-          _ = xmlParseChunk(context, nil, 0, 1)
+          state.pointee.parsed(status: xmlParseChunk(context, nil, 0, 1))
         } else {
-          _ = xmlParseChunk(context, base, Int32(count), 0)
+          parse(base, count: count, in: context)
         }
         continue
       }
@@ -79,7 +84,7 @@ final class XMLOutline {
       state.pointee.context = created
       _ = xmlCtxtUseOptions(created, Int32(XML_PARSE_NONET.rawValue))
       created.pointee._private = UnsafeMutableRawPointer(state)
-      if count > Int(head) { _ = xmlParseChunk(created, base + Int(head), Int32(count) - head, 0) }
+      if count > Int(head) { parse(base + Int(head), count: count - Int(head), in: created) }
     }
     if let failure = state.pointee.failure { throw failure }
     let outline = state.pointee
@@ -94,7 +99,22 @@ final class XMLOutline {
       candidates: candidates, isComplete: !outline.sampleReached, untrackedElements: outline.untrackedElements)
   }
 
-  /// Start and end tags, entity declarations (refused) and errors; no text is needed.
+  /// Hands the parser `count` bytes a slice at a time, as the record reader does, and ends the
+  /// document at a start tag with far too many attributes before libxml2 parses it.
+  private func parse(_ bytes: UnsafeMutablePointer<CChar>, count: Int, in context: xmlParserCtxtPtr) {
+    var fed = 0
+    while fed < count && state.pointee.failure == nil && !state.pointee.sampleReached {
+      let slice = min(XMLStartTagGuard.sliceSize, count - fed)
+      state.pointee.parsed(status: xmlParseChunk(context, bytes + fed, Int32(slice), 0))
+      fed += slice
+      if startTagGuard.pendingAttributes(in: context) > maxPendingAttributes {
+        state.pointee.refuseStartTag(maxAttributes: maxPendingAttributes)
+      }
+    }
+  }
+
+  /// Start and end tags, entity and attribute declarations (refused as the record reader
+  /// refuses them) and errors; no text is needed.
   private static var handler: xmlSAXHandler {
     var handler = xmlSAXHandler()
     handler.initialized = UInt32(XML_SAX2_MAGIC)
@@ -110,6 +130,15 @@ final class XMLOutline {
     }
     handler.unparsedEntityDecl = { context, name, _, _, _ in
       XMLOutlineState.of(context)?.pointee.refuseEntity(name)
+    }
+    handler.attributeDecl = { context, element, name, type, defaultKind, defaultValue, values in
+      // The enumeration belongs to the handler (see XMLRecordReader's).
+      if let values { xmlFreeEnumeration(values) }
+      guard
+        let refusal = XMLAssembler.attributeDeclarationRefusal(
+          element: element, attribute: name, type: type, defaultKind: defaultKind, hasDefault: defaultValue != nil)
+      else { return }
+      XMLOutlineState.of(context)?.pointee.refuse(refusal)
     }
     handler.serror = { context, error in
       guard let error else { return }
@@ -227,6 +256,7 @@ struct XMLOutlineState {
   }
 
   mutating func endElement() {
+    guard failure == nil else { return }
     if !frames.isEmpty { frames.removeLast() }
   }
 
@@ -240,6 +270,32 @@ struct XMLOutlineState {
         location: location(line: nil), isRecoverable: false))
   }
 
+  /// What `xmlParseChunk` returned: an error no callback reported (a failed encoding
+  /// conversion halts the parser silently) ends the pass as in the record reader.
+  mutating func parsed(status: Int32) {
+    guard status != 0, failure == nil, !sampleReached else { return }
+    fail(
+      RecordReadError(
+        code: .syntax, message: XMLAssembler.stopMessage(status: status), location: location(line: nil),
+        isRecoverable: false),
+      stopping: false)
+  }
+
+  mutating func refuse(_ message: String) {
+    fail(RecordReadError(code: .unsafeXML, message: message, location: location(line: nil), isRecoverable: false))
+  }
+
+  mutating func refuseStartTag(maxAttributes: Int) {
+    fail(
+      RecordReadError(
+        code: .tooManyAttributes,
+        message: "a start tag with more than \(maxAttributes) attributes; the document is not read further",
+        location: location(line: nil), isRecoverable: false))
+  }
+
+  /// An error libxml2 reports ends the pass; the parser is not stopped from inside its error
+  /// callback (it may be in a start tag whose attribute values point into the buffer stopping
+  /// frees), but the events after it are ignored and `run` feeds it nothing more.
   mutating func parserError(_ error: UnsafePointer<xmlError>) {
     guard error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
     let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
@@ -247,13 +303,14 @@ struct XMLOutlineState {
     fail(
       RecordReadError(
         code: .syntax, message: "malformed XML: \(trimmed)", location: location(line: Int(error.pointee.line)),
-        isRecoverable: false))
+        isRecoverable: false),
+      stopping: false)
   }
 
-  private mutating func fail(_ error: RecordReadError) {
+  private mutating func fail(_ error: RecordReadError, stopping: Bool = true) {
     guard failure == nil, !sampleReached else { return }
     failure = error
-    if let context { xmlStopParser(context) }
+    if stopping, let context { xmlStopParser(context) }
   }
 
   /// The parser's position in the decompressed stream.

@@ -20,6 +20,8 @@ public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparab
   public static let recordTooLarge: IssueCode = "recordTooLarge"
   public static let valueTooLarge: IssueCode = "valueTooLarge"
   public static let nestingTooDeep: IssueCode = "nestingTooDeep"
+  /// An XML element with more attributes than the reader's limit.
+  public static let tooManyAttributes: IssueCode = "tooManyAttributes"
   public static let typeMismatch: IssueCode = "typeMismatch"
   public static let missingField: IssueCode = "missingField"
   public static let nullValue: IssueCode = "nullValue"

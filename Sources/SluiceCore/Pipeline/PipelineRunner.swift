@@ -291,7 +291,7 @@ public struct PipelineRunner {
       return abort.failure
     case let error as RecordReadError:
       state.ledger.countRejected(at: .read)
-      state.ledger.collect(Issue(stage: .read, code: error.code, location: error.location, message: error.message))
+      state.ledger.collect(Issue(stage: .read, code: error.code, location: error.location, path: error.path, message: error.message))
       let input = state.ledger.input.map { "input \($0)" } ?? "input"
       // Deflate data damaged mid-stream inflates to garbage before zlib's checksum notices, so
       // a syntax error in gzip input may be a symptom: read to the end to find the real cause.

@@ -106,7 +106,7 @@ final class RecordProducer<D: Dataset> {
         raw = try reader.next()
       } catch let error as RecordReadError where error.isRecoverable {
         lap(.read, &mark)
-        let issue = Issue(stage: .read, code: error.code, location: error.location, message: error.message)
+        let issue = Issue(stage: .read, code: error.code, location: error.location, path: error.path, message: error.message)
         let item = Item(verdict: .rejected(.read, [issue]), location: nil, raw: carried(error.rawRecord))
         guard emit(item, rawBytes: error.rawRecord?.count ?? 0) else { return }
         continue

@@ -16,6 +16,9 @@ public struct RecordReadError: Error, Sendable, CustomStringConvertible {
   public var location: RecordLocation
   /// True when the reader skipped the bad record and can go on (NDJSON).
   public var isRecoverable: Bool
+  /// The offending value's field path inside the record (an XML element's, from the record's
+  /// own), when the reader knows it; empty for the whole record.
+  public var path = ""
   /// The bad record's bytes, when the reader could keep them (an NDJSON line), for quarantine.
   public var rawRecord: [UInt8]?
 

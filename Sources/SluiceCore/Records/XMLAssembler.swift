@@ -9,9 +9,13 @@ struct XMLAssembler {
   var context: xmlParserCtxtPtr?
   private(set) var recordCount = 0
 
-  /// Records (or recoverable errors) the parser finished during the last chunk, in order.
+  /// Records (or recoverable errors) the parser finished during the last slice of input, in
+  /// order. The reader feeds the parser only when this is empty, a slice of at most 4 KiB at a
+  /// time, so it holds at most about a thousand records (`<a/>` is four bytes), all but the one
+  /// open when the slice began made of that slice's bytes; nothing from a DTD adds to them.
   private var ready: [Result<RawRecord, RecordReadError>] = []
   private var readyHead = 0
+  var queuedCount: Int { ready.count - readyHead }
   /// The error that stops the document, delivered after the records before it.
   private var failure: RecordReadError?
   /// The parser has been given the last of the input.
@@ -126,9 +130,16 @@ struct XMLAssembler {
 
   // MARK: - Events
 
+  /// An element starts. Of its `attributeCount` attributes, the last `defaulted` come from the
+  /// DTD's defaults ("the defaulted ones are at the end of the array", SAX2's documentation);
+  /// they are ignored, although a document that declares one is refused before any element.
   mutating func startElement(
-    _ name: UnsafePointer<xmlChar>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    _ name: UnsafePointer<xmlChar>, attributeCount: Int, defaulted: Int,
+    attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
+    // After an error libxml2 reports but reads past (a namespace error), nothing more is a record.
+    guard failure == nil else { return }
+    let attributeCount = max(0, attributeCount - max(0, defaulted))
     depth += 1
     // libxml2's push parser keeps state for every open element and sets no bound of its own: a
     // record nested too deep is skipped, but one nested past twice the limit (or anything that
@@ -144,6 +155,10 @@ struct XMLAssembler {
           RecordReadError(
             code: .nestingTooDeep, message: "elements nested deeper than \(limits.maxDepth) levels in a record",
             location: recordStart, isRecoverable: true))
+        return
+      }
+      guard attributeCount <= limits.maxAttributes else {
+        skipForAttributes(attributeCount, element: name)
         return
       }
       openElement(name, attributeCount: attributeCount, attributes: attributes)
@@ -170,7 +185,20 @@ struct XMLAssembler {
     frames.removeAll(shrinkingAbove: 1 << 16)
     text.removeAll(shrinkingAbove: 1 << 20)
     skipped = nil
+    guard attributeCount <= limits.maxAttributes else {
+      skipForAttributes(attributeCount, element: name)
+      return
+    }
     openElement(name, attributeCount: attributeCount, attributes: attributes, position: position)
+  }
+
+  private mutating func skipForAttributes(_ count: Int, element name: UnsafePointer<xmlChar>) {
+    var error = RecordReadError(
+      code: .tooManyAttributes,
+      message: "<\(String(cString: name))> has \(count) attributes, more than \(limits.maxAttributes)",
+      location: recordStart, isRecoverable: true)
+    error.path = elementPath(current: name)
+    skip(error)
   }
 
   private func matches(_ name: UnsafePointer<xmlChar>, _ expected: String) -> Bool {
@@ -226,6 +254,7 @@ struct XMLAssembler {
   }
 
   mutating func endElement() {
+    guard failure == nil else { return }
     defer { depth -= 1 }
     let inRecord = inRecord
     if matched == depth { matched = depth - 1 }
@@ -259,9 +288,33 @@ struct XMLAssembler {
   }
 
   mutating func characters(_ bytes: UnsafePointer<xmlChar>, count: Int) {
-    guard inRecord, skipped == nil else { return }
+    guard inRecord, skipped == nil, failure == nil else { return }
     text.append(bytes, count: count)
+    if let frame = frames.last, text.count - frame.textStart > limits.maxTextBytes {
+      var error = RecordReadError(
+        code: .valueTooLarge, message: "an element's text longer than \(limits.maxTextBytes) bytes",
+        location: recordStart, isRecoverable: true)
+      error.path = elementPath(current: nil)
+      skip(error)
+      return
+    }
     if text.count > limits.maxRecordBytes { checkSize(pending: text.count) }
+  }
+
+  /// The path of the innermost open element from the record's (dotted local names, as the
+  /// tape's keys are), with `current` when it has not been pushed yet; empty for the record's
+  /// own element. Read off libxml2's stack of element names; only for an issue.
+  private func elementPath(current: UnsafePointer<xmlChar>?) -> String {
+    var names: [String] = []
+    if let context, let stack = context.pointee.nameTab {
+      var index = recordDepth
+      while index < Int(context.pointee.nameNr) {
+        if let name = stack[index] { names.append(String(cString: name)) }
+        index += 1
+      }
+    }
+    if let current, depth > recordDepth { names.append(String(cString: current)) }
+    return names.joined(separator: ".")
   }
 
   private mutating func checkSize(pending: Int = 0) {
@@ -280,6 +333,28 @@ struct XMLAssembler {
     text.removeAll(shrinkingAbove: 1 << 20)
   }
 
+  /// Why a DTD's attribute declaration refuses the document, or nil when it changes nothing: a
+  /// CDATA attribute with no default (`#IMPLIED`, `#REQUIRED`). A default or fixed value would
+  /// add attributes the document does not hold (even `xsi:nil`, nulling every record), and
+  /// every other type makes an XML parser normalize the attribute's whitespace.
+  static func attributeDeclarationRefusal(
+    element: UnsafePointer<xmlChar>?, attribute: UnsafePointer<xmlChar>?, type: Int32, defaultKind: Int32,
+    hasDefault: Bool
+  ) -> String? {
+    let isPlain =
+      type == Int32(XML_ATTRIBUTE_CDATA.rawValue) && !hasDefault
+      && (defaultKind == Int32(XML_ATTRIBUTE_IMPLIED.rawValue) || defaultKind == Int32(XML_ATTRIBUTE_REQUIRED.rawValue))
+    guard !isPlain else { return nil }
+    let name = attribute.map { String(cString: $0) } ?? "?"
+    let owner = element.map { String(cString: $0) } ?? "?"
+    if hasDefault {
+      return
+        "the document's DTD declares a default value for the attribute '\(name)' of <\(owner)>; Sluice never applies DTD attribute defaults (they add data the document does not hold)"
+    }
+    return
+      "the document's DTD declares the attribute '\(name)' of <\(owner)> with a type other than CDATA; Sluice never applies DTD attribute types (they change the values the document holds)"
+  }
+
   mutating func refuseEntity(_ name: UnsafePointer<xmlChar>?) {
     let entity = name.map { String(cString: $0) } ?? "?"
     fail(
@@ -287,6 +362,10 @@ struct XMLAssembler {
       "the document declares the entity '\(entity)'; Sluice never expands or loads DTD entities (they are how billion-laughs and XXE attacks work)")
   }
 
+  /// An error libxml2 reports: the document's end, after the records finished before it. Some
+  /// (a namespace error) libxml2 reads past; the events after it are ignored, so the records
+  /// delivered do not depend on how far the parser got. The parser is not stopped here: libxml2
+  /// may be inside a start tag whose attribute values point into the buffer stopping frees.
   mutating func parserError(_ error: UnsafePointer<xmlError>) {
     guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
     let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
@@ -298,6 +377,29 @@ struct XMLAssembler {
     failure = RecordReadError(
       code: .syntax, message: "malformed XML: \(trimmed)",
       location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: Int(error.pointee.line)), isRecoverable: false)
+  }
+
+  /// What `xmlParseChunk` returned: 0, or the error that stopped the parser. Almost every such
+  /// error reached `parserError` first; an input libxml2 cannot convert from its encoding does
+  /// not — the parser halts without a word, and the document would look complete (found by the
+  /// xml-reader fuzz target: `run` succeeded on the records before the bad bytes).
+  /// The parser then has nothing left to say where it stopped: the error's place is where the
+  /// slice it was given starts (`slice`, in the stream).
+  mutating func parsed(status: Int32, slice: Int64) {
+    guard status != 0, failure == nil else { return }
+    failure = RecordReadError(
+      code: .syntax, message: XMLAssembler.stopMessage(status: status),
+      location: .init(ordinal: recordCount, byteOffset: max(byteOffset(), slice), line: line()), isRecoverable: false)
+  }
+
+  /// Why the parser stopped, from `xmlParseChunk`'s status.
+  static func stopMessage(status: Int32) -> String {
+    // A failed conversion returns XML_ERR_INVALID_ENCODING, or XML_PARSER_EOF (-1) when pushing the
+    // bytes into the converter failed.
+    if status == Int32(XML_ERR_INVALID_ENCODING.rawValue) || status == -1 {
+      return "malformed XML: the input is not valid in its encoding (the declared one, or UTF-8)"
+    }
+    return "malformed XML: the parser stopped with libxml2 error \(status)"
   }
 
   mutating func fail(code: IssueCode, _ message: String) {

@@ -9,9 +9,15 @@ import Foundation
 /// callbacks; no tree is ever built. The reader owns the parser context and frees it.
 ///
 /// Safe by construction: no network, no DTD loading, no external entity ever read (a process
-/// wide loader refuses every one), and a document that declares an entity is refused at the
-/// declaration, so nothing is ever expanded — no billion laughs, no quadratic blow-up. The five
+/// wide loader refuses every one), and nothing from a DTD is applied: a document that declares
+/// an entity is refused at the declaration, so nothing is ever expanded — no billion laughs, no
+/// quadratic blow-up — and so is one whose DTD would change attribute values (a default or fixed
+/// value, a type other than CDATA); a defaulted attribute would be ignored in any case. The five
 /// predefined entities and character references are decoded as usual.
+///
+/// Bounded: libxml2 gets the input 4 KiB at a time, and only when no finished record waits, so
+/// the records queued for `next()` are those one slice finished; a start tag with more than
+/// twice `maxAttributes` attributes is refused before libxml2 parses it (see `XMLStartTagGuard`).
 ///
 /// How an element becomes a tape value (the conventions the README documents):
 /// - an element with attributes or child elements is an object; attributes and children are
@@ -25,10 +31,21 @@ public final class XMLRecordReader: RecordReader {
     public var maxDepth: Int
     /// Largest record, measured as the tape's JSON text.
     public var maxRecordBytes: Int
+    /// Most attributes on one element of a record: more skip the record. A start tag with more
+    /// than twice as many ends the document before libxml2 parses it (its check of attribute
+    /// names is quadratic).
+    public var maxAttributes: Int
+    /// Longest text of one element of a record (CDATA included), in UTF-8 bytes: libxml2's own
+    /// bound for an attribute value or a CDATA section, which it does not apply to text.
+    public var maxTextBytes: Int
 
-    public init(maxDepth: Int = 256, maxRecordBytes: Int = 64 << 20) {
+    public init(
+      maxDepth: Int = 256, maxRecordBytes: Int = 64 << 20, maxAttributes: Int = 10_000, maxTextBytes: Int = 10_000_000
+    ) {
       self.maxDepth = maxDepth
       self.maxRecordBytes = maxRecordBytes
+      self.maxAttributes = maxAttributes
+      self.maxTextBytes = maxTextBytes
     }
   }
 
@@ -39,11 +56,19 @@ public final class XMLRecordReader: RecordReader {
   public var path: [String] { assembler.pointee.path }
   public var limits: Limits { assembler.pointee.limits }
   public var recordCount: Int { assembler.pointee.recordCount }
+  /// Records (and recoverable errors) the parser finished that `next()` has not handed out yet.
+  var queuedRecordCount: Int { assembler.pointee.queuedCount }
 
   private let source: any ByteSource
   private let chunk: UnsafeMutableRawBufferPointer
+  /// The bytes of `chunk` read from the source, and how many of them the parser has been given.
+  private var chunkCount = 0
+  private var chunkFed = 0
+  /// Bytes handed to the parser so far, the first four included.
+  private var fedBytes: Int64 = 0
   private var context: xmlParserCtxtPtr?
   private var sourceEnded = false
+  private var startTagGuard = XMLStartTagGuard()
   /// What the callbacks change, behind a pointer: a class's stored properties pay a dynamic
   /// exclusivity check on every access, a quarter of the reader's time when they held it.
   private let assembler: UnsafeMutablePointer<XMLAssembler>
@@ -57,7 +82,7 @@ public final class XMLRecordReader: RecordReader {
   }
 
   deinit {
-    if let context { xmlFreeParserCtxt(context) }
+    if let context { Self.free(context) }
     chunk.deallocate()
     assembler.pointee.deallocate()
     assembler.deinitialize(count: 1)
@@ -74,9 +99,19 @@ public final class XMLRecordReader: RecordReader {
 
   // MARK: - Feeding the parser
 
+  /// Hands the parser its next slice of input, reading the source when the chunk is used up.
   private func feed() throws {
-    var count = try source.read(into: chunk)
     guard let base = chunk.baseAddress?.assumingMemoryBound(to: CChar.self) else { return }
+    sluice_silenceGenericErrors()
+    if let context, chunkFed < chunkCount {
+      let slice = min(XMLStartTagGuard.sliceSize, chunkCount - chunkFed)
+      assembler.pointee.parsed(status: xmlParseChunk(context, base + chunkFed, Int32(slice), 0), slice: fedBytes)
+      chunkFed += slice
+      fedBytes += Int64(slice)
+      guardStartTag(context)
+      return
+    }
+    var count = try source.read(into: chunk)
     guard let context else {
       // The parser detects the encoding, and skips a byte order mark, from the first four bytes;
       // a source may hand back fewer on its first read (a file returns the two bytes it peeked at
@@ -97,11 +132,21 @@ public final class XMLRecordReader: RecordReader {
     if count == 0 {
       sourceEnded = true
       assembler.pointee.inputEnded = true
-      _ = xmlParseChunk(context, nil, 0, 1)
+      assembler.pointee.parsed(status: xmlParseChunk(context, nil, 0, 1), slice: fedBytes)
       assembler.pointee.finishDocument()
     } else {
-      _ = xmlParseChunk(context, base, Int32(count), 0)
+      chunkCount = count
+      chunkFed = 0
+      try feed()
     }
+  }
+
+  /// Ends the document at a start tag libxml2 would spend quadratic time on.
+  private func guardStartTag(_ context: xmlParserCtxtPtr) {
+    let bound = 2 * assembler.pointee.limits.maxAttributes
+    guard startTagGuard.pendingAttributes(in: context) > bound else { return }
+    assembler.pointee.fail(
+      code: .tooManyAttributes, "a start tag with more than \(bound) attributes; the document is not read further")
   }
 
   /// Creates the parser on the first bytes (it detects the encoding from the first four).
@@ -117,7 +162,9 @@ public final class XMLRecordReader: RecordReader {
     assembler.pointee.context = context
     _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
     context.pointee._private = UnsafeMutableRawPointer(assembler)
-    if count > Int(head) { _ = xmlParseChunk(context, base + Int(head), Int32(count) - head, 0) }
+    chunkCount = count
+    chunkFed = Int(head)
+    fedBytes = Int64(head)
   }
 
   // MARK: - libxml2 set-up
@@ -130,14 +177,28 @@ public final class XMLRecordReader: RecordReader {
     xmlSetExternalEntityLoader { _, _, _ in nil }
   }()
 
-  /// The SAX2 callbacks: elements, text and errors go to the assembler; entity declarations
-  /// are refused; everything a DTD could make the parser do (subsets, entity resolution) is off.
+  /// Frees a parser context and the document libxml2 may have made behind it: "for expat
+  /// compatibility in SAX mode" (parser.c), an entity declaration makes the parser create
+  /// `myDoc` to record the entity in, even after the handler stopped the parser, and
+  /// `xmlFreeParserCtxt` leaves that document to its caller (found by the xml-reader fuzz target).
+  static func free(_ context: xmlParserCtxtPtr) {
+    if let document = context.pointee.myDoc {
+      context.pointee.myDoc = nil
+      xmlFreeDoc(document)
+    }
+    xmlFreeParserCtxt(context)
+  }
+
+  /// The SAX2 callbacks: elements, text and errors go to the assembler; entity declarations,
+  /// and attribute declarations that would change values, are refused; everything a DTD could
+  /// make the parser do (subsets, entity resolution) is off.
   private static var handler: xmlSAXHandler {
     var handler = xmlSAXHandler()
     handler.initialized = UInt32(XML_SAX2_MAGIC)
-    handler.startElementNs = { context, localName, _, _, _, _, attributeCount, _, attributes in
+    handler.startElementNs = { context, localName, _, _, _, _, attributeCount, defaulted, attributes in
       guard let assembler = XMLAssembler.of(context), let localName else { return }
-      assembler.pointee.startElement(localName, attributeCount: Int(attributeCount), attributes: attributes)
+      assembler.pointee.startElement(
+        localName, attributeCount: Int(attributeCount), defaulted: Int(defaulted), attributes: attributes)
     }
     handler.endElementNs = { context, _, _, _ in
       XMLAssembler.of(context)?.pointee.endElement()
@@ -153,6 +214,16 @@ public final class XMLRecordReader: RecordReader {
     }
     handler.unparsedEntityDecl = { context, name, _, _, _ in
       XMLAssembler.of(context)?.pointee.refuseEntity(name)
+    }
+    handler.attributeDecl = { context, element, name, type, defaultKind, defaultValue, values in
+      // "tree: the tree of enumerated value set" belongs to the handler, as in libxml2's own
+      // xmlSAX2AttributeDecl, which hands it on; here it is only freed.
+      if let values { xmlFreeEnumeration(values) }
+      guard
+        let refusal = XMLAssembler.attributeDeclarationRefusal(
+          element: element, attribute: name, type: type, defaultKind: defaultKind, hasDefault: defaultValue != nil)
+      else { return }
+      XMLAssembler.of(context)?.pointee.fail(code: .unsafeXML, refusal)
     }
     handler.serror = { context, error in
       guard let error else { return }
