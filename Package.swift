@@ -1,8 +1,11 @@
 // swift-tools-version:6.0
-// Sluice — a streaming batch import pipeline: gzip/plain JSON, NDJSON and XML dumps into SQLite.
+// Sluice — a streaming batch import pipeline: gzip/plain JSON, NDJSON and XML dumps into SQLite or
+// PostgreSQL.
 //
 // The only dependencies are the toolchain and four C libraries, installed from Debian's
 // packages: libsqlite3-dev, zlib1g-dev, libxml2-dev and libpq-dev (see README.md and .ci/run).
+// The engine links zlib and libxml2 only; each database is a driver in a target of its own, so a
+// program that loads into SQLite alone never needs libpq.
 import PackageDescription
 
 let package = Package(
@@ -10,6 +13,9 @@ let package = Package(
   products: [
     .executable(name: "sluice", targets: ["sluice"]),
     .library(name: "SluiceCore", targets: ["SluiceCore"]),
+    // The store drivers: a program registers the ones it loads into.
+    .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
+    .library(name: "SluicePostgreSQL", targets: ["SluicePostgreSQL"]),
     .library(name: "SluiceCatalog", targets: ["SluiceCatalog"]),
     // The command line as a library: a package with datasets of its own runs
     // `Sluice.main(datasets:)` (see Examples/custom-dataset).
@@ -36,25 +42,36 @@ let package = Package(
       pkgConfig: "libpq",
       providers: [.apt(["libpq-dev"])]
     ),
-    // The engine: stages, policies, reports. It knows no dataset.
+    // The engine: stages, policies, reports, the table model and the store protocols. It knows
+    // no dataset and no database library.
     .target(
       name: "SluiceCore",
-      dependencies: ["CSQLite", "CZlib", "CLibXML2", "CLibPQ"]
+      dependencies: ["CZlib", "CLibXML2"]
+    ),
+    // The SQLite driver: a file, one writer, the run in one transaction.
+    .target(
+      name: "SluiceSQLite",
+      dependencies: ["SluiceCore", "CSQLite"]
+    ),
+    // The PostgreSQL driver: libpq, COPY, parallel lanes with two-phase commit, recovery.
+    .target(
+      name: "SluicePostgreSQL",
+      dependencies: ["SluiceCore", "CLibPQ"]
     ),
     // The datasets: DTOs, domain types, mappers and loaders plugged into the engine.
     .target(
       name: "SluiceCatalog",
       dependencies: ["SluiceCore"]
     ),
-    // The command line: subcommands, options, messages and exit codes. It knows no dataset
-    // either: the executable hands it the catalog's.
+    // The command line: subcommands, options, messages and exit codes. It knows no dataset and
+    // no database either: the executable hands it the catalog's datasets and the drivers.
     .target(
       name: "SluiceCLI",
       dependencies: ["SluiceCore"]
     ),
     .executableTarget(
       name: "sluice",
-      dependencies: ["SluiceCLI", "SluiceCatalog"]
+      dependencies: ["SluiceCLI", "SluiceCatalog", "SluiceSQLite", "SluicePostgreSQL"]
     ),
     // Deterministic orders shared by the benchmarks and the tests.
     .target(
@@ -96,29 +113,29 @@ let package = Package(
     // Files, gzip streams and corpus paths shared by the test targets.
     .target(
       name: "SluiceTestSupport",
-      dependencies: ["SluiceCore", "CZlib"],
+      dependencies: ["SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "CZlib"],
       path: "Tests/SluiceTestSupport"
     ),
     .testTarget(
       name: "SluiceCoreTests",
-      dependencies: ["SluiceCore", "SluiceTestSupport"],
+      dependencies: ["SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport"],
       // Reports written by earlier builds, read in place through #filePath.
       exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "SluiceCatalogTests",
-      dependencies: ["SluiceCatalog", "SluiceCore", "SluiceTestSupport", "OrderSamples"],
+      dependencies: ["SluiceCatalog", "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples"],
       // Contract fixtures are read in place through #filePath, not bundled.
       exclude: ["Fixtures"]
     ),
     // The command line in process, over datasets of the test's own (no catalog).
     .testTarget(
       name: "SluiceCLITests",
-      dependencies: ["SluiceCLI", "SluiceCore", "SluiceTestSupport"]
+      dependencies: ["SluiceCLI", "SluiceCore", "SluiceSQLite", "SluiceTestSupport"]
     ),
     .testTarget(
       name: "SluiceEndToEndTests",
-      dependencies: ["sluice", "orders-generator", "messages-generator", "devices-generator", "SluiceCore", "SluiceTestSupport", "OrderSamples"]
+      dependencies: ["sluice", "orders-generator", "messages-generator", "devices-generator", "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -20,6 +20,8 @@ let package = Package(
         .product(name: "SluiceCLI", package: "Sluice"),
         .product(name: "SluiceCore", package: "Sluice"),
         .product(name: "SluiceCatalog", package: "Sluice"),
+        // SQLite only: the build links no libpq (.ci/run checks it).
+        .product(name: "SluiceSQLite", package: "Sluice"),
       ]
     )
   ],

@@ -45,7 +45,7 @@ struct InspectCommand: Subcommand {
   var options: InspectOptions
   var output: Output
 
-  init(arguments: [String], datasets: [AnyDataset]) throws {
+  init(arguments: [String], context: CommandContext) throws {
     let parsed = try ArgumentParser(
       valueOptions: ["format", "record-path", "sample", "swift"], flags: ["all", "show-values", "json", "help"]
     ).parse(arguments)

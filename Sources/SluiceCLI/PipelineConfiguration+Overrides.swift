@@ -2,9 +2,10 @@ import Foundation
 import SluiceCore
 
 extension PipelineConfiguration {
-  /// The spec's configuration with the command line's options applied (`--rejects` aside: what
-  /// it names depends on the subcommand). The parser has already refused options the
-  /// subcommand does not take, so every value here is one it does.
+  /// The spec's configuration with the command line's options applied (`--db` and `--rejects`
+  /// aside: the database is named before the spec's configuration is made, and what `--rejects`
+  /// names depends on the subcommand). The parser has already refused options the subcommand
+  /// does not take, so every value here is one it does.
   func applying(_ values: [String: String]) throws(UsageError) -> PipelineConfiguration {
     var configuration = self
     if values["input"] != nil && values["input-dir"] != nil {
@@ -17,28 +18,31 @@ extension PipelineConfiguration {
       }
     }
     if let input = values["input"] { configuration.input = Self.absolute(input) }
-    if let db = values["db"] {
-      // A server's URL is not a path: it goes to libpq as written.
-      configuration.database = DatabaseLocation.namesPostgreSQL(db) ? db : Self.absolute(db)
-      if DatabaseLocation.namesPostgreSQL(db), let problem = PostgreSQLStore.problem(in: db) {
-        throw UsageError("--db is not a PostgreSQL connection string libpq can read: \(problem)")
-      }
-      if DatabaseLocation(db).hasPassword {
-        printError(
-          "sluice: warning: the --db URL carries a password, which other users can see in the process list; put it in ~/.pgpass or PGPASSWORD instead")
-      }
-    }
     if let schema = values["db-schema"] {
-      guard !schema.isEmpty, schema.utf8.count <= PostgreSQLDialect.identifierLimit else {
-        throw UsageError("--db-schema must be a name of 1 to \(PostgreSQLDialect.identifierLimit) bytes")
-      }
-      configuration.databaseSchema = schema
+      try Self.check(schema: schema, for: configuration.database)
+      configuration.database.schema = schema
     }
     if let timeout = values["connect-timeout"] {
       guard let seconds = Int(timeout), (2...86_400).contains(seconds) else {
         throw UsageError("--connect-timeout must be a whole number of seconds from 2 to 86400, not '\(timeout)'")
       }
-      configuration.connectTimeoutSeconds = seconds
+      guard configuration.database.driver.connectsToServer else {
+        throw UsageError(
+          "--connect-timeout applies to a database server, not the \(configuration.database.driver.name) file \(configuration.databaseDescription)")
+      }
+      configuration.database.connectTimeoutSeconds = seconds
+    }
+    if let commit = values["lane-commit"] {
+      guard let value = LaneCommit(rawValue: commit) else {
+        throw UsageError("--lane-commit must be automatic, two-phase or ordered, not '\(commit)'")
+      }
+      configuration.laneCommit = value
+    }
+    if let point = values["test-kill-at"] {
+      // Fault injection for the tests of a parallel run's commit: dies there as kill -9 would.
+      configuration.laneCommitHook = { reached, _ in
+        if reached.description == point { kill(getpid(), SIGKILL) }
+      }
     }
     if let jobs = values["jobs"] {
       guard let count = Int(jobs), (1...Self.maxJobs).contains(count) else {
@@ -79,18 +83,46 @@ extension PipelineConfiguration {
       }
       configuration.conflict = value
     }
-    if configuration.databaseSchema != nil && !configuration.databaseLocation.isPostgreSQL && values["db-schema"] != nil {
-      throw UsageError("--db-schema applies to a PostgreSQL database (--db postgresql://…), not a SQLite file")
-    }
     if !configuration.hasSeveralInputs && configuration.format == .ndjson && !configuration.recordPath.isEmpty {
       throw UsageError("--record-path applies to --format json, not ndjson")
     }
-    if configuration.jobs > 1 && !configuration.databaseLocation.isPostgreSQL {
-      printError("sluice: note: --jobs applies to PostgreSQL; a SQLite database takes one writer, so the inputs load one after another")
+    if configuration.jobs > 1 && !(configuration.database.driver is any ParallelLoadingDriver) {
+      printError(
+        "sluice: note: --jobs applies to a database server that loads in lanes (PostgreSQL); a \(configuration.database.driver.name) database takes one writer, so the inputs load one after another"
+      )
     }
-    // For the tests of the ordered commit on a server that allows two-phase commit.
-    if ProcessInfo.processInfo.environment["SLUICE_LANE_COMMIT"] == "ordered" { configuration.laneCommit = .ordered }
     return configuration
+  }
+
+  /// The database `text` names, among the registered drivers: a file's path made absolute, a
+  /// server's connection string as written; warns when it carries a password.
+  static func target(_ text: String, option: String, drivers: StoreDrivers) throws(UsageError) -> DatabaseTarget {
+    let driver: any StoreDriver
+    do {
+      driver = try drivers.driver(for: text)
+    } catch {
+      throw UsageError("\(option): \(error.message)")
+    }
+    if let problem = driver.problem(in: text) {
+      throw UsageError("\(option) is not a \(driver.name) connection string it can read: \(problem)")
+    }
+    if driver.hasPassword(text) {
+      printError(
+        "sluice: warning: the \(option) connection string carries a password, which other users can see in the process list; put it in ~/.pgpass or PGPASSWORD instead"
+      )
+    }
+    return DatabaseTarget(location: driver.connectsToServer ? text : absolute(text), driver: driver)
+  }
+
+  /// A schema name the target's database takes.
+  static func check(schema: String, for target: DatabaseTarget) throws(UsageError) {
+    guard let limit = target.driver.schemaNameLimit else {
+      throw UsageError(
+        "--db-schema applies to a database with schemas (PostgreSQL), not the \(target.driver.name) file \(target)")
+    }
+    guard !schema.isEmpty, schema.utf8.count <= limit else {
+      throw UsageError("--db-schema must be a name of 1 to \(limit) bytes")
+    }
   }
 
   /// A command-line path made absolute against the working directory; `-` (standard input)

@@ -9,8 +9,8 @@ struct PipelineInvocation {
   let command: any PipelineSubcommand.Type
   let parsed: ArgumentParser.Parsed
   let specPath: String
-  /// The datasets the tool was given; the spec names its own among them.
-  let catalog: [AnyDataset]
+  /// The datasets and store drivers the tool was given; the spec names its own among them.
+  let context: CommandContext
   private var resolved: Resolved?
 
   /// What `validate()` makes of the spec and the options.
@@ -22,9 +22,9 @@ struct PipelineInvocation {
     var tables: [String]
   }
 
-  init(_ command: any PipelineSubcommand.Type, arguments: [String], catalog: [AnyDataset]) throws {
+  init(_ command: any PipelineSubcommand.Type, arguments: [String], context: CommandContext) throws {
     self.command = command
-    self.catalog = catalog
+    self.context = context
     parsed = try ArgumentParser(
       valueOptions: command.valueOptions, flags: command.flags.union(["help", "progress", "no-progress"]))
       .parse(arguments)
@@ -44,13 +44,18 @@ struct PipelineInvocation {
       throw UsageError("--progress and --no-progress contradict each other: give one")
     }
     let spec = try PipelineSpec(contentsOf: specPath)
-    let declared = try spec.datasets(in: catalog)
+    let declared = try spec.datasets(in: context.datasets)
     if command.rejects == .read && spec.inputs.count > 1 {
       throw UsageError(
         "\(command.name) loads one rejects file as one dataset's records; \(specPath) lists \(spec.inputs.count) inputs")
     }
     let inputDirectory = parsed.values["input-dir"].map(PipelineConfiguration.absolute)
-    var configuration = try spec.configuration(inputDirectory: inputDirectory).applying(parsed.values)
+    let database = try parsed.values["db"].map { text throws(UsageError) in
+      try PipelineConfiguration.target(text, option: "--db", drivers: context.drivers)
+    }
+    var configuration = try spec.configuration(
+      inputDirectory: inputDirectory, drivers: context.drivers, database: database
+    ).applying(parsed.values)
     configuration.mode = command.runMode
     configuration.failsOnWarnings = parsed.flags.contains("fail-on-warnings")
     let rejects = parsed.values["rejects"].map(PipelineConfiguration.absolute)
@@ -71,7 +76,7 @@ struct PipelineInvocation {
     if let conflict = RunFiles(configuration).conflict() { throw UsageError(conflict.description) }
     var listed = Set<String>()
     resolved = Resolved(
-      configuration: configuration, datasets: try spec.datasets(for: configuration, in: catalog),
+      configuration: configuration, datasets: try spec.datasets(for: configuration, in: context.datasets),
       tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted })
   }
 
@@ -82,7 +87,7 @@ struct PipelineInvocation {
     var configuration = resolved.configuration
     let display = ProgressDisplay.isWanted(flags: parsed.flags) ? ProgressDisplay() : nil
     if let display { configuration.progress = { display.draw($0) } }
-    let report = PipelineRunner(configuration: configuration, datasets: resolved.datasets).run()
+    let report = try Pipeline(datasets: resolved.datasets, configuration: configuration).run()
     display?.finish()
     printError(report.summary())
     for problem in report.outputErrors { printError("sluice: \(problem)") }

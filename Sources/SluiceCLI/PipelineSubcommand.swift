@@ -36,8 +36,8 @@ enum RejectsFile {
 extension PipelineSubcommand {
   static var name: String { runMode.rawValue }
 
-  init(arguments: [String], datasets: [AnyDataset]) throws {
-    self.init(invocation: try PipelineInvocation(Self.self, arguments: arguments, catalog: datasets))
+  init(arguments: [String], context: CommandContext) throws {
+    self.init(invocation: try PipelineInvocation(Self.self, arguments: arguments, context: context))
   }
 
   mutating func validate() throws { try invocation.validate() }

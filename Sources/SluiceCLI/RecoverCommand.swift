@@ -41,12 +41,10 @@ struct RecoverCommand: Subcommand {
     · 74 the server cannot be reached, refuses the login, or fails an action
     """
 
-  var database: String
-  var schema: String?
-  var connectTimeoutSeconds: Int?
+  var database: DatabaseTarget
   var apply: Bool
 
-  init(arguments: [String], datasets: [AnyDataset]) throws {
+  init(arguments: [String], context: CommandContext) throws {
     let parsed = try ArgumentParser(valueOptions: ["db-schema", "connect-timeout"], flags: ["apply", "help"])
       .parse(arguments)
     guard let database = parsed.positionals.first else {
@@ -55,77 +53,47 @@ struct RecoverCommand: Subcommand {
     guard parsed.positionals.count == 1 else {
       throw UsageError("expected one database, got \(parsed.positionals.count) arguments")
     }
-    guard DatabaseLocation.namesPostgreSQL(database) else {
+    var target = try PipelineConfiguration.target(database, option: "DB", drivers: context.drivers)
+    guard target.driver is any RecoveringDriver else {
       throw UsageError(
-        "recover applies to a PostgreSQL database (postgresql://… or host=… dbname=…): only --jobs runs into PostgreSQL commit in lanes"
+        "recover applies to a database server whose runs commit in lanes (PostgreSQL: postgresql://… or host=… dbname=…), not the \(target.driver.name) database \(target)"
       )
     }
-    if let problem = PostgreSQLStore.problem(in: database) {
-      throw UsageError("DB is not a PostgreSQL connection string libpq can read: \(problem)")
-    }
-    self.database = database
-    if let name = parsed.values["db-schema"] {
-      guard !name.isEmpty, name.utf8.count <= PostgreSQLDialect.identifierLimit else {
-        throw UsageError("--db-schema must be a name of 1 to \(PostgreSQLDialect.identifierLimit) bytes")
-      }
-      schema = name
-    }
-    if let text = parsed.values["connect-timeout"] {
-      guard let seconds = Int(text), seconds > 0 else {
-        throw UsageError("--connect-timeout must be a whole number of seconds, 1 or more, not '\(text)'")
-      }
-      connectTimeoutSeconds = seconds
-    }
+    try RunsCommand.apply(parsed.values, to: &target)
+    self.database = target
     apply = parsed.flags.contains("apply")
   }
 
   func run() throws -> Int32 {
-    let location = DatabaseLocation(database)
-    if location.hasPassword {
-      printError(
-        "sluice: warning: the connection string carries a password, which other users can see in the process list; put it in ~/.pgpass or PGPASSWORD instead"
-      )
-    }
-    let recovery = try PostgreSQLRecovery(url: database, schema: schema, connectTimeoutSeconds: connectTimeoutSeconds)
-    let scan = try reading(recovery) { try recovery.scan() }
+    guard let driver = database.driver as? any RecoveringDriver else { return ExitCode.usage }
+    return try settle(try driver.openRecovery(database))
+  }
+
+  /// Lists the interrupted runs and, with `--apply`, settles each by its safe action.
+  private func settle<Recovery: RunRecovery>(_ recovery: Recovery) throws -> Int32 {
+    let scan = try recovery.scan()
     for run in scan.runs { printOutput(run.summary) }
-    for gid in scan.legacyTransactions {
-      printOutput(
-        "prepared transaction \(gid): from a Sluice before 'sluice recover', whose lane 0 held the audit row — its outcome cannot be read from the database; no safe action: decide by hand (COMMIT PREPARED or ROLLBACK PREPARED, see the README)"
-      )
-    }
+    for line in scan.unsettled { printOutput(line) }
     guard scan.needsRecovery else {
-      printError("sluice: \(location.redacted): no interrupted parallel run to recover")
+      printError("sluice: \(database): no interrupted parallel run to recover")
       return ExitCode.success
     }
     guard apply else {
-      printError(
-        "sluice: run 'sluice recover \(location.redacted)\(schemaOption) --apply' to carry out the safe actions above")
+      printError("sluice: run 'sluice recover \(database)\(schemaOption) --apply' to carry out the safe actions above")
       return ExitCode.recoveryNeeded
     }
-    var left = !scan.legacyTransactions.isEmpty
-    for run in scan.runs where run.action.isPending {
-      switch run.action {
-      case .refuse:
-        printOutput("run \(run.runID): left alone: \(run.action)")
+    var left = !scan.unsettled.isEmpty
+    for run in scan.runs where run.isPending {
+      if let refusal = run.refusal {
+        printOutput("run \(run.runID): left alone: no safe action: \(refusal); decide by hand")
         left = true
-      default:
-        printOutput(try reading(recovery) { try recovery.recover(run) })
+      } else {
+        printOutput(try recovery.recover(run))
       }
     }
-    let after = try reading(recovery) { try recovery.scan() }
-    if after.needsRecovery { left = true }
+    if try recovery.scan().needsRecovery { left = true }
     return left ? ExitCode.recoveryNeeded : ExitCode.success
   }
 
-  private var schemaOption: String { schema.map { " --db-schema \($0)" } ?? "" }
-
-  /// A server error while reading or acting is an I/O error naming the server, never a password.
-  private func reading<T>(_ recovery: PostgreSQLRecovery, _ body: () throws -> T) throws -> T {
-    do {
-      return try body()
-    } catch let error as PostgreSQLError {
-      throw RunHistoryError(.unreachable, database: recovery.database, message: error.description)
-    }
-  }
+  private var schemaOption: String { database.schema.map { " --db-schema \($0)" } ?? "" }
 }

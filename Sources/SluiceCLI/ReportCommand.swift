@@ -35,7 +35,7 @@ struct ReportCommand: Subcommand {
   var reportPath: String
   var htmlPath: String?
 
-  init(arguments: [String], datasets: [AnyDataset]) throws {
+  init(arguments: [String], context: CommandContext) throws {
     let parsed = try ArgumentParser(valueOptions: ["html"], flags: ["help"]).parse(arguments)
     guard parsed.positionals.count == 1, let path = parsed.positionals.first else {
       throw UsageError(

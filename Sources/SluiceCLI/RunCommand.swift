@@ -9,7 +9,9 @@ struct RunCommand: PipelineSubcommand {
   static let writesDatabase = true
   static let valueOptions: Set<String> = [
     "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "on-conflict", "db",
-    "db-schema", "connect-timeout", "rejects", "busy-timeout", "jobs",
+    "db-schema", "connect-timeout", "rejects", "busy-timeout", "jobs", "lane-commit",
+    // Fault injection for the tests of a parallel run's commit; not in the help.
+    "test-kill-at",
   ]
   static let flags: Set<String> = ["fail-on-rejects"]
 
@@ -40,6 +42,10 @@ struct RunCommand: PipelineSubcommand {
                                  reference tables (the files of one glob, devices and their
                                  alerts) load in order on one connection; SQLite and
                                  validate runs load one input after another
+          --lane-commit automatic|two-phase|ordered
+                                 how a --jobs run commits its connections: two-phase
+                                 (PREPARE TRANSACTION, atomic) when the server allows it
+                                 (automatic, the default), or one after another (ordered)
           --rejects PATH         write every rejected record (raw text and issues) as NDJSON here
           --busy-timeout SECONDS how long to wait for another process's lock (default 5)
       """ + "\n" + failOnRejectsOption)

@@ -43,14 +43,12 @@ struct RunsCommand: Subcommand {
     """
   static let defaultLast = 20
 
-  var database: String
-  var schema: String?
-  var connectTimeoutSeconds: Int?
+  var database: DatabaseTarget
   var runID: Int64?
   var last: Int?
   var json: Bool
 
-  init(arguments: [String], datasets: [AnyDataset]) throws {
+  init(arguments: [String], context: CommandContext) throws {
     let parsed = try ArgumentParser(valueOptions: ["last", "db-schema", "connect-timeout"], flags: ["json", "help"])
       .parse(arguments)
     guard let database = parsed.positionals.first else {
@@ -59,15 +57,12 @@ struct RunsCommand: Subcommand {
     guard parsed.positionals.count <= 2 else {
       throw UsageError("expected a database and at most one run id, got \(parsed.positionals.count) arguments")
     }
-    self.database = database
-    if DatabaseLocation.namesPostgreSQL(database), let problem = PostgreSQLStore.problem(in: database) {
-      throw UsageError("DB is not a PostgreSQL connection string libpq can read: \(problem)")
-    }
+    var target = try PipelineConfiguration.target(database, option: "DB", drivers: context.drivers)
     if parsed.positionals.count == 2 {
       let text = parsed.positionals[1]
       guard let id = Int64(text), id > 0 else {
         throw UsageError(
-          "RUN_ID must be a run's number, as 'sluice runs \(DatabaseLocation(database).redacted)' lists them, not '\(text)'")
+          "RUN_ID must be a run's number, as 'sluice runs \(target)' lists them, not '\(text)'")
       }
       runID = id
     }
@@ -78,21 +73,24 @@ struct RunsCommand: Subcommand {
       last = count
     }
     json = parsed.flags.contains("json")
-    let isPostgreSQL = DatabaseLocation(database).isPostgreSQL
-    for option in ["db-schema", "connect-timeout"] where parsed.values[option] != nil && !isPostgreSQL {
-      throw UsageError("--\(option) applies to a PostgreSQL database (postgresql://…), not a SQLite file")
+    try Self.apply(parsed.values, to: &target)
+    self.database = target
+  }
+
+  /// `--db-schema` and `--connect-timeout`, for the commands that read a database's history.
+  static func apply(_ values: [String: String], to target: inout DatabaseTarget) throws(UsageError) {
+    if let name = values["db-schema"] {
+      try PipelineConfiguration.check(schema: name, for: target)
+      target.schema = name
     }
-    if let name = parsed.values["db-schema"] {
-      guard !name.isEmpty, name.utf8.count <= PostgreSQLDialect.identifierLimit else {
-        throw UsageError("--db-schema must be a name of 1 to \(PostgreSQLDialect.identifierLimit) bytes")
+    if let text = values["connect-timeout"] {
+      guard target.driver.connectsToServer else {
+        throw UsageError("--connect-timeout applies to a database server, not the \(target.driver.name) file \(target)")
       }
-      schema = name
-    }
-    if let text = parsed.values["connect-timeout"] {
       guard let seconds = Int(text), seconds > 0 else {
         throw UsageError("--connect-timeout must be a whole number of seconds, 1 or more, not '\(text)'")
       }
-      connectTimeoutSeconds = seconds
+      target.connectTimeoutSeconds = seconds
     }
   }
 
@@ -103,18 +101,7 @@ struct RunsCommand: Subcommand {
   }
 
   func run() throws -> Int32 {
-    let location = DatabaseLocation(database)
-    if location.hasPassword {
-      printError(
-        "sluice: warning: the URL carries a password, which other users can see in the process list; put it in ~/.pgpass or PGPASSWORD instead")
-    }
-    let history: any RunHistory
-    switch location {
-    case .sqlite(let path):
-      history = try SQLiteRunHistory(path: path)
-    case .postgreSQL(let url):
-      history = try PostgreSQLRunHistory(url: url, schema: schema, connectTimeoutSeconds: connectTimeoutSeconds)
-    }
+    let history = try database.driver.openHistory(database)
     // Advisory: a history that cannot say more still lists its runs.
     for note in (try? history.notes()) ?? [] { printError("sluice: \(note)") }
     if let runID {
@@ -131,7 +118,7 @@ struct RunsCommand: Subcommand {
     if json {
       printOutput(try Self.json(runs))
     } else if runs.isEmpty {
-      printError("sluice: \(location.redacted) records no runs")
+      printError("sluice: \(database) records no runs")
     } else {
       for line in Self.listLines(runs) { printOutput(TerminalText.escape(line)) }
     }

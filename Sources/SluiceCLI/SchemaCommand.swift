@@ -23,44 +23,33 @@ struct SchemaCommand: Subcommand {
       -h, --help       show this help
     """
 
-  /// The stores whose SQL the command can print, by the name `--dialect` takes.
-  enum Dialect: String, CaseIterable {
-    case sqlite, postgresql
-
-    var sqlDialect: any SQLDialect {
-      switch self {
-      case .sqlite: SQLiteDialect()
-      case .postgresql: PostgreSQLDialect()
-      }
-    }
-  }
-
   var dataset: AnyDataset
-  var dialect: Dialect
+  /// The SQL of the registered driver `--dialect` names (its name in lower case), or of the
+  /// first registered one.
+  var dialect: any SQLDialect
 
   /// The dataset is named among those the tool was given, like a choice among an option's values.
-  init(arguments: [String], datasets: [AnyDataset]) throws {
+  init(arguments: [String], context: CommandContext) throws {
     let parsed = try ArgumentParser(valueOptions: ["dialect"], flags: ["help"]).parse(arguments)
     guard parsed.positionals.count == 1, let name = parsed.positionals.first else {
       throw UsageError("expected one dataset name")
     }
-    guard let dataset = datasets.first(where: { $0.name == name }) else {
-      throw UsageError("unknown dataset '\(name)'; known: \(datasets.map(\.name).joined(separator: ", "))")
+    guard let dataset = context.datasets.first(where: { $0.name == name }) else {
+      throw UsageError(
+        "unknown dataset '\(name)'; known: \(context.datasets.map(\.name).joined(separator: ", "))")
     }
     self.dataset = dataset
-    if let text = parsed.values["dialect"] {
-      guard let dialect = Dialect(rawValue: text.lowercased()) else {
-        throw UsageError(
-          "unknown dialect '\(text)'; known: \(Dialect.allCases.map(\.rawValue).joined(separator: ", "))")
-      }
-      self.dialect = dialect
-    } else {
-      dialect = .sqlite
+    let drivers = context.drivers.drivers
+    let known = drivers.map { $0.name.lowercased() }
+    let wanted = parsed.values["dialect"]?.lowercased() ?? known.first ?? ""
+    guard let driver = drivers.first(where: { $0.name.lowercased() == wanted }) else {
+      throw UsageError("unknown dialect '\(wanted)'; known: \(known.joined(separator: ", "))")
     }
+    dialect = driver.dialect
   }
 
   func run() throws -> Int32 {
-    for migration in dataset.schema.migrations(dialect: dialect.sqlDialect) {
+    for migration in dataset.schema.migrations(dialect: dialect) {
       printOutput("-- \(migration.identifier)")
       printOutput(migration.sql.trimmingCharacters(in: .whitespacesAndNewlines))
       printOutput()

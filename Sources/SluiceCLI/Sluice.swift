@@ -5,7 +5,14 @@ import SluiceCore
 #endif
 
 /// The `sluice` tool as a library: a package with datasets of its own runs the same command
-/// line over them with `Sluice.main(datasets:)`.
+/// line over them with `Sluice.main(datasets:drivers:)`, with the store drivers it links.
+///
+/// ```swift
+/// import SluiceCLI
+/// import SluiceSQLite
+///
+/// Sluice.main(datasets: [AnyDataset(BooksDataset())], drivers: [SQLiteDriver()])
+/// ```
 ///
 /// `run(arguments:datasets:)` picks the subcommand from `subcommands` — the table `--help`
 /// lists too — parses, validates and runs it, and turns any error into a message on stderr and
@@ -23,17 +30,17 @@ public enum Sluice {
   ///
   /// Installs the standard streams' signal handling first (`StandardStreams.install()`), so a
   /// closed pipe or a file-size limit is a reported error, never a silent death.
-  public static func main(datasets: [AnyDataset]) -> Never {
+  public static func main(datasets: [AnyDataset], drivers: [any StoreDriver]) -> Never {
     StandardStreams.install()
-    exit(run(arguments: Array(CommandLine.arguments.dropFirst()), datasets: datasets))
+    exit(run(arguments: Array(CommandLine.arguments.dropFirst()), datasets: datasets, drivers: drivers))
   }
 
-  /// Runs `sluice arguments…` over `datasets`, writing to the process's standard output and
-  /// error; returns the exit code. Dataset names must be unique.
-  public static func run(arguments: [String], datasets: [AnyDataset]) -> Int32 {
+  /// Runs `sluice arguments…` over `datasets` and the store `drivers`, writing to the
+  /// process's standard output and error; returns the exit code. Dataset names must be unique.
+  public static func run(arguments: [String], datasets: [AnyDataset], drivers: [any StoreDriver]) -> Int32 {
     let names = datasets.map(\.name)
     precondition(Set(names).count == names.count, "two datasets share a name: \(names)")
-    var status = dispatch(arguments, datasets: datasets)
+    var status = dispatch(arguments, context: CommandContext(datasets: datasets, drivers: StoreDrivers(drivers)))
     if let failure = StandardOutput.shared.failure, status == ExitCode.success {
       // A pipeline command decides for itself (its data may be committed); anything else just
       // failed to deliver its results.
@@ -43,7 +50,8 @@ public enum Sluice {
     return status
   }
 
-  private static func dispatch(_ arguments: [String], datasets: [AnyDataset]) -> Int32 {
+  private static func dispatch(_ arguments: [String], context: CommandContext) -> Int32 {
+    let datasets = context.datasets
     guard let name = arguments.first else {
       printError(help(datasets: datasets))
       return ExitCode.usage
@@ -61,7 +69,7 @@ public enum Sluice {
       return ExitCode.success
     }
     do {
-      var command = try type.init(arguments: rest, datasets: datasets)
+      var command = try type.init(arguments: rest, context: context)
       try command.validate()
       return try command.run()
     } catch {

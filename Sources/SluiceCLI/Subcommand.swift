@@ -18,7 +18,7 @@ protocol Subcommand {
   static var help: String { get }
 
   /// Parses the arguments that follow the subcommand's name.
-  init(arguments: [String], datasets: [AnyDataset]) throws
+  init(arguments: [String], context: CommandContext) throws
   /// Checks what parsing alone cannot, before any work is done.
   mutating func validate() throws
   /// Does the work; returns the exit code.
@@ -27,4 +27,10 @@ protocol Subcommand {
 
 extension Subcommand {
   mutating func validate() throws {}
+}
+
+/// What a command runs over: the datasets and the store drivers the program registered.
+struct CommandContext {
+  let datasets: [AnyDataset]
+  let drivers: StoreDrivers
 }

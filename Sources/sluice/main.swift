@@ -1,4 +1,6 @@
 import SluiceCLI
 import SluiceCatalog
+import SluicePostgreSQL
+import SluiceSQLite
 
-Sluice.main(datasets: Catalog.datasets)
+Sluice.main(datasets: Catalog.datasets, drivers: [SQLiteDriver(), PostgreSQLDriver()])

@@ -1,5 +1,7 @@
 import SluiceCLI
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -16,22 +18,22 @@ struct SluiceRunTests {
     static let notes = Table("notes", key: ["note_id"], columns: [.text("note_id", field: "id")])
     var schema: Schema { Schema([Self.notes]) }
     func validate(_ note: Note, into validation: inout Validation) {}
-    func map(_ note: Note) throws(MappingError) -> Note { note }
+    func map(_ note: Note, context _: inout MappingContext) throws(MappingError) -> Note { note }
     func rows(for note: Note, into rows: inout RecordRows) { rows.add(Self.notes, note.id) }
   }
 
   @Test func theDatasetsHandedInAreTheOnlyOnes() {
     let datasets = [AnyDataset(NotesDataset())]
-    #expect(Sluice.run(arguments: ["schema", "notes"], datasets: datasets) == 0)
-    #expect(Sluice.run(arguments: ["schema", "fruits"], datasets: datasets) == 64)
+    #expect(Sluice.run(arguments: ["schema", "notes"], datasets: datasets, drivers: [SQLiteDriver()]) == 0)
+    #expect(Sluice.run(arguments: ["schema", "fruits"], datasets: datasets, drivers: [SQLiteDriver()]) == 64)
   }
 
   @Test func errorsBecomeTheirExitCodes() throws {
     let scratch = try TemporaryDirectory()
     let datasets = [AnyDataset(NotesDataset())]
-    #expect(Sluice.run(arguments: ["frobnicate"], datasets: datasets) == 64)
-    #expect(Sluice.run(arguments: ["runs", scratch.file("none.sqlite")], datasets: datasets) == 66)
+    #expect(Sluice.run(arguments: ["frobnicate"], datasets: datasets, drivers: [SQLiteDriver()]) == 64)
+    #expect(Sluice.run(arguments: ["runs", scratch.file("none.sqlite")], datasets: datasets, drivers: [SQLiteDriver()]) == 66)
     let spec = try scratch.write("spec.json", #"{"dataset": "fruits", "input": "x.json", "database": "x.sqlite"}"#)
-    #expect(Sluice.run(arguments: ["validate", spec], datasets: datasets) == 64)
+    #expect(Sluice.run(arguments: ["validate", spec], datasets: datasets, drivers: [SQLiteDriver()]) == 64)
   }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -78,7 +80,7 @@ struct ChatExportContractTests {
     let input = try directory.write(
       "fixture.json", Array("[".utf8) + Array(try Data(contentsOf: fixture)) + Array("]".utf8))
     var configuration = PipelineConfiguration(
-      name: fixture.lastPathComponent, input: input, policy: policy, database: directory.file("unused.sqlite"))
+      name: fixture.lastPathComponent, input: input, policy: policy, database: .sqlite(directory.file("unused.sqlite")))
     configuration.mode = .validate
     let report = try #require(Catalog.dataset(named: dataset)).run(configuration)
     #expect(!FileManager.default.fileExists(atPath: directory.file("unused.sqlite")))

@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 
 /// The real chat exports of `Tests/Corpus/messages/`, read in place.
@@ -54,8 +56,8 @@ final class ChatExportWorkspace {
       return dataset
     }
     let configuration = PipelineConfiguration(
-      name: "chat-exports-test", inputs: inputs, policy: policy, database: database, issueSampleLimit: 1000)
-    return PipelineRunner(configuration: configuration, datasets: datasets).run()
+      name: "chat-exports-test", inputs: inputs, policy: policy, database: .sqlite(database), issueSampleLimit: 1000)
+    return try Pipeline(datasets: datasets, configuration: configuration).run()
   }
 
   func run(_ dataset: String, _ path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = [],
@@ -68,14 +70,14 @@ final class ChatExportWorkspace {
   /// globs expanded, re-based onto `inputDirectory` if given — into this database, no outputs.
   func runSpec(_ name: String, inputDirectory: String? = nil) throws -> (RunReport, PipelineConfiguration) {
     let spec = try PipelineSpec(contentsOf: Repository.path("Pipelines/\(name)"))
-    var configuration = spec.configuration(inputDirectory: inputDirectory)
-    configuration.database = database
+    var configuration = try spec.configuration(inputDirectory: inputDirectory, drivers: .all)
+    configuration.database = .sqlite(database)
     configuration.reportPath = nil
     configuration.junitPath = nil
     configuration.rejectsPath = nil
     configuration.issueSampleLimit = 1000
     let datasets = try spec.datasets(for: configuration, in: Catalog.datasets)
-    return (PipelineRunner(configuration: configuration, datasets: datasets).run(), configuration)
+    return (try Pipeline(datasets: datasets, configuration: configuration).run(), configuration)
   }
 
   private func connection() throws -> SQLiteConnection {

@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -105,7 +107,7 @@ struct DeviceAndProfileContractTests {
     let input = try directory.write("fixture-\(dataset)-\(file.lastPathComponent)", bytes)
     let configuration = PipelineConfiguration(
       name: file.lastPathComponent, input: input, policy: ContractFixtures.strictRejectingUnknownFields,
-      database: database)
+      database: .sqlite(database))
     return try Self.dataset(dataset).run(configuration)
   }
 

@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -35,9 +37,9 @@ final class DeviceWorkspace {
     datasets: [AnyDataset]? = nil
   ) throws -> RunReport {
     let configuration = PipelineConfiguration(
-      name: "devices", inputs: inputs, policy: policy, database: database, conflict: conflict)
+      name: "devices", inputs: inputs, policy: policy, database: .sqlite(database), conflict: conflict)
     let datasets = try datasets ?? inputs.map { input in try #require(Catalog.dataset(named: input.dataset ?? "")) }
-    return PipelineRunner(configuration: configuration, datasets: datasets).run()
+    return try Pipeline(datasets: datasets, configuration: configuration).run()
   }
 
   func snapshot() throws -> DatabaseSnapshot { try DatabaseSnapshot(of: database, tables: Self.tables) }
@@ -322,7 +324,7 @@ struct DevicesPipelineTests {
     var summary: String { "alerts whose unknown devices are stored as NULL" }
     var schema: Schema { Schema([Devices.devices, Self.alerts]) }
     func validate(_ alert: AlertDTO, into validation: inout Validation) {}
-    func map(_ alert: AlertDTO) throws(MappingError) -> AlertDTO { alert }
+    func map(_ alert: AlertDTO, context _: inout MappingContext) throws(MappingError) -> AlertDTO { alert }
     func rows(for alert: AlertDTO, into rows: inout RecordRows) {
       rows.add(Self.alerts, alert.id, alert.deviceId, alert.code)
     }

@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -38,7 +40,7 @@ final class Workspace {
   ) -> PipelineConfiguration {
     PipelineConfiguration(
       name: "test", input: input, format: format, recordPath: recordPath, policy: policy,
-      database: database, conflict: conflict)
+      database: .sqlite(database), conflict: conflict)
   }
 
   func run(
@@ -48,7 +50,7 @@ final class Workspace {
   ) throws -> RunReport {
     let bytes = gzip ? Gzip.compress(text) : Array(text.utf8)
     let input = try directory.write(name, bytes)
-    return Pipeline(
+    return try Pipeline(
       dataset: FruitsDataset(),
       configuration: configuration(
         input: input, format: format, recordPath: recordPath, policy: policy, conflict: conflict)
@@ -101,7 +103,7 @@ final class Workspace {
 struct FruitsPipelineTests {
   @Test func committedSampleImportsEveryFruitAndRecipe() throws {
     let workspace = try Workspace()
-    let report = Pipeline(
+    let report = try Pipeline(
       dataset: FruitsDataset(),
       configuration: workspace.configuration(
         input: Repository.path("SampleData/fruits.json.gz"), recordPath: ["fruits"])
@@ -276,7 +278,7 @@ struct FruitsPipelineTests {
     let text = [FruitsDump.fruit(1), deep, huge, ""].joined(separator: "\n")
     let bytes = Array(text.utf8) + invalidUTF8 + Array(("\n" + FruitsDump.fruit(5) + "\n").utf8)
     let input = try workspace.directory.write("hostile.ndjson", bytes)
-    let report = Pipeline(
+    let report = try Pipeline(
       dataset: FruitsDataset(), configuration: workspace.configuration(input: input, format: .ndjson, policy: .lenient)
     ).run()
     #expect(report.status == .succeeded)
@@ -319,7 +321,7 @@ struct FruitsPipelineTests {
     let middle = bytes.count * 3 / 4
     for index in middle..<middle + 16 { bytes[index] ^= 0xA5 }
     let input = try workspace.directory.write("broken.json.gz", bytes)
-    let report = Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: input)).run()
+    let report = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: input)).run()
     #expect(report.status == .failed)
     #expect(report.exitCode == 74)
     #expect(report.failure?.message.contains("corrupt") == true)
@@ -327,7 +329,7 @@ struct FruitsPipelineTests {
     #expect(try workspace.dump() == before)
 
     let truncated = try workspace.directory.write("cut.json.gz", Array(Gzip.compress(text).prefix(middle)))
-    let cut = Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: truncated)).run()
+    let cut = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: truncated)).run()
     #expect(cut.exitCode == 74)
     #expect(cut.failure?.message.contains("truncated") == true)
     #expect(try workspace.dump() == before)
@@ -335,7 +337,7 @@ struct FruitsPipelineTests {
 
   @Test func missingInputAndUncreatableDatabaseHaveTheirOwnExitCodes() throws {
     let workspace = try Workspace()
-    let missing = Pipeline(
+    let missing = try Pipeline(
       dataset: FruitsDataset(), configuration: workspace.configuration(input: workspace.directory.file("nope.json"))
     ).run()
     #expect(missing.exitCode == 66)
@@ -343,8 +345,8 @@ struct FruitsPipelineTests {
 
     let input = try workspace.directory.write("ok.json", FruitsDump.array([FruitsDump.fruit(1)]))
     var configuration = workspace.configuration(input: input)
-    configuration.database = workspace.directory.file("no-such-dir/fruits.sqlite")
-    let report = Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    configuration.database = .sqlite(workspace.directory.file("no-such-dir/fruits.sqlite"))
+    let report = try Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
     #expect(report.exitCode == 73)
   }
 
@@ -371,7 +373,7 @@ struct FruitsPipelineTests {
     let input = try workspace.directory.write("many.ndjson", FruitsDump.ndjson(records))
     var configuration = workspace.configuration(input: input, format: .ndjson, policy: .lenient)
     configuration.issueSampleLimit = 10
-    let report = Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    let report = try Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
     #expect(report.issueCounts["missingField"] == 250)
     #expect(report.issues.count == 10)
     #expect(report.statistics(for: .decode).rejected == 250)

@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 
 @testable import SluiceCore
+@testable import SluicePostgreSQL
+import SluiceSQLite
 
 /// The commit of a parallel run when something breaks in it, against a real server with real
 /// faults: a `PREPARE` the server refuses, connections the server terminates between the steps
@@ -30,12 +32,12 @@ struct LaneCommitTests {
   static func run(
     into schema: PostgreSQLSchema, commit: PipelineConfiguration.LaneCommit = .twoPhase,
     hook: (@Sendable (LaneCommitPoint, [Int32]) -> Void)? = nil
-  ) -> RunReport {
-    var configuration = PipelineConfiguration(name: "three", inputs: inputs, policy: .strict, database: "")
+  ) throws -> RunReport {
+    var configuration = PipelineConfiguration(name: "three", inputs: inputs, policy: .strict, database: .sqlite(""))
     configuration.jobs = 3
     configuration.laneCommit = commit
     configuration.laneCommitHook = hook
-    return PipelineRunner(configuration: schema.aim(configuration), datasets: datasets).run()
+    return try Pipeline(datasets: datasets, configuration: schema.aim(configuration)).run()
   }
 
   /// Ends server processes and waits (up to 5 s each) until they are gone.
@@ -47,9 +49,9 @@ struct LaneCommitTests {
   /// The three inputs loaded serially into a schema of their own: what a whole run holds.
   static func whole() throws -> TableRows {
     let schema = PostgreSQLSchema()
-    var configuration = PipelineConfiguration(name: "three", inputs: inputs, policy: .strict, database: "")
+    var configuration = PipelineConfiguration(name: "three", inputs: inputs, policy: .strict, database: .sqlite(""))
     configuration.jobs = 1
-    let report = PipelineRunner(configuration: schema.aim(configuration), datasets: datasets).run()
+    let report = try Pipeline(datasets: datasets, configuration: schema.aim(configuration)).run()
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     return try schema.rows(of: tables)
   }
@@ -95,7 +97,7 @@ struct LaneCommitTests {
       blocker = gid
     }
     defer { if let blocker { try? admin.execute("ROLLBACK PREPARED '\(blocker)'") } }
-    let report = Self.run(into: schema) { point, pids in
+    let report = try Self.run(into: schema) { point, pids in
       if fault == .connectionEnded, point == .prepared(2) { Self.terminate([pids[3]]) }
     }
     #expect(report.exitCode == 74)
@@ -116,7 +118,7 @@ struct LaneCommitTests {
   func aLostCommitPreparedIsFinishedByTheRecovery(point: LaneCommitPoint) throws {
     let schema = PostgreSQLSchema()
     let ended = Atomic<Bool>(false)
-    let report = Self.run(into: schema) { reached, pids in
+    let report = try Self.run(into: schema) { reached, pids in
       if reached == point, !ended.exchange(true, ordering: .relaxed) { Self.terminate(pids) }
     }
     #expect(report.exitCode == 74)
@@ -145,7 +147,7 @@ struct LaneCommitTests {
   /// compare-and-set of a roll-back — so the run is rolled back, never half committed.
   @Test func aDecisionThatCannotBeRecordedRollsTheRunBack() throws {
     let schema = PostgreSQLSchema()
-    let report = Self.run(into: schema) { point, pids in
+    let report = try Self.run(into: schema) { point, pids in
       if point == .prepared(3) { Self.terminate([pids[0]]) }
     }
     #expect(report.exitCode == 74)
@@ -162,7 +164,7 @@ struct LaneCommitTests {
   /// committed — never `succeeded`.
   @Test func anOrderedCommitFailingPartWayIsRecordedAsPartial() throws {
     let schema = PostgreSQLSchema()
-    let report = Self.run(into: schema, commit: .ordered) { point, pids in
+    let report = try Self.run(into: schema, commit: .ordered) { point, pids in
       if point == .committed(1) { Self.terminate([pids[2]]) }
     }
     #expect(report.exitCode == 74)
@@ -193,7 +195,7 @@ struct LaneCommitTests {
     let schema = PostgreSQLSchema()
     let seen = Mutex<[String]>([])
     let (url, name) = (schema.url, schema.name)
-    let report = Self.run(into: schema) { point, _ in
+    let report = try Self.run(into: schema) { point, _ in
       guard point == .prepared(3), let recovery = try? PostgreSQLRecovery(url: url, schema: name),
         let run = try? recovery.scan().runs.first
       else { return }

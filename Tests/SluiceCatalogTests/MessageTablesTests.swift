@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -14,7 +16,7 @@ private struct DomainMessages: Dataset {
   var summary: String { "messages as domain values" }
   var schema: Schema { MessageTables.schema }
   func validate(_ dto: DTO, into validation: inout Validation) {}
-  func map(_ dto: DTO) throws(MappingError) -> Message { messages[dto.n] }
+  func map(_ dto: DTO, context _: inout MappingContext) throws(MappingError) -> Message { messages[dto.n] }
   func rows(for message: Message, into rows: inout RecordRows) { MessageTables.rows(for: message, into: &rows) }
 }
 
@@ -52,8 +54,8 @@ struct MessageTablesTests {
   {
     let lines = (indices ?? Array(messages.indices)).map { #"{"n": \#($0)}"# }
     let input = try directory.write("input-\(UUID().uuidString).ndjson", lines.joined(separator: "\n") + "\n")
-    let configuration = PipelineConfiguration(name: "messages", input: input, format: .ndjson, database: database)
-    return Pipeline(dataset: DomainMessages(messages: messages), configuration: configuration).run()
+    let configuration = PipelineConfiguration(name: "messages", input: input, format: .ndjson, database: .sqlite(database))
+    return try Pipeline(dataset: DomainMessages(messages: messages), configuration: configuration).run()
   }
 
   private func rows(_ database: String, _ sql: String) throws -> [String] {

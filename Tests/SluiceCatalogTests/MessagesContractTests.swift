@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -71,8 +73,8 @@ struct MessagesContractTests {
     let bytes = Array("[".utf8) + Array(try Data(contentsOf: file)) + Array("]".utf8)
     let input = try directory.write("fixture.json", bytes)
     let database = directory.file("messages.sqlite")
-    let configuration = PipelineConfiguration(name: file.lastPathComponent, input: input, policy: policy, database: database)
-    return (Pipeline(dataset: MessagesDataset(), configuration: configuration).run(), database, directory)
+    let configuration = PipelineConfiguration(name: file.lastPathComponent, input: input, policy: policy, database: .sqlite(database))
+    return (try Pipeline(dataset: MessagesDataset(), configuration: configuration).run(), database, directory)
   }
 
   /// Each row of `sql` as its columns' text joined by `|`, NULL as `∅`.

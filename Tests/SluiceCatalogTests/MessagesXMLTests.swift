@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -49,8 +51,8 @@ struct MessagesXMLTests {
     let database = directory.file("m.sqlite")
     let configuration = PipelineConfiguration(
       name: "messages", input: input, format: format, recordPath: format == .xml ? ["messages", "message"] : [],
-      policy: policy, database: database)
-    let report = Pipeline(dataset: MessagesDataset(), configuration: configuration).run()
+      policy: policy, database: .sqlite(database))
+    let report = try Pipeline(dataset: MessagesDataset(), configuration: configuration).run()
     return (report, try DatabaseSnapshot(of: database, tables: MessageTables.schema.tableNames))
   }
 

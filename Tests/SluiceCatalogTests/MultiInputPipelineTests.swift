@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -27,10 +29,10 @@ final class MultiInputWorkspace {
     _ inputs: [PipelineInput], policy: Policy = .strict, mode: RunMode = .run, rejects: String? = nil
   ) throws -> RunReport {
     var configuration = PipelineConfiguration(
-      name: "shop", inputs: inputs, policy: policy, database: database, rejectsPath: rejects)
+      name: "shop", inputs: inputs, policy: policy, database: .sqlite(database), rejectsPath: rejects)
     configuration.mode = mode
     let datasets = try inputs.map { input in try #require(Catalog.dataset(named: input.dataset ?? "")) }
-    return PipelineRunner(configuration: configuration, datasets: datasets).run()
+    return try Pipeline(datasets: datasets, configuration: configuration).run()
   }
 
   func snapshot() throws -> DatabaseSnapshot { try DatabaseSnapshot(of: database, tables: Self.tables) }

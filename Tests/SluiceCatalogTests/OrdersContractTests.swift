@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -87,8 +89,8 @@ struct OrdersContractTests {
     let bytes = Array("[".utf8) + Array(try Data(contentsOf: file)) + Array("]".utf8)
     let input = try directory.write("fixture.json", bytes)
     let configuration = PipelineConfiguration(
-      name: file.lastPathComponent, input: input, policy: policy, database: directory.file("orders.sqlite"))
-    let report = Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+      name: file.lastPathComponent, input: input, policy: policy, database: .sqlite(directory.file("orders.sqlite")))
+    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
     return (report, try SQLiteConnection(path: directory.file("orders.sqlite")), directory)
   }
 

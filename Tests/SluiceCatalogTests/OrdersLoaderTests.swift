@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -26,8 +28,8 @@ struct OrdersLoaderTests {
     let input = try directory.write("orders.ndjson", lines.joined(separator: "\n") + "\n")
     let database = directory.file("orders.sqlite")
     let configuration = PipelineConfiguration(
-      name: "orders", input: input, format: .ndjson, policy: .lenient, database: database, conflict: .fail)
-    let report = Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+      name: "orders", input: input, format: .ndjson, policy: .lenient, database: .sqlite(database), conflict: .fail)
+    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
     #expect(report.status == .succeeded)
     #expect(report.issues.map(\.code) == [.constraint, .constraint])
     let db = try SQLiteConnection(path: database, options: .init(readOnly: true))

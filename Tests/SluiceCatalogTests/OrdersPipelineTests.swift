@@ -2,6 +2,8 @@ import Foundation
 import OrderSamples
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -69,7 +71,7 @@ final class OrdersWorkspace {
     conflict: ConflictPolicy = .upsert
   ) -> PipelineConfiguration {
     PipelineConfiguration(
-      name: "orders-test", input: input, format: format, policy: policy, database: database, conflict: conflict)
+      name: "orders-test", input: input, format: format, policy: policy, database: .sqlite(database), conflict: conflict)
   }
 
   func run(
@@ -77,7 +79,7 @@ final class OrdersWorkspace {
     policy: Policy = .strict, conflict: ConflictPolicy = .upsert
   ) throws -> RunReport {
     let input = try directory.write(name, gzip ? Gzip.compress(text) : Array(text.utf8))
-    return Pipeline(
+    return try Pipeline(
       dataset: OrdersDataset(),
       configuration: configuration(input: input, format: format, policy: policy, conflict: conflict)
     ).run()
@@ -377,12 +379,12 @@ struct OrdersPipelineTests {
   @Test func committedLenientPipelineReportsEveryDamagedOrder() throws {
     let workspace = try OrdersWorkspace()
     let spec = try PipelineSpec(contentsOf: Repository.path("Pipelines/orders-lenient.json"))
-    var configuration = spec.configuration()
-    configuration.database = workspace.database
+    var configuration = try spec.configuration(drivers: .all)
+    configuration.database = .sqlite(workspace.database)
     configuration.reportPath = nil
     configuration.rejectsPath = workspace.directory.file("rejects.ndjson")
     #expect(configuration.input == Repository.path("SampleData/orders-broken.ndjson.gz"))
-    let report = Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
 
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(report.exitCode == 0)
@@ -411,10 +413,10 @@ struct OrdersPipelineTests {
 
   @Test func committedStrictPipelineImportsTheNightlySample() throws {
     let workspace = try OrdersWorkspace()
-    var configuration = try PipelineSpec(contentsOf: Repository.path("Pipelines/orders.json")).configuration()
-    configuration.database = workspace.database
+    var configuration = try PipelineSpec(contentsOf: Repository.path("Pipelines/orders.json")).configuration(drivers: .all)
+    configuration.database = .sqlite(workspace.database)
     configuration.reportPath = nil
-    let report = Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(report.input.gzip)
     #expect(report.tableRows["orders"] == 2000)

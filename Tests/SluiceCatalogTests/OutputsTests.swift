@@ -2,6 +2,8 @@ import Foundation
 import FoundationXML
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -25,7 +27,7 @@ struct OutputsTests {
     var configuration = workspace.configuration(input: input, format: .ndjson)
     configuration.mode = .validate
     configuration.failsOnWarnings = failsOnWarnings
-    return Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    return try Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
   }
 
   @Test func validateListsEveryIssueAndWritesNothing() throws {
@@ -90,7 +92,7 @@ struct OutputsTests {
     let input = try workspace.directory.write("dump.ndjson", Self.messyDump())
     var configuration = workspace.configuration(input: input, format: .ndjson, policy: .lenient)
     configuration.rejectsPath = rejects
-    let first = Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    let first = try Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
     #expect(first.status == .succeeded)
     #expect(first.quarantined == 12)
     #expect(try workspace.count("fruits") == 28)
@@ -109,7 +111,7 @@ struct OutputsTests {
     let fixedPath = try workspace.directory.write("fixed.ndjson", fixed)
     var replay = workspace.configuration(input: fixedPath, policy: .strict)
     replay.mode = .replay
-    let second = Pipeline(dataset: FruitsDataset(), configuration: replay).run()
+    let second = try Pipeline(dataset: FruitsDataset(), configuration: replay).run()
     #expect(second.status == .succeeded, "\(second.failure?.message ?? "")")
     #expect(second.mode == "replay")
     #expect(second.statistics(for: .load).recordsOut == 12)
@@ -125,7 +127,7 @@ struct OutputsTests {
     policy.allowsNothingLoaded = true
     var replay = workspace.configuration(input: path, policy: policy)
     replay.mode = .replay
-    let report = Pipeline(dataset: FruitsDataset(), configuration: replay).run()
+    let report = try Pipeline(dataset: FruitsDataset(), configuration: replay).run()
     #expect(report.status == .succeeded)
     #expect(report.issues.first?.code == .syntax)
     #expect(report.issues.first?.location?.line == 1)
@@ -134,7 +136,7 @@ struct OutputsTests {
   @Test func auditTablesRecordEachRunAndItsIssuesWithoutValues() throws {
     let workspace = try Workspace()
     let input = try workspace.directory.write("dump.ndjson", Self.messyDump())
-    _ = Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: input, format: .ndjson, policy: .lenient)).run()
+    _ = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: input, format: .ndjson, policy: .lenient)).run()
     let db = try SQLiteConnection(path: workspace.database, options: .init(readOnly: true))
     #expect(try db.scalarInt("SELECT count(*) FROM sluice_runs") == 1)
     #expect(try db.scalarInt("SELECT records_read FROM sluice_runs") == 40)
@@ -153,15 +155,15 @@ struct OutputsTests {
     let workspace = try Workspace()
     let input = try workspace.directory.write("dump.ndjson", FruitsDump.ndjson([FruitsDump.fruit(1)]))
     var configuration = workspace.configuration(input: input, format: .ndjson)
-    configuration.reportPath = configuration.database
-    let report = Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    configuration.reportPath = configuration.database.location
+    let report = try Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
     #expect(report.failure?.kind == .configuration)
     #expect(report.exitCode == 64)
     #expect(report.failure?.message.contains("is the same file as the database") == true)
     #expect(!workspace.databaseExists)
     var rejects = workspace.configuration(input: input, format: .ndjson)
     rejects.rejectsPath = input
-    let overInput = Pipeline(dataset: FruitsDataset(), configuration: rejects).run()
+    let overInput = try Pipeline(dataset: FruitsDataset(), configuration: rejects).run()
     #expect(overInput.failure?.message.contains("the rejects file \(input) is the same file as the input") == true)
     #expect(try String(contentsOfFile: input, encoding: .utf8) == FruitsDump.ndjson([FruitsDump.fruit(1)]))
   }

@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 @testable import SluiceCore
+@testable import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Synchronization
 import Testing
@@ -32,23 +34,23 @@ struct LanePlanTests {
     #expect(plan.lanes == [[0, 2, 3], [1]])
   }
 
-  @Test func aRunOfOneLaneOrOneJobOrSQLiteLoadsSerially() {
+  @Test func aRunOfOneLaneOrOneJobOrSQLiteLoadsSerially() throws {
     let datasets = ["devices", "alerts"].compactMap { Catalog.dataset(named: $0) }
     var configuration = PipelineConfiguration(
       name: "devices", inputs: [PipelineInput(path: "/a.json"), PipelineInput(path: "/b.json")],
-      database: "postgresql://nobody@/x")
+      database: .postgreSQL("postgresql://nobody@/x"))
     configuration.jobs = 4
-    #expect(PipelineRunner(configuration: configuration, datasets: datasets).lanePlan == nil)
+    #expect(try PipelineRunner(configuration: configuration, datasets: datasets).lanePlan == nil)
     let independent = ["fruits", "orders"].compactMap { Catalog.dataset(named: $0) }
-    #expect(PipelineRunner(configuration: configuration, datasets: independent).lanePlan?.lanes == [[0], [1]])
-    configuration.database = "/tmp/shop.sqlite"
-    #expect(PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
-    configuration.database = "postgresql://nobody@/x"
+    #expect(try PipelineRunner(configuration: configuration, datasets: independent).lanePlan?.lanes == [[0], [1]])
+    configuration.database = .sqlite("/tmp/shop.sqlite")
+    #expect(try PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
+    configuration.database = .postgreSQL("postgresql://nobody@/x")
     configuration.jobs = 1
-    #expect(PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
+    #expect(try PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
     configuration.jobs = 2
     configuration.mode = .validate
-    #expect(PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
+    #expect(try PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
   }
 }
 
@@ -91,13 +93,13 @@ struct ParallelLoadTests {
     _ inputs: [PipelineInput], into schema: PostgreSQLSchema, jobs: Int, policy: Policy = lenient,
     conflict: ConflictPolicy = .upsert, commit: PipelineConfiguration.LaneCommit = .automatic, rejects: String? = nil,
     report: String? = nil, sampleLimit: Int = 100
-  ) -> RunReport {
+  ) throws -> RunReport {
     var configuration = PipelineConfiguration(
-      name: "parallel", inputs: inputs, policy: policy, database: "", conflict: conflict, reportPath: report,
+      name: "parallel", inputs: inputs, policy: policy, database: .sqlite(""), conflict: conflict, reportPath: report,
       rejectsPath: rejects, issueSampleLimit: sampleLimit)
     configuration.jobs = jobs
     configuration.laneCommit = commit
-    return PipelineRunner(configuration: schema.aim(configuration), datasets: datasets(inputs)).run()
+    return try Pipeline(datasets: datasets(inputs), configuration: schema.aim(configuration)).run()
   }
 
   /// What a report says about the data, times and the database's name aside: the outcome,
@@ -128,10 +130,10 @@ struct ParallelLoadTests {
     let serialSchema = PostgreSQLSchema()
     let parallelSchema = PostgreSQLSchema()
     // Few samples per code, so which issues a report keeps depends on the inputs' order.
-    let serial = Self.run(
+    let serial = try Self.run(
       Self.messyInputs, into: serialSchema, jobs: 1, rejects: directory.file("serial.ndjson"), sampleLimit: 3)
     let jobs = commit == .ordered ? 2 : 3
-    let parallel = Self.run(
+    let parallel = try Self.run(
       Self.messyInputs, into: parallelSchema, jobs: jobs, commit: commit, rejects: directory.file("parallel.ndjson"),
       report: directory.file("parallel.json"), sampleLimit: 3)
     #expect(serial.status == .succeeded, "\(serial.failure?.message ?? "")")
@@ -190,7 +192,7 @@ struct ParallelLoadTests {
       PipelineInput(dataset: "orders", path: Repository.path("SampleData/orders.json.gz")),
     ]
     // Loaded first, so "as it was" has rows to keep.
-    let first = Self.run(good, into: parallelSchema, jobs: 2, policy: .strict)
+    let first = try Self.run(good, into: parallelSchema, jobs: 2, policy: .strict)
     #expect(first.status == .succeeded, "\(first.failure?.message ?? "")")
     let existing = Self.datasets(good).flatMap(\.schema.tableNames)
     let before = try parallelSchema.rows(of: existing)
@@ -199,8 +201,8 @@ struct ParallelLoadTests {
       good[0], PipelineInput(dataset: "orders", path: Repository.path("SampleData/orders-broken.ndjson.gz"), format: .ndjson),
       PipelineInput(dataset: "messages", path: Repository.path("SampleData/messages.ndjson.gz"), format: .ndjson),
     ]
-    let serial = Self.run(bad, into: serialSchema, jobs: 1, policy: .strict)
-    let parallel = Self.run(bad, into: parallelSchema, jobs: 3, policy: .strict, commit: commit)
+    let serial = try Self.run(bad, into: serialSchema, jobs: 1, policy: .strict)
+    let parallel = try Self.run(bad, into: parallelSchema, jobs: 3, policy: .strict, commit: commit)
     #expect(serial.failure?.kind == .data)
     #expect(parallel.failure?.kind == .data)
     #expect(parallel.exitCode == 65)
@@ -224,7 +226,7 @@ struct ParallelLoadTests {
       PipelineInput(dataset: "fruits", path: Repository.path("SampleData/fruits.json.gz"), recordPath: ["fruits"]),
       PipelineInput(dataset: "orders", path: Repository.path("SampleData/orders-broken.ndjson.gz"), format: .ndjson),
     ]
-    let report = Self.run(bad, into: schema, jobs: 2, policy: .strict)
+    let report = try Self.run(bad, into: schema, jobs: 2, policy: .strict)
     #expect(report.failure?.kind == .data)
     // The schema was migrated in a transaction of its own before the lanes: the tables exist,
     // with no rows.
@@ -238,14 +240,14 @@ struct ParallelLoadTests {
     let parallelSchema = PostgreSQLSchema()
     let inputs = Array(Self.messyInputs.prefix(2))
     // How many each input rejects when nothing limits them.
-    let free = Self.run(inputs, into: PostgreSQLSchema(), jobs: 1)
+    let free = try Self.run(inputs, into: PostgreSQLSchema(), jobs: 1)
     let perInput = free.inputs.map { $0.stages.map(\.rejected).reduce(0, +) }
     #expect(perInput.allSatisfy { $0 > 0 }, "\(perInput)")
     var budget = Self.lenient
     // More than either input rejects alone, fewer than both together.
     budget.maxRejects = (perInput.max() ?? 0)
-    let serial = Self.run(inputs, into: serialSchema, jobs: 1, policy: budget)
-    let parallel = Self.run(inputs, into: parallelSchema, jobs: 2, policy: budget)
+    let serial = try Self.run(inputs, into: serialSchema, jobs: 1, policy: budget)
+    let parallel = try Self.run(inputs, into: parallelSchema, jobs: 2, policy: budget)
     #expect(serial.failure?.kind == .data)
     #expect(parallel.failure?.message == serial.failure?.message)
     #expect(parallel.failure?.message.contains("error budget exceeded") == true)
@@ -269,14 +271,14 @@ struct ParallelLoadTests {
     ]
     var budget = Policy(preset: .lenient)
     budget.maxRejects = 5
-    let serial = Self.run(inputs, into: PostgreSQLSchema(), jobs: 1, policy: budget)
-    let parallel = Self.run(inputs, into: PostgreSQLSchema(), jobs: 3, policy: budget)
+    let serial = try Self.run(inputs, into: PostgreSQLSchema(), jobs: 1, policy: budget)
+    let parallel = try Self.run(inputs, into: PostgreSQLSchema(), jobs: 3, policy: budget)
     #expect(serial.failure?.message.contains("is malformed") == true, "\(serial.failure?.message ?? "")")
     #expect(parallel.failure?.message == serial.failure?.message)
     // Input 2 alone spends it: lenient, the serial run reads inputs 0 and 2 and fails on budget.
     let withoutBroken = [inputs[0], inputs[2]]
-    let serialBudget = Self.run(withoutBroken, into: PostgreSQLSchema(), jobs: 1, policy: budget)
-    let parallelBudget = Self.run(withoutBroken, into: PostgreSQLSchema(), jobs: 2, policy: budget)
+    let serialBudget = try Self.run(withoutBroken, into: PostgreSQLSchema(), jobs: 1, policy: budget)
+    let parallelBudget = try Self.run(withoutBroken, into: PostgreSQLSchema(), jobs: 2, policy: budget)
     #expect(serialBudget.failure?.message.contains("error budget exceeded") == true)
     #expect(parallelBudget.failure?.message == serialBudget.failure?.message)
   }
@@ -289,8 +291,8 @@ struct ParallelLoadTests {
       PipelineInput(dataset: "fruits", path: Repository.path("SampleData/fruits.json.gz"), recordPath: ["fruits"]),
       PipelineInput(dataset: "alerts", path: Repository.path("SampleData/devices/alerts.json")),
     ]
-    let serial = Self.run(inputs, into: serialSchema, jobs: 1, policy: .strict)
-    let parallel = Self.run(inputs, into: parallelSchema, jobs: 3, policy: .strict)
+    let serial = try Self.run(inputs, into: serialSchema, jobs: 1, policy: .strict)
+    let parallel = try Self.run(inputs, into: parallelSchema, jobs: 3, policy: .strict)
     #expect(serial.status == .succeeded, "\(serial.failure?.message ?? "")")
     #expect(parallel.status == .succeeded, "\(parallel.failure?.message ?? "")")
     #expect(parallel.parallel?.lanes == 2)
@@ -305,10 +307,10 @@ struct ParallelLoadTests {
   @Test func aParallelRerunThatIgnoresExistingRowsWritesNone() throws {
     let schema = PostgreSQLSchema()
     let inputs = Array(Self.messyInputs.prefix(2))
-    let first = Self.run(inputs, into: schema, jobs: 2, conflict: .ignore)
+    let first = try Self.run(inputs, into: schema, jobs: 2, conflict: .ignore)
     #expect(first.status == .succeeded, "\(first.failure?.message ?? "")")
     let before = try schema.rows(of: Self.tables)
-    let second = Self.run(inputs, into: schema, jobs: 2, conflict: .ignore)
+    let second = try Self.run(inputs, into: schema, jobs: 2, conflict: .ignore)
     #expect(second.status == .succeeded, "\(second.failure?.message ?? "")")
     #expect(second.parallel?.connections == 2)
     #expect(second.rowsWritten.values.allSatisfy { $0 == 0 }, "\(second.rowsWritten)")
@@ -319,11 +321,11 @@ struct ParallelLoadTests {
     let schema = PostgreSQLSchema()
     let seen = Mutex<[RunProgress]>([])
     var configuration = PipelineConfiguration(
-      name: "progress", inputs: Self.messyInputs, policy: Self.lenient, database: "")
+      name: "progress", inputs: Self.messyInputs, policy: Self.lenient, database: .sqlite(""))
     configuration.jobs = 3
     configuration.progressInterval = 0
     configuration.progress = { progress in seen.withLock { $0.append(progress) } }
-    let report = PipelineRunner(configuration: schema.aim(configuration), datasets: Self.datasets(Self.messyInputs)).run()
+    let report = try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: schema.aim(configuration)).run()
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     let ticks = seen.withLock { $0 }
     #expect(!ticks.isEmpty)
@@ -339,9 +341,9 @@ struct ParallelLoadTests {
     let application = "sluice_jobs_" + UUID().uuidString.prefix(8).lowercased()
     let killed = Atomic<Bool>(false)
     var configuration = PipelineConfiguration(
-      name: "lost", inputs: Self.messyInputs, policy: Self.lenient, database: "")
+      name: "lost", inputs: Self.messyInputs, policy: Self.lenient, database: .sqlite(""))
     configuration = schema.aim(configuration)
-    configuration.database += "&application_name=\(application)"
+    configuration.database.location += "&application_name=\(application)"
     configuration.jobs = 3
     configuration.progressInterval = 0
     configuration.progress = { _ in
@@ -349,7 +351,7 @@ struct ParallelLoadTests {
       _ = try? PostgreSQLServer.connect().scalarInt(
         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'")
     }
-    let report = PipelineRunner(configuration: configuration, datasets: Self.datasets(Self.messyInputs)).run()
+    let report = try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: configuration).run()
     let didKill = killed.load(ordering: .relaxed)
     #expect(didKill)
     #expect(report.exitCode == 74, "\(report.failure?.message ?? "")")
@@ -390,14 +392,14 @@ struct ParallelLoadTests {
 
   @Test func jobsWithSQLiteLoadSerially() throws {
     let directory = try TemporaryDirectory()
-    func run(jobs: Int, file: String) -> RunReport {
+    func run(jobs: Int, file: String) throws -> RunReport {
       var configuration = PipelineConfiguration(
-        name: "sqlite", inputs: Self.messyInputs, policy: Self.lenient, database: directory.file(file))
+        name: "sqlite", inputs: Self.messyInputs, policy: Self.lenient, database: .sqlite(directory.file(file)))
       configuration.jobs = jobs
-      return PipelineRunner(configuration: configuration, datasets: Self.datasets(Self.messyInputs)).run()
+      return try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: configuration).run()
     }
-    let serial = run(jobs: 1, file: "serial.sqlite")
-    let parallel = run(jobs: 3, file: "parallel.sqlite")
+    let serial = try run(jobs: 1, file: "serial.sqlite")
+    let parallel = try run(jobs: 3, file: "parallel.sqlite")
     #expect(parallel.status == .succeeded)
     #expect(parallel.parallel == nil)
     #expect(Self.essence(parallel) == Self.essence(serial))

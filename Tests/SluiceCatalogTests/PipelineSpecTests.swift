@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -23,9 +25,9 @@ struct PipelineSpecTests {
     let parsed = try spec(
       #"{"dataset": "fruits", "input": "../data/fruits.json.gz", "format": "json", "recordPath": "data.fruits", "policy": "lenient", "database": "out/fruits.sqlite", "onConflict": "ignore", "report": "/var/reports/fruits.json"}"#
     )
-    let configuration = parsed.configuration()
+    let configuration = try parsed.configuration(drivers: .all)
     #expect(configuration.input == "/specs/data/fruits.json.gz")
-    #expect(configuration.database == "/specs/nightly/out/fruits.sqlite")
+    #expect(configuration.database.location == "/specs/nightly/out/fruits.sqlite")
     #expect(configuration.reportPath == "/var/reports/fruits.json")
     #expect(configuration.recordPath == ["data", "fruits"])
     #expect(configuration.policy == .lenient)
@@ -37,9 +39,9 @@ struct PipelineSpecTests {
     let parsed = try spec(
       #"{"dataset": "fruits", "input": "i", "database": "d", "report": "../reports/f.json", "html": "../reports/f.html"}"#)
     #expect(parsed.html == "../reports/f.html")
-    #expect(parsed.configuration().htmlPath == "/specs/reports/f.html")
-    #expect(parsed.configuration().reportPath == "/specs/reports/f.json")
-    #expect(try spec(#"{"dataset": "fruits", "input": "i", "database": "d"}"#).configuration().htmlPath == nil)
+    #expect(try parsed.configuration(drivers: .all).htmlPath == "/specs/reports/f.html")
+    #expect(try parsed.configuration(drivers: .all).reportPath == "/specs/reports/f.json")
+    #expect(try spec(#"{"dataset": "fruits", "input": "i", "database": "d"}"#).configuration(drivers: .all).htmlPath == nil)
     #expect(specError(#"{"dataset": "fruits", "input": "i", "database": "d", "html": 3}"#).contains("'html'"))
   }
 
@@ -49,7 +51,7 @@ struct PipelineSpecTests {
     #expect(parsed.onConflict == .upsert)
     #expect(parsed.format == .json)
     #expect(parsed.recordPath.isEmpty)
-    #expect(parsed.configuration().input == "-")
+    #expect(try parsed.configuration(drivers: .all).input == "-")
   }
 
   @Test func policyObjectOverridesThePreset() throws {
@@ -111,28 +113,28 @@ struct PipelineSpecTests {
     #expect(parsed.inputs.map(\.dataset) == ["fruits", "orders", "orders"])
     #expect(parsed.inputs.map(\.format) == [.json, .ndjson, .json])
     #expect(parsed.inputs.map(\.recordPath) == [["data", "fruits"], [], []])
-    let configuration = parsed.configuration()
+    let configuration = try parsed.configuration(drivers: .all)
     #expect(configuration.hasSeveralInputs)
     #expect(
       configuration.inputs.map(\.path) == [
         "/specs/nightly/fruits.json.gz", "/archive/orders.ndjson", "/specs/nightly/late/orders.json",
       ])
     #expect(configuration.inputs.map(\.dataset) == ["fruits", "orders", "orders"])
-    #expect(configuration.database == "/specs/nightly/shop.sqlite")
+    #expect(configuration.database.location == "/specs/nightly/shop.sqlite")
     #expect(configuration.policy == .lenient)
     // --input-dir replaces the relative inputs' common folder (here the spec's) and keeps what
     // is below it; absolute inputs and the database stay.
-    let tonight = parsed.configuration(inputDirectory: "/dumps/2026-11-30")
+    let tonight = try parsed.configuration(inputDirectory: "/dumps/2026-11-30", drivers: .all)
     #expect(
       tonight.inputs.map(\.path) == ["/dumps/2026-11-30/fruits.json.gz", "/archive/orders.ndjson", "/dumps/2026-11-30/late/orders.json"])
-    #expect(tonight.database == "/specs/nightly/shop.sqlite")
+    #expect(tonight.database.location == "/specs/nightly/shop.sqlite")
   }
 
   @Test func theInputDirectoryReplacesTheInputsCommonFolder() throws {
     let parsed = try spec(
       #"{"inputs": [{"dataset": "fruits", "input": "../dump/a/Users.xml"}, {"dataset": "fruits", "input": "../dump/a/more/Posts.xml"}, {"dataset": "fruits", "input": "../dump/Tags.xml"}], "database": "d"}"#)
     #expect(
-      parsed.configuration(inputDirectory: "/tonight").inputs.map(\.path) == [
+      try parsed.configuration(inputDirectory: "/tonight", drivers: .all).inputs.map(\.path) == [
         "/tonight/a/Users.xml", "/tonight/a/more/Posts.xml", "/tonight/Tags.xml",
       ])
     #expect(PipelineSpec.commonFolder(of: ["/x/y/a.xml", "/x/yz/b.xml"]) == "/x")
@@ -154,28 +156,28 @@ struct PipelineSpecTests {
       #"{"inputs": [{"dataset": "fruits", "input": "export/users.json"}, {"dataset": "fruits", "input": "export/*/*.json"}], "database": "d"}"#,
       at: scratch.file("slack.json"))
     #expect(
-      parsed.configuration().inputs.map(\.path) == [
+      try parsed.configuration(drivers: .all).inputs.map(\.path) == [
         "export/users.json", "export/general/2016-01-14.json", "export/general/2016-01-15.json",
         "export/random/2016-01-14.json",
       ].map(scratch.file))
     #expect(
-      parsed.configuration(inputDirectory: scratch.file("tonight")).inputs.map(\.path) == [
+      try parsed.configuration(inputDirectory: scratch.file("tonight"), drivers: .all).inputs.map(\.path) == [
         scratch.file("tonight/users.json"), scratch.file("tonight/random/2026-11-30.json"),
       ])
     let nothing = try spec(
       #"{"dataset": "fruits", "input": "export/*/*.xml", "database": "d"}"#, at: scratch.file("none.json"))
-    #expect(nothing.configuration().inputs.map(\.path) == [scratch.file("export/*/*.xml")])
-    #expect(nothing.configuration().inputs.map(\.isUnmatchedPattern) == [true])
+    #expect(try nothing.configuration(drivers: .all).inputs.map(\.path) == [scratch.file("export/*/*.xml")])
+    #expect(try nothing.configuration(drivers: .all).inputs.map(\.isUnmatchedPattern) == [true])
     // A pattern is a pattern, even when a file is named like it (issue 21); a file name with
     // pattern characters is written with backslashes.
     for file in ["general [1100].json", "general 1.json"] {
       _ = FileManager.default.createFile(atPath: scratch.file(file), contents: Data("[]".utf8))
     }
     let bracketed = try spec(#"{"dataset": "fruits", "input": "general [1100].json", "database": "d"}"#, at: scratch.file("d.json"))
-    #expect(bracketed.configuration().inputs.map(\.path) == [scratch.file("general 1.json")])
+    #expect(try bracketed.configuration(drivers: .all).inputs.map(\.path) == [scratch.file("general 1.json")])
     let escaped = try spec(#"{"dataset": "fruits", "input": "general \\[1100\\].json", "database": "d"}"#, at: scratch.file("d.json"))
-    #expect(escaped.configuration().inputs.map(\.path) == [scratch.file("general [1100].json")])
-    #expect(escaped.configuration().inputs.map(\.isUnmatchedPattern) == [false])
+    #expect(try escaped.configuration(drivers: .all).inputs.map(\.path) == [scratch.file("general [1100].json")])
+    #expect(try escaped.configuration(drivers: .all).inputs.map(\.isUnmatchedPattern) == [false])
   }
 
   @Test func anInputMayBeOptional() throws {
@@ -183,7 +185,7 @@ struct PipelineSpecTests {
       #"{"inputs": [{"dataset": "fruits", "input": "f.json", "optional": true}, {"dataset": "orders", "input": "missing/*.json", "optional": true}, {"dataset": "orders", "input": "o.json"}], "database": "d"}"#
     )
     #expect(parsed.inputs.map(\.isOptional) == [true, true, false])
-    let configuration = parsed.configuration()
+    let configuration = try parsed.configuration(drivers: .all)
     #expect(configuration.inputs.map(\.isOptional) == [true, true, false])
     #expect(configuration.inputs.map(\.isUnmatchedPattern) == [false, true, false])
     let message = specError(#"{"inputs": [{"dataset": "fruits", "input": "-", "optional": true}], "database": "d"}"#)
@@ -196,9 +198,9 @@ struct PipelineSpecTests {
     let parsed = try spec(
       #"{"inputs": [{"dataset": "fruits", "input": "f.json"}, {"dataset": "orders", "input": "o.json"}], "jobs": 3, "database": "postgresql://u@h/d"}"#)
     #expect(parsed.jobs == 3)
-    #expect(parsed.configuration().jobs == 3)
+    #expect(try parsed.configuration(drivers: .all).jobs == 3)
     let serial = try spec(#"{"dataset": "fruits", "input": "f.json", "database": "d"}"#)
-    #expect(serial.configuration().jobs == 1)
+    #expect(try serial.configuration(drivers: .all).jobs == 1)
     for bad in ["0", "65", "-1"] {
       let message = specError(#"{"dataset": "fruits", "input": "f.json", "jobs": "# + bad + #", "database": "d"}"#)
       #expect(message.contains("'jobs' must be a whole number from 1 to 64"), "\(message)")
@@ -209,8 +211,8 @@ struct PipelineSpecTests {
     let parsed = try spec(#"{"dataset": "fruits", "input": "../data/fruits.json.gz", "database": "f.sqlite"}"#)
     #expect(!parsed.listsInputs)
     // The input's folder, ../data, is replaced: tonight's dump holds the file itself.
-    #expect(parsed.configuration(inputDirectory: "/dumps/today").input == "/dumps/today/fruits.json.gz")
-    #expect(parsed.configuration().input == "/specs/data/fruits.json.gz")
+    #expect(try parsed.configuration(inputDirectory: "/dumps/today", drivers: .all).input == "/dumps/today/fruits.json.gz")
+    #expect(try parsed.configuration(drivers: .all).input == "/specs/data/fruits.json.gz")
   }
 
   @Test(arguments: [
@@ -265,7 +267,7 @@ struct PipelineSpecTests {
     for name in names {
       let parsed = try PipelineSpec(contentsOf: Repository.path("Pipelines/\(name)"))
       _ = try parsed.datasets(in: Catalog.datasets)
-      for input in parsed.configuration().inputs {
+      for input in try parsed.configuration(drivers: .all).inputs {
         #expect(FileManager.default.fileExists(atPath: input.path), "\(name): \(input.path)")
       }
     }

@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -19,25 +21,24 @@ final class TwinStores {
   }
 
   /// Runs `configuration` (its database replaced) into both stores.
-  func run(_ configuration: PipelineConfiguration, datasets: [AnyDataset]) -> Reports {
+  func run(_ configuration: PipelineConfiguration, datasets: [AnyDataset]) throws -> Reports {
     var sqlite = configuration
-    sqlite.database = sqlitePath
-    sqlite.databaseSchema = nil
+    sqlite.database = .sqlite(sqlitePath)
     return Reports(
-      sqlite: PipelineRunner(configuration: sqlite, datasets: datasets).run(),
-      postgreSQL: PipelineRunner(configuration: schema.aim(configuration), datasets: datasets).run())
+      sqlite: try Pipeline(datasets: datasets, configuration: sqlite).run(),
+      postgreSQL: try Pipeline(datasets: datasets, configuration: schema.aim(configuration)).run())
   }
 
   /// A committed spec's pipeline, without its outputs, into both stores.
   func run(spec name: String, policy: Policy? = nil, conflict: ConflictPolicy? = nil) throws -> Reports {
     let spec = try PipelineSpec(contentsOf: Repository.path("Pipelines/\(name)"))
-    var configuration = spec.configuration()
+    var configuration = try spec.configuration(drivers: .all)
     configuration.reportPath = nil
     configuration.junitPath = nil
     configuration.rejectsPath = nil
     if let policy { configuration.policy = policy }
     if let conflict { configuration.conflict = conflict }
-    return run(configuration, datasets: try spec.datasets(for: configuration, in: Catalog.datasets))
+    return try run(configuration, datasets: try spec.datasets(for: configuration, in: Catalog.datasets))
   }
 
   /// The same tables, read from both stores.
@@ -168,9 +169,9 @@ struct PostgreSQLPipelineTests {
           + (7...8).map { FruitsDump.fruit($0) }))
     let datasets = [Catalog.dataset(named: "fruits")].compactMap { $0 }
     let lenient = Policy(preset: .lenient)
-    _ = twin.run(PipelineConfiguration(name: "first", input: first, database: ""), datasets: datasets)
-    let reports = twin.run(
-      PipelineConfiguration(name: "second", input: second, policy: lenient, database: "", conflict: policy),
+    _ = try twin.run(PipelineConfiguration(name: "first", input: first, database: .sqlite("")), datasets: datasets)
+    let reports = try twin.run(
+      PipelineConfiguration(name: "second", input: second, policy: lenient, database: .sqlite(""), conflict: policy),
       datasets: datasets)
     #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
     let (sqlite, postgreSQL) = try twin.tables(["fruits", "recipes"])
@@ -197,13 +198,13 @@ struct PostgreSQLPipelineTests {
     let twin = try TwinStores()
     let first = try twin.directory.write("first.json", FruitsDump.array((1...4).map { FruitsDump.fruit($0) }))
     let datasets = [Catalog.dataset(named: "fruits")].compactMap { $0 }
-    _ = twin.run(PipelineConfiguration(name: "first", input: first, database: ""), datasets: datasets)
+    _ = try twin.run(PipelineConfiguration(name: "first", input: first, database: .sqlite("")), datasets: datasets)
     let before = try twin.schema.rows(of: ["fruits", "recipes"])
     // Five good fruits, the fourth renaming one that exists, then a duplicate key under `fail`.
     let records = (5...8).map { FruitsDump.fruit($0) } + [FruitsDump.fruit(1, name: "Again")]
     let second = try twin.directory.write("second.json", FruitsDump.array(records))
-    let reports = twin.run(
-      PipelineConfiguration(name: "second", input: second, database: "", conflict: .fail), datasets: datasets)
+    let reports = try twin.run(
+      PipelineConfiguration(name: "second", input: second, database: .sqlite(""), conflict: .fail), datasets: datasets)
     #expect(reports.postgreSQL.status == .failed)
     #expect(reports.postgreSQL.failure?.kind == .data)
     #expect(reports.postgreSQL.failure?.message == reports.sqlite.failure?.message)
@@ -220,8 +221,8 @@ struct PostgreSQLPipelineTests {
     // Record 3 repeats record 1's key: under `fail`, PostgreSQL's primary key refuses it.
     let records = [FruitsDump.fruit(1), FruitsDump.fruit(2), FruitsDump.fruit(1, name: "Twin"), FruitsDump.fruit(3)]
     let input = try twin.directory.write("fruits.json", FruitsDump.array(records))
-    let reports = twin.run(
-      PipelineConfiguration(name: "lenient", input: input, policy: Policy(preset: .lenient), database: "", conflict: .fail),
+    let reports = try twin.run(
+      PipelineConfiguration(name: "lenient", input: input, policy: Policy(preset: .lenient), database: .sqlite(""), conflict: .fail),
       datasets: datasets)
     #expect(reports.postgreSQL.status == .succeeded)
     #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
@@ -248,13 +249,13 @@ struct PostgreSQLPipelineTests {
     let twin = try TwinStores()
     let datasets = [Catalog.dataset(named: "fruits")].compactMap { $0 }
     let bad = try twin.directory.write("bad.json", FruitsDump.array([#"{"fruitID": 1}"#]))
-    let failed = twin.run(PipelineConfiguration(name: "bad", input: bad, database: ""), datasets: datasets)
+    let failed = try twin.run(PipelineConfiguration(name: "bad", input: bad, database: .sqlite("")), datasets: datasets)
     #expect(failed.postgreSQL.status == .failed)
     // The failed run audited itself: that made the schema, with the audit tables and nothing else.
     let afterFailure = try twin.schema.rows(of: ["fruits", "recipes"])
     #expect(afterFailure.tables.isEmpty)
     let good = try twin.directory.write("good.json", FruitsDump.array([FruitsDump.fruit(1)]))
-    let loaded = twin.run(PipelineConfiguration(name: "good", input: good, database: ""), datasets: datasets)
+    let loaded = try twin.run(PipelineConfiguration(name: "good", input: good, database: .sqlite("")), datasets: datasets)
     #expect(loaded.postgreSQL.status == .succeeded)
     #expect(try twin.schema.exists())
     #expect(try twin.schema.rows(of: ["fruits"]).count("fruits") == 1)

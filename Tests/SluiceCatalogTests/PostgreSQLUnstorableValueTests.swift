@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -26,7 +28,7 @@ struct PostgreSQLUnstorableValueTests {
   }
 
   static func configuration(_ input: String, policy: Policy) -> PipelineConfiguration {
-    PipelineConfiguration(name: "orders", input: input, format: .ndjson, policy: policy, database: "")
+    PipelineConfiguration(name: "orders", input: input, format: .ndjson, policy: policy, database: .sqlite(""))
   }
 
   /// Letters and digits no compressor shrinks much: an index entry of about `count` bytes.
@@ -62,7 +64,7 @@ struct PostgreSQLUnstorableValueTests {
     let twin = try TwinStores()
     let lines = [Self.order(1), Self.order(2, extra: #""bad\u0000key": 1, "#), Self.order(3)]
     let input = try twin.directory.write("orders.ndjson", lines.joined(separator: "\n"))
-    let reports = twin.run(Self.configuration(input, policy: Policy(preset: preset)), datasets: Self.orders)
+    let reports = try twin.run(Self.configuration(input, policy: Policy(preset: preset)), datasets: Self.orders)
     // An unknown field is a warning under both presets: all three orders load.
     #expect(reports.postgreSQL.status == .succeeded, "\(reports.postgreSQL.failure?.message ?? "")")
     #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
@@ -83,7 +85,7 @@ struct PostgreSQLUnstorableValueTests {
     let input = try twin.directory.write("orders.ndjson", lines.joined(separator: "\n"))
     var policy = Policy(preset: .strict)
     policy.unknownFields = .reject
-    let reports = twin.run(Self.configuration(input, policy: policy), datasets: Self.orders)
+    let reports = try twin.run(Self.configuration(input, policy: policy), datasets: Self.orders)
     #expect(reports.sqlite.failure?.kind == .data)
     #expect(reports.postgreSQL.failure?.kind == .data, "\(reports.postgreSQL.failure?.message ?? "")")
     #expect(reports.postgreSQL.exitCode == 65)
@@ -100,7 +102,7 @@ struct PostgreSQLUnstorableValueTests {
     let twin = try TwinStores()
     let lines = [Self.order(1), Self.order(2, customerName: "Nul\u{0}Secret"), Self.order(3)]
     let input = try twin.directory.write("orders.ndjson", lines.joined(separator: "\n"))
-    let lenient = twin.run(Self.configuration(input, policy: Policy(preset: .lenient)), datasets: Self.orders)
+    let lenient = try twin.run(Self.configuration(input, policy: Policy(preset: .lenient)), datasets: Self.orders)
     // SQLite stores the text as it is.
     #expect(lenient.sqlite.status == .succeeded)
     #expect(lenient.sqlite.tableRows["orders"] == 3)
@@ -116,7 +118,7 @@ struct PostgreSQLUnstorableValueTests {
     #expect(!issue.message.contains("Secret"))
 
     let strictTwin = try TwinStores()
-    let strict = strictTwin.run(Self.configuration(input, policy: .strict), datasets: Self.orders)
+    let strict = try strictTwin.run(Self.configuration(input, policy: .strict), datasets: Self.orders)
     #expect(strict.postgreSQL.failure?.kind == .data)
     #expect(strict.postgreSQL.exitCode == 65)
     #expect(strict.postgreSQL.failure?.message.contains("customer.name: invalidValue") == true)
@@ -129,7 +131,7 @@ struct PostgreSQLUnstorableValueTests {
     let twin = try TwinStores()
     let lines = [Self.order(1), Self.order(2, id: Self.incompressibleKey(size)), Self.order(3)]
     let input = try twin.directory.write("orders.ndjson", lines.joined(separator: "\n"))
-    let lenient = twin.run(Self.configuration(input, policy: Policy(preset: .lenient)), datasets: Self.orders)
+    let lenient = try twin.run(Self.configuration(input, policy: Policy(preset: .lenient)), datasets: Self.orders)
     // SQLite has no such limit.
     #expect(lenient.sqlite.tableRows["orders"] == 3)
     #expect(lenient.postgreSQL.status == .succeeded, "\(lenient.postgreSQL.failure?.message ?? "")")
@@ -146,7 +148,7 @@ struct PostgreSQLUnstorableValueTests {
     #expect(try Self.text(store, "SELECT path FROM sluice_rejects") == ["orderId"])
 
     let strictTwin = try TwinStores()
-    let strict = strictTwin.run(Self.configuration(input, policy: .strict), datasets: Self.orders)
+    let strict = try strictTwin.run(Self.configuration(input, policy: .strict), datasets: Self.orders)
     #expect(strict.postgreSQL.failure?.kind == .data, "\(strict.postgreSQL.failure?.message ?? "")")
     #expect(strict.postgreSQL.exitCode == 65)
     let audit = try strictTwin.schema.connect()
@@ -171,8 +173,8 @@ struct PostgreSQLUnstorableValueTests {
       PipelineInput(dataset: "alerts", path: alerts, format: .ndjson),
     ]
     let datasets = ["devices", "alerts"].compactMap { Catalog.dataset(named: $0) }
-    let reports = twin.run(
-      PipelineConfiguration(name: "devices", inputs: inputs, policy: Policy(preset: .lenient), database: ""),
+    let reports = try twin.run(
+      PipelineConfiguration(name: "devices", inputs: inputs, policy: Policy(preset: .lenient), database: .sqlite("")),
       datasets: datasets)
     #expect(reports.postgreSQL.status == .succeeded, "\(reports.postgreSQL.failure?.message ?? "")")
     #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
@@ -190,8 +192,8 @@ struct PostgreSQLUnstorableValueTests {
     func run(_ lines: [String], _ policy: Policy) throws -> RunReport {
       let input = try directory.write("notes-\(UUID().uuidString).ndjson", lines.joined(separator: "\n"))
       let configuration = PipelineConfiguration(
-        name: "notes", input: input, format: .ndjson, policy: policy, database: "")
-      return notes.run(schema.aim(configuration))
+        name: "notes", input: input, format: .ndjson, policy: policy, database: .sqlite(""))
+      return try notes.run(schema.aim(configuration))
     }
     let long = Self.incompressibleKey(3_000)
     let first = try run([#"{"id": "n1", "tag": "a"}"#, #"{"id": "n2", "tag": "\#(long)"}"#], Policy(preset: .lenient))
@@ -228,6 +230,6 @@ private struct NotesDataset: Dataset {
   var summary: String { "notes with an indexed tag" }
   var schema: Schema { Schema([Self.notes]) }
   func validate(_ dto: DTO, into validation: inout Validation) {}
-  func map(_ dto: DTO) throws(MappingError) -> DTO { dto }
+  func map(_ dto: DTO, context _: inout MappingContext) throws(MappingError) -> DTO { dto }
   func rows(for note: DTO, into rows: inout RecordRows) { rows.add(Self.notes, note.id, note.tag) }
 }

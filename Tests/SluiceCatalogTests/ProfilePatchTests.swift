@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -29,9 +31,9 @@ struct ProfilePatchTests {
     }
 
     func run(_ inputs: [PipelineInput], policy: Policy = .strict) throws -> RunReport {
-      let configuration = PipelineConfiguration(name: "profiles", inputs: inputs, policy: policy, database: database)
+      let configuration = PipelineConfiguration(name: "profiles", inputs: inputs, policy: policy, database: .sqlite(database))
       let datasets = try inputs.map { input in try #require(Catalog.dataset(named: input.dataset ?? "")) }
-      return PipelineRunner(configuration: configuration, datasets: datasets).run()
+      return try Pipeline(datasets: datasets, configuration: configuration).run()
     }
 
     func patch(_ lines: String..., policy: Policy = .strict) throws -> RunReport {

@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -24,8 +26,8 @@ struct RowsWrittenTests {
     let before = try DatabaseSnapshot(of: database, tables: Self.tables)
     let input = try directory.write(name, lines.joined(separator: "\n") + "\n")
     let configuration = PipelineConfiguration(
-      name: "orders", input: input, format: .ndjson, policy: .lenient, database: database, conflict: .fail)
-    let report = Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+      name: "orders", input: input, format: .ndjson, policy: .lenient, database: .sqlite(database), conflict: .fail)
+    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
     let after = try DatabaseSnapshot(of: database, tables: Self.tables)
     let deltas = Dictionary(uniqueKeysWithValues: Self.tables.map { ($0, after.count($0) - before.count($0)) })
     return (report, deltas)

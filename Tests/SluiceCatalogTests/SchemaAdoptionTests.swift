@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -38,8 +40,8 @@ struct SchemaAdoptionTests {
 
   private func run(_ database: String, _ lines: [String], in directory: TemporaryDirectory) throws -> RunReport {
     let input = try directory.write("orders-\(UUID().uuidString).ndjson", lines.joined(separator: "\n") + "\n")
-    let configuration = PipelineConfiguration(name: "orders", input: input, format: .ndjson, database: database)
-    return Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+    let configuration = PipelineConfiguration(name: "orders", input: input, format: .ndjson, database: .sqlite(database))
+    return try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
   }
 
   @Test func aDatabaseOfThePreviousReleaseKeepsLoading() throws {
@@ -68,8 +70,8 @@ struct SchemaAdoptionTests {
     #expect(broken.exitCode == 0)
     let duplicate = PipelineConfiguration(
       name: "orders", input: try directory.write("dup.ndjson", OrdersLoaderTests.order("NEW-1", customer: 7, name: "Seven") + "\n"),
-      format: .ndjson, database: database, conflict: .fail)
-    let failed = Pipeline(dataset: OrdersDataset(), configuration: duplicate).run()
+      format: .ndjson, database: .sqlite(database), conflict: .fail)
+    let failed = try Pipeline(dataset: OrdersDataset(), configuration: duplicate).run()
     #expect(failed.exitCode == 65)
     #expect(failed.issues.first?.message == "orders: a row with this key exists already (primary key order_id)")
     #expect(failed.issues.first?.path == "orderId")

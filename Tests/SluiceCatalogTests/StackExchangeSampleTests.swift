@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -93,7 +95,7 @@ struct StackExchangeSampleTests {
     #expect(spec.inputs.map(\.recordPath) == StackExchangeDump.files.map(\.recordPath))
     #expect(spec.inputs.allSatisfy { $0.format == .xml })
     #expect(
-      spec.configuration().inputs.map(\.path)
+      try spec.configuration(drivers: .all).inputs.map(\.path)
         == StackExchangeDump.files.map { (StackExchangeDump.sampleDirectory as NSString).appendingPathComponent($0.name) })
     #expect(spec.policy.preset == .lenient && spec.policy.maxRejectRate == 0.1 && spec.policy.maxRejects == nil)
     #expect(try spec.datasets(in: Catalog.datasets).map(\.name) == StackExchangeDump.files.map(\.dataset))

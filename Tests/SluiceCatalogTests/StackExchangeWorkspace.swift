@@ -2,6 +2,8 @@ import Foundation
 import FoundationXML
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 
 /// The files of a Stack Exchange dump in the order they load — users and tags before the posts
@@ -96,10 +98,10 @@ final class StackExchangeWorkspace {
 
   func run(_ file: StackExchangeDump.File, input: String, policy: Policy) throws -> RunReport {
     guard let dataset = Catalog.dataset(named: file.dataset) else { throw MissingDataset(name: file.dataset) }
-    return dataset.run(
+    return try dataset.run(
       PipelineConfiguration(
         name: "stackexchange-test", input: input, format: .xml, recordPath: file.recordPath, policy: policy,
-        database: database))
+        database: .sqlite(database)))
   }
 
   /// Writes `rows` (attribute lists, values unescaped) as a dump file of `file`'s kind, and runs it.
@@ -114,8 +116,8 @@ final class StackExchangeWorkspace {
   /// the file of the same name there: the spec's paths point at the committed sample.
   func runSpec(inputsFrom folder: String? = nil) throws -> RunReport {
     let spec = try PipelineSpec(contentsOf: Repository.path("Pipelines/stackexchange.json"))
-    var configuration = spec.configuration()
-    configuration.database = database
+    var configuration = try spec.configuration(drivers: .all)
+    configuration.database = .sqlite(database)
     configuration.reportPath = nil
     configuration.junitPath = nil
     configuration.rejectsPath = nil
@@ -125,7 +127,7 @@ final class StackExchangeWorkspace {
         configuration.inputs[index].path = (folder as NSString).appendingPathComponent(name)
       }
     }
-    return PipelineRunner(configuration: configuration, datasets: try spec.datasets(in: Catalog.datasets)).run()
+    return try Pipeline(datasets: try spec.datasets(in: Catalog.datasets), configuration: configuration).run()
   }
 
   struct MissingDataset: Error {

@@ -1,6 +1,8 @@
 import Foundation
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// What the audit tables keep of an issue's text: always storable, on every store.
 @Suite("Audit text")

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 @Suite("Dates: ISO 8601, epoch values and legacy patterns")
 struct DateParserTests {

@@ -2,6 +2,8 @@ import Foundation
 import SluiceTestSupport
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 // MARK: - The dataset (its own lines: from here to "End of the dataset")
 
@@ -48,7 +50,7 @@ struct ProjectsDataset: Dataset {
   var schema: Schema { Schema([Self.people, Self.projects, Self.tasks]) }
   func validate(_ dto: DTO, into validation: inout Validation) {}
 
-  func map(_ dto: DTO) throws(MappingError) -> Project {
+  func map(_ dto: DTO, context _: inout MappingContext) throws(MappingError) -> Project {
     guard let state = ProjectState(rawValue: dto.state) else {
       throw MappingError(code: .unsupportedEnumValue, path: "state", message: "not a project state")
     }
@@ -72,7 +74,7 @@ struct PeopleDataset: Dataset {
   var summary: String { "people, whole or patched" }
   var schema: Schema { Schema([ProjectsDataset.people]) }
   func validate(_ dto: DTO, into validation: inout Validation) {}
-  func map(_ dto: DTO) throws(MappingError) -> DTO { dto }
+  func map(_ dto: DTO, context _: inout MappingContext) throws(MappingError) -> DTO { dto }
   func rows(for person: DTO, into rows: inout RecordRows) {
     if person.patch == true {
       rows.patch(ProjectsDataset.people, person.id, person.name, person.email)
@@ -110,8 +112,8 @@ final class ProjectsDatabase {
     let text = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
     let input = try directory.write("input-\(runs).ndjson", text)
     let configuration = PipelineConfiguration(
-      name: dataset.name, input: input, format: .ndjson, policy: policy, database: path, conflict: conflict)
-    return Pipeline(dataset: dataset, configuration: configuration).run()
+      name: dataset.name, input: input, format: .ndjson, policy: policy, database: .sqlite(path), conflict: conflict)
+    return try Pipeline(dataset: dataset, configuration: configuration).run()
   }
 
   // The readers below record an error as a test issue and return a value no expectation

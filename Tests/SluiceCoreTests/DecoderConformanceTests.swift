@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// Any object key.
 private struct MemberKey: CodingKey {

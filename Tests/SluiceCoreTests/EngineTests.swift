@@ -2,6 +2,8 @@ import Foundation
 import SluiceTestSupport
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// A dataset defined here, outside the catalog: the engine runs any dataset that plugs in its
 /// types (design rule 14), and its map and load stages report their own failures.
@@ -34,7 +36,7 @@ struct ShipmentsDataset: Dataset {
     validation.check(Self.positiveParcels, !dto.parcels.isEmpty, at: "parcels")
   }
 
-  func map(_ dto: DTO) throws(MappingError) -> Shipment {
+  func map(_ dto: DTO, context _: inout MappingContext) throws(MappingError) -> Shipment {
     guard let mode = Mode(rawValue: dto.mode) else {
       throw MappingError(code: .unsupportedEnumValue, path: "mode", message: "not a supported shipping mode")
     }
@@ -53,8 +55,8 @@ struct EngineTests {
     let directory = try TemporaryDirectory()
     let input = try directory.write("shipments.ndjson", lines.joined(separator: "\n") + "\n")
     let configuration = PipelineConfiguration(
-      name: "shipments", input: input, format: .ndjson, policy: policy, database: directory.file("s.sqlite"))
-    let report = Pipeline(dataset: ShipmentsDataset(), configuration: configuration).run()
+      name: "shipments", input: input, format: .ndjson, policy: policy, database: .sqlite(directory.file("s.sqlite")))
+    let report = try Pipeline(dataset: ShipmentsDataset(), configuration: configuration).run()
     return (report, try SQLiteConnection(path: directory.file("s.sqlite")), directory)
   }
 

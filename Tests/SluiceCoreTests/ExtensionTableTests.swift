@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// Notes of two kinds — a text or a link — each kind's columns in an extension table of
 /// `notes`; authors shared by notes, named by some records and merely mentioned by others.
@@ -32,7 +34,7 @@ private struct NotesDataset: Dataset {
   var summary: String { "notes of two kinds" }
   var schema: Schema { Schema([Self.authors, Self.notes, Self.texts, Self.links]) }
   func validate(_ dto: DTO, into validation: inout Validation) {}
-  func map(_ dto: DTO) throws(MappingError) -> DTO { dto }
+  func map(_ dto: DTO, context _: inout MappingContext) throws(MappingError) -> DTO { dto }
 
   func rows(for note: DTO, into rows: inout RecordRows) {
     if let author = note.author {
@@ -58,7 +60,7 @@ private struct ContactsDataset: Dataset {
   var summary: String { "contacts, merged" }
   var schema: Schema { Schema([Self.contacts]) }
   func validate(_ dto: DTO, into validation: inout Validation) {}
-  func map(_ dto: DTO) throws(MappingError) -> DTO { dto }
+  func map(_ dto: DTO, context _: inout MappingContext) throws(MappingError) -> DTO { dto }
   func rows(for contact: DTO, into rows: inout RecordRows) {
     rows.merge(Self.contacts, contact.id, contact.name, contact.email)
   }

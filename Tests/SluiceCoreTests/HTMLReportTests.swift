@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 @Suite("HTML run report")
 struct HTMLReportTests {

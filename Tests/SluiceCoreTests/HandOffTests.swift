@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// Runs `body` on a thread of its own and returns a semaphore signalled when it has returned.
 private func onThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {

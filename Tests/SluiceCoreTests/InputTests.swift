@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 
 @Suite("Input: files, stdin, gzip by magic")

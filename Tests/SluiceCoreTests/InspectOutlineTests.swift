@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// The structure passes of `sluice inspect`: telling the format, and listing the record paths
 /// (arrays of objects, repeated XML elements) with their counts — every path one the record

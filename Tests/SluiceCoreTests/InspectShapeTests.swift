@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// The field shapes `sluice inspect` reports: kinds, presence and nulls counted against the
 /// objects that can hold a field, text lengths and looks, array sizes, XML's repeated elements

@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// `Inspector` end to end on files: format and gzip found from the content, the record path
 /// chosen or given, samples against whole inputs, NDJSON's bad lines, and both renderings.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// Record paths that step through arrays of objects (`chats.list[].messages`), streaming, with
 /// the enclosing objects' scalar fields and each record's place in its array.

@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// Posts with polymorphic attachments and metadata lines: a dataset that maps with its context —
 /// drops unknown attachment kinds under `lenientArrays`, skips metadata by design, names the
@@ -59,10 +61,10 @@ struct MappingContextTests {
     try FileManager.default.createDirectory(atPath: directory.file("cats"), withIntermediateDirectories: true)
     let input = try directory.write("cats/2026-11-30.ndjson", Self.lines.joined(separator: "\n") + "\n")
     var configuration = PipelineConfiguration(
-      name: "board", input: input, format: .ndjson, policy: policy, database: directory.file("b.sqlite"),
+      name: "board", input: input, format: .ndjson, policy: policy, database: .sqlite(directory.file("b.sqlite")),
       junitPath: directory.file("junit.xml"))
     configuration.issueSampleLimit = 100
-    return (Pipeline(dataset: BoardDataset(), configuration: configuration).run(), directory)
+    return (try Pipeline(dataset: BoardDataset(), configuration: configuration).run(), directory)
   }
 
   @Test func strictRejectsTheFirstUnknownAttachmentAtItsPath() throws {

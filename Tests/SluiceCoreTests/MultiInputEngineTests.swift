@@ -2,6 +2,8 @@ import Foundation
 import SluiceTestSupport
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+@testable import SluiceSQLite
 
 /// Another dataset's `people`: a table of the same name, declared apart.
 struct RivalPeopleDataset: Dataset {
@@ -11,7 +13,7 @@ struct RivalPeopleDataset: Dataset {
   var summary: String { "people declared again" }
   var schema: Schema { Schema([Self.people]) }
   func validate(_ dto: DTO, into validation: inout Validation) {}
-  func map(_ dto: DTO) throws(MappingError) -> DTO { dto }
+  func map(_ dto: DTO, context _: inout MappingContext) throws(MappingError) -> DTO { dto }
   func rows(for person: DTO, into rows: inout RecordRows) { rows.add(Self.people, person.id) }
 }
 
@@ -28,8 +30,8 @@ struct MultiInputEngineTests {
       configured.append(PipelineInput(dataset: dataset.name, path: path, format: .ndjson))
       datasets.append(AnyDataset(dataset))
     }
-    let configuration = PipelineConfiguration(name: "team", inputs: configured, policy: policy, database: db.path)
-    return PipelineRunner(configuration: configuration, datasets: datasets).run()
+    let configuration = PipelineConfiguration(name: "team", inputs: configured, policy: policy, database: .sqlite(db.path))
+    return try Pipeline(datasets: datasets, configuration: configuration).run()
   }
 
   private let people = [
@@ -74,7 +76,7 @@ struct MultiInputEngineTests {
     // A database whose audit tables an earlier release made, with one run in them.
     let db = try ProjectsDatabase()
     let connection = try SQLiteConnection(path: db.path)
-    try Migrator.migrate(connection, [AuditLog.migrations[0]])
+    try Migrator.migrate(connection, [SQLiteAuditLog.migrations[0]])
     try connection.execute(
       """
       INSERT INTO sluice_runs (pipeline, dataset, mode, input, policy, status, started_at, finished_at,

@@ -2,6 +2,8 @@ import Foundation
 import SluiceTestSupport
 import Testing
 @testable import SluiceCore
+@testable import SluicePostgreSQL
+import SluiceSQLite
 
 /// Where a database is, and what of it is printed: no server needed.
 @Suite("Database locations")
@@ -12,7 +14,7 @@ struct DatabaseLocationTests {
     ("postgresql:/x", false),
   ])
   func aURLWithAPostgreSQLSchemeNamesAServer(text: String, isServer: Bool) {
-    #expect(DatabaseLocation(text).isPostgreSQL == isServer)
+    #expect((try? StoreDrivers.all.driver(for: text))?.name == (isServer ? "PostgreSQL" : "SQLite"))
   }
 
   @Test(arguments: [
@@ -24,8 +26,8 @@ struct DatabaseLocationTests {
     ("postgresql://db/shop?x=a@b:c", "postgresql://db/shop?x=a@b:c"),
   ])
   func theRedactedURLKeepsEverythingButThePassword(url: String, redacted: String) {
-    #expect(DatabaseLocation(url).redacted == redacted)
-    #expect(DatabaseLocation(url).hasPassword == (url != redacted))
+    #expect(PostgreSQLDriver().redacted(url) == redacted)
+    #expect(PostgreSQLDriver().hasPassword(url) == (url != redacted))
   }
 
   @Test(arguments: [
@@ -34,7 +36,7 @@ struct DatabaseLocationTests {
     ("hostname=x", false),
   ])
   func libpqKeywordValuePairsNameAServerNotAFile(text: String, isServer: Bool) {
-    #expect(DatabaseLocation(text).isPostgreSQL == isServer)
+    #expect((try? StoreDrivers.all.driver(for: text))?.name == (isServer ? "PostgreSQL" : "SQLite"))
   }
 
   @Test(arguments: [
@@ -45,13 +47,13 @@ struct DatabaseLocationTests {
     ("postgresql://ann@db/shop?sslpassword=k3y", "postgresql://ann@db/shop?sslpassword=***"),
   ])
   func theRedactedKeywordValueStringKeepsEverythingButThePassword(text: String, redacted: String) {
-    #expect(DatabaseLocation(text).redacted == redacted)
-    #expect(DatabaseLocation(text).hasPassword == (text != redacted))
+    #expect(PostgreSQLDriver().redacted(text) == redacted)
+    #expect(PostgreSQLDriver().hasPassword(text) == (text != redacted))
   }
 
   @Test func aKeywordValuePasswordIsUnquoted() {
-    #expect(DatabaseLocation.password(in: #"host=db password='a \' b'"#) == "a ' b")
-    #expect(DatabaseLocation.password(in: "host=db password=plain") == "plain")
+    #expect(PostgreSQLConnectionString.password(in: #"host=db password='a \' b'"#) == "a ' b")
+    #expect(PostgreSQLConnectionString.password(in: "host=db password=plain") == "plain")
   }
 
   /// libpq reads the string without connecting; what it cannot read is said in its words, the
@@ -85,8 +87,8 @@ struct DatabaseLocationTests {
   }
 
   @Test func thePasswordIsDecoded() {
-    #expect(DatabaseLocation.password(in: "postgresql://ann:p%40ss@db/shop") == "p@ss")
-    #expect(DatabaseLocation.password(in: "postgresql://ann@db/shop") == nil)
+    #expect(PostgreSQLConnectionString.password(in: "postgresql://ann:p%40ss@db/shop") == "p@ss")
+    #expect(PostgreSQLConnectionString.password(in: "postgresql://ann@db/shop") == nil)
   }
 
   @Test func aStatementSendsEveryParameterUpToTheHighestItNames() {

@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// The run's progress as the loading thread reports it, and the line the command line draws.
 @Suite("Progress")
@@ -68,11 +70,11 @@ struct ProgressTests {
     let input = try db.directory.write("projects.ndjson", lines.joined(separator: "\n") + "\n")
     let size = try #require(try FileManager.default.attributesOfItem(atPath: input)[.size] as? Int)
     let ticks = Ticks()
-    var configuration = PipelineConfiguration(name: "projects", input: input, format: .ndjson, database: db.path)
+    var configuration = PipelineConfiguration(name: "projects", input: input, format: .ndjson, database: .sqlite(db.path))
     configuration.mode = mode
     configuration.progressInterval = 0
     configuration.progress = { ticks.append($0) }
-    let report = Pipeline(dataset: ProjectsDataset(), configuration: configuration).run()
+    let report = try Pipeline(dataset: ProjectsDataset(), configuration: configuration).run()
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
 
     let all = ticks.all
@@ -97,10 +99,10 @@ struct ProgressTests {
     let lines = (0..<3_000).map { #"{"id":"p\#($0)","title":"T","state":"open","owner":"o","people":[{"id":"o","name":"O"}],"tasks":[]}"# }
     let input = try db.directory.write("projects.ndjson", lines.joined(separator: "\n") + "\n")
     let ticks = Ticks()
-    var configuration = PipelineConfiguration(name: "projects", input: input, format: .ndjson, database: db.path)
+    var configuration = PipelineConfiguration(name: "projects", input: input, format: .ndjson, database: .sqlite(db.path))
     configuration.progressInterval = 3_600
     configuration.progress = { ticks.append($0) }
-    #expect(Pipeline(dataset: ProjectsDataset(), configuration: configuration).run().status == .succeeded)
+    #expect(try Pipeline(dataset: ProjectsDataset(), configuration: configuration).run().status == .succeeded)
     // The first batch draws at once; the next would be due in an hour.
     #expect(ticks.all.count == 1)
   }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// The decoding side of a run: how it batches records for the hand-off.
 @Suite("Record producer batches by count and by bytes")

@@ -1,5 +1,7 @@
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// How a record becomes rows, before any database: child numbering and paths, references the
 /// record resolves itself, and what a row breaks that needs no database to see.

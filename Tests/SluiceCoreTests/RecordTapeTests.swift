@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// The tape's memory and the positions it derives instead of storing.
 @Suite("Record tape")

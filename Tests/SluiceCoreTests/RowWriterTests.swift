@@ -2,6 +2,8 @@ import Foundation
 import SluiceTestSupport
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// The row writer through whole runs of `ProjectsDataset` (DeclaredDatasetTests.swift) against a
 /// real SQLite file: conflict policies on a parent with children, references by natural key,

@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// Issue 21: what a run compares its files by, how paths are made absolute, what the drift
 /// summary folds, and how text from the data is printed.
@@ -11,7 +13,7 @@ struct RunFilesAndTerminalTextTests {
   private func configuration(database: String, input: String, report: String? = nil, html: String? = nil)
     -> PipelineConfiguration
   {
-    var configuration = PipelineConfiguration(name: "t", input: input, database: database, reportPath: report)
+    var configuration = PipelineConfiguration(name: "t", input: input, database: .sqlite(database), reportPath: report)
     configuration.htmlPath = html
     return configuration
   }

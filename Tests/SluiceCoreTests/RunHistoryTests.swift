@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 
-/// `SQLiteRunHistory` on audit rows written by `AuditLog`: what `sluice runs` reads.
+/// `SQLiteRunHistory` on audit rows written by `SQLiteAuditLog`: what `sluice runs` reads.
 @Suite("Run history read back from the audit tables")
 struct RunHistoryTests {
   /// A fresh directory per test: Swift Testing makes a suite value for each.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 @Suite("Reading run reports back")
 struct RunReportDecodingTests {

@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 // Sluice's own decoder, DTO by DTO: what decodes, and for what does not, the issue code, the
 // field path and the byte offset of the offending value inside the record (a string's opening

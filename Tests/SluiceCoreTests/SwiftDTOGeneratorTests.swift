@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// The DTO `sluice inspect --swift` prints: names, optionals, types that decode under the strict
 /// policy, nested structs, `CodingKeys`, and comments for what it leaves out. (That the source

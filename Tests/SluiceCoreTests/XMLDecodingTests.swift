@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 // XML records through `SluiceDecoder`, convention by convention (see `DecodingState+XML` and the
 // README): attributes and children are fields, arrays are repeated siblings or a wrapper's

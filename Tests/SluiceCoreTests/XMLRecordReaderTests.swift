@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 // The XML record reader on documents written byte by byte in the tests: which elements are
 // records, where each starts (ordinal, byte offset and line, computed from the test's own bytes),

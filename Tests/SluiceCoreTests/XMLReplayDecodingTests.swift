@@ -3,6 +3,8 @@ import SluiceTestSupport
 import Testing
 
 @testable import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 // A rejected XML record is quarantined as JSON text and replayed with XML's rules. Fixed by hand
 // or with `jq`, that text can hold what the XML reader never makes: real JSON arrays. They

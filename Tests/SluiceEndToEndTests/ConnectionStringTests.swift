@@ -1,5 +1,7 @@
 import Foundation
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -42,7 +44,7 @@ struct ConnectionStringTests {
     let report = scratch.file("report.json")
     let viaOption = try run(["run", fruits, "--db", text, "--report", report])
     #expect(viaOption.status == 64, "\(viaOption.stderr)")
-    #expect(viaOption.stderr.contains("--db is not a PostgreSQL connection string libpq can read: "))
+    #expect(viaOption.stderr.contains("--db is not a PostgreSQL connection string it can read: "))
     #expect(viaOption.stderr.contains(problem), "\(viaOption.stderr)")
     let spec = try scratch.write(
       "spec.json",
@@ -50,7 +52,7 @@ struct ConnectionStringTests {
     )
     let viaSpec = try run(["run", spec, "--report", report])
     #expect(viaSpec.status == 64, "\(viaSpec.stderr)")
-    #expect(viaSpec.stderr.contains("'database' is not a PostgreSQL connection string libpq can read: "))
+    #expect(viaSpec.stderr.contains("'database' is not a PostgreSQL connection string it can read: "))
     let runs = try run(["runs", text])
     #expect(runs.status == 64, "\(runs.stderr)")
     #expect(runs.stderr.contains(problem))
@@ -79,7 +81,7 @@ struct ConnectionStringTests {
     #expect(
       result.stdout.contains(
         "database: host=\(socket) port=\(PostgreSQLServer.port) dbname=sluice user=sluice password=***"))
-    #expect(result.stderr.contains("warning: the --db URL carries a password"))
+    #expect(result.stderr.contains("warning: the --db connection string carries a password"))
     #expect(try schema.rows(of: ["fruits"]).count("fruits") == 48)
     let runs = try run(["runs", conninfo, "--db-schema", schema.name])
     #expect(runs.status == 0, "\(runs.stderr)")

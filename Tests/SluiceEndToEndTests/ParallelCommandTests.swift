@@ -1,5 +1,7 @@
 import Foundation
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -64,8 +66,10 @@ struct ParallelCommandTests {
     // The ordered commit, forced as the tests force it, loads the same.
     let ordered = PostgreSQLSchema()
     let third = try run(
-      ["run", spec, "--db", ordered.url, "--db-schema", ordered.name, "--jobs", "3", "--report", scratch.file("o.json")],
-      environment: ["SLUICE_LANE_COMMIT": "ordered"])
+      [
+        "run", spec, "--db", ordered.url, "--db-schema", ordered.name, "--jobs", "3", "--lane-commit", "ordered",
+        "--report", scratch.file("o.json"),
+      ])
     #expect(third.status == 0, "\(third.stderr)")
     #expect(third.stderr.contains("parallel: 3 lanes over 3 connections, ordered commit"))
     #expect(try ordered.rows(of: tables) == serialSchema.rows(of: tables))
@@ -97,7 +101,7 @@ struct ParallelCommandTests {
     #expect(zero.stderr.contains("--jobs must be a whole number from 1 to"))
     let sqlite = try run(["run", spec, "--jobs", "2", "--report", scratch.file("q.json")])
     #expect(sqlite.status == 0, "\(sqlite.stderr)")
-    #expect(sqlite.stderr.contains("--jobs applies to PostgreSQL"))
+    #expect(sqlite.stderr.contains("--jobs applies to a database server that loads in lanes (PostgreSQL)"))
     #expect(!sqlite.stderr.contains("parallel:"))
   }
 

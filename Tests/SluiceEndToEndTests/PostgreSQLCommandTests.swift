@@ -1,5 +1,7 @@
 import Foundation
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
@@ -38,30 +40,6 @@ struct PostgreSQLCommandTests {
     #expect(rows.count("recipes") == 173)
     let store = try schema.connect()
     #expect(try store.scalarInt("SELECT count(*) FROM sluice_runs WHERE status = 'succeeded'") == 1)
-  }
-
-  /// The bulk writer upserts a table named by many records (customers) with one MERGE on
-  /// PostgreSQL 15, or an UPDATE and an INSERT on older servers (`SLUICE_POSTGRES_MERGE=off`
-  /// takes that way here): the same rows and counts, on a first run and on a re-run.
-  @Test func customersUpsertTheSameWithOrWithoutMERGE() throws {
-    let older = PostgreSQLSchema()
-    var written: [[String: Int]] = []
-    for (target, environment) in [(schema, [String: String]()), (older, ["SLUICE_POSTGRES_MERGE": "off"])] {
-      for round in 1...2 {
-        let report = scratch.file("\(target.name)-\(round).json")
-        let result = try run(
-          ["run", "Pipelines/orders.json", "--db", target.url, "--db-schema", target.name, "--report", report],
-          environment: environment)
-        #expect(result.status == 0, "\(result.stderr)")
-        written.append(try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report))).rowsWritten)
-      }
-    }
-    #expect(written.count == 4)
-    #expect(written[0] == written[2])
-    #expect(written[1] == written[3])
-    #expect((written[0]["customers"] ?? 0) > 0)
-    let tables = ["customers", "orders", "order_items"]
-    #expect(try schema.rows(of: tables) == older.rows(of: tables))
   }
 
   @Test func aClosedPortIsAnIOErrorNamingTheHost() throws {
@@ -138,7 +116,7 @@ struct PostgreSQLCommandTests {
     let result = try run(["run", "Pipelines/fruits.json", "--db", url, "--db-schema", schema.name, "--report", report])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("postgresql://\(role):***@127.0.0.1:\(PostgreSQLServer.port)/sluice"))
-    #expect(result.stderr.contains("warning: the --db URL carries a password"))
+    #expect(result.stderr.contains("warning: the --db connection string carries a password"))
     // A failing run into the same server, whose messages name the database.
     let failing = try run(
       ["run", "Pipelines/messages.json", "--db", url, "--db-schema", schema.name, "--report", directory.file("failed.json")])

@@ -1,9 +1,11 @@
 import Foundation
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
-/// `sluice run --jobs 3` killed with SIGKILL at each point of its commit (`SLUICE_TEST_KILL_AT`
+/// `sluice run --jobs 3` killed with SIGKILL at each point of its commit (`--test-kill-at`
 /// makes the real binary kill itself there, as `kill -9` would), then `sluice runs` and
 /// `sluice recover` as a person would use them: after `recover --apply` the database holds the
 /// whole run or nothing of it, and `sluice runs` says which.
@@ -52,15 +54,14 @@ struct RecoverCommandTests {
 
   static let tables = ["fruits", "recipes", "customers", "orders", "order_items", "devices"]
 
-  func load(_ schema: PostgreSQLSchema, jobs: Int = 3, environment: [String: String] = [:]) throws -> (
+  func load(_ schema: PostgreSQLSchema, jobs: Int = 3, options: [String] = []) throws -> (
     SluiceBinary.Result, Process
   ) {
     try sluice(
       [
         "run", try spec(), "--db", schema.url, "--db-schema", schema.name, "--jobs", "\(jobs)", "--report",
         scratch.file("r.json"),
-      ],
-      environment: environment)
+      ] + options)
   }
 
   /// The run's status in `sluice runs --json`.
@@ -81,9 +82,7 @@ struct RecoverCommandTests {
     let schema = PostgreSQLSchema()
     let serial = PostgreSQLSchema()
     #expect(try load(serial, jobs: 1).0.status == 0)
-    var environment = ["SLUICE_TEST_KILL_AT": point]
-    if commit == "ordered" { environment["SLUICE_LANE_COMMIT"] = "ordered" }
-    let (_, killed) = try load(schema, environment: environment)
+    let (_, killed) = try load(schema, options: ["--test-kill-at", point, "--lane-commit", commit])
     #expect(killed.terminationReason == .uncaughtSignal)
     #expect(killed.terminationStatus == SIGKILL)
 
@@ -127,7 +126,7 @@ struct RecoverCommandTests {
   /// for them in vain, fails with 74 as before, and says what holds them and what settles it.
   @Test func aLaterRunThatMeetsTheLocksOfPreparedLanesNamesSluiceRecover() throws {
     let schema = PostgreSQLSchema()
-    let (_, killed) = try load(schema, environment: ["SLUICE_TEST_KILL_AT": "prepared-3"])
+    let (_, killed) = try load(schema, options: ["--test-kill-at", "prepared-3"])
     #expect(killed.terminationStatus == SIGKILL)
     let blocked = try run([
       "run", try spec(), "--db", schema.url, "--db-schema", schema.name, "--jobs", "3", "--busy-timeout", "1",
@@ -149,7 +148,7 @@ struct RecoverCommandTests {
   @Test func recoverTakesOnlyAPostgreSQLDatabaseAndSaysWhenThereIsNothingToDo() throws {
     let sqlite = try run(["recover", scratch.file("shop.sqlite")])
     #expect(sqlite.status == 64)
-    #expect(sqlite.stderr.contains("recover applies to a PostgreSQL database"))
+    #expect(sqlite.stderr.contains("recover applies to a database server whose runs commit in lanes (PostgreSQL"))
     let schema = PostgreSQLSchema()
     #expect(try load(schema).0.status == 0)
     let nothing = try run(["recover", schema.url, "--db-schema", schema.name])

@@ -32,9 +32,9 @@ public enum ContractFixtures {
     let bytes = Array("[".utf8) + Array(try Data(contentsOf: fixture)) + Array("]".utf8)
     let input = try directory.write("fixture.json", bytes)
     var configuration = PipelineConfiguration(
-      name: fixture.lastPathComponent, input: input, policy: policy, database: directory.file("unused.sqlite"))
+      name: fixture.lastPathComponent, input: input, policy: policy, database: .sqlite(directory.file("unused.sqlite")))
     configuration.mode = .validate
-    let report = dataset.run(configuration)
+    let report = try dataset.run(configuration)
     if FileManager.default.fileExists(atPath: directory.file("unused.sqlite")) {
       throw DryRunWroteDatabase(fixture: fixture.lastPathComponent)
     }

@@ -1,4 +1,6 @@
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// The rows of some tables of a database, as text, so a test can prove a failed run left the
 /// database as it found it. A failed run still records itself in the audit tables, so comparing

@@ -1,5 +1,7 @@
 import Foundation
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// The PostgreSQL server the tests may load into: `SLUICE_TEST_POSTGRES_URL`, which
 /// `.ci/with-postgres` exports (`.ci/run` always runs the tests through it). Without the
@@ -59,8 +61,7 @@ public final class PostgreSQLSchema {
   /// `configuration` aimed at this schema.
   public func aim(_ configuration: PipelineConfiguration) -> PipelineConfiguration {
     var configuration = configuration
-    configuration.database = url
-    configuration.databaseSchema = name
+    configuration.database = .postgreSQL(url, schema: name)
     return configuration
   }
 

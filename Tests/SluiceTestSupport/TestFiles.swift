@@ -1,6 +1,8 @@
 import CZlib
 import Foundation
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
 
 /// A fresh directory per test, removed when the value goes away.
 public final class TemporaryDirectory {
@@ -91,5 +93,17 @@ public enum Repository {
 
   public static func path(_ relative: String) -> String {
     (root as NSString).appendingPathComponent(relative)
+  }
+}
+
+extension StoreDrivers {
+  /// Every driver this package has, as the `sluice` executable registers them.
+  public static let all = StoreDrivers([SQLiteDriver(), PostgreSQLDriver()])
+}
+
+extension AnyDataset {
+  /// Runs a pipeline whose every input is this dataset's records (`Pipeline`, for tests).
+  public func run(_ configuration: PipelineConfiguration) throws -> RunReport {
+    try Pipeline(datasets: configuration.inputs.map { _ in self }, configuration: configuration).run()
   }
 }

@@ -30,7 +30,7 @@ public struct AlertsDataset: Dataset {
     validation.checkRange(Self.codeInRange, alert.code, 0...9999, at: "code")
   }
 
-  public func map(_ alert: AlertDTO) throws(MappingError) -> Alert {
+  public func map(_ alert: AlertDTO, context _: inout MappingContext) throws(MappingError) -> Alert {
     Alert(
       id: alert.id, deviceID: alert.deviceId, title: alert.title, body: alert.body,
       createdAt: Timestamp(alert.createdAt), expiresAt: Timestamp(alert.expire), code: alert.code)

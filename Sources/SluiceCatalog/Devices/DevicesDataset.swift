@@ -30,7 +30,7 @@ public struct DevicesDataset: Dataset {
     validation.checkRange(Self.longitudeInRange, device.longitude, -180...180, at: "longitude")
   }
 
-  public func map(_ device: DeviceDTO) throws(MappingError) -> Device {
+  public func map(_ device: DeviceDTO, context _: inout MappingContext) throws(MappingError) -> Device {
     Device(id: device.id, name: device.name, latitude: device.latitude, longitude: device.longitude)
   }
 

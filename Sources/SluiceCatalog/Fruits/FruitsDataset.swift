@@ -41,7 +41,7 @@ public struct FruitsDataset: Dataset {
     }
   }
 
-  public func map(_ fruit: FruitDTO) throws(MappingError) -> Fruit {
+  public func map(_ fruit: FruitDTO, context _: inout MappingContext) throws(MappingError) -> Fruit {
     Fruit(
       id: fruit.fruitID, name: fruit.name, color: fruit.color,
       recipes: fruit.recipes.map {

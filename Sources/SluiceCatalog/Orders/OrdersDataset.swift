@@ -60,7 +60,7 @@ public struct OrdersDataset: Dataset {
     }
   }
 
-  public func map(_ order: OrderDTO) throws(MappingError) -> Order {
+  public func map(_ order: OrderDTO, context _: inout MappingContext) throws(MappingError) -> Order {
     guard let status = OrderStatus(rawValue: order.status) else {
       throw MappingError(
         code: .unsupportedEnumValue, path: "status",

@@ -26,7 +26,7 @@ public struct ProfilePatchesDataset: Dataset {
     }
   }
 
-  public func map(_ patch: ProfilePatchDTO) throws(MappingError) -> ProfilePatch {
+  public func map(_ patch: ProfilePatchDTO, context _: inout MappingContext) throws(MappingError) -> ProfilePatch {
     ProfilePatch(id: patch.id, nickname: patch.nickname, introduction: patch.introduction)
   }
 

@@ -18,7 +18,7 @@ public struct ProfilesDataset: Dataset {
     validation.checkNotBlank(Profiles.nicknameNotBlank, profile.nickname, at: "nickname")
   }
 
-  public func map(_ profile: ProfileDTO) throws(MappingError) -> Profile {
+  public func map(_ profile: ProfileDTO, context _: inout MappingContext) throws(MappingError) -> Profile {
     Profile(id: profile.id, nickname: profile.nickname, introduction: profile.introduction)
   }
 

@@ -18,7 +18,7 @@ public struct StackExchangePostsDataset: Dataset {
     validation.check(Self.answersHaveParent, isAnswer == (post.parentID != nil), at: "ParentId")
   }
 
-  public func map(_ post: StackExchange.PostDTO) throws(MappingError) -> StackExchange.Post {
+  public func map(_ post: StackExchange.PostDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.Post {
     guard let type = PostType(dumpID: post.postTypeID) else {
       throw MappingError(code: .unsupportedEnumValue, path: "PostTypeId", message: StackExchange.unknownType(PostType.self))
     }

@@ -19,7 +19,7 @@ public struct StackExchangeTagsDataset: Dataset {
       at: "TagName")
   }
 
-  public func map(_ tag: StackExchange.TagDTO) throws(MappingError) -> StackExchange.Tag {
+  public func map(_ tag: StackExchange.TagDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.Tag {
     StackExchange.Tag(
       id: tag.id, name: tag.tagName, count: tag.count, excerptPostID: tag.excerptPostID, wikiPostID: tag.wikiPostID,
       isModeratorOnly: tag.isModeratorOnly, isRequired: tag.isRequired)

@@ -11,7 +11,7 @@ public struct StackExchangeVotesDataset: Dataset {
 
   public func validate(_ vote: StackExchange.VoteDTO, into validation: inout Validation) {}
 
-  public func map(_ vote: StackExchange.VoteDTO) throws(MappingError) -> StackExchange.Vote {
+  public func map(_ vote: StackExchange.VoteDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.Vote {
     guard let type = VoteType(dumpID: vote.voteTypeID) else {
       throw MappingError(code: .unsupportedEnumValue, path: "VoteTypeId", message: StackExchange.unknownType(VoteType.self))
     }

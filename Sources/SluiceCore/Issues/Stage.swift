@@ -3,7 +3,7 @@ public enum Stage: String, Sendable, Hashable, Codable, CaseIterable {
   case read, decode, validate, map, load
 
   /// The stage's place in `allCases`.
-  var ordinal: Int {
+  package var ordinal: Int {
     switch self {
     case .read: 0
     case .decode: 1

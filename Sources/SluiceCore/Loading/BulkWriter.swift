@@ -5,7 +5,7 @@
 /// it can write with exactly `RowWriter`'s results (rows, counts, kept records), and when a row of
 /// the batch breaks a constraint it takes nothing back but the batch — the caller then writes the
 /// same batch through `RowWriter`, record by record, which finds the culprits and their issues.
-protocol BulkWriter: AnyObject {
+package protocol BulkWriter: AnyObject {
   /// Whether `rows` is a record this writer can write with `RowWriter`'s exact results.
   func accepts(_ rows: RecordRows) -> Bool
   /// Writes the records' rows, in order, as `RowWriter` would one by one: per record whether it
@@ -21,7 +21,7 @@ protocol BulkWriter: AnyObject {
 }
 
 /// A store that can write batches in bulk.
-protocol BulkLoadingStore: Store {
+package protocol BulkLoadingStore: Store {
   /// A bulk writer for a dataset's tables, or nil when the schema needs `RowWriter` throughout.
   func makeBulkWriter(schema: Schema, conflict: ConflictPolicy) throws -> (any BulkWriter)?
 }

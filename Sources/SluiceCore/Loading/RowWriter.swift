@@ -7,7 +7,7 @@
 /// released or `discardRecord()` once it is rolled back — so counts and caches only ever hold
 /// what committed records wrote. Before each batch of records, `want` and `fetchWanted` look up
 /// every key the batch references that no cache knows, in a few `IN (…)` queries.
-final class RowWriter {
+package final class RowWriter {
   /// A record the writer refuses, with the issues that say why; nothing of it was written that
   /// the savepoint does not take back.
   struct Rejection: Error {
@@ -49,7 +49,7 @@ final class RowWriter {
   }
   private var pending = Pending()
 
-  init(store: any Store, schema: Schema, conflict: ConflictPolicy) throws {
+  package init(store: any Store, schema: Schema, conflict: ConflictPolicy) throws {
     self.store = store
     let sql = TableSQL(dialect: store.dialect)
     self.sql = sql
@@ -85,7 +85,7 @@ final class RowWriter {
   private var writtenElsewhere: [String: Int] = [:]
 
   /// Rows written by committed records, per table.
-  var rowsWritten: [String: Int] {
+  package var rowsWritten: [String: Int] {
     var rows = writtenElsewhere
     for (index, plan) in plans.enumerated() { rows[plan.table.name, default: 0] += written[index] }
     return rows
@@ -142,7 +142,7 @@ final class RowWriter {
 
   /// Keys looked up and the queries that looked them up, per table: what makes a reference by
   /// natural key cost a query per hundred new keys, not one per row (`RunReport.referenceLookups`).
-  private(set) var lookups: [String: RunReport.ReferenceLookups] = [:]
+  package private(set) var lookups: [String: RunReport.ReferenceLookups] = [:]
 
   /// Looks up the wanted keys, `lookupChunk` at a time, and remembers those that exist.
   func fetchWanted() throws {

@@ -21,12 +21,10 @@ public protocol Dataset: Sendable {
 
   /// Business rules on the DTO (the validate stage).
   func validate(_ dto: DTO, into validation: inout Validation)
-  /// DTO → domain (the map stage). Implement this, or `map(_:context:)` when the mapping needs
-  /// to know where the record came from or may drop elements of a list; each has a default
-  /// that calls the other, so a dataset implements exactly one. Throw `MappingError.skipped`
-  /// for a record the dataset skips by design.
-  func map(_ dto: DTO) throws(MappingError) -> Record
-  /// DTO → domain, with the record's context (`MappingContext`).
+  /// DTO → domain (the map stage), with the record's context (`MappingContext`: where it came
+  /// from, the fields read before the records, the elements of a list it dropped). Throw
+  /// `MappingError.skipped` for a record the dataset skips by design; a mapping that needs no
+  /// context ignores it (`context _: inout MappingContext`).
   func map(_ dto: DTO, context: inout MappingContext) throws(MappingError) -> Record
   /// Domain → rows, in the order they are written: referenced rows before the rows that name
   /// them, a parent before its children. Runs on the decoding thread, off the writer's.
@@ -36,10 +34,7 @@ public protocol Dataset: Sendable {
 extension Dataset {
   public var rules: [ValidationRule] { [] }
 
-  public func map(_ dto: DTO, context: inout MappingContext) throws(MappingError) -> Record {
-    try map(dto)
-  }
-
+  /// `map(_:context:)` with a context of its own, for a record read outside a run.
   public func map(_ dto: DTO) throws(MappingError) -> Record {
     var context = MappingContext()
     return try map(dto, context: &context)
@@ -67,8 +62,4 @@ public struct AnyDataset: Sendable {
   /// Every table the dataset writes or owns, for row counts: its tables, then its lookups.
   public var tables: [String] { schema.tableNames }
 
-  /// Runs a pipeline whose every input is this dataset's records.
-  public func run(_ configuration: PipelineConfiguration) -> RunReport {
-    PipelineRunner(configuration: configuration, datasets: configuration.inputs.map { _ in self }).run()
-  }
 }

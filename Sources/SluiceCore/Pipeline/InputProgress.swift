@@ -3,9 +3,9 @@
 ///
 /// The run-wide state (the budget, the quarantine, the failure) is `RunState`'s; this is what a
 /// report says about each input on its own.
-struct InputProgress {
+package struct InputProgress {
   /// The input's place among the pipeline's inputs, from 0.
-  let index: Int
+  package let index: Int
   let input: PipelineInput
   /// The dataset its records are read as.
   let dataset: String
@@ -21,8 +21,8 @@ struct InputProgress {
   private(set) var rowsWritten: [String: Int] = [:]
   /// Where the input's issue samples begin in the ledger's, and its bytes in the quarantine:
   /// what a parallel run needs to put its lanes' samples and rejects back in input order.
-  var firstSample = 0
-  var quarantineBytes: Range<Int> = 0..<0
+  package var firstSample = 0
+  package var quarantineBytes: Range<Int> = 0..<0
 
   init(index: Int, input: PipelineInput, dataset: String, stream: Input, start: RunLedger.Snapshot) {
     self.index = index
@@ -51,7 +51,7 @@ struct InputProgress {
   }
 
   /// The input's counts: up to its end, or up to `now` while it is read.
-  func counts(now: RunLedger.Snapshot) -> RunLedger.Snapshot { (end ?? now).since(start) }
+  package func counts(now: RunLedger.Snapshot) -> RunLedger.Snapshot { (end ?? now).since(start) }
 
   /// Bytes read from the file so far, readable while the decoding thread reads it.
   var bytesSoFar: Int64 { stream?.progress.value ?? compressedBytes }

@@ -8,7 +8,7 @@ import Synchronization
 /// never have read it. A lane on an earlier input goes on until it ends or fails, so the failure
 /// the run reports — the lowest failed input's — is the one a serial run reports, whatever the
 /// timing.
-final class LaneCoordination: Sendable {
+package final class LaneCoordination: Sendable {
   private struct State {
     var nextLane = 0
     var failedInput = Int.max
@@ -34,7 +34,7 @@ final class LaneCoordination: Sendable {
   /// load (a validate run is serial), so progress counts loaded records.
   let wantsProgress: Bool
 
-  init(laneCount: Int, inputCount: Int, progress: ProgressTicker?) {
+  package init(laneCount: Int, inputCount: Int, progress: ProgressTicker?) {
     self.laneCount = laneCount
     rejected = Mutex(Array(repeating: 0, count: inputCount + 1))
     wantsProgress = progress != nil
@@ -43,7 +43,7 @@ final class LaneCoordination: Sendable {
 
   /// The next lane to run, in the order of their first inputs; nil when every lane has started
   /// or a failure makes the rest pointless.
-  func takeLane() -> Int? {
+  package func takeLane() -> Int? {
     state.withLock { state in
       guard state.nextLane < laneCount else { return nil }
       defer { state.nextLane += 1 }
@@ -52,12 +52,12 @@ final class LaneCoordination: Sendable {
   }
 
   /// The pipeline's `input`-th input failed.
-  func fail(at input: Int) {
+  package func fail(at input: Int) {
     state.withLock { $0.failedInput = min($0.failedInput, input) }
   }
 
   /// Whether a lane must stop rather than go on reading `input`: an earlier input failed.
-  func mustStop(at input: Int) -> Bool {
+  package func mustStop(at input: Int) -> Bool {
     state.withLock { $0.failedInput < input }
   }
 
@@ -107,4 +107,6 @@ final class LaneCoordination: Sendable {
 }
 
 /// A lane stopped because an earlier input failed: not a failure of its own.
-struct LaneStopped: Error {}
+package struct LaneStopped: Error {
+  package init() {}
+}

@@ -5,12 +5,12 @@
 ///
 /// Lanes then touch disjoint sets of tables, so no lane reads a row another lane writes, or
 /// waits for its locks. The files of one glob share their dataset's tables, so they share a lane.
-struct LanePlan: Equatable {
+package struct LanePlan: Equatable {
   /// Each lane's inputs, by index in the pipeline, in input order; lanes in the order of their
   /// first input.
-  let lanes: [[Int]]
+  package let lanes: [[Int]]
   /// Each table's lane, for every table of the inputs' datasets and their lookups.
-  let laneOfTable: [String: Int]
+  package let laneOfTable: [String: Int]
 
   init(schemas: [Schema]) {
     var parent: [String: String] = [:]

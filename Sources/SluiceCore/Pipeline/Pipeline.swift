@@ -1,19 +1,42 @@
-/// Runs one dataset's pipeline: every input of the configuration is read as `D`'s records.
+/// A pipeline ready to run: the front door of the engine.
 ///
-/// How a run goes — one transaction, the policy's verdicts, the report and the audit row — is
-/// `PipelineRunner`'s, which also runs inputs of several datasets; this is the generic front for
-/// code that holds a dataset's type.
-public struct Pipeline<D: Dataset> {
-  public let dataset: D
-  public let configuration: PipelineConfiguration
+/// Each input of the configuration is read as its dataset's records — one dataset for every
+/// input, or one per input — through reader → decoder → validator → mapper → rows → store, all
+/// inputs in one transaction, with one report and one audit row (`PipelineRunner` does the
+/// work). `run()` never throws: what happened to the data is in the report.
+///
+/// ```swift
+/// let configuration = PipelineConfiguration(
+///   name: "books", input: "books.ndjson.gz", format: .ndjson, policy: .lenient,
+///   database: try drivers.target(for: "books.sqlite"))
+/// let report = try Pipeline(dataset: BooksDataset(), configuration: configuration).run()
+/// print(report.summary())      // per stage: in, out, rejected, warnings; the top issues
+/// exit(report.exitCode)        // 0, 65 (data), 66 (input), 73, 74 — as the command line's
+/// ```
+public struct Pipeline: Sendable {
+  let runner: PipelineRunner
 
-  public init(dataset: D, configuration: PipelineConfiguration) {
-    self.dataset = dataset
-    self.configuration = configuration
+  /// A pipeline whose every input is `dataset`'s records.
+  public init(dataset: some Dataset, configuration: PipelineConfiguration) throws(PipelineError) {
+    try self.init(datasets: configuration.inputs.map { _ in AnyDataset(dataset) }, configuration: configuration)
   }
 
-  /// Runs the pipeline and returns its report; it never throws; failures are in the report.
-  public func run() -> RunReport {
-    AnyDataset(dataset).run(configuration)
+  /// A pipeline whose `n`-th input is `datasets[n]`'s records; datasets that share a table must
+  /// declare it alike (`Schema.union`).
+  public init(datasets: [AnyDataset], configuration: PipelineConfiguration) throws(PipelineError) {
+    runner = try PipelineRunner(configuration: configuration, datasets: datasets)
   }
+
+  public var configuration: PipelineConfiguration { runner.configuration }
+
+  /// Runs the pipeline and returns its report; failures are in the report.
+  public func run() -> RunReport { runner.run() }
+}
+
+/// A pipeline that cannot be made from its configuration and datasets: no dataset for an input,
+/// or datasets that declare one table differently.
+public struct PipelineError: Error, Sendable, CustomStringConvertible {
+  public var message: String
+  public init(message: String) { self.message = message }
+  public var description: String { message }
 }

@@ -27,15 +27,9 @@ public struct PipelineConfiguration: Sendable {
   /// What the run reads, in load order: one input, or several loaded into one transaction.
   public var inputs: [PipelineInput]
   public var policy: Policy
-  /// A SQLite file's path, or a PostgreSQL server's libpq URL (`postgresql://…`); print
+  /// The database the run loads into, with the driver that opens it; print
   /// `databaseDescription`, which never shows a password.
-  public var database: String
-  /// PostgreSQL: the schema the tables live in (created when missing); nil: the server's
-  /// `search_path`, normally `public`. SQLite has none.
-  public var databaseSchema: String?
-  /// PostgreSQL: seconds to wait for a connection; nil: the URL's `connect_timeout`,
-  /// `PGCONNECT_TIMEOUT`, or 10.
-  public var connectTimeoutSeconds: Int?
+  public var database: DatabaseTarget
   public var conflict: ConflictPolicy
   public var reportPath: String?
   /// Where to write the JUnit XML of the run's checks.
@@ -56,9 +50,9 @@ public struct PipelineConfiguration: Sendable {
   /// its progress line with it. It must return quickly.
   public var progress: (@Sendable (RunProgress) -> Void)?
   public var progressInterval: Double = 0.1
-  /// PostgreSQL: how many connections load the run's independent inputs at once (`--jobs`).
-  /// 1, or a run whose inputs all share tables, or a SQLite database, or a validate run: the
-  /// inputs load one after another over one connection (`PipelineRunner+Lanes`).
+  /// How many connections load the run's independent inputs at once (`--jobs`), where the
+  /// store's driver loads lanes (`ParallelLoadingDriver`). 1, or a run whose inputs all share
+  /// tables, or a store with one writer, or a validate run: the inputs load one after another.
   public var jobs = 1
   /// The most `jobs` a run takes: each is a server connection and a decoding thread.
   public static let maxJobs = 64
@@ -66,7 +60,7 @@ public struct PipelineConfiguration: Sendable {
   public var laneCommit: LaneCommit = .automatic
   /// For fault-injection tests: called at each point of a parallel run's commit with the
   /// backend process ids of its connections (the coordinating one first, then each lane's).
-  var laneCommitHook: (@Sendable (LaneCommitPoint, [Int32]) -> Void)?
+  package var laneCommitHook: (@Sendable (LaneCommitPoint, [Int32]) -> Void)?
 
   /// How the transactions of a parallel run's connections are committed.
   public enum LaneCommit: String, Sendable, Hashable, Codable {
@@ -78,15 +72,15 @@ public struct PipelineConfiguration: Sendable {
     case ordered
   }
 
-  var busyTimeoutMilliseconds: Int32 { Int32(min(max(busyTimeoutSeconds, 0) * 1000, Double(Int32.max)).rounded()) }
-  var busyTimeoutDescription: String {
+  package var busyTimeoutMilliseconds: Int32 { Int32(min(max(busyTimeoutSeconds, 0) * 1000, Double(Int32.max)).rounded()) }
+  package var busyTimeoutDescription: String {
     busyTimeoutSeconds == busyTimeoutSeconds.rounded()
       ? "\(Int(busyTimeoutSeconds)) s" : "\(busyTimeoutSeconds) s"
   }
 
   public init(
     name: String, input: String, format: Format = .json, recordPath: [String] = [],
-    policy: Policy = .strict, database: String, conflict: ConflictPolicy = .upsert,
+    policy: Policy = .strict, database: DatabaseTarget, conflict: ConflictPolicy = .upsert,
     reportPath: String? = nil, junitPath: String? = nil, rejectsPath: String? = nil,
     issueSampleLimit: Int = 100
   ) {
@@ -98,7 +92,7 @@ public struct PipelineConfiguration: Sendable {
 
   /// A pipeline that reads several inputs, in order, into one transaction.
   public init(
-    name: String, inputs: [PipelineInput], policy: Policy = .strict, database: String,
+    name: String, inputs: [PipelineInput], policy: Policy = .strict, database: DatabaseTarget,
     conflict: ConflictPolicy = .upsert, reportPath: String? = nil, junitPath: String? = nil,
     rejectsPath: String? = nil, issueSampleLimit: Int = 100
   ) {
@@ -114,13 +108,11 @@ public struct PipelineConfiguration: Sendable {
     self.issueSampleLimit = issueSampleLimit
   }
 
-  /// Which kind of database `database` names.
-  public var databaseLocation: DatabaseLocation { DatabaseLocation(database) }
-  /// The database as messages and reports name it: a URL without its password.
-  public var databaseDescription: String { databaseLocation.redacted }
+  /// The database as messages and reports name it: a connection string without its password.
+  public var databaseDescription: String { database.description }
 
   /// A validate run: nothing is written.
-  var isDryRun: Bool { mode == .validate }
+  package var isDryRun: Bool { mode == .validate }
 
   /// Whether the run reads more than one input: its issues then say which input they are from.
   public var hasSeveralInputs: Bool { inputs.count > 1 }
@@ -147,5 +139,25 @@ public struct PipelineConfiguration: Sendable {
   private static func onlyInput(_ inputs: [PipelineInput]) -> Int {
     precondition(inputs.count == 1, "a pipeline with several inputs has no single input to change")
     return 0
+  }
+}
+
+/// A point of a parallel run's commit, where fault-injection tests break it: a connection
+/// terminated there (`PipelineConfiguration.laneCommitHook`), or the process killed there
+/// (`sluice run --test-kill-at POINT` raises SIGKILL, as `kill -9` would).
+package enum LaneCommitPoint: Sendable, Hashable, CustomStringConvertible {
+  /// Lane transaction `k` (from 1) was prepared.
+  case prepared(Int)
+  /// The commit was decided and recorded, before the first lane commits.
+  case decided
+  /// Lane transaction `k` (from 1) was committed.
+  case committed(Int)
+
+  package var description: String {
+    switch self {
+    case .prepared(let lane): "prepared-\(lane)"
+    case .decided: "decided"
+    case .committed(let lane): "committed-\(lane)"
+    }
   }
 }

@@ -20,33 +20,36 @@ import Foundation
 /// With `jobs` above 1 and a PostgreSQL database, inputs whose tables do not depend on each other
 /// load over several connections at once, still as one all-or-nothing run with one report
 /// (`PipelineRunner+Lanes`).
-public struct PipelineRunner {
-  public let configuration: PipelineConfiguration
+package struct PipelineRunner: Sendable {
+  package let configuration: PipelineConfiguration
   /// Each input with the dataset its records are read as, in load order.
-  let inputs: [Source]
+  package let inputs: [Source]
   /// Every input's dataset's tables, each once.
-  let schema: Schema
+  package let schema: Schema
   /// The optional inputs that are not there, by their place among `inputs`: a run skips them
   /// (each is a warning) and migrates their tables all the same (`checkInputsExist`).
-  private(set) var missingInputs: Set<Int> = []
+  package private(set) var missingInputs: Set<Int> = []
 
-  struct Source {
-    var input: PipelineInput
-    var dataset: AnyDataset
+  package struct Source: Sendable {
+    package var input: PipelineInput
+    package var dataset: AnyDataset
   }
 
   /// A run of `configuration`, reading its `n`-th input as the records of `datasets[n]`.
   ///
   /// Datasets that share a table must share its declaration (`Schema.union`); a pipeline spec
   /// checks that before a run (`PipelineSpec.datasets(in:)`).
-  public init(configuration: PipelineConfiguration, datasets: [AnyDataset]) {
-    precondition(datasets.count == configuration.inputs.count, "one dataset per input")
+  package init(configuration: PipelineConfiguration, datasets: [AnyDataset]) throws(PipelineError) {
+    guard datasets.count == configuration.inputs.count else {
+      throw PipelineError(
+        message: "\(configuration.inputs.count) input(s) and \(datasets.count) dataset(s): give one dataset per input")
+    }
     self.configuration = configuration
     inputs = zip(configuration.inputs, datasets).map(Source.init)
     do {
       schema = try Schema.union(datasets.map(\.schema))
     } catch {
-      preconditionFailure("\(error)")
+      throw PipelineError(message: "the datasets cannot load together: \(error)")
     }
   }
 
@@ -54,7 +57,7 @@ public struct PipelineRunner {
   ///
   /// The outputs (rejects, report, JUnit) are written in step with the database: staged and
   /// synced before the commit, published after it (`RunOutputs`).
-  public func run() -> RunReport {
+  package func run() -> RunReport {
     var runner = self
     return runner.runOnce()
   }
@@ -79,8 +82,8 @@ public struct PipelineRunner {
           }
         }
         try run.finishDryRun()
-      } else if let plan = lanePlan {
-        committed = try loadInLanes(plan, outputs: outputs, state: &run, opened: &opened)
+      } else if let plan = lanePlan, let driver = configuration.database.driver as? any ParallelLoadingDriver {
+        committed = try driver.loadInLanes(self, plan: plan, outputs: outputs, state: &run, opened: &opened)
       } else {
         let store = try openDatabase()
         opened.store = store
@@ -88,24 +91,35 @@ public struct PipelineRunner {
       }
     } catch {
       run.failure = classify(error, state: &run)
-      if run.waitedForLock, !run.auditSettled, let store = opened.store as? PostgreSQLStore {
-        run.failure?.message += preparedTransactionsNote(store)
+      if run.waitedForLock, !run.auditSettled, let store = opened.store {
+        run.failure?.message += store.lockHoldersNote(describing: configuration.database)
       }
     }
     return finish(run, opened, committed: committed)
   }
 
+  /// The lanes of a run that loads in parallel; nil for a run that loads serially — one job, one
+  /// input or one lane, a store whose driver loads no lanes (SQLite: one writer per file), or a
+  /// validate run.
+  package var lanePlan: LanePlan? {
+    guard configuration.jobs > 1, inputs.count > 1, !configuration.isDryRun,
+      configuration.database.driver is any ParallelLoadingDriver
+    else { return nil }
+    let plan = LanePlan(schemas: inputs.map(\.dataset.schema))
+    return plan.lanes.count > 1 ? plan : nil
+  }
+
   /// What a run opened, for the report whatever happened.
-  struct Opened {
+  package struct Opened {
     var outputs: RunOutputs?
-    var store: (any Store)?
+    package var store: (any Store)?
   }
 
   // MARK: - Inputs
 
   /// Opens one input, reads it to its end with `body` and closes it, counting what its records
   /// did as its own; `body` returns the rows they wrote.
-  func read(
+  package func read(
     _ source: Source, index: Int? = nil, state: inout RunState,
     _ body: (any RecordReader, any RecordLoading, inout RunState) throws -> [String: Int]
   ) throws {
@@ -229,7 +243,7 @@ public struct PipelineRunner {
   /// Applies the schema's missing migrations, all but the deferrable indexes of a fresh schema
   /// (returned, to build after the load), and brings the lookup tables in line with their enums
   /// (the rows that changed, per table).
-  func migrateSchema(_ store: some Store) throws -> (deferred: [Migration], lookupRows: [String: Int]) {
+  package func migrateSchema(_ store: some Store) throws -> (deferred: [Migration], lookupRows: [String: Int]) {
     let deferred = try Migrator.migrate(
       store, schema.migrations(dialect: store.dialect), deferringIndexesOnFreshSchema: true
     ).deferred
@@ -245,7 +259,7 @@ public struct PipelineRunner {
   /// Builds the indexes a fresh schema's load deferred (`locking: false` for a parallel run's
   /// lane). An entry too large for one (PostgreSQL's B-tree limit) is the data's fault, but built
   /// over the loaded table it belongs to no record the run can name: the run fails on its data.
-  func buildDeferredIndexes(_ deferred: [Migration], in store: some Store, locking: Bool = true) throws {
+  package func buildDeferredIndexes(_ deferred: [Migration], in store: some Store, locking: Bool = true) throws {
     guard !deferred.isEmpty else { return }
     try store.prepareForIndexBuild()
     do {
@@ -285,7 +299,7 @@ public struct PipelineRunner {
     return report
   }
 
-  func classify(_ error: any Error, state: inout RunState) -> RunReport.Failure {
+  package func classify(_ error: any Error, state: inout RunState) -> RunReport.Failure {
     switch error {
     case let abort as RunAbort:
       return abort.failure
@@ -339,7 +353,7 @@ public struct PipelineRunner {
 
   // MARK: - The report
 
-  func makeReport(
+  package func makeReport(
     _ run: RunState, failure: RunReport.Failure?, rowsWritten: [String: Int], tableRows: [String: Int],
     committed: Bool
   ) -> RunReport {
@@ -408,7 +422,7 @@ public struct PipelineRunner {
   private var datasetName: String { Self.joined(inputs.map(\.dataset.name)) }
 
   /// Every input's dataset's validation rules, each once: the contract's checks.
-  var rules: [ValidationRule] {
+  package var rules: [ValidationRule] {
     var rules: [ValidationRule] = []
     for source in inputs {
       for rule in source.dataset.rules where !rules.contains(where: { $0.name == rule.name }) {
@@ -427,61 +441,22 @@ public struct PipelineRunner {
 
   // MARK: - Resources
 
-  /// Opens the run's database: a SQLite file, or a connection to the PostgreSQL server its URL
-  /// names. A server that cannot be reached, or refuses the login, is an I/O failure (exit 74)
-  /// that names the server by host, port and database — never by the password.
-  private func openDatabase() throws -> any Store {
-    switch configuration.databaseLocation {
-    case .postgreSQL(let url):
-      return try connect(url)
-    case .sqlite(let path):
-      var status = stat()
-      if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
-        // SQLite would open a device as an empty database and create `/dev/null-journal`.
-        throw OutputError(
-          kind: .cannotCreate,
-          message: "cannot open or create database \(path): \(Self.describe(fileType: status.st_mode)), not a database file")
-      }
-      do {
-        return try SQLiteConnection.openForImport(
-          path: path, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
-      } catch let error as any StoreError where error.failure == .busy {
-        throw error
-      } catch let error as any StoreError {
-        throw OutputError(
-          kind: .cannotCreate, message: "cannot open or create database \(path): \(error.message)")
-      }
-    }
-  }
-
-  /// What kind of file a `stat` mode says a path is, for messages.
-  static func describe(fileType mode: mode_t) -> String {
-    switch mode & S_IFMT {
-    case S_IFDIR: "it is a directory"
-    case S_IFCHR: "it is a character device"
-    case S_IFBLK: "it is a block device"
-    case S_IFIFO: "it is a FIFO"
-    case S_IFSOCK: "it is a socket"
-    default: "it is not a regular file"
-    }
-  }
-
-  /// A connection to the PostgreSQL server at `url`; one that fails is an I/O failure naming
-  /// the server by host, port and database.
-  func connect(_ url: String) throws -> PostgreSQLStore {
+  /// Opens the run's database through its driver. One that cannot be created is exit 73; a
+  /// server that cannot be reached or refuses the login is an I/O failure (exit 74) naming the
+  /// server without its password; a lock held past the busy timeout is the store's busy error.
+  package func openDatabase() throws -> any Store {
     do {
-      return try PostgreSQLStore(
-        url: url,
-        options: .init(
-          schema: configuration.databaseSchema, connectTimeoutSeconds: configuration.connectTimeoutSeconds,
-          lockTimeoutMilliseconds: configuration.busyTimeoutMilliseconds))
-    } catch let error as PostgreSQLError {
-      let place = error.server.isEmpty ? configuration.databaseDescription : error.server
-      throw RunAbort(failure: .init(kind: .io, message: "cannot connect to \(place): \(error.message)"))
+      return try configuration.database.driver.openForRun(
+        configuration.database, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+    } catch let error as StoreOpenError {
+      switch error.kind {
+      case .cannotCreate: throw OutputError(kind: .cannotCreate, message: error.message)
+      case .unreachable: throw RunAbort(failure: .init(kind: .io, message: error.message))
+      }
     }
   }
 
-  private func countRows(_ store: some Store) -> [String: Int] {
+  package func countRows(_ store: some Store) -> [String: Int] {
     var rows: [String: Int] = [:]
     for table in schema.tableNames {
       if let count = try? store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") {

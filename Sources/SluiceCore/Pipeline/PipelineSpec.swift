@@ -106,11 +106,8 @@ public struct PipelineSpec: Sendable {
     if let connectTimeout, !(2...86_400).contains(connectTimeout) {
       throw SpecError(path: path, message: "'connectTimeout' must be a whole number of seconds from 2 to 86400")
     }
-    if databaseSchema != nil && !DatabaseLocation.namesPostgreSQL(database) {
-      throw SpecError(path: path, message: "'databaseSchema' applies to a PostgreSQL database ('database': \"postgresql://…\"), not a SQLite file")
-    }
-    if let databaseSchema, databaseSchema.isEmpty || databaseSchema.utf8.count > PostgreSQLDialect.identifierLimit {
-      throw SpecError(path: path, message: "'databaseSchema' must be a name of 1 to \(PostgreSQLDialect.identifierLimit) bytes")
+    if let databaseSchema, databaseSchema.isEmpty {
+      throw SpecError(path: path, message: "'databaseSchema' must not be empty")
     }
     onConflict = try choice("onConflict", document.onConflict, default: .upsert)
     policy = try Self.policy(document.policy, path: path)
@@ -165,9 +162,6 @@ public struct PipelineSpec: Sendable {
     self.inputs = inputs
     if database.isEmpty {
       throw SpecError(path: path, message: "'database' must not be empty")
-    }
-    if DatabaseLocation.namesPostgreSQL(database), let problem = PostgreSQLStore.problem(in: database) {
-      throw SpecError(path: path, message: "'database' is not a PostgreSQL connection string libpq can read: \(problem)")
     }
   }
 
@@ -296,7 +290,47 @@ public struct PipelineSpec: Sendable {
   /// written against `../SampleData/stackexchange/Users.xml`, `…/Posts.xml` reads
   /// `DIR/Users.xml`, `DIR/Posts.xml`, and subfolders below the common one are kept. Absolute
   /// inputs stay.
-  public func configuration(inputDirectory: String? = nil) -> PipelineConfiguration {
+  ///
+  /// The spec's `database` is named among `drivers` (a file's path resolved against the spec's
+  /// folder, a server's connection string as written) unless `database` replaces it (`--db`);
+  /// either way the spec's `databaseSchema` and `connectTimeout` must suit the database's kind.
+  public func configuration(
+    inputDirectory: String? = nil, drivers: StoreDrivers, database override: DatabaseTarget? = nil
+  ) throws(SpecError) -> PipelineConfiguration {
+    var target: DatabaseTarget
+    if let override {
+      target = override
+    } else {
+      let driver: any StoreDriver
+      do {
+        driver = try drivers.driver(for: database)
+      } catch {
+        throw SpecError(path: path, message: "'database': \(error.message)")
+      }
+      if let problem = driver.problem(in: database) {
+        throw SpecError(path: path, message: "'database' is not a \(driver.name) connection string it can read: \(problem)")
+      }
+      target = DatabaseTarget(location: driver.connectsToServer ? database : resolve(database), driver: driver)
+    }
+    if let databaseSchema {
+      guard let limit = target.driver.schemaNameLimit else {
+        throw SpecError(
+          path: path,
+          message: "'databaseSchema' applies to a database with schemas (PostgreSQL), not the \(target.driver.name) file \(target)")
+      }
+      guard databaseSchema.utf8.count <= limit else {
+        throw SpecError(path: path, message: "'databaseSchema' must be a name of 1 to \(limit) bytes")
+      }
+      target.schema = target.schema ?? databaseSchema
+    }
+    if let connectTimeout, target.driver.connectsToServer {
+      target.connectTimeoutSeconds = target.connectTimeoutSeconds ?? connectTimeout
+    }
+    return configuration(inputDirectory: inputDirectory, database: target)
+  }
+
+  /// The configuration with its database already named.
+  private func configuration(inputDirectory: String?, database target: DatabaseTarget) -> PipelineConfiguration {
     let specDirectory = (path as NSString).deletingLastPathComponent
     var paths = inputs.map { resolve($0.input, against: specDirectory) }
     if let inputDirectory {
@@ -318,13 +352,11 @@ public struct PipelineSpec: Sendable {
           return expanded
         }
       },
-      policy: policy, database: DatabaseLocation.namesPostgreSQL(database) ? database : resolve(database),
+      policy: policy, database: target,
       conflict: onConflict,
       reportPath: report.map(resolve), junitPath: junit.map(resolve),
       rejectsPath: rejects.map(resolve))
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
-    configuration.databaseSchema = databaseSchema
-    configuration.connectTimeoutSeconds = connectTimeout
     if let jobs { configuration.jobs = jobs }
     configuration.htmlPath = html.map(resolve)
     return configuration

@@ -144,7 +144,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
 
 /// A record loop with its dataset's types erased (`AnyDataset` makes one), so a run can read
 /// inputs of different datasets in turn.
-protocol RecordLoading {
+package protocol RecordLoading {
   func validate(_ reader: any RecordReader, state: inout RunState) throws
   func load(
     _ reader: any RecordReader, writer: RowWriter, bulk: (any BulkWriter)?, savepoints: (any RecordSavepoints)?,

@@ -27,13 +27,13 @@ public struct RunFiles: Sendable {
 
   public private(set) var entries: [Entry] = []
 
-  /// The files of `configuration`: the database (a SQLite file, unless the run only
-  /// validates) and its journal, WAL and shared-memory files, every input, every output.
+  /// The files of `configuration`: the database's files, as its driver names them (a file
+  /// database and its journals; none for a server), unless the run only validates; every
+  /// input; every output.
   public init(_ configuration: PipelineConfiguration) {
-    if configuration.mode != .validate, case .sqlite(let path) = configuration.databaseLocation {
-      entries.append(Entry(role: "database", path: path, isRead: false))
-      for suffix in ["-journal", "-wal", "-shm"] {
-        entries.append(Entry(role: "database's \(suffix.dropFirst()) file", path: path + suffix, isRead: false))
+    if configuration.mode != .validate {
+      for file in configuration.database.driver.files(at: configuration.database.location) {
+        entries.append(Entry(role: file.role, path: file.path, isRead: false))
       }
     }
     for input in configuration.inputs where input.path != "-" {

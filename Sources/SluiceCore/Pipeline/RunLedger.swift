@@ -6,10 +6,10 @@ import Foundation
 /// It counts the whole run, whatever its inputs: an input's own counts are the difference
 /// between a `snapshot()` taken when it begins and one taken when it ends, so the hot loop
 /// counts each record once.
-struct RunLedger {
+package struct RunLedger {
   /// Per stage, in `Stage` order: a plain array, since every record updates several.
   private(set) var statistics: [StageStatistics] = Stage.allCases.map(StageStatistics.init)
-  var issues: IssueCollector
+  package var issues: IssueCollector
   var drift = DriftCounter()
   var coercions = 0
   /// Records rejected at any stage.
@@ -122,11 +122,11 @@ struct RunLedger {
   }
 
   /// The counts an input's share of the run is measured by.
-  struct Snapshot {
+  package struct Snapshot {
     var statistics: [StageStatistics]
     var issueCounts: [IssueCode: Int]
     var coercions: Int
-    var rejectedRecords: Int
+    package var rejectedRecords: Int
 
     /// What was counted between `start` and this snapshot.
     func since(_ start: Snapshot) -> Snapshot {
@@ -152,7 +152,7 @@ struct RunLedger {
     var recordsRead: Int { statistics[Stage.read.ordinal].recordsIn }
   }
 
-  func snapshot() -> Snapshot {
+  package func snapshot() -> Snapshot {
     Snapshot(statistics: statistics, issueCounts: issues.counts, coercions: coercions, rejectedRecords: rejectedRecords)
   }
 
@@ -180,7 +180,7 @@ struct RunLedger {
   /// The ledger of a run whose inputs were read by several lanes, as a serial run would have
   /// kept it: every count summed, and `issueSamples` — the lanes' samples in input order — as
   /// the issue samples (`IssueCollector.merging`).
-  static func merging(_ lanes: [RunLedger], issueSamples: [Issue], issueSampleLimit: Int, rules: [ValidationRule])
+  package static func merging(_ lanes: [RunLedger], issueSamples: [Issue], issueSampleLimit: Int, rules: [ValidationRule])
     -> RunLedger
   {
     var merged = RunLedger(issueSampleLimit: issueSampleLimit, rules: rules)

@@ -49,7 +49,7 @@ public struct RunProgress: Sendable, Equatable {
 }
 
 /// Calls the configuration's progress handler at most once per interval, from the loading thread.
-struct ProgressTicker {
+package struct ProgressTicker {
   let handler: @Sendable (RunProgress) -> Void
   let mode: RunMode
   let inputCount: Int

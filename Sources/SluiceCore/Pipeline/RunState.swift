@@ -7,7 +7,7 @@ import Foundation
 /// What is the run's, whatever input is being read: the ledger's totals (so the error budget
 /// spans every input), the quarantine, the failure. What is an input's own: its entry in
 /// `inputs`, begun when the input is opened and finished when it has been read.
-struct RunState {
+package struct RunState {
   let policy: Policy
   let isDryRun: Bool
   let failsOnWarnings: Bool
@@ -15,19 +15,19 @@ struct RunState {
   let namesInputs: Bool
   let startedAt = Date()
   let clockStart = Stopwatch.now()
-  var ledger: RunLedger
-  var quarantine: QuarantineWriter?
+  package var ledger: RunLedger
+  package var quarantine: QuarantineWriter?
   var failure: RunReport.Failure?
   /// The run failed because another connection held the database past the busy timeout.
-  var waitedForLock = false
+  package var waitedForLock = false
   /// A parallel run keeps its audit row itself from its start (`PipelineRunner+LaneCommit`):
   /// `finish` must not add another.
-  var auditSettled = false
+  package var auditSettled = false
   /// The inputs opened so far, in order; the last is the one being read unless it has ended.
   /// In a serial run only the first `RunReport.inputSectionLimit` stay once they have ended;
   /// later ones are summed into `omitted` as they end, so a glob of a hundred thousand files
   /// keeps a thousand.
-  private(set) var inputs: [InputProgress] = []
+  package private(set) var inputs: [InputProgress] = []
   /// The ended inputs past the first `RunReport.inputSectionLimit`, summed (serial runs).
   private(set) var omitted = OmittedInputs()
   /// The first of `omitted` whose every record was rejected: its path and records read.
@@ -35,13 +35,13 @@ struct RunState {
   /// Replays name their inputs' format `rejects` in the report.
   let isReplay: Bool
   /// The configuration's progress handler and when it is next due (`tickProgress`).
-  var progress: ProgressTicker?
+  package var progress: ProgressTicker?
   /// In a parallel run, what the lanes share, and this lane's number (`PipelineRunner+Lanes`).
-  var lane: (coordination: LaneCoordination, number: Int)?
+  package var lane: (coordination: LaneCoordination, number: Int)?
   /// Bytes read of the inputs that have ended, so a lane's progress does not sum them per batch.
   private(set) var endedInputBytes: Int64 = 0
 
-  init(configuration: PipelineConfiguration, rules: [ValidationRule]) {
+  package init(configuration: PipelineConfiguration, rules: [ValidationRule]) {
     policy = configuration.policy
     isDryRun = configuration.isDryRun
     isReplay = configuration.mode == .replay
@@ -92,20 +92,20 @@ struct RunState {
   }
 
   /// The rows every input's records wrote, per table, the folded ones included.
-  var rowsWrittenByInputs: [String: Int] {
+  package var rowsWrittenByInputs: [String: Int] {
     inputs.reduce(into: omitted.rowsWritten) { rows, input in rows.merge(input.rowsWritten, uniquingKeysWith: +) }
   }
 
   /// Ends the input being read, if one is, where a failure stopped it: a lane keeps its counts
   /// up to there for the merged report.
-  mutating func endOpenInput() {
+  package mutating func endOpenInput() {
     guard let last = inputs.last, !last.hasEnded else { return }
     endInput()
   }
 
   /// The state of a run whose inputs several lanes read: `ledger` merged from theirs, `inputs`
   /// every input any lane opened, in input order.
-  mutating func adopt(ledger: RunLedger, inputs: [InputProgress]) {
+  package mutating func adopt(ledger: RunLedger, inputs: [InputProgress]) {
     self.ledger = ledger
     self.inputs = inputs.sorted { $0.index < $1.index }
   }
@@ -147,7 +147,7 @@ struct RunState {
   }
 
   /// The failure of a run that rejected more than `maxRejects` records.
-  static func budgetExceeded(_ maxRejects: Int) -> RunReport.Failure {
+  package static func budgetExceeded(_ maxRejects: Int) -> RunReport.Failure {
     .init(kind: .data, message: "error budget exceeded: more than \(maxRejects) rejected record(s); the run was rolled back")
   }
 
@@ -159,7 +159,7 @@ struct RunState {
   }
 
   /// The rate half of the error budget, checked once the whole input has been read.
-  func checkRejectRate() throws {
+  package func checkRejectRate() throws {
     guard let maxRejectRate = policy.maxRejectRate else { return }
     let read = ledger.recordsRead
     guard read > 0 else { return }
@@ -177,7 +177,7 @@ struct RunState {
   /// A run that rejected every record of a non-empty input fails whatever its budget — a wrong
   /// `--format` or record path looks exactly like that — unless the policy allows it. With
   /// several inputs each is judged on its own, since each has its own format and record path.
-  func checkSomethingLoaded() throws {
+  package func checkSomethingLoaded() throws {
     guard !policy.allowsNothingLoaded else { return }
     let now = ledger.snapshot()
     var loadingNothing: [(path: String, read: Int)] = inputs.compactMap { progress in

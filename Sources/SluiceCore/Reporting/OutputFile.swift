@@ -147,7 +147,7 @@ public final class OutputFile {
 
   /// Copies the bytes `range` of what was written so far into `other`: a parallel run's lane
   /// spools its rejects in a file of its own, copied into the run's in input order.
-  func copy(_ range: Range<Int>, to other: OutputFile) throws(OutputError) {
+  package func copy(_ range: Range<Int>, to other: OutputFile) throws(OutputError) {
     try flush()
     var chunk = [UInt8](repeating: 0, count: min(Self.bufferLimit, max(range.count, 1)))
     var offset = range.lowerBound

@@ -6,8 +6,8 @@ import Foundation
 /// This is the one place Sluice writes record values, because the user asked for it with
 /// `--rejects`. Lines go through an `OutputFile`, buffered and flushed in blocks, so memory stays bounded
 /// and the file is complete or absent, never half-written.
-final class QuarantineWriter {
-  struct Entry: Codable {
+package final class QuarantineWriter {
+  package struct Entry: Codable {
     var ordinal: Int
     var line: Int
     var byteOffset: Int64
@@ -21,17 +21,17 @@ final class QuarantineWriter {
     var format: String?
   }
 
-  let file: OutputFile
+  package let file: OutputFile
   /// The input whose records are being written (it changes as a run reads its inputs in turn).
   var input: String
   /// The format of the input being read: an XML input's records are written as JSON text.
   var format: PipelineConfiguration.Format
   private let encoder: JSONEncoder
-  private(set) var count = 0
+  package private(set) var count = 0
   /// Bytes written so far: where the next record's line begins.
   var byteCount: Int { file.byteCount }
 
-  init(file: OutputFile, input: String, format: PipelineConfiguration.Format = .json) {
+  package init(file: OutputFile, input: String, format: PipelineConfiguration.Format = .json) {
     self.file = file
     self.input = input
     self.format = format
@@ -49,5 +49,5 @@ final class QuarantineWriter {
   }
 
   /// Adds `records` lines written by another writer (a lane's), already in `file`.
-  func countCopied(_ records: Int) { count += records }
+  package func countCopied(_ records: Int) { count += records }
 }

@@ -11,7 +11,7 @@ import Foundation
 /// stream (a FIFO, `/dev/stdout`) cannot be staged; it gets the report once the outcome is
 /// final, and when that write fails the data stays committed and the report says so
 /// (`outputErrors`, exit 75). A failed run publishes its rejects and a report of the failure.
-final class RunOutputs {
+package final class RunOutputs {
   let rejects: OutputFile?
   private let report: OutputFile?
   private let junit: OutputFile?
@@ -36,7 +36,7 @@ final class RunOutputs {
 
   /// Writes and syncs everything a successful run leaves, before its commit; throws when the
   /// disk refuses, which rolls the run back.
-  func stage(_ finalReport: RunReport) throws(OutputError) {
+  package func stage(_ finalReport: RunReport) throws(OutputError) {
     try rejects?.prepare()
     for (file, content) in contents(of: finalReport) where !file.isStream {
       try file.write(content)

@@ -26,6 +26,11 @@ public struct RunReport: Sendable, Codable {
     public var kind: Kind
     public var message: String
 
+    public init(kind: Kind, message: String) {
+      self.kind = kind
+      self.message = message
+    }
+
     public var exitCode: Int32 {
       switch kind {
       case .configuration: return 64
@@ -83,7 +88,7 @@ public struct RunReport: Sendable, Codable {
       self.queries += queries
     }
 
-    mutating func add(_ other: ReferenceLookups) { add(keys: other.keys, queries: other.queries) }
+    package mutating func add(_ other: ReferenceLookups) { add(keys: other.keys, queries: other.queries) }
   }
 
   /// A parallel run's shape: its inputs in `lanes` (inputs that share no table), loaded over
@@ -124,7 +129,7 @@ public struct RunReport: Sendable, Codable {
       self.rowByRow = rowByRow
     }
 
-    mutating func add(_ other: BulkWrites) {
+    package mutating func add(_ other: BulkWrites) {
       for (name, table) in other.tables {
         tables[name, default: Table()].copied += table.copied
         tables[name, default: Table()].staged += table.staged

@@ -27,7 +27,7 @@ struct BooksDataset: Dataset {
     validation.checkNotBlank(Self.titleNotBlank, book.title, at: "title")
   }
 
-  func map(_ book: BookDTO) throws(MappingError) -> Book {
+  func map(_ book: BookDTO, context _: inout MappingContext) throws(MappingError) -> Book {
     Book(isbn: book.isbn, title: book.title, author: book.author, year: book.year, pages: book.pages)
   }
 

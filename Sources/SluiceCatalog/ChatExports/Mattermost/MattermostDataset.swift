@@ -85,7 +85,7 @@ public struct MattermostDataset: Dataset {
     }
   }
 
-  public func map(_ line: Mattermost.LineDTO) throws(MappingError) -> Record {
+  public func map(_ line: Mattermost.LineDTO, context _: inout MappingContext) throws(MappingError) -> Record {
     if Self.skippedLines.contains(line.type) { throw .skipped("\(line.type) line") }
     switch (line.type, line.post, line.user, line.channel) {
     case ("post", let post?, _, _):

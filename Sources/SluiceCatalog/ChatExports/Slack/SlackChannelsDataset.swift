@@ -17,7 +17,7 @@ public struct SlackChannelsDataset: Dataset {
     validation.checkNotBlank(Self.nameNotBlank, channel.name, at: "name")
   }
 
-  public func map(_ channel: Slack.ChannelDTO) throws(MappingError) -> Conversation {
+  public func map(_ channel: Slack.ChannelDTO, context _: inout MappingContext) throws(MappingError) -> Conversation {
     Conversation(id: ChatExport.key(Slack.export, channel.name), name: channel.name)
   }
 

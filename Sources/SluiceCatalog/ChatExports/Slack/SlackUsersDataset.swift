@@ -12,7 +12,7 @@ public struct SlackUsersDataset: Dataset {
 
   public func validate(_ user: Slack.UserDTO, into validation: inout Validation) {}
 
-  public func map(_ user: Slack.UserDTO) throws(MappingError) -> Sender {
+  public func map(_ user: Slack.UserDTO, context _: inout MappingContext) throws(MappingError) -> Sender {
     ChatExport.sender(Slack.export, user.id, name: ChatExport.nonEmpty(user.realName) ?? user.name)
   }
 

@@ -28,7 +28,7 @@ public struct AuditEntry: Sendable {
   /// The `sluice_rejects` row of one of the run's issues, numbered from 1, in the columns' order:
   /// run_id, sequence, stage, severity, code, rule, record_ordinal, byte_offset, line, path,
   /// message, input. Every store writes the same row, its text made storable (`AuditText`).
-  func rejectRow(_ issue: Issue, sequence: Int, runID: Int64) -> [DatabaseValue?] {
+  package func rejectRow(_ issue: Issue, sequence: Int, runID: Int64) -> [DatabaseValue?] {
     func text(_ value: String, _ limit: Int = AuditText.messageLimit) -> DatabaseValue {
       .text(AuditText.storable(value, limit: limit))
     }

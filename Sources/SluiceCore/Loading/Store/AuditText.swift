@@ -7,17 +7,17 @@
 /// run would end without one. So a NUL is written as JSON writes it in the report, `\u0000`, and
 /// text longer than its column's limit here is cut on a character boundary with a marker that
 /// says how long it was. Both stores write the same text, so `sluice runs` shows the same.
-enum AuditText {
+package enum AuditText {
   /// Field paths (`sluice_rejects.path`), grouped and printed by `sluice runs`.
   static let pathLimit = 1_024
   /// Issue messages, rule names, input paths.
   static let messageLimit = 4_096
   /// A failed run's reason (`sluice_runs.failure`), which may name a statement.
-  static let failureLimit = 16_384
+  package static let failureLimit = 16_384
 
   /// `text` with each NUL written `\u0000`, cut to at most `limit` bytes of UTF-8 (the marker
   /// included) when longer.
-  static func storable(_ text: String, limit: Int) -> String {
+  package static func storable(_ text: String, limit: Int) -> String {
     var text = text
     if text.utf8.contains(0) {
       text = text.replacingOccurrences(of: "\u{0}", with: "\\u0000")

@@ -85,10 +85,14 @@ public protocol Store: AnyObject {
   /// Records a run in the store's audit tables (`sluice_runs`, `sluice_rejects`), creating them
   /// when missing. Runs inside the caller's transaction.
   func recordAudit(_ entry: AuditEntry) throws
+  /// For a run that waited for a lock in vain: who holds it, when the store can tell and the
+  /// user can act on it (`; …` to append to the failure), or empty.
+  func lockHoldersNote(describing target: DatabaseTarget) -> String
 }
 
 extension Store {
   public func lockMigrations() throws -> Bool { false }
+  public func lockHoldersNote(describing target: DatabaseTarget) -> String { "" }
 }
 
 /// A compiled statement: bind parameters 1…n, step through its rows, reset, repeat.

@@ -8,17 +8,17 @@
 public struct RecordRows: Sendable {
   /// One row: its table's serial, where its values start, and what it belongs to. Plain
   /// integers, so the writer's hot loop copies no references.
-  @usableFromInline struct Entry: Sendable {
-    @usableFromInline let serial: Int32
+  @usableFromInline package struct Entry: Sendable {
+    @usableFromInline package let serial: Int32
     @usableFromInline let start: Int32
     /// The parent's entry, for a child row; -1 otherwise.
-    @usableFromInline let parent: Int32
+    @usableFromInline package let parent: Int32
     /// Its index among its parent's children in this table (0-based).
     @usableFromInline let index: Int32
     /// For a patch or a merge: a bit per column left unchanged. Whole rows have none; a row
     /// that is not a patch and has some is a merge.
-    @usableFromInline let unchanged: UInt64
-    @usableFromInline let isPatch: Bool
+    @usableFromInline package let unchanged: UInt64
+    @usableFromInline package let isPatch: Bool
 
     @usableFromInline
     init(serial: Int32, start: Int32, parent: Int32, index: Int32, unchanged: UInt64, isPatch: Bool) {
@@ -41,7 +41,7 @@ public struct RecordRows: Sendable {
 
   /// A reference no earlier row of the record resolves, or a patch's own key: the writer looks
   /// these up in the table.
-  struct OpenReference: Sendable {
+  package struct OpenReference: Sendable {
     var entry: Int32
     /// Among the row's own columns.
     var column: Int32
@@ -51,9 +51,9 @@ public struct RecordRows: Sendable {
   }
 
   @usableFromInline var values: [DatabaseValue?] = []
-  @usableFromInline var entries: [Entry] = []
+  @usableFromInline package var entries: [Entry] = []
   private(set) var violations: [Violation] = []
-  private(set) var openReferences: [OpenReference] = []
+  package private(set) var openReferences: [OpenReference] = []
   /// Per table with rows in the record: its serial and its last row's entry, so that a child row
   /// finds its parent and its place among its siblings without walking back over the rows
   /// between (an order of 400k items walked back over all the items before each).
@@ -234,7 +234,7 @@ public struct RecordRows: Sendable {
   /// The value of column `column` of the table's `allColumns`: a child's inherited parent key and
   /// its position, then its own values.
   @inline(__always)
-  func fullValue(_ entry: Int, _ column: Int, in table: Table) -> DatabaseValue? {
+  package func fullValue(_ entry: Int, _ column: Int, in table: Table) -> DatabaseValue? {
     let row = entries[entry]
     let inherited = table.inheritedCount
     if column >= inherited { return values[Int(row.start) + column - inherited] }

@@ -47,7 +47,7 @@ public final class Table: Sendable {
   let ownColumnCount: Int
   let hasReferences: Bool
   /// This table's number in the process: what a row in `RecordRows` names it by.
-  let serial = tableSerials.wrappingAdd(1, ordering: .relaxed).oldValue
+  package let serial = tableSerials.wrappingAdd(1, ordering: .relaxed).oldValue
 
   /// A child's link to its parent.
   public struct ParentLink: Sendable {

@@ -1,7 +1,8 @@
 import Foundation
+import SluiceCore
 
 /// The audit tables in PostgreSQL's dialect: the same `sluice_runs` and `sluice_rejects`, with
-/// the same columns and meaning as SQLite's (`AuditLog`), typed for PostgreSQL — an identity
+/// the same columns and meaning as SQLite's (`SQLiteAuditLog`), typed for PostgreSQL — an identity
 /// `run_id`, `timestamptz` times, `jsonb` for the report's sections, so SQL can reach into them
 /// (`rows_written->>'orders'`).
 enum PostgreSQLAuditLog {

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 /// The global transaction id a parallel run prepares a lane transaction under:
 /// `sluice:<database>:<schema>:<run id>:<k>/<n>` — the run's row in `<schema>.sluice_runs`, and

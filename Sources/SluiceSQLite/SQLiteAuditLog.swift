@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 /// The audit trail in the target database: `sluice_runs` (one row per run, however many inputs
 /// it read) and `sluice_rejects` (that run's sampled issues with their input, without values), so
@@ -7,7 +8,7 @@ import Foundation
 /// A successful run records itself inside its own transaction. A failed run is rolled back
 /// first and then records itself in a transaction of its own: the only write a failed run
 /// leaves behind is its audit row.
-enum AuditLog {
+enum SQLiteAuditLog {
   static let migrations = [
     Migration(
       "sluice-audit-1",
@@ -91,5 +92,5 @@ enum AuditLog {
 }
 
 extension SQLiteConnection {
-  public func recordAudit(_ entry: AuditEntry) throws { try AuditLog.record(entry, into: self) }
+  public func recordAudit(_ entry: AuditEntry) throws { try SQLiteAuditLog.record(entry, into: self) }
 }

@@ -1,12 +1,12 @@
 internal import CLibPQ
 import Foundation
+import SluiceCore
 
 /// `COPY … FROM STDIN` and the small queries of the bulk writer.
 extension PostgreSQLStore: BulkLoadingStore {
-  /// `SLUICE_POSTGRES_WRITER=row` keeps every batch on the row writer: for comparing the two
-  /// (`Benchmarks/postgres`) and for ruling the bulk writer out when a load looks wrong.
-  func makeBulkWriter(schema: Schema, conflict: ConflictPolicy) throws -> (any BulkWriter)? {
-    if ProcessInfo.processInfo.environment["SLUICE_POSTGRES_WRITER"] == "row" { return nil }
+  /// Nil when the store's options keep every batch on the row writer (`usesBulkWriter`).
+  package func makeBulkWriter(schema: Schema, conflict: ConflictPolicy) throws -> (any BulkWriter)? {
+    guard options.usesBulkWriter else { return nil }
     return try PostgreSQLBulkWriter(store: self, schema: schema, conflict: conflict)
   }
 

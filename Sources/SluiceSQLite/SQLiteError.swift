@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 /// A failed SQLite call: its result codes, SQLite's message, and the statement's SQL.
 ///

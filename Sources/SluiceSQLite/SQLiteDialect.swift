@@ -1,4 +1,5 @@
 internal import CSQLite
+import SluiceCore
 
 /// SQLite's spelling: STRICT tables, `WITHOUT ROWID` for composite keys, numbered `?` parameters.
 public struct SQLiteDialect: SQLDialect {

@@ -1,4 +1,5 @@
 internal import CLibPQ
+import SluiceCore
 
 /// What a parallel run (`--jobs N`) needs of a connection beyond `withTransaction`: a
 /// transaction it opens and ends itself, since every lane's stays open until all have loaded,
@@ -84,5 +85,19 @@ extension PostgreSQLStore {
   /// A string literal (an id may hold a quote from a schema's name).
   static func literal(_ text: String) -> String {
     "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+  }
+}
+
+extension PostgreSQLStore {
+  /// For a run that waited for a lock in vain: prepared transactions of an interrupted parallel
+  /// run hold their locks until they are settled, which `sluice recover` does.
+  public func lockHoldersNote(describing target: DatabaseTarget) -> String {
+    guard
+      let count = try? scalarInt(
+        "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'sluice%'"),
+      count > 0
+    else { return "" }
+    return
+      "; \(count) prepared transaction(s) of an interrupted parallel run (--jobs) hold locks in this database: 'sluice recover \(target)' lists them and whether to commit or roll back each, and --apply does it"
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 /// Writes a batch of records into PostgreSQL with one `COPY` per table and a few set-based
 /// statements, with `RowWriter`'s results: the same rows, the same counts, the same kept records.
@@ -42,7 +43,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
   /// Each plan's index by its table's serial; -1 for tables not in the schema.
   private var planBySerial: [Int] = []
   private var written: [Int]
-  /// Whether the server has `MERGE` (PostgreSQL 15) and `SLUICE_POSTGRES_MERGE=off` does not
+  /// Whether the server has `MERGE` (PostgreSQL 15) and the store's options (`usesMerge`) do not
   /// ask for the statements older servers take instead (for comparing the two).
   private let usesMerge: Bool
   private(set) var batches = RunReport.BulkWrites()
@@ -50,8 +51,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
   /// Nil when the schema needs `RowWriter` throughout.
   init?(store: PostgreSQLStore, schema: Schema, conflict: ConflictPolicy) throws {
     self.store = store
-    usesMerge =
-      store.serverVersion >= 150_000 && ProcessInfo.processInfo.environment["SLUICE_POSTGRES_MERGE"] != "off"
+    usesMerge = store.serverVersion >= 150_000 && store.options.usesMerge
     let tables = schema.tables
     let q = store.dialect.quote
     for table in tables {

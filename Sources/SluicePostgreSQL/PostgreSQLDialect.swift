@@ -1,3 +1,5 @@
+import SluiceCore
+
 /// PostgreSQL's spelling of the SQL the engine derives from table declarations.
 ///
 /// Values travel as text parameters, and the types are chosen so that what the engine binds for

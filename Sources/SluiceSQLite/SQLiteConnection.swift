@@ -1,4 +1,5 @@
 internal import CSQLite
+import SluiceCore
 
 /// One open SQLite database: owns the `sqlite3*` handle, prepares statements, runs transactions.
 ///

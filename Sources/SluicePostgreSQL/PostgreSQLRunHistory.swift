@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 /// The run history of a PostgreSQL schema (`sluice_runs`, `sluice_rejects`, written by
 /// `PostgreSQLAuditLog`), read without ever writing.
@@ -21,7 +22,7 @@ public final class PostgreSQLRunHistory: RunHistory {
   private let location: String
 
   public init(url: String, schema: String? = nil, connectTimeoutSeconds: Int? = nil) throws {
-    let location = DatabaseLocation.postgreSQL(url: url).redacted
+    let location = PostgreSQLConnectionString.redact(url)
     self.location = location
     self.schema = schema
     do {

@@ -1,5 +1,6 @@
 internal import CLibPQ
 import Foundation
+import SluiceCore
 
 /// A statement prepared on the server, run with text parameters: bind, step, reset.
 ///

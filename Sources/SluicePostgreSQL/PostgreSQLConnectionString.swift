@@ -1,22 +1,12 @@
-/// Where a run's database is: a SQLite file, or a PostgreSQL server named by a libpq connection
-/// string — a URL (`postgresql://user@host:5432/db`, `postgres://…`,
-/// `postgresql://user@/db?host=/run/dir`) or keyword/value pairs (`host=db dbname=shop user=ann`).
-///
-/// The configuration keeps the text as given, so the store can connect with everything in it;
-/// whatever Sluice prints — messages, reports, `sluice_runs` — uses `redacted`, which keeps the
-/// host, port and database and never a password.
-public enum DatabaseLocation: Sendable, Hashable {
-  case sqlite(path: String)
-  /// A libpq connection string: a URL or keyword/value pairs.
-  case postgreSQL(url: String)
+import SluiceCore
 
-  /// A URL whose scheme is `postgresql` or `postgres` (any case), or keyword/value pairs that
-  /// start with a keyword libpq knows, name a server; anything else is a SQLite file's path.
-  public init(_ text: String) {
-    self = Self.namesPostgreSQL(text) ? .postgreSQL(url: text) : .sqlite(path: text)
-  }
-
-  public static func isPostgreSQLURL(_ text: String) -> Bool {
+/// A PostgreSQL server's libpq connection string — a URL (`postgresql://user@host:5432/db`,
+/// `postgres://…`, `postgresql://user@/db?host=/run/dir`) or keyword/value pairs
+/// (`host=db dbname=shop user=ann`) — read as far as Sluice needs: whether a `--db` text is one,
+/// and where its passwords are, so that whatever Sluice prints (messages, reports, `sluice_runs`)
+/// keeps the host, port and database and never a password. libpq reads the rest.
+enum PostgreSQLConnectionString {
+  static func isPostgreSQLURL(_ text: String) -> Bool {
     let lowered = text.prefix(14).lowercased()
     return lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://")
   }
@@ -24,7 +14,7 @@ public enum DatabaseLocation: Sendable, Hashable {
   /// Whether `text` is a libpq connection string rather than a file's path: a URL, or keyword/
   /// value pairs (`host=db.example dbname=shop`) — never a SQLite file named after them, which
   /// would print a password given among them as the file's name.
-  public static func namesPostgreSQL(_ text: String) -> Bool {
+  static func namesPostgreSQL(_ text: String) -> Bool {
     isPostgreSQLURL(text) || isKeywordValueString(text)
   }
 
@@ -48,28 +38,8 @@ public enum DatabaseLocation: Sendable, Hashable {
     return connectionKeywords.contains(keyword)
   }
 
-  public var isPostgreSQL: Bool {
-    if case .postgreSQL = self { return true }
-    return false
-  }
-
-  /// The location as Sluice prints it: a path as it is; a URL with its password, if it has one,
-  /// replaced by `***` — in the user information (`user:secret@`) and in a `password=` parameter.
-  public var redacted: String {
-    switch self {
-    case .sqlite(let path): return path
-    case .postgreSQL(let url): return Self.redact(url)
-    }
-  }
-
-  /// Whether the URL carries a password (which `ps` shows to every user when it is an argument).
-  public var hasPassword: Bool {
-    guard case .postgreSQL(let url) = self else { return false }
-    return Self.redact(url) != url
-  }
-
   /// The password a URL carries, decoded; nil when it has none.
-  public static func password(in url: String) -> String? {
+  static func password(in url: String) -> String? {
     if !isPostgreSQLURL(url) {
       return keywordValuePairs(in: url).first { $0.keyword == "password" }?.value
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 /// The parallel runs of a PostgreSQL database that did not end — their process was killed, their
 /// connection or server lost between the first prepare and the last commit — and what to do with
@@ -12,7 +13,7 @@ import Foundation
 /// coordinating session still holds the run's advisory lock is in progress and is left alone, as
 /// is what cannot be read with certainty (a prepared transaction of an earlier Sluice, a lane
 /// committed without a decision).
-public final class PostgreSQLRecovery {
+public final class PostgreSQLRecovery: RunRecovery {
   /// The database as messages name it: its connection string without a password.
   public let database: String
   let store: PostgreSQLStore
@@ -21,7 +22,7 @@ public final class PostgreSQLRecovery {
   let schema: String?
 
   public init(url: String, schema: String? = nil, connectTimeoutSeconds: Int? = nil) throws {
-    let location = DatabaseLocation.postgreSQL(url: url).redacted
+    let location = PostgreSQLConnectionString.redact(url)
     database = location
     self.schema = schema
     do {
@@ -34,7 +35,7 @@ public final class PostgreSQLRecovery {
   }
 
   /// One run that did not end, as the database shows it.
-  public struct InterruptedRun: Sendable, Hashable {
+  public struct InterruptedRun: SluiceCore.InterruptedRun, Hashable {
     public var schema: String
     public var runID: Int64
     /// How many lane transactions the run had (its row's `lanes`, or the ids' `n`).
@@ -70,6 +71,13 @@ public final class PostgreSQLRecovery {
           "lane(s) \(committed.map(String.init).joined(separator: ", ")) committed without a recorded decision")
       }
       return .none("nothing to do")
+    }
+
+    public var isPending: Bool { action.isPending }
+
+    public var refusal: String? {
+      if case .refuse(let reason) = action { return reason }
+      return nil
     }
 
     /// One line: the run, its lanes, its decision, and the safe action.
@@ -140,13 +148,31 @@ public final class PostgreSQLRecovery {
   /// The interrupted runs of this database: the runs with a prepared lane transaction — of the
   /// schema asked for, or of any schema when none was — and the runs of the schema asked for (or
   /// the session's) whose row still says `running` or `committing`.
-  public func scan() throws -> Scan {
-    try Self.scan(store, schema: schema, allSchemas: schema == nil)
+  package func scan() throws -> RecoveryScan<InterruptedRun> {
+    let scan = try reading { try Self.scan(store, schema: schema, allSchemas: schema == nil) }
+    return RecoveryScan(
+      runs: scan.runs,
+      unsettled: scan.legacyTransactions.map {
+        "prepared transaction \($0): from a Sluice before 'sluice recover', whose lane 0 held the audit row — its outcome cannot be read from the database; no safe action: decide by hand (COMMIT PREPARED or ROLLBACK PREPARED, see docs/postgresql.md)"
+      })
+  }
+
+  /// A server error while reading or acting is an I/O error naming the server, never a password.
+  private func reading<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as PostgreSQLError {
+      throw RunHistoryError(.unreachable, database: database, message: error.description)
+    }
   }
 
   /// Settles one run by its safe action, under its lock (a run whose lock is taken is in
   /// progress and left alone), after reading it again; returns what was done.
   public func recover(_ run: InterruptedRun) throws -> String {
+    try reading { try settle(run) }
+  }
+
+  private func settle(_ run: InterruptedRun) throws -> String {
     let locked = try store.prepare("SELECT pg_try_advisory_lock(\(PostgreSQLAuditLog.lockKey))")
     try locked.bind([.text(run.schema), .integer(run.runID)])
     let gotLock = try locked.step() && locked.columnValue(0) == .integer(1)

@@ -1,3 +1,5 @@
+import SluiceCore
+
 /// PostgreSQL `COPY`'s text format, one value at a time: tab-separated columns, `\N` for NULL,
 /// backslash escapes, bytea in hex.
 enum COPYText {

@@ -1,5 +1,6 @@
 internal import CLibPQ
 import Foundation
+import SluiceCore
 
 /// One connection to a PostgreSQL server, over libpq: the store a run writes into when its
 /// database is a `postgresql://` URL.
@@ -22,11 +23,23 @@ public final class PostgreSQLStore: Store {
     /// Seconds to wait for a connection; nil: the URL's, `PGCONNECT_TIMEOUT`, or 10.
     public var connectTimeoutSeconds: Int?
     public var lockTimeoutMilliseconds: Int32
+    /// Whether batches go through the bulk writer (`COPY`, set-based applies) where it takes
+    /// them; false keeps every batch on the row writer, for comparing the two and for ruling the
+    /// bulk writer out when a load looks wrong.
+    public var usesBulkWriter: Bool
+    /// Whether the bulk writer may use `MERGE` on PostgreSQL 15 and later; false takes the
+    /// `UPDATE` + `INSERT` older servers get (for comparing the two).
+    public var usesMerge: Bool
 
-    public init(schema: String? = nil, connectTimeoutSeconds: Int? = nil, lockTimeoutMilliseconds: Int32 = 5_000) {
+    public init(
+      schema: String? = nil, connectTimeoutSeconds: Int? = nil, lockTimeoutMilliseconds: Int32 = 5_000,
+      usesBulkWriter: Bool = true, usesMerge: Bool = true
+    ) {
       self.schema = schema
       self.connectTimeoutSeconds = connectTimeoutSeconds
       self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
+      self.usesBulkWriter = usesBulkWriter
+      self.usesMerge = usesMerge
     }
   }
 
@@ -36,6 +49,8 @@ public final class PostgreSQLStore: Store {
   /// `host …, port …, database …`: the server as messages name it.
   public let server: String
   public let schema: String?
+  /// What the store was opened with.
+  public let options: Options
   /// Whether bulk batches stage in ordinary unlogged tables rather than temporary ones: a
   /// transaction that is to be prepared (two-phase commit) cannot have used temporary tables.
   var stagesInOrdinaryTables = false
@@ -86,7 +101,7 @@ public final class PostgreSQLStore: Store {
   /// keyword, a port or connect timeout that is not a number — in libpq's words with every
   /// password masked; nil when it reads. Nothing is connected to.
   public static func problem(in url: String) -> String? {
-    let secrets = DatabaseLocation.secrets(in: url)
+    let secrets = PostgreSQLConnectionString.secrets(in: url)
     func masked(_ text: String) -> String {
       secrets.reduce(oneLine(text)) { $0.replacingOccurrences(of: $1, with: "***") }
     }
@@ -125,6 +140,21 @@ public final class PostgreSQLStore: Store {
     return nil
   }
 
+  /// Whether libpq's environment (`PGCONNECT_TIMEOUT`) gives a connect timeout: its defaults,
+  /// as libpq itself reads them.
+  static var environmentSetsConnectTimeout: Bool {
+    guard let defaults = PQconndefaults() else { return false }
+    defer { PQconninfoFree(defaults) }
+    var option = defaults
+    while let keyword = option.pointee.keyword {
+      if String(cString: keyword) == "connect_timeout" {
+        return option.pointee.val.map { !String(cString: $0).isEmpty } ?? false
+      }
+      option += 1
+    }
+    return false
+  }
+
   public init(url: String, options: Options = Options()) throws {
     if let problem = Self.problem(in: url) {
       throw PostgreSQLError(
@@ -132,9 +162,9 @@ public final class PostgreSQLStore: Store {
     }
     var keywords: [String] = []
     var values: [String] = []
-    // Before the URL, so a connect_timeout in it wins; the environment's wins too, since an
-    // explicit keyword would override it.
-    if options.connectTimeoutSeconds == nil && ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
+    // Before the URL, so a connect_timeout in it wins; the environment's (PGCONNECT_TIMEOUT)
+    // wins too, since an explicit keyword would override it.
+    if options.connectTimeoutSeconds == nil && !Self.environmentSetsConnectTimeout {
       keywords.append("connect_timeout")
       values.append(String(Self.defaultConnectTimeoutSeconds))
     }
@@ -155,7 +185,7 @@ public final class PostgreSQLStore: Store {
     keywords.append("client_encoding")
     values.append("UTF8")
     // libpq's messages have no reason to quote a password; if one ever did, it is masked.
-    let secrets = DatabaseLocation.secrets(in: url)
+    let secrets = PostgreSQLConnectionString.secrets(in: url)
     let pointer = Self.withCStrings(keywords) { keywords in
       Self.withCStrings(values) { values in
         // "If expand_dbname is non-zero, the value for the first dbname key word is checked to see
@@ -179,6 +209,7 @@ public final class PostgreSQLStore: Store {
     connection = pointer
     self.server = server
     schema = options.schema
+    self.options = options
     busyTimeoutMilliseconds = options.lockTimeoutMilliseconds
     var setup = [
       "SET client_min_messages TO warning", "SET TimeZone TO 'UTC'", "SET DateStyle TO 'ISO'",

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 // A parallel run (`--jobs N`, PostgreSQL): the inputs are split into lanes that share no table
 // (`LanePlan`), and up to N connections each load lanes, one after another, in a transaction of
@@ -20,16 +21,6 @@ import Foundation
 // - The lanes' counts, issue samples and rejects are merged in input order, so the report and
 //   the rejects file are a serial run's.
 extension PipelineRunner {
-  /// The lanes of a run that loads in parallel; nil for a run that loads serially — one job, one
-  /// input or one lane, a SQLite database (one writer per file), or a validate run.
-  var lanePlan: LanePlan? {
-    guard configuration.jobs > 1, inputs.count > 1, !configuration.isDryRun,
-      configuration.databaseLocation.isPostgreSQL
-    else { return nil }
-    let plan = LanePlan(schemas: inputs.map(\.dataset.schema))
-    return plan.lanes.count > 1 ? plan : nil
-  }
-
   /// One connection of a parallel run and what it did; each is touched by its own thread until
   /// that ends, then by the coordinating one.
   final class LaneWorker: @unchecked Sendable {
@@ -58,17 +49,24 @@ extension PipelineRunner {
   /// From the moment the run's `running` row is committed, the run settles its row itself —
   /// `failed`, `partial` or `succeeded` (`PipelineRunner+LaneCommit`) — and says so in
   /// `state.auditSettled`, so `finish` adds no second row.
-  func loadInLanes(_ plan: LanePlan, outputs: RunOutputs, state: inout RunState, opened: inout Opened) throws
-    -> RunReport
-  {
-    guard case .postgreSQL(let url) = configuration.databaseLocation else { preconditionFailure("PostgreSQL only") }
+  func loadInLanes(
+    _ plan: LanePlan, driver: PostgreSQLDriver, outputs: RunOutputs, state: inout RunState, opened: inout Opened
+  ) throws -> RunReport {
+    /// A connection of the run, waiting for locks as long as the run does.
+    func connect() throws -> PostgreSQLStore {
+      do {
+        return try driver.connect(configuration.database, lockTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+      } catch {
+        throw RunAbort(failure: .init(kind: .io, message: error.message))
+      }
+    }
     // Every connection first — the coordinating one, which loads no lane, then one per lane
     // connection — so an unreachable server fails the run before anything is written.
-    let coordinator = try connect(url)
+    let coordinator = try connect()
     opened.store = coordinator
     var workers: [LaneWorker] = []
     for number in 0..<min(configuration.jobs, plan.lanes.count) {
-      workers.append(LaneWorker(number: number, store: try connect(url)))
+      workers.append(LaneWorker(number: number, store: try connect()))
     }
     let twoPhase: Bool
     switch configuration.laneCommit {
@@ -104,7 +102,7 @@ extension PipelineRunner {
         worker.inTransaction = false
       }
       var failure = classify(error, state: &state)
-      if state.waitedForLock { failure.message += preparedTransactionsNote(coordinator) }
+      if state.waitedForLock { failure.message += coordinator.lockHoldersNote(describing: configuration.database) }
       let entry = makeReport(state, failure: failure, rowsWritten: [:], tableRows: [:], committed: false).auditEntry
       if (try? PostgreSQLAuditLog.abort(run, entry, on: coordinator)) == nil {
         // The coordinating connection is gone: another records it, or `sluice recover` will.
@@ -122,7 +120,7 @@ extension PipelineRunner {
     // Held until the process ends: `sluice recover` leaves a run alone while it is held.
     try PostgreSQLAuditLog.lock(run, on: coordinator)
     let coordination = LaneCoordination(laneCount: plan.lanes.count, inputCount: inputs.count, progress: state.progress)
-    nonisolated(unsafe) let runner = self
+    let runner = self
     for worker in workers {
       let thread = Thread {
         runner.work(worker, plan: plan, coordination: coordination, deferred: deferred)

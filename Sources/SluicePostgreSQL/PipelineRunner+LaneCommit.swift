@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCore
 
 // How a parallel run's lane transactions become one run, or none: a two-phase commit whose log
 // is the run's own row in `sluice_runs` (`PostgreSQLAuditLog+Lanes`), written by the coordinating
@@ -21,26 +22,6 @@ import Foundation
 // compare-and-set) and then rolls back what was prepared. What this process cannot finish — its
 // connections lost, or itself killed — `sluice recover` finishes by the same rule: a run whose row
 // says `committing` is committed, any other is rolled back.
-
-/// A point of a parallel run's commit, where tests inject faults: a connection terminated there
-/// (`PipelineConfiguration.laneCommitHook`), or the process killed (`SLUICE_TEST_KILL_AT=<point>`,
-/// which raises SIGKILL, as `kill -9` would).
-enum LaneCommitPoint: Sendable, Hashable, CustomStringConvertible {
-  /// Lane transaction k (from 1) was prepared.
-  case prepared(Int)
-  /// The decision to commit is recorded.
-  case decided
-  /// Lane transaction k was committed.
-  case committed(Int)
-
-  var description: String {
-    switch self {
-    case .prepared(let lane): "prepared-\(lane)"
-    case .decided: "decided"
-    case .committed(let lane): "committed-\(lane)"
-    }
-  }
-}
 
 extension PipelineRunner {
   /// The commit of one parallel run's lane transactions, once every lane has loaded.
@@ -316,32 +297,18 @@ extension PipelineRunner {
 
     /// The command that settles the run, as the user would type it (without a password).
     private var recoverCommand: String {
-      let schema = runner.configuration.databaseSchema.map { " --db-schema \($0)" } ?? ""
+      let schema = runner.configuration.database.schema.map { " --db-schema \($0)" } ?? ""
       return "sluice recover '\(runner.configuration.databaseDescription)'\(schema)"
     }
 
-    /// Calls the test hook and, when asked, dies here as `kill -9` would.
+    /// Calls the fault-injection hook, if a test set one (`sluice run --test-kill-at` sets one
+    /// that dies here as `kill -9` would).
     private func reach(_ point: LaneCommitPoint) {
       if let hook = runner.configuration.laneCommitHook {
         hook(point, [coordinator.backendProcessID] + workers.map(\.store.backendProcessID))
       }
-      if ProcessInfo.processInfo.environment["SLUICE_TEST_KILL_AT"] == point.description {
-        kill(getpid(), SIGKILL)
-      }
     }
 
     private static func list(_ lanes: [Int]) -> String { lanes.map(String.init).joined(separator: ", ") }
-  }
-
-  /// A note for a run that waited for a lock in vain: prepared transactions of an interrupted
-  /// parallel run hold their locks until they are settled, which `sluice recover` does.
-  func preparedTransactionsNote(_ store: PostgreSQLStore) -> String {
-    guard
-      let count = try? store.scalarInt(
-        "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'sluice%'"),
-      count > 0
-    else { return "" }
-    return
-      "; \(count) prepared transaction(s) of an interrupted parallel run (--jobs) hold locks in this database: 'sluice recover \(configuration.databaseDescription)' lists them and whether to commit or roll back each, and --apply does it"
   }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import SluiceCore
 
 /// The run history of a SQLite database (`sluice_runs`, `sluice_rejects`, written by
-/// `AuditLog`), read without ever writing: the database is opened read-only, so looking at
+/// `SQLiteAuditLog`), read without ever writing: the database is opened read-only, so looking at
 /// last night's runs cannot change, lock for writing or create anything.
 ///
 /// Opening checks the file first, so a missing path is `databaseMissing` rather than SQLite's

@@ -1,3 +1,5 @@
+import SluiceCore
+
 /// A failed PostgreSQL call: the server's SQLSTATE and primary message, the constraint, table and
 /// column it names, and the statement's SQL.
 ///

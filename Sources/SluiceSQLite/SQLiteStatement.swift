@@ -1,4 +1,5 @@
 internal import CSQLite
+import SluiceCore
 
 /// A prepared statement, reused for a whole run: bind, step, reset.
 public final class SQLiteStatement: StoreStatement {

@@ -1,0 +1,103 @@
+import Foundation
+import SluiceCore
+
+/// The PostgreSQL driver: a server named by a libpq connection string — a URL
+/// (`postgresql://loader@db.example/shop`) or keyword/value pairs (`host=db dbname=shop`) — loaded
+/// through libpq with `COPY` and set-based applies, over several connections at once for a run's
+/// independent inputs (`--jobs`, committed in two phases where the server allows it), with the
+/// recovery of a run interrupted while committing (`sluice recover`).
+///
+/// ```swift
+/// let drivers = StoreDrivers([PostgreSQLDriver(), SQLiteDriver()])
+/// var configuration = PipelineConfiguration(
+///   name: "orders", input: "orders.json.gz",
+///   database: try drivers.target(for: "postgresql://loader@db.example/shop", schema: "nightly"))
+/// let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+/// ```
+public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver {
+  /// How the driver writes: the bulk writer and `MERGE` where the server has it, unless asked
+  /// not to (for comparing, and for ruling the bulk writer out when a load looks wrong).
+  public struct Options: Sendable, Hashable {
+    public var usesBulkWriter: Bool
+    public var usesMerge: Bool
+    public init(usesBulkWriter: Bool = true, usesMerge: Bool = true) {
+      self.usesBulkWriter = usesBulkWriter
+      self.usesMerge = usesMerge
+    }
+  }
+
+  public let options: Options
+
+  public init(options: Options = Options()) {
+    self.options = options
+  }
+
+  public var name: String { "PostgreSQL" }
+
+  public func claim(_ location: String) -> StoreDriverClaim {
+    PostgreSQLConnectionString.namesPostgreSQL(location) ? .certainly : .no
+  }
+
+  public func problem(in location: String) -> String? { PostgreSQLStore.problem(in: location) }
+
+  public func redacted(_ location: String) -> String { PostgreSQLConnectionString.redact(location) }
+
+  public func hasPassword(_ location: String) -> Bool { redacted(location) != location }
+
+  public var dialect: any SQLDialect { PostgreSQLDialect() }
+
+  public var schemaNameLimit: Int? { PostgreSQLDialect.identifierLimit }
+
+  public var connectsToServer: Bool { true }
+
+  public func openForRun(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store {
+    try connect(target, lockTimeoutMilliseconds: busyTimeoutMilliseconds)
+  }
+
+  /// A connection for a run; one that fails names the server by host, port and database.
+  func connect(_ target: DatabaseTarget, lockTimeoutMilliseconds: Int32) throws(StoreOpenError) -> PostgreSQLStore {
+    do {
+      return try PostgreSQLStore(
+        url: target.location,
+        options: .init(
+          schema: target.schema, connectTimeoutSeconds: target.connectTimeoutSeconds,
+          lockTimeoutMilliseconds: lockTimeoutMilliseconds, usesBulkWriter: options.usesBulkWriter,
+          usesMerge: options.usesMerge))
+    } catch let error as PostgreSQLError {
+      let place = error.server.isEmpty ? target.description : error.server
+      throw StoreOpenError(kind: .unreachable, message: "cannot connect to \(place): \(error.message)")
+    } catch {
+      throw StoreOpenError(kind: .unreachable, message: "cannot connect to \(target.description): \(error)")
+    }
+  }
+
+  public func openHistory(_ target: DatabaseTarget) throws -> any RunHistory {
+    try PostgreSQLRunHistory(
+      url: target.location, schema: target.schema, connectTimeoutSeconds: target.connectTimeoutSeconds)
+  }
+
+  package func loadInLanes(
+    _ runner: PipelineRunner, plan: LanePlan, outputs: RunOutputs, state: inout RunState,
+    opened: inout PipelineRunner.Opened
+  ) throws -> RunReport {
+    try runner.loadInLanes(plan, driver: self, outputs: outputs, state: &state, opened: &opened)
+  }
+
+  package func openRecovery(_ target: DatabaseTarget) throws -> any RunRecovery {
+    try PostgreSQLRecovery(
+      url: target.location, schema: target.schema, connectTimeoutSeconds: target.connectTimeoutSeconds)
+  }
+}
+
+extension DatabaseTarget {
+  /// A PostgreSQL server by its libpq connection string, the tables in `schema` (nil: the
+  /// server's `search_path`).
+  public static func postgreSQL(
+    _ connectionString: String, schema: String? = nil, connectTimeoutSeconds: Int? = nil,
+    options: PostgreSQLDriver.Options = .init()
+  ) -> DatabaseTarget {
+    DatabaseTarget(
+      location: connectionString, driver: PostgreSQLDriver(options: options), schema: schema,
+      connectTimeoutSeconds: connectTimeoutSeconds)
+  }
+}

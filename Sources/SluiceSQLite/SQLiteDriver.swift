@@ -1,0 +1,94 @@
+import Foundation
+import SluiceCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The SQLite driver: a database is a file, written by one connection in one transaction.
+///
+/// It takes every database name no other registered driver claims for certain — a path, as
+/// given — except one that looks like a server's (`scheme://…`, `key=value …`), so a program
+/// without a server's driver says it has none rather than create a file named after a URL.
+///
+/// ```swift
+/// var configuration = PipelineConfiguration(
+///   name: "books", input: "books.json", database: .sqlite("books.sqlite"))
+/// let report = try Pipeline(dataset: BooksDataset(), configuration: configuration).run()
+/// ```
+public struct SQLiteDriver: StoreDriver {
+  public init() {}
+
+  public var name: String { "SQLite" }
+
+  public func claim(_ location: String) -> StoreDriverClaim {
+    Self.looksLikeServer(location) ? .no : .asFile
+  }
+
+  public func redacted(_ location: String) -> String { location }
+
+  public var dialect: any SQLDialect { SQLiteDialect() }
+
+  public func files(at location: String) -> [(role: String, path: String)] {
+    [("database", location)] + ["-journal", "-wal", "-shm"].map { ("database's \($0.dropFirst()) file", location + $0) }
+  }
+
+  public func openForRun(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store {
+    let path = target.location
+    var status = stat()
+    if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+      // SQLite would open a device as an empty database and create `/dev/null-journal`.
+      throw StoreOpenError(
+        kind: .cannotCreate,
+        message: "cannot open or create database \(path): \(Self.describe(fileType: status.st_mode)), not a database file")
+    }
+    do {
+      return try SQLiteConnection.openForImport(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    } catch let error as SQLiteError where error.failure == .busy {
+      throw error
+    } catch let error as SQLiteError {
+      throw StoreOpenError(kind: .cannotCreate, message: "cannot open or create database \(path): \(error.message)")
+    }
+  }
+
+  public func openHistory(_ target: DatabaseTarget) throws -> any RunHistory {
+    try SQLiteRunHistory(path: target.location)
+  }
+
+  /// A URL's scheme (`postgresql://`), or connection keywords (`host=db dbname=shop`): a
+  /// server's name, not a file's. A file may hold `=` in its name (`a=b.sqlite`): only words
+  /// that name a server (`host`, `dbname`, `service`, …), or two `keyword=value` pairs, count.
+  static func looksLikeServer(_ location: String) -> Bool {
+    if let scheme = location.range(of: "://"), location.first?.isLetter == true,
+      location[..<scheme.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+.-".contains($0) })
+    {
+      return true
+    }
+    let pairs = location.split(whereSeparator: \.isWhitespace).filter { word in
+      guard let equals = word.firstIndex(of: "=") else { return false }
+      return !word[..<equals].isEmpty && word[..<equals].allSatisfy { $0.isLetter || $0 == "_" }
+    }
+    guard let first = pairs.first, let equals = first.firstIndex(of: "=") else { return false }
+    let serverWords: Set<String> = ["host", "hostaddr", "dbname", "user", "port", "service", "password"]
+    return pairs.count >= 2 || serverWords.contains(String(first[..<equals]))
+  }
+
+  /// What kind of file a `stat` mode says a path is, for messages.
+  static func describe(fileType mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFDIR: "it is a directory"
+    case S_IFCHR: "it is a character device"
+    case S_IFBLK: "it is a block device"
+    case S_IFIFO: "it is a FIFO"
+    case S_IFSOCK: "it is a socket"
+    default: "it is not a regular file"
+    }
+  }
+}
+
+extension DatabaseTarget {
+  /// A SQLite database file at `path` (created by the first run).
+  public static func sqlite(_ path: String) -> DatabaseTarget {
+    DatabaseTarget(location: path, driver: SQLiteDriver())
+  }
+}
