@@ -19,6 +19,8 @@ let package = Package(
           "FuzzSupport",
           .product(name: "SluiceCore", package: "Sluice"),
           .product(name: "SluiceCatalog", package: "Sluice"),
+          .product(name: "SluiceSQLite", package: "Sluice"),
+          .product(name: "SluicePostgreSQL", package: "Sluice"),
         ],
         // The entry point is libFuzzer's main; the target only exports LLVMFuzzerTestOneInput.
         swiftSettings: [.unsafeFlags(["-parse-as-library"])]

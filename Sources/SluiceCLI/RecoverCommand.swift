@@ -2,7 +2,7 @@ import Foundation
 import SluiceCore
 
 /// `sluice recover DB [--db-schema NAME] [--apply]`: the parallel runs of a PostgreSQL database
-/// that did not end, and the one safe way to settle each (`PostgreSQLRecovery`).
+/// that did not end, and the one safe way to settle each (the driver's `RunRecovery`).
 ///
 /// A run killed, or whose connections were lost, between its first prepare and its last commit
 /// leaves prepared lane transactions that hold their locks, and a row that says `running` or

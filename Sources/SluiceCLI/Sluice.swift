@@ -8,10 +8,9 @@ import SluiceCore
 /// line over them with `Sluice.main(datasets:drivers:)`, with the store drivers it links.
 ///
 /// ```swift
-/// import SluiceCLI
-/// import SluiceSQLite
-///
-/// Sluice.main(datasets: [AnyDataset(BooksDataset())], drivers: [SQLiteDriver()])
+/// // main.swift of a package with a dataset of its own, loading into the databases whose
+/// // driver targets it links (see Examples/custom-dataset):
+/// Sluice.main(datasets: [AnyDataset(BooksDataset())], drivers: drivers)
 /// ```
 ///
 /// `run(arguments:datasets:)` picks the subcommand from `subcommands` — the table `--help`

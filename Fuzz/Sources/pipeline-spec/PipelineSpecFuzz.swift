@@ -5,10 +5,15 @@
 // against the spec's directory).
 //
 // Invariants checked: a parsed spec has a non-empty dataset, input and database; its policy is
-// consistent; the resolved paths are absolute (or `-` for stdin).
+// consistent; the resolved paths are absolute (or `-` for stdin), a database file's too.
 import Foundation
 import FuzzSupport
 import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
+
+/// The drivers the `sluice` executable registers: a spec's database is named among them.
+private let drivers = StoreDrivers([SQLiteDriver(), PostgreSQLDriver()])
 
 private let specPaths = ["/work/fuzz/Pipelines/spec.json", "Pipelines/spec.json"]
 
@@ -23,8 +28,20 @@ public func fuzzPipelineSpec(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
       !spec.dataset.isEmpty && !spec.input.isEmpty && !spec.database.isEmpty,
       "a spec with an empty dataset, input or database was accepted")
     fuzzCheck(spec.policy.inconsistency == nil, "an inconsistent policy was accepted: \(spec.policy)")
-    let configuration = spec.configuration()
-    for resolved in [configuration.input, configuration.database]
+    let configuration: PipelineConfiguration
+    do {
+      configuration = try spec.configuration(drivers: drivers)
+    } catch {
+      // A database no driver takes, or whose settings do not suit it: a spec error, said.
+      observe(error.message)
+      return 0
+    }
+    let database = configuration.database
+    if !database.driver.connectsToServer {
+      fuzzCheck(database.location.hasPrefix("/"), "the database file '\(database.location)' did not resolve to an absolute path")
+    }
+    observe(database.description)
+    for resolved in [configuration.input]
       + [configuration.reportPath, configuration.junitPath, configuration.htmlPath, configuration.rejectsPath].compactMap({ $0 })
     {
       fuzzCheck(
