@@ -135,7 +135,10 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceEndToEndTests",
-      dependencies: ["sluice", "orders-generator", "messages-generator", "devices-generator", "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples"]
+      dependencies: [
+        "sluice", "orders-generator", "messages-generator", "devices-generator", "SluiceCLI", "SluiceCatalog",
+        "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -91,10 +91,13 @@ struct InspectCommand: Subcommand {
   }
 
   func run() throws -> Int32 {
-    let inspection: Inspection
+    var inspection: Inspection
     do {
-      inspection = try Inspector.inspect(path: input, options: options)
-    } catch let error as InputError {
+      // Read from where the command line starts; named as it was given.
+      inspection = try Inspector.inspect(path: PipelineConfiguration.absolute(input), options: options)
+      inspection.path = input
+    } catch var error as InputError {
+      error.path = input
       printError("sluice: \(error)")
       switch error.code {
       case .notFound, .unreadable: return ExitCode.noInput

@@ -127,5 +127,5 @@ extension PipelineConfiguration {
 
   /// A command-line path made absolute against the working directory; `-` (standard input)
   /// stays as it is.
-  static func absolute(_ path: String) -> String { FilePaths.absolute(path) }
+  static func absolute(_ path: String) -> String { FilePaths.absolute(path, in: CommandIO.current.workingDirectory) }
 }

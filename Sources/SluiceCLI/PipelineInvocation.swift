@@ -43,7 +43,7 @@ struct PipelineInvocation {
     if parsed.flags.contains("progress") && parsed.flags.contains("no-progress") {
       throw UsageError("--progress and --no-progress contradict each other: give one")
     }
-    let spec = try PipelineSpec(contentsOf: specPath)
+    let spec = try PipelineSpec(contentsOf: PipelineConfiguration.absolute(specPath))
     let declared = try spec.datasets(in: context.datasets)
     if command.rejects == .read && spec.inputs.count > 1 {
       throw UsageError(
@@ -58,6 +58,7 @@ struct PipelineInvocation {
     ).applying(parsed.values)
     configuration.mode = command.runMode
     configuration.failsOnWarnings = parsed.flags.contains("fail-on-warnings")
+    if parsed.flags.contains("count-rows") { configuration.countsTableRows = true }
     let rejects = parsed.values["rejects"].map(PipelineConfiguration.absolute)
     switch command.rejects {
     case .written:
@@ -104,13 +105,17 @@ struct PipelineInvocation {
     } else if report.committed {
       printOutput("database: \(configuration.databaseDescription)")
       for table in resolved.tables {
-        printOutput("  \(table): \(report.tableRows[table] ?? 0) rows")
+        if let rows = report.tableRows[table] {
+          printOutput("  \(table): \(rows) rows (\(report.rowsWritten[table] ?? 0) written)")
+        } else {
+          printOutput("  \(table): \(report.rowsWritten[table] ?? 0) rows written")
+        }
       }
     } else {
       printError("sluice: the run was rolled back; no data was written to \(configuration.databaseDescription)")
     }
     var status = report.exitCode
-    if let failure = StandardOutput.shared.failure, status == ExitCode.success {
+    if let failure = CommandIO.current.failure, status == ExitCode.success {
       printError("sluice: cannot write to standard output: \(failure)")
       status = report.committed ? ExitCode.committedButOutputFailed : ExitCode.ioError
     }

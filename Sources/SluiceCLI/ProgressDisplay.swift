@@ -11,24 +11,28 @@ import Synchronization
 /// `--no-progress` says otherwise: a log file or a pipe never gets a byte of it.
 final class ProgressDisplay: Sendable {
   private let drawn = Atomic<Bool>(false)
+  /// The command's streams, kept: the engine calls `draw` from the thread that loads, which may
+  /// not be the command's.
+  private let io = CommandIO.current
 
-  /// Whether to draw: the flags, else whether standard error is a terminal.
+  /// Whether to draw: the flags, else whether standard error is a terminal (never a captured
+  /// one: a command run in process has no terminal).
   static func isWanted(flags: Set<String>) -> Bool {
     if flags.contains("no-progress") { return false }
     if flags.contains("progress") { return true }
-    return isatty(2) == 1
+    return !CommandIO.current.isCaptured && isatty(2) == 1
   }
 
   /// Draws `progress` over the previous line.
   func draw(_ progress: RunProgress) {
     let line = ProgressLine.render(progress, width: Self.terminalColumns())
-    _ = StandardStreams.write(ProgressLine.draw(line), to: 2)
+    io.writeError(ProgressLine.draw(line))
     drawn.store(true, ordering: .relaxed)
   }
 
   /// Erases the line, if one was drawn, so the summary starts at the beginning of a clean line.
   func finish() {
-    if drawn.exchange(false, ordering: .relaxed) { _ = StandardStreams.write(ProgressLine.erase, to: 2) }
+    if drawn.exchange(false, ordering: .relaxed) { io.writeError(ProgressLine.erase) }
   }
 
   /// The terminal's width, when stderr is one that says.

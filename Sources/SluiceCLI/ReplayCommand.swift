@@ -10,7 +10,7 @@ struct ReplayCommand: PipelineSubcommand {
   static let valueOptions: Set<String> = [
     "rejects", "policy", "on-conflict", "db", "db-schema", "connect-timeout", "busy-timeout", "report", "junit", "html",
   ]
-  static let flags: Set<String> = ["fail-on-rejects"]
+  static let flags: Set<String> = ["fail-on-rejects", "count-rows"]
 
   static let help = makeHelp(
     usage: "sluice replay PIPELINE.json --rejects PATH [options]",

@@ -65,7 +65,7 @@ struct ReportCommand: Subcommand {
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: PipelineConfiguration.absolute(reportPath)))
     } catch {
-      let exists = FileManager.default.fileExists(atPath: reportPath)
+      let exists = FileManager.default.fileExists(atPath: PipelineConfiguration.absolute(reportPath))
       throw ReportFileError(
         code: .unreadable,
         message: "cannot read the report \(reportPath): \(exists ? "it is not a readable file" : "no such file")")

@@ -13,7 +13,7 @@ struct RunCommand: PipelineSubcommand {
     // Fault injection for the tests of a parallel run's commit; not in the help.
     "test-kill-at",
   ]
-  static let flags: Set<String> = ["fail-on-rejects"]
+  static let flags: Set<String> = ["fail-on-rejects", "count-rows"]
 
   static let help = makeHelp(
     usage: "sluice run PIPELINE.json [options]",
@@ -47,6 +47,8 @@ struct RunCommand: PipelineSubcommand {
                                  (PREPARE TRANSACTION, atomic) when the server allows it
                                  (automatic, the default), or one after another (ordered)
           --rejects PATH         write every rejected record (raw text and issues) as NDJSON here
+          --count-rows           count every table's rows after the commit (a full scan of each
+                                 table; the report's tableRows): by default the rows written
           --busy-timeout SECONDS how long to wait for another process's lock (default 5)
       """ + "\n" + failOnRejectsOption)
 

@@ -37,10 +37,24 @@ public enum Sluice {
   /// Runs `sluice arguments…` over `datasets` and the store `drivers`, writing to the
   /// process's standard output and error; returns the exit code. Dataset names must be unique.
   public static func run(arguments: [String], datasets: [AnyDataset], drivers: [any StoreDriver]) -> Int32 {
+    run(arguments: arguments, datasets: datasets, drivers: drivers, io: CommandIO())
+  }
+
+  /// Runs `sluice arguments…` with its output, its diagnostics and its working directory in `io`:
+  /// commands run side by side in one process, as the tests run them.
+  package static func run(
+    arguments: [String], datasets: [AnyDataset], drivers: [any StoreDriver], io: CommandIO
+  ) -> Int32 {
+    CommandIO.$current.withValue(io) {
+      runHere(arguments: arguments, datasets: datasets, drivers: drivers)
+    }
+  }
+
+  private static func runHere(arguments: [String], datasets: [AnyDataset], drivers: [any StoreDriver]) -> Int32 {
     let names = datasets.map(\.name)
     precondition(Set(names).count == names.count, "two datasets share a name: \(names)")
     var status = dispatch(arguments, context: CommandContext(datasets: datasets, drivers: StoreDrivers(drivers)))
-    if let failure = StandardOutput.shared.failure, status == ExitCode.success {
+    if let failure = CommandIO.current.failure, status == ExitCode.success {
       // A pipeline command decides for itself (its data may be committed); anything else just
       // failed to deliver its results.
       printError("sluice: cannot write to standard output: \(failure)")

@@ -1,3 +1,4 @@
+import Foundation
 import SluiceCore
 
 #if canImport(Glibc)
@@ -25,23 +26,67 @@ enum StandardStreams {
   }
 }
 
-/// Standard output: results. Remembers the first write that failed, so the command can report
-/// it and exit non-zero instead of pretending its results were delivered.
-final class StandardOutput {
-  nonisolated(unsafe) static let shared = StandardOutput()
-  private(set) var failure: String?
+/// Where a command's results and diagnostics go, and the directory its relative paths start from:
+/// the process's standard output, standard error and working directory for the `sluice` tool; a
+/// pair of buffers and a directory of the test's own for a command run in process
+/// (`Sluice.run(arguments:datasets:drivers:io:)`), so commands run side by side in one process.
+package final class CommandIO: @unchecked Sendable {
+  /// The command being run on this task: set by `Sluice.run`.
+  @TaskLocal package static var current = CommandIO()
 
-  func print(_ text: String = "") {
-    guard failure == nil else { return }
-    if let code = StandardStreams.write(text + "\n", to: 1) {
-      failure = String(cString: strerror(code))
+  /// The directory relative paths on the command line start from.
+  package let workingDirectory: String
+  private let lock = NSLock()
+  private let captures: Bool
+  private var outputText = ""
+  private var errorText = ""
+  /// The first result line that could not be written, as `strerror` says why.
+  private var outputFailure: String?
+
+  /// The process's streams and working directory.
+  package init() {
+    workingDirectory = FileManager.default.currentDirectoryPath
+    captures = false
+  }
+
+  /// Buffers for standard output and standard error, and `workingDirectory` for relative paths.
+  package init(capturingIn workingDirectory: String) {
+    self.workingDirectory = workingDirectory
+    captures = true
+  }
+
+  /// What the command wrote to standard output and standard error (captured streams only).
+  package var output: String { lock.withLock { outputText } }
+  package var error: String { lock.withLock { errorText } }
+  package var failure: String? { lock.withLock { outputFailure } }
+  /// Whether the streams are buffers (a command run in process), not the process's.
+  package var isCaptured: Bool { captures }
+
+  func writeOutput(_ text: String) {
+    lock.withLock {
+      guard outputFailure == nil else { return }
+      if captures {
+        outputText += text
+      } else if let code = StandardStreams.write(text, to: 1) {
+        outputFailure = String(cString: strerror(code))
+      }
+    }
+  }
+
+  func writeError(_ text: String) {
+    lock.withLock {
+      if captures {
+        errorText += text
+      } else {
+        _ = StandardStreams.write(text, to: 2)
+      }
     }
   }
 }
 
-/// Writes a result line to standard output.
+/// Writes a result line to standard output (the command's, `CommandIO.current`).
 func printOutput(_ text: String = "") {
-  StandardOutput.shared.print(text)
+  CommandIO.current.writeOutput(text + "\n")
 }
 
 /// Writes a line to standard error; dropped when stderr is closed or full.
@@ -51,5 +96,5 @@ func printOutput(_ text: String = "") {
 /// terminal or the log; the message's own line breaks stay.
 func printError(_ text: String) {
   let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
-  _ = StandardStreams.write(TerminalText.lines(lines) + "\n", to: 2)
+  CommandIO.current.writeError(TerminalText.lines(lines) + "\n")
 }

@@ -143,7 +143,7 @@ extension PipelineRunner {
     let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
     // Each table counted by the connection that wrote it: only its transaction sees its rows.
     var tableRows: [String: Int] = [:]
-    for table in schema.tableNames {
+    for table in schema.tableNames where configuration.countsTableRows {
       let lane = plan.laneOfTable[table]
       let store = workers.first { lane != nil && $0.lanes.contains(lane ?? -1) }?.store ?? coordinator
       if let count = try? store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") {
@@ -189,8 +189,7 @@ extension PipelineRunner {
     do {
       if configuration.rejectsPath != nil {
         // Spooled in a temporary file of its own, copied into the run's in input order.
-        let spool = try OutputFile(
-          path: NSTemporaryDirectory() + "/sluice-rejects-\(getpid())-\(worker.number)", purpose: "rejects spool")
+        let spool = try OutputFile.privateSpool(purpose: "rejects spool")
         state.quarantine = QuarantineWriter(file: spool, input: "")
       }
       try store.beginTransaction()

@@ -39,7 +39,7 @@ final class DeviceWorkspace {
     let configuration = PipelineConfiguration(
       name: "devices", inputs: inputs, policy: policy, database: .sqlite(database), conflict: conflict)
     let datasets = try datasets ?? inputs.map { input in try #require(Catalog.dataset(named: input.dataset ?? "")) }
-    return try Pipeline(datasets: datasets, configuration: configuration).run()
+    return try Pipeline(datasets: datasets, configuration: configuration.counted).run()
   }
 
   func snapshot() throws -> DatabaseSnapshot { try DatabaseSnapshot(of: database, tables: Self.tables) }

@@ -40,7 +40,8 @@ final class Workspace {
   ) -> PipelineConfiguration {
     PipelineConfiguration(
       name: "test", input: input, format: format, recordPath: recordPath, policy: policy,
-      database: .sqlite(database), conflict: conflict)
+      database: .sqlite(database), conflict: conflict
+    ).counted
   }
 
   func run(
@@ -321,7 +322,7 @@ struct FruitsPipelineTests {
     let middle = bytes.count * 3 / 4
     for index in middle..<middle + 16 { bytes[index] ^= 0xA5 }
     let input = try workspace.directory.write("broken.json.gz", bytes)
-    let report = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: input)).run()
+    let report = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: input).counted).run()
     #expect(report.status == .failed)
     #expect(report.exitCode == 74)
     #expect(report.failure?.message.contains("corrupt") == true)
@@ -329,7 +330,7 @@ struct FruitsPipelineTests {
     #expect(try workspace.dump() == before)
 
     let truncated = try workspace.directory.write("cut.json.gz", Array(Gzip.compress(text).prefix(middle)))
-    let cut = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: truncated)).run()
+    let cut = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: truncated).counted).run()
     #expect(cut.exitCode == 74)
     #expect(cut.failure?.message.contains("truncated") == true)
     #expect(try workspace.dump() == before)
@@ -346,7 +347,7 @@ struct FruitsPipelineTests {
     let input = try workspace.directory.write("ok.json", FruitsDump.array([FruitsDump.fruit(1)]))
     var configuration = workspace.configuration(input: input)
     configuration.database = .sqlite(workspace.directory.file("no-such-dir/fruits.sqlite"))
-    let report = try Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    let report = try Pipeline(dataset: FruitsDataset(), configuration: configuration.counted).run()
     #expect(report.exitCode == 73)
   }
 
@@ -373,7 +374,7 @@ struct FruitsPipelineTests {
     let input = try workspace.directory.write("many.ndjson", FruitsDump.ndjson(records))
     var configuration = workspace.configuration(input: input, format: .ndjson, policy: .lenient)
     configuration.issueSampleLimit = 10
-    let report = try Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    let report = try Pipeline(dataset: FruitsDataset(), configuration: configuration.counted).run()
     #expect(report.issueCounts["missingField"] == 250)
     #expect(report.issues.count == 10)
     #expect(report.statistics(for: .decode).rejected == 250)

@@ -32,7 +32,7 @@ final class MultiInputWorkspace {
       name: "shop", inputs: inputs, policy: policy, database: .sqlite(database), rejectsPath: rejects)
     configuration.mode = mode
     let datasets = try inputs.map { input in try #require(Catalog.dataset(named: input.dataset ?? "")) }
-    return try Pipeline(datasets: datasets, configuration: configuration).run()
+    return try Pipeline(datasets: datasets, configuration: configuration.counted).run()
   }
 
   func snapshot() throws -> DatabaseSnapshot { try DatabaseSnapshot(of: database, tables: Self.tables) }

@@ -90,7 +90,7 @@ struct OrdersContractTests {
     let input = try directory.write("fixture.json", bytes)
     let configuration = PipelineConfiguration(
       name: file.lastPathComponent, input: input, policy: policy, database: .sqlite(directory.file("orders.sqlite")))
-    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration.counted).run()
     return (report, try SQLiteConnection(path: directory.file("orders.sqlite")), directory)
   }
 

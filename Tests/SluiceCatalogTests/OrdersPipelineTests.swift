@@ -71,7 +71,8 @@ final class OrdersWorkspace {
     conflict: ConflictPolicy = .upsert
   ) -> PipelineConfiguration {
     PipelineConfiguration(
-      name: "orders-test", input: input, format: format, policy: policy, database: .sqlite(database), conflict: conflict)
+      name: "orders-test", input: input, format: format, policy: policy, database: .sqlite(database), conflict: conflict
+    ).counted
   }
 
   func run(
@@ -384,7 +385,7 @@ struct OrdersPipelineTests {
     configuration.reportPath = nil
     configuration.rejectsPath = workspace.directory.file("rejects.ndjson")
     #expect(configuration.input == Repository.path("SampleData/orders-broken.ndjson.gz"))
-    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration.counted).run()
 
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(report.exitCode == 0)
@@ -416,7 +417,7 @@ struct OrdersPipelineTests {
     var configuration = try PipelineSpec(contentsOf: Repository.path("Pipelines/orders.json")).configuration(drivers: .all)
     configuration.database = .sqlite(workspace.database)
     configuration.reportPath = nil
-    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+    let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration.counted).run()
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(report.input.gzip)
     #expect(report.tableRows["orders"] == 2000)

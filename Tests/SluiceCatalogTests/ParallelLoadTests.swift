@@ -99,7 +99,7 @@ struct ParallelLoadTests {
       rejectsPath: rejects, issueSampleLimit: sampleLimit)
     configuration.jobs = jobs
     configuration.laneCommit = commit
-    return try Pipeline(datasets: datasets(inputs), configuration: schema.aim(configuration)).run()
+    return try Pipeline(datasets: datasets(inputs), configuration: schema.aim(configuration).counted).run()
   }
 
   /// What a report says about the data, times and the database's name aside: the outcome,
@@ -325,7 +325,7 @@ struct ParallelLoadTests {
     configuration.jobs = 3
     configuration.progressInterval = 0
     configuration.progress = { progress in seen.withLock { $0.append(progress) } }
-    let report = try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: schema.aim(configuration)).run()
+    let report = try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: schema.aim(configuration).counted).run()
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     let ticks = seen.withLock { $0 }
     #expect(!ticks.isEmpty)
@@ -351,7 +351,7 @@ struct ParallelLoadTests {
       _ = try? PostgreSQLServer.connect().scalarInt(
         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'")
     }
-    let report = try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: configuration).run()
+    let report = try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: configuration.counted).run()
     let didKill = killed.load(ordering: .relaxed)
     #expect(didKill)
     #expect(report.exitCode == 74, "\(report.failure?.message ?? "")")
@@ -396,7 +396,7 @@ struct ParallelLoadTests {
       var configuration = PipelineConfiguration(
         name: "sqlite", inputs: Self.messyInputs, policy: Self.lenient, database: .sqlite(directory.file(file)))
       configuration.jobs = jobs
-      return try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: configuration).run()
+      return try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: configuration.counted).run()
     }
     let serial = try run(jobs: 1, file: "serial.sqlite")
     let parallel = try run(jobs: 3, file: "parallel.sqlite")

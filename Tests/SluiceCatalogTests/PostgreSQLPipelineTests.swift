@@ -25,8 +25,8 @@ final class TwinStores {
     var sqlite = configuration
     sqlite.database = .sqlite(sqlitePath)
     return Reports(
-      sqlite: try Pipeline(datasets: datasets, configuration: sqlite).run(),
-      postgreSQL: try Pipeline(datasets: datasets, configuration: schema.aim(configuration)).run())
+      sqlite: try Pipeline(datasets: datasets, configuration: sqlite.counted).run(),
+      postgreSQL: try Pipeline(datasets: datasets, configuration: schema.aim(configuration).counted).run())
   }
 
   /// A committed spec's pipeline, without its outputs, into both stores.

@@ -41,7 +41,7 @@ struct SchemaAdoptionTests {
   private func run(_ database: String, _ lines: [String], in directory: TemporaryDirectory) throws -> RunReport {
     let input = try directory.write("orders-\(UUID().uuidString).ndjson", lines.joined(separator: "\n") + "\n")
     let configuration = PipelineConfiguration(name: "orders", input: input, format: .ndjson, database: .sqlite(database))
-    return try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+    return try Pipeline(dataset: OrdersDataset(), configuration: configuration.counted).run()
   }
 
   @Test func aDatabaseOfThePreviousReleaseKeepsLoading() throws {
@@ -71,7 +71,7 @@ struct SchemaAdoptionTests {
     let duplicate = PipelineConfiguration(
       name: "orders", input: try directory.write("dup.ndjson", OrdersLoaderTests.order("NEW-1", customer: 7, name: "Seven") + "\n"),
       format: .ndjson, database: .sqlite(database), conflict: .fail)
-    let failed = try Pipeline(dataset: OrdersDataset(), configuration: duplicate).run()
+    let failed = try Pipeline(dataset: OrdersDataset(), configuration: duplicate.counted).run()
     #expect(failed.exitCode == 65)
     #expect(failed.issues.first?.message == "orders: a row with this key exists already (primary key order_id)")
     #expect(failed.issues.first?.path == "orderId")

@@ -113,7 +113,7 @@ final class ProjectsDatabase {
     let input = try directory.write("input-\(runs).ndjson", text)
     let configuration = PipelineConfiguration(
       name: dataset.name, input: input, format: .ndjson, policy: policy, database: .sqlite(path), conflict: conflict)
-    return try Pipeline(dataset: dataset, configuration: configuration).run()
+    return try Pipeline(dataset: dataset, configuration: configuration.counted).run()
   }
 
   // The readers below record an error as a test issue and return a value no expectation

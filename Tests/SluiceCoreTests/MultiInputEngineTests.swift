@@ -31,7 +31,7 @@ struct MultiInputEngineTests {
       datasets.append(AnyDataset(dataset))
     }
     let configuration = PipelineConfiguration(name: "team", inputs: configured, policy: policy, database: .sqlite(db.path))
-    return try Pipeline(datasets: datasets, configuration: configuration).run()
+    return try Pipeline(datasets: datasets, configuration: configuration.counted).run()
   }
 
   private let people = [

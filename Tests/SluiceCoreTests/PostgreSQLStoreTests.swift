@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SluiceTestSupport
 import Testing
 @testable import SluiceCore
@@ -248,23 +249,40 @@ struct PostgreSQLStoreTests {
     let migrated = DispatchSemaphore(value: 0)
     let secondStarted = DispatchSemaphore(value: 0)
     let firstDone = DispatchSemaphore(value: 0)
+    let secondBackend = Atomic<Int32>(0)
+    let sawTheSecondWait = Atomic<Bool>(false)
     let first = Thread {
       defer { firstDone.signal() }
-      guard let store = try? PostgreSQLStore(url: url, options: .init(schema: name)) else { return }
+      guard let store = try? PostgreSQLStore(url: url, options: .init(schema: name)),
+        let observer = try? PostgreSQLStore(url: url)
+      else { return }
       _ = try? store.withTransaction {
         try Migrator.migrate(store, migrations)
         migrated.signal()
         _ = secondStarted.wait(timeout: .now() + 30)
-        // Long enough for the second to be waiting.
-        Thread.sleep(forTimeInterval: 0.5)
+        // Commit only once the server shows the second waiting for a lock (at most 30 s).
+        let pid = secondBackend.load(ordering: .acquiring)
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+          let waiting = try observer.scalarInt(
+            "SELECT count(*) FROM pg_stat_activity WHERE pid = \(pid) AND wait_event_type = 'Lock'")
+          if waiting == 1 {
+            sawTheSecondWait.store(true, ordering: .releasing)
+            break
+          }
+          usleep(10_000)
+        }
       }
     }
     first.start()
     #expect(migrated.wait(timeout: .now() + 30) == .success)
     let second = try PostgreSQLStore(url: url, options: .init(schema: name, lockTimeoutMilliseconds: 30_000))
+    secondBackend.store(second.backendProcessID, ordering: .releasing)
     secondStarted.signal()
     let applied = try second.withTransaction { try Migrator.migrate(second, migrations) }
     #expect(firstDone.wait(timeout: .now() + 30) == .success)
+    let waited = sawTheSecondWait.load(ordering: .acquiring)
+    #expect(waited, "the second run never waited for the first's lock")
     #expect(applied.applied.isEmpty)
     #expect(try second.columns(of: "t") == ["k"])
   }

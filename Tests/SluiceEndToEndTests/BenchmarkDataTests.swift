@@ -65,13 +65,13 @@ struct BenchmarkDataTests {
     }
 
     let sluiceDatabase = scratch.file("sluice.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/orders.json", "--input", "\(first)/orders.json.gz", "--db", sluiceDatabase,
       "--report", scratch.file("r.json"),
     ])
     #expect(result.status == 0, "\(result.stderr)")
 
-    let schema = try scratch.write("schema.sql", try SluiceBinary.run(["schema", "orders"]).stdout)
+    let schema = try scratch.write("schema.sql", try SluiceCommand.run(["schema", "orders"]).stdout)
     let referenceDatabase = scratch.file("reference.sqlite")
     let (status, message) = try run(
       "/usr/bin/env",

@@ -22,12 +22,12 @@ struct ChatExportCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("messages.sqlite")
     let arguments = ["run", "Pipelines/\(spec)", "--db", database, "--report", scratch.file("report.json")]
-    let result = try SluiceBinary.run(arguments)
+    let result = try SluiceCommand.run(arguments)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("  messages: \(messages) rows"), "\(result.stdout)")
     #expect(!result.stderr.contains("unknownField"), "\(result.stderr)")
     // A second run changes no message.
-    let again = try SluiceBinary.run(arguments)
+    let again = try SluiceCommand.run(arguments)
     #expect(again.status == 0, "\(again.stderr)")
     #expect(try count(database, "SELECT count(*) FROM messages") == messages)
     #expect(try count(database, "SELECT count(*) FROM sluice_runs") == 2)
@@ -39,7 +39,7 @@ struct ChatExportCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("slack.sqlite")
     let export = (Corpus.root as NSString).appendingPathComponent("messages/slack/slack-export-viewer")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/slack.json", "--input-dir", export, "--db", database, "--report", scratch.file("r.json"),
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -52,7 +52,7 @@ struct ChatExportCommandTests {
     #expect(report.inputs.count == 2 + 17)
     #expect(try count(database, "SELECT count(*) FROM senders") == 7)
 
-    let validated = try SluiceBinary.run(["validate", "Pipelines/slack.json", "--input-dir", export])
+    let validated = try SluiceCommand.run(["validate", "Pipelines/slack.json", "--input-dir", export])
     #expect(validated.status == 0, "\(validated.stderr)")
     #expect(validated.stdout.contains("valid: 164 record(s)"), "\(validated.stdout)")
   }

@@ -139,14 +139,14 @@ struct CitusLayoutTests {
     // itself, with every foreign key, ends with the same rows (the engine resolves references by
     // natural key itself, so the keys the layout drops change no outcome).
     let target = ["--db", schema.url, "--db-schema", schema.name]
-    let first = try SluiceBinary.run(["run", pipeline, "--report", scratch.file("1.json")] + target)
+    let first = try SluiceCommand.run(["run", pipeline, "--report", scratch.file("1.json")] + target)
     #expect(first.status == 0, "\(first.stderr)")
     let loaded = try schema.rows(of: tables)
-    let again = try SluiceBinary.run(["run", pipeline, "--report", scratch.file("2.json")] + target)
+    let again = try SluiceCommand.run(["run", pipeline, "--report", scratch.file("2.json")] + target)
     #expect(again.status == 0, "\(again.stderr)")
     #expect(try schema.rows(of: tables) == loaded)
     let plain = PostgreSQLSchema()
-    let reference = try SluiceBinary.run(
+    let reference = try SluiceCommand.run(
       ["run", pipeline, "--report", scratch.file("3.json"), "--db", plain.url, "--db-schema", plain.name])
     #expect(reference.status == 0, "\(reference.stderr)")
     #expect(try plain.rows(of: tables) == loaded)
@@ -161,7 +161,7 @@ struct CitusLayoutTests {
     let admin = try PostgreSQLServer.connect()
     defer { _ = try? admin.execute("DROP SCHEMA IF EXISTS \"\(shim)\" CASCADE") }
     try admin.execute(Self.shim(shim) + "; CREATE SCHEMA \"\(schema.name)\"")
-    let ddl = try SluiceBinary.run(["schema", dataset, "--dialect", "postgresql"])
+    let ddl = try SluiceCommand.run(["schema", dataset, "--dialect", "postgresql"])
     try #require(ddl.status == 0, "\(ddl.stderr)")
     let store = try schema.connect()
     try store.execute(ddl.stdout)

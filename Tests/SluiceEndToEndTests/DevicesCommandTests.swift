@@ -20,13 +20,13 @@ struct DevicesCommandTests {
   @Test func theNightlyPipelineLoadsDevicesThenAlertsAndARerunWritesNothing() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("devices.sqlite")
-    let first = try SluiceBinary.run(["run", "Pipelines/devices.json", "--db", database, "--report", scratch.file("1.json")])
+    let first = try SluiceCommand.run(["run", "Pipelines/devices.json", "--db", database, "--report", scratch.file("1.json")])
     #expect(first.status == 0, "\(first.stderr)")
     #expect(first.stdout.contains("  devices: 8 rows") && first.stdout.contains("  alerts: 15 rows"), "\(first.stdout)")
     #expect(first.stderr.contains("devices (devices+alerts, strict) succeeded"), "\(first.stderr)")
     #expect(first.stderr.contains("references looked up: devices 8 key(s) in 1 query"), "\(first.stderr)")
 
-    let again = try SluiceBinary.run(["run", "Pipelines/devices.json", "--db", database, "--report", scratch.file("2.json")])
+    let again = try SluiceCommand.run(["run", "Pipelines/devices.json", "--db", database, "--report", scratch.file("2.json")])
     #expect(again.status == 0, "\(again.stderr)")
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("2.json"))))
     #expect(report.rowsWritten.values.allSatisfy { $0 == 0 }, "\(report.rowsWritten)")
@@ -37,7 +37,7 @@ struct DevicesCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("devices.sqlite")
     let rejects = scratch.file("rejects.ndjson")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/devices-lenient.json", "--db", database, "--report", scratch.file("r.json"), "--rejects", rejects,
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -60,9 +60,9 @@ struct DevicesCommandTests {
   @Test func profilesThenPatchesLeaveEachProfileAsItsPatchesSay() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("profiles.sqlite")
-    let full = try SluiceBinary.run(["run", "Pipelines/profiles.json", "--db", database, "--report", scratch.file("1.json")])
+    let full = try SluiceCommand.run(["run", "Pipelines/profiles.json", "--db", database, "--report", scratch.file("1.json")])
     #expect(full.status == 0, "\(full.stderr)")
-    let patches = try SluiceBinary.run([
+    let patches = try SluiceCommand.run([
       "run", "Pipelines/profile-patches.json", "--db", database, "--report", scratch.file("2.json"), "--rejects",
       scratch.file("rejects.ndjson"),
     ])
@@ -83,7 +83,7 @@ struct DevicesCommandTests {
   }
 
   @Test func helpSaysReplaceDeletesADevicesAlerts() throws {
-    let help = try SluiceBinary.run(["--help"])
+    let help = try SluiceCommand.run(["--help"])
     #expect(help.status == 0)
     #expect(help.stdout.contains("replace deletes them with the device"), "\(help.stdout)")
     #expect(help.stdout.contains("profile-patches"))

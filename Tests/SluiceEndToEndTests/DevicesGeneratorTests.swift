@@ -106,7 +106,7 @@ struct DevicesGeneratorTests {
   }
 
   private func run(_ spec: String, _ database: String, report: String) throws -> RunReport {
-    let result = try SluiceBinary.run(["run", spec, "--db", database, "--report", report])
+    let result = try SluiceCommand.run(["run", spec, "--db", database, "--report", report, "--count-rows"])
     #expect(result.status == 0, "\(result.stderr)")
     return try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
   }

@@ -21,7 +21,7 @@ struct FailOnRejectsTests {
   func lenientRunWithRejectsCommitsAndExits1(spec: String, table: String, rows: Int64, rejected: Int64) throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("db.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", spec, "--db", database, "--report", scratch.file("r.json"), "--rejects", scratch.file("rejects.ndjson"),
       "--fail-on-rejects",
     ])
@@ -40,7 +40,7 @@ struct FailOnRejectsTests {
   @Test func theSameRunWithoutTheFlagExits0() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits-lenient.json", "--db", database, "--report", scratch.file("r.json")])
+    let result = try SluiceCommand.run(["run", "Pipelines/fruits-lenient.json", "--db", database, "--report", scratch.file("r.json")])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(!result.stderr.contains("--fail-on-rejects"))
     #expect(try count(database, "SELECT count(*) FROM fruits") == 25)
@@ -49,7 +49,7 @@ struct FailOnRejectsTests {
   @Test func aCleanLenientRunWithTheFlagExits0() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--policy", "lenient", "--db", database, "--report", scratch.file("r.json"),
       "--fail-on-rejects",
     ])
@@ -61,7 +61,7 @@ struct FailOnRejectsTests {
   @Test func aStrictFailureStillExits65AndWritesNothing() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--input", "SampleData/fruits-broken.ndjson.gz", "--format", "ndjson",
       "--db", database, "--report", scratch.file("r.json"), "--fail-on-rejects",
     ])
@@ -75,7 +75,7 @@ struct FailOnRejectsTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
     let rejects = scratch.file("rejects.ndjson")
-    let first = try SluiceBinary.run([
+    let first = try SluiceCommand.run([
       "run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", rejects, "--report", scratch.file("r.json"),
     ])
     #expect(first.status == 0, "\(first.stderr)")
@@ -83,7 +83,7 @@ struct FailOnRejectsTests {
     let fixed = try String(contentsOfFile: rejects, encoding: .utf8)
       .replacingOccurrences(of: #"\"color\": 7"#, with: #"\"color\": \"red\""#)
     let fixedPath = try scratch.write("fixed.ndjson", fixed)
-    let replay = try SluiceBinary.run([
+    let replay = try SluiceCommand.run([
       "replay", "Pipelines/fruits-lenient.json", "--rejects", fixedPath, "--db", database, "--report", scratch.file("r2.json"),
       "--fail-on-rejects",
     ])
@@ -104,7 +104,7 @@ struct FailOnRejectsTests {
   }
 
   @Test func validateDoesNotTakeTheFlag() throws {
-    let result = try SluiceBinary.run(["validate", "Pipelines/fruits-lenient.json", "--fail-on-rejects"])
+    let result = try SluiceCommand.run(["validate", "Pipelines/fruits-lenient.json", "--fail-on-rejects"])
     #expect(result.status == 64)
     #expect(result.stderr.contains("unknown option --fail-on-rejects"))
   }

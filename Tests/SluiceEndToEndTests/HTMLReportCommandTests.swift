@@ -16,8 +16,9 @@ struct HTMLReportCommandTests {
     let scratch = try TemporaryDirectory()
     let html = scratch.file("out/fruits-lenient.html")
     let json = scratch.file("out/fruits-lenient.json")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits-lenient.json", "--db", scratch.file("f.sqlite"), "--report", json, "--html", html,
+      "--count-rows",
     ])
     #expect(result.status == 0, "\(result.stderr)")
     let page = try read(html)
@@ -30,12 +31,12 @@ struct HTMLReportCommandTests {
     #expect(page.contains("<tr><td><code>recipes</code></td><td class=\"n\">93</td><td class=\"n\">93</td></tr>"))
 
     let rendered = scratch.file("again.html")
-    let report = try SluiceBinary.run(["report", json, "--html", rendered])
+    let report = try SluiceCommand.run(["report", json, "--html", rendered])
     #expect(report.status == 0, "\(report.stderr)")
     #expect(report.stdout.isEmpty)
     #expect(try read(rendered) == page)
 
-    let summary = try SluiceBinary.run(["report", json])
+    let summary = try SluiceCommand.run(["report", json])
     #expect(summary.status == 0)
     #expect(summary.stdout.hasPrefix("sluice: fruits-lenient (fruits, lenient) succeeded in "))
     #expect(summary.stdout.contains("issues: 5 — invalidValue 2, missingField 1, syntax 1, typeMismatch 1"))
@@ -45,7 +46,7 @@ struct HTMLReportCommandTests {
     let scratch = try TemporaryDirectory()
     let html = scratch.file("strict.html")
     let json = scratch.file("strict.json")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--input", "SampleData/fruits-broken.ndjson.gz", "--format", "ndjson",
       "--db", scratch.file("f.sqlite"), "--report", json, "--html", html,
     ])
@@ -64,7 +65,7 @@ struct HTMLReportCommandTests {
   @Test func validateWritesThePageWithTheDriftItFound() throws {
     let scratch = try TemporaryDirectory()
     let html = scratch.file("messages.html")
-    let result = try SluiceBinary.run(["validate", "Pipelines/messages.json", "--html", html])
+    let result = try SluiceCommand.run(["validate", "Pipelines/messages.json", "--html", html])
     #expect(result.status == 65)
     let page = try read(html)
     #expect(page.contains("<p class=\"eyebrow\">Sluice validate report</p>"))
@@ -77,13 +78,13 @@ struct HTMLReportCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("f.sqlite")
     let rejects = scratch.file("rejects.ndjson")
-    let first = try SluiceBinary.run([
+    let first = try SluiceCommand.run([
       "run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", rejects, "--report", scratch.file("1.json"),
     ])
     #expect(first.status == 0, "\(first.stderr)")
     let html = scratch.file("replay.html")
     let json = scratch.file("replay.json")
-    let replay = try SluiceBinary.run([
+    let replay = try SluiceCommand.run([
       "replay", "Pipelines/fruits-lenient.json", "--rejects", rejects, "--db", database, "--report", json, "--html", html,
     ])
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: json)))
@@ -92,7 +93,7 @@ struct HTMLReportCommandTests {
     let page = try read(html)
     #expect(page.contains("<p class=\"eyebrow\">Sluice replay report</p>"))
     #expect(page.contains("in 5 · out"))
-    #expect(try SluiceBinary.run(["report", json, "--html", scratch.file("again.html")]).status == 0)
+    #expect(try SluiceCommand.run(["report", json, "--html", scratch.file("again.html")]).status == 0)
     #expect(try read(scratch.file("again.html")) == page)
   }
 
@@ -101,7 +102,7 @@ struct HTMLReportCommandTests {
     _ = try scratch.write(
       "spec.json",
       #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits.json.gz"))", "recordPath": "fruits", "database": "f.sqlite", "html": "reports/fruits.html"}"#)
-    let result = try SluiceBinary.run(["run", scratch.file("spec.json")])
+    let result = try SluiceCommand.run(["run", scratch.file("spec.json")])
     #expect(result.status == 0, "\(result.stderr)")
     let page = try read(scratch.file("reports/fruits.html"))
     #expect(page.contains("<h1>spec <span class=\"badge ok\">succeeded</span></h1>"))
@@ -112,7 +113,7 @@ struct HTMLReportCommandTests {
     let scratch = try TemporaryDirectory()
     let file = try scratch.write("plain-file", "not a directory")
     let database = scratch.file("f.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits-lenient.json", "--db", database, "--report", scratch.file("r.json"),
       "--html", "\(file)/report.html",
     ])
@@ -120,7 +121,7 @@ struct HTMLReportCommandTests {
     #expect(result.stderr.contains("cannot create the HTML report \(file)/report.html: \(file) is a file, not a directory"))
     #expect(!FileManager.default.fileExists(atPath: database))
 
-    let report = try SluiceBinary.run(["report", Repository.path("Tests/SluiceCoreTests/Fixtures/reports/16c76ec-fruits-lenient.json"), "--html", "\(file)/x.html"])
+    let report = try SluiceCommand.run(["report", Repository.path("Tests/SluiceCoreTests/Fixtures/reports/16c76ec-fruits-lenient.json"), "--html", "\(file)/x.html"])
     #expect(report.status == 73)
     #expect(report.stderr == "sluice: cannot create the HTML report \(file)/x.html: \(file) is a file, not a directory\n")
   }
@@ -147,7 +148,7 @@ struct HTMLReportCommandTests {
       "spec.json", #"{"dataset": "orders", "input": "orders.ndjson", "format": "ndjson", "policy": "lenient", "database": "o.sqlite"}"#)
     let html = scratch.file("orders.html")
     let json = scratch.file("orders.json")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", scratch.file("spec.json"), "--report", json, "--html", html, "--rejects", scratch.file("rejects.ndjson"),
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -177,7 +178,7 @@ struct HTMLReportCommandTests {
   @Test func aReportFromBeforeSeveralInputsRendersAsOneInput() throws {
     let scratch = try TemporaryDirectory()
     let html = scratch.file("old.html")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "report", Repository.path("Tests/SluiceCoreTests/Fixtures/reports/e8cdfdc-fruits-lenient.json"), "--html", html,
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -197,7 +198,7 @@ struct HTMLReportCommandTests {
     ]
     for (name, content, message) in cases {
       let path = try scratch.write(name, content)
-      let result = try SluiceBinary.run(["report", path, "--html", html])
+      let result = try SluiceCommand.run(["report", path, "--html", html])
       #expect(result.status == 65, "\(name)")
       #expect(result.stderr == "sluice: \(path) is not a Sluice run report: \(message)\n")
       #expect(result.stdout.isEmpty)
@@ -208,28 +209,28 @@ struct HTMLReportCommandTests {
 
   @Test func aMissingReportIsExit66AndABadCommandLineExit64() throws {
     let scratch = try TemporaryDirectory()
-    let missing = try SluiceBinary.run(["report", scratch.file("nope.json"), "--html", scratch.file("x.html")])
+    let missing = try SluiceCommand.run(["report", scratch.file("nope.json"), "--html", scratch.file("x.html")])
     #expect(missing.status == 66)
     #expect(missing.stderr == "sluice: cannot read the report \(scratch.file("nope.json")): no such file\n")
 
-    let directory = try SluiceBinary.run(["report", scratch.path, "--html", scratch.file("x.html")])
+    let directory = try SluiceCommand.run(["report", scratch.path, "--html", scratch.file("x.html")])
     #expect(directory.status == 66)
     #expect(directory.stderr.contains("it is not a readable file"))
 
-    let none = try SluiceBinary.run(["report"])
+    let none = try SluiceCommand.run(["report"])
     #expect(none.status == 64)
     #expect(none.stderr.contains("missing the report"))
-    let unknown = try SluiceBinary.run(["report", "r.json", "--htm", "x.html"])
+    let unknown = try SluiceCommand.run(["report", "r.json", "--htm", "x.html"])
     #expect(unknown.status == 64)
     #expect(unknown.stderr.contains("unknown option --htm"))
     #expect(unknown.stderr.contains("sluice report --help"))
 
-    let help = try SluiceBinary.run(["report", "--help"])
+    let help = try SluiceCommand.run(["report", "--help"])
     #expect(help.status == 0)
     #expect(help.stdout.contains("USAGE: sluice report REPORT.json [--html PATH]"))
-    #expect(try SluiceBinary.run(["--help"]).stdout.contains("sluice report REPORT.json [--html PATH]"))
-    #expect(try SluiceBinary.run(["run", "--help"]).stdout.contains("--html PATH"))
-    #expect(try SluiceBinary.run(["validate", "--help"]).stdout.contains("--html PATH"))
-    #expect(try SluiceBinary.run(["replay", "--help"]).stdout.contains("--html PATH"))
+    #expect(try SluiceCommand.run(["--help"]).stdout.contains("sluice report REPORT.json [--html PATH]"))
+    #expect(try SluiceCommand.run(["run", "--help"]).stdout.contains("--html PATH"))
+    #expect(try SluiceCommand.run(["validate", "--help"]).stdout.contains("--html PATH"))
+    #expect(try SluiceCommand.run(["replay", "--help"]).stdout.contains("--html PATH"))
   }
 }

@@ -34,7 +34,7 @@ struct HardeningPathsTests {
   private func committedDatabase(in scratch: TemporaryDirectory) throws -> (database: String, input: String, before: Data) {
     let database = scratch.file("nightly.sqlite")
     let first = try scratch.write("first.ndjson", fruits(1))
-    let loaded = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", first, "--format", "ndjson", "--db", database])
+    let loaded = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--input", first, "--format", "ndjson", "--db", database])
     #expect(loaded.status == 0, "\(loaded.stderr)")
     let input = try scratch.write("tonight.ndjson", fruits(1, from: 2))
     return (database, input, try #require(bytes(database)))
@@ -54,7 +54,7 @@ struct HardeningPathsTests {
     try FileManager.default.createSymbolicLink(atPath: scratch.file("link-to-db"), withDestinationPath: database)
     try FileManager.default.createDirectory(atPath: scratch.file("sub"), withIntermediateDirectories: true)
     let inputBefore = try #require(bytes(input))
-    let result = try SluiceBinary.run(
+    let result = try SluiceCommand.run(
       ["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database]
         + outputs.enumerated().map { $0.offset % 2 == 0 ? $0.element : scratch.file($0.element) })
     #expect(result.status == 64, "\(result.stderr)")
@@ -75,7 +75,7 @@ struct HardeningPathsTests {
       "spec.json",
       #"{"dataset": "fruits", "input": "tonight.ndjson", "format": "ndjson", "database": "nightly.sqlite", "report": "nightly.sqlite"}"#
     )
-    let result = try SluiceBinary.run(["run", spec])
+    let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 64, "\(result.stderr)")
     #expect(result.stderr.contains("the report \(database) is the same file as the database"), "\(result.stderr)")
     #expect(bytes(database) == before)
@@ -85,7 +85,7 @@ struct HardeningPathsTests {
   @Test func outputsToCharacterDevicesMayShareOne() throws {
     let scratch = try TemporaryDirectory()
     let (database, input, _) = try committedDatabase(in: scratch)
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database,
       "--report", "/dev/null", "--html", "/dev/null", "--junit", "/dev/null",
     ])
@@ -104,12 +104,12 @@ struct HardeningPathsTests {
     _ = try scratch.write("export/*.ndjson", fruits(1, from: 7))  // a file named like the pattern
     let spec = try scratch.write(
       "spec.json", #"{"dataset": "fruits", "input": "export/*/*.ndjson", "format": "ndjson", "database": "d.sqlite"}"#)
-    let result = try SluiceBinary.run(["run", spec])
+    let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(try rows(scratch.file("d.sqlite"), "SELECT count(*) FROM fruits") == ["6"])
     let flat = try scratch.write(
       "flat.json", #"{"dataset": "fruits", "input": "export/*.ndjson", "format": "ndjson", "database": "e.sqlite"}"#)
-    let matched = try SluiceBinary.run(["run", flat])
+    let matched = try SluiceCommand.run(["run", flat])
     #expect(matched.status == 0, "\(matched.stderr)")
     #expect(try rows(scratch.file("e.sqlite"), "SELECT count(*) FROM fruits") == ["1"])
   }
@@ -121,13 +121,13 @@ struct HardeningPathsTests {
     let escaped = try scratch.write(
       "escaped.json",
       #"{"dataset": "fruits", "input": "general \\[1100\\].ndjson", "format": "ndjson", "database": "a.sqlite"}"#)
-    let literal = try SluiceBinary.run(["run", escaped])
+    let literal = try SluiceCommand.run(["run", escaped])
     #expect(literal.status == 0, "\(literal.stderr)")
     #expect(try rows(scratch.file("a.sqlite"), "SELECT group_concat(fruit_id) FROM fruits") == ["F1,F2"])
     // Unescaped, the brackets are a pattern: it matches `general 1.ndjson` and only that.
     let pattern = try scratch.write(
       "pattern.json", #"{"dataset": "fruits", "input": "general [1100].ndjson", "format": "ndjson", "database": "b.sqlite"}"#)
-    let matched = try SluiceBinary.run(["run", pattern])
+    let matched = try SluiceCommand.run(["run", pattern])
     #expect(matched.status == 0, "\(matched.stderr)")
     #expect(try rows(scratch.file("b.sqlite"), "SELECT count(*) FROM fruits") == ["3"])
   }
@@ -137,7 +137,7 @@ struct HardeningPathsTests {
     _ = try scratch.write("report [2024].ndjson", fruits(2))
     let spec = try scratch.write(
       "spec.json", #"{"dataset": "fruits", "input": "report [2024].ndjson", "format": "ndjson", "database": "d.sqlite"}"#)
-    let result = try SluiceBinary.run(["run", spec])
+    let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 66, "\(result.stderr)")
     #expect(result.stderr.contains("no file matches this pattern"), "\(result.stderr)")
     #expect(result.stderr.contains("a file of that very name exists"), "\(result.stderr)")
@@ -215,9 +215,9 @@ struct HardeningPathsTests {
     let input = try scratch.write(
       "evil.ndjson", #"{"fruitID":"F1","name":"A","color":"red","recipes":[],""# + key + #"":1}"# + "\n")
     let database = scratch.file("d.sqlite")
-    let run = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database])
-    let runs = try SluiceBinary.run(["runs", database, "1"])
-    let inspect = try SluiceBinary.run(["inspect", input, "--format", "ndjson"])
+    let run = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database])
+    let runs = try SluiceCommand.run(["runs", database, "1"])
+    let inspect = try SluiceCommand.run(["inspect", input, "--format", "ndjson"])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(runs.status == 0 && inspect.status == 0, "\(runs.stderr)\(inspect.stderr)")
     for (name, text) in [("run", run.stderr), ("runs", runs.stdout), ("inspect", inspect.stdout)] {
@@ -234,7 +234,7 @@ struct HardeningPathsTests {
     let scratch = try TemporaryDirectory()
     let input = try scratch.write(
       "odd.ndjson", #"{"fruitID":"F1","name":"A","color":"red","recipes":[],"]]><x>":1,"q[a]":2}"# + "\n")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", scratch.file("d.sqlite"),
       "--report", scratch.file("r.json"),
     ])
@@ -249,7 +249,7 @@ struct HardeningPathsTests {
     let folder = scratch.file("readonly")
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let database = folder + "/history.sqlite"
-    let loaded = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database])
+    let loaded = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database])
     #expect(loaded.status == 0, "\(loaded.stderr)")
     try SQLiteConnection(path: database).execute("PRAGMA journal_mode = WAL")
     chmod(scratch.path, 0o755)
@@ -259,7 +259,7 @@ struct HardeningPathsTests {
     let asNobody = try SluiceBinary.shell(#"runuser -u nobody -- "$SLUICE" runs '\#(database)'"#, in: "/")
     #expect(asNobody.status == 0, "\(asNobody.stderr)")
     #expect(asNobody.stdout.contains("succeeded"))
-    let asRoot = try SluiceBinary.run(["runs", database, "1"])
+    let asRoot = try SluiceCommand.run(["runs", database, "1"])
     #expect(asRoot.status == 0, "\(asRoot.stderr)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["history.sqlite"])
   }
@@ -273,7 +273,7 @@ struct HardeningPathsTests {
     let fifo = scratch.file("db.fifo")
     mkfifo(fifo, 0o644)
     for path in [device, fifo] {
-      let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", path])
+      let result = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", path])
       #expect(result.status == 73, "\(path): \(result.stderr)")
       #expect(result.stderr.contains("not a database file"), "\(result.stderr)")
       #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
@@ -286,7 +286,7 @@ struct HardeningPathsTests {
     _ = try scratch.write("data/fruits.ndjson", fruits(3))
     try FileManager.default.createSymbolicLink(atPath: scratch.file("data/here"), withDestinationPath: ".")
     // data/here is data, so data/here/.. is the scratch folder, which holds data/fruits.ndjson.
-    let result = try SluiceBinary.run(
+    let result = try SluiceCommand.run(
       [
         "run", Repository.path("Pipelines/fruits.json"), "--input", "data/here/../data/fruits.ndjson", "--format", "ndjson",
         "--db", "d.sqlite",
@@ -308,7 +308,7 @@ struct HardeningPathsTests {
       "spec.json",
       #"{"dataset": "fruits", "input": "drops/*.ndjson", "format": "ndjson", "database": "d.sqlite", "report": "r.json", "policy": "lenient"}"#
     )
-    let result = try SluiceBinary.run(["run", spec])
+    let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 0, "\(result.stderr)")
     let report = try RunReport.decode(from: try #require(bytes(scratch.file("r.json"))))
     #expect(report.inputs.count == RunReport.inputSectionLimit)
@@ -332,12 +332,12 @@ struct HardeningPathsTests {
   @Test func anEmptyNDJSONInputIsAnEmptyLoadAndAnEmptyJSONInputIsNotADocument() throws {
     let scratch = try TemporaryDirectory()
     let empty = try scratch.write("empty", "")
-    let ndjson = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", empty, "--format", "ndjson", "--db", scratch.file("n.sqlite")])
+    let ndjson = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--input", empty, "--format", "ndjson", "--db", scratch.file("n.sqlite")])
     #expect(ndjson.status == 0, "\(ndjson.stderr)")
     #expect(try rows(scratch.file("n.sqlite"), "SELECT status || ' ' || records_read FROM sluice_runs") == ["succeeded 0"])
     #expect(ndjson.stderr.contains("no record was read"), "\(ndjson.stderr)")
     for format in ["json", "xml"] {
-      let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", empty, "--format", format, "--db", scratch.file("\(format).sqlite")])
+      let result = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--input", empty, "--format", format, "--db", scratch.file("\(format).sqlite")])
       #expect(result.status == 65, "\(format): \(result.stderr)")
     }
   }

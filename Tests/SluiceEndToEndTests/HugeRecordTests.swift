@@ -24,7 +24,7 @@ struct HugeRecordTests {
     let path = try scratch.write(name, input)
     let database = scratch.file("huge.sqlite")
     let report = scratch.file("report.json")
-    let result = try SluiceBinary.run(
+    let result = try SluiceCommand.run(
       arguments + ["--input", path, "--db", database, "--report", report, "--no-progress"])
     #expect(result.status == 0, "\(result.stderr.suffix(2_000))")
     let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report)))

@@ -12,7 +12,7 @@ import Testing
 @Suite("sluice inspect, end to end")
 struct InspectCommandTests {
   private func inspect(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-    let result = try SluiceBinary.run(["inspect"] + arguments)
+    let result = try SluiceCommand.run(["inspect"] + arguments)
     #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
     #expect(result.stderr.isEmpty, "\(result.stderr)", sourceLocation: sourceLocation)
     return result.stdout
@@ -210,43 +210,43 @@ struct InspectCommandTests {
 
   @Test func errorsExitWithSysexitsCodes() throws {
     let scratch = try TemporaryDirectory()
-    let missing = try SluiceBinary.run(["inspect", scratch.file("nope.json")])
+    let missing = try SluiceCommand.run(["inspect", scratch.file("nope.json")])
     #expect(missing.status == 66)
     #expect(missing.stderr == "sluice: \(scratch.file("nope.json")): no such file\n")
     #expect(missing.stdout.isEmpty)
 
     let badJSON = try scratch.write("bad.json", "[{\"a\": 1},\n {\"a\": 2,}]")
-    let malformed = try SluiceBinary.run(["inspect", badJSON])
+    let malformed = try SluiceCommand.run(["inspect", badJSON])
     #expect(malformed.status == 65)
     #expect(malformed.stderr == "sluice: \(badJSON): line 2, byte 20: expected a string key in an object, found '}'\n")
 
     let badXML = try scratch.write("bad.xml", "<posts>\n<row Id=\"1\"/>\n<row Id=\"2\">\n</posts>")
-    let brokenXML = try SluiceBinary.run(["inspect", badXML])
+    let brokenXML = try SluiceCommand.run(["inspect", badXML])
     #expect(brokenXML.status == 65)
     #expect(brokenXML.stderr.hasPrefix("sluice: \(badXML): line 4, byte "))
     #expect(brokenXML.stderr.contains("malformed XML: Opening and ending tag mismatch"))
 
-    let bomb = try SluiceBinary.run(["inspect", Corpus.root + "/attacks/xml-defusedxml/xmlbomb.xml"])
+    let bomb = try SluiceCommand.run(["inspect", Corpus.root + "/attacks/xml-defusedxml/xmlbomb.xml"])
     #expect(bomb.status == 65)
     #expect(bomb.stderr.contains("the document declares the entity 'a'"))
 
     let text = try scratch.write("notes.txt", "hello")
-    let unknownFormat = try SluiceBinary.run(["inspect", text])
+    let unknownFormat = try SluiceCommand.run(["inspect", text])
     #expect(unknownFormat.status == 65)
     #expect(unknownFormat.stderr.contains("line 1, byte 0: the input starts with 'h'; expected JSON"))
 
     let object = try scratch.write("settings.json", #"{"a": 1, "b": [1, 2]}"#)
-    let noRecords = try SluiceBinary.run(["inspect", object])
+    let noRecords = try SluiceCommand.run(["inspect", object])
     #expect(noRecords.status == 65)
     #expect(noRecords.stderr.contains("holds no array of objects"))
 
-    let wrongPath = try SluiceBinary.run(["inspect", "SampleData/telegram/account-result.json", "--record-path", "chats.items"])
+    let wrongPath = try SluiceCommand.run(["inspect", "SampleData/telegram/account-result.json", "--record-path", "chats.items"])
     #expect(wrongPath.status == 65)
     #expect(wrongPath.stderr.contains("record path 'chats.items': no key 'items' in 'chats'; record paths found: chats.list, chats.list[].messages"))
 
     let packed = try Data(contentsOf: URL(fileURLWithPath: Repository.path("SampleData/orders.json.gz")))
     let cut = try scratch.write("cut.json.gz", Array(packed.prefix(40_000)))
-    let truncated = try SluiceBinary.run(["inspect", cut, "--all"])
+    let truncated = try SluiceCommand.run(["inspect", cut, "--all"])
     #expect(truncated.status == 74)
     #expect(truncated.stderr.contains("gzip stream is truncated"))
 
@@ -264,7 +264,7 @@ struct InspectCommandTests {
       (["x.json", "--values"], "unknown option --values"),
       (["SampleData/orders.ndjson.gz", "--record-path", "items"], "--record-path applies to JSON and XML"),
     ] {
-      let result = try SluiceBinary.run(["inspect"] + arguments)
+      let result = try SluiceCommand.run(["inspect"] + arguments)
       #expect(result.status == 64, "\(arguments): \(result.stderr)")
       #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
       #expect(result.stdout.isEmpty)
@@ -277,7 +277,7 @@ struct InspectCommandTests {
     for option in ["--sample N", "--all", "--show-values", "--json", "--swift NAME"] {
       #expect(help.contains(option), "\(option)")
     }
-    let overview = try SluiceBinary.run(["--help"])
+    let overview = try SluiceCommand.run(["--help"])
     #expect(overview.stdout.contains("sluice inspect INPUT [options]"))
   }
 

@@ -72,7 +72,7 @@ struct InspectDTORoundTripTests {
 
     let package = try DTOPackage(in: scratch)
     for check in cases {
-      let result = try SluiceBinary.run(["inspect", check.input, "--all", "--swift", check.type])
+      let result = try SluiceCommand.run(["inspect", check.input, "--all", "--swift", check.type])
       #expect(result.status == 0, "\(check.type): \(result.stderr)")
       try package.add(dto: result.stdout, named: check.type)
     }

@@ -34,7 +34,7 @@ struct MessagesCommandTests {
   @Test func lenientPipelineImportsEveryKnownKindAndNamesTheUnknownOnesWithTheirCounts() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("messages.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/messages-lenient.json", "--db", database, "--report", scratch.file("r.json"), "--junit",
       scratch.file("junit.xml"),
     ])
@@ -67,11 +67,11 @@ struct MessagesCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("messages.sqlite")
     let arguments = ["run", "Pipelines/messages-lenient.json", "--db", database, "--junit", scratch.file("j.xml")]
-    let first = try SluiceBinary.run(arguments + ["--report", scratch.file("r1.json")])
+    let first = try SluiceCommand.run(arguments + ["--report", scratch.file("r1.json")])
     #expect(first.status == 0, "\(first.stderr)")
     let before = try DatabaseSnapshot(of: database, tables: Self.tables)
     #expect(before.count("messages") == 34)
-    let second = try SluiceBinary.run(arguments + ["--report", scratch.file("r2.json")])
+    let second = try SluiceCommand.run(arguments + ["--report", scratch.file("r2.json")])
     #expect(second.status == 0, "\(second.stderr)")
     #expect(try DatabaseSnapshot(of: database, tables: Self.tables) == before)
     let report = try report(scratch.file("r2.json"))
@@ -85,7 +85,7 @@ struct MessagesCommandTests {
   @Test func strictPipelineFailsAtTheFirstUnknownKindAndWritesNothing() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("messages.sqlite")
-    let result = try SluiceBinary.run(["run", "Pipelines/messages.json", "--db", database, "--report", scratch.file("r.json")])
+    let result = try SluiceCommand.run(["run", "Pipelines/messages.json", "--db", database, "--report", scratch.file("r.json")])
     #expect(result.status == 65)
     #expect(result.stdout.isEmpty)
     #expect(result.stderr.contains("strict policy: map rejected record 9 (line 9): type: unsupportedEnumValue"), "\(result.stderr)")
@@ -96,7 +96,7 @@ struct MessagesCommandTests {
 
   @Test func validatingWithTheStrictPipelineListsEveryUnknownKindInTheDriftAndJUnit() throws {
     let scratch = try TemporaryDirectory()
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "validate", "Pipelines/messages.json", "--report", scratch.file("r.json"), "--junit",
       scratch.file("junit.xml"),
     ])
@@ -115,7 +115,7 @@ struct MessagesCommandTests {
   }
 
   @Test func schemaPrintsATablePerKind() throws {
-    let result = try SluiceBinary.run(["schema", "messages"])
+    let result = try SluiceCommand.run(["schema", "messages"])
     #expect(result.status == 0, "\(result.stderr)")
     for table in Self.tables {
       #expect(result.stdout.contains("CREATE TABLE \(table) ("), "\(table)")

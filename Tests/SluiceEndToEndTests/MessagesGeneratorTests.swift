@@ -43,7 +43,7 @@ struct MessagesGeneratorTests {
     #expect(expected["droppedAttachments", default: 0] > 0, "\(expected)")
 
     let database = scratch.file("m.sqlite")
-    let run = try SluiceBinary.run([
+    let run = try SluiceCommand.run([
       "run", "Pipelines/messages-lenient.json", "--input", scratch.file("first/messages.ndjson.gz"), "--db", database,
       "--report", scratch.file("r.json"), "--junit", scratch.file("j.xml"),
     ])

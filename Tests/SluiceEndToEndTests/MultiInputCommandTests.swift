@@ -29,7 +29,7 @@ struct MultiInputCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("shop.sqlite")
     let reportPath = scratch.file("report.json")
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits-and-orders.json", "--db", database, "--report", reportPath])
+    let result = try SluiceCommand.run(["run", "Pipelines/fruits-and-orders.json", "--db", database, "--report", reportPath])
     #expect(result.status == 0, "\(result.stderr)")
     for line in ["database: \(database)", "  fruits: 48 rows", "  recipes: ", "  orders: 2000 rows", "  order_statuses: "] {
       #expect(result.stdout.contains(line), "missing \(line) in \(result.stdout)")
@@ -49,7 +49,7 @@ struct MultiInputCommandTests {
   @Test func strictFailureInTheSecondInputLeavesTheDatabaseAsItWas() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("shop.sqlite")
-    let first = try SluiceBinary.run(["run", "Pipelines/orders.json", "--db", database, "--report", scratch.file("r1.json")])
+    let first = try SluiceCommand.run(["run", "Pipelines/orders.json", "--db", database, "--report", scratch.file("r1.json")])
     #expect(first.status == 0, "\(first.stderr)")
     let before = try DatabaseSnapshot(of: database, tables: Self.tables)
 
@@ -60,7 +60,7 @@ struct MultiInputCommandTests {
         #"{"dataset": "fruits", "input": "\#(Self.fruits)", "recordPath": "fruits"}"#,
         #"{"dataset": "orders", "input": "\#(broken)", "format": "ndjson"}"#,
       ])
-    let result = try SluiceBinary.run(["run", spec, "--db", database, "--report", scratch.file("r2.json")])
+    let result = try SluiceCommand.run(["run", spec, "--db", database, "--report", scratch.file("r2.json")])
     #expect(result.status == 65, "\(result.stderr)")
     #expect(result.stderr.contains("strict policy: "))
     #expect(result.stderr.contains(") of \(broken): "), "\(result.stderr)")
@@ -83,7 +83,7 @@ struct MultiInputCommandTests {
       ])
     // A database that does not exist is not created…
     let fresh = scratch.file("fresh.sqlite")
-    let missing = try SluiceBinary.run(["run", spec, "--db", fresh, "--report", scratch.file("r.json")])
+    let missing = try SluiceCommand.run(["run", spec, "--db", fresh, "--report", scratch.file("r.json")])
     #expect(missing.status == 66, "\(missing.stderr)")
     #expect(missing.stderr.contains("\(scratch.path)/tonight/orders.json: no such file"), "\(missing.stderr)")
     #expect(!FileManager.default.fileExists(atPath: fresh))
@@ -92,17 +92,17 @@ struct MultiInputCommandTests {
     // …and one that exists is not even opened: its bytes and its directory stay as they were.
     let existing = scratch.file("db/shop.sqlite")
     try FileManager.default.createDirectory(atPath: scratch.file("db"), withIntermediateDirectories: true)
-    let first = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", existing, "--report", scratch.file("r0.json")])
+    let first = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", existing, "--report", scratch.file("r0.json")])
     #expect(first.status == 0, "\(first.stderr)")
     let bytes = try Data(contentsOf: URL(fileURLWithPath: existing))
     let listing = try FileManager.default.contentsOfDirectory(atPath: scratch.file("db")).sorted()
-    let again = try SluiceBinary.run(["run", spec, "--db", existing, "--report", scratch.file("r.json")])
+    let again = try SluiceCommand.run(["run", spec, "--db", existing, "--report", scratch.file("r.json")])
     #expect(again.status == 66)
     #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == bytes)
     #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("db")).sorted() == listing)
 
     // validate checks them all before reading any.
-    let validate = try SluiceBinary.run(["validate", spec])
+    let validate = try SluiceCommand.run(["validate", spec])
     #expect(validate.status == 66, "\(validate.stderr)")
   }
 
@@ -120,12 +120,12 @@ struct MultiInputCommandTests {
     let database = scratch.file("shop.sqlite")
 
     // Beside the spec there is no fruits.json.gz.
-    let beside = try SluiceBinary.run(["run", spec, "--db", database, "--report", scratch.file("r.json")])
+    let beside = try SluiceCommand.run(["run", spec, "--db", database, "--report", scratch.file("r.json")])
     #expect(beside.status == 66)
     #expect(beside.stderr.contains("\(specs.path)/fruits.json.gz: no such file"), "\(beside.stderr)")
 
     // --input-dir, relative to the working directory, re-bases it; the absolute orders path stays.
-    let result = try SluiceBinary.run(
+    let result = try SluiceCommand.run(
       ["run", spec, "--input-dir", "tonight", "--db", database, "--report", scratch.file("r.json")], in: scratch.path)
     #expect(result.status == 0, "\(result.stderr)")
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("r.json"))))
@@ -133,7 +133,7 @@ struct MultiInputCommandTests {
     #expect(try count(database, "SELECT count(*) FROM fruits") == 48)
 
     // validate takes it too.
-    let validate = try SluiceBinary.run(["validate", spec, "--input-dir", scratch.file("tonight")])
+    let validate = try SluiceCommand.run(["validate", spec, "--input-dir", scratch.file("tonight")])
     #expect(validate.status == 0, "\(validate.stderr)")
     #expect(validate.stdout.contains("valid: 2048 record(s) meet the fruits+orders contract"), "\(validate.stdout)")
   }
@@ -150,7 +150,7 @@ struct MultiInputCommandTests {
       ])
     let reportPath = scratch.file("report.json")
     let junitPath = scratch.file("junit.xml")
-    let result = try SluiceBinary.run(["validate", spec, "--report", reportPath, "--junit", junitPath])
+    let result = try SluiceCommand.run(["validate", spec, "--report", reportPath, "--junit", junitPath])
     #expect(result.status == 65, "\(result.stderr)")
     #expect(result.stdout.hasPrefix("invalid: "))
     #expect(
@@ -171,7 +171,7 @@ struct MultiInputCommandTests {
   ])
   func singleInputOptionsOnSeveralInputsExit64(options: [String], expected: String) throws {
     let scratch = try TemporaryDirectory()
-    let result = try SluiceBinary.run(
+    let result = try SluiceCommand.run(
       ["run", "Pipelines/fruits-and-orders.json", "--db", scratch.file("x.sqlite")] + options)
     #expect(result.status == 64)
     #expect(result.stderr.contains(expected), "\(result.stderr)")
@@ -179,7 +179,7 @@ struct MultiInputCommandTests {
   }
 
   @Test func inputAndInputDirTogetherExit64() throws {
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", "a.json", "--input-dir", "tonight"])
+    let result = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--input", "a.json", "--input-dir", "tonight"])
     #expect(result.status == 64)
     #expect(result.stderr.contains("--input names the input; --input-dir re-bases the spec's: give one"))
   }
@@ -187,7 +187,7 @@ struct MultiInputCommandTests {
   @Test func replayRefusesAPipelineWithSeveralInputs() throws {
     let scratch = try TemporaryDirectory()
     let rejects = try scratch.write("rejects.ndjson", "")
-    let result = try SluiceBinary.run(["replay", "Pipelines/fruits-and-orders.json", "--rejects", rejects])
+    let result = try SluiceCommand.run(["replay", "Pipelines/fruits-and-orders.json", "--rejects", rejects])
     #expect(result.status == 64)
     #expect(result.stderr.contains("lists 2 inputs"), "\(result.stderr)")
   }
@@ -203,7 +203,7 @@ struct MultiInputCommandTests {
   func badInputsInTheSpecExit64NamingTheKey(body: String, expected: String) throws {
     let scratch = try TemporaryDirectory()
     let spec = try scratch.write("bad.json", #"{\#(body), "database": "x.sqlite"}"#)
-    let result = try SluiceBinary.run(["run", spec])
+    let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 64)
     #expect(result.stderr.contains("pipeline spec \(spec): \(expected)"), "\(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: scratch.file("x.sqlite")))
@@ -211,7 +211,7 @@ struct MultiInputCommandTests {
 
   @Test func helpDocumentsInputDir() throws {
     for command in ["run", "validate"] {
-      let result = try SluiceBinary.run([command, "--help"])
+      let result = try SluiceCommand.run([command, "--help"])
       #expect(result.status == 0)
       #expect(result.stdout.contains("--input-dir DIR"), "\(command)")
     }

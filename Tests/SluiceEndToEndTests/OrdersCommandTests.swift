@@ -30,13 +30,13 @@ struct OrdersCommandTests {
   @Test func strictRunOnBrokenOrdersExits65AndTheLenientSpecExits0() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("orders.sqlite")
-    let nightly = try SluiceBinary.run(
+    let nightly = try SluiceCommand.run(
       ["run", "Pipelines/orders.json", "--db", database, "--report", scratch.file("n.json")])
     #expect(nightly.status == 0, "\(nightly.stderr)")
     #expect(nightly.stdout.contains("orders: 2000 rows"))
     let before = try fingerprint(database)
 
-    let strict = try SluiceBinary.run([
+    let strict = try SluiceCommand.run([
       "run", "Pipelines/orders.json", "--input", "SampleData/orders-broken.ndjson.gz", "--format", "ndjson",
       "--db", database, "--report", scratch.file("s.json"),
     ])
@@ -45,7 +45,7 @@ struct OrdersCommandTests {
     #expect(strict.stdout.isEmpty)
     #expect(try fingerprint(database) == before)
 
-    let lenient = try SluiceBinary.run([
+    let lenient = try SluiceCommand.run([
       "run", "Pipelines/orders-lenient.json", "--db", database, "--report", scratch.file("l.json"),
       "--rejects", scratch.file("rejects.ndjson"),
     ])

@@ -34,7 +34,7 @@ struct OrdersXMLEqualityTests {
     let database = scratch.file("\(name).sqlite")
     let reportPath = scratch.file("\(name).report.json")
     let format = xml ? ["--format", "xml", "--record-path", "orders.order"] : ["--format", "json"]
-    let result = try SluiceBinary.run(
+    let result = try SluiceCommand.run(
       ["run", pipeline, "--input", input, "--db", database, "--report", reportPath,
        "--rejects", scratch.file("\(name).rejects.ndjson")] + format)
     #expect(result.status == expectedStatus, "\(name): \(result.stderr)")

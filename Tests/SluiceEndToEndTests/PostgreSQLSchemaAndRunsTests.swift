@@ -20,16 +20,19 @@ struct PostgreSQLSchemaAndRunsTests {
 
   /// Every dataset the binary knows: the first word of each line under `sluice --help`'s DATASETS.
   static func catalogDatasets() throws -> [String] {
-    let lines = try SluiceBinary.run(["--help"]).stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    let lines = try SluiceCommand.run(["--help"]).stdout.split(separator: "\n", omittingEmptySubsequences: false)
     let start = try #require(lines.firstIndex { $0.hasPrefix("DATASETS") })
     return lines[(start + 1)...].prefix { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
   }
 
   func run(_ arguments: [String], environment: [String: String] = [:]) throws -> SluiceBinary.Result {
+    let isLoad = arguments.first == "run"
+    let arguments = isLoad ? arguments + ["--report", scratch.file("report-\(UUID().uuidString).json")] : arguments
+    // The environment (PGPASSWORD) is the process's: only a process of its own has another.
+    if environment.isEmpty { return try SluiceCommand.run(arguments) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-    let isLoad = arguments.first == "run"
-    process.arguments = isLoad ? arguments + ["--report", scratch.file("report-\(UUID().uuidString).json")] : arguments
+    process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.standardInput = FileHandle.nullDevice
@@ -285,12 +288,12 @@ struct ConcurrentLookupTests {
     let scratch = try TemporaryDirectory()
     let schema = PostgreSQLSchema()
     let target = ["--db", schema.url, "--db-schema", schema.name]
-    let first = try SluiceBinary.run(["run", "Pipelines/orders.json", "--report", scratch.file("1.json")] + target)
+    let first = try SluiceCommand.run(["run", "Pipelines/orders.json", "--report", scratch.file("1.json")] + target)
     try #require(first.status == 0, "\(first.stderr)")
     let holder = try schema.connect()
     try holder.execute("BEGIN; SELECT id FROM order_statuses FOR NO KEY UPDATE")
     defer { try? holder.execute("ROLLBACK") }
-    let second = try SluiceBinary.run(
+    let second = try SluiceCommand.run(
       ["run", "Pipelines/orders-lenient.json", "--busy-timeout", "1", "--report", scratch.file("2.json")] + target)
     #expect(second.status == 0, "\(second.stderr)")
     #expect(!second.stderr.contains("locked"))

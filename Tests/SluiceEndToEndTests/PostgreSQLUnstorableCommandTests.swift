@@ -37,7 +37,7 @@ struct PostgreSQLUnstorableCommandTests {
 
   func load(_ lines: [String], policy: String, into schema: PostgreSQLSchema) throws -> SluiceBinary.Result {
     let input = try scratch.write("orders-\(UUID().uuidString).ndjson", lines.joined(separator: "\n"))
-    return try SluiceBinary.run([
+    return try SluiceCommand.run([
       "run", "Pipelines/orders.json", "--input", input, "--format", "ndjson", "--policy", policy,
       "--db", schema.url, "--db-schema", schema.name, "--report", scratch.file("report.json"),
     ])
@@ -60,7 +60,7 @@ struct PostgreSQLUnstorableCommandTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("orders: 3 rows"))
     #expect(try statuses(schema) == ["succeeded"])
-    let runs = try SluiceBinary.run(["runs", schema.url, "--db-schema", schema.name, "1"])
+    let runs = try SluiceCommand.run(["runs", schema.url, "--db-schema", schema.name, "1"])
     #expect(runs.status == 0, "\(runs.stderr)")
     #expect(runs.stdout.contains(#"bad\u0000key"#), "\(runs.stdout)")
   }

@@ -31,7 +31,9 @@ struct RecoverCommandTests {
   }
 
   func run(_ arguments: [String], environment: [String: String] = [:]) throws -> SluiceBinary.Result {
-    try sluice(arguments, environment: environment).0
+    // Only what is killed or needs another environment runs a process of its own.
+    if environment.isEmpty && !arguments.contains("--test-kill-at") { return try SluiceCommand.run(arguments) }
+    return try sluice(arguments, environment: environment).0
   }
 
   /// Three independent inputs: three lanes.

@@ -18,7 +18,7 @@ struct RunsCommandTests {
       (["run", "Pipelines/fruits.json", "--input", "SampleData/fruits-broken.ndjson.gz", "--format", "ndjson"], 65),
     ]
     for (number, (arguments, status)) in runs.enumerated() {
-      let result = try SluiceBinary.run(arguments + ["--db", database, "--report", scratch.file("r\(number).json")])
+      let result = try SluiceCommand.run(arguments + ["--db", database, "--report", scratch.file("r\(number).json")])
       try #require(result.status == status, "\(result.stderr)")
     }
     return database
@@ -36,7 +36,7 @@ struct RunsCommandTests {
   @Test func listShowsEveryRunNewestFirstInAlignedColumns() throws {
     let scratch = try TemporaryDirectory()
     let database = try historyDatabase(in: scratch)
-    let result = try SluiceBinary.run(["runs", database])
+    let result = try SluiceCommand.run(["runs", database])
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n")
     try #require(lines.count == 4, "\(result.stdout)")
@@ -65,19 +65,19 @@ struct RunsCommandTests {
   @Test func lastLimitsTheListToTheNewestRuns() throws {
     let scratch = try TemporaryDirectory()
     let database = try historyDatabase(in: scratch)
-    let result = try SluiceBinary.run(["runs", database, "--last", "1"])
+    let result = try SluiceCommand.run(["runs", database, "--last", "1"])
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n")
     #expect(lines.count == 2)
     #expect(cells(lines[1]).first == "3")
-    let two = try SluiceBinary.run(["runs", "--last=2", database])
+    let two = try SluiceCommand.run(["runs", "--last=2", database])
     #expect(two.stdout.split(separator: "\n").dropFirst().compactMap { cells($0).first } == ["3", "2"])
   }
 
   @Test func jsonListsEveryRunFieldByField() throws {
     let scratch = try TemporaryDirectory()
     let database = try historyDatabase(in: scratch)
-    let result = try SluiceBinary.run(["runs", database, "--json"])
+    let result = try SluiceCommand.run(["runs", database, "--json"])
     #expect(result.status == 0, "\(result.stderr)")
     let runs = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
     try #require(runs.count == 3)
@@ -129,7 +129,7 @@ struct RunsCommandTests {
   @Test func oneRunListsItsIssuesByStageCodeAndPathWithoutValues() throws {
     let scratch = try TemporaryDirectory()
     let database = try historyDatabase(in: scratch)
-    let result = try SluiceBinary.run(["runs", database, "2"])
+    let result = try SluiceCommand.run(["runs", database, "2"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.hasPrefix("run 2: fruits-lenient (fruits, lenient) succeeded in "))
     #expect(result.stdout.contains("  records:   30 read, 25 loaded, 5 rejected, 0 warning(s)\n"))
@@ -149,7 +149,7 @@ struct RunsCommandTests {
     #expect(!result.stdout.contains("F0000005"))
     #expect(!result.stdout.contains("sluice_rejects keeps"))
 
-    let failed = try SluiceBinary.run(["runs", database, "3"])
+    let failed = try SluiceCommand.run(["runs", database, "3"])
     #expect(failed.status == 0)
     #expect(failed.stdout.contains("run 3: fruits (fruits, strict) failed in "))
     #expect(failed.stdout.contains("  reason:    strict policy: decode rejected record 5 (line 5)"))
@@ -159,7 +159,7 @@ struct RunsCommandTests {
   @Test func oneRunAsJSONHasTheRunAndItsIssueGroups() throws {
     let scratch = try TemporaryDirectory()
     let database = try historyDatabase(in: scratch)
-    let result = try SluiceBinary.run(["runs", database, "2", "--json"])
+    let result = try SluiceCommand.run(["runs", database, "2", "--json"])
     #expect(result.status == 0, "\(result.stderr)")
     let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     let run = try #require(object["run"] as? [String: Any])
@@ -180,7 +180,7 @@ struct RunsCommandTests {
     try execute(
       database,
       #"UPDATE sluice_runs SET issue_counts = '{"invalidValue":2,"missingField":1,"syntax":1,"typeMismatch":250}' WHERE run_id = 2"#)
-    let result = try SluiceBinary.run(["runs", database, "2"])
+    let result = try SluiceCommand.run(["runs", database, "2"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("  issues: 254 — typeMismatch 250, invalidValue 2, missingField 1, syntax 1\n"))
     #expect(result.stdout.contains("  sluice_rejects keeps the first issues of each code: typeMismatch 1 of 250\n"))
@@ -191,7 +191,7 @@ struct RunsCommandTests {
     let database = try historyDatabase(in: scratch)
     let before = try Data(contentsOf: URL(fileURLWithPath: database))
     for arguments in [["runs", database], ["runs", database, "2", "--json"], ["runs", database, "99"]] {
-      _ = try SluiceBinary.run(arguments)
+      _ = try SluiceCommand.run(arguments)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
     #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("history.sqlite") } == ["history.sqlite"])
@@ -200,7 +200,7 @@ struct RunsCommandTests {
   @Test func aMissingDatabaseExits66AndIsNotCreated() throws {
     let scratch = try TemporaryDirectory()
     let missing = scratch.file("nightly.sqlite")
-    let result = try SluiceBinary.run(["runs", missing])
+    let result = try SluiceCommand.run(["runs", missing])
     #expect(result.status == 66)
     #expect(result.stderr == "sluice: \(missing): no such file\n")
     #expect(result.stdout.isEmpty)
@@ -211,7 +211,7 @@ struct RunsCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("other.sqlite")
     try execute(database, "CREATE TABLE notes (body TEXT)")
-    let result = try SluiceBinary.run(["runs", database])
+    let result = try SluiceCommand.run(["runs", database])
     #expect(result.status == 66)
     #expect(result.stderr.contains("\(database): no run history (no sluice_runs table)"), "\(result.stderr)")
   }
@@ -219,7 +219,7 @@ struct RunsCommandTests {
   @Test func anUnknownRunExits66NamingTheRunsThereAre() throws {
     let scratch = try TemporaryDirectory()
     let database = try historyDatabase(in: scratch)
-    let result = try SluiceBinary.run(["runs", database, "7"])
+    let result = try SluiceCommand.run(["runs", database, "7"])
     #expect(result.status == 66)
     #expect(result.stderr.contains("\(database): no run 7 (its runs are 1…3)"), "\(result.stderr)")
     #expect(result.stdout.isEmpty)
@@ -228,7 +228,7 @@ struct RunsCommandTests {
   @Test func aFileThatIsNotADatabaseExits65() throws {
     let scratch = try TemporaryDirectory()
     let text = try scratch.write("notes.sqlite", String(repeating: "not a database\n", count: 100))
-    let result = try SluiceBinary.run(["runs", text])
+    let result = try SluiceCommand.run(["runs", text])
     #expect(result.status == 65)
     #expect(result.stderr.contains("\(text): not a SQLite database"), "\(result.stderr)")
   }
@@ -237,7 +237,7 @@ struct RunsCommandTests {
     let scratch = try TemporaryDirectory()
     let database = try historyDatabase(in: scratch)
     try execute(database, "UPDATE sluice_runs SET stages = 'by hand' WHERE run_id = 1")
-    let result = try SluiceBinary.run(["runs", database])
+    let result = try SluiceCommand.run(["runs", database])
     #expect(result.status == 65)
     #expect(result.stderr.contains("run 1: stages is not what Sluice writes"), "\(result.stderr)")
   }
@@ -252,16 +252,16 @@ struct RunsCommandTests {
     (["runs", "x.sqlite", "--csv"], "unknown option --csv"),
   ])
   func usageErrorsExit64(arguments: [String], expected: String) throws {
-    let result = try SluiceBinary.run(arguments)
+    let result = try SluiceCommand.run(arguments)
     #expect(result.status == 64)
     #expect(result.stderr.contains(expected), "\(result.stderr)")
     #expect(result.stderr.contains("Run 'sluice runs --help' for usage."))
   }
 
   @Test func helpListsTheRunsCommand() throws {
-    let top = try SluiceBinary.run(["--help"])
+    let top = try SluiceCommand.run(["--help"])
     #expect(top.stdout.contains("sluice runs DB [RUN_ID] [--last N] [--json]"))
-    let runs = try SluiceBinary.run(["runs", "--help"])
+    let runs = try SluiceCommand.run(["runs", "--help"])
     #expect(runs.status == 0)
     #expect(runs.stdout.contains("USAGE: sluice runs DB [--last N] [--json]"))
     #expect(runs.stdout.contains("--last N"))

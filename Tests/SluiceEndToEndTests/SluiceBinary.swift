@@ -1,4 +1,8 @@
 import Foundation
+import SluiceCLI
+import SluiceCatalog
+import SluicePostgreSQL
+import SluiceSQLite
 import SluiceTestSupport
 
 /// Runs the built `sluice` executable as a user would, capturing exit code, stdout and stderr.
@@ -73,5 +77,18 @@ extension SluiceBinary {
     process.standardInput = FileHandle.nullDevice
     try process.run()
     return process
+  }
+}
+
+/// `sluice` run in this process, with its own standard output, standard error and working
+/// directory (`CommandIO`): what most end-to-end tests need, at a fraction of a process launch.
+/// What needs a process of its own — standard input, signals, a terminal, `ulimit`, `kill -9`,
+/// the environment — runs the binary (`SluiceBinary`).
+enum SluiceCommand {
+  static func run(_ arguments: [String], in directory: String = Repository.root) throws -> SluiceBinary.Result {
+    let io = CommandIO(capturingIn: directory)
+    let status = Sluice.run(
+      arguments: arguments, datasets: Catalog.datasets, drivers: [SQLiteDriver(), PostgreSQLDriver()], io: io)
+    return SluiceBinary.Result(status: status, stdout: io.output, stderr: io.error)
   }
 }

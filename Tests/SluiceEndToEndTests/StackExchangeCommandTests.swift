@@ -20,7 +20,7 @@ struct StackExchangeCommandTests {
     let arguments = [
       "run", "Pipelines/stackexchange.json", "--db", database, "--report", scratch.file("report.json"), "--rejects", rejects,
     ]
-    let result = try SluiceBinary.run(arguments)
+    let result = try SluiceCommand.run(arguments)
     #expect(result.status == 0, "\(result.stderr)")
     for line in ["  users: 4 rows", "  posts: 7 rows", "  post_tags: 5 rows", "  comments: 10 rows", "  votes: 11 rows", "  post_history: 6 rows"] {
       #expect(result.stdout.contains(line), "missing \(line) in \(result.stdout)")
@@ -36,7 +36,7 @@ struct StackExchangeCommandTests {
     #expect(try count(database, "SELECT count(*) FROM sluice_runs") == 1)
 
     // A second run of the same dump changes no row.
-    let again = try SluiceBinary.run(arguments)
+    let again = try SluiceCommand.run(arguments)
     #expect(again.status == 0, "\(again.stderr)")
     #expect(try count(database, "SELECT count(*) FROM posts") == 7)
     #expect(try count(database, "SELECT count(*) FROM sluice_runs") == 2)
@@ -48,7 +48,7 @@ struct StackExchangeCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("conlang.sqlite")
     let dump = (Corpus.root as NSString).appendingPathComponent("xml-legacy/stackexchange-conlang-meta")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/stackexchange.json", "--input-dir", dump, "--db", database, "--report", scratch.file("r.json"),
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -72,7 +72,7 @@ struct StackExchangeCommandTests {
     let conlang = (Corpus.root as NSString).appendingPathComponent("xml-legacy/stackexchange-conlang-meta")
     try FileManager.default.copyItem(atPath: conlang + "/Posts.xml", toPath: folder + "/Posts.xml")
     let database = scratch.file("posts.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/stackexchange.json", "--input-dir", folder, "--db", database, "--report", scratch.file("r.json"),
       "--junit", scratch.file("j.xml"), "--html", scratch.file("r.html"),
     ])
@@ -104,7 +104,7 @@ struct StackExchangeCommandTests {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     _ = try scratch.write("dump/Users.xml", "<users></users>")
     let database = scratch.file("posts.sqlite")
-    let result = try SluiceBinary.run(["run", "Pipelines/stackexchange.json", "--input-dir", folder, "--db", database])
+    let result = try SluiceCommand.run(["run", "Pipelines/stackexchange.json", "--input-dir", folder, "--db", database])
     #expect(result.status == 66, "\(result.stderr)")
     #expect(result.stderr.contains("\(folder)/Posts.xml: no such file"), "\(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: database))

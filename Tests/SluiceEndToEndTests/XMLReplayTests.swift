@@ -25,7 +25,7 @@ struct XMLReplayTests {
     let input = try scratch.write("orders.xml", Self.orders)
     let database = scratch.file("orders.sqlite")
     let rejects = scratch.file("rejects.ndjson")
-    let run = try SluiceBinary.run([
+    let run = try SluiceCommand.run([
       "run", "Pipelines/orders.json", "--input", input, "--format", "xml", "--record-path", "orders.order",
       "--policy", "lenient", "--db", database, "--rejects", rejects,
     ])
@@ -47,7 +47,7 @@ struct XMLReplayTests {
     let fixed = String(lines[0]).replacingOccurrences(of: #"\"qty\":\"many\""#, with: #"\"qty\":\"3\""#)
     #expect(fixed != String(lines[0]))
     try fixed.appending("\n").write(toFile: rejects, atomically: true, encoding: .utf8)
-    let replay = try SluiceBinary.run(["replay", "Pipelines/orders.json", "--rejects", rejects, "--db", database])
+    let replay = try SluiceCommand.run(["replay", "Pipelines/orders.json", "--rejects", rejects, "--db", database])
     #expect(replay.status == 0, "\(replay.stderr)")
     let items = try SQLiteConnection(path: database, options: .init(readOnly: true)).prepare(
       "SELECT order_id || ':' || line || ':' || sku || ':' || qty FROM order_items ORDER BY order_id, line")
@@ -65,7 +65,7 @@ struct XMLReplayTests {
     let input = try scratch.write("orders.xml", Self.orders)
     let database = scratch.file("orders.sqlite")
     let rejects = scratch.file("rejects.ndjson")
-    let run = try SluiceBinary.run([
+    let run = try SluiceCommand.run([
       "run", "Pipelines/orders.json", "--input", input, "--format", "xml", "--record-path", "orders.order",
       "--policy", "lenient", "--db", database, "--rejects", rejects,
     ])
@@ -83,7 +83,7 @@ struct XMLReplayTests {
       .write(toFile: rejects, atomically: true, encoding: .utf8)
 
     let report = scratch.file("replay.json")
-    let replay = try SluiceBinary.run([
+    let replay = try SluiceCommand.run([
       "replay", "Pipelines/orders.json", "--rejects", rejects, "--db", database, "--report", report,
     ])
     #expect(replay.status == 0, "\(replay.stderr)")

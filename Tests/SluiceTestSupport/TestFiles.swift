@@ -107,3 +107,13 @@ extension AnyDataset {
     try Pipeline(datasets: configuration.inputs.map { _ in self }, configuration: configuration).run()
   }
 }
+
+extension PipelineConfiguration {
+  /// The configuration with the tables' rows counted after the commit (`tableRows`), as the
+  /// tests that check a table's size ask for.
+  public var counted: PipelineConfiguration {
+    var configuration = self
+    configuration.countsTableRows = true
+    return configuration
+  }
+}

@@ -41,6 +41,10 @@ public struct PipelineConfiguration: Sendable {
   public var mode: RunMode = .run
   /// With `.validate`: warnings (unknown fields) fail the run too.
   public var failsOnWarnings = false
+  /// Whether a committed run counts the rows of each of its tables for the report
+  /// (`tableRows`): a full scan of every table, which a growing nightly target pays on every
+  /// run, so only when asked (`--count-rows`, `"countRows": true`).
+  public var countsTableRows = false
   /// How many issues of each code a report keeps in full (all are counted).
   public var issueSampleLimit: Int
   /// How long to wait for another process's lock on the database before failing (exit 74).

@@ -44,6 +44,8 @@ public struct PipelineSpec: Sendable {
   public var connectTimeout: Int?
   /// PostgreSQL: how many connections load independent inputs at once (`--jobs`; default 1).
   public var jobs: Int?
+  /// Whether a committed run counts its tables' rows for the report (`countRows`).
+  public var countsRows: Bool
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
 
@@ -99,6 +101,7 @@ public struct PipelineSpec: Sendable {
     }
     databaseSchema = document.databaseSchema
     jobs = document.jobs
+    countsRows = document.countRows ?? false
     if let jobs, !(1...PipelineConfiguration.maxJobs).contains(jobs) {
       throw SpecError(path: path, message: "'jobs' must be a whole number from 1 to \(PipelineConfiguration.maxJobs)")
     }
@@ -358,6 +361,7 @@ public struct PipelineSpec: Sendable {
       rejectsPath: rejects.map(resolve))
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
     if let jobs { configuration.jobs = jobs }
+    configuration.countsTableRows = countsRows
     configuration.htmlPath = html.map(resolve)
     return configuration
   }
@@ -438,7 +442,7 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects"
+    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows"
   static let knownInputKeys = "dataset, input, format, recordPath, optional"
 
   var description: String?
@@ -458,6 +462,7 @@ struct SpecDocument: Decodable {
   var databaseSchema: String?
   var connectTimeout: Int?
   var jobs: Int?
+  var countRows: Bool?
 
   /// One element of `inputs`.
   struct InputDocument: Decodable {

@@ -34,6 +34,8 @@ public final class OutputFile {
   private var failure: OutputError?
   /// Bytes handed to `write`, buffered or not.
   public private(set) var byteCount = 0
+  /// For a private spool: the directory of its own it lives in, removed with it.
+  private var privateDirectory: String?
 
   /// Buffered bytes are written out once they reach this size.
   static let bufferLimit = 1 << 20
@@ -93,6 +95,29 @@ public final class OutputFile {
     fchmod(opened, mode)
   }
 
+  /// A file only this process can read, for what a run keeps on the side (a parallel lane's
+  /// rejected records): made by `mkstemp` (mode 0600) in a new directory of its own made by
+  /// `mkdtemp` (mode 0700) under the temporary directory, so no other user can name it in
+  /// advance, read it, or put a FIFO or a link in its place. Both go when the file does; it is
+  /// never published.
+  package static func privateSpool(purpose: String) throws(OutputError) -> OutputFile {
+    var template = Array((NSTemporaryDirectory() + "/sluice-spool-XXXXXX").utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+    guard made != nil else {
+      throw OutputError(kind: .cannotCreate, message: "cannot create the \(purpose): \(reason(errno))")
+    }
+    let directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    do {
+      let file = try OutputFile(path: directory + "/spool", purpose: purpose)
+      fchmod(file.descriptor, 0o600)
+      file.privateDirectory = directory
+      return file
+    } catch {
+      rmdir(directory)
+      throw error
+    }
+  }
+
   /// Opens a FIFO, device or socket for writing without blocking on a FIFO that nobody reads:
   /// `O_NONBLOCK` makes that open fail with `ENXIO` at once, so it is retried until a reader
   /// comes or `readerWait` seconds have passed; then writes block again as usual.
@@ -120,6 +145,7 @@ public final class OutputFile {
   deinit {
     if !isClosed { close(descriptor) }
     if !isPublished, let temporary { unlink(temporary) }
+    if let privateDirectory { rmdir(privateDirectory) }
   }
 
   /// Appends bytes, writing them out once a megabyte has gathered.
@@ -227,12 +253,13 @@ public final class OutputFile {
 
   // MARK: - Paths and reasons
 
-  /// The mode a new file gets under the process's umask.
-  private static var newFileMode: mode_t {
+  /// The mode a new file gets under the process's umask, read once: `umask` can only be read
+  /// by setting it, which must not race with files other threads create.
+  private static let newFileMode: mode_t = {
     let mask = umask(0o022)
     umask(mask)
     return 0o666 & ~mask
-  }
+  }()
 
   /// `strerror`'s text, starting lower-case so it reads inside a sentence.
   static func reason(_ code: Int32) -> String {
