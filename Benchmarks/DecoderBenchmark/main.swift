@@ -6,7 +6,7 @@
 // Not part of `swift test`: timings belong in release builds, side by side in one run.
 import Foundation
 import OrderSamples
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 struct OrderDTO: Decodable {
   let identifier: String

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Makes the benchmark's orders: realistic shapes (1–5 lines, names with non-ASCII letters and
 /// some with `&`, `<` and `>` as legacy exports have them, zero-padded ids, timestamps with and

@@ -13,7 +13,7 @@
 import Foundation
 import GzipOutput
 import OrderSamples
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func value(_ name: String) -> String? {

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Exit codes from `sysexits.h`, as DESIGN.md lists them, and the two Sluice adds.
 enum ExitCode {

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// How an error ends the tool: the message for stderr and the exit code — the one table from
 /// errors to exit codes.

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// `sluice inspect INPUT`: the format, the record paths and the records' field paths with their
 /// types and presence — no values unless asked — or a Swift DTO for them. The work is

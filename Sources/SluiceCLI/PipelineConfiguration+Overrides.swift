@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 extension PipelineConfiguration {
   /// The spec's configuration with the command line's options applied (`--db` and `--rejects`

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// One `run`, `validate` or `replay` command line: parsed, validated into the configuration
 /// the engine runs, then run, its outcome printed and turned into the exit code.

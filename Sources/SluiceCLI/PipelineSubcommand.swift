@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// `run`, `validate` and `replay`: one pipeline, as its spec and the flags describe it.
 ///

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import Synchronization
 
 #if canImport(Glibc)

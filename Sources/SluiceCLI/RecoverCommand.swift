@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// `sluice recover DB [--db-schema NAME] [--apply]`: the parallel runs of a PostgreSQL database
 /// that did not end, and the one safe way to settle each (the driver's `RunRecovery`).

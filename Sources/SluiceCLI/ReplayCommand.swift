@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// `sluice replay`: loads the records of a fixed rejects file through the same pipeline.
 struct ReplayCommand: PipelineSubcommand {

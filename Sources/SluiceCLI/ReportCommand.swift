@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// `sluice report REPORT.json [--html PATH]`: renders a JSON run report that `--report` wrote —
 /// tonight's, or one from an earlier Sluice — as the HTML page `--html` would have written, or

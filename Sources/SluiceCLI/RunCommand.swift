@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// `sluice run`: loads the pipeline's inputs into its database in one transaction.
 struct RunCommand: PipelineSubcommand {

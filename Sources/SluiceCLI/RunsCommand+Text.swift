@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 extension RunsCommand {
   /// The runs as an aligned table, one line each; the failure, free text, comes last.

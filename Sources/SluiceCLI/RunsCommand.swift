@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// `sluice runs DB [--last N] [--json]` and `sluice runs DB RUN_ID [--json]`: the run history a
 /// database's audit tables keep — a SQLite file's or a PostgreSQL schema's — read without writing.

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// `sluice schema DATASET [--dialect sqlite|postgresql]`: prints the SQL that creates the
 /// dataset's tables, lookup tables and indexes, in the store's dialect.

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 extension Sluice {
   /// `sluice --help`: the subcommands from the table, the datasets this tool was given, the

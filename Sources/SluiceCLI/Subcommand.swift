@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// One `sluice` subcommand, shaped like a swift-argument-parser command written by hand.
 ///

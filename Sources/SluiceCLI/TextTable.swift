@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Rows of text in aligned columns, for results a person reads on a terminal: text columns
 /// flush left, number columns flush right, two spaces between, no trailing blanks.

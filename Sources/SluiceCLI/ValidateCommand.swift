@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// `sluice validate`: the CI data-contract check — every stage but the writes, every issue.
 struct ValidateCommand: PipelineSubcommand {

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Every dataset Sluice knows, by the name pipeline specs use.
 public enum Catalog {

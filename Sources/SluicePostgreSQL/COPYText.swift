@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// PostgreSQL `COPY`'s text format, one value at a time: tab-separated columns, `\N` for NULL,
 /// backslash escapes, bytea in hex.

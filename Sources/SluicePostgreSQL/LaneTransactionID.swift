@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The global transaction id a parallel run prepares a lane transaction under:
 /// `sluice:<database>:<schema>:<run id>:<k>/<n>` — the run's row in `<schema>.sluice_runs`, and
@@ -13,7 +13,7 @@ import SluiceCore
 /// not fit leaves out the database (the view's `database` column names it anyway). A schema name
 /// so full of `:` and `%` that even then the id is too long makes the first prepare fail, and
 /// the run with it (rolled back, like any failed prepare).
-public struct LaneTransactionID: Sendable, Hashable, CustomStringConvertible {
+package struct LaneTransactionID: Sendable, Hashable, CustomStringConvertible {
   public var database: String
   public var schema: String
   public var runID: Int64

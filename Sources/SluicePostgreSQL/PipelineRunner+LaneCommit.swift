@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 // How a parallel run's lane transactions become one run, or none: a two-phase commit whose log
 // is the run's own row in `sluice_runs` (`PostgreSQLAuditLog+Lanes`), written by the coordinating

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 // A parallel run (`--jobs N`, PostgreSQL): the inputs are split into lanes that share no table
 // (`LanePlan`), and up to N connections each load lanes, one after another, in a transaction of

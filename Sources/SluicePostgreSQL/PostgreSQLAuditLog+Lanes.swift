@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 // The audit row of a parallel run (`--jobs`) is its commit log. A run's lanes load in
 // transactions of their own, and none of them carries the row: it is written and changed only by

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The audit tables in PostgreSQL's dialect: the same `sluice_runs` and `sluice_rejects`, with
 /// the same columns and meaning as SQLite's (`SQLiteAuditLog`), typed for PostgreSQL — an identity

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Writes a batch of records into PostgreSQL with one `COPY` per table and a few set-based
 /// statements, with `RowWriter`'s results: the same rows, the same counts, the same kept records.

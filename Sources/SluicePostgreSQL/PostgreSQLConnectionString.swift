@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A PostgreSQL server's libpq connection string — a URL (`postgresql://user@host:5432/db`,
 /// `postgres://…`, `postgresql://user@/db?host=/run/dir`) or keyword/value pairs

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// PostgreSQL's spelling of the SQL the engine derives from table declarations.
 ///
@@ -14,7 +14,7 @@ import SluiceCore
 ///   sorts, compares and does date arithmetic as a time; read it back with
 ///   `to_char(col AT TIME ZONE 'UTC', …)` or as `timestamptz` (each session is set to UTC);
 /// - `blob` → `bytea`.
-public struct PostgreSQLDialect: SQLDialect {
+package struct PostgreSQLDialect: SQLDialect {
   public init() {}
 
   public func typeName(_ type: ColumnType) -> String {

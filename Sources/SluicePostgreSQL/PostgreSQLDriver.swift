@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The PostgreSQL driver: a server named by a libpq connection string — a URL
 /// (`postgresql://loader@db.example/shop`) or keyword/value pairs (`host=db dbname=shop`) — loaded
@@ -17,7 +17,7 @@ import SluiceCore
 public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver {
   /// How the driver writes: the bulk writer and `MERGE` where the server has it, unless asked
   /// not to (for comparing, and for ruling the bulk writer out when a load looks wrong).
-  public struct Options: Sendable, Hashable {
+  package struct Options: Sendable, Hashable {
     public var usesBulkWriter: Bool
     public var usesMerge: Bool
     public init(usesBulkWriter: Bool = true, usesMerge: Bool = true) {
@@ -26,9 +26,9 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver {
     }
   }
 
-  public let options: Options
+  package let options: Options
 
-  public init(options: Options = Options()) {
+  package init(options: Options = Options()) {
     self.options = options
   }
 
@@ -92,7 +92,7 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver {
 extension DatabaseTarget {
   /// A PostgreSQL server by its libpq connection string, the tables in `schema` (nil: the
   /// server's `search_path`).
-  public static func postgreSQL(
+  package static func postgreSQL(
     _ connectionString: String, schema: String? = nil, connectTimeoutSeconds: Int? = nil,
     options: PostgreSQLDriver.Options = .init()
   ) -> DatabaseTarget {

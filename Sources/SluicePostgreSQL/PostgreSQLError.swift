@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A failed PostgreSQL call: the server's SQLSTATE and primary message, the constraint, table and
 /// column it names, and the statement's SQL.
@@ -7,7 +7,7 @@ import SluiceCore
 /// (`Key (order_id)=(42) already exists.`, `Failing row contains (…)`) is never read; and the
 /// primary message of a data exception (class 22, `invalid input syntax for type bigint: "x"`)
 /// or of a raised exception, which quote values, is replaced by a fixed text.
-public struct PostgreSQLError: StoreError, Sendable {
+package struct PostgreSQLError: StoreError, Sendable {
   /// The five-character SQLSTATE (`23505`), or `08006` when the connection was lost and the
   /// server said nothing.
   public var sqlState: String

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The parallel runs of a PostgreSQL database that did not end — their process was killed, their
 /// connection or server lost between the first prepare and the last commit — and what to do with
@@ -13,7 +13,7 @@ import SluiceCore
 /// coordinating session still holds the run's advisory lock is in progress and is left alone, as
 /// is what cannot be read with certainty (a prepared transaction of an earlier Sluice, a lane
 /// committed without a decision).
-public final class PostgreSQLRecovery: RunRecovery {
+package final class PostgreSQLRecovery: RunRecovery {
   /// The database as messages name it: its connection string without a password.
   public let database: String
   let store: PostgreSQLStore
@@ -35,7 +35,7 @@ public final class PostgreSQLRecovery: RunRecovery {
   }
 
   /// One run that did not end, as the database shows it.
-  public struct InterruptedRun: SluiceCore.InterruptedRun, Hashable {
+  package struct InterruptedRun: SluiceCore.InterruptedRun, Hashable {
     public var schema: String
     public var runID: Int64
     /// How many lane transactions the run had (its row's `lanes`, or the ids' `n`).
@@ -101,7 +101,7 @@ public final class PostgreSQLRecovery: RunRecovery {
   }
 
   /// What recovering a run does.
-  public enum Action: Sendable, Hashable, CustomStringConvertible {
+  package enum Action: Sendable, Hashable, CustomStringConvertible {
     /// Commit every prepared lane transaction, then mark the run succeeded (or partial).
     case commit
     /// Roll back every prepared lane transaction, then mark the run failed.
@@ -138,7 +138,7 @@ public final class PostgreSQLRecovery: RunRecovery {
 
   /// What a scan found: interrupted runs, and prepared transactions of an earlier Sluice
   /// (`sluice-<pid>-<ms>-<n>`, whose lane 0 held the audit row), which no rule can settle.
-  public struct Scan: Sendable {
+  package struct Scan: Sendable {
     public var runs: [InterruptedRun]
     public var legacyTransactions: [String]
 

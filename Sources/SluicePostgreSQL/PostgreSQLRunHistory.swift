@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The run history of a PostgreSQL schema (`sluice_runs`, `sluice_rejects`, written by
 /// `PostgreSQLAuditLog`), read without ever writing.
@@ -13,7 +13,7 @@ import SluiceCore
 /// Rows are read back as SQLite's history reads its own: the same `RecordedRun` with times in the
 /// canonical UTC text (`2025-01-31T02:00:00.123Z`) and the `jsonb` sections decoded from their
 /// text, so `sluice runs` prints the same shape for either store.
-public final class PostgreSQLRunHistory: RunHistory {
+package final class PostgreSQLRunHistory: RunHistory {
   /// The server as messages name it: the URL without its password.
   public let database: String
   private let store: PostgreSQLStore

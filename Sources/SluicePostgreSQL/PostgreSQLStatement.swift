@@ -1,13 +1,13 @@
 internal import CLibPQ
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A statement prepared on the server, run with text parameters: bind, step, reset.
 ///
 /// Values are rendered as PostgreSQL reads them in text format — integers and reals in decimal
 /// (a real as its shortest exact form), bytes as `\x` hex — and the server converts each to its
 /// column's type. The whole result arrives with the first `step`; later steps walk its rows.
-public final class PostgreSQLStatement: StoreStatement {
+package final class PostgreSQLStatement: StoreStatement {
   let store: PostgreSQLStore
   let name: String
   public let sql: String

@@ -1,6 +1,6 @@
 internal import CLibPQ
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// `COPY … FROM STDIN` and the small queries of the bulk writer.
 extension PostgreSQLStore: BulkLoadingStore {

@@ -1,5 +1,5 @@
 internal import CLibPQ
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// What a parallel run (`--jobs N`) needs of a connection beyond `withTransaction`: a
 /// transaction it opens and ends itself, since every lane's stays open until all have loaded,

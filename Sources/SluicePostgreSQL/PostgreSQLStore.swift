@@ -1,6 +1,6 @@
 internal import CLibPQ
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// One connection to a PostgreSQL server, over libpq: the store a run writes into when its
 /// database is a `postgresql://` URL.
@@ -16,8 +16,8 @@ import SluiceCore
 /// nor the caller sets one, so an unreachable server fails the run instead of hanging it. The
 /// password never appears in what the store reports: errors name the server by host, port and
 /// database.
-public final class PostgreSQLStore: Store {
-  public struct Options: Sendable {
+package final class PostgreSQLStore: Store {
+  package struct Options: Sendable {
     /// The schema the tables live in; nil: the server's `search_path` (normally `public`).
     public var schema: String?
     /// Seconds to wait for a connection; nil: the URL's, `PGCONNECT_TIMEOUT`, or 10.

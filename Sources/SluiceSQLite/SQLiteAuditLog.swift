@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The audit trail in the target database: `sluice_runs` (one row per run, however many inputs
 /// it read) and `sluice_rejects` (that run's sampled issues with their input, without values), so

@@ -1,11 +1,11 @@
 internal import CSQLite
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// One open SQLite database: owns the `sqlite3*` handle, prepares statements, runs transactions.
 ///
 /// Foreign keys are switched on at open, and a busy timeout lets a nightly job wait briefly for
 /// another writer instead of failing at once. Not thread-safe: one connection per writer.
-public final class SQLiteConnection: Store {
+package final class SQLiteConnection: Store {
   let handle: OpaquePointer
   public let path: String
   /// How long a statement waits for another connection's lock before it fails with
@@ -14,7 +14,7 @@ public final class SQLiteConnection: Store {
     didSet { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
   }
 
-  public struct OpenOptions: Sendable {
+  package struct OpenOptions: Sendable {
     public var readOnly = false
     public var create = true
     public var busyTimeoutMilliseconds: Int32 = 5_000
@@ -135,7 +135,7 @@ public final class SQLiteConnection: Store {
     return result
   }
 
-  public enum TransactionKind: String, Sendable {
+  package enum TransactionKind: String, Sendable {
     case deferred = "DEFERRED"
     /// Takes the write lock at BEGIN, so a locked database fails before any work is done.
     case immediate = "IMMEDIATE"

@@ -1,8 +1,8 @@
 internal import CSQLite
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// SQLite's spelling: STRICT tables, `WITHOUT ROWID` for composite keys, numbered `?` parameters.
-public struct SQLiteDialect: SQLDialect {
+package struct SQLiteDialect: SQLDialect {
   public init() {}
 
   public func typeName(_ type: ColumnType) -> String {

@@ -1,10 +1,10 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A failed SQLite call: its result codes, SQLite's message, and the statement's SQL.
 ///
 /// It never carries bound values: SQL text holds only placeholders.
-public struct SQLiteError: StoreError, Sendable {
+package struct SQLiteError: StoreError, Sendable {
   /// The primary result code (`SQLITE_CONSTRAINT` is 19, `SQLITE_BUSY` 5, `SQLITE_FULL` 13).
   public var code: Int32
   /// The extended result code (`SQLITE_CONSTRAINT_PRIMARYKEY` is 1555).

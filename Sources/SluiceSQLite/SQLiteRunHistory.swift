@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The run history of a SQLite database (`sluice_runs`, `sluice_rejects`, written by
 /// `SQLiteAuditLog`), read without ever writing: the database is opened read-only, so looking at
@@ -7,7 +7,7 @@ import SluiceCore
 ///
 /// Opening checks the file first, so a missing path is `databaseMissing` rather than SQLite's
 /// "unable to open database file", and a file that is not SQLite is `notADatabase`.
-public final class SQLiteRunHistory: RunHistory {
+package final class SQLiteRunHistory: RunHistory {
   public let path: String
   private let connection: SQLiteConnection
 

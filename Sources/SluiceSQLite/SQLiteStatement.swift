@@ -1,8 +1,8 @@
 internal import CSQLite
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A prepared statement, reused for a whole run: bind, step, reset.
-public final class SQLiteStatement: StoreStatement {
+package final class SQLiteStatement: StoreStatement {
   let handle: OpaquePointer
   public let sql: String
   private let connection: SQLiteConnection

@@ -1,8 +1,8 @@
 import SluiceCLI
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// `Sluice.run(arguments:datasets:)` in process: the tool knows the datasets it is handed and

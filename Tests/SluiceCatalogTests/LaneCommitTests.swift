@@ -1,10 +1,10 @@
 import Foundation
 import SluiceCatalog
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Synchronization
 import Testing
 
-@testable import SluiceCore
+@_spi(Internals) @testable import SluiceCore
 @testable import SluicePostgreSQL
 import SluiceSQLite
 

@@ -1,9 +1,9 @@
 import Foundation
 import SluiceCatalog
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// Loads domain messages as they are, through `MessageTables`: each record `{"n": 3}` names a

@@ -1,9 +1,9 @@
 import Foundation
 import SluiceCatalog
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// The contract of Sluice's own message format (seed 002, items 5, 6 and 10): one valid fixture

@@ -1,9 +1,9 @@
 import Foundation
 import SluiceCatalog
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// The loader skips the upsert of a customer it has just written with the same name; a record

@@ -1,10 +1,10 @@
 import Foundation
 import FoundationXML
 import SluiceCatalog
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 @Suite("Outputs: validate, JUnit, quarantine and replay, audit tables")

@@ -1,9 +1,9 @@
 import Foundation
 import SluiceCatalog
-@testable import SluiceCore
+@_spi(Internals) @testable import SluiceCore
 @testable import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Synchronization
 import Testing
 

@@ -1,9 +1,9 @@
 import Foundation
 import SluiceCatalog
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// Profile patches (seed 002, section 4; issue 12): a missing field leaves its column unchanged,

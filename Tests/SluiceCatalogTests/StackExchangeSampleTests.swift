@@ -1,9 +1,9 @@
 import Foundation
 import SluiceCatalog
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// The committed sample dump (`SampleData/stackexchange/`, a made-up beekeeping site) and the

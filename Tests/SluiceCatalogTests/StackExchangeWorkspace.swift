@@ -1,10 +1,10 @@
 import Foundation
 import FoundationXML
 import SluiceCatalog
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 
 /// The files of a Stack Exchange dump in the order they load — users and tags before the posts
 /// that name them, posts before the rows about posts — with the dataset and element path of each.

@@ -1,8 +1,8 @@
 import Foundation
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
-@testable import SluiceCore
+@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
 

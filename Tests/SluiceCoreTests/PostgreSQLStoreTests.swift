@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
-@testable import SluiceCore
+@_spi(Internals) @testable import SluiceCore
 @testable import SluicePostgreSQL
 import SluiceSQLite
 

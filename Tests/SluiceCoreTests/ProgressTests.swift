@@ -1,9 +1,9 @@
 import Foundation
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Synchronization
 import Testing
 
-@testable import SluiceCore
+@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import SluiceCore
+@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
 

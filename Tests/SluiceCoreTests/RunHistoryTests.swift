@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-@testable import SluiceCore
+@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 
 /// `SQLiteRunHistory` on audit rows written by `SQLiteAuditLog`: what `sluice runs` reads.
 @Suite("Run history read back from the audit tables")

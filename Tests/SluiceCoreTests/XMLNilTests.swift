@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SluiceCore
+@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
 

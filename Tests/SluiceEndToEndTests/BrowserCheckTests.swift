@@ -1,5 +1,5 @@
 import Foundation
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// The HTML run report in a real browser: `Tests/browser/check-html-report` renders the lenient

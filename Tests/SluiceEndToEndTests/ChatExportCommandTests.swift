@@ -1,8 +1,8 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// The chat-export pipelines as a user runs them: each committed spec on its committed sample,

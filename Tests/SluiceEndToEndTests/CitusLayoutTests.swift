@@ -1,8 +1,8 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// The Citus layouts of docs/postgresql.md ("Past one server: Citus"), checked on plain PostgreSQL, since

@@ -1,8 +1,8 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// `--html` on run, validate and replay, and `sluice report`, on the real binary.

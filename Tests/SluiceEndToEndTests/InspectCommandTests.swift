@@ -1,9 +1,9 @@
 import Foundation
 import OrderSamples
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// `sluice inspect`, the real binary on committed samples, the shared corpus and files written

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// The round trip of `sluice inspect --swift NAME`: the DTOs the binary prints for a crafted
@@ -150,7 +150,7 @@ private struct DTOPackage {
     }
     let main = """
       import Foundation
-      import SluiceCore
+      @_spi(Internals) import SluiceCore
 
       /// Decodes every record of `input` as `T` under the strict policy; prints one JSON line.
       func check<T: Decodable>(

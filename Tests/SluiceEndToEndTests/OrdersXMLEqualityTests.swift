@@ -1,9 +1,9 @@
 import Foundation
 import OrderSamples
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// The same generated orders imported by the real `sluice` binary from the gzip JSON array and

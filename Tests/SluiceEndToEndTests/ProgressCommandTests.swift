@@ -1,5 +1,5 @@
 import Foundation
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// The progress line of the real binary: drawn when stderr is a terminal — a pseudo-terminal

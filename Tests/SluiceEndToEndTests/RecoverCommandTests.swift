@@ -1,8 +1,8 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// `sluice run --jobs 3` killed with SIGKILL at each point of its commit (`--test-kill-at`

@@ -3,7 +3,7 @@ import SluiceCLI
 import SluiceCatalog
 import SluicePostgreSQL
 import SluiceSQLite
-import SluiceTestSupport
+@_spi(Internals) import SluiceTestSupport
 
 /// Runs the built `sluice` executable as a user would, capturing exit code, stdout and stderr.
 struct SluiceBinary {

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Runs a dataset's contract fixtures (seed 002, item 10): each fixture file holds one record,
 /// run as a one-record array through every stage but the load.

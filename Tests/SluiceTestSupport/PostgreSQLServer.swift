@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
 
@@ -24,7 +24,7 @@ public enum PostgreSQLServer {
   public static var port: String { parameter("port") ?? "5432" }
 
   /// A connection to the server's default schema, for set-up the tests do as its superuser.
-  public static func connect() throws -> PostgreSQLStore {
+  package static func connect() throws -> PostgreSQLStore {
     guard let url else { throw PostgreSQLError(sqlState: "08001", message: "no test server", server: "") }
     return try PostgreSQLStore(url: url)
   }
@@ -46,7 +46,7 @@ public final class PostgreSQLSchema {
   /// The server's URL: the schema is chosen with `databaseSchema`.
   public var url: String { PostgreSQLServer.url ?? "" }
 
-  public func connect() throws -> PostgreSQLStore {
+  package func connect() throws -> PostgreSQLStore {
     try PostgreSQLStore(url: url, options: .init(schema: name))
   }
 
@@ -94,7 +94,7 @@ public struct TableRows: Equatable, CustomStringConvertible {
     self.tables = tables
   }
 
-  public init(postgreSQL store: PostgreSQLStore, tables names: [String]) throws {
+  package init(postgreSQL store: PostgreSQLStore, tables names: [String]) throws {
     var tables: [String: [String]] = [:]
     for name in names {
       let info = try store.prepare(

@@ -17,7 +17,7 @@
 import Foundation
 import FuzzSupport
 import SluiceCatalog
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 private let dateFormatSets: [[DateFormat]] = [
   [.iso8601],

@@ -12,7 +12,7 @@
 // prefix of the longest one; `decompressedBytes`/`bytesProduced` match what was handed out on
 // success. Output beyond 256 MiB stops the read (a bomb is not a finding by itself).
 import FuzzSupport
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 #if canImport(Glibc)
   import Glibc

@@ -16,7 +16,7 @@
 //   - with the default limits, the outcome (records, locations, error codes and locations, raw
 //     lines) does not depend on the buffer size or on how the source chunks its reads.
 import FuzzSupport
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 private let paths: [[String]] = [["a"], ["data", "fruits"], ["fruits"], [""]]
 private let bufferSizes = [1 << 18, 1, 3, 64]

@@ -8,7 +8,7 @@
 // consistent; the resolved paths are absolute (or `-` for stdin), a database file's too.
 import Foundation
 import FuzzSupport
-import SluiceCore
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
 

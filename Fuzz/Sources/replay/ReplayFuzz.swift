@@ -19,7 +19,7 @@
 import Foundation
 import FuzzSupport
 import SluiceCatalog
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// One decoder per convention, built once and reused from record to record, as a run does.
 nonisolated(unsafe) private let decoder = SluiceDecoder()

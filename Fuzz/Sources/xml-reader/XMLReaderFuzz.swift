@@ -27,7 +27,7 @@
 import Foundation
 import FuzzSupport
 import SluiceCatalog
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 private let paths: [[String]] = [[], ["orders", "order"], ["posts", "row"], ["a", "b", "c"]]
 private let chunkSizes = [1 << 15, 1, 7, 4096]

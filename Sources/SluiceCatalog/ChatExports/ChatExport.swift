@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 // The real chat exports — Slack, Discord, Mattermost, Messenger, Telegram — each decode their
 // own wire format (a DTO per export) and map it to the one `Message` domain, written through

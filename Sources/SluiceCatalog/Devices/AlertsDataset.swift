@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The alerts feed (seed 000) → `alerts`, each linked to its device by `deviceId`. The device
 /// must exist — loaded by an earlier run, or by an earlier input of the same pipeline

@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The tables of the two device feeds (seed 000): `devices`, and `alerts` that name their device
 /// by its natural key. Shared by `DevicesDataset` and `AlertsDataset`, so a pipeline that loads

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The devices feed (seed 000) → `devices`. Re-importing a device updates its row and keeps
 /// every alert that names it; under `--on-conflict replace` the device row is deleted and

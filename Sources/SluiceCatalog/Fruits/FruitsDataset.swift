@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Fruits with nested recipes (seed 003) → `fruits` and `recipes`, recipes keyed by fruit and
 /// position so that re-importing a fruit replaces its recipes instead of adding to them.

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A chat message in the domain, whichever export it came from (design rule 1: Sluice's own
 /// message format, Slack, Discord, Mattermost, Messenger and Telegram are different DTOs mapped

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The kinds of chat message Sluice knows. It owns the `message_kinds` table (design rule 12):
 /// ids are fixed per case and never reused; a case removed from the enum stays in the table,

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The tables every chat dataset writes — Sluice's own `messages` format and each real export
 /// alike — so a database holds one shape of messages whatever they were imported from.

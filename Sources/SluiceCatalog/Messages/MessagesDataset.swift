@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Chat messages in Sluice's own format (`MessageDTO`; JSON array, NDJSON, or XML with
 /// `--format xml --record-path messages.message`) → the shared `MessageTables`.

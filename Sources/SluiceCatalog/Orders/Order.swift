@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// An order in the domain, as the loader writes it.
 public struct Order: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Orders with their customer and line items → `orders`, `order_items`, `customers`, and the
 /// enum-owned `order_statuses`. Orders are where correctness matters most (seed 002): the

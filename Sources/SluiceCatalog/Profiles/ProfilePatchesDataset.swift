@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Profile patches (seed 002, section 4) → `profiles`: each record updates exactly the columns
 /// it carries. A missing field leaves its column as it is, `null` clears it, a value sets it.

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The `profiles` table (seed 002, section 4), written by two feeds: a full import
 /// (`ProfilesDataset`), where every record is the whole profile, and a patch import

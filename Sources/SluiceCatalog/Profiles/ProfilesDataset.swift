@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The full profile export → `profiles`: each record is the whole profile, so a re-imported
 /// profile without an introduction loses the one it had.

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// What a post is (`PostTypeId`). It owns the `post_types` table; the ids are the dump's own, as
 /// documented in "Database schema documentation for the public data dump and SEDE" on Meta Stack

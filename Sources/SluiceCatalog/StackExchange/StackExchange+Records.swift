@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 // The dump's rows in the domain: dates are UTC instants, type ids are enum cases, a post's
 // tags are a list of names. The loader writes these.

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 extension StackExchange {
   /// The tables every Stack Exchange dataset shares, declared once so that references work

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 extension StackExchange {
   /// The tag names of a post's `Tags` attribute, in either form the dumps have written:

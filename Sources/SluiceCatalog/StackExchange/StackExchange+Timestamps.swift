@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 extension StackExchange {
   /// Reads a dump timestamp — `yyyy-MM-ddTHH:mm:ss` with an optional fraction of any length,

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 // The Stack Exchange data dump (archive.org/details/stackexchange): one XML file per kind of
 // row — Users, Posts, Tags, Comments, Votes, Badges, PostLinks, PostHistory — each a root

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Badges.xml → `badges`. A badge of a user the dump lacks is an `orphanReference`.
 public struct StackExchangeBadgesDataset: Dataset {

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Comments.xml → `comments`. A comment on a post the dump lacks is an `orphanReference`; one by
 /// a deleted user keeps its `UserDisplayName`.

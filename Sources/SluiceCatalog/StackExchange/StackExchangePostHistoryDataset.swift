@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// PostHistory.xml → `post_history`: every revision and event of a post. The type id stays an
 /// integer: Stack Exchange keeps adding history types, and an unknown one is no reason to drop

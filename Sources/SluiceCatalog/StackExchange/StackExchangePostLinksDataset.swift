@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// PostLinks.xml → `post_links`. A link from or to a post the dump lacks is an `orphanReference`.
 public struct StackExchangePostLinksDataset: Dataset {

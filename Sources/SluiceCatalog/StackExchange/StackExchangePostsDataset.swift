@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Posts.xml → `posts` and `post_tags`, with the enum-owned `post_types`. Loads after users and
 /// tags, which its rows name, and before every file about posts.

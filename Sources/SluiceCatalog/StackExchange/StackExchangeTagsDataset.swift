@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Tags.xml → `tags`. Loads before Posts.xml, whose `post_tags` name tags by name.
 public struct StackExchangeTagsDataset: Dataset {

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Users.xml → `users`. Loads first: every other file names users.
 public struct StackExchangeUsersDataset: Dataset {

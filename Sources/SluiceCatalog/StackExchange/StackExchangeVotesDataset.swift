@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Votes.xml → `votes`, with the enum-owned `vote_types`. A vote on a post the dump lacks (a
 /// deleted post's votes stay in Votes.xml) is an `orphanReference`.

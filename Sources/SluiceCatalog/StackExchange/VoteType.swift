@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// What a vote is (`VoteTypeId`). It owns the `vote_types` table; the ids are the dump's own
 /// (Meta Stack Exchange's schema documentation, which lists no 13 or 14). A type this version

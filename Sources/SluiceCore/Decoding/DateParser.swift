@@ -6,7 +6,7 @@ import Foundation
 /// formats are accepted, in order. Not thread-safe: it creates one `DateFormatter` per pattern
 /// once and reuses it, because formatters are costly to build; each decoding thread owns its own
 /// parser. ISO 8601 and epoch values never touch a formatter (see `DateParser+ISO8601.swift`).
-public final class DateParser {
+package final class DateParser {
   /// The accepted formats, tried in this order.
   public let formats: [DateFormat]
   /// The zone that pattern formats read their wall-clock times in; other formats ignore it.

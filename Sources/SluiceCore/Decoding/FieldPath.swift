@@ -1,5 +1,5 @@
 /// Renders coding paths the way users write them: `recipes[2].title`.
-public enum FieldPath {
+package enum FieldPath {
   public static func render(_ codingPath: [any CodingKey]) -> String {
     var text = ""
     for key in codingPath { append(key, to: &text) }

@@ -1,5 +1,5 @@
 /// Turns the bytes between a JSON string's quotes into a Swift `String`, resolving escapes.
-public enum JSONString {
+package enum JSONString {
   /// Returns nil for a malformed escape or a lone surrogate; the bytes are otherwise assumed to
   /// be valid UTF-8, as the record readers guarantee.
   public static func decode<C: Collection<UInt8>>(_ body: C) -> String? {

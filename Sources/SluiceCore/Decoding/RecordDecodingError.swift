@@ -1,5 +1,5 @@
 /// Why a record did not decode: an issue code, the field path, and a message without values.
-public struct RecordDecodingError: Error, Sendable, Hashable {
+@_spi(Internals) public struct RecordDecodingError: Error, Sendable, Hashable {
   public var code: IssueCode
   public var path: String
   public var message: String
@@ -15,7 +15,7 @@ public struct RecordDecodingError: Error, Sendable, Hashable {
 }
 
 /// What decoding one record noticed without rejecting it.
-public struct DecodeDiagnostics: Sendable {
+@_spi(Internals) public struct DecodeDiagnostics: Sendable {
   public struct Finding: Sendable, Hashable {
     public var code: IssueCode
     public var path: String

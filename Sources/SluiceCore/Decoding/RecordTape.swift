@@ -18,7 +18,7 @@ import Foundation
 /// counting brackets from the scalar before it. So `bytes` are JSON text — strings quoted and
 /// escaped, containers bracketed — and another format's reader (XML) builds its tape by writing
 /// its values in that form (`RecordTape.Builder`); `origin` then says how to read it.
-public struct RecordTape: Sendable {
+@_spi(Internals) public struct RecordTape: Sendable {
   public enum Kind: UInt8, Sendable {
     case object, array, string, number, `true`, `false`, null
   }
@@ -494,7 +494,7 @@ extension RecordTape {
 }
 
 /// A coding key rebuilt from a tape: an object key or an array index.
-public struct TapeKey: CodingKey, Sendable {
+package struct TapeKey: CodingKey, Sendable {
   public var stringValue: String
   public var intValue: Int?
 

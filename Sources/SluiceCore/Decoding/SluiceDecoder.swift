@@ -5,7 +5,7 @@
 ///
 /// One instance per decoding thread: it reuses its tape and date formatters across records, and
 /// lets go of each record's bytes, and of any storage a huge record grew, once it is decoded.
-public final class SluiceDecoder {
+@_spi(Internals) public final class SluiceDecoder {
   public struct Options: Sendable {
     /// Convert `"12"` → 12, `"true"` → true and numbers → strings, counting each conversion.
     public var legacyScalars: Bool

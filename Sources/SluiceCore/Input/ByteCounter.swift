@@ -2,7 +2,7 @@ import Synchronization
 
 /// A count of bytes one thread adds to while another reads it: how far the record reader, on
 /// the decoding thread, has read an input, for the progress line the loading thread draws.
-public final class ByteCounter: Sendable {
+package final class ByteCounter: Sendable {
   private let bytes = Atomic<Int64>(0)
 
   public init() {}

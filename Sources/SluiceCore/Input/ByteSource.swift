@@ -1,5 +1,5 @@
 /// A stream of bytes read in caller-sized chunks, so memory never depends on the input's size.
-public protocol ByteSource: AnyObject {
+@_spi(Internals) public protocol ByteSource: AnyObject {
   /// Fills the front of `buffer` and returns how many bytes were written; 0 means end of input.
   func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }

@@ -11,7 +11,7 @@ import Foundation
 /// `here/../data.json` became a file one folder too high. Here `.` and empty components go,
 /// and `..` goes back from where the path so far really is (its real path, when it exists):
 /// what the kernel would open. Other links stay as written.
-public enum FilePaths {
+package enum FilePaths {
   /// `path` made absolute against `directory` (itself against the working directory when
   /// relative; the working directory when nil); `-` (standard input) stays as it is.
   public static func absolute(_ path: String, in directory: String? = nil) -> String {

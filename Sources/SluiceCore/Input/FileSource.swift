@@ -4,7 +4,7 @@ import Glibc
 ///
 /// It can look at the first bytes without consuming them (`peek`), which is how gzip is detected
 /// by its magic number on inputs that cannot seek, such as a pipe on stdin.
-public final class FileSource: ByteSource {
+@_spi(Internals) public final class FileSource: ByteSource {
   public let path: String
   private let descriptor: Int32
   private let ownsDescriptor: Bool
@@ -12,7 +12,7 @@ public final class FileSource: ByteSource {
   /// Bytes handed out so far (the compressed size, when the file is gzip).
   public private(set) var bytesRead: Int64 = 0
   /// `bytesRead`, readable from another thread (the progress line).
-  public let progress = ByteCounter()
+  package let progress = ByteCounter()
   /// The file's size, for a regular file; nil for standard input, a pipe or a device.
   public let size: Int64?
 

@@ -10,7 +10,7 @@ internal import CZlib
 /// or other trailing bytes are corruption. A stream that ends inside a member is truncated; any
 /// other zlib complaint is corruption. Both are reported with the compressed offset where they
 /// were found.
-public final class GzipSource: ByteSource {
+@_spi(Internals) public final class GzipSource: ByteSource {
   private let upstream: any ByteSource
   private let path: String
   /// zlib ≥ 1.2.12 checks that the stream has not moved since `inflateInit`, so it lives on the heap.

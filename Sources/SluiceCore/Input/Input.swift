@@ -2,7 +2,7 @@
 ///
 /// Detection looks at the bytes, never the file name, so `dump.json` that is really gzip and
 /// `dump.gz` that is really plain text both read correctly.
-public final class Input: ByteSource {
+@_spi(Internals) public final class Input: ByteSource {
   public let path: String
   public let isGzip: Bool
   private let file: FileSource
@@ -31,7 +31,7 @@ public final class Input: ByteSource {
   /// Bytes read from the file (compressed, for gzip).
   public var compressedBytes: Int64 { file.bytesRead }
   /// `compressedBytes`, readable from another thread while the input is read.
-  public var progress: ByteCounter { file.progress }
+  package var progress: ByteCounter { file.progress }
   /// The file's size (compressed, for gzip), when it is a regular file.
   public var size: Int64? { file.size }
   /// Bytes handed to the record reader.

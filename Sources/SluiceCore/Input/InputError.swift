@@ -1,5 +1,5 @@
 /// An input that cannot be opened or read to its end.
-public struct InputError: Error, Sendable, CustomStringConvertible {
+@_spi(Internals) public struct InputError: Error, Sendable, CustomStringConvertible {
   public enum Code: String, Sendable {
     /// The file does not exist.
     case notFound

@@ -1,6 +1,6 @@
 /// Bytes already in memory, read like a file: for small inputs such as pipeline specs, and for
 /// tests, which can cap each read at `chunk` bytes to exercise every buffer boundary.
-public final class MemoryByteSource: ByteSource {
+@_spi(Internals) public final class MemoryByteSource: ByteSource {
   private let bytes: [UInt8]
   private let chunk: Int
   private var offset = 0

@@ -8,7 +8,7 @@
 /// DTO's optionality needs (a field missing from some `customer` objects is optional in
 /// `Customer`). An array's elements have the path of the array plus `[]`; their `present` is the
 /// number of elements.
-public struct FieldShape: Sendable, Hashable {
+package struct FieldShape: Sendable, Hashable {
   /// Value kinds as JSON has them; an integer is a number without fraction or exponent that
   /// fits `Int64`. XML values are all `string`s (see `TextTraits` for what they look like).
   public struct Kinds: Sendable, Hashable {

@@ -1,6 +1,6 @@
 /// What `sluice inspect` found in an input: its format, the record paths it holds, and the shape
 /// of the records at the chosen one. Counts and lengths only; values only with `showsValues`.
-public struct Inspection: Sendable {
+package struct Inspection: Sendable {
   public var path: String
   /// The file's size on disk (compressed, for gzip).
   public var fileBytes: Int64
@@ -40,7 +40,7 @@ public struct Inspection: Sendable {
 }
 
 /// What `inspect` reads, and how much of it.
-public struct InspectOptions: Sendable {
+package struct InspectOptions: Sendable {
   /// Records read when no sample size is given.
   public static let defaultSampleSize = 1_000
 
@@ -72,7 +72,7 @@ public struct InspectOptions: Sendable {
 }
 
 /// The input holds nothing `inspect` can describe as records, or the options do not fit it.
-public struct InspectionError: Error, Sendable, CustomStringConvertible {
+package struct InspectionError: Error, Sendable, CustomStringConvertible {
   public enum Code: Sendable {
     /// No array of objects (JSON) or repeated element (XML) in the input.
     case noRecordPath

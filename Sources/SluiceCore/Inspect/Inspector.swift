@@ -9,7 +9,7 @@ import Glibc
 /// sample size the last two stop after that many records, so a sample of a huge dump is quick;
 /// without, both read everything. Memory stays constant either way: one record at a time, a
 /// bounded number of paths.
-public enum Inspector {
+package enum Inspector {
   public static func inspect(path: String, options: InspectOptions = InspectOptions()) throws -> Inspection {
     try checkReadableTwice(path)
     let first = try Input(path: path)

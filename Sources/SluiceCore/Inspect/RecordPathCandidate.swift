@@ -1,6 +1,6 @@
 /// A place in a document that holds records: an array of objects (JSON) or a repeated element
 /// (XML), named the way `--record-path` and a pipeline spec's `recordPath` take it.
-public struct RecordPathCandidate: Sendable, Hashable {
+package struct RecordPathCandidate: Sendable, Hashable {
   /// The record path's components, as `RecordReaders.make` takes them (`["chats", "list[]",
   /// "messages"]`); empty for a top-level JSON array.
   public var keys: [String]

@@ -10,7 +10,7 @@ import Foundation
 /// XML has no arrays: a key repeated in one object is an array there (the decoder makes one of
 /// it when the DTO asks). Once a path has been repeated, single occurrences count as arrays of
 /// one; the ones seen before the first repeat are folded in by `finish()`.
-public struct ShapeCollector {
+package struct ShapeCollector {
   public let showsValues: Bool
   public let maxPaths: Int
   /// Records added.

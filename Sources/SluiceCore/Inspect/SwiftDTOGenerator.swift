@@ -9,7 +9,7 @@
 /// kinds no one type decodes (a string here, a number there) is left out with a comment saying
 /// so: the strict decoder reports it as an unknown field, a warning, and decodes the rest.
 /// Swift names are lowerCamelCase; `CodingKeys` map them back when any differs from its key.
-public struct SwiftDTOGenerator {
+package struct SwiftDTOGenerator {
   public let inspection: Inspection
   public let typeName: String
 

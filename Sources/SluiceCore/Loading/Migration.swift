@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Applied migrations are recorded in `sluice_migrations`, so each runs exactly once per
 /// database, in the order the dataset lists them, inside the run's transaction.
-public struct Migration: Sendable {
+package struct Migration: Sendable {
   public var identifier: String
   public var sql: String
   /// A secondary, non-unique index that may be built after a first load instead of before it.
@@ -31,13 +31,13 @@ public struct Migration: Sendable {
 }
 
 /// A migration that cannot apply: a table of the declared name exists with another shape.
-public struct MigrationError: Error, Sendable, CustomStringConvertible {
+package struct MigrationError: Error, Sendable, CustomStringConvertible {
   public var message: String
   public var description: String { message }
 }
 
 /// Applies migrations that a database has not seen yet.
-public enum Migrator {
+package enum Migrator {
   /// Applies the missing migrations and returns the identifiers it applied. Call it inside a
   /// transaction so a failed run leaves no half-migrated schema.
   ///

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Written by hand because `ISO8601DateFormatter` costs tens of microseconds per call and a
 /// loader formats one per record.
-public enum TimestampText {
+package enum TimestampText {
   public static func text(_ date: Date) -> String {
     // Rounded, not truncated: a `Date` is a binary `Double`, so a parsed `.002` can arrive as
     // 0.001999… seconds, and truncating would store `.001`.

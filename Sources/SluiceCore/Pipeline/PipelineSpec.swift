@@ -13,7 +13,7 @@ import Foundation
 /// under `inputs`, each with those four keys, loaded in order into one transaction.
 public struct PipelineSpec: Sendable {
   /// One input as the spec writes it.
-  public struct Input: Sendable, Hashable {
+  @_spi(Internals) public struct Input: Sendable, Hashable {
     public var dataset: String
     /// The path as written: relative paths are resolved when the run's configuration is made.
     public var input: String
@@ -25,7 +25,7 @@ public struct PipelineSpec: Sendable {
   }
 
   /// The inputs in load order: one, or those listed under `inputs`.
-  public var inputs: [Input]
+  @_spi(Internals) public var inputs: [Input]
   /// Whether the spec lists its inputs under `inputs` (its errors then name `inputs[N].…`).
   public var listsInputs: Bool
   public var policy: Policy

@@ -15,7 +15,7 @@ import Foundation
 /// (the real path of its folder plus its name, a dangling link's destination followed).
 /// Character devices (`/dev/null`, a terminal) are never replaced or truncated by a write and
 /// are left out; standard input (`-`) is not a path.
-public struct RunFiles: Sendable {
+package struct RunFiles: Sendable {
   /// One file the run touches and what it is to the run, for messages.
   public struct Entry: Sendable, Hashable {
     public var role: String
@@ -104,7 +104,7 @@ public struct RunFiles: Sendable {
 
 /// Two of a run's files that are one file: an output that would replace the database, an
 /// input or another output. The run is refused before anything is opened (exit 64).
-public struct RunFilesConflict: Error, Sendable, CustomStringConvertible {
+package struct RunFilesConflict: Error, Sendable, CustomStringConvertible {
   public var first: RunFiles.Entry
   public var second: RunFiles.Entry
 

@@ -8,7 +8,7 @@
 /// What it accepts is RFC 8259, plus a UTF-8 byte order mark at the very start (JSONTestSuite
 /// leaves that implementation-defined). Strings must be valid UTF-8; `\u` escapes are checked for
 /// four hex digits here and for surrogate pairing by the decoder.
-public final class JSONRecordReader: RecordReader {
+@_spi(Internals) public final class JSONRecordReader: RecordReader {
   public enum Layout: Sendable, Hashable {
     /// The elements of an array: the top-level value (empty path) or the value under a key path
     /// of nested objects (`["data", "fruits"]` for `{"data": {"fruits": [...]}}`).

@@ -3,7 +3,7 @@
 /// Each line's `record` text is checked as one JSON document again, so a record that is still
 /// malformed is reported as such. Locations are those of the quarantine file: ordinal and line
 /// of the entry.
-public final class QuarantineReader: RecordReader {
+@_spi(Internals) public final class QuarantineReader: RecordReader {
   private struct Entry: Decodable {
     var record: String
     var format: String?

@@ -5,7 +5,7 @@
 ///
 /// An XML record arrives as the tape its reader built; its `bytes` are then the tape's JSON
 /// text (what a rejects file keeps), not the XML.
-public struct RawRecord: Sendable {
+@_spi(Internals) public struct RawRecord: Sendable {
   public var location: RecordLocation
   public var bytes: [UInt8]
   /// The record already as a tape (XML), with its values' source positions.

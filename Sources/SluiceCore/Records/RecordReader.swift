@@ -3,13 +3,13 @@
 /// A reader throws `RecordReadError` for malformed input. When the error is `isRecoverable`
 /// (a bad NDJSON line), the reader has already skipped past it and `next()` may be called again;
 /// otherwise the input cannot be read further.
-public protocol RecordReader: AnyObject {
+@_spi(Internals) public protocol RecordReader: AnyObject {
   func next() throws -> RawRecord?
 }
 
 /// Malformed input found by a record reader: a syntax error, a record over the size limit or
 /// nested too deep, or a record path that does not lead to an array.
-public struct RecordReadError: Error, Sendable, CustomStringConvertible {
+@_spi(Internals) public struct RecordReadError: Error, Sendable, CustomStringConvertible {
   public var code: IssueCode
   public var message: String
   /// The offending byte's place; `ordinal` is the record it belongs to (0 before the first).

@@ -1,5 +1,5 @@
 /// The one place a format becomes a record reader.
-public enum RecordReaders {
+@_spi(Internals) public enum RecordReaders {
   /// The reader of `format`'s records in `source`: a JSON array at a key path, NDJSON lines, or
   /// XML elements at an element path.
   public static func make(

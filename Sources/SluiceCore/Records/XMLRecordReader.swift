@@ -25,7 +25,7 @@ import Foundation
 /// - an element with neither is its text (CDATA included), `""` when empty;
 /// - an object's own text, when it is not only whitespace, is under the key `#text`;
 /// - repeated children repeat their key; the decoder makes arrays of them (see `DecodingState`).
-public final class XMLRecordReader: RecordReader {
+@_spi(Internals) public final class XMLRecordReader: RecordReader {
   public struct Limits: Sendable {
     /// Deepest nesting of elements inside a record (the record's element is depth 0).
     public var maxDepth: Int

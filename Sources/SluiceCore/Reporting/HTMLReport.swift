@@ -10,7 +10,7 @@ import Foundation
 /// and tells the browser so: its Content-Security-Policy is `default-src 'none'`. Like the JSON
 /// report it holds counts, locations, field paths and messages, never record values, and every
 /// text taken from the report goes through `escape`.
-public enum HTMLReport {
+package enum HTMLReport {
   /// How many issues of each code the page lists (the JSON report keeps up to its sample limit).
   public static let listedIssuesPerCode = 10
   /// How many field paths the "by field path" table lists.

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A run that failed for a reason that is not a record's (a corrupt stream, a locked database)
 /// adds an `<error>` test case, which CI systems show apart from data failures.
-public enum JUnitReport {
+package enum JUnitReport {
   /// How many offending records a failure lists.
   public static let listedRecords = 20
 

@@ -14,7 +14,7 @@ import Foundation
 /// such as `/dev/stdout`, a socket — is opened once and written in place; it cannot be staged, so
 /// what goes to it is final when it is written. Errors name the path and the operating system's
 /// reason in words, never an error domain.
-public final class OutputFile {
+package final class OutputFile {
   /// The path as the user gave it, for messages.
   public let path: String
   /// What the file is, for messages: `report`, `JUnit file`, `rejects file`.
@@ -316,7 +316,7 @@ public final class OutputFile {
 }
 
 /// An output that cannot be created (exit 73) or written (exit 74).
-public struct OutputError: Error, Sendable, CustomStringConvertible {
+package struct OutputError: Error, Sendable, CustomStringConvertible {
   public enum Kind: Sendable {
     /// The path cannot be opened or created: a missing permission, a parent that is a file.
     case cannotCreate

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The process's peak resident set size, read from `/proc/self/status` (Linux's `VmHWM`).
-public enum ProcessMemory {
+package enum ProcessMemory {
   public static func peakResidentBytes() -> Int64? {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
       return nil

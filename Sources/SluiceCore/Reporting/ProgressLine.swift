@@ -4,7 +4,7 @@
 ///
 /// Counts and sizes only — never a value of a record. Drawn over itself with a carriage return
 /// and erased before the summary (`draw`, `erase`).
-public enum ProgressLine {
+package enum ProgressLine {
   /// The line for `progress`, cut to fit `width` columns (one less, so the terminal never wraps).
   public static func render(_ progress: RunProgress, width: Int? = nil) -> String {
     var parts: [String] = []

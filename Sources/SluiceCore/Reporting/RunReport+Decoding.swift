@@ -74,7 +74,7 @@ extension RunReport {
   }
 
   /// Reads a report written by `jsonData()`, by this or an earlier Sluice.
-  public static func decode(from data: Data) throws(RunReportDecodingError) -> RunReport {
+  package static func decode(from data: Data) throws(RunReportDecodingError) -> RunReport {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
     do {
@@ -89,7 +89,7 @@ extension RunReport {
 
 /// Bytes that are not a run report this Sluice can read, said in one line: not JSON, a key
 /// missing or of the wrong type (named by its path), or a newer `reportVersion`.
-public struct RunReportDecodingError: Error, Sendable, CustomStringConvertible {
+package struct RunReportDecodingError: Error, Sendable, CustomStringConvertible {
   public var message: String
 
   public init(message: String) { self.message = message }

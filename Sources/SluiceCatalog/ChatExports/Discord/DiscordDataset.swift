@@ -1,5 +1,5 @@
 import Foundation
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A channel exported by DiscordChatExporter as JSON (records at `messages`) → the shared
 /// message tables.

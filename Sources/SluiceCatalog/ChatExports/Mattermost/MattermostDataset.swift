@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A Mattermost bulk export (NDJSON) → the shared message tables. Each line's `type` names the
 /// key of its payload:

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A Facebook Messenger conversation export (JSON, records at `messages`) → the shared message
 /// tables.

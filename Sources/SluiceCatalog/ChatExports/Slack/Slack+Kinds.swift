@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 extension Slack {
   /// The export's name in the keys of its rows (`slack:general`).

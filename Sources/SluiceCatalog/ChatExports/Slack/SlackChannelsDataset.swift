@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A Slack export's `channels.json` → `conversations`, keyed by the channel's name
 /// (`slack:general`) — the name of the folder its day files sit in, which is all a day file's

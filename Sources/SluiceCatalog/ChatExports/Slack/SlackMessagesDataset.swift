@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// The day files of a Slack workspace export (`<channel>/<YYYY-MM-DD>.json`, read through a
 /// glob `*/*.json`) → the shared message tables.

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// A Slack export's `users.json` → `senders` (`slack:U0BMYT2FL`), named by the user's
 /// `real_name`, or by their `name` (the handle) when that is empty. It loads before the day

@@ -1,4 +1,4 @@
-import SluiceCore
+@_spi(Internals) import SluiceCore
 
 /// Telegram Desktop's JSON export (`result.json`, records at `messages`; a whole account's at
 /// `chats.list[].messages`) → the shared message tables.

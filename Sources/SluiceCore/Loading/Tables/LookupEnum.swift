@@ -51,7 +51,7 @@ public struct LookupDeclaration: Sendable {
 }
 
 /// Creates and synchronizes enum-owned lookup tables.
-public enum LookupTable {
+package enum LookupTable {
   /// The DDL of an enum's table: `id`, `name` (the raw value), the enum's columns, `retired`.
   public static func createStatement<E: LookupEnum>(for type: E.Type, dialect: any SQLDialect)
     -> String

@@ -55,7 +55,7 @@ public struct Schema: Sendable {
   public var tableNames: [String] { tables.map(\.name) + lookups.map(\.table) }
 
   /// The migrations that create the schema: lookups, then tables in order, then their indexes.
-  public func migrations(dialect: any SQLDialect) -> [Migration] {
+  package func migrations(dialect: any SQLDialect) -> [Migration] {
     let sql = TableSQL(dialect: dialect)
     var migrations = lookups.map { lookup in
       Migration(
