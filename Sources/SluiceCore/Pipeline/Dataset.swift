@@ -3,7 +3,20 @@
 /// The engine knows no dataset (design rule 14): adding one means writing a type that conforms
 /// to this protocol in the catalog target and listing it there — no engine file changes. A
 /// dataset writes no SQL: it declares its tables (`schema`) and turns a domain record into rows
-/// (`rows(for:into:)`); the engine derives the DDL and writes the rows.
+/// (`rows(for:into:)`); the engine derives the DDL and writes the rows. The article "Declaring a
+/// dataset" walks through one.
+///
+/// ```swift
+/// struct BooksDataset: Dataset {
+///   var name: String { "books" }
+///   var summary: String { "books by ISBN-13 → books" }
+///   static let books = Table("books", key: ["isbn"], columns: [.text("isbn"), .text("title")])
+///   var schema: Schema { Schema([Self.books]) }
+///   func validate(_ book: BookDTO, into validation: inout Validation) {}
+///   func map(_ book: BookDTO, context _: inout MappingContext) throws(MappingError) -> BookDTO { book }
+///   func rows(for book: BookDTO, into rows: inout RecordRows) { rows.add(Self.books, book.isbn, book.title) }
+/// }
+/// ```
 public protocol Dataset: Sendable {
   /// The wire format, mirrored faithfully.
   associatedtype DTO: Decodable

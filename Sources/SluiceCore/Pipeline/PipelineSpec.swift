@@ -11,6 +11,12 @@ import Foundation
 ///
 /// A spec names one input with `dataset`, `input`, `format` and `recordPath`, or lists several
 /// under `inputs`, each with those four keys, loaded in order into one transaction.
+///
+/// ```swift
+/// let spec = try PipelineSpec(contentsOf: "Pipelines/orders.json")
+/// let configuration = try spec.configuration(inputDirectory: "/dumps/tonight", drivers: drivers)
+/// let report = try Pipeline(datasets: try spec.datasets(for: configuration, in: catalog), configuration: configuration).run()
+/// ```
 public struct PipelineSpec: Sendable {
   /// One input as the spec writes it.
   @_spi(Internals) public struct Input: Sendable, Hashable {

@@ -2,6 +2,13 @@ import Foundation
 
 /// Everything a run did, as the versioned JSON report (`"reportVersion": 1`) and the source of
 /// the summary on stderr. It holds counts, locations and paths — never record values.
+///
+/// ```swift
+/// let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
+/// if report.status == .failed { print(report.failure?.kind, report.failure?.message) }
+/// for issue in report.issues { print(issue) }   // stage, record, line, byte, field path, code
+/// let json = try report.jsonData()              // what --report writes
+/// ```
 public struct RunReport: Sendable, Codable {
   public enum Status: String, Sendable, Codable {
     case succeeded, failed

@@ -5,6 +5,14 @@
 /// position: a child row belongs to the row of its parent table added last, and the engine numbers
 /// it; an extension row likewise, at most one per parent row. Rows of tables that others
 /// reference come before the rows that reference them.
+///
+/// ```swift
+/// func rows(for order: Order, into rows: inout RecordRows) {
+///   rows.add(Self.customers, order.customer.id, order.customer.name)   // referenced first
+///   rows.add(Self.orders, order.id, order.amountMinor, order.status, order.customer.id)
+///   for item in order.items { rows.add(Self.items, item.sku, item.quantity) }  // children, numbered
+/// }
+/// ```
 public struct RecordRows: Sendable {
   /// One row: its table's serial, where its values start, and what it belongs to. Plain
   /// integers, so the writer's hot loop copies no references.

@@ -8,6 +8,13 @@ private let tableSerials = Atomic<Int32>(0)
 ///
 /// Declare tables once, as `static let`s of the dataset, and hand them to `RecordRows` when a
 /// record becomes rows: a `Table` is a reference, so the writer finds its plan by identity.
+///
+/// ```swift
+/// static let fruits = Table("fruits", key: ["fruit_id"], columns: [.text("fruit_id"), .text("name")])
+/// static let recipes = Table(
+///   "recipes", childOf: fruits, position: "position", field: "recipes",
+///   columns: [.text("title"), .text("description")])
+/// ```
 public final class Table: Sendable {
   public let name: String
   /// The table's own columns, in order. A child table's parent key and position columns come
