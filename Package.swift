@@ -113,7 +113,7 @@ let package = Package(
     // Files, gzip streams and corpus paths shared by the test targets.
     .target(
       name: "SluiceTestSupport",
-      dependencies: ["SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "CZlib"],
+      dependencies: ["SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceCLI", "CZlib"],
       path: "Tests/SluiceTestSupport"
     ),
     .testTarget(

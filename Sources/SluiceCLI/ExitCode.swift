@@ -1,7 +1,7 @@
 @_spi(Internals) import SluiceCore
 
 /// Exit codes from `sysexits.h`, as DESIGN.md lists them, and the two Sluice adds.
-enum ExitCode {
+package enum ExitCode {
   static let success: Int32 = 0
   /// Only with `--fail-on-rejects`: a lenient run committed, but rejected records on the way.
   ///
@@ -23,6 +23,20 @@ enum ExitCode {
   /// EX_IOERR: a corrupt or truncated stream, a locked or full database.
   static let ioError: Int32 = 74
   /// The data was committed, but an output written after the commit was lost (EX_TEMPFAIL's
-  /// number, Sluice's meaning); the engine's report decides it.
-  static let committedButOutputFailed: Int32 = RunReport.committedButOutputFailed
+  /// number, Sluice's meaning).
+  static let committedButOutputFailed: Int32 = 75
+
+  /// The code a run's report ends the command with: its failure's kind, or 75 when the data was
+  /// committed but an output written after the commit was lost. The one place a report becomes
+  /// an exit code; the report itself carries the kind.
+  package static func of(_ report: RunReport) -> Int32 {
+    guard let failure = report.failure else { return report.outputErrors.isEmpty ? success : committedButOutputFailed }
+    switch failure.kind {
+    case .configuration: return usage
+    case .data: return dataError
+    case .inputMissing: return noInput
+    case .cannotCreateOutput: return cannotCreate
+    case .io: return ioError
+    }
+  }
 }

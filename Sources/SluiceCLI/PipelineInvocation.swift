@@ -114,7 +114,7 @@ struct PipelineInvocation {
     } else {
       printError("sluice: the run was rolled back; no data was written to \(configuration.databaseDescription)")
     }
-    var status = report.exitCode
+    var status = ExitCode.of(report)
     if let failure = CommandIO.current.failure, status == ExitCode.success {
       printError("sluice: cannot write to standard output: \(failure)")
       status = report.committed ? ExitCode.committedButOutputFailed : ExitCode.ioError

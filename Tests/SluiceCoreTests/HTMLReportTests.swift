@@ -228,7 +228,7 @@ struct HTMLReportTests {
       failure: .init(kind: .io, message: "database /data/fruits.sqlite is locked by another process (waited 5 s)"))
     let html = HTMLReport.render(report)
     #expect(html.contains("<span class=\"badge failed\">failed</span>"))
-    #expect(html.contains("<h2>Failed: I/O error (exit 74)</h2>"))
+    #expect(html.contains("<h2>Failed: I/O error</h2>"))
     #expect(html.contains("<p class=\"reason\">database /data/fruits.sqlite is locked by another process (waited 5 s)</p>"))
     #expect(html.contains("Rolled back: no data was written"))
     #expect(html.contains("Nothing was committed: the tables are as they were before the run."))

@@ -66,4 +66,21 @@ struct RecordRowsTests {
     // Clearing a nullable column is fine; so is leaving a NOT NULL one unchanged.
     #expect(!rows.violations.contains { $0.path == "email" })
   }
+
+  /// A value of the wrong kind for its column is the dataset's bug: a record issue naming the
+  /// table and the column, where the store would otherwise fail the whole run (exit 74 on
+  /// PostgreSQL) on a string bound to an integer column.
+  @Test func aValueOfTheWrongKindForItsColumnNamesTheTableAndTheColumn() {
+    let scores = Table(
+      "rr_scores", key: ["id"],
+      columns: [.text("id"), .integer("points"), .real("ratio"), .boolean("final"), .timestamp("at", nullable: true)])
+    var rows = RecordRows()
+    rows.add(scores, "s1", 3, 2, true, Timestamp?.none)  // an integer where a real goes is fine
+    #expect(rows.violations.isEmpty)
+    rows.add(scores, "s2", "three", 0.5, 1.5, Timestamp?.none)
+    #expect(rows.violations.map(\.path) == ["points", "final"])
+    #expect(rows.violations.map(\.code) == [.typeMismatch, .typeMismatch])
+    #expect(rows.violations.first?.message == "rr_scores.points is an integer column, but the dataset gave it text")
+    #expect(rows.violations.last?.message == "rr_scores.final is a boolean column, but the dataset gave it a real number")
+  }
 }

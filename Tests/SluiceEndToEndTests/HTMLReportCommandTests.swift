@@ -56,7 +56,7 @@ struct HTMLReportCommandTests {
     #expect(failure.message.contains("color: typeMismatch"))
     let page = try read(html)
     #expect(page.contains("<span class=\"badge failed\">failed</span>"))
-    #expect(page.contains("<h2>Failed: data error (exit 65)</h2>"))
+    #expect(page.contains("<h2>Failed: data error</h2>"))
     #expect(page.contains("<p class=\"reason\">\(HTMLReport.escape(failure.message))</p>"))
     #expect(page.contains("Rolled back: no data was written"))
     #expect(page.contains(">rejected 1</tspan>"))

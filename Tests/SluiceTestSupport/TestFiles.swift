@@ -1,6 +1,7 @@
 import CZlib
 import Foundation
 @_spi(Internals) import SluiceCore
+import SluiceCLI
 import SluicePostgreSQL
 import SluiceSQLite
 
@@ -116,4 +117,9 @@ extension PipelineConfiguration {
     configuration.countsTableRows = true
     return configuration
   }
+}
+
+extension RunReport {
+  /// The code `sluice` would exit with for this report (the command line's one mapping).
+  public var exitCode: Int32 { ExitCode.of(self) }
 }

@@ -73,7 +73,12 @@ extension RowWriter {
       ownCount = table.columns.count
       parentKeySources = table.parentKeySources
       firstPosition = table.firstPosition
-      keyParameters = table.key.map { name in table.allColumns.firstIndex { $0.name == name }! }
+      keyParameters = table.key.map { name in
+        guard let index = table.allColumns.firstIndex(where: { $0.name == name }) else {
+          preconditionFailure("\(table.name): key column \(name) is not declared")
+        }
+        return index
+      }
       keyColumn = isChild || table.key.count != 1 ? nil : table.columns.firstIndex { $0.name == table.key[0] }
     }
 

@@ -62,7 +62,10 @@ package final class RowWriter {
       }
       for declared in table.columns {
         guard let reference = declared.reference else { continue }
-        referenced.insert(tables.firstIndex { $0 === reference.table }!)
+        guard let target = tables.firstIndex(where: { $0 === reference.table }) else {
+          preconditionFailure("\(table.name).\(declared.name) references \(reference.table.name), which the schema lacks")
+        }
+        referenced.insert(target)
       }
     }
     let plans = try tables.enumerated().map { index, table in

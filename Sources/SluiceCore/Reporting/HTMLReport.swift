@@ -68,7 +68,7 @@ package enum HTMLReport {
       html += """
 
         <section class="failure" role="alert" id="failure">
-        <h2>Failed: \(escape(describe(failure.kind))) (exit \(failure.exitCode))</h2>
+        <h2>Failed: \(escape(describe(failure.kind)))</h2>
         <p class="reason">\(escape(failure.message))</p>
         <p>\(escape(outcome(report)))</p>
         </section>
@@ -514,7 +514,7 @@ package enum HTMLReport {
     if report.mode == RunMode.validate.rawValue { return "Nothing written: validate never opens a database." }
     if report.committed {
       return report.outputErrors.isEmpty
-        ? "Committed." : "Committed; the outputs above were lost after the commit (exit 75)."
+        ? "Committed." : "Committed; the outputs above were lost after the commit."
     }
     return "Rolled back: no data was written; only the run's own row in sluice_runs records it."
   }

@@ -18,16 +18,16 @@ public struct RunReport: Sendable, Codable {
   public struct Failure: Sendable, Codable, Hashable {
     public enum Kind: String, Sendable, Codable {
       /// The run's configuration cannot be carried out as given — an output that is the database,
-      /// an input or another output: exit 64. Found before anything is opened.
+      /// an input or another output. Found before anything is opened.
       case configuration
-      /// The data broke the policy (strict violation, unreadable structure): exit 65.
+      /// The data broke the policy (strict violation, unreadable structure).
       case data
-      /// The input file is missing or cannot be opened: exit 66.
+      /// The input file is missing or cannot be opened.
       case inputMissing
-      /// The database cannot be created or opened: exit 73.
+      /// The database or an output cannot be created or opened.
       case cannotCreateOutput
-      /// A corrupt or truncated stream, a locked or full database, an output that could not be
-      /// written before the commit: exit 74.
+      /// A corrupt or truncated stream, a locked or full database, a server gone, an output that
+      /// could not be written before the commit.
       case io
     }
     public var kind: Kind
@@ -36,16 +36,6 @@ public struct RunReport: Sendable, Codable {
     public init(kind: Kind, message: String) {
       self.kind = kind
       self.message = message
-    }
-
-    public var exitCode: Int32 {
-      switch kind {
-      case .configuration: return 64
-      case .data: return 65
-      case .inputMissing: return 66
-      case .cannotCreateOutput: return 73
-      case .io: return 74
-      }
     }
   }
 
@@ -229,14 +219,6 @@ public struct RunReport: Sendable, Codable {
   /// Every input of the run, listed or summed.
   public var inputCount: Int { inputs.count + (inputsOmitted?.count ?? 0) }
 
-  /// The exit code the command line returns for this report.
-  public var exitCode: Int32 {
-    if let failure { return failure.exitCode }
-    return outputErrors.isEmpty ? 0 : Self.committedButOutputFailed
-  }
-
-  /// The data was committed, but an output written after the commit was lost (exit 75).
-  public static let committedButOutputFailed: Int32 = 75
 
   /// The report as pretty-printed JSON with sorted keys (stable for diffs and tests).
   public func jsonData() throws -> Data {

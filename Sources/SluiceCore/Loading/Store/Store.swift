@@ -42,6 +42,18 @@ public enum DatabaseValue: Sendable, Hashable {
   }
 }
 
+extension DatabaseValue {
+  /// The value's kind, for messages (never the value).
+  var kindName: String {
+    switch self {
+    case .integer: "an integer"
+    case .real: "a real number"
+    case .text: "text"
+    case .blob: "a blob"
+    }
+  }
+}
+
 extension DatabaseValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
   public init(stringLiteral value: String) { self = .text(value) }
   public init(integerLiteral value: Int64) { self = .integer(value) }

@@ -160,6 +160,7 @@ public struct RecordRows: Sendable {
     entries.append(entry)
     previousOfTable.append(previous)
     setLastRow(of: table.serial, to: Int32(entries.count - 1))
+    checkTypes(entry, of: table)
     check(entry, of: table, nulls: nulls)
     resolve(entry, of: table)
   }
@@ -205,6 +206,20 @@ public struct RecordRows: Sendable {
         openReferences.append(
           OpenReference(entry: number, column: Int32(column), target: target.serial, orphans: orphans, isPatchKey: false))
       }
+    }
+  }
+
+  /// Each value's kind against its column's type: a dataset that binds text to an integer column
+  /// (its own bug, not the data's) gets a record issue naming the table and the column, where the
+  /// store would fail the whole run on it.
+  private mutating func checkTypes(_ entry: Entry, of table: Table) {
+    for (index, column) in table.columns.enumerated() {
+      guard let value = values[Int(entry.start) + index], !column.type.accepts(value) else { continue }
+      violations.append(
+        Violation(
+          path: path(entry, column: table.inheritedCount + index, in: table), code: .typeMismatch,
+          message:
+            "\(table.name).\(column.name) is \(column.type == .integer ? "an" : "a") \(column.type.rawValue) column, but the dataset gave it \(value.kindName)"))
     }
   }
 

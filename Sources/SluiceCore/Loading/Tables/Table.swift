@@ -111,13 +111,22 @@ public final class Table: Sendable {
     self.parent = ParentLink(table: parent, position: position, firstPosition: firstPosition, field: field)
     self.onConflict = nil
     self.indexes = indexes
+    // A table's key columns are declared (its initializer checks that), so each is found.
     let inherited = parent.key.map { name in
-      Column(name, parent.allColumns.first { $0.name == name }!.type, field: "")
+      guard let column = parent.allColumns.first(where: { $0.name == name }) else {
+        preconditionFailure("\(name): the key column \(name) of the parent \(parent.name) is not declared")
+      }
+      return Column(name, column.type, field: "")
     }
     let numbering = position.map { [Column($0, .integer, field: "", checks: [.atLeast(firstPosition)])] } ?? []
     self.allColumns = inherited + numbering + columns
     self.inheritedCount = inherited.count + numbering.count
-    self.parentKeySources = parent.key.map { name in parent.columns.firstIndex { $0.name == name }! }
+    self.parentKeySources = parent.key.map { key in
+      guard let index = parent.columns.firstIndex(where: { $0.name == key }) else {
+        preconditionFailure("\(name): the key column \(key) of the parent \(parent.name) is not declared")
+      }
+      return index
+    }
     self.isKeyColumn = columns.map { _ in false }
     self.keyMask = 0
     self.notNullMask = Self.mask(columns.map { !$0.isNullable })
@@ -234,8 +243,10 @@ public struct Column: Sendable {
     _ name: String, to table: Table, field: String? = nil, nullable: Bool = false, orphans: OrphanPolicy = .reject,
     onDelete: DeleteRule = .restrict
   ) -> Column {
-    precondition(table.key.count == 1 && table.parent == nil, "\(name): \(table.name) has no single-column natural key")
-    let type = table.columns[table.singleKeyColumn!].type
+    guard table.key.count == 1, table.parent == nil, let keyColumn = table.singleKeyColumn else {
+      preconditionFailure("\(name): \(table.name) has no single-column natural key to reference")
+    }
+    let type = table.columns[keyColumn].type
     return Column(
       name, type, field: field, nullable: nullable || orphans == .setNull,
       references: Reference(table: table, orphans: orphans, onDelete: onDelete))
@@ -250,6 +261,18 @@ public struct Column: Sendable {
 
 public enum ColumnType: String, Sendable, Hashable {
   case text, integer, real, boolean, timestamp, blob
+
+  /// Whether a value of this kind can go into a column of this type: what the Swift types a row
+  /// carries bind as (`Bool` as an integer, `Timestamp` as text, an integer where a real goes).
+  func accepts(_ value: DatabaseValue) -> Bool {
+    switch (self, value) {
+    case (.text, .text), (.timestamp, .text), (.integer, .integer), (.boolean, .integer), (.real, .real),
+      (.real, .integer), (.blob, .blob):
+      true
+    default:
+      false
+    }
+  }
 }
 
 /// A condition every value of a column meets, enforced by the store (`CHECK`).

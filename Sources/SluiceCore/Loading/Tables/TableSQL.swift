@@ -6,7 +6,10 @@ struct TableSQL {
 
   private func q(_ name: String) -> String { dialect.quote(name) }
   private func p(_ table: Table, _ column: String) -> String {
-    dialect.parameter(table.allColumns.firstIndex { $0.name == column }! + 1)
+    guard let index = table.allColumns.firstIndex(where: { $0.name == column }) else {
+      preconditionFailure("\(table.name) has no column \(column) for a statement to name")
+    }
+    return dialect.parameter(index + 1)
   }
   private func keyMatch(_ table: Table, columns: [String]? = nil) -> String {
     (columns ?? table.key).map { "\(q($0)) = \(p(table, $0))" }.joined(separator: " AND ")
