@@ -256,7 +256,12 @@ struct HardeningPathsTests {
     chmod(folder, 0o555)
     chmod(database, 0o644)
     defer { chmod(folder, 0o755) }
-    let asNobody = try SluiceBinary.shell(#"runuser -u nobody -- "$SLUICE" runs '\#(database)'"#, in: "/")
+    // The build folder may sit under a directory only root can enter (CI clones into a mktemp -d,
+    // mode 0700): nobody runs a copy of the binary from the scratch folder it can reach.
+    let binary = scratch.file("sluice")
+    try FileManager.default.copyItem(atPath: SluiceBinary.path, toPath: binary)
+    chmod(binary, 0o755)
+    let asNobody = try SluiceBinary.shell(#"runuser -u nobody -- '\#(binary)' runs '\#(database)'"#, in: "/")
     #expect(asNobody.status == 0, "\(asNobody.stderr)")
     #expect(asNobody.stdout.contains("succeeded"))
     let asRoot = try SluiceCommand.run(["runs", database, "1"])
