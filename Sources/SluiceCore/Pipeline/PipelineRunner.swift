@@ -370,6 +370,7 @@ public struct PipelineRunner {
       quarantined: run.quarantine?.count ?? 0,
       rowsWritten: rowsWritten, tableRows: tableRows, committed: committed, outputErrors: [])
     report.inputsOmitted = omitted.count > 0 ? omitted : nil
+    report.duplicateKeys = run.ledger.duplicateKeys.isEmpty ? nil : run.ledger.duplicateKeys
     return report
   }
 
