@@ -21,12 +21,15 @@ import Synchronization
 /// The natural keys of the rows a run's records own, each with the record that wrote it first;
 /// bounded in memory whatever the run's size.
 ///
-/// The keys registered last are held in memory, exactly; when they reach `Limits.recentBytes`
-/// they move to a private temporary SQLite database (a file SQLite deletes when it is closed),
-/// and from then on a Bloom filter over every key registered answers "certainly new" for most
-/// new keys without a look-up there. The filter is rebuilt twice as large whenever it holds more
-/// than 8 bits' worth of keys per byte, up to `Limits.maxFilterBytes`; past that it fills and only
-/// makes more look-ups, never a wrong answer.
+/// The keys registered last are held exactly in a dictionary (`recent`). They move to a private
+/// temporary SQLite database (`KeySpill`, a file SQLite deletes when it is closed) when they
+/// reach `Limits.recentBytes`, or before, when the decoding thread has time to spare — when it
+/// would otherwise wait for the loading thread (`spillWhileIdle`), so that the writes mostly cost
+/// the run no time it had not to spare. A key not among the recent ones is looked for there only
+/// when it could be: ids mostly grow, so a new key is mostly greater than every spilled key of
+/// its table and needs no look-up at all. Once one is not, a Bloom filter of `Limits.filterBytes`
+/// over the spilled keys is made (from the database, once) and kept up to date; it answers
+/// "certainly new" for most new keys, the more keys it holds the fewer — never a wrong answer.
 final class KeyRegistry: Sendable {
   /// The record that wrote a key: its input's place in the pipeline and its ordinal there.
   struct Occurrence: Hashable, Sendable {
@@ -38,17 +41,17 @@ final class KeyRegistry: Sendable {
   struct Limits: Sendable {
     /// Keys held in memory before they move to the temporary database (an estimate: key bytes
     /// plus a dictionary entry's overhead).
-    var recentBytes = 2 << 20
-    /// The Bloom filter's size when it is first made, and the most it grows to.
-    var minFilterBytes = 64 << 10
-    var maxFilterBytes = 4 << 20
+    var recentBytes = 512 << 10
+    /// The Bloom filter, made when a key first needs it: 16 bits per key for 1M spilled keys
+    /// (about 1 in 1,000 new keys that are not the greatest yet is looked up), 1.7 for 10M
+    /// (about half are).
+    var filterBytes = 2 << 20
 
     init() {}
 
-    init(recentBytes: Int, minFilterBytes: Int, maxFilterBytes: Int) {
+    init(recentBytes: Int, filterBytes: Int) {
       self.recentBytes = recentBytes
-      self.minFilterBytes = minFilterBytes
-      self.maxFilterBytes = maxFilterBytes
+      self.filterBytes = filterBytes
     }
   }
 
@@ -70,10 +73,28 @@ final class KeyRegistry: Sendable {
   }
 
   /// A key: the registry's number for its table, and its value (several columns' values encoded
-  /// together as a blob).
+  /// together as a blob), with its hash computed once — for the Bloom filter, and so that the
+  /// dictionaries compare hashes before values (Swift's probe every occupied bucket they pass
+  /// with `==`).
   struct Key: Hashable {
-    var table: Int32
-    var value: DatabaseValue
+    let table: Int32
+    let value: DatabaseValue
+    let hash: UInt64
+
+    init(table: Int32, value: DatabaseValue) {
+      self.table = table
+      self.value = value
+      var hasher = Hasher()
+      hasher.combine(table)
+      hasher.combine(value)
+      hash = UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    static func == (a: Key, b: Key) -> Bool {
+      a.hash == b.hash && a.table == b.table && a.value == b.value
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
   }
 
   struct Entry: Equatable {
@@ -117,15 +138,24 @@ final class KeyRegistry: Sendable {
     var repeats: [Int32] = []
     for entry in 0..<rows.count {
       guard let key = Self.key(of: entry, in: rows, owned: owned) else { continue }
-      let isRepeat = try state.withLock { state throws(KeyRegistryError) in
-        if try state.find(key) != nil { return true }
-        try state.insert(key, Entry(first: record, isVoid: false))
-        return false
+      let isNew = try state.withLock { state throws(KeyRegistryError) in
+        try state.insertIfNew(key, Entry(first: record, isVoid: false))
       }
-      if isRepeat { repeats.append(Int32(entry)) }
+      if !isNew { repeats.append(Int32(entry)) }
     }
     return repeats
   }
+
+  /// Moves the recent keys to the temporary database if there are enough of them to be worth a
+  /// transaction; the decoding thread calls it when it has time to spare.
+  func spillWhileIdle() throws(KeyRegistryError) {
+    try state.withLock { state throws(KeyRegistryError) in
+      if state.recent.keys.count >= Self.idleSpillKeys { try state.spillRecent() }
+    }
+  }
+
+  /// The fewest recent keys `spillWhileIdle` moves.
+  static var idleSpillKeys: Int { 1024 }
 
   // MARK: - The loading thread, in input order
 
@@ -211,67 +241,117 @@ struct KeyRegistryError: Error, Sendable, CustomStringConvertible {
 }
 
 extension KeyRegistry {
-  /// The registry's keys: the recent ones in a dictionary, the others spilled, behind the filter.
+  /// The recent keys with their entries, in the order they came, and each key's place there.
+  fileprivate struct Batch {
+    var places: [Key: Int32] = [:]
+    var keys: [(key: Key, entry: Entry)] = []
+    var bytes = 0
+
+    func entry(_ key: Key) -> Entry? { places[key].map { keys[Int($0)].entry } }
+  }
+
+  /// The registry's keys, recent and spilled (see `KeyRegistry`).
   fileprivate struct State {
     let limits: Limits
     var tableNames: [String] = []
-    var recent: [Key: Entry] = [:]
-    var recentBytes = 0
+    var recent = Batch()
     var spill: KeySpill?
-    /// Made at the first spill, over every key registered since.
+    /// Over the spilled keys: made when a key first needs it.
     var filter: BloomFilter?
+    /// Per table (by the registry's number), the greatest spilled key (`KeySpill.precedes`).
+    var greatestSpilled: [Key?] = []
+    /// The temporary database failed to take keys.
+    var failure: KeyRegistryError?
 
     init(limits: Limits) { self.limits = limits }
 
     mutating func id(of table: String) -> Int32 {
       if let index = tableNames.firstIndex(of: table) { return Int32(index) }
       tableNames.append(table)
+      greatestSpilled.append(nil)
       return Int32(tableNames.count - 1)
     }
 
-    static func hash(_ key: Key) -> UInt64 {
-      var hasher = Hasher()
-      hasher.combine(key)
-      return UInt64(bitPattern: Int64(hasher.finalize()))
-    }
-
-    /// What a recent key is reckoned to hold in memory: a dictionary entry, and its bytes
-    /// beyond what a string stores inline.
+    /// What a recent key is reckoned to hold in memory: a dictionary entry and its place in the
+    /// order, and its bytes beyond what a string stores inline.
     static func weight(_ key: Key) -> Int {
       switch key.value {
-      case .integer, .real: return 96
-      case .text(let text): return text.utf8.count > 15 ? 128 + text.utf8.count : 96
-      case .blob(let bytes): return 128 + bytes.count
+      case .integer, .real: return 128
+      case .text(let text): return text.utf8.count > 15 ? 160 + text.utf8.count : 128
+      case .blob(let bytes): return 160 + bytes.count
       }
     }
 
-    mutating func find(_ key: Key) throws(KeyRegistryError) -> Entry? {
-      if let entry = recent[key] { return entry }
-      guard let spill, let filter, filter.mayContain(Self.hash(key)) else { return nil }
+    /// The entry of `key` in the temporary database, looked for only when it could be there: the
+    /// key is no greater than its table's greatest spilled key, and the filter — made now, from
+    /// the database, if this is the first such key — does not rule it out.
+    mutating func findSpilled(_ key: Key) throws(KeyRegistryError) -> Entry? {
+      guard let spill, let greatest = greatestSpilled[Int(key.table)], !KeySpill.precedes(greatest, key) else {
+        return nil
+      }
+      if filter == nil {
+        var made = BloomFilter(bytes: limits.filterBytes)
+        try spill.forEachKey { made.insert($0.hash) }
+        filter = made
+      }
+      guard filter?.mayContain(key.hash) == true else { return nil }
       return try spill.find(key)
     }
 
-    mutating func insert(_ key: Key, _ entry: Entry) throws(KeyRegistryError) {
-      recent[key] = entry
-      recentBytes += Self.weight(key)
-      filter?.insert(Self.hash(key))
-      if recentBytes >= limits.recentBytes { try spillRecent() }
+    mutating func find(_ key: Key) throws(KeyRegistryError) -> Entry? {
+      if let entry = recent.entry(key) { return entry }
+      return try findSpilled(key)
     }
 
-    /// Changes a key's entry where it is, or adds it (a key the registry lacks cannot be met by
-    /// the loading thread, which only asks about keys the decoding thread registered).
+    /// Adds `key` unless the registry holds it; returns whether it was new. The common case — a
+    /// new key greater than those spilled — costs one dictionary insert and one comparison.
+    mutating func insertIfNew(_ key: Key, _ entry: Entry) throws(KeyRegistryError) -> Bool {
+      let place = Int32(recent.keys.count)
+      if let known = recent.places.updateValue(place, forKey: key) {
+        recent.places[key] = known
+        return false
+      }
+      if try findSpilled(key) != nil {
+        recent.places[key] = nil
+        return false
+      }
+      recent.keys.append((key, entry))
+      recent.bytes += Self.weight(key)
+      if recent.bytes >= limits.recentBytes { try spillRecent() }
+      return true
+    }
+
+    /// Changes a key's entry where it is; a key the registry lacks is added (the loading thread
+    /// only asks about keys the decoding thread registered, so that does not happen).
     mutating func update(_ key: Key, _ entry: Entry) throws(KeyRegistryError) {
-      if recent[key] != nil {
-        recent[key] = entry
+      if let place = recent.places[key] {
+        recent.keys[Int(place)].entry = entry
       } else if let spill, try spill.update(key, entry) {
         return
       } else {
-        try insert(key, entry)
+        _ = try insertIfNew(key, entry)
       }
     }
 
-    /// Moves the recent keys to the temporary database, and makes or grows the filter.
+    /// Writes the recent keys to the temporary database — made at the first spill — in key
+    /// order if they came in it (usually), else sorted into it, and forgets them here.
     mutating func spillRecent() throws(KeyRegistryError) {
+      if let failure { throw failure }
+      guard !recent.keys.isEmpty else { return }
+      do {
+        try write(recent)
+      } catch {
+        // The database is not to be trusted after a failed write (it keeps no journal): every
+        // later spill fails the same way, and the keys stay here.
+        failure = error
+        throw error
+      }
+      recent.places.removeAll(keepingCapacity: true)
+      recent.keys.removeAll(keepingCapacity: true)
+      recent.bytes = 0
+    }
+
+    private mutating func write(_ batch: Batch) throws(KeyRegistryError) {
       let spill: KeySpill
       if let existing = self.spill {
         spill = existing
@@ -279,21 +359,19 @@ extension KeyRegistry {
         spill = try KeySpill()
         self.spill = spill
       }
-      try spill.insert(recent)
-      if filter == nil {
-        // Every key so far is a recent one.
-        var made = BloomFilter(bytes: max(limits.minFilterBytes, min(limits.maxFilterBytes, 2 * recent.count)))
-        for key in recent.keys { made.insert(Self.hash(key)) }
-        filter = made
-      } else if let count = filter?.count, let bytes = filter?.byteCount, count > bytes, bytes < limits.maxFilterBytes {
-        // The old filter's memory goes before the new one is made, from every spilled key.
-        filter = nil
-        var grown = BloomFilter(bytes: min(limits.maxFilterBytes, 2 * count))
-        try spill.forEachKey { grown.insert(Self.hash($0)) }
-        filter = grown
+      var rows = batch.keys
+      if !rows.indices.dropFirst().allSatisfy({ !KeySpill.precedes(rows[$0].key, rows[$0 - 1].key) }) {
+        rows.sort { KeySpill.precedes($0.key, $1.key) }
       }
-      recent.removeAll(keepingCapacity: true)
-      recentBytes = 0
+      try spill.insert(rows)
+      for index in rows.indices {
+        filter?.insert(rows[index].key.hash)
+        // Sorted by table, then key: a table's last key is its greatest.
+        guard index + 1 == rows.count || rows[index + 1].key.table != rows[index].key.table else { continue }
+        let key = rows[index].key
+        if let greatest = greatestSpilled[Int(key.table)], !KeySpill.precedes(greatest, key) { continue }
+        greatestSpilled[Int(key.table)] = key
+      }
     }
   }
 }

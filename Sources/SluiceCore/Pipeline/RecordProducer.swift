@@ -101,6 +101,9 @@ final class RecordProducer<D: Dataset> {
         batch.removeAll(keepingCapacity: true)
         batchWeight = 0
       }
+      // Time the loading thread leaves this one moves the recent keys to the temporary
+      // database; a failure there fails the record that next needs it (the keys stay in memory).
+      if let keys, !handOff.hasRoomNow(for: batchWeight) { try? keys.spillWhileIdle() }
       return handOff.put(batch, weight: batchWeight)
     }
     /// The bytes an item carries to the loading side: the raw record when a rejects file wants it.
