@@ -36,7 +36,7 @@ final class KeySpill {
   static var blockKeys: Int { 256 }
   /// The page cache, in KiB: a look-up descends a few interior pages, which stay cached, to one
   /// leaf page the operating system's cache usually holds.
-  static var cacheKibibytes: Int { 512 }
+  static var cacheKibibytes: Int { 256 }
 
   init() throws(KeyRegistryError) {
     do {

@@ -41,7 +41,7 @@ final class KeyRegistry: Sendable {
   struct Limits: Sendable {
     /// Keys held in memory before they move to the temporary database (an estimate: key bytes
     /// plus a dictionary entry's overhead).
-    var recentBytes = 512 << 10
+    var recentBytes = 256 << 10
     /// The Bloom filter, made when a key first needs it: 16 bits per key for 1M spilled keys
     /// (about 1 in 1,000 new keys that are not the greatest yet is looked up), 1.7 for 10M
     /// (about half are).
