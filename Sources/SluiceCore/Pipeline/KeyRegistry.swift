@@ -125,11 +125,6 @@ final class KeyRegistry: Sendable {
     }
   }
 
-  /// The name of the table the registry numbers `id`.
-  func tableName(_ id: Int32) -> String {
-    state.withLock { $0.tableNames[Int(id)] }
-  }
-
   // MARK: - The decoding thread
 
   /// Registers the keys of the rows `record` owns; returns the rows (entries) whose key was
