@@ -157,4 +157,36 @@ struct RepeatedKeyPipelineTests {
     let tables = try chat.tables(MessageTables.schema.tableNames)
     #expect(tables.postgreSQL == tables.sqlite)
   }
+
+  /// `--jobs 2`: the two order files share their tables, so one lane reads both and finds the
+  /// repeats across them; the Telegram export loads in the other lane. The merged report is the
+  /// serial run's (SQLite loads serially).
+  @Test(
+    "PostgreSQL lanes find the repeats across the inputs of a lane",
+    .enabled(if: PostgreSQLServer.isAvailable, "no PostgreSQL server: set SLUICE_TEST_POSTGRES_URL"))
+  func lanesFindRepeatsAcrossTheirInputs() throws {
+    let twin = try TwinStores()
+    let first = try twin.directory.write("a.ndjson", OrdersDump.ndjson(OrdersDump.orders(300).map(\.json)))
+    let second = try twin.directory.write(
+      "b.ndjson", OrdersDump.ndjson(OrdersDump.orders(100, first: 251, seed: 9).map(\.json)))
+    let export = try AnonymisedTelegramExport.write(count: 40, into: twin.directory)
+    var configuration = PipelineConfiguration(
+      name: "lanes",
+      inputs: [
+        PipelineInput(dataset: "orders", path: first, format: .ndjson),
+        PipelineInput(dataset: "telegram", path: export, recordPath: ["messages"]),
+        PipelineInput(dataset: "orders", path: second, format: .ndjson),
+      ],
+      database: "", issueSampleLimit: 1000)
+    configuration.jobs = 2
+    let datasets = ["orders", "telegram", "orders"].compactMap { Catalog.dataset(named: $0) }
+    let reports = twin.run(configuration, datasets: datasets)
+    #expect(reports.postgreSQL.parallel?.lanes == 2)
+    #expect(reports.sqlite.duplicateKeys == ["orders": 50, "messages": 39])
+    #expect(reports.postgreSQL.duplicateKeys == reports.sqlite.duplicateKeys)
+    #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
+    let repeated = try #require(reports.sqlite.issues.first { $0.input == second })
+    #expect(repeated.location?.ordinal == 1)
+    #expect(repeated.message == "orders: record 251 of \(first) wrote a row with this key earlier in the run")
+  }
 }

@@ -152,6 +152,12 @@ final class KeyRegistry: Sendable {
   /// The fewest recent keys `spillWhileIdle` moves.
   static var idleSpillKeys: Int { 1024 }
 
+  /// The run has read its inputs: the keys' memory and the temporary database go now, before
+  /// the indexes built after a load need the memory. The registry then knows no key.
+  func finish() {
+    state.withLock { state in state = State(limits: state.limits) }
+  }
+
   // MARK: - The loading thread, in input order
 
   /// The record that wrote the key of row `entry` first — `record` itself when an earlier row

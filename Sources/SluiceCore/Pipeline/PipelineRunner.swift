@@ -210,6 +210,7 @@ public struct PipelineRunner {
           return writer.rowsWritten.merging(bulk?.rowsWritten ?? [:], uniquingKeysWith: +)
         }
       }
+      state.keys.finish()
       try state.checkRejectRate()
       try state.checkSomethingLoaded()
       try buildDeferredIndexes(deferred, in: store)
