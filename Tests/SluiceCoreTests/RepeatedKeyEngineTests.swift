@@ -83,6 +83,32 @@ struct RepeatedKeyEngineTests {
     #expect((try? strict.database.scalarInt("SELECT count(*) FROM shipments")) ?? 0 == 0)
   }
 
+  /// Under a lenient `reject` a repeat is a rejected record like any other: quarantined with
+  /// `--rejects` (its raw text and its issue), and counted against the error budget.
+  @Test func aRejectedRepeatIsQuarantinedAndSpendsTheErrorBudget() throws {
+    let directory = try TemporaryDirectory()
+    let lines = [Self.shipment("a"), Self.shipment("a", mode: "sea"), Self.shipment("b"), Self.shipment("b")]
+    let input = try directory.write("shipments.ndjson", lines.joined(separator: "\n") + "\n")
+    var configuration = PipelineConfiguration(
+      name: "shipments", input: input, format: .ndjson, policy: Self.policy(.lenient, .reject),
+      database: directory.file("s.sqlite"), rejectsPath: directory.file("rejects.ndjson"))
+    let report = Pipeline(dataset: ShipmentsDataset(), configuration: configuration).run()
+    #expect(report.status == .succeeded)
+    #expect(report.quarantined == 2)
+    let quarantined = try String(contentsOfFile: directory.file("rejects.ndjson"), encoding: .utf8)
+      .split(separator: "\n")
+    #expect(quarantined.count == 2)
+    #expect(quarantined.allSatisfy { $0.contains(#""code":"duplicateKey""#) && $0.contains(#""stage":"load""#) })
+    #expect(quarantined.first?.contains(#"\"mode\": \"sea\""#) == true)
+
+    configuration.policy.maxRejects = 1
+    configuration.rejectsPath = nil
+    configuration.database = directory.file("budget.sqlite")
+    let spent = Pipeline(dataset: ShipmentsDataset(), configuration: configuration).run()
+    #expect(spent.status == .failed && spent.exitCode == 65)
+    #expect(spent.failure?.message.hasPrefix("error budget exceeded: more than 1 rejected record(s)") == true)
+  }
+
   /// The first "a" breaks its parcel's CHECK and is rejected by the writer: it never wrote "a",
   /// so the second is the key's first writer and only the third repeats it.
   @Test func aKeyWhoseFirstRecordTheWriterRejectedIsNoRepeatForTheNext() throws {
