@@ -29,7 +29,9 @@ enum AnonymisedTelegramExport {
   }
 
   /// The texts of the real export's messages, in order.
-  static let texts = ["i refuse to converse with you", "Hi nemesis", "we meet again", "you will not trick me this time"]
+  static let texts = [
+    "i refuse to converse with you", "Hi nemesis", "we meet again", "you will not trick me this time",
+  ]
 }
 
 extension Policy {
@@ -67,7 +69,8 @@ struct RepeatedKeyPipelineTests {
   @Test func rejectKeepsTheFirstMessageAndRejectsTheRepeatsOrFailsAStrictRun() throws {
     let workspace = try ChatExportWorkspace()
     let input = try AnonymisedTelegramExport.write(count: 256, into: workspace.directory)
-    let lenient = try workspace.run("telegram", input, recordPath: ["messages"], policy: .with(.lenient, duplicateKeys: .reject))
+    let lenient = try workspace.run(
+      "telegram", input, recordPath: ["messages"], policy: .with(.lenient, duplicateKeys: .reject))
     #expect(lenient.status == .succeeded)
     #expect(lenient.statistics(for: .load).rejected == 255)
     #expect(lenient.recordsLoaded == 1)
@@ -77,7 +80,8 @@ struct RepeatedKeyPipelineTests {
     #expect(try workspace.rows("SELECT text FROM text_messages") == [AnonymisedTelegramExport.texts[0]])
 
     let other = try ChatExportWorkspace()
-    let strict = try other.run("telegram", input, recordPath: ["messages"], policy: .with(.strict, duplicateKeys: .reject))
+    let strict = try other.run(
+      "telegram", input, recordPath: ["messages"], policy: .with(.strict, duplicateKeys: .reject))
     #expect(strict.status == .failed && strict.exitCode == 65)
     #expect(strict.failure?.message.contains("load rejected record 2 (line ") == true)
     #expect(strict.failure?.message.contains("id: duplicateKey: messages: record 1 wrote") == true)
@@ -90,7 +94,8 @@ struct RepeatedKeyPipelineTests {
   @Test func aReRunOfTheSameExportReportsNoRepeats() throws {
     let workspace = try ChatExportWorkspace()
     for _ in 1...2 {
-      let report = try workspace.run("telegram", ChatCorpus.path("telegram/langchain_result.json"), recordPath: ["messages"])
+      let report = try workspace.run(
+        "telegram", ChatCorpus.path("telegram/langchain_result.json"), recordPath: ["messages"])
       #expect(report.status == .succeeded)
       #expect(report.duplicateKeys == nil)
       #expect(report.issueCounts.isEmpty)
@@ -108,7 +113,8 @@ struct RepeatedKeyPipelineTests {
   /// and so do the orders' item lines numbered from 1 — none of it is a repeated key.
   @Test func sharedRowsAndChildRowsThatRepeatAreNoRepeatedKeys() throws {
     let workspace = try OrdersWorkspace()
-    let report = try workspace.run(OrdersDump.orders(600, customers: 20), policy: .with(.strict, duplicateKeys: .reject))
+    let report = try workspace.run(
+      OrdersDump.orders(600, customers: 20), policy: .with(.strict, duplicateKeys: .reject))
     #expect(report.status == .succeeded)
     #expect(report.duplicateKeys == nil)
     #expect(try workspace.count("customers") == 20)
@@ -132,7 +138,8 @@ struct RepeatedKeyPipelineTests {
     for index in orders.indices { orders[index].id = String(format: "%010d", index % 450) }
     let input = try twin.directory.write("orders.ndjson", OrdersDump.ndjson(orders.map(\.json)))
     let reports = twin.run(
-      PipelineConfiguration(name: "orders", input: input, format: .ndjson, policy: policy, database: "", issueSampleLimit: 1000),
+      PipelineConfiguration(
+        name: "orders", input: input, format: .ndjson, policy: policy, database: "", issueSampleLimit: 1000),
       datasets: [Catalog.dataset(named: "orders")].compactMap { $0 })
     #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
     #expect(reports.postgreSQL.duplicateKeys == reports.sqlite.duplicateKeys)

@@ -15,7 +15,8 @@ struct KeyRegistryTests {
     "orders", key: ["order_id"],
     columns: [.text("order_id", field: "orderId"), .reference("customer_id", to: customers, field: "customer.id")])
   static let items = Table("order_items", childOf: orders, position: "line", field: "items", columns: [.text("sku")])
-  static let profiles = Table("profiles", key: ["profile_id"], columns: [.integer("profile_id"), .text("nickname", nullable: true)])
+  static let profiles = Table(
+    "profiles", key: ["profile_id"], columns: [.integer("profile_id"), .text("nickname", nullable: true)])
   static let pairs = Table("pairs", key: ["left", "right"], columns: [.text("left"), .integer("right")])
   static let schema = Schema([customers, orders, items, profiles, pairs])
 
@@ -62,7 +63,8 @@ struct KeyRegistryTests {
     _ = try registry.register(order("A"), owned: owned, by: record(1, input: 0))
     let again = order("A")
     #expect(try registry.register(again, owned: owned, by: record(9, input: 1)) == [1])
-    #expect(try registry.firstWriter(of: 1, in: again, owned: owned, record: record(9, input: 1)) == record(1, input: 0))
+    #expect(
+      try registry.firstWriter(of: 1, in: again, owned: owned, record: record(9, input: 1)) == record(1, input: 0))
     // A record that writes one key twice repeats itself.
     var twice = RecordRows()
     twice.add(Self.profiles, Int64(3), "a")
@@ -76,7 +78,9 @@ struct KeyRegistryTests {
     let owned = registry.ownedTables(in: Self.schema)
     // Key "K" registered by record 1 — then many more keys, so that it spills.
     _ = try registry.register(order("K"), owned: owned, by: record(1))
-    for ordinal in 2...500 { _ = try registry.register(order(String(format: "x%05d", ordinal)), owned: owned, by: record(ordinal)) }
+    for ordinal in 2...500 {
+      _ = try registry.register(order(String(format: "x%05d", ordinal)), owned: owned, by: record(ordinal))
+    }
     let second = order("K")
     let third = order("K")
     #expect(try registry.register(second, owned: owned, by: record(501)) == [1])

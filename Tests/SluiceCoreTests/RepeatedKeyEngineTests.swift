@@ -156,7 +156,8 @@ struct RepeatedKeyEngineTests {
       }
     }
     let found = repeats(run.report).map { issue in
-      "\(issue.location?.ordinal ?? 0): " + issue.message.replacingOccurrences(of: "shipments: ", with: "")
+      "\(issue.location?.ordinal ?? 0): "
+        + issue.message.replacingOccurrences(of: "shipments: ", with: "")
         .replacingOccurrences(of: " wrote a row with this key earlier in the run", with: "")
     }
     #expect(found == expected)

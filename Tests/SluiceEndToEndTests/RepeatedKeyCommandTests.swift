@@ -19,12 +19,19 @@ struct RepeatedKeyCommandTests {
   private func writeDumps(_ scratch: TemporaryDirectory, policy: String) throws -> String {
     try FileManager.default.createDirectory(atPath: scratch.file("dumps"), withIntermediateDirectories: true)
     _ = try scratch.write(
-      "dumps/a.json", "[\n" + [Self.order(1, amount: 10), Self.order(2, amount: 20), Self.order(3, amount: 30)].joined(separator: ",\n") + "\n]\n")
+      "dumps/a.json",
+      "[\n"
+        + [Self.order(1, amount: 10), Self.order(2, amount: 20), Self.order(3, amount: 30)].joined(separator: ",\n")
+        + "\n]\n")
     _ = try scratch.write(
-      "dumps/b.json", "[\n" + [Self.order(4, amount: 40), Self.order(2, amount: 99), Self.order(5, amount: 50)].joined(separator: ",\n") + "\n]\n")
+      "dumps/b.json",
+      "[\n"
+        + [Self.order(4, amount: 40), Self.order(2, amount: 99), Self.order(5, amount: 50)].joined(separator: ",\n")
+        + "\n]\n")
     return try scratch.write(
       "orders.json",
-      #"{"dataset": "orders", "input": "dumps/*.json", "policy": \#(policy), "database": "orders.sqlite", "onConflict": "upsert"}"#)
+      #"{"dataset": "orders", "input": "dumps/*.json", "policy": \#(policy), "database": "orders.sqlite", "onConflict": "upsert"}"#
+    )
   }
 
   @Test func strictRejectFailsWithExit65AndWritesNothing() throws {
@@ -35,7 +42,8 @@ struct RepeatedKeyCommandTests {
     let b = scratch.file("dumps/b.json")
     #expect(
       result.stderr.contains(
-        "strict policy: load rejected record 2 (line 3) of \(b): orderId: duplicateKey: orders: record 2 of \(scratch.file("dumps/a.json")) wrote a row with this key earlier in the run; rejected (duplicateKeys: reject); nothing was written"),
+        "strict policy: load rejected record 2 (line 3) of \(b): orderId: duplicateKey: orders: record 2 of \(scratch.file("dumps/a.json")) wrote a row with this key earlier in the run; rejected (duplicateKeys: reject); nothing was written"
+      ),
       "\(result.stderr)")
     let database = try SQLiteConnection(path: scratch.file("orders.sqlite"), options: .init(readOnly: true))
     #expect(try database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'orders'") == 0)

@@ -91,7 +91,8 @@ enum KeyBlock {
           body(KeyRegistry.Key(table: table, value: .integer(number)))
         } else {
           let length = Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
-          let text = String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset + 4..<offset + 4 + length]), as: UTF8.self)
+          let text = String(
+            decoding: UnsafeRawBufferPointer(rebasing: raw[offset + 4..<offset + 4 + length]), as: UTF8.self)
           body(KeyRegistry.Key(table: table, value: .text(text)))
         }
       }
