@@ -53,10 +53,12 @@ let package = Package(
       name: "SluiceSQLite",
       dependencies: ["SluiceCore", "CSQLite"]
     ),
-    // The PostgreSQL driver: libpq, COPY, parallel lanes with two-phase commit, recovery.
+    // The PostgreSQL driver: libpq, COPY, parallel lanes with two-phase commit, recovery. A run's
+    // natural keys spill to a private temporary SQLite file on the client (SluiceSQLite's
+    // SQLiteKeySpill), not to the server, where each look-up would be a round trip.
     .target(
       name: "SluicePostgreSQL",
-      dependencies: ["SluiceCore", "CLibPQ"]
+      dependencies: ["SluiceCore", "SluiceSQLite", "CLibPQ"]
     ),
     // The datasets: DTOs, domain types, mappers and loaders plugged into the engine.
     .target(

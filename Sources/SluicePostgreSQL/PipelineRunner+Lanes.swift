@@ -212,6 +212,7 @@ extension PipelineRunner {
         }
       }
       place = Int.max
+      state.keys.finish()
       // The deferred indexes of its own tables (`Schema.migrations` names them so).
       let tables = Set(plan.laneOfTable.filter { worker.lanes.contains($0.value) }.keys)
       let ownIndexes = Set(

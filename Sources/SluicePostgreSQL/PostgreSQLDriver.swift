@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Internals) import SluiceCore
+import SluiceSQLite
 
 /// The PostgreSQL driver: a server named by a libpq connection string — a URL
 /// (`postgresql://loader@db.example/shop`) or keyword/value pairs (`host=db dbname=shop`) — loaded
@@ -14,7 +15,7 @@ import Foundation
 ///   database: try drivers.target(for: "postgresql://loader@db.example/shop", schema: "nightly"))
 /// let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration).run()
 /// ```
-public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver {
+public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver, KeySpillingDriver {
   /// How the driver writes: the bulk writer and `MERGE` where the server has it, unless asked
   /// not to (for comparing, and for ruling the bulk writer out when a load looks wrong).
   package struct Options: Sendable, Hashable {
@@ -87,6 +88,9 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver {
     try PostgreSQLRecovery(
       url: target.location, schema: target.schema, connectTimeoutSeconds: target.connectTimeoutSeconds)
   }
+
+  /// A run's spilled natural keys go to a private temporary SQLite file on this machine.
+  package func makeKeySpill() throws(KeyRegistryError) -> any KeySpill { try SQLiteKeySpill() }
 }
 
 extension DatabaseTarget {

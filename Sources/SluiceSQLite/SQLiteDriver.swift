@@ -16,7 +16,7 @@ import Foundation
 ///   name: "books", input: "books.json", database: .sqlite("books.sqlite"))
 /// let report = try Pipeline(dataset: BooksDataset(), configuration: configuration).run()
 /// ```
-public struct SQLiteDriver: StoreDriver {
+public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
   public init() {}
 
   public var name: String { "SQLite" }
@@ -32,6 +32,9 @@ public struct SQLiteDriver: StoreDriver {
   public func files(at location: String) -> [(role: String, path: String)] {
     [("database", location)] + ["-journal", "-wal", "-shm"].map { ("database's \($0.dropFirst()) file", location + $0) }
   }
+
+  /// A run's spilled natural keys go to a private temporary SQLite file (`SQLiteKeySpill`).
+  package func makeKeySpill() throws(KeyRegistryError) -> any KeySpill { try SQLiteKeySpill() }
 
   public func openForRun(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store {
     let path = target.location

@@ -68,6 +68,16 @@ struct PipelineSpecTests {
     #expect(parsed.policy.summary.contains("maxRejects 10"))
   }
 
+  @Test func duplicateKeysIsAPolicyKnobOfEitherPresetWarnByDefault() throws {
+    #expect(try spec(#"{"dataset": "fruits", "input": "i", "database": "d"}"#).policy.duplicateKeys == .warn)
+    for preset in ["strict", "lenient"] {
+      let parsed = try spec(
+        #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "\#(preset)", "duplicateKeys": "reject"}}"#)
+      #expect(parsed.policy.duplicateKeys == .reject)
+      #expect(parsed.policy.summary == "\(preset) (duplicateKeys reject)")
+    }
+  }
+
   @Test func recordPathMayBeAnArrayOfKeys() throws {
     let parsed = try spec(#"{"dataset": "fruits", "input": "i", "database": "d", "recordPath": ["a.b", "c"]}"#)
     #expect(parsed.recordPath == ["a.b", "c"])
@@ -93,6 +103,7 @@ struct PipelineSpecTests {
     (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "maxRejectRate": 2}}"#, "maxRejectRate must be between 0 and 1"),
     (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "unknownFields": "shout"}}"#, "'policy.unknownFields' is 'shout'"),
     (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "legacyScalar": true}}"#, "unknown key 'policy.legacyScalar'"),
+    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "strict", "duplicateKeys": "fail"}}"#, "'policy.duplicateKeys' is 'fail', expected one of: warn, reject"),
     (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"maxRejects": 3}}"#, "'policy.preset': missing required key"),
   ])
   func badSpecNamesTheProblem(text: String, expected: String) {

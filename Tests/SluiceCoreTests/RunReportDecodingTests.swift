@@ -61,6 +61,7 @@ struct RunReportDecodingTests {
     var object = try Self.object("16c76ec-fruits-lenient.json")
     for key in [
       "mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign", "parallel", "inputsOmitted",
+      "duplicateKeys",
     ] {
       object.removeValue(forKey: key)
     }
@@ -73,6 +74,7 @@ struct RunReportDecodingTests {
     #expect(report.skippedByDesign == nil)
     #expect(report.parallel == nil)
     #expect(report.inputsOmitted == nil)
+    #expect(report.duplicateKeys == nil)
   }
 
   @Test func aCurrentReportReadsBackExactly() throws {
@@ -86,6 +88,7 @@ struct RunReportDecodingTests {
     omitted.opened = 1
     omitted.rowsWritten = ["fruits": 4]
     report.inputsOmitted = omitted
+    report.duplicateKeys = ["orders": 3, "messages": 255]
     let data = try report.jsonData()
     #expect(try RunReport.decode(from: data).jsonData() == data)
     let object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])

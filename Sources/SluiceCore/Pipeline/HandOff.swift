@@ -49,6 +49,14 @@ final class HandOff<Element: Sendable>: @unchecked Sendable {
     return true
   }
 
+  /// Whether a batch of `weight` bytes would go in now, without waiting: when it would not, the
+  /// producer has time for work it may do whenever it likes (`KeyRegistry.spillWhileIdle`).
+  func hasRoomNow(for weight: Int) -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return cancelled || hasRoom(for: weight)
+  }
+
   private func hasRoom(for weight: Int) -> Bool {
     if batches.isEmpty && heldWeight == nil { return true }
     return batches.count < maxBatches && queuedWeight + (heldWeight ?? 0) + weight <= maxBytes

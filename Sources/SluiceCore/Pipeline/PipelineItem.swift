@@ -21,4 +21,8 @@ struct PipelineItem: Sendable {
   var warnings: [Issue] = []
   /// Scalars converted under `legacyScalars`.
   var coercions = 0
+  /// The rows (entries) of a `.load` record whose natural key an earlier record of the run — or
+  /// an earlier row of this one — registered (`KeyRegistry`): the loading thread decides whether
+  /// each is a repeat.
+  var repeatedKeys: [Int32] = []
 }

@@ -224,6 +224,7 @@ package struct PipelineRunner: Sendable {
           return writer.rowsWritten.merging(bulk?.rowsWritten ?? [:], uniquingKeysWith: +)
         }
       }
+      state.keys.finish()
       try state.checkRejectRate()
       try state.checkSomethingLoaded()
       try buildDeferredIndexes(deferred, in: store)
@@ -384,6 +385,7 @@ package struct PipelineRunner: Sendable {
       quarantined: run.quarantine?.count ?? 0,
       rowsWritten: rowsWritten, tableRows: tableRows, committed: committed, outputErrors: [])
     report.inputsOmitted = omitted.count > 0 ? omitted : nil
+    report.duplicateKeys = run.ledger.duplicateKeys.isEmpty ? nil : run.ledger.duplicateKeys
     return report
   }
 

@@ -259,6 +259,12 @@ public struct PipelineSpec: Sendable {
       }
       policy.allowsNothingLoaded = overrides.allowNothingLoaded ?? false
       policy.lenientArrays = overrides.lenientArrays ?? false
+      if let duplicates = overrides.duplicateKeys {
+        guard let action = Policy.DuplicateKeyAction(rawValue: duplicates) else {
+          throw SpecError(path: path, message: "'policy.duplicateKeys' is '\(duplicates)', expected one of: warn, reject")
+        }
+        policy.duplicateKeys = action
+      }
     }
     if let problem = policy.inconsistency {
       throw SpecError(path: path, message: "'policy': \(problem)")
@@ -516,6 +522,7 @@ struct SpecDocument: Decodable {
     var dates: [String]?
     var allowNothingLoaded: Bool?
     var lenientArrays: Bool?
+    var duplicateKeys: String?
   }
 }
 

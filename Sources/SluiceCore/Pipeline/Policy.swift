@@ -10,6 +10,7 @@
 /// | `legacyScalars` | off | opt-in |
 /// | dates | one format | a list of accepted formats |
 /// | `lenientArrays` | off | opt-in: an unknown element of a polymorphic list is dropped, reported |
+/// | `duplicateKeys` | warn (or reject) | warn (or reject) |
 public struct Policy: Sendable, Hashable {
   public enum Preset: String, Sendable, Hashable, Codable, CaseIterable {
     case strict, lenient
@@ -25,6 +26,15 @@ public struct Policy: Sendable, Hashable {
     /// Reported as warnings; the record is kept.
     case warn
     /// Reported as errors; the record is rejected.
+    case reject
+  }
+
+  /// What a natural key written twice in one run does (`KeyRegistry` says which keys count).
+  public enum DuplicateKeyAction: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A warning at the key's path; the later record is loaded by the conflict policy (under
+    /// `upsert` and `replace` it wins).
+    case warn
+    /// An error: the later record is rejected (a strict run fails, a lenient one skips it).
     case reject
   }
 
@@ -45,6 +55,8 @@ public struct Policy: Sendable, Hashable {
   /// Lenient only: an element of a polymorphic list (attachments, reactions) that the dataset
   /// does not know is dropped and reported as a warning at its path; the record is kept.
   public var lenientArrays: Bool
+  /// A natural key that an earlier record of the run wrote: a warning (the default) or an error.
+  public var duplicateKeys: DuplicateKeyAction
 
   public init(preset: Preset) {
     self.preset = preset
@@ -56,6 +68,7 @@ public struct Policy: Sendable, Hashable {
     dateFormats = [.iso8601]
     allowsNothingLoaded = false
     lenientArrays = false
+    duplicateKeys = .warn
   }
 
   public static let strict = Policy(preset: .strict)
@@ -88,6 +101,7 @@ public struct Policy: Sendable, Hashable {
     if legacyScalars { knobs.append("legacyScalars") }
     if allowsNothingLoaded { knobs.append("allowNothingLoaded") }
     if lenientArrays { knobs.append("lenientArrays") }
+    if duplicateKeys != .warn { knobs.append("duplicateKeys \(duplicateKeys.rawValue)") }
     if dateFormats != [.iso8601] { knobs.append("dates \(dateFormats.map(\.specName).joined(separator: " | "))") }
     return knobs.isEmpty ? preset.rawValue : "\(preset.rawValue) (\(knobs.joined(separator: ", ")))"
   }

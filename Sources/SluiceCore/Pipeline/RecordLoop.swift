@@ -20,7 +20,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
 
   /// Runs the reader to its end through every stage but the writes (a validate run).
   func validate(_ reader: any RecordReader, state: inout RunState) throws {
-    try consume(reader, state: &state, beforeBatch: { _, _ in }, load: { _, _, _ in })
+    try consume(reader, state: &state, beforeBatch: { _, _ in }, load: { _, _, _ in true })
   }
 
   /// Runs the reader to its end, writing each record's rows; under a lenient policy each record
@@ -41,7 +41,13 @@ struct RecordLoop<D: Dataset>: RecordLoading {
         defer { state.ledger.lap(.load, from: &mark) }
         bulkKept = nil
         next = 0
-        if let bulk {
+        // A record may be rejected for a repeated key before it is written: such a batch goes
+        // row by row, in order, so the bulk writer never writes a record the run rejects.
+        let rejectsRepeats =
+          configuration.policy.duplicateKeys == .reject && batch.contains { !$0.repeatedKeys.isEmpty }
+        if let bulk, rejectsRepeats {
+          bulk.countRowByRow()
+        } else if let bulk {
           var records: [RecordRows] = []
           records.reserveCapacity(batch.count)
           for item in batch {
@@ -69,25 +75,34 @@ struct RecordLoop<D: Dataset>: RecordLoading {
         if let kept = bulkKept {
           state.ledger.count(.load, passed: true, kept: kept[next])
           next += 1
-          return
+          return true
         }
-        try write(rows, of: item, writer: writer, savepoints: savepoints, state: &state)
+        return try write(rows, of: item, writer: writer, savepoints: savepoints, state: &state)
       })
   }
 
   /// Reads the producer's batches in order — joining those waiting, up to `joining` items — and
-  /// hands each item to `load` after `beforeBatch` saw its batch.
+  /// hands each item to `load` after `beforeBatch` saw its batch; `load` returns whether the
+  /// record was written (or, validating, would be).
+  ///
+  /// Repeated keys are judged here (`RunState.repeatedKeyIssues`): under `duplicateKeys:
+  /// reject` before the record is written, which it then is not; under `warn` once it was, so
+  /// that a repeat the writer rejected for another reason is no repeat. A record rejected at the
+  /// load stage gives up the keys it registered first (`KeyRegistry.void`).
   private func consume(
     _ reader: any RecordReader, state: inout RunState, joining: Int = 1,
     beforeBatch: ([PipelineItem], inout RunState) throws -> Void,
-    load: (RecordRows, PipelineItem, inout RunState) throws -> Void
+    load: (RecordRows, PipelineItem, inout RunState) throws -> Bool
   ) throws {
     // Joining batches needs as many waiting: twice the batches, the same bytes.
     let handOff = HandOff<PipelineItem>(
       maxBatches: joining > 1 ? 2 * Self.handOffBatches : Self.handOffBatches, maxBytes: Self.handOffBytes)
     let producer = RecordProducer(
       dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff,
-      keepsRawRecords: state.quarantine != nil, inputPath: state.inputs.last?.input.path ?? "")
+      keepsRawRecords: state.quarantine != nil, inputPath: state.inputs.last?.input.path ?? "", keys: state.keys,
+      inputIndex: state.inputs.last?.index ?? 0)
+    let owned = state.keys.ownedTables(in: dataset.schema)
+    let rejectsRepeats = configuration.policy.duplicateKeys == .reject
     producer.start()
     defer {
       handOff.cancel()
@@ -108,7 +123,22 @@ struct RecordLoop<D: Dataset>: RecordLoading {
           state.ledger.countSkipped(reason)
         case .load(let rows):
           state.ledger.countPassed(through: .map)
-          try load(rows, item, &state)
+          if rejectsRepeats && !item.repeatedKeys.isEmpty {
+            let issues = try state.repeatedKeyIssues(of: item, rows, owned: owned)
+            if !issues.isEmpty {
+              state.ledger.count(.load, passed: false)
+              try state.keys.void(rows, owned: owned, record: state.occurrence(of: item))
+              try state.reject(issues, raw: item.raw, record: item.location)
+              continue
+            }
+          }
+          guard try load(rows, item, &state) else {
+            try state.keys.void(rows, owned: owned, record: state.occurrence(of: item))
+            continue
+          }
+          if !rejectsRepeats && !item.repeatedKeys.isEmpty {
+            for issue in try state.repeatedKeyIssues(of: item, rows, owned: owned) { state.ledger.warn(issue) }
+          }
         }
       }
       state.tickProgress()
@@ -116,10 +146,11 @@ struct RecordLoop<D: Dataset>: RecordLoading {
     }
   }
 
+  /// Writes one record; false when the writer rejected it.
   private func write(
     _ rows: RecordRows, of item: PipelineItem, writer: RowWriter, savepoints: (any RecordSavepoints)?,
     state: inout RunState
-  ) throws {
+  ) throws -> Bool {
     var rows = rows
     var mark = Stopwatch.now()
     let outcome: RowWriter.Outcome
@@ -133,12 +164,13 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       state.ledger.lap(.load, from: &mark)
       state.ledger.count(.load, passed: false)
       try state.reject(rejection.issues, raw: item.raw, record: item.location)
-      return
+      return false
     }
     writer.commitRecord()
     state.ledger.lap(.load, from: &mark)
     state.ledger.count(.load, passed: true, kept: outcome.keptExisting)
     state.ledger.note(warnings: outcome.warnings, coercions: 0)
+    return true
   }
 }
 

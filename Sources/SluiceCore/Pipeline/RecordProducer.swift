@@ -29,6 +29,9 @@ final class RecordProducer<D: Dataset> {
   private let keepsRawRecords: Bool
   /// The input's path, for the map stage's context.
   private let inputPath: String
+  /// Where the records' own natural keys are registered, and the input's place in the pipeline.
+  private let keys: KeyRegistry?
+  private let inputIndex: Int
   private let done = DispatchSemaphore(value: 0)
   /// Seconds per stage, added by the producing thread.
   private let timings = Mutex<[Stage: Double]>([:])
@@ -38,9 +41,12 @@ final class RecordProducer<D: Dataset> {
 
   init(
     dataset: D, reader: any RecordReader, policy: Policy, handOff: HandOff<Item>, batchSize: Int = 256,
-    batchBytes: Int = 1 << 20, keepsRawRecords: Bool = true, inputPath: String = ""
+    batchBytes: Int = 1 << 20, keepsRawRecords: Bool = true, inputPath: String = "", keys: KeyRegistry? = nil,
+    inputIndex: Int = 0
   ) {
     self.inputPath = inputPath
+    self.keys = keys
+    self.inputIndex = inputIndex
     self.dataset = dataset
     self.reader = reader
     self.policy = policy
@@ -75,6 +81,7 @@ final class RecordProducer<D: Dataset> {
         reportsUnknownFields: policy.unknownFields != .ignore))
     var diagnostics = DecodeDiagnostics()
     let unknownSeverity: Severity = policy.unknownFields == .reject ? .error : .warning
+    let ownedTables = keys?.ownedTables(in: dataset.schema)
     var seconds: [Stage: Double] = [:]
     defer { timings.withLock { $0 = seconds } }
     func lap(_ stage: Stage, _ mark: inout UInt64) {
@@ -94,6 +101,9 @@ final class RecordProducer<D: Dataset> {
         batch.removeAll(keepingCapacity: true)
         batchWeight = 0
       }
+      // Time the loading thread leaves this one moves the recent keys to the temporary
+      // database; a failure there fails the record that next needs it (the keys stay in memory).
+      if let keys, !handOff.hasRoomNow(for: batchWeight) { try? keys.spillWhileIdle() }
       return handOff.put(batch, weight: batchWeight)
     }
     /// The bytes an item carries to the loading side: the raw record when a rejects file wants it.
@@ -125,6 +135,7 @@ final class RecordProducer<D: Dataset> {
       var item = Item(verdict: .rejected(.decode, []), location: raw.location, raw: carried(raw.bytes))
       item.verdict = verdict(for: raw, decoder: decoder, diagnostics: &diagnostics, item: &item, lap: lap, mark: &mark)
       guard emit(item, rawBytes: raw.bytes.count) else { return }
+      if case .failure = item.verdict { break }
     }
     if !batch.isEmpty { _ = handOff.put(batch, weight: batchWeight) }
 
@@ -198,6 +209,16 @@ final class RecordProducer<D: Dataset> {
           rows.violations.map {
             Issue(stage: .load, code: $0.code, location: raw.location, path: $0.path, message: $0.message)
           })
+      }
+      if let keys, let ownedTables {
+        // Counted with the map stage, which makes the rows.
+        defer { lap(.map, &mark) }
+        do {
+          let record = KeyRegistry.Occurrence(input: Int32(clamping: inputIndex), ordinal: Int64(raw.location.ordinal))
+          item.repeatedKeys = try keys.register(rows, owned: ownedTables, by: record)
+        } catch {
+          return .failure(error)
+        }
       }
       return .load(rows)
     }

@@ -16,6 +16,8 @@ package struct RunLedger {
   private(set) var rejectedRecords = 0
   /// Records the datasets skipped by design, per reason.
   private(set) var skippedByDesign: [String: Int] = [:]
+  /// Natural keys an earlier record of the run wrote, met again, per table (`duplicateKey`).
+  var duplicateKeys: [String: Int] = [:]
   /// Distinct reasons kept; more are counted under `otherReasons`.
   static let skipReasonLimit = 100
   /// Error and warning counts per check (stage, or stage and rule).
@@ -198,6 +200,7 @@ package struct RunLedger {
       }
       merged.drift.absorb(lane.drift)
       merged.coercions += lane.coercions
+      merged.duplicateKeys.merge(lane.duplicateKeys, uniquingKeysWith: +)
       merged.rejectedRecords += lane.rejectedRecords
       for (reason, count) in lane.skippedByDesign.sorted(by: { $0.key < $1.key }) {
         if merged.skippedByDesign[reason] != nil || merged.skippedByDesign.count < Self.skipReasonLimit {

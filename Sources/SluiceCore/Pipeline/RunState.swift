@@ -40,6 +40,11 @@ package struct RunState {
   package var lane: (coordination: LaneCoordination, number: Int)?
   /// Bytes read of the inputs that have ended, so a lane's progress does not sum them per batch.
   private(set) var endedInputBytes: Int64 = 0
+  /// The natural keys the run's records own, across its inputs (`KeyRegistry`). A lane of a
+  /// parallel run has its own: a table belongs to one lane, so its keys are all in it.
+  package let keys: KeyRegistry
+  /// Every input's path, by its place in the pipeline: a repeated key names its first record's.
+  let inputPaths: [String]
 
   package init(configuration: PipelineConfiguration, rules: [ValidationRule]) {
     policy = configuration.policy
@@ -49,6 +54,12 @@ package struct RunState {
     namesInputs = configuration.hasSeveralInputs
     ledger = RunLedger(issueSampleLimit: configuration.issueSampleLimit, rules: rules)
     progress = configuration.progress.map { ProgressTicker(handler: $0, configuration: configuration) }
+    var makeSpill: KeyRegistry.MakeSpill?
+    if let driver = configuration.database.driver as? any KeySpillingDriver {
+      makeSpill = { () throws(KeyRegistryError) -> any KeySpill in try driver.makeKeySpill() }
+    }
+    keys = KeyRegistry(limits: configuration.keyRegistryLimits, makeSpill: makeSpill)
+    inputPaths = configuration.inputs.map(\.path)
   }
 
   // MARK: - Inputs

@@ -463,6 +463,11 @@ package enum HTMLReport {
     facts.append(("peak memory", report.peakMemoryBytes.map { "\(size($0)) (\(grouped($0)) bytes)" } ?? "unknown"))
     facts.append(("coercions", grouped(report.coercions)))
     facts.append(("quarantined", grouped(report.quarantined)))
+    if let duplicates = report.duplicateKeys, !duplicates.isEmpty {
+      let tables = duplicates.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        .map { "\($0.key) \(grouped($0.value))" }
+      facts.append(("duplicate keys", tables.joined(separator: ", ")))
+    }
     let kept = report.statistics(for: .load).kept
     if kept > 0 { facts.append(("kept as they were", grouped(kept))) }
     if let lookups = report.referenceLookups, !lookups.isEmpty {

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// `reportVersion` 1 grew keys as Sluice grew — `mode`, `checks`, `drift`, `coercions` and
 /// `quarantined` with validate and replay, `outputErrors` with staged outputs, `inputs` with
-/// pipelines of several inputs, `parallel` with `--jobs`, `inputsOmitted` with bounded input sections — without a new version, since nothing an older key meant
+/// pipelines of several inputs, `parallel` with `--jobs`, `inputsOmitted` with bounded input sections, `duplicateKeys` with repeated keys — without a new version, since nothing an older key meant
 /// changed. A report written before a key existed decodes as what that run did: mode `run`, no
 /// checks, drift, coercions, quarantined records or lost outputs, and one input section with the
 /// run's totals (an older Sluice read one input). A report of a later version is refused rather
@@ -19,7 +19,7 @@ extension RunReport {
     case reportVersion, mode, pipeline, dataset, policy, conflict, database, status, failure, startedAt
     case finishedAt, durationSeconds, peakMemoryBytes, input, inputs, stages, issueCounts, issueSampleLimit
     case issues, checks, drift, coercions, skippedByDesign, quarantined, rowsWritten, referenceLookups, tableRows
-    case bulkWrites, committed, outputErrors, parallel, inputsOmitted
+    case bulkWrites, committed, outputErrors, parallel, inputsOmitted, duplicateKeys
   }
 
   public init(from decoder: any Decoder) throws {
@@ -52,6 +52,7 @@ extension RunReport {
     coercions = try container.decodeIfPresent(Int.self, forKey: .coercions) ?? 0
     skippedByDesign = try container.decodeIfPresent([String: Int].self, forKey: .skippedByDesign)
     quarantined = try container.decodeIfPresent(Int.self, forKey: .quarantined) ?? 0
+    duplicateKeys = try container.decodeIfPresent([String: Int].self, forKey: .duplicateKeys)
     rowsWritten = try container.decode([String: Int].self, forKey: .rowsWritten)
     referenceLookups = try container.decodeIfPresent([String: ReferenceLookups].self, forKey: .referenceLookups)
     bulkWrites = try container.decodeIfPresent(BulkWrites.self, forKey: .bulkWrites)

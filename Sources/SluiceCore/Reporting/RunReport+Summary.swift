@@ -81,6 +81,9 @@ extension RunReport {
       lines.append(
         "  bulk batches: " + (tables + ["\(bulkWrites.rowByRow) row by row"]).joined(separator: "; "))
     }
+    if let duplicateKeys, !duplicateKeys.isEmpty {
+      lines.append("  duplicate keys: " + Self.perTable(duplicateKeys))
+    }
     let kept = statistics(for: .load).kept
     if kept > 0 {
       lines.append("  kept \(kept) record(s) whose key existed, as they were (onConflict \(conflict))")
@@ -100,6 +103,12 @@ extension RunReport {
     // Paths, keys and messages come from the data: no escape sequence or newline of theirs
     // reaches the terminal or the log.
     return TerminalText.lines(lines)
+  }
+
+  /// `orders 3, messages 255`: most first, then by name.
+  static func perTable(_ counts: [String: Int]) -> String {
+    counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+      .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
   }
 
   static func seconds(_ value: Double) -> String {

@@ -189,6 +189,9 @@ public struct RunReport: Sendable, Codable {
   public var skippedByDesign: [String: Int]? = nil
   /// Rejected records written to the quarantine file.
   public var quarantined: Int
+  /// Natural keys of the rows records own that an earlier record of the run wrote, met again,
+  /// per table (each a `duplicateKey` issue of the load stage); absent when there were none.
+  public var duplicateKeys: [String: Int]? = nil
   /// Rows this run wrote, per table.
   public var rowsWritten: [String: Int]
   /// The keys of referenced tables (and of patched rows) the run looked up in the database,
