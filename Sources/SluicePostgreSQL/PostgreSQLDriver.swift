@@ -29,7 +29,12 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver, KeySpil
 
   package let options: Options
 
-  package init(options: Options = Options()) {
+  /// The driver as `sluice` registers it: the bulk writer, and `MERGE` where the server has it.
+  public init() {
+    self.init(options: Options())
+  }
+
+  package init(options: Options) {
     self.options = options
   }
 

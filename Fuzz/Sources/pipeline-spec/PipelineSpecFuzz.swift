@@ -29,7 +29,7 @@ public func fuzzPipelineSpec(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
       "a spec with an empty dataset, input or database was accepted")
     fuzzCheck(spec.policy.inconsistency == nil, "an inconsistent policy was accepted: \(spec.policy)")
     let configuration: PipelineConfiguration
-    do {
+    do throws(SpecError) {
       configuration = try spec.configuration(drivers: drivers)
     } catch {
       // A database no driver takes, or whose settings do not suit it: a spec error, said.
