@@ -29,8 +29,8 @@ extension PipelineRunner {
     var state: RunState?
     /// The lanes it loaded, in order.
     var lanes: [Int] = []
-    var lookups: [String: RunReport.ReferenceLookups] = [:]
-    var bulkWrites: RunReport.BulkWrites?
+    /// What its loaders took besides the writes: look-ups, bulk writes.
+    var totals = LoadTotals()
     /// Its own failure, with the input it happened in (-1 before the inputs, `Int.max` after).
     var failure: (input: Int, failure: RunReport.Failure)?
     /// Whether its transaction is open.
@@ -151,14 +151,9 @@ extension PipelineRunner {
       }
     }
     var report = makeReport(state, failure: nil, rowsWritten: rowsWritten, tableRows: tableRows, committed: true)
-    var lookups: [String: RunReport.ReferenceLookups] = [:]
-    for worker in workers { Self.add(worker.lookups, to: &lookups) }
-    report.referenceLookups = lookups.isEmpty ? nil : lookups
-    for worker in workers {
-      guard let writes = worker.bulkWrites else { continue }
-      report.bulkWrites = report.bulkWrites ?? .init()
-      report.bulkWrites?.add(writes)
-    }
+    var totals = LoadTotals()
+    for worker in workers { totals.add(worker.totals) }
+    totals.fill(&report)
     let commit: PipelineConfiguration.LaneCommit = twoPhase ? .twoPhase : .ordered
     report.parallel = .init(connections: workers.count, lanes: plan.lanes.count, commit: commit.rawValue)
     try outputs.stage(report)
@@ -181,8 +176,7 @@ extension PipelineRunner {
     state.progress = nil
     state.lane = (coordination, worker.number)
     let store = worker.store
-    var lookups: [String: RunReport.ReferenceLookups] = [:]
-    var bulkWrites: RunReport.BulkWrites?
+    var totals = LoadTotals()
     /// Where a failure would rank among the inputs: before them all while the connection gets
     /// ready, the input being read, then after them all (the deferred indexes).
     var place = -1
@@ -201,14 +195,7 @@ extension PipelineRunner {
           if coordination.mustStop(at: index) { throw LaneStopped() }
           place = index
           let source = inputs[index]
-          try read(source, index: index, state: &state) { reader, loop, state in
-            let writer = try RowWriter(store: store, schema: source.dataset.schema, conflict: configuration.conflict)
-            defer { Self.add(writer.lookups, to: &lookups) }
-            let bulk = try store.makeBulkWriter(schema: source.dataset.schema, conflict: configuration.conflict)
-            defer { if let bulk { bulkWrites = bulkWrites ?? .init(); bulkWrites?.add(bulk.batches) } }
-            try loop.load(reader, writer: writer, bulk: bulk, savepoints: savepoints, state: &state)
-            return writer.rowsWritten.merging(bulk?.rowsWritten ?? [:], uniquingKeysWith: +)
-          }
+          try load(source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state)
         }
       }
       place = Int.max
@@ -226,8 +213,7 @@ extension PipelineRunner {
       worker.failure = (place, failure)
     }
     state.endOpenInput()
-    worker.lookups = lookups
-    worker.bulkWrites = bulkWrites
+    worker.totals = totals
     worker.state = state
   }
 
@@ -285,11 +271,5 @@ extension PipelineRunner {
       if rejected > maxRejects { return budget }
     }
     return first?.failure
-  }
-
-  private static func add(
-    _ lookups: [String: RunReport.ReferenceLookups], to sum: inout [String: RunReport.ReferenceLookups]
-  ) {
-    for (table, counts) in lookups { sum[table, default: .init()].add(counts) }
   }
 }

@@ -205,24 +205,29 @@ package struct PipelineRunner: Sendable {
   /// The store checks each row's foreign keys as it is written. (A first load could instead
   /// switch that off and prove every key with one `foreign_key_check` before the commit; on 1M
   /// orders the check cost as much as the per-row checks it saved, so it is not done.)
+  /// Loads one input through a loader of its own, over its dataset's tables (what the loader
+  /// caches it found in this transaction, which holds the earlier inputs' rows), and adds what
+  /// the loading took to `totals`. Serial runs and each lane of a parallel one load alike.
+  package func load(
+    _ source: Source, index: Int, into store: any Store, savepoints: (any RecordSavepoints)?,
+    totals: inout LoadTotals, state: inout RunState
+  ) throws {
+    try read(source, index: index, state: &state) { reader, loop, state in
+      let loader = try BatchLoader(
+        store: store, schema: source.dataset.schema, conflict: configuration.conflict, savepoints: savepoints)
+      defer { totals.add(loader.totals) }
+      try loop.load(reader, loader: loader, state: &state)
+      return loader.rowsWritten
+    }
+  }
+
   private func load(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
     try store.withTransaction {
       let (deferred, lookupRows) = try migrateSchema(store)
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
-      var lookups: [String: RunReport.ReferenceLookups] = [:]
-      var bulkWrites: RunReport.BulkWrites?
+      var totals = LoadTotals()
       for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
-        try read(source, index: index, state: &state) { reader, loop, state in
-          // A writer per input, over its dataset's tables; what it caches it found in this
-          // transaction, which holds the earlier inputs' rows.
-          let writer = try RowWriter(store: store, schema: source.dataset.schema, conflict: configuration.conflict)
-          defer { lookups.merge(writer.lookups) { var sum = $0; sum.add($1); return sum } }
-          let bulk = try (store as? any BulkLoadingStore)?.makeBulkWriter(
-            schema: source.dataset.schema, conflict: configuration.conflict)
-          defer { if let bulk { bulkWrites = bulkWrites ?? .init(); bulkWrites?.add(bulk.batches) } }
-          try loop.load(reader, writer: writer, bulk: bulk, savepoints: savepoints, state: &state)
-          return writer.rowsWritten.merging(bulk?.rowsWritten ?? [:], uniquingKeysWith: +)
-        }
+        try load(source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state)
       }
       state.keys.finish()
       try state.checkRejectRate()
@@ -233,8 +238,7 @@ package struct PipelineRunner: Sendable {
       // transaction hold what the commit leaves.
       var report = makeReport(
         state, failure: nil, rowsWritten: rowsWritten, tableRows: configuration.countsTableRows ? countRows(store) : [:], committed: true)
-      report.referenceLookups = lookups.isEmpty ? nil : lookups
-      report.bulkWrites = bulkWrites
+      totals.fill(&report)
       try store.recordAudit(report.auditEntry)
       try outputs.stage(report)
       return report

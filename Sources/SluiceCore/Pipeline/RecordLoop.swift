@@ -23,61 +23,40 @@ struct RecordLoop<D: Dataset>: RecordLoading {
     try consume(reader, state: &state, beforeBatch: { _, _ in }, load: { _, _, _ in true })
   }
 
-  /// Runs the reader to its end, writing each record's rows; under a lenient policy each record
-  /// inside a savepoint of its own. With a bulk writer, a batch it accepts is written in one go
-  /// before its records are counted; a batch it refuses, or whose rows break a constraint, goes
-  /// through `writer` record by record as without one.
-  func load(
-    _ reader: any RecordReader, writer: RowWriter, bulk: (any BulkWriter)?, savepoints: (any RecordSavepoints)?,
-    state: inout RunState
-  ) throws {
-    /// Per record of the current batch that the bulk writer wrote: whether it kept existing rows.
-    var bulkKept: [Bool]? = nil
-    var next = 0
+  /// Runs the reader to its end, writing each record's rows through `loader` (which writes a
+  /// batch in bulk when it can, else record by record; `BatchLoader`) and counting what became
+  /// of each.
+  func load(_ reader: any RecordReader, loader: BatchLoader, state: inout RunState) throws {
     try consume(
-      reader, state: &state, joining: bulk == nil ? 1 : Self.bulkRecords,
+      reader, state: &state, joining: loader.writesInBulk ? Self.bulkRecords : 1,
       beforeBatch: { batch, state in
         var mark = Stopwatch.now()
         defer { state.ledger.lap(.load, from: &mark) }
-        bulkKept = nil
-        next = 0
+        var records: [RecordRows] = []
+        records.reserveCapacity(batch.count)
+        for item in batch {
+          if case .load(let rows) = item.verdict { records.append(rows) }
+        }
         // A record may be rejected for a repeated key before it is written: such a batch goes
-        // row by row, in order, so the bulk writer never writes a record the run rejects.
+        // record by record, in order, so that no record the run rejects is written in bulk.
         let rejectsRepeats =
           configuration.policy.duplicateKeys == .reject && batch.contains { !$0.repeatedKeys.isEmpty }
-        if let bulk, rejectsRepeats {
-          bulk.countRowByRow()
-        } else if let bulk {
-          var records: [RecordRows] = []
-          records.reserveCapacity(batch.count)
-          for item in batch {
-            if case .load(let rows) = item.verdict { records.append(rows) }
-          }
-          if !records.isEmpty, records.allSatisfy(bulk.accepts) {
-            if let kept = try bulk.write(records) {
-              // The bulk writer changed rows the row writer may remember.
-              writer.forgetRows()
-              bulkKept = kept
-              return
-            }
-          } else if !records.isEmpty {
-            bulk.countRowByRow()
-          }
-        }
-        // Every key the batch references that no cache knows, looked up in a few queries.
-        writer.beginBatch()
-        for item in batch {
-          if case .load(let rows) = item.verdict { try writer.want(rows) }
-        }
-        try writer.fetchWanted()
+        try loader.begin(records, rowByRow: rejectsRepeats)
       },
       load: { rows, item, state in
-        if let kept = bulkKept {
-          state.ledger.count(.load, passed: true, kept: kept[next])
-          next += 1
+        var mark = Stopwatch.now()
+        let outcome = try loader.write(rows, at: item.location)
+        state.ledger.lap(.load, from: &mark)
+        switch outcome {
+        case .written(let keptExisting, let warnings):
+          state.ledger.count(.load, passed: true, kept: keptExisting)
+          state.ledger.note(warnings: warnings, coercions: 0)
           return true
+        case .rejected(let issues):
+          state.ledger.count(.load, passed: false)
+          try state.reject(issues, raw: item.raw, record: item.location)
+          return false
         }
-        return try write(rows, of: item, writer: writer, savepoints: savepoints, state: &state)
       })
   }
 
@@ -145,41 +124,11 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       try state.checkLane()
     }
   }
-
-  /// Writes one record; false when the writer rejected it.
-  private func write(
-    _ rows: RecordRows, of item: PipelineItem, writer: RowWriter, savepoints: (any RecordSavepoints)?,
-    state: inout RunState
-  ) throws -> Bool {
-    var rows = rows
-    var mark = Stopwatch.now()
-    let outcome: RowWriter.Outcome
-    do {
-      try savepoints?.begin()
-      outcome = try writer.write(&rows, at: item.location)
-      try savepoints?.release()
-    } catch let rejection as RowWriter.Rejection {
-      try savepoints?.rollback()
-      writer.discardRecord()
-      state.ledger.lap(.load, from: &mark)
-      state.ledger.count(.load, passed: false)
-      try state.reject(rejection.issues, raw: item.raw, record: item.location)
-      return false
-    }
-    writer.commitRecord()
-    state.ledger.lap(.load, from: &mark)
-    state.ledger.count(.load, passed: true, kept: outcome.keptExisting)
-    state.ledger.note(warnings: outcome.warnings, coercions: 0)
-    return true
-  }
 }
 
 /// A record loop with its dataset's types erased (`AnyDataset` makes one), so a run can read
 /// inputs of different datasets in turn.
 package protocol RecordLoading {
   func validate(_ reader: any RecordReader, state: inout RunState) throws
-  func load(
-    _ reader: any RecordReader, writer: RowWriter, bulk: (any BulkWriter)?, savepoints: (any RecordSavepoints)?,
-    state: inout RunState
-  ) throws
+  func load(_ reader: any RecordReader, loader: BatchLoader, state: inout RunState) throws
 }
