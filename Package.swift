@@ -126,7 +126,9 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceCatalogTests",
-      dependencies: ["SluiceCatalog", "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples"],
+      dependencies: [
+        "SluiceCatalog", "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples",
+      ],
       // Contract fixtures are read in place through #filePath, not bundled.
       exclude: ["Fixtures"]
     ),

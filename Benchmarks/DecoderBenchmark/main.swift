@@ -42,7 +42,8 @@ func makeRecords(_ count: Int) -> [RawRecord] {
   var offset: Int64 = 0
   for index in 0..<count {
     let bytes = Array(sampler.next().order.json.utf8)
-    records.append(RawRecord(location: RecordLocation(ordinal: index + 1, byteOffset: offset, line: index + 1), bytes: bytes))
+    records.append(
+      RawRecord(location: RecordLocation(ordinal: index + 1, byteOffset: offset, line: index + 1), bytes: bytes))
     offset += Int64(bytes.count + 1)
   }
   return records
@@ -61,7 +62,8 @@ let count = arguments.first ?? 200_000
 let rounds = arguments.dropFirst().first ?? 5
 let records = makeRecords(count)
 let megabytes = Double(records.reduce(0) { $0 + $1.bytes.count }) / 1e6
-print("decoder benchmark: \(count) order records (\(String(format: "%.1f", megabytes)) MB), \(rounds) rounds, interleaved")
+print(
+  "decoder benchmark: \(count) order records (\(String(format: "%.1f", megabytes)) MB), \(rounds) rounds, interleaved")
 
 let sluice = SluiceDecoder()
 let foundation = JSONDecoder()
@@ -94,6 +96,12 @@ for round in 1...rounds {
 }
 let sluiceMedian = sluiceTimes.sorted()[rounds / 2]
 let foundationMedian = foundationTimes.sorted()[rounds / 2]
-print(String(format: "sluice:      %8.0f records/s  %6.1f MB/s  (median %.3fs)", Double(count) / sluiceMedian, megabytes / sluiceMedian, sluiceMedian))
-print(String(format: "JSONDecoder: %8.0f records/s  %6.1f MB/s  (median %.3fs)", Double(count) / foundationMedian, megabytes / foundationMedian, foundationMedian))
+print(
+  String(
+    format: "sluice:      %8.0f records/s  %6.1f MB/s  (median %.3fs)", Double(count) / sluiceMedian,
+    megabytes / sluiceMedian, sluiceMedian))
+print(
+  String(
+    format: "JSONDecoder: %8.0f records/s  %6.1f MB/s  (median %.3fs)", Double(count) / foundationMedian,
+    megabytes / foundationMedian, foundationMedian))
 print(String(format: "ratio: Sluice's decoder is %.2f× JSONDecoder", foundationMedian / sluiceMedian))

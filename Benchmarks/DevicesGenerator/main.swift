@@ -101,7 +101,8 @@ struct Dice {
   mutating func degrees(_ limit: Int) -> String {
     let micro = number(-limit * 1_000_000...limit * 1_000_000)
     let fraction = String(abs(micro) % 1_000_000)
-    return "\(micro < 0 ? "-" : "")\(abs(micro) / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
+    return
+      "\(micro < 0 ? "-" : "")\(abs(micro) / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
   }
 }
 
@@ -191,7 +192,9 @@ for number in 1..<profileCount + 1 {
   let nickname = profilesDice.nickname()
   let roll = profilesDice.number(0...9)
   let introduction = roll < 2 ? nil : profilesDice.sentence(5...30)
-  var fields = [#""id": "\#(key("p-", number, width: profileWidth))""#, #""nickname": \#(DumpValue.jsonString(nickname))"#]
+  var fields = [
+    #""id": "\#(key("p-", number, width: profileWidth))""#, #""nickname": \#(DumpValue.jsonString(nickname))"#,
+  ]
   if roll == 0 {
     fields.append(#""introduction": null"#)
   } else if let introduction {
@@ -214,7 +217,8 @@ for sequence in 1..<patchCount + 1 {
   let number = profilesDice.number(1...profileCount)
   let id = key("p-", number, width: profileWidth)
   let roll = profilesDice.number(0...99)
-  let kind = roll < 40 ? "nickname" : roll < 70 ? "introduction" : roll < 90 ? "clearIntroduction" : "nicknameAndIntroduction"
+  let kind =
+    roll < 40 ? "nickname" : roll < 70 ? "introduction" : roll < 90 ? "clearIntroduction" : "nicknameAndIntroduction"
   kinds[kind, default: 0] += 1
   let nickname = kind == "nickname" || kind == "nicknameAndIntroduction" ? profilesDice.nickname() : nil
   // .some(nil) clears the introduction; nil leaves it.

@@ -35,7 +35,9 @@ let words = [
 ]
 let unknownKinds = ["sticker", "poll", "voice", "story"]
 let events = ["join", "leave", "pin", "rename", "call"]
-let extensions = [("pdf", "application/pdf"), ("txt", "text/plain"), ("zip", "application/zip"), ("md", "text/markdown")]
+let extensions = [
+  ("pdf", "application/pdf"), ("txt", "text/plain"), ("zip", "application/zip"), ("md", "text/markdown"),
+]
 /// 2024-01-01T00:00:00Z.
 let epoch = 1_704_067_200.0
 
@@ -73,7 +75,8 @@ for index in 0..<count {
   let id = lastID[conversation]
   let unknown = Double(dice.number(0...999_999)) < unknownRate * 1_000_000
   let roll = dice.number(0...99)
-  let kind = unknown ? dice.pick(unknownKinds) : roll < 70 ? "text" : roll < 82 ? "image" : roll < 91 ? "file" : "system"
+  let kind =
+    unknown ? dice.pick(unknownKinds) : roll < 70 ? "text" : roll < 82 ? "image" : roll < 91 ? "file" : "system"
   let sender = kind == "system" && dice.chance(70) ? nil : dice.number(1...senders)
   let seconds = epoch + Double(index) * 3 + Double(dice.number(0...2999)) / 1000
   var fields = [
@@ -95,10 +98,14 @@ for index in 0..<count {
           elements.append(#"{"type": "location", "latitude": 52.52, "longitude": 13.405}"#)
           expected["droppedAttachments", default: 0] += 1
         } else if dice.chance(60) {
-          elements.append(#"{"type": "image", "url": "https://files.example.org/c\#(conversation)/\#(id)-\#(number).png", "width": 640, "height": 480}"#)
+          elements.append(
+            #"{"type": "image", "url": "https://files.example.org/c\#(conversation)/\#(id)-\#(number).png", "width": 640, "height": 480}"#
+          )
           attachments += 1
         } else {
-          elements.append(#"{"type": "file", "name": "attachment-\#(number).txt", "mimeType": "text/plain", "sizeBytes": \#(dice.number(0...99_999))}"#)
+          elements.append(
+            #"{"type": "file", "name": "attachment-\#(number).txt", "mimeType": "text/plain", "sizeBytes": \#(dice.number(0...99_999))}"#
+          )
           attachments += 1
         }
       }
@@ -113,7 +120,9 @@ for index in 0..<count {
   case "file":
     let (fileExtension, mimeType) = dice.pick(extensions)
     fields.append(#""name": "\#(dice.pick(words))-\#(id).\#(fileExtension)""#)
-    if dice.chance(60) { fields.append(#""url": "https://files.example.org/c\#(conversation)/\#(id).\#(fileExtension)""#) }
+    if dice.chance(60) {
+      fields.append(#""url": "https://files.example.org/c\#(conversation)/\#(id).\#(fileExtension)""#)
+    }
     fields.append(#""mimeType": "\#(mimeType)""#)
     if dice.chance(80) { fields.append(#""sizeBytes": \#(dice.number(0...50_000_000))"#) }
   case "system":

@@ -7,8 +7,13 @@ import Foundation
 public struct OrderSampler: Sendable {
   public static let currencies = ["EUR", "EUR", "USD", "GBP", "JPY", "CHF"]
   public static let statuses = ["pending", "completed", "completed", "completed", "cancelled"]
-  static let firstNames = ["Zoë", "Ana", "李", "Olu", "Søren", "Chloé", "Mateus", "Aiko", "Ngozi", "Émile", "Ingrid", "Rahul", "<unknown>"]
-  static let lastNames = ["Müller", "Lima", "雷", "Adeyemi", "Kierkegaard", "Martin", "Souza", "Tanaka", "Okafor", "Zola", "Berg", "Mehta", "Fischer & Söhne"]
+  static let firstNames = [
+    "Zoë", "Ana", "李", "Olu", "Søren", "Chloé", "Mateus", "Aiko", "Ngozi", "Émile", "Ingrid", "Rahul", "<unknown>",
+  ]
+  static let lastNames = [
+    "Müller", "Lima", "雷", "Adeyemi", "Kierkegaard", "Martin", "Souza", "Tanaka", "Okafor", "Zola", "Berg", "Mehta",
+    "Fischer & Söhne",
+  ]
   /// 2023-01-01T00:00:00Z.
   static let epoch = 1_672_531_200
 

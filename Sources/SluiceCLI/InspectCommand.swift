@@ -39,7 +39,10 @@ struct InspectCommand: Subcommand {
                 66 input missing or unreadable · 74 corrupt or truncated gzip stream
     """
 
-  enum Output { case text, json, swift(String) }
+  enum Output {
+    case text, json
+    case swift(String)
+  }
 
   var input: String
   var options: InspectOptions
@@ -52,7 +55,8 @@ struct InspectCommand: Subcommand {
     guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
       throw UsageError(
         parsed.positionals.isEmpty
-          ? "missing the input (sluice inspect INPUT)" : "expected one input, got \(parsed.positionals.count) arguments")
+          ? "missing the input (sluice inspect INPUT)" : "expected one input, got \(parsed.positionals.count) arguments"
+      )
     }
     self.input = input
     options = InspectOptions(showsValues: parsed.flags.contains("show-values"))

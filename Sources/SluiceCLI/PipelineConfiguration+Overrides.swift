@@ -14,7 +14,8 @@ extension PipelineConfiguration {
     if configuration.hasSeveralInputs {
       for option in ["input", "format", "record-path"] where values[option] != nil {
         throw UsageError(
-          "--\(option) is ambiguous: the pipeline lists \(configuration.inputs.count) inputs, each with its own; use --input-dir DIR to read them from another folder")
+          "--\(option) is ambiguous: the pipeline lists \(configuration.inputs.count) inputs, each with its own; use --input-dir DIR to read them from another folder"
+        )
       }
     }
     if let input = values["input"] { configuration.input = Self.absolute(input) }
@@ -28,7 +29,8 @@ extension PipelineConfiguration {
       }
       guard configuration.database.driver.connectsToServer else {
         throw UsageError(
-          "--connect-timeout applies to a database server, not the \(configuration.database.driver.name) file \(configuration.databaseDescription)")
+          "--connect-timeout applies to a database server, not the \(configuration.database.driver.name) file \(configuration.databaseDescription)"
+        )
       }
       configuration.database.connectTimeoutSeconds = seconds
     }
@@ -79,7 +81,8 @@ extension PipelineConfiguration {
     if let conflict = values["on-conflict"] {
       guard let value = ConflictPolicy(rawValue: conflict) else {
         throw UsageError(
-          "--on-conflict must be one of \(ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ")), not '\(conflict)'")
+          "--on-conflict must be one of \(ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ")), not '\(conflict)'"
+        )
       }
       configuration.conflict = value
     }

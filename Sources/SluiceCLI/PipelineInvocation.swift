@@ -26,8 +26,9 @@ struct PipelineInvocation {
     self.command = command
     self.context = context
     parsed = try ArgumentParser(
-      valueOptions: command.valueOptions, flags: command.flags.union(["help", "progress", "no-progress"]))
-      .parse(arguments)
+      valueOptions: command.valueOptions, flags: command.flags.union(["help", "progress", "no-progress"])
+    )
+    .parse(arguments)
     guard parsed.positionals.count == 1, let specPath = parsed.positionals.first else {
       throw UsageError(
         parsed.positionals.isEmpty
@@ -47,7 +48,8 @@ struct PipelineInvocation {
     let declared = try spec.datasets(in: context.datasets)
     if command.rejects == .read && spec.inputs.count > 1 {
       throw UsageError(
-        "\(command.name) loads one rejects file as one dataset's records; \(specPath) lists \(spec.inputs.count) inputs")
+        "\(command.name) loads one rejects file as one dataset's records; \(specPath) lists \(spec.inputs.count) inputs"
+      )
     }
     let inputDirectory = parsed.values["input-dir"].map(PipelineConfiguration.absolute)
     let database = try parsed.values["db"].map { text throws(UsageError) in
@@ -69,7 +71,8 @@ struct PipelineInvocation {
       guard let rejects else { throw UsageError("\(command.name) needs --rejects PATH") }
       guard !configuration.hasSeveralInputs else {
         throw UsageError(
-          "\(command.name) loads one rejects file as one dataset's records; the input of \(specPath) matches \(configuration.inputs.count) files")
+          "\(command.name) loads one rejects file as one dataset's records; the input of \(specPath) matches \(configuration.inputs.count) files"
+        )
       }
       configuration.input = rejects
       configuration.rejectsPath = nil
@@ -120,12 +123,14 @@ struct PipelineInvocation {
       status = report.committed ? ExitCode.committedButOutputFailed : ExitCode.ioError
     }
     if status == ExitCode.committedButOutputFailed {
-      printError("sluice: the data was committed to \(configuration.databaseDescription); only the output(s) above were lost")
+      printError(
+        "sluice: the data was committed to \(configuration.databaseDescription); only the output(s) above were lost")
     }
     let rejected = report.stages.map(\.rejected).reduce(0, +)
     if status == ExitCode.success && report.committed && rejected > 0 && parsed.flags.contains("fail-on-rejects") {
       printError(
-        "sluice: \(rejected) record(s) rejected; the rest were committed to \(configuration.databaseDescription) (exit \(ExitCode.rejectsFound): --fail-on-rejects)")
+        "sluice: \(rejected) record(s) rejected; the rest were committed to \(configuration.databaseDescription) (exit \(ExitCode.rejectsFound): --fail-on-rejects)"
+      )
       status = ExitCode.rejectsFound
     }
     return status

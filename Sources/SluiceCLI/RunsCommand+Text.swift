@@ -32,9 +32,13 @@ extension RunsCommand {
     lines.append(
       "  rows written: " + (written.isEmpty ? "none" : written.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
     if !run.stages.isEmpty {
-      var stages = TextTable([("stage", .left), ("in", .right), ("out", .right), ("rejected", .right), ("warnings", .right)])
+      var stages = TextTable([
+        ("stage", .left), ("in", .right), ("out", .right), ("rejected", .right), ("warnings", .right),
+      ])
       for stage in run.stages {
-        stages.append([stage.stage.rawValue, "\(stage.recordsIn)", "\(stage.recordsOut)", "\(stage.rejected)", "\(stage.warnings)"])
+        stages.append([
+          stage.stage.rawValue, "\(stage.recordsIn)", "\(stage.recordsOut)", "\(stage.rejected)", "\(stage.warnings)",
+        ])
       }
       lines += stages.lines(indent: "  ")
     }
@@ -47,7 +51,10 @@ extension RunsCommand {
     lines.append("  issues: \(total) — " + byCount.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     var table = TextTable([("stage", .left), ("severity", .left), ("code", .left), ("path", .left), ("count", .right)])
     for group in issues {
-      table.append([group.stage.rawValue, group.severity.rawValue, group.code, group.path.isEmpty ? "-" : group.path, "\(group.count)"])
+      table.append([
+        group.stage.rawValue, group.severity.rawValue, group.code, group.path.isEmpty ? "-" : group.path,
+        "\(group.count)",
+      ])
     }
     lines.append("  by stage, code and field path (sluice_rejects; - is the record as a whole):")
     lines += table.lines(indent: "    ")

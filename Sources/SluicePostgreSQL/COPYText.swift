@@ -22,10 +22,18 @@ enum COPYText {
         for byte in bytes {
           switch byte {
           case 0: return false
-          case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "\\"))
-          case 0x09: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "t"))
-          case 0x0A: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "n"))
-          case 0x0D: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "r"))
+          case UInt8(ascii: "\\"):
+            buffer.append(UInt8(ascii: "\\"))
+            buffer.append(UInt8(ascii: "\\"))
+          case 0x09:
+            buffer.append(UInt8(ascii: "\\"))
+            buffer.append(UInt8(ascii: "t"))
+          case 0x0A:
+            buffer.append(UInt8(ascii: "\\"))
+            buffer.append(UInt8(ascii: "n"))
+          case 0x0D:
+            buffer.append(UInt8(ascii: "\\"))
+            buffer.append(UInt8(ascii: "r"))
           default: buffer.append(byte)
           }
         }

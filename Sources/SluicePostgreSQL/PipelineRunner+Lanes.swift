@@ -55,7 +55,8 @@ extension PipelineRunner {
     /// A connection of the run, waiting for locks as long as the run does.
     func connect() throws -> PostgreSQLStore {
       do {
-        return try driver.connect(configuration.database, lockTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        return try driver.connect(
+          configuration.database, lockTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
       } catch {
         throw RunAbort(failure: .init(kind: .io, message: error.message))
       }

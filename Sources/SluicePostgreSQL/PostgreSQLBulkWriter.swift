@@ -84,7 +84,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
       let columns = table.allColumns.map { q($0.name) }.joined(separator: ", ")
       plans.append(
         Plan(
-          table: table, policy: table.onConflict ?? conflict, followsRun: table.parent == nil && table.onConflict == nil,
+          table: table, policy: table.onConflict ?? conflict,
+          followsRun: table.parent == nil && table.onConflict == nil,
           stage: stage, pick: pick,
           copy: "COPY \(stage) (sluice_ord, sluice_sub, sluice_root, \(columns)) FROM STDIN",
           copyDirect: "COPY \(q(table.name)) (\(columns)) FROM STDIN"))
@@ -95,7 +96,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
       )
       // Keyed, so joining the staged rows with the picked ones probes it.
       setup.append(
-        "\(create) \(pick) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL, PRIMARY KEY (sluice_ord, sluice_sub))\(onCommit)")
+        "\(create) \(pick) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL, PRIMARY KEY (sluice_ord, sluice_sub))\(onCommit)"
+      )
       if ordinary {
         for name in [stage, pick] where !store.stagingTables.contains(name) { store.stagingTables.append(name) }
       }
@@ -167,7 +169,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
     // join of two staging tables a probe of the picked rows' primary key).
     var start = ["SAVEPOINT sluice_batch", "SET LOCAL enable_hashjoin TO off", "SET LOCAL enable_mergejoin TO off"]
     if !dirty.isEmpty {
-      start.insert("TRUNCATE " + dirty.sorted().flatMap { [plans[$0].stage, plans[$0].pick] }.joined(separator: ", "), at: 0)
+      start.insert(
+        "TRUNCATE " + dirty.sorted().flatMap { [plans[$0].stage, plans[$0].pick] }.joined(separator: ", "), at: 0)
       dirty.removeAll()
     }
     try store.run(start.joined(separator: "; "))
@@ -320,7 +323,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
     let others = table.allColumns.map(\.name).filter { !table.key.contains($0) }.map(q)
     let target = q(table.name)
     func match(_ a: String, _ b: String) -> String { keys.map { "\(a).\($0) = \(b).\($0)" }.joined(separator: " AND ") }
-    let lastPerKey = "SELECT DISTINCT ON (\(keyList)) * FROM \(plan.stage) ORDER BY \(keyList), sluice_ord DESC, sluice_sub DESC"
+    let lastPerKey =
+      "SELECT DISTINCT ON (\(keyList)) * FROM \(plan.stage) ORDER BY \(keyList), sluice_ord DESC, sluice_sub DESC"
 
     if plan.policy == .upsert && plan.children.isEmpty && !keysRepeat {
       // Each key once: the rows updated because they differ, and the keys inserted because the
@@ -379,30 +383,38 @@ final class PostgreSQLBulkWriter: BulkWriter {
           + others.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
       return [
         Step(count, .count(index)),
-        Step("INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM (\(lastPerKey)) w ON CONFLICT (\(keyList)) \(update)"),
+        Step(
+          "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM (\(lastPerKey)) w ON CONFLICT (\(keyList)) \(update)"
+        ),
       ]
     }
 
     // The children the table had for the batch's keys, whether or not the batch brings any.
     let deleteChildren = plan.children.map { child in
       Step(
-        "DELETE FROM \(q(plans[child].table.name)) c USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("c", "s"))")
+        "DELETE FROM \(q(plans[child].table.name)) c USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("c", "s"))"
+      )
     }
-    let insertPicked = "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) JOIN \(plan.pick) USING (sluice_ord, sluice_sub)"
+    let insertPicked =
+      "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) JOIN \(plan.pick) USING (sluice_ord, sluice_sub)"
     var steps: [Step]
     switch plan.policy {
     case .upsert:
       // Every row is written (inserted, or its row updated), and its children replaced.
       let update =
-        others.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))"
+        others.isEmpty
+        ? "DO NOTHING" : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))"
       steps =
-        [Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w"),
-         Step("\(insertPicked) ON CONFLICT (\(keyList)) \(update)")] + deleteChildren
+        [
+          Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w"),
+          Step("\(insertPicked) ON CONFLICT (\(keyList)) \(update)"),
+        ] + deleteChildren
       counts[index] += staged[index]
     case .replace:
       steps =
         [Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w")] + deleteChildren + [
-          Step("DELETE FROM \(target) t USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("t", "s"))"),
+          Step(
+            "DELETE FROM \(target) t USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("t", "s"))"),
           Step(insertPicked),
         ]
       counts[index] += staged[index]

@@ -53,8 +53,11 @@ package struct PostgreSQLError: StoreError, Sendable {
 
   public var failure: StoreFailure {
     switch sqlState {
-    case "23505": return .constraint(ConstraintViolation(kind: .unique, table: table, columns: uniqueColumns, name: constraint))
-    case "23502": return .constraint(ConstraintViolation(kind: .notNull, table: table, columns: column.map { [$0] } ?? [], name: constraint))
+    case "23505":
+      return .constraint(ConstraintViolation(kind: .unique, table: table, columns: uniqueColumns, name: constraint))
+    case "23502":
+      return .constraint(
+        ConstraintViolation(kind: .notNull, table: table, columns: column.map { [$0] } ?? [], name: constraint))
     case "23514": return .constraint(ConstraintViolation(kind: .check, table: table, name: constraint))
     case "23503": return .constraint(ConstraintViolation(kind: .foreignKey, table: table, name: constraint))
     // Deadlock, lock not available (lock_timeout): another connection holds what this one needs.

@@ -29,7 +29,8 @@ package final class PostgreSQLRunHistory: RunHistory {
       store = try PostgreSQLStore(
         url: url, options: .init(schema: schema, connectTimeoutSeconds: connectTimeoutSeconds))
     } catch let error as PostgreSQLError {
-      throw RunHistoryError(.unreachable, database: location, message: "cannot connect to \(error.server): \(error.message)")
+      throw RunHistoryError(
+        .unreachable, database: location, message: "cannot connect to \(error.server): \(error.message)")
     }
     try store.execute("SET default_transaction_read_only TO on")
     let place = schema.map { "schema \($0)" } ?? "its current schema"
@@ -96,7 +97,8 @@ package final class PostgreSQLRunHistory: RunHistory {
           case .integer(let count)? = statement.columnValue(4)
         else {
           throw RunHistoryError(
-            .malformedRow, database: database, message: "run \(id) has an issue in sluice_rejects that Sluice did not write")
+            .malformedRow, database: database,
+            message: "run \(id) has an issue in sluice_rejects that Sluice did not write")
         }
         groups.append(IssueGroup(stage: stage, severity: severity, code: code, path: path, count: Int(count)))
       }
@@ -117,7 +119,9 @@ package final class PostgreSQLRunHistory: RunHistory {
       if run.isLive {
         notes.append("run \(run.runID) (schema \(run.schema)) is in progress: \(run.summary)")
       } else if run.action.isPending {
-        notes.append("run \(run.runID) (schema \(run.schema)) was interrupted and is in doubt: \(run.summary); \(recover) says so, and --apply settles it")
+        notes.append(
+          "run \(run.runID) (schema \(run.schema)) was interrupted and is in doubt: \(run.summary); \(recover) says so, and --apply settles it"
+        )
       }
     }
     for gid in scan.legacyTransactions {

@@ -73,7 +73,8 @@ extension PostgreSQLStore {
 
   /// Whether a transaction is prepared under `identifier` in this database.
   func isPrepared(_ identifier: String) throws -> Bool {
-    let statement = try prepare("SELECT count(*) FROM pg_prepared_xacts WHERE gid = $1 AND database = current_database()")
+    let statement = try prepare(
+      "SELECT count(*) FROM pg_prepared_xacts WHERE gid = $1 AND database = current_database()")
     try statement.bind(.text(identifier), at: 1)
     defer { statement.reset() }
     return try statement.step() && statement.columnValue(0) != .integer(0)

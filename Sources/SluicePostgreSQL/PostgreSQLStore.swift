@@ -352,7 +352,8 @@ package final class PostgreSQLStore: Store {
   /// migrated schema never wait for each other here.
   public func lockMigrations() throws -> Bool {
     // Named by the schema asked for, which may not exist yet (current_schema() is then NULL).
-    let lock = try prepare("SELECT pg_advisory_xact_lock(hashtext('sluice migrations ' || coalesce($1, current_schema(), '')))")
+    let lock = try prepare(
+      "SELECT pg_advisory_xact_lock(hashtext('sluice migrations ' || coalesce($1, current_schema(), '')))")
     try lock.bind(schema.map(DatabaseValue.text), at: 1)
     defer { lock.reset() }
     _ = try lock.step()
@@ -411,7 +412,8 @@ package final class PostgreSQLStore: Store {
     let primary = Self.oneLine(field("M") ?? "")  // PG_DIAG_MESSAGE_PRIMARY
     var error = PostgreSQLError(
       sqlState: state, message: PostgreSQLError.valueFreeMessage(sqlState: state, message: primary),
-      constraint: field("n"), table: field("t"), column: field("c"),  // PG_DIAG_CONSTRAINT_NAME, _TABLE_NAME, _COLUMN_NAME
+      // PG_DIAG_CONSTRAINT_NAME, _TABLE_NAME, _COLUMN_NAME
+      constraint: field("n"), table: field("t"), column: field("c"),
       server: server, sql: sql)
     if state == "23505", let constraint = error.constraint {
       error.uniqueColumns = indexes?[constraint] ?? []
@@ -451,7 +453,7 @@ package final class PostgreSQLStore: Store {
   /// Calls `body` with a NULL-terminated array of C strings.
   private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
     let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
+    defer { for copy in copies { free(copy) } }
     return body(copies.map { $0.map { UnsafePointer($0) } } + [nil])
   }
 }

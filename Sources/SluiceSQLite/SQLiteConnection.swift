@@ -73,7 +73,9 @@ package final class SQLiteConnection: Store {
   static func uriEscaped(_ path: String) -> String {
     var result = ""
     for byte in path.utf8 {
-      if byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "%") && byte != UInt8(ascii: "?") && byte != UInt8(ascii: "#") {
+      if byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "%") && byte != UInt8(ascii: "?")
+        && byte != UInt8(ascii: "#")
+      {
         result.unicodeScalars.append(Unicode.Scalar(byte))
       } else {
         result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
@@ -200,7 +202,6 @@ package final class SQLiteConnection: Store {
       message: String(cString: sqlite3_errmsg(handle)), sql: sql)
   }
 }
-
 
 /// One savepoint per record, so a lenient run can drop a record that failed half-way.
 struct SQLiteSavepoints: RecordSavepoints {

@@ -26,7 +26,9 @@ package struct SQLiteDialect: SQLDialect {
   /// `sluice schema` prints reads like hand-written SQL; quoted otherwise.
   public func quote(_ identifier: String) -> String {
     let plain =
-      identifier.utf8.first.map { $0 == UInt8(ascii: "_") || ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") } == true
+      identifier.utf8.first.map {
+        $0 == UInt8(ascii: "_") || ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z")
+      } == true
       && identifier.utf8.allSatisfy {
         $0 == UInt8(ascii: "_") || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
           || (($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z"))

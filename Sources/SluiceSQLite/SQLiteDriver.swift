@@ -30,7 +30,8 @@ public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
   public var dialect: any SQLDialect { SQLiteDialect() }
 
   public func files(at location: String) -> [(role: String, path: String)] {
-    [("database", location)] + ["-journal", "-wal", "-shm"].map { ("database's \($0.dropFirst()) file", location + $0) }
+    [("database", location)]
+      + ["-journal", "-wal", "-shm"].map { ("database's \($0.dropFirst()) file", location + $0) }
   }
 
   /// A run's spilled natural keys go to a private temporary SQLite file (`SQLiteKeySpill`).
@@ -43,7 +44,8 @@ public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
       // SQLite would open a device as an empty database and create `/dev/null-journal`.
       throw StoreOpenError(
         kind: .cannotCreate,
-        message: "cannot open or create database \(path): \(Self.describe(fileType: status.st_mode)), not a database file")
+        message:
+          "cannot open or create database \(path): \(Self.describe(fileType: status.st_mode)), not a database file")
     }
     do {
       return try SQLiteConnection.openForImport(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)

@@ -183,7 +183,8 @@ package final class SQLiteKeySpill: KeySpill {
 
   /// The block that holds `key` — its first key, its bytes — and where the key's entry is in it.
   private func blockHolding(_ key: KeyRegistry.Key) throws -> (first: DatabaseValue, block: [UInt8], offset: Int)? {
-    guard KeyBlock.kind(of: key.value) != nil, let greatest = greatestInBlocks[key.table], !KeyRegistry.Key.precedes(greatest, key)
+    guard KeyBlock.kind(of: key.value) != nil, let greatest = greatestInBlocks[key.table],
+      !KeyRegistry.Key.precedes(greatest, key)
     else { return nil }
     try findBlock.bind(Int64(key.table), at: 1)
     try findBlock.bind(key.value, at: 2)

@@ -101,9 +101,11 @@ package final class SQLiteRunHistory: RunHistory {
           let code = statement.columnText(2), let path = statement.columnText(3)
         else {
           throw RunHistoryError(
-            .malformedRow, database: path, message: "run \(id) has an issue in sluice_rejects that Sluice did not write")
+            .malformedRow, database: path, message: "run \(id) has an issue in sluice_rejects that Sluice did not write"
+          )
         }
-        groups.append(IssueGroup(stage: stage, severity: severity, code: code, path: path, count: Int(statement.columnInt64(4))))
+        groups.append(
+          IssueGroup(stage: stage, severity: severity, code: code, path: path, count: Int(statement.columnInt64(4))))
       }
       return groups.sorted {
         ($0.stage.ordinal, -$0.count, $0.code, $0.path) < ($1.stage.ordinal, -$1.count, $1.code, $1.path)

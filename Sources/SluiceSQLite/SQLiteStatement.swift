@@ -41,7 +41,8 @@ package final class SQLiteStatement: StoreStatement {
     case .blob(let bytes):
       status = bytes.withUnsafeBytes { buffer in
         // A zero-length blob still needs a non-null pointer, or SQLite binds NULL.
-        sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), Self.transient)
+        sqlite3_bind_blob(
+          handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), Self.transient)
       }
     }
     guard status == SQLITE_OK else { throw connection.error(sql: sql) }

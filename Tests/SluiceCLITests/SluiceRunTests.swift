@@ -32,7 +32,8 @@ struct SluiceRunTests {
     let scratch = try TemporaryDirectory()
     let datasets = [AnyDataset(NotesDataset())]
     #expect(Sluice.run(arguments: ["frobnicate"], datasets: datasets, drivers: [SQLiteDriver()]) == 64)
-    #expect(Sluice.run(arguments: ["runs", scratch.file("none.sqlite")], datasets: datasets, drivers: [SQLiteDriver()]) == 66)
+    #expect(
+      Sluice.run(arguments: ["runs", scratch.file("none.sqlite")], datasets: datasets, drivers: [SQLiteDriver()]) == 66)
     let spec = try scratch.write("spec.json", #"{"dataset": "fruits", "input": "x.json", "database": "x.sqlite"}"#)
     #expect(Sluice.run(arguments: ["validate", spec], datasets: datasets, drivers: [SQLiteDriver()]) == 64)
   }

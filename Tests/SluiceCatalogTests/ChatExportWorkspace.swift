@@ -60,9 +60,10 @@ final class ChatExportWorkspace {
     return try Pipeline(datasets: datasets, configuration: configuration).run()
   }
 
-  func run(_ dataset: String, _ path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = [],
-    policy: Policy = .strict) throws -> RunReport
-  {
+  func run(
+    _ dataset: String, _ path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = [],
+    policy: Policy = .strict
+  ) throws -> RunReport {
     try run([PipelineInput(dataset: dataset, path: path, format: format, recordPath: recordPath)], policy: policy)
   }
 
@@ -104,7 +105,8 @@ final class ChatExportWorkspace {
   func kinds(of ids: [String]? = nil) throws -> [String: Int] {
     var counts: [String: Int] = [:]
     let filter = ids.map { ids in
-      " WHERE m.message_id IN (" + ids.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ",") + ")"
+      " WHERE m.message_id IN ("
+        + ids.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ",") + ")"
     }
     for row in try rows(
       "SELECT k.name, count(*) FROM messages m JOIN message_kinds k ON k.id = m.kind_id\(filter ?? "") GROUP BY k.name")

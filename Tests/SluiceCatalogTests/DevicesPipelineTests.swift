@@ -101,9 +101,10 @@ struct DevicesPipelineTests {
     #expect(first.dataset == "devices+alerts")
     #expect(first.tableRows == ["devices": 8, "alerts": 15])
     let before = try workspace.alertsPerDevice()
-    #expect(before == [
-      "dev-0001|1", "dev-0002|2", "dev-0003|3", "dev-0004|1", "dev-0005|2", "dev-0006|3", "dev-0007|1", "dev-0008|2",
-    ])
+    #expect(
+      before == [
+        "dev-0001|1", "dev-0002|2", "dev-0003|3", "dev-0004|1", "dev-0005|2", "dev-0006|3", "dev-0007|1", "dev-0008|2",
+      ])
 
     // Tomorrow's devices feed: every device renamed and moved; no alerts feed.
     let moved = try workspace.movedDevices()
@@ -154,10 +155,13 @@ struct DevicesPipelineTests {
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(report.rowsWritten["alerts"] == 2)
     #expect(report.tableRows["alerts"] == 15)
-    let rows = try workspace.rows("SELECT alert_id, device_id, title FROM alerts WHERE alert_id <= 'alert-00003' ORDER BY 1")
-    #expect(rows == [
-      "alert-00001|dev-0001|Water level very high", "alert-00002|dev-0008|Battery low", "alert-00003|dev-0002|Gate stuck",
-    ])
+    let rows = try workspace.rows(
+      "SELECT alert_id, device_id, title FROM alerts WHERE alert_id <= 'alert-00003' ORDER BY 1")
+    #expect(
+      rows == [
+        "alert-00001|dev-0001|Water level very high", "alert-00002|dev-0008|Battery low",
+        "alert-00003|dev-0002|Gate stuck",
+      ])
     #expect(try workspace.rows("SELECT count(*) FROM pragma_foreign_key_check") == ["0"])
   }
 
@@ -203,10 +207,11 @@ struct DevicesPipelineTests {
     #expect(issue.input == Workspace.brokenAlerts.path)
     #expect(!report.summary().contains("dev-9999"))
     // The failed run's audit row keeps the orphan, with its place and no value.
-    #expect(try workspace.rows(
-      "SELECT code, stage, path, record_ordinal, byte_offset, line, input FROM sluice_rejects") == [
-        "orphanReference|load|deviceId|3|\(start.byteOffset)|\(start.line)|\(Workspace.brokenAlerts.path)"
-      ])
+    #expect(
+      try workspace.rows(
+        "SELECT code, stage, path, record_ordinal, byte_offset, line, input FROM sluice_rejects") == [
+          "orphanReference|load|deviceId|3|\(start.byteOffset)|\(start.line)|\(Workspace.brokenAlerts.path)"
+        ])
     #expect(try workspace.rows("SELECT count(*) FROM sluice_rejects WHERE message LIKE '%dev-9999%'") == ["0"])
   }
 
@@ -223,9 +228,10 @@ struct DevicesPipelineTests {
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(report.committed)
     #expect(report.issueCounts == ["orphanReference": 1, "invalidValue": 1])
-    #expect(try workspace.rows("SELECT alert_id FROM alerts ORDER BY alert_id") == [
-      "alert-00001", "alert-00002", "alert-00003", "alert-00004", "alert-00005", "alert-00006",
-    ])
+    #expect(
+      try workspace.rows("SELECT alert_id FROM alerts ORDER BY alert_id") == [
+        "alert-00001", "alert-00002", "alert-00003", "alert-00004", "alert-00005", "alert-00006",
+      ])
     // Neither the orphan nor its unknown device was stored: no placeholder device.
     #expect(try workspace.rows("SELECT count(*) FROM devices WHERE device_id = 'dev-9999'") == ["0"])
     #expect(try workspace.rows("SELECT count(*) FROM pragma_foreign_key_check") == ["0"])
@@ -241,10 +247,11 @@ struct DevicesPipelineTests {
     #expect(expired.location?.ordinal == 5)
     let rejects = try workspace.rows(
       "SELECT code, path, record_ordinal, byte_offset, line FROM sluice_rejects ORDER BY sequence")
-    #expect(rejects == [
-      "orphanReference|deviceId|3|\(start.byteOffset)|\(start.line)",
-      "invalidValue|expire|5|\(try recordStart(in: Workspace.brokenAlerts.path, containing: "alert-90002").byteOffset)|\(try recordStart(in: Workspace.brokenAlerts.path, containing: "alert-90002").line)",
-    ])
+    #expect(
+      rejects == [
+        "orphanReference|deviceId|3|\(start.byteOffset)|\(start.line)",
+        "invalidValue|expire|5|\(try recordStart(in: Workspace.brokenAlerts.path, containing: "alert-90002").byteOffset)|\(try recordStart(in: Workspace.brokenAlerts.path, containing: "alert-90002").line)",
+      ])
     #expect(try workspace.rows("SELECT count(*) FROM sluice_rejects WHERE message LIKE '%dev-9999%'") == ["0"])
   }
 
@@ -293,9 +300,11 @@ struct DevicesPipelineTests {
     }
     let report = try workspace.run([
       PipelineInput(
-        dataset: "devices", path: try workspace.directory.write("d.ndjson", devices.joined(separator: "\n")), format: .ndjson),
+        dataset: "devices", path: try workspace.directory.write("d.ndjson", devices.joined(separator: "\n")),
+        format: .ndjson),
       PipelineInput(
-        dataset: "alerts", path: try workspace.directory.write("a.ndjson", alerts.joined(separator: "\n")), format: .ndjson),
+        dataset: "alerts", path: try workspace.directory.write("a.ndjson", alerts.joined(separator: "\n")),
+        format: .ndjson),
     ])
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(report.tableRows == ["devices": 2_000, "alerts": 20_000])
@@ -344,8 +353,9 @@ struct DevicesPipelineTests {
         [Workspace.devices, loose], policy: policy, datasets: [devices, AnyDataset(LooseAlertsDataset())])
     }
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
-    #expect(try workspace.rows("SELECT alert_id, device_id FROM loose_alerts WHERE alert_id LIKE 'alert-9%' ORDER BY 1")
-      == ["alert-90001|∅", "alert-90002|dev-0002"])
+    #expect(
+      try workspace.rows("SELECT alert_id, device_id FROM loose_alerts WHERE alert_id LIKE 'alert-9%' ORDER BY 1")
+        == ["alert-90001|∅", "alert-90002|dev-0002"])
     #expect(try workspace.rows("SELECT count(*) FROM loose_alerts WHERE device_id IS NOT NULL") == ["7"])
     let warning = try #require(report.issues.first)
     #expect(report.issues.count == 1)

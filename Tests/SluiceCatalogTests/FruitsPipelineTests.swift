@@ -13,7 +13,8 @@ struct FruitsDump {
       #"{"title": "Recipe \#(position) of \#(index)", "description": "Stir \#(position) times.", "videoTutorial": "https://v.example.com/\#(index)/\#(position)"}"#
     }
     let name = name ?? "Frücht \(index)"
-    return #"{"fruitID": "F\#(index)", "name": "\#(name)", "color": "red", "recipes": [\#(list.joined(separator: ", "))]}"#
+    return
+      #"{"fruitID": "F\#(index)", "name": "\#(name)", "color": "red", "recipes": [\#(list.joined(separator: ", "))]}"#
   }
 
   /// A JSON array with one record per line (record n is on line n + 1).
@@ -166,14 +167,17 @@ struct FruitsPipelineTests {
     #expect(try workspace.run(FruitsDump.array([FruitsDump.fruit(1, recipes: 4)])).status == .succeeded)
     let update = FruitsDump.array([FruitsDump.fruit(1, recipes: 1, name: "Renamed")])
     #expect(try workspace.run(update).status == .succeeded)
-    #expect(try workspace.dump() == [
-      "F1|Renamed|red", "F1|0|Recipe 0 of 1|Stir 0 times.|https://v.example.com/1/0",
-    ])
+    #expect(
+      try workspace.dump() == [
+        "F1|Renamed|red", "F1|0|Recipe 0 of 1|Stir 0 times.|https://v.example.com/1/0",
+      ])
   }
 
   @Test func deletingAFruitCascadesToItsRecipes() throws {
     let workspace = try Workspace()
-    #expect(try workspace.run(FruitsDump.array([FruitsDump.fruit(1, recipes: 3), FruitsDump.fruit(2, recipes: 2)])).status == .succeeded)
+    #expect(
+      try workspace.run(FruitsDump.array([FruitsDump.fruit(1, recipes: 3), FruitsDump.fruit(2, recipes: 2)])).status
+        == .succeeded)
     let db = try SQLiteConnection(path: workspace.database)
     try db.execute("DELETE FROM fruits WHERE fruit_id = 'F1'")
     #expect(try db.scalarInt("SELECT count(*) FROM recipes") == 2)
@@ -252,12 +256,13 @@ struct FruitsPipelineTests {
     #expect(try workspace.count("fruits") == 8)
 
     let found = report.issues.map { "\($0.stage.rawValue) \($0.code) \($0.location?.line ?? 0) \($0.path)" }
-    #expect(found == [
-      "decode nullValue 3 color",
-      "decode missingField 5 name",
-      "read syntax 7 ",
-      "validate invalidValue 9 recipes[1].videoTutorial",
-    ])
+    #expect(
+      found == [
+        "decode nullValue 3 color",
+        "decode missingField 5 name",
+        "read syntax 7 ",
+        "validate invalidValue 9 recipes[1].videoTutorial",
+      ])
     #expect(report.issueCounts == ["nullValue": 1, "missingField": 1, "syntax": 1, "invalidValue": 1])
     let read = report.statistics(for: .read)
     #expect((read.recordsIn, read.recordsOut, read.rejected) == (12, 11, 1))
@@ -270,9 +275,12 @@ struct FruitsPipelineTests {
 
   @Test func hostileRecordsAreReportedWithStageCodeAndPlaceAndTheRunGoesOn() throws {
     let workspace = try Workspace()
-    let deep = #"{"fruitID": "F2", "name": "Deep", "color": "red", "recipes": "# + String(repeating: "[", count: 300)
+    let deep =
+      #"{"fruitID": "F2", "name": "Deep", "color": "red", "recipes": "# + String(repeating: "[", count: 300)
       + String(repeating: "]", count: 300) + "}"
-    let huge = #"{"fruitID": "F3", "name": ""# + String(repeating: "x", count: (16 << 20) + 10) + #"", "color": "red", "recipes": []}"#
+    let huge =
+      #"{"fruitID": "F3", "name": ""# + String(repeating: "x", count: (16 << 20) + 10)
+      + #"", "color": "red", "recipes": []}"#
     var invalidUTF8 = Array(FruitsDump.fruit(4).utf8)
     let nameStart = try #require(invalidUTF8.firstIndex(of: UInt8(ascii: "F")))
     invalidUTF8[nameStart + 8] = 0xFF
@@ -283,12 +291,15 @@ struct FruitsPipelineTests {
       dataset: FruitsDataset(), configuration: workspace.configuration(input: input, format: .ndjson, policy: .lenient)
     ).run()
     #expect(report.status == .succeeded)
-    let found = report.issues.map { "\($0.stage.rawValue) \($0.code) record \($0.location?.ordinal ?? 0) line \($0.location?.line ?? 0)" }
-    #expect(found == [
-      "read nestingTooDeep record 2 line 2",
-      "read valueTooLarge record 3 line 3",
-      "read syntax record 4 line 4",
-    ])
+    let found = report.issues.map {
+      "\($0.stage.rawValue) \($0.code) record \($0.location?.ordinal ?? 0) line \($0.location?.line ?? 0)"
+    }
+    #expect(
+      found == [
+        "read nestingTooDeep record 2 line 2",
+        "read valueTooLarge record 3 line 3",
+        "read syntax record 4 line 4",
+      ])
     #expect(try workspace.count("fruits") == 2)
   }
 
@@ -322,7 +333,8 @@ struct FruitsPipelineTests {
     let middle = bytes.count * 3 / 4
     for index in middle..<middle + 16 { bytes[index] ^= 0xA5 }
     let input = try workspace.directory.write("broken.json.gz", bytes)
-    let report = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: input).counted).run()
+    let report = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: input).counted)
+      .run()
     #expect(report.status == .failed)
     #expect(report.exitCode == 74)
     #expect(report.failure?.message.contains("corrupt") == true)
@@ -330,7 +342,8 @@ struct FruitsPipelineTests {
     #expect(try workspace.dump() == before)
 
     let truncated = try workspace.directory.write("cut.json.gz", Array(Gzip.compress(text).prefix(middle)))
-    let cut = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: truncated).counted).run()
+    let cut = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: truncated).counted)
+      .run()
     #expect(cut.exitCode == 74)
     #expect(cut.failure?.message.contains("truncated") == true)
     #expect(try workspace.dump() == before)

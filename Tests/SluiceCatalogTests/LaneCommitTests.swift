@@ -1,12 +1,12 @@
 import Foundation
 import SluiceCatalog
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Synchronization
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
 @testable import SluicePostgreSQL
-import SluiceSQLite
 
 /// The commit of a parallel run when something breaks in it, against a real server with real
 /// faults: a `PREPARE` the server refuses, connections the server terminates between the steps

@@ -37,7 +37,8 @@ struct MattermostExportTests {
       let key = "\(channel)/\(post["create_at"] ?? ""):\(post["user"] ?? "")"
       expected.append("\(key)|\(post["message"] ?? "")|∅")
       for reply in post["replies"] as? [[String: Any]] ?? [] {
-        expected.append("\(channel)/\(reply["create_at"] ?? ""):\(reply["user"] ?? "")|\(reply["message"] ?? "")|\(key)")
+        expected.append(
+          "\(channel)/\(reply["create_at"] ?? ""):\(reply["user"] ?? "")|\(reply["message"] ?? "")|\(key)")
       }
     }
     #expect(expected.count == 21)
@@ -58,11 +59,13 @@ struct MattermostExportTests {
       ])
     #expect(
       try workspace.rows("SELECT sender_id, name FROM senders ORDER BY 1") == [
-        "mattermost:harry|Harry Potter", "mattermost:malfoy|malfoy", "mattermost:pansy|pansy", "mattermost:ron|Ron Weasley",
+        "mattermost:harry|Harry Potter", "mattermost:malfoy|malfoy", "mattermost:pansy|pansy",
+        "mattermost:ron|Ron Weasley",
         "mattermost:snape|Severus Snape",
       ])
     #expect(
-      try workspace.rows("SELECT sent_at FROM messages WHERE message_id = 'mattermost:gryffindor:dumbledores-army/1553166657086:harry'")
+      try workspace.rows(
+        "SELECT sent_at FROM messages WHERE message_id = 'mattermost:gryffindor:dumbledores-army/1553166657086:harry'")
         == ["2019-03-21T11:10:57.086Z"])
 
     let before = try workspace.snapshot()
@@ -76,8 +79,11 @@ struct MattermostExportTests {
     #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
     #expect(report.skippedByDesign == ["version line": 1, "team line": 1, "emoji line": 1])
     #expect(try workspace.kinds() == ["text": 5, "system": 1])
-    #expect(try workspace.rows("SELECT event, text FROM system_messages") == ["system_join_channel|bo joined the channel."])
-    #expect(try workspace.count("SELECT count(*) FROM messages WHERE reply_to = 'mattermost:sluice:nightly/1793610000000:ana'") == 2)
+    #expect(
+      try workspace.rows("SELECT event, text FROM system_messages") == ["system_join_channel|bo joined the channel."])
+    #expect(
+      try workspace.count(
+        "SELECT count(*) FROM messages WHERE reply_to = 'mattermost:sluice:nightly/1793610000000:ana'") == 2)
     #expect(
       try workspace.rows("SELECT kind_id, coalesce(name, '∅'), url FROM message_attachments ORDER BY url") == [
         "2|∅|data/2026/11/02/funnel.png", "3|report.json|data/2026/11/02/report.json",
@@ -118,7 +124,8 @@ struct MattermostExportTests {
   @Test func directAndGroupMessagesAreConversationsOfTheirSortedMembers() throws {
     let lines = try ChatCorpus.lines(Self.directFile)
     let types = Dictionary(lines.map { ($0["type"] as? String ?? "", 1) }, uniquingKeysWith: +)
-    #expect(types == ["version": 1, "team": 1, "channel": 3, "user": 4, "post": 4, "direct_channel": 2, "direct_post": 7])
+    #expect(
+      types == ["version": 1, "team": 1, "channel": 3, "user": 4, "post": 4, "direct_channel": 2, "direct_post": 7])
     let workspace = try ChatExportWorkspace()
     let report = try load(ChatCorpus.path(Self.directFile), into: workspace)
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
@@ -138,7 +145,9 @@ struct MattermostExportTests {
     for line in lines where line["type"] as? String == "direct_post" {
       let post = try #require(line["direct_post"] as? [String: Any])
       let members = Set(try #require(post["channel_members"] as? [String])).sorted().joined(separator: ",")
-      expected.append("mattermost:@\(members)/\(post["create_at"] ?? ""):\(post["user"] ?? "")|mattermost:@\(members)|\(post["message"] ?? "")")
+      expected.append(
+        "mattermost:@\(members)/\(post["create_at"] ?? ""):\(post["user"] ?? "")|mattermost:@\(members)|\(post["message"] ?? "")"
+      )
     }
     #expect(expected.count == 7)
     #expect(
@@ -146,9 +155,10 @@ struct MattermostExportTests {
         "SELECT m.message_id, m.conversation_id, t.text FROM messages m JOIN text_messages t USING (message_id) WHERE m.conversation_id LIKE 'mattermost:@%' ORDER BY 1"
       ) == expected.sorted())
     #expect(
-      try workspace.rows("SELECT message_id, kind_id, url FROM message_attachments WHERE message_id LIKE 'mattermost:@%'") == [
-        "mattermost:@harry,ron/1566376137676:ron|2|20210622/teams/noteam/channels/mcrm7xee5bnpzn7u9ktsd91dwy/users/knq189b88fdxbdkeeasdynia4o/o3to4ezua3bajj31mzpkn96n5e/harry-ron.jpg"
-      ])
+      try workspace.rows(
+        "SELECT message_id, kind_id, url FROM message_attachments WHERE message_id LIKE 'mattermost:@%'") == [
+          "mattermost:@harry,ron/1566376137676:ron|2|20210622/teams/noteam/channels/mcrm7xee5bnpzn7u9ktsd91dwy/users/knq189b88fdxbdkeeasdynia4o/o3to4ezua3bajj31mzpkn96n5e/harry-ron.jpg"
+        ])
     #expect(try workspace.rows("SELECT name FROM senders WHERE sender_id = 'mattermost:voldemort'") == ["Tom Riddle"])
 
     let before = try workspace.snapshot()
@@ -181,17 +191,19 @@ struct MattermostExportTests {
     #expect(
       try workspace.rows("SELECT message_id, coalesce(reply_to, '∅'), kind_id FROM messages ORDER BY sent_at") == [
         "\(root)|∅|1", "mattermost:@harry,ron/1566376001000:ron|\(root)|1",
-        "mattermost:@harry,ron/1566376002000:harry|\(root)|4", "mattermost:@ashley.berry/1603398112372:ashley.berry|∅|1",
+        "mattermost:@harry,ron/1566376002000:harry|\(root)|4",
+        "mattermost:@ashley.berry/1603398112372:ashley.berry|∅|1",
       ])
   }
 
-  @Test(arguments: [
-    (["ron", "harry"], "mattermost:@harry,ron", "harry, ron"),
-    (["harry", "ron", "harry"], "mattermost:@harry,ron", "harry, ron"),
-    (["a,b"], "mattermost:@a%2Cb", "a,b"),
-    (["a", "b"], "mattermost:@a,b", "a, b"),
-    (["x:y", "50%"], "mattermost:@50%25,x%3Ay", "50%, x:y"),
-  ] as [([String], String, String)])
+  @Test(
+    arguments: [
+      (["ron", "harry"], "mattermost:@harry,ron", "harry, ron"),
+      (["harry", "ron", "harry"], "mattermost:@harry,ron", "harry, ron"),
+      (["a,b"], "mattermost:@a%2Cb", "a,b"),
+      (["a", "b"], "mattermost:@a,b", "a, b"),
+      (["x:y", "50%"], "mattermost:@50%25,x%3Ay", "50%, x:y"),
+    ] as [([String], String, String)])
   func directConversationKeysAreTheSortedEscapedMembers(members: [String], key: String, name: String) {
     let conversation = MattermostDataset.directConversation(members: members)
     #expect(conversation.id == key && conversation.name == name)
@@ -209,9 +221,10 @@ struct MattermostExportTests {
       """)
     let report = try load(input, into: workspace, policy: .lenient)
     let issues = report.issues.filter { $0.severity == .error }
-    #expect(issues.map { "\($0.location?.line ?? 0) \($0.path)" } == [
-      "1 direct_post.channel_members", "2 direct_channel.members", "3 direct_post",
-    ])
+    #expect(
+      issues.map { "\($0.location?.line ?? 0) \($0.path)" } == [
+        "1 direct_post.channel_members", "2 direct_channel.members", "3 direct_post",
+      ])
     #expect(issues.allSatisfy { $0.stage == .validate && $0.code == .missingField })
     #expect(report.recordsLoaded == 0)
   }

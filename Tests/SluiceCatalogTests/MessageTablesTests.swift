@@ -45,16 +45,21 @@ struct MessageTablesTests {
       attachments: []),
     message(
       "5", .text("see attached"),
-      attachments: [.file(FileContent(name: "b.txt", sizeBytes: 3)), .image(ImageContent(url: "c.png", width: 1, height: 2))]),
+      attachments: [
+        .file(FileContent(name: "b.txt", sizeBytes: 3)), .image(ImageContent(url: "c.png", width: 1, height: 2)),
+      ]),
   ]
 
   /// Loads `messages` (all of them, or those at `indices`) into `database`.
-  private func load(_ messages: [Message], _ indices: [Int]? = nil, into database: String, in directory: TemporaryDirectory)
+  private func load(
+    _ messages: [Message], _ indices: [Int]? = nil, into database: String, in directory: TemporaryDirectory
+  )
     throws -> RunReport
   {
     let lines = (indices ?? Array(messages.indices)).map { #"{"n": \#($0)}"# }
     let input = try directory.write("input-\(UUID().uuidString).ndjson", lines.joined(separator: "\n") + "\n")
-    let configuration = PipelineConfiguration(name: "messages", input: input, format: .ndjson, database: .sqlite(database))
+    let configuration = PipelineConfiguration(
+      name: "messages", input: input, format: .ndjson, database: .sqlite(database))
     return try Pipeline(dataset: DomainMessages(messages: messages), configuration: configuration).run()
   }
 
@@ -69,7 +74,8 @@ struct MessageTablesTests {
     return rows
   }
 
-  static let kindCounts = "SELECT k.name, count(*) FROM messages m JOIN message_kinds k ON k.id = m.kind_id GROUP BY k.name ORDER BY k.name"
+  static let kindCounts =
+    "SELECT k.name, count(*) FROM messages m JOIN message_kinds k ON k.id = m.kind_id GROUP BY k.name ORDER BY k.name"
 
   @Test func everyKindHasItsTableKeyedByTheMessage() {
     let ddl = Dictionary(
@@ -100,17 +106,24 @@ struct MessageTablesTests {
     let report = try load(Self.oneOfEach, into: database, in: directory)
     #expect(report.status == .succeeded, "\(report.issues) \(report.failure?.message ?? "")")
     #expect(try rows(database, Self.kindCounts) == ["file|1", "image|1", "system|1", "text|2"])
-    #expect(try rows(database, "SELECT id, name, retired FROM message_kinds ORDER BY id") == [
-      "1|text|0", "2|image|0", "3|file|0", "4|system|0",
-    ])
     #expect(
-      try rows(database, "SELECT message_id, conversation_id, sender_id, kind_id, sent_at, reply_to FROM messages ORDER BY message_id")
+      try rows(database, "SELECT id, name, retired FROM message_kinds ORDER BY id") == [
+        "1|text|0", "2|image|0", "3|file|0", "4|system|0",
+      ])
+    #expect(
+      try rows(
+        database,
+        "SELECT message_id, conversation_id, sender_id, kind_id, sent_at, reply_to FROM messages ORDER BY message_id")
         == [
-          "general/1|general|u1|1|2023-11-14T22:13:20.000Z|∅", "general/2|general|u1|2|2023-11-14T22:13:20.000Z|general/1",
+          "general/1|general|u1|1|2023-11-14T22:13:20.000Z|∅",
+          "general/2|general|u1|2|2023-11-14T22:13:20.000Z|general/1",
           "general/3|general|u1|3|2023-11-14T22:13:20.000Z|∅", "general/4|general|∅|4|2023-11-14T22:13:20.000Z|∅",
           "general/5|general|u1|1|2023-11-14T22:13:20.000Z|∅",
         ])
-    #expect(try rows(database, "SELECT * FROM text_messages ORDER BY message_id") == ["general/1|hello", "general/5|see attached"])
+    #expect(
+      try rows(database, "SELECT * FROM text_messages ORDER BY message_id") == [
+        "general/1|hello", "general/5|see attached",
+      ])
     #expect(try rows(database, "SELECT * FROM image_messages") == ["general/2|https://example.org/a.png|a|640|480"])
     #expect(try rows(database, "SELECT * FROM file_messages") == ["general/3|a.pdf|∅|application/pdf|1234"])
     #expect(try rows(database, "SELECT * FROM system_messages") == ["general/4|join|∅"])
@@ -152,7 +165,10 @@ struct MessageTablesTests {
     #expect(try load(edited, into: database, in: directory).status == .succeeded)
     #expect(try rows(database, Self.kindCounts) == ["file|2", "image|1", "system|1", "text|1"])
     #expect(try rows(database, "SELECT message_id FROM text_messages") == ["general/5"])
-    #expect(try rows(database, "SELECT message_id, name FROM file_messages ORDER BY message_id") == ["general/1|x.bin", "general/3|a.pdf"])
+    #expect(
+      try rows(database, "SELECT message_id, name FROM file_messages ORDER BY message_id") == [
+        "general/1|x.bin", "general/3|a.pdf",
+      ])
     #expect(try rows(database, "SELECT message_id, position, url FROM message_attachments") == ["general/5|0|d.png"])
     #expect(try rows(database, "SELECT count(*) FROM pragma_foreign_key_check") == ["0"])
   }
@@ -167,12 +183,18 @@ struct MessageTablesTests {
       Self.message("3", .text("c"), in: Conversation(id: "random"), from: Sender(id: "u2")),
     ]
     #expect(try load(messages, into: database, in: directory).status == .succeeded)
-    #expect(try rows(database, "SELECT * FROM conversations ORDER BY conversation_id") == ["general|General", "random|∅"])
+    #expect(
+      try rows(database, "SELECT * FROM conversations ORDER BY conversation_id") == ["general|General", "random|∅"])
     #expect(try rows(database, "SELECT * FROM senders ORDER BY sender_id") == ["u1|Ana", "u2|∅"])
     // A later import that names them fills the names in.
-    let named = [Self.message("4", .text("d"), in: Conversation(id: "random", name: "Random"), from: Sender(id: "u2", name: "Bo"))]
+    let named = [
+      Self.message("4", .text("d"), in: Conversation(id: "random", name: "Random"), from: Sender(id: "u2", name: "Bo"))
+    ]
     #expect(try load(named, into: database, in: directory).status == .succeeded)
-    #expect(try rows(database, "SELECT * FROM conversations ORDER BY conversation_id") == ["general|General", "random|Random"])
+    #expect(
+      try rows(database, "SELECT * FROM conversations ORDER BY conversation_id") == [
+        "general|General", "random|Random",
+      ])
     #expect(try rows(database, "SELECT * FROM senders ORDER BY sender_id") == ["u1|Ana", "u2|Bo"])
   }
 

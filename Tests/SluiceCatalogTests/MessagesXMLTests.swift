@@ -81,9 +81,10 @@ struct MessagesXMLTests {
     policy.lenientArrays = true
     let (report, rows) = try run(document, format: .xml, policy: policy)
     #expect(report.status == .succeeded, "\(report.issues)")
-    #expect(report.drift.unsupportedEnumValues.map { "\($0.path) \($0.value ?? "") \($0.count)" } == [
-      "attachments[].type location 1", "type poll 1",
-    ])
+    #expect(
+      report.drift.unsupportedEnumValues.map { "\($0.path) \($0.value ?? "") \($0.count)" } == [
+        "attachments[].type location 1", "type poll 1",
+      ])
     #expect(rows.count("messages") == 1)
     #expect(rows.count("message_attachments") == 1)
   }

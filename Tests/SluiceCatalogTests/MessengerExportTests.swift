@@ -45,7 +45,10 @@ struct MessengerExportTests {
     #expect(stored.sorted() == expected.sorted())
     // The file's title comes after its messages: the conversation is the file, unnamed.
     #expect(try workspace.rows("SELECT * FROM conversations") == ["\(conversation)|∅"])
-    #expect(try workspace.rows("SELECT sender_id, name FROM senders ORDER BY 1") == ["messenger:User 1|User 1", "messenger:User 2|User 2"])
+    #expect(
+      try workspace.rows("SELECT sender_id, name FROM senders ORDER BY 1") == [
+        "messenger:User 1|User 1", "messenger:User 2|User 2",
+      ])
     #expect(try workspace.rows("SELECT min(sent_at) FROM messages") == ["2023-02-04T22:17:02.673Z"])
 
     let before = try workspace.snapshot()
@@ -61,8 +64,13 @@ struct MessengerExportTests {
     #expect(try workspace.kinds() == ["text": 2, "image": 1, "file": 1, "system": 1])
     // Two photos: the first is the message (its text the caption), the second an attachment.
     #expect(
-      try workspace.rows("SELECT url, caption FROM image_messages") == ["messages/inbox/anaandbo_7301/photos/draft-a.png|Both drafts:"])
-    #expect(try workspace.rows("SELECT position, kind_id, url FROM message_attachments") == ["0|2|messages/inbox/anaandbo_7301/photos/draft-b.jpg"])
+      try workspace.rows("SELECT url, caption FROM image_messages") == [
+        "messages/inbox/anaandbo_7301/photos/draft-a.png|Both drafts:"
+      ])
+    #expect(
+      try workspace.rows("SELECT position, kind_id, url FROM message_attachments") == [
+        "0|2|messages/inbox/anaandbo_7301/photos/draft-b.jpg"
+      ])
     #expect(try workspace.rows("SELECT event, text FROM system_messages") == ["Call|Ana Lima started a call."])
   }
 
@@ -74,7 +82,9 @@ struct MessengerExportTests {
     ("/exports/inbox/x/message_1a.json", "x", "message_1a"),
     ("message_1.json", "", "message_1"),
   ])
-  func aMessageFileBelongsToItsFolderAnyOtherFileIsItsOwnConversation(path: String, folder: String, conversation: String) {
+  func aMessageFileBelongsToItsFolderAnyOtherFileIsItsOwnConversation(
+    path: String, folder: String, conversation: String
+  ) {
     #expect(MessengerDataset.conversation(path: path, folder: folder) == conversation)
   }
 
@@ -95,7 +105,9 @@ struct MessengerExportTests {
     // 13 read = 12 loaded + 1 rejected (reactions only) + 0 skipped.
     #expect(report.recordsRead == 13 && report.recordsLoaded == 12 && report.recordsRejected == 1)
     let issue = try #require(report.issues.first { $0.severity == .error })
-    #expect(issue.stage == .validate && issue.code == .missingField && issue.path == "content" && issue.location?.ordinal == 1)
+    #expect(
+      issue.stage == .validate && issue.code == .missingField && issue.path == "content" && issue.location?.ordinal == 1
+    )
     #expect(report.issueCounts == ["missingField": 1])
     #expect(try workspace.kinds() == ["text": 9, "file": 2, "image": 1])
     #expect(
@@ -105,7 +117,9 @@ struct MessengerExportTests {
       ])
     let conversation = "messenger:chat-miner_instagram_testlog"
     #expect(
-      try workspace.rows("SELECT m.message_id, t.text FROM messages m JOIN text_messages t USING (message_id) WHERE t.text LIKE 'Testing %emoji%' ORDER BY 1")
+      try workspace.rows(
+        "SELECT m.message_id, t.text FROM messages m JOIN text_messages t USING (message_id) WHERE t.text LIKE 'Testing %emoji%' ORDER BY 1"
+      )
         == [
           "\(conversation)/1579294140000:John Doe|Testing message with emoji: ❤️",
           "\(conversation)/1579359180000:J❤️hn Doe|Testing username with emoji: J❤️hn Doe",

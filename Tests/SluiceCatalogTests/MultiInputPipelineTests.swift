@@ -87,20 +87,26 @@ struct MultiInputPipelineTests {
     #expect(report.tableRows["order_statuses"] ?? 0 > 0)
 
     // One audit row for the run, which keeps the sections.
-    #expect(try workspace.strings("SELECT dataset || '|' || records_read || '|' || status FROM sluice_runs") == [
-      "fruits+orders|2048|succeeded"
-    ])
+    #expect(
+      try workspace.strings("SELECT dataset || '|' || records_read || '|' || status FROM sluice_runs") == [
+        "fruits+orders|2048|succeeded"
+      ])
     let sections = try #require(try workspace.strings("SELECT inputs FROM sluice_runs").first)
     #expect(sections.contains(Self.fruits.path) && sections.contains(Self.orders.path))
     // Every table was created once, in the order the datasets list them.
-    let created = try workspace.strings("SELECT identifier FROM sluice_migrations WHERE identifier LIKE 'create table %' ORDER BY rowid")
-    #expect(created.filter { $0.contains("fruits") || $0.contains("orders") } == ["create table fruits", "create table orders"])
+    let created = try workspace.strings(
+      "SELECT identifier FROM sluice_migrations WHERE identifier LIKE 'create table %' ORDER BY rowid")
+    #expect(
+      created.filter { $0.contains("fruits") || $0.contains("orders") } == [
+        "create table fruits", "create table orders",
+      ])
   }
 
   @Test func theSameDatasetFromTwoFilesLoadsBoth() throws {
     let workspace = try MultiInputWorkspace()
     let first = try workspace.input("orders", "a.ndjson", OrdersDump.ndjson(OrdersDump.orders(30).map(\.json)))
-    let second = try workspace.input("orders", "b.ndjson", OrdersDump.ndjson(OrdersDump.orders(20, first: 31).map(\.json)))
+    let second = try workspace.input(
+      "orders", "b.ndjson", OrdersDump.ndjson(OrdersDump.orders(20, first: 31).map(\.json)))
     let report = try workspace.run([first, second])
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(report.dataset == "orders")
@@ -119,7 +125,8 @@ struct MultiInputPipelineTests {
 
     // Tonight: 48 fruits (new rows), 5 new orders of which the fourth is bad, then more orders.
     var tonight = OrdersDump.orders(5, first: 11).map(\.json)
-    tonight[3] = OrdersDump.orders(1, first: 14)[0].json(replacing: #""createdAt":""#, with: #""createdAt":"yesterday "#)
+    tonight[3] = OrdersDump.orders(1, first: 14)[0].json(
+      replacing: #""createdAt":""#, with: #""createdAt":"yesterday "#)
     let broken = try workspace.input("orders", "tonight.ndjson", OrdersDump.ndjson(tonight))
     let report = try workspace.run([Self.fruits, broken, Self.orders])
 
@@ -161,11 +168,14 @@ struct MultiInputPipelineTests {
 
   @Test func lenientRunQuarantinesEachRejectWithItsInput() throws {
     let workspace = try MultiInputWorkspace()
-    let one = try workspace.input("fruits", "one.ndjson", FruitsDump.ndjson([FruitsDump.fruit(1), #"{"fruitID": "F2"}"#]))
+    let one = try workspace.input(
+      "fruits", "one.ndjson", FruitsDump.ndjson([FruitsDump.fruit(1), #"{"fruitID": "F2"}"#]))
     let orders = OrdersDump.orders(3).map(\.json)
     let two = try workspace.input(
       "orders", "two.ndjson",
-      OrdersDump.ndjson([orders[0], orders[1].replacingOccurrences(of: #""status":""#, with: #""status":"x"#), orders[2]]))
+      OrdersDump.ndjson([
+        orders[0], orders[1].replacingOccurrences(of: #""status":""#, with: #""status":"x"#), orders[2],
+      ]))
     let rejects = workspace.directory.file("rejects.ndjson")
     let report = try workspace.run([one, two], policy: .lenient, rejects: rejects)
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
@@ -176,15 +186,17 @@ struct MultiInputPipelineTests {
     #expect(entries.map { $0["input"] as? String } == [one.path, two.path])
     #expect(entries.map { $0["ordinal"] as? Int } == [2, 2])
     #expect(report.inputs.map { $0.issueCounts } == [["missingField": 1], ["unsupportedEnumValue": 1]])
-    #expect(try workspace.strings("SELECT input || '|' || code FROM sluice_rejects ORDER BY sequence") == [
-      "\(one.path)|missingField", "\(two.path)|unsupportedEnumValue",
-    ])
+    #expect(
+      try workspace.strings("SELECT input || '|' || code FROM sluice_rejects ORDER BY sequence") == [
+        "\(one.path)|missingField", "\(two.path)|unsupportedEnumValue",
+      ])
   }
 
   @Test func anInputWhoseEveryRecordIsRejectedFailsTheRunWhateverTheOthersLoaded() throws {
     // Orders read as fruits: a wrong dataset or record path for one input looks like this.
     let workspace = try MultiInputWorkspace()
-    let fruits = try workspace.input("fruits", "fruits.ndjson", FruitsDump.ndjson((1...20).map { FruitsDump.fruit($0) }))
+    let fruits = try workspace.input(
+      "fruits", "fruits.ndjson", FruitsDump.ndjson((1...20).map { FruitsDump.fruit($0) }))
     let misread = try workspace.input("fruits", "orders.ndjson", OrdersDump.ndjson(OrdersDump.orders(3).map(\.json)))
     let report = try workspace.run([fruits, misread], policy: .lenient)
     #expect(report.status == .failed)
@@ -234,7 +246,8 @@ struct MultiInputPipelineTests {
 
   @Test func singleInputReportsKeepTheirShape() throws {
     let workspace = try MultiInputWorkspace()
-    let one = try workspace.input("fruits", "one.ndjson", FruitsDump.ndjson([FruitsDump.fruit(1), #"{"fruitID": "F2"}"#]))
+    let one = try workspace.input(
+      "fruits", "one.ndjson", FruitsDump.ndjson([FruitsDump.fruit(1), #"{"fruitID": "F2"}"#]))
     let report = try workspace.run([one], policy: .lenient)
     #expect(report.dataset == "fruits")
     #expect(report.input.path == one.path)

@@ -41,6 +41,8 @@ struct OrdersLoaderTests {
     #expect(try db.scalarInt("SELECT count(*) FROM pragma_foreign_key_check") == 0)
     // The customer index was built after this first load, and recorded.
     #expect(try db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'orders_by_customer'") == 1)
-    #expect(try db.scalarInt("SELECT count(*) FROM sluice_migrations WHERE identifier = 'create index orders_by_customer'") == 1)
+    #expect(
+      try db.scalarInt("SELECT count(*) FROM sluice_migrations WHERE identifier = 'create index orders_by_customer'")
+        == 1)
   }
 }

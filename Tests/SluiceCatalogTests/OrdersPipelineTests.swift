@@ -86,7 +86,8 @@ final class OrdersWorkspace {
     ).run()
   }
 
-  func run(_ orders: [GeneratedOrder], policy: Policy = .strict, conflict: ConflictPolicy = .upsert) throws -> RunReport {
+  func run(_ orders: [GeneratedOrder], policy: Policy = .strict, conflict: ConflictPolicy = .upsert) throws -> RunReport
+  {
     try run(OrdersDump.array(orders), policy: policy, conflict: conflict)
   }
 
@@ -169,7 +170,9 @@ struct OrdersPipelineTests {
 
     var perCustomer: [Int64: Int] = [:]
     for order in orders { perCustomer[order.customerID, default: 0] += 1 }
-    let expectedCustomers = customerNames.keys.sorted().map { "\($0)|\(customerNames[$0] ?? "")|\(perCustomer[$0] ?? 0)" }
+    let expectedCustomers = customerNames.keys.sorted().map {
+      "\($0)|\(customerNames[$0] ?? "")|\(perCustomer[$0] ?? 0)"
+    }
     #expect(
       try workspace.strings(
         """
@@ -257,7 +260,8 @@ struct OrdersPipelineTests {
   @Test func replaceDeletesTheOrderWithItsItemsAndInsertsItAnew() throws {
     let (workspace, _, report) = try conflict(.replace)
     #expect(report.status == .succeeded)
-    #expect(try workspace.strings("SELECT amount_minor || currency FROM orders WHERE order_id = '0000000001'") == ["900CHF"])
+    #expect(
+      try workspace.strings("SELECT amount_minor || currency FROM orders WHERE order_id = '0000000001'") == ["900CHF"])
     #expect(try workspace.strings("SELECT line || sku FROM order_items WHERE order_id = '0000000001'") == ["1SKU-9"])
     #expect(try workspace.count("orders") == 2)
     #expect(try workspace.count("customers") == 1)
@@ -408,13 +412,15 @@ struct OrdersPipelineTests {
     #expect(report.coercions == 1)  // record 108's numeric orderId
     #expect(report.quarantined == 11)
     #expect(report.tableRows["orders"] == 229)
-    #expect(try workspace.strings("SELECT typeof(order_id) || order_id FROM orders WHERE order_id = '108'") == ["text108"])
+    #expect(
+      try workspace.strings("SELECT typeof(order_id) || order_id FROM orders WHERE order_id = '108'") == ["text108"])
     #expect(try workspace.count("orders WHERE length(order_id) = 10") == 228)
   }
 
   @Test func committedStrictPipelineImportsTheNightlySample() throws {
     let workspace = try OrdersWorkspace()
-    var configuration = try PipelineSpec(contentsOf: Repository.path("Pipelines/orders.json")).configuration(drivers: .all)
+    var configuration = try PipelineSpec(contentsOf: Repository.path("Pipelines/orders.json")).configuration(
+      drivers: .all)
     configuration.database = .sqlite(workspace.database)
     configuration.reportPath = nil
     let report = try Pipeline(dataset: OrdersDataset(), configuration: configuration.counted).run()
@@ -423,7 +429,8 @@ struct OrdersPipelineTests {
     #expect(report.tableRows["orders"] == 2000)
     #expect(
       try workspace.count(
-        "orders o WHERE amount_minor = (SELECT SUM(qty * price_minor) FROM order_items i WHERE i.order_id = o.order_id)")
+        "orders o WHERE amount_minor = (SELECT SUM(qty * price_minor) FROM order_items i WHERE i.order_id = o.order_id)"
+      )
         == 2000)
     #expect(try workspace.count("orders o JOIN order_statuses s ON s.id = o.status_id") == 2000)
   }

@@ -16,13 +16,19 @@ struct OutputsTests {
       (1...40).map { index in
         var record = FruitsDump.fruit(index)
         if index % 5 == 0 { record = record.replacingOccurrences(of: #""color": "red""#, with: #""color": false"#) }
-        if index % 7 == 0 { record = record.replacingOccurrences(of: "https://v.example.com/\(index)/1", with: "v.example.com") }
-        if index == 13 { record = record.replacingOccurrences(of: #""color": "red""#, with: #""color": "red", "shelfLife": 9"#) }
+        if index % 7 == 0 {
+          record = record.replacingOccurrences(of: "https://v.example.com/\(index)/1", with: "v.example.com")
+        }
+        if index == 13 {
+          record = record.replacingOccurrences(of: #""color": "red""#, with: #""color": "red", "shelfLife": 9"#)
+        }
         return record
       })
   }
 
-  private func dryRun(_ workspace: Workspace, _ text: String, failsOnWarnings: Bool = false, junit: Bool = false) throws -> RunReport {
+  private func dryRun(_ workspace: Workspace, _ text: String, failsOnWarnings: Bool = false, junit: Bool = false) throws
+    -> RunReport
+  {
     let input = try workspace.directory.write("dump.ndjson", text)
     var configuration = workspace.configuration(input: input, format: .ndjson)
     configuration.mode = .validate
@@ -54,7 +60,9 @@ struct OutputsTests {
   }
 
   @Test func validatePassesWithWarningsUnlessAskedToFailOnThem() throws {
-    let text = FruitsDump.ndjson([FruitsDump.fruit(1).replacingOccurrences(of: #""color": "red""#, with: #""color": "red", "x": 1"#)])
+    let text = FruitsDump.ndjson([
+      FruitsDump.fruit(1).replacingOccurrences(of: #""color": "red""#, with: #""color": "red", "x": 1"#)
+    ])
     #expect(try dryRun(Workspace(), text).exitCode == 0)
     let strict = try dryRun(Workspace(), text, failsOnWarnings: true)
     #expect(strict.exitCode == 65)
@@ -75,14 +83,19 @@ struct OutputsTests {
     #expect(suite.attribute(forName: "tests")?.stringValue == "\(cases.count)")
     let failing = cases.filter { !$0.elements(forName: "failure").isEmpty }
     #expect(suite.attribute(forName: "failures")?.stringValue == "\(failing.count)")
-    #expect(Set(failing.compactMap { $0.attribute(forName: "name")?.stringValue }) == [
-      "records decode into the contract's types", "recipe videos are http(s) URLs",
-    ])
+    #expect(
+      Set(failing.compactMap { $0.attribute(forName: "name")?.stringValue }) == [
+        "records decode into the contract's types", "recipe videos are http(s) URLs",
+      ])
     let decode = try #require(failing.first { $0.attribute(forName: "classname")?.stringValue == "fruits.decode" })
     let failure = try #require(decode.elements(forName: "failure").first)
-    #expect(failure.attribute(forName: "message")?.stringValue == "8 record(s) failed: records decode into the contract's types")
+    #expect(
+      failure.attribute(forName: "message")?.stringValue
+        == "8 record(s) failed: records decode into the contract's types")
     #expect(failure.stringValue?.contains("record 5 (line 5") == true)
-    let passing = cases.filter { $0.children?.isEmpty ?? true }.compactMap { $0.attribute(forName: "name")?.stringValue }
+    let passing = cases.filter { $0.children?.isEmpty ?? true }.compactMap {
+      $0.attribute(forName: "name")?.stringValue
+    }
     #expect(passing.contains("recipe titles are unique within a fruit"))
   }
 
@@ -107,7 +120,8 @@ struct OutputsTests {
     // Fix the records the way a person would, then replay the file.
     let fixed = try String(contentsOfFile: rejects, encoding: .utf8)
       .replacingOccurrences(of: #"\"color\": false"#, with: #"\"color\": \"red\""#)
-      .replacingOccurrences(of: #"\"videoTutorial\": \"v.example.com\""#, with: #"\"videoTutorial\": \"https://v.example.com/fixed\""#)
+      .replacingOccurrences(
+        of: #"\"videoTutorial\": \"v.example.com\""#, with: #"\"videoTutorial\": \"https://v.example.com/fixed\""#)
     let fixedPath = try workspace.directory.write("fixed.ndjson", fixed)
     var replay = workspace.configuration(input: fixedPath, policy: .strict)
     replay.mode = .replay
@@ -121,7 +135,8 @@ struct OutputsTests {
 
   @Test func replayReportsARecordThatIsStillMalformed() throws {
     let workspace = try Workspace()
-    let entry = #"{"ordinal": 3, "line": 3, "byteOffset": 10, "input": "x", "issues": [], "record": "{\"fruitID\": \"F1\", "}"#
+    let entry =
+      #"{"ordinal": 3, "line": 3, "byteOffset": 10, "input": "x", "issues": [], "record": "{\"fruitID\": \"F1\", "}"#
     let path = try workspace.directory.write("rejects.ndjson", entry + "\n")
     var policy = Policy.lenient
     policy.allowsNothingLoaded = true
@@ -136,17 +151,23 @@ struct OutputsTests {
   @Test func auditTablesRecordEachRunAndItsIssuesWithoutValues() throws {
     let workspace = try Workspace()
     let input = try workspace.directory.write("dump.ndjson", Self.messyDump())
-    _ = try Pipeline(dataset: FruitsDataset(), configuration: workspace.configuration(input: input, format: .ndjson, policy: .lenient)).run()
+    _ = try Pipeline(
+      dataset: FruitsDataset(), configuration: workspace.configuration(input: input, format: .ndjson, policy: .lenient)
+    ).run()
     let db = try SQLiteConnection(path: workspace.database, options: .init(readOnly: true))
     #expect(try db.scalarInt("SELECT count(*) FROM sluice_runs") == 1)
     #expect(try db.scalarInt("SELECT records_read FROM sluice_runs") == 40)
     #expect(try db.scalarInt("SELECT records_loaded FROM sluice_runs") == 28)
     #expect(try db.scalarInt("SELECT records_rejected FROM sluice_runs") == 12)
     #expect(try db.scalarInt("SELECT warnings FROM sluice_runs") == 1)
-    #expect(try db.scalarInt("SELECT count(*) FROM sluice_rejects WHERE code = 'typeMismatch' AND path = 'color' AND stage = 'decode'") == 8)
+    #expect(
+      try db.scalarInt(
+        "SELECT count(*) FROM sluice_rejects WHERE code = 'typeMismatch' AND path = 'color' AND stage = 'decode'") == 8)
     #expect(try db.scalarInt("SELECT count(*) FROM sluice_rejects WHERE rule = 'recipe videos are http(s) URLs'") == 4)
     #expect(try db.scalarInt("SELECT line FROM sluice_rejects WHERE code = 'unknownField'") == 13)
-    #expect(try db.scalarInt("SELECT count(*) FROM sluice_rejects WHERE message LIKE '%example.com%' OR message LIKE '%Frücht%'") == 0)
+    #expect(
+      try db.scalarInt(
+        "SELECT count(*) FROM sluice_rejects WHERE message LIKE '%example.com%' OR message LIKE '%Frücht%'") == 0)
   }
 
   /// Issue 21, finding 3, for a program that runs a pipeline itself: an output that is the

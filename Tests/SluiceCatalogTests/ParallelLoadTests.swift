@@ -1,11 +1,12 @@
 import Foundation
 import SluiceCatalog
-@_spi(Internals) @testable import SluiceCore
-@testable import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Synchronization
 import Testing
+
+@_spi(Internals) @testable import SluiceCore
+@testable import SluicePostgreSQL
 
 /// How `--jobs` splits a run's inputs into lanes: by the tables their datasets share or link.
 @Suite("Parallel loads: lanes")
@@ -117,14 +118,18 @@ struct ParallelLoadTests {
     lines += report.issueCounts.sorted { $0.key < $1.key }.map { "issues \($0.key) \($0.value)" }
     lines += report.issues.map { "issue input \($0.input ?? "-") \($0.code.rawValue) at \($0.location?.ordinal ?? -1)" }
     lines += report.checks.map { "check \($0.name) \($0.failures) \($0.warnings)" }
-    lines.append("drift \(report.drift.unknownFields.count) \(report.drift.unsupportedEnumValues.count) \(report.drift.otherCount)")
+    lines.append(
+      "drift \(report.drift.unknownFields.count) \(report.drift.unsupportedEnumValues.count) \(report.drift.otherCount)"
+    )
     lines.append("coercions \(report.coercions) quarantined \(report.quarantined)")
     return lines
   }
 
-  @Test("a lenient load over three connections equals a serial one", arguments: [
-    PipelineConfiguration.LaneCommit.automatic, .ordered,
-  ])
+  @Test(
+    "a lenient load over three connections equals a serial one",
+    arguments: [
+      PipelineConfiguration.LaneCommit.automatic, .ordered,
+    ])
   func aParallelLoadEqualsASerialOne(commit: PipelineConfiguration.LaneCommit) throws {
     let directory = try TemporaryDirectory()
     let serialSchema = PostgreSQLSchema()
@@ -161,7 +166,9 @@ struct ParallelLoadTests {
     #expect(decoded.parallel == parallel.parallel)
     // Both prepared transactions, if any, were committed: none is left behind.
     let store = try PostgreSQLServer.connect()
-    #expect(try store.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'sluice:%:\(parallelSchema.name):%'") == 0)
+    #expect(
+      try store.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'sluice:%:\(parallelSchema.name):%'")
+        == 0)
     let audit = try parallelSchema.connect()
     #expect(try audit.scalarInt("SELECT count(*) FROM sluice_runs WHERE status = 'succeeded'") == 1)
     // Its row is the run's, and each lane transaction left its own.
@@ -181,9 +188,11 @@ struct ParallelLoadTests {
     return names
   }
 
-  @Test("a strict failure in one lane leaves the database as it was, with a serial run's message", arguments: [
-    PipelineConfiguration.LaneCommit.automatic, .ordered,
-  ])
+  @Test(
+    "a strict failure in one lane leaves the database as it was, with a serial run's message",
+    arguments: [
+      PipelineConfiguration.LaneCommit.automatic, .ordered,
+    ])
   func aStrictFailureInOneLaneRollsBackEveryLane(commit: PipelineConfiguration.LaneCommit) throws {
     let serialSchema = PostgreSQLSchema()
     let parallelSchema = PostgreSQLSchema()
@@ -198,7 +207,8 @@ struct ParallelLoadTests {
     let before = try parallelSchema.rows(of: existing)
     // Input 1 breaks the strict policy, and so does input 2: the serial run reports input 1.
     let bad = [
-      good[0], PipelineInput(dataset: "orders", path: Repository.path("SampleData/orders-broken.ndjson.gz"), format: .ndjson),
+      good[0],
+      PipelineInput(dataset: "orders", path: Repository.path("SampleData/orders-broken.ndjson.gz"), format: .ndjson),
       PipelineInput(dataset: "messages", path: Repository.path("SampleData/messages.ndjson.gz"), format: .ndjson),
     ]
     let serial = try Self.run(bad, into: serialSchema, jobs: 1, policy: .strict)
@@ -217,7 +227,9 @@ struct ParallelLoadTests {
     let audit = try parallelSchema.connect()
     #expect(try audit.scalarInt("SELECT count(*) FROM sluice_runs WHERE status = 'failed'") == 1)
     let store = try PostgreSQLServer.connect()
-    #expect(try store.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'sluice:%:\(parallelSchema.name):%'") == 0)
+    #expect(
+      try store.scalarInt("SELECT count(*) FROM pg_prepared_xacts WHERE gid LIKE 'sluice:%:\(parallelSchema.name):%'")
+        == 0)
   }
 
   @Test func aFailedFirstParallelRunLeavesOnlyEmptyTables() throws {
@@ -261,9 +273,11 @@ struct ParallelLoadTests {
   @Test func aLaterInputsRejectsDoNotSpendTheBudgetOfAnEarlierOne() throws {
     let directory = try TemporaryDirectory()
     let good = (1...3000).map { #"{"id": "dev-\#($0)", "name": "Pump \#($0)", "latitude": 1.5, "longitude": 2.5}"# }
-    let devices = try directory.write("devices.ndjson", (good + Array(repeating: #"{"id": 5}"#, count: 3)).joined(separator: "\n"))
+    let devices = try directory.write(
+      "devices.ndjson", (good + Array(repeating: #"{"id": 5}"#, count: 3)).joined(separator: "\n"))
     let orders = try directory.write("orders.json", #"[{"id": "o-1", "customer": {"#)
-    let fruits = try directory.write("fruits.ndjson", Array(repeating: #"{"fruitID": 1}"#, count: 10).joined(separator: "\n"))
+    let fruits = try directory.write(
+      "fruits.ndjson", Array(repeating: #"{"fruitID": 1}"#, count: 10).joined(separator: "\n"))
     let inputs = [
       PipelineInput(dataset: "devices", path: devices, format: .ndjson),
       PipelineInput(dataset: "orders", path: orders),
@@ -325,7 +339,9 @@ struct ParallelLoadTests {
     configuration.jobs = 3
     configuration.progressInterval = 0
     configuration.progress = { progress in seen.withLock { $0.append(progress) } }
-    let report = try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: schema.aim(configuration).counted).run()
+    let report = try Pipeline(
+      datasets: Self.datasets(Self.messyInputs), configuration: schema.aim(configuration).counted
+    ).run()
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     let ticks = seen.withLock { $0 }
     #expect(!ticks.isEmpty)

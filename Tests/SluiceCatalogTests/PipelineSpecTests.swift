@@ -37,11 +37,13 @@ struct PipelineSpecTests {
 
   @Test func theHTMLReportPathResolvesLikeTheOtherOutputs() throws {
     let parsed = try spec(
-      #"{"dataset": "fruits", "input": "i", "database": "d", "report": "../reports/f.json", "html": "../reports/f.html"}"#)
+      #"{"dataset": "fruits", "input": "i", "database": "d", "report": "../reports/f.json", "html": "../reports/f.html"}"#
+    )
     #expect(parsed.html == "../reports/f.html")
     #expect(try parsed.configuration(drivers: .all).htmlPath == "/specs/reports/f.html")
     #expect(try parsed.configuration(drivers: .all).reportPath == "/specs/reports/f.json")
-    #expect(try spec(#"{"dataset": "fruits", "input": "i", "database": "d"}"#).configuration(drivers: .all).htmlPath == nil)
+    #expect(
+      try spec(#"{"dataset": "fruits", "input": "i", "database": "d"}"#).configuration(drivers: .all).htmlPath == nil)
     #expect(specError(#"{"dataset": "fruits", "input": "i", "database": "d", "html": 3}"#).contains("'html'"))
   }
 
@@ -72,7 +74,8 @@ struct PipelineSpecTests {
     #expect(try spec(#"{"dataset": "fruits", "input": "i", "database": "d"}"#).policy.duplicateKeys == .warn)
     for preset in ["strict", "lenient"] {
       let parsed = try spec(
-        #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "\#(preset)", "duplicateKeys": "reject"}}"#)
+        #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "\#(preset)", "duplicateKeys": "reject"}}"#
+      )
       #expect(parsed.policy.duplicateKeys == .reject)
       #expect(parsed.policy.summary == "\(preset) (duplicateKeys reject)")
     }
@@ -87,24 +90,60 @@ struct PipelineSpecTests {
     (#"{"input": "i", "database": "d"}"#, "'dataset': missing required key"),
     (#"{"dataset": "fruits", "database": "d"}"#, "'input': missing required key"),
     (#"{"dataset": "fruits", "input": "i"}"#, "'database': missing required key"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "format": "yaml"}"#, "'format' is 'yaml', expected one of: json, ndjson, xml"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": "loose"}"#, "'policy' is 'loose', expected one of: strict, lenient"),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "format": "yaml"}"#,
+      "'format' is 'yaml', expected one of: json, ndjson, xml"
+    ),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "policy": "loose"}"#,
+      "'policy' is 'loose', expected one of: strict, lenient"
+    ),
     (#"{"dataset": "fruits", "input": "i", "database": "d", "onConflict": "merge"}"#, "'onConflict' is 'merge'"),
     (#"{"dataset": "fruits", "input": "i", "database": "d", "recordpath": "x"}"#, "unknown key 'recordpath'"),
     (#"{"dataset": 3, "input": "i", "database": "d"}"#, "'dataset': expected a string, found a number"),
     (#"{"dataset": "", "input": "i", "database": "d"}"#, "'dataset' must not be empty"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "format": "ndjson", "recordPath": "x"}"#, "'recordPath' applies to format json"),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "format": "ndjson", "recordPath": "x"}"#,
+      "'recordPath' applies to format json"
+    ),
     (#"["dataset"]"#, "expected an object, found an array"),
     (#"{"dataset": "fruits",}"#, "not valid JSON"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "strict", "legacyScalars": true}}"#, "legacyScalars needs the lenient preset"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "strict", "maxRejects": 3}}"#, "error budget of 0"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "strict", "dates": ["iso8601", "epochSeconds"]}}"#, "exactly one date format"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "maxRejects": "ten"}}"#, "'policy.maxRejects': expected an integer, found a string"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "maxRejectRate": 2}}"#, "maxRejectRate must be between 0 and 1"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "unknownFields": "shout"}}"#, "'policy.unknownFields' is 'shout'"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "legacyScalar": true}}"#, "unknown key 'policy.legacyScalar'"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "strict", "duplicateKeys": "fail"}}"#, "'policy.duplicateKeys' is 'fail', expected one of: warn, reject"),
-    (#"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"maxRejects": 3}}"#, "'policy.preset': missing required key"),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "strict", "legacyScalars": true}}"#,
+      "legacyScalars needs the lenient preset"
+    ),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "strict", "maxRejects": 3}}"#,
+      "error budget of 0"
+    ),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "strict", "dates": ["iso8601", "epochSeconds"]}}"#,
+      "exactly one date format"
+    ),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "maxRejects": "ten"}}"#,
+      "'policy.maxRejects': expected an integer, found a string"
+    ),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "maxRejectRate": 2}}"#,
+      "maxRejectRate must be between 0 and 1"
+    ),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "unknownFields": "shout"}}"#,
+      "'policy.unknownFields' is 'shout'"
+    ),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "lenient", "legacyScalar": true}}"#,
+      "unknown key 'policy.legacyScalar'"
+    ),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "strict", "duplicateKeys": "fail"}}"#,
+      "'policy.duplicateKeys' is 'fail', expected one of: warn, reject"
+    ),
+    (
+      #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"maxRejects": 3}}"#,
+      "'policy.preset': missing required key"
+    ),
   ])
   func badSpecNamesTheProblem(text: String, expected: String) {
     let message = specError(text)
@@ -137,13 +176,16 @@ struct PipelineSpecTests {
     // is below it; absolute inputs and the database stay.
     let tonight = try parsed.configuration(inputDirectory: "/dumps/2026-11-30", drivers: .all)
     #expect(
-      tonight.inputs.map(\.path) == ["/dumps/2026-11-30/fruits.json.gz", "/archive/orders.ndjson", "/dumps/2026-11-30/late/orders.json"])
+      tonight.inputs.map(\.path) == [
+        "/dumps/2026-11-30/fruits.json.gz", "/archive/orders.ndjson", "/dumps/2026-11-30/late/orders.json",
+      ])
     #expect(tonight.database.location == "/specs/nightly/shop.sqlite")
   }
 
   @Test func theInputDirectoryReplacesTheInputsCommonFolder() throws {
     let parsed = try spec(
-      #"{"inputs": [{"dataset": "fruits", "input": "../dump/a/Users.xml"}, {"dataset": "fruits", "input": "../dump/a/more/Posts.xml"}, {"dataset": "fruits", "input": "../dump/Tags.xml"}], "database": "d"}"#)
+      #"{"inputs": [{"dataset": "fruits", "input": "../dump/a/Users.xml"}, {"dataset": "fruits", "input": "../dump/a/more/Posts.xml"}, {"dataset": "fruits", "input": "../dump/Tags.xml"}], "database": "d"}"#
+    )
     #expect(
       try parsed.configuration(inputDirectory: "/tonight", drivers: .all).inputs.map(\.path) == [
         "/tonight/a/Users.xml", "/tonight/a/more/Posts.xml", "/tonight/Tags.xml",
@@ -157,7 +199,10 @@ struct PipelineSpecTests {
   /// nothing stays, so the run fails opening it.
   @Test func aGlobInputIsAnInputPerMatchingFile() throws {
     let scratch = try TemporaryDirectory()
-    for file in ["export/general/2016-01-15.json", "export/general/2016-01-14.json", "export/random/2016-01-14.json", "export/users.json", "tonight/random/2026-11-30.json"] {
+    for file in [
+      "export/general/2016-01-15.json", "export/general/2016-01-14.json", "export/random/2016-01-14.json",
+      "export/users.json", "tonight/random/2026-11-30.json",
+    ] {
       let path = scratch.file(file)
       try FileManager.default.createDirectory(
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -167,10 +212,11 @@ struct PipelineSpecTests {
       #"{"inputs": [{"dataset": "fruits", "input": "export/users.json"}, {"dataset": "fruits", "input": "export/*/*.json"}], "database": "d"}"#,
       at: scratch.file("slack.json"))
     #expect(
-      try parsed.configuration(drivers: .all).inputs.map(\.path) == [
-        "export/users.json", "export/general/2016-01-14.json", "export/general/2016-01-15.json",
-        "export/random/2016-01-14.json",
-      ].map(scratch.file))
+      try parsed.configuration(drivers: .all).inputs.map(\.path)
+        == [
+          "export/users.json", "export/general/2016-01-14.json", "export/general/2016-01-15.json",
+          "export/random/2016-01-14.json",
+        ].map(scratch.file))
     #expect(
       try parsed.configuration(inputDirectory: scratch.file("tonight"), drivers: .all).inputs.map(\.path) == [
         scratch.file("tonight/users.json"), scratch.file("tonight/random/2026-11-30.json"),
@@ -184,9 +230,11 @@ struct PipelineSpecTests {
     for file in ["general [1100].json", "general 1.json"] {
       _ = FileManager.default.createFile(atPath: scratch.file(file), contents: Data("[]".utf8))
     }
-    let bracketed = try spec(#"{"dataset": "fruits", "input": "general [1100].json", "database": "d"}"#, at: scratch.file("d.json"))
+    let bracketed = try spec(
+      #"{"dataset": "fruits", "input": "general [1100].json", "database": "d"}"#, at: scratch.file("d.json"))
     #expect(try bracketed.configuration(drivers: .all).inputs.map(\.path) == [scratch.file("general 1.json")])
-    let escaped = try spec(#"{"dataset": "fruits", "input": "general \\[1100\\].json", "database": "d"}"#, at: scratch.file("d.json"))
+    let escaped = try spec(
+      #"{"dataset": "fruits", "input": "general \\[1100\\].json", "database": "d"}"#, at: scratch.file("d.json"))
     #expect(try escaped.configuration(drivers: .all).inputs.map(\.path) == [scratch.file("general [1100].json")])
     #expect(try escaped.configuration(drivers: .all).inputs.map(\.isUnmatchedPattern) == [false])
   }
@@ -207,7 +255,8 @@ struct PipelineSpecTests {
 
   @Test func jobsSetsTheConnectionsOfAParallelLoad() throws {
     let parsed = try spec(
-      #"{"inputs": [{"dataset": "fruits", "input": "f.json"}, {"dataset": "orders", "input": "o.json"}], "jobs": 3, "database": "postgresql://u@h/d"}"#)
+      #"{"inputs": [{"dataset": "fruits", "input": "f.json"}, {"dataset": "orders", "input": "o.json"}], "jobs": 3, "database": "postgresql://u@h/d"}"#
+    )
     #expect(parsed.jobs == 3)
     #expect(try parsed.configuration(drivers: .all).jobs == 3)
     let serial = try spec(#"{"dataset": "fruits", "input": "f.json", "database": "d"}"#)
@@ -222,22 +271,47 @@ struct PipelineSpecTests {
     let parsed = try spec(#"{"dataset": "fruits", "input": "../data/fruits.json.gz", "database": "f.sqlite"}"#)
     #expect(!parsed.listsInputs)
     // The input's folder, ../data, is replaced: tonight's dump holds the file itself.
-    #expect(try parsed.configuration(inputDirectory: "/dumps/today", drivers: .all).input == "/dumps/today/fruits.json.gz")
+    #expect(
+      try parsed.configuration(inputDirectory: "/dumps/today", drivers: .all).input == "/dumps/today/fruits.json.gz")
     #expect(try parsed.configuration(drivers: .all).input == "/specs/data/fruits.json.gz")
   }
 
   @Test(arguments: [
-    (#"{"dataset": "fruits", "inputs": [{"dataset": "fruits", "input": "i"}], "database": "d"}"#, "'inputs' and 'dataset' are both given"),
-    (#"{"input": "i", "inputs": [{"dataset": "fruits", "input": "i"}], "database": "d"}"#, "'inputs' and 'input' are both given"),
-    (#"{"recordPath": "x", "inputs": [{"dataset": "fruits", "input": "i"}], "database": "d"}"#, "'inputs' and 'recordPath' are both given"),
+    (
+      #"{"dataset": "fruits", "inputs": [{"dataset": "fruits", "input": "i"}], "database": "d"}"#,
+      "'inputs' and 'dataset' are both given"
+    ),
+    (
+      #"{"input": "i", "inputs": [{"dataset": "fruits", "input": "i"}], "database": "d"}"#,
+      "'inputs' and 'input' are both given"
+    ),
+    (
+      #"{"recordPath": "x", "inputs": [{"dataset": "fruits", "input": "i"}], "database": "d"}"#,
+      "'inputs' and 'recordPath' are both given"
+    ),
     (#"{"inputs": [], "database": "d"}"#, "'inputs' is empty"),
     (#"{"inputs": {"dataset": "fruits"}, "database": "d"}"#, "'inputs': expected an array, found an object"),
-    (#"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders"}], "database": "d"}"#, "'inputs[1].input': missing required key"),
-    (#"{"inputs": [{"dataset": "fruits", "input": "i", "policy": "lenient"}], "database": "d"}"#, "unknown key 'inputs[0].policy'; known keys: dataset, input, format, recordPath"),
-    (#"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders", "input": "j", "format": "csv"}], "database": "d"}"#, "'inputs[1].format' is 'csv', expected one of: json, ndjson, xml"),
-    (#"{"inputs": [{"dataset": "fruits", "input": "i", "format": "ndjson", "recordPath": "x"}], "database": "d"}"#, "'inputs[0].recordPath' applies to format json"),
+    (
+      #"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders"}], "database": "d"}"#,
+      "'inputs[1].input': missing required key"
+    ),
+    (
+      #"{"inputs": [{"dataset": "fruits", "input": "i", "policy": "lenient"}], "database": "d"}"#,
+      "unknown key 'inputs[0].policy'; known keys: dataset, input, format, recordPath"
+    ),
+    (
+      #"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders", "input": "j", "format": "csv"}], "database": "d"}"#,
+      "'inputs[1].format' is 'csv', expected one of: json, ndjson, xml"
+    ),
+    (
+      #"{"inputs": [{"dataset": "fruits", "input": "i", "format": "ndjson", "recordPath": "x"}], "database": "d"}"#,
+      "'inputs[0].recordPath' applies to format json"
+    ),
     (#"{"inputs": [{"dataset": "", "input": "i"}], "database": "d"}"#, "'inputs[0].dataset' must not be empty"),
-    (#"{"inputs": [{"dataset": "fruits", "input": "-"}, {"dataset": "orders", "input": "-"}], "database": "d"}"#, "'inputs[1].input': only one input can be standard input"),
+    (
+      #"{"inputs": [{"dataset": "fruits", "input": "-"}, {"dataset": "orders", "input": "-"}], "database": "d"}"#,
+      "'inputs[1].input': only one input can be standard input"
+    ),
     (#"{"database": "d"}"#, "'dataset': missing required key (or list the inputs under 'inputs')"),
   ])
   func badInputsNameTheKey(text: String, expected: String) {
@@ -258,7 +332,8 @@ struct PipelineSpecTests {
     let names = Catalog.datasets.map(\.name).joined(separator: ", ")
     #expect(names.hasPrefix("fruits, orders, "))
     #expect(
-      try datasetError(#"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "vegetables", "input": "j"}], "database": "d"}"#)
+      try datasetError(
+        #"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "vegetables", "input": "j"}], "database": "d"}"#)
         == "'inputs[1].dataset': unknown dataset 'vegetables'; known: \(names)")
     #expect(
       try datasetError(#"{"dataset": "vegetables", "input": "i", "database": "d"}"#)
@@ -273,7 +348,9 @@ struct PipelineSpecTests {
   }
 
   @Test func committedSpecsAreValidAndPointAtCommittedFiles() throws {
-    let names = try FileManager.default.contentsOfDirectory(atPath: Repository.path("Pipelines")).filter { $0.hasSuffix(".json") }
+    let names = try FileManager.default.contentsOfDirectory(atPath: Repository.path("Pipelines")).filter {
+      $0.hasSuffix(".json")
+    }
     #expect(names.contains("fruits-and-orders.json"))
     for name in names {
       let parsed = try PipelineSpec(contentsOf: Repository.path("Pipelines/\(name)"))

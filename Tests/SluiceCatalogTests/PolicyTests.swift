@@ -15,7 +15,8 @@ struct PolicyTests {
   }
 
   private func withExtraField(_ index: Int) -> String {
-    FruitsDump.fruit(index).replacingOccurrences(of: #""color": "red""#, with: #""color": "red", "origin": {"country": "NZ"}"#)
+    FruitsDump.fruit(index).replacingOccurrences(
+      of: #""color": "red""#, with: #""color": "red", "origin": {"country": "NZ"}"#)
   }
 
   @Test(arguments: [Policy.UnknownFieldAction.ignore, .warn, .reject])
@@ -59,7 +60,9 @@ struct PolicyTests {
   private func dump(bad: Int) -> String {
     FruitsDump.ndjson(
       (1...10).map { index in
-        index <= bad ? FruitsDump.fruit(index).replacingOccurrences(of: #""color": "red""#, with: #""color": 5"#) : FruitsDump.fruit(index)
+        index <= bad
+          ? FruitsDump.fruit(index).replacingOccurrences(of: #""color": "red""#, with: #""color": 5"#)
+          : FruitsDump.fruit(index)
       })
   }
 
@@ -98,7 +101,8 @@ struct PolicyTests {
 
   @Test func datesFollowTheConfiguredFormats() throws {
     struct Stamped: Decodable { var at: Date }
-    let record = RawRecord(location: .init(ordinal: 1, byteOffset: 0, line: 1), bytes: Array(#"{"at": "03/04/2023"}"#.utf8))
+    let record = RawRecord(
+      location: .init(ordinal: 1, byteOffset: 0, line: 1), bytes: Array(#"{"at": "03/04/2023"}"#.utf8))
     var diagnostics = DecodeDiagnostics()
     #expect(throws: RecordDecodingError.self) {
       _ = try SluiceDecoder().decode(Stamped.self, from: record, diagnostics: &diagnostics)

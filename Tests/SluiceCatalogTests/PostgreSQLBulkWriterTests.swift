@@ -26,7 +26,8 @@ struct PostgreSQLBulkWriterTests {
   @Test("repeated keys within and across batches end as row by row", arguments: cases)
   func repeatedKeysEndAsRowByRow(conflict: ConflictPolicy, lenient: Bool) throws {
     let twin = try TwinStores()
-    let first = try twin.directory.write("first.json", FruitsDump.array((0..<100).map { FruitsDump.fruit($0, recipes: 2) }))
+    let first = try twin.directory.write(
+      "first.json", FruitsDump.array((0..<100).map { FruitsDump.fruit($0, recipes: 2) }))
     _ = try twin.run(PipelineConfiguration(name: "first", input: first, database: .sqlite("")), datasets: Self.fruits)
     let records = (0..<700).map { FruitsDump.fruit($0 % 150, recipes: $0 % 4, name: "Name \($0 % 7)") }
     let second = try twin.directory.write("second.json", FruitsDump.array(records))
@@ -55,7 +56,8 @@ struct PostgreSQLBulkWriterTests {
     }
     let input = try twin.directory.write("orders.ndjson", FruitsDump.ndjson(records))
     var configuration = PipelineConfiguration(
-      name: "orders", input: input, format: .ndjson, policy: Policy(preset: .lenient), database: .sqlite(""), conflict: conflict)
+      name: "orders", input: input, format: .ndjson, policy: Policy(preset: .lenient), database: .sqlite(""),
+      conflict: conflict)
     configuration.reportPath = nil
     for run in 1...2 {
       let reports = try twin.run(configuration, datasets: Self.orders)
@@ -70,7 +72,8 @@ struct PostgreSQLBulkWriterTests {
   /// staged, and the rows are the row writer's. Loading the same file again finds every key:
   /// each batch is staged (after the first direct copy's unique violation, the writer backs
   /// off), and the rows are still the row writer's.
-  @Test("a first load is copied straight in; a re-run is staged", arguments: [ConflictPolicy.upsert, .ignore, .replace])
+  @Test(
+    "a first load is copied straight in; a re-run is staged", arguments: [ConflictPolicy.upsert, .ignore, .replace])
   func firstLoadCopiedReRunStaged(conflict: ConflictPolicy) throws {
     let twin = try TwinStores()
     let input = try twin.directory.write(
@@ -123,7 +126,8 @@ struct PostgreSQLBulkWriterTests {
     let names = ["Zo\u{EB}", "Zo\u{EB}", "Zoe\u{308}", "Zoe\u{308}", "Zo\u{EB}", "Ann", "Ann"]
     let records = names.enumerated().map { index, name in
       let customer = name == "Ann" ? 2 : 1
-      return #"{"orderId":"O\#(index)","amount":100,"currency":"EUR","status":"pending","createdAt":"2023-01-01T00:00:00Z","customer":{"id":\#(customer),"name":"\#(name)"},"items":[{"sku":"S","qty":1,"priceMinor":5}]}"#
+      return
+        #"{"orderId":"O\#(index)","amount":100,"currency":"EUR","status":"pending","createdAt":"2023-01-01T00:00:00Z","customer":{"id":\#(customer),"name":"\#(name)"},"items":[{"sku":"S","qty":1,"priceMinor":5}]}"#
     }
     let input = try twin.directory.write("orders.ndjson", FruitsDump.ndjson(records))
     var configuration = PipelineConfiguration(name: "orders", input: input, format: .ndjson, database: .sqlite(""))
@@ -142,10 +146,13 @@ struct PostgreSQLBulkWriterTests {
   /// COPY's text format escapes backslashes, tabs, newlines and carriage returns.
   @Test func textThatCOPYMustEscapeArrivesAsIs() throws {
     let twin = try TwinStores()
-    let names = [#"back\\slash"#, #"tab\there"#, #"new\nline"#, #"carriage\rreturn"#, #"\\N"#, "emoji 🍓 ü", #"quote \" '"#]
+    let names = [
+      #"back\\slash"#, #"tab\there"#, #"new\nline"#, #"carriage\rreturn"#, #"\\N"#, "emoji 🍓 ü", #"quote \" '"#,
+    ]
     let records = names.enumerated().map { FruitsDump.fruit($0.offset, recipes: 1, name: $0.element) }
     let input = try twin.directory.write("fruits.json", FruitsDump.array(records))
-    let reports = try twin.run(PipelineConfiguration(name: "escapes", input: input, database: .sqlite("")), datasets: Self.fruits)
+    let reports = try twin.run(
+      PipelineConfiguration(name: "escapes", input: input, database: .sqlite("")), datasets: Self.fruits)
     #expect(reports.postgreSQL.status == .succeeded)
     #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
     let (sqlite, postgreSQL) = try twin.tables(["fruits", "recipes"])

@@ -52,7 +52,9 @@ extension RunReport {
   /// with its place and message — not times or the database's name.
   var outcome: [String] {
     var lines = ["status \(status.rawValue)", "failure \(failure?.kind.rawValue ?? "-")", "committed \(committed)"]
-    lines += stages.map { "\($0.stage.rawValue) in \($0.recordsIn) out \($0.recordsOut) rejected \($0.rejected) warnings \($0.warnings)" }
+    lines += stages.map {
+      "\($0.stage.rawValue) in \($0.recordsIn) out \($0.recordsOut) rejected \($0.rejected) warnings \($0.warnings)"
+    }
     lines += rowsWritten.sorted { $0.key < $1.key }.map { "written \($0.key) \($0.value)" }
     lines += tableRows.sorted { $0.key < $1.key }.map { "rows \($0.key) \($0.value)" }
     lines += issues.map {
@@ -161,11 +163,15 @@ struct PostgreSQLPipelineTests {
   @Test("each conflict policy leaves the same rows in both stores", arguments: ConflictPolicy.allCases)
   func conflictPoliciesAgree(policy: ConflictPolicy) throws {
     let twin = try TwinStores()
-    let first = try twin.directory.write("first.json", FruitsDump.array((1...6).map { FruitsDump.fruit($0, recipes: 3) }))
+    let first = try twin.directory.write(
+      "first.json", FruitsDump.array((1...6).map { FruitsDump.fruit($0, recipes: 3) }))
     let second = try twin.directory.write(
       "second.json",
       FruitsDump.array(
-        [FruitsDump.fruit(2, recipes: 1, name: "Renamed"), FruitsDump.fruit(3, recipes: 3), FruitsDump.fruit(4, recipes: 0)]
+        [
+          FruitsDump.fruit(2, recipes: 1, name: "Renamed"), FruitsDump.fruit(3, recipes: 3),
+          FruitsDump.fruit(4, recipes: 0),
+        ]
           + (7...8).map { FruitsDump.fruit($0) }))
     let datasets = [Catalog.dataset(named: "fruits")].compactMap { $0 }
     let lenient = Policy(preset: .lenient)
@@ -222,7 +228,8 @@ struct PostgreSQLPipelineTests {
     let records = [FruitsDump.fruit(1), FruitsDump.fruit(2), FruitsDump.fruit(1, name: "Twin"), FruitsDump.fruit(3)]
     let input = try twin.directory.write("fruits.json", FruitsDump.array(records))
     let reports = try twin.run(
-      PipelineConfiguration(name: "lenient", input: input, policy: Policy(preset: .lenient), database: .sqlite(""), conflict: .fail),
+      PipelineConfiguration(
+        name: "lenient", input: input, policy: Policy(preset: .lenient), database: .sqlite(""), conflict: .fail),
       datasets: datasets)
     #expect(reports.postgreSQL.status == .succeeded)
     #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
@@ -255,7 +262,8 @@ struct PostgreSQLPipelineTests {
     let afterFailure = try twin.schema.rows(of: ["fruits", "recipes"])
     #expect(afterFailure.tables.isEmpty)
     let good = try twin.directory.write("good.json", FruitsDump.array([FruitsDump.fruit(1)]))
-    let loaded = try twin.run(PipelineConfiguration(name: "good", input: good, database: .sqlite("")), datasets: datasets)
+    let loaded = try twin.run(
+      PipelineConfiguration(name: "good", input: good, database: .sqlite("")), datasets: datasets)
     #expect(loaded.postgreSQL.status == .succeeded)
     #expect(try twin.schema.exists())
     #expect(try twin.schema.rows(of: ["fruits"]).count("fruits") == 1)
@@ -271,6 +279,8 @@ struct PostgreSQLInCITests {
       if: ProcessInfo.processInfo.environment["CI"] == "true",
       "only in CI (CI=true), where .ci/run runs the tests through .ci/with-postgres"))
   func theTestsHaveAServerInCI() {
-    #expect(PostgreSQLServer.isAvailable, "CI=true but SLUICE_TEST_POSTGRES_URL is not set: the PostgreSQL tests would be skipped")
+    #expect(
+      PostgreSQLServer.isAvailable,
+      "CI=true but SLUICE_TEST_POSTGRES_URL is not set: the PostgreSQL tests would be skipped")
   }
 }

@@ -31,7 +31,8 @@ struct ProfilePatchTests {
     }
 
     func run(_ inputs: [PipelineInput], policy: Policy = .strict) throws -> RunReport {
-      let configuration = PipelineConfiguration(name: "profiles", inputs: inputs, policy: policy, database: .sqlite(database))
+      let configuration = PipelineConfiguration(
+        name: "profiles", inputs: inputs, policy: policy, database: .sqlite(database))
       let datasets = try inputs.map { input in try #require(Catalog.dataset(named: input.dataset ?? "")) }
       return try Pipeline(datasets: datasets, configuration: configuration).run()
     }

@@ -157,7 +157,8 @@ struct RepeatedKeyPipelineTests {
     let export = try AnonymisedTelegramExport.write(count: 40, into: chat.directory)
     let chats = try chat.run(
       PipelineConfiguration(
-        name: "telegram", inputs: [PipelineInput(path: export, recordPath: ["messages"])], policy: policy, database: .sqlite("")),
+        name: "telegram", inputs: [PipelineInput(path: export, recordPath: ["messages"])], policy: policy,
+        database: .sqlite("")),
       datasets: [Catalog.dataset(named: "telegram")].compactMap { $0 })
     #expect(chats.postgreSQL.outcome == chats.sqlite.outcome)
     #expect(chats.sqlite.duplicateKeys == ["messages": stopsAtFirst ? 1 : 39])

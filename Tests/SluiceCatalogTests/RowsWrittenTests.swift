@@ -15,7 +15,8 @@ struct RowsWrittenTests {
 
   static func order(_ id: String, customer: Int, name: String, items: Int = 1) -> String {
     let lines = (0..<items).map { #"{"sku":"S\#($0)","qty":1,"priceMinor":100}"# }
-    return #"{"orderId":"\#(id)","amount":100,"currency":"EUR","status":"pending","createdAt":"2023-01-01T00:00:00Z","customer":{"id":\#(customer),"name":"\#(name)"},"items":[\#(lines.joined(separator: ","))]}"#
+    return
+      #"{"orderId":"\#(id)","amount":100,"currency":"EUR","status":"pending","createdAt":"2023-01-01T00:00:00Z","customer":{"id":\#(customer),"name":"\#(name)"},"items":[\#(lines.joined(separator: ","))]}"#
   }
 
   /// Runs `lines` leniently with `conflict: .fail` and returns the report and the count deltas.

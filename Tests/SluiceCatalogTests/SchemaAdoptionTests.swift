@@ -40,7 +40,8 @@ struct SchemaAdoptionTests {
 
   private func run(_ database: String, _ lines: [String], in directory: TemporaryDirectory) throws -> RunReport {
     let input = try directory.write("orders-\(UUID().uuidString).ndjson", lines.joined(separator: "\n") + "\n")
-    let configuration = PipelineConfiguration(name: "orders", input: input, format: .ndjson, database: .sqlite(database))
+    let configuration = PipelineConfiguration(
+      name: "orders", input: input, format: .ndjson, database: .sqlite(database))
     return try Pipeline(dataset: OrdersDataset(), configuration: configuration.counted).run()
   }
 
@@ -69,7 +70,8 @@ struct SchemaAdoptionTests {
     let broken = try run(database, [OrdersLoaderTests.order("NEW-1", customer: 7, name: "Seven")], in: directory)
     #expect(broken.exitCode == 0)
     let duplicate = PipelineConfiguration(
-      name: "orders", input: try directory.write("dup.ndjson", OrdersLoaderTests.order("NEW-1", customer: 7, name: "Seven") + "\n"),
+      name: "orders",
+      input: try directory.write("dup.ndjson", OrdersLoaderTests.order("NEW-1", customer: 7, name: "Seven") + "\n"),
       format: .ndjson, database: .sqlite(database), conflict: .fail)
     let failed = try Pipeline(dataset: OrdersDataset(), configuration: duplicate.counted).run()
     #expect(failed.exitCode == 65)
@@ -84,7 +86,9 @@ struct SchemaAdoptionTests {
     let report = try run(database, [OrdersLoaderTests.order("A", customer: 1, name: "One")], in: directory)
     #expect(report.exitCode == 73)
     let message = try #require(report.failure?.message)
-    #expect(message.contains("table orders exists without column(s) amount_minor, currency, status_id, created_at, customer_id"))
+    #expect(
+      message.contains(
+        "table orders exists without column(s) amount_minor, currency, status_id, created_at, customer_id"))
     let db = try SQLiteConnection(path: database, options: .init(readOnly: true))
     #expect(try db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'customers'") == 0)
     #expect(try db.scalarInt("SELECT count(*) FROM orders") == 0)

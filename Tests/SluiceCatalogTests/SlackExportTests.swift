@@ -161,7 +161,9 @@ struct SlackExportTests {
         "slack:general/1793610060.654321|slack:general/1793610000.123456"
       ])
     #expect(
-      try workspace.rows("SELECT position, k.name, coalesce(url, '-'), coalesce(a.name, '-') FROM message_attachments a JOIN message_kinds k ON k.id = a.kind_id ORDER BY position")
+      try workspace.rows(
+        "SELECT position, k.name, coalesce(url, '-'), coalesce(a.name, '-') FROM message_attachments a JOIN message_kinds k ON k.id = a.kind_id ORDER BY position"
+      )
         == ["0|image|https://files.example.org/F07DRAFTA0/draft-a.png|-", "1|file|-|draft-b.svg"])
     #expect(try workspace.rows("SELECT name FROM senders ORDER BY sender_id") == ["CI", "Ana Lima", "bo"])
   }
@@ -169,7 +171,8 @@ struct SlackExportTests {
   /// A day file with a subtype the mapping does not know, in a channel folder of a scratch export.
   func exportWithUnknownSubtype() throws -> (ChatExportWorkspace, String) {
     let workspace = try ChatExportWorkspace()
-    try FileManager.default.createDirectory(atPath: workspace.directory.file("general"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: workspace.directory.file("general"), withIntermediateDirectories: true)
     let day = try workspace.directory.write(
       "general/2026-11-30.json",
       """
@@ -197,7 +200,10 @@ struct SlackExportTests {
     let report = try workspace.run("slack-messages", day, policy: .lenient)
     #expect(report.status == .succeeded)
     #expect(report.statistics(for: .map).rejected == 2)
-    #expect(report.drift.unsupportedEnumValues.map { "\($0.path) \($0.value ?? "-") \($0.count)" } == ["subtype huddle_thread 2"])
+    #expect(
+      report.drift.unsupportedEnumValues.map { "\($0.path) \($0.value ?? "-") \($0.count)" } == [
+        "subtype huddle_thread 2"
+      ])
     #expect(try workspace.rows("SELECT message_id FROM messages") == ["slack:general/1764460800.000100"])
   }
 
@@ -307,15 +313,17 @@ struct SlackExportTests {
     #expect(report.status == .succeeded, "\(report.issues.map(\.description))")
     #expect(report.recordsRead == 4 && report.recordsLoaded == 4)
     #expect(
-      try workspace.rows("SELECT m.message_id, k.name FROM messages m JOIN message_kinds k ON k.id = m.kind_id ORDER BY 1") == [
-        "slack:general/1458980600.000001|file", "slack:general/1458980600.000002|image",
-        "slack:general/1458980600.000003|text", "slack:general/1458980600.000004|file",
-      ])
+      try workspace.rows(
+        "SELECT m.message_id, k.name FROM messages m JOIN message_kinds k ON k.id = m.kind_id ORDER BY 1") == [
+          "slack:general/1458980600.000001|file", "slack:general/1458980600.000002|image",
+          "slack:general/1458980600.000003|text", "slack:general/1458980600.000004|file",
+        ])
     #expect(
-      try workspace.rows("SELECT message_id, name, coalesce(url, '∅'), coalesce(mime_type, '∅') FROM file_messages ORDER BY 1") == [
-        "slack:general/1458980600.000001|report.pdf|https://files.slack.com/files-pri/T0-F0REPORT01/report.pdf|application/pdf",
-        "slack:general/1458980600.000004|F0HIDDEN01|∅|∅",
-      ])
+      try workspace.rows(
+        "SELECT message_id, name, coalesce(url, '∅'), coalesce(mime_type, '∅') FROM file_messages ORDER BY 1") == [
+          "slack:general/1458980600.000001|report.pdf|https://files.slack.com/files-pri/T0-F0REPORT01/report.pdf|application/pdf",
+          "slack:general/1458980600.000004|F0HIDDEN01|∅|∅",
+        ])
     #expect(
       try workspace.rows("SELECT message_id, position, kind_id FROM message_attachments ORDER BY 1, 2") == [
         "slack:general/1458980600.000001|0|2", "slack:general/1458980600.000003|0|3",
@@ -332,7 +340,8 @@ struct SlackExportTests {
     let source = ChatCorpus.path(Self.langchain)
     for item in try FileManager.default.contentsOfDirectory(atPath: source) {
       try FileManager.default.copyItem(
-        atPath: (source as NSString).appendingPathComponent(item), toPath: (copy.path as NSString).appendingPathComponent(item))
+        atPath: (source as NSString).appendingPathComponent(item),
+        toPath: (copy.path as NSString).appendingPathComponent(item))
     }
     for extra in ["canvases.json", "lists.json", "dms.json", "mpims.json", "huddles.json"] {
       _ = try copy.write(extra, #"[{"id": "F07A32DC2GG", "title": "Weekly Sync", "date_created": 1719212228}]"#)

@@ -26,7 +26,9 @@ struct StackExchangeContractTests {
     #expect(StackExchange.tagNames(from: text) == names)
   }
 
-  @Test(arguments: ["discussion", "<a", "<a>b", "b<a>", "<>", "<a><>", "<a> <b>", " <a>", "<a<b>>", "<a>>", "|a|b", "a|b|", "|", "||", "|a||b|", "|a|<b>|",
+  @Test(arguments: [
+    "discussion", "<a", "<a>b", "b<a>", "<>", "<a><>", "<a> <b>", " <a>", "<a<b>>", "<a>>", "|a|b", "a|b|", "|", "||",
+    "|a||b|", "|a|<b>|",
     "|<a>|", "<a>|b|",
   ])
   func malformedTagListsAreRefused(text: String) {
@@ -69,7 +71,8 @@ struct StackExchangeContractTests {
 
   // MARK: - Rows through the pipeline
 
-  static let user = #"Id="1" Reputation="1" CreationDate="2021-03-01T09:00:00.000" DisplayName="Ada" LastAccessDate="2021-03-01T09:00:00.000" Views="0" UpVotes="0" DownVotes="0""#
+  static let user =
+    #"Id="1" Reputation="1" CreationDate="2021-03-01T09:00:00.000" DisplayName="Ada" LastAccessDate="2021-03-01T09:00:00.000" Views="0" UpVotes="0" DownVotes="0""#
 
   static func post(id: Int, _ attributes: String) -> String {
     #"Id="\#(id)" CreationDate="2021-03-03T08:15:00.120" Score="1" Body="&lt;p&gt;x&lt;/p&gt;" LastActivityDate="2021-03-03T08:15:00.120" "#
@@ -138,7 +141,8 @@ struct StackExchangeContractTests {
 
   @Test func attributesTheDTOLacksAreWarningsAndTheRowLoads() throws {
     let workspace = try StackExchangeWorkspace()
-    let report = try workspace.run(StackExchangeDump.file("Users.xml"), rows: [Self.user + #" ShoeSize="33" Karma="x""#])
+    let report = try workspace.run(
+      StackExchangeDump.file("Users.xml"), rows: [Self.user + #" ShoeSize="33" Karma="x""#])
     #expect(report.status == .succeeded && report.recordsLoaded == 1)
     let unknown = report.issues(.unknownField)
     #expect(unknown.map(\.path).sorted() == ["Karma", "ShoeSize"])
@@ -149,7 +153,8 @@ struct StackExchangeContractTests {
   /// documentation's earlier revisions list both): a dump of that vintage loads without drift.
   @Test func usersOfOlderDumpsWithAgeAndEmailHashLoadWithoutWarnings() throws {
     let workspace = try StackExchangeWorkspace()
-    let report = try workspace.run(StackExchangeDump.file("Users.xml"), rows: [Self.user + #" Age="33" EmailHash="0f1e""#])
+    let report = try workspace.run(
+      StackExchangeDump.file("Users.xml"), rows: [Self.user + #" Age="33" EmailHash="0f1e""#])
     #expect(report.status == .succeeded && report.recordsLoaded == 1)
     #expect(report.issues.isEmpty, "\(report.issues.map(\.description))")
   }
@@ -157,18 +162,22 @@ struct StackExchangeContractTests {
   /// Newer dumps hold post types 9–15 (Meta Stack Exchange's schema documentation: articles,
   /// help articles, collections, moderator questionnaire responses, announcements, collective
   /// discussions): each loads under its own name.
-  @Test(arguments: [(9, "Article"), (10, "HelpArticle"), (12, "Collection"), (13, "ModeratorQuestionnaireResponse"),
-    (14, "Announcement"), (15, "CollectiveDiscussion")])
+  @Test(arguments: [
+    (9, "Article"), (10, "HelpArticle"), (12, "Collection"), (13, "ModeratorQuestionnaireResponse"),
+    (14, "Announcement"), (15, "CollectiveDiscussion"),
+  ])
   func postTypesOfNewerDumpsLoadUnderTheirNames(id: Int, name: String) throws {
     let workspace = try StackExchangeWorkspace()
-    let report = try workspace.run(StackExchangeDump.file("Posts.xml"), rows: [Self.post(id: 1, #"PostTypeId="\#(id)""#)])
+    let report = try workspace.run(
+      StackExchangeDump.file("Posts.xml"), rows: [Self.post(id: 1, #"PostTypeId="\#(id)""#)])
     #expect(report.status == .succeeded && report.recordsLoaded == 1, "\(report.issues.map(\.description))")
     #expect(try workspace.rows("SELECT t.name FROM posts p JOIN post_types t ON t.id = p.post_type_id") == [name])
   }
 
   @Test func aMissingRequiredAttributeIsReportedAtItsName() throws {
     let workspace = try StackExchangeWorkspace()
-    let noBody = #"Id="1" PostTypeId="1" CreationDate="2021-03-03T08:15:00.120" Score="1" LastActivityDate="2021-03-03T08:15:00.120""#
+    let noBody =
+      #"Id="1" PostTypeId="1" CreationDate="2021-03-03T08:15:00.120" Score="1" LastActivityDate="2021-03-03T08:15:00.120""#
     let report = try workspace.run(StackExchangeDump.file("Posts.xml"), rows: [noBody], policy: .lenient)
     let issue = try #require(report.issues(.missingField).first)
     #expect(issue.stage == .decode && issue.path == "Body" && issue.location?.line == 3)
@@ -193,17 +202,23 @@ struct StackExchangeContractTests {
     let workspace = try StackExchangeWorkspace()
     _ = try workspace.run(StackExchangeDump.file("Tags.xml"), rows: [#"Id="1" TagName="known" Count="1""#])
     let report = try workspace.run(
-      StackExchangeDump.file("Posts.xml"), rows: [Self.post(id: 1, #"PostTypeId="1" Title="t" Tags="&lt;known&gt;&lt;unknown&gt;""#)])
+      StackExchangeDump.file("Posts.xml"),
+      rows: [Self.post(id: 1, #"PostTypeId="1" Title="t" Tags="&lt;known&gt;&lt;unknown&gt;""#)])
     #expect(report.status == .succeeded && report.recordsLoaded == 1)
     let warning = try #require(report.issues(.orphanReference).first)
     #expect(warning.severity == .warning && warning.stage == .load && warning.path == "Tags[1]")
-    #expect(try workspace.rows("SELECT post_id || '|' || position || '|' || coalesce(tag_name, 'NULL') FROM post_tags ORDER BY position") == ["1|1|known", "1|2|NULL"])
+    #expect(
+      try workspace.rows(
+        "SELECT post_id || '|' || position || '|' || coalesce(tag_name, 'NULL') FROM post_tags ORDER BY position") == [
+          "1|1|known", "1|2|NULL",
+        ])
   }
 
   @Test func aMalformedTagListIsAnInvalidValueAtTags() throws {
     let workspace = try StackExchangeWorkspace()
     let report = try workspace.run(
-      StackExchangeDump.file("Posts.xml"), rows: [Self.post(id: 1, #"PostTypeId="1" Title="t" Tags="known, other""#)], policy: .lenient)
+      StackExchangeDump.file("Posts.xml"), rows: [Self.post(id: 1, #"PostTypeId="1" Title="t" Tags="known, other""#)],
+      policy: .lenient)
     let issue = try #require(report.issues.first)
     #expect(issue.stage == .map && issue.code == .invalidValue && issue.path == "Tags")
   }
@@ -222,7 +237,9 @@ struct StackExchangeContractTests {
     let warnings = report.issues(.orphanReference)
     #expect(warnings.map { "\($0.location?.ordinal ?? 0) \($0.path) \($0.severity)" } == ["2 OwnerUserId warning"])
     #expect(
-      try workspace.rows("SELECT post_id || '|' || coalesce(owner_user_id, 'NULL') || '|' || coalesce(owner_display_name, 'NULL') FROM posts ORDER BY post_id")
+      try workspace.rows(
+        "SELECT post_id || '|' || coalesce(owner_user_id, 'NULL') || '|' || coalesce(owner_display_name, 'NULL') FROM posts ORDER BY post_id"
+      )
         == ["1|1|NULL", "2|NULL|NULL", "3|NULL|user4"])
   }
 

@@ -15,7 +15,8 @@ struct StackExchangeDumpTests {
   static func conlangRows() throws -> [String: [[String: String]]] {
     var rows: [String: [[String: String]]] = [:]
     for file in StackExchangeDump.files {
-      rows[file.name] = try DumpRows.read((StackExchangeDump.conlangDirectory as NSString).appendingPathComponent(file.name))
+      rows[file.name] = try DumpRows.read(
+        (StackExchangeDump.conlangDirectory as NSString).appendingPathComponent(file.name))
     }
     return rows
   }
@@ -74,8 +75,12 @@ struct StackExchangeDumpTests {
   @Test func foreignKeysHoldAndTheLookupsAreTheEnums() throws {
     let (workspace, _) = try Self.loadConlang()
     #expect(try workspace.rows("PRAGMA foreign_key_check", columns: 4) == [])
-    #expect(try workspace.rows("SELECT id || ' ' || name FROM post_types ORDER BY id") == PostType.allCases.map { "\($0.lookupID) \($0.rawValue)" })
-    #expect(try workspace.rows("SELECT id || ' ' || name FROM vote_types ORDER BY id") == VoteType.allCases.map { "\($0.lookupID) \($0.rawValue)" })
+    #expect(
+      try workspace.rows("SELECT id || ' ' || name FROM post_types ORDER BY id")
+        == PostType.allCases.map { "\($0.lookupID) \($0.rawValue)" })
+    #expect(
+      try workspace.rows("SELECT id || ' ' || name FROM vote_types ORDER BY id")
+        == VoteType.allCases.map { "\($0.lookupID) \($0.rawValue)" })
   }
 
   @Test func questionsPerTagMatchTheXML() throws {
@@ -151,7 +156,9 @@ struct StackExchangeDumpTests {
     #expect(stored == expected)
     #expect(posts.contains { $0["Body"]?.contains("\n") == true && $0["Body"]?.contains("<p>") == true })
     // The dump's six posts by deleted users: no owner id, their display name kept.
-    #expect(try workspace.count("SELECT count(*) FROM posts WHERE owner_user_id IS NULL AND owner_display_name IS NOT NULL") == 6)
+    #expect(
+      try workspace.count("SELECT count(*) FROM posts WHERE owner_user_id IS NULL AND owner_display_name IS NOT NULL")
+        == 6)
   }
 
   @Test func reimportingTheDumpChangesNothing() throws {
@@ -172,12 +179,14 @@ struct StackExchangeDumpTests {
     #expect(posts.count == 592)
     let workspace = try StackExchangeWorkspace()
     let report = try workspace.run(
-      StackExchangeDump.file("Posts.xml"), input: StackExchangeDump.coffeePosts, policy: try StackExchangeDump.pipelinePolicy)
+      StackExchangeDump.file("Posts.xml"), input: StackExchangeDump.coffeePosts,
+      policy: try StackExchangeDump.pipelinePolicy)
     #expect(report.status == .succeeded)
     #expect(report.recordsLoaded == posts.count && report.recordsRejected == 0)
     #expect(report.issueCounts["unknownField"] == nil)
     let tagCount = posts.reduce(0) { $0 + Self.tagNames($1["Tags"]).count }
-    let references = posts.filter { $0["OwnerUserId"] != nil }.count + posts.filter { $0["LastEditorUserId"] != nil }.count
+    let references =
+      posts.filter { $0["OwnerUserId"] != nil }.count + posts.filter { $0["LastEditorUserId"] != nil }.count
     #expect(report.statistics(for: .load).warnings == references + tagCount)
     #expect(report.issueCounts["orphanReference"] == references + tagCount)
     #expect(report.issues(.orphanReference).allSatisfy { $0.severity == .warning })
@@ -188,10 +197,15 @@ struct StackExchangeDumpTests {
     #expect(try workspace.count("SELECT count(*) FROM post_tags") == tagCount)
     #expect(try workspace.count("SELECT count(*) FROM posts WHERE content_license IS NULL") == posts.count)
     let answers = Self.counts(posts.filter { $0["PostTypeId"] == "2" }.compactMap { $0["ParentId"] })
-    #expect(try workspace.rows("SELECT parent_id || '|' || count(*) FROM posts WHERE parent_id IS NOT NULL GROUP BY parent_id").sorted() == answers)
+    #expect(
+      try workspace.rows(
+        "SELECT parent_id || '|' || count(*) FROM posts WHERE parent_id IS NOT NULL GROUP BY parent_id"
+      ).sorted() == answers)
     let accepted = posts.compactMap { post in post["AcceptedAnswerId"].map { "\(post["Id"] ?? "")|\($0)" } }.sorted()
     #expect(accepted.count == 105)
-    #expect(try workspace.rows("SELECT post_id || '|' || accepted_answer_id FROM posts WHERE accepted_answer_id IS NOT NULL").sorted() == accepted)
+    #expect(
+      try workspace.rows("SELECT post_id || '|' || accepted_answer_id FROM posts WHERE accepted_answer_id IS NOT NULL")
+        .sorted() == accepted)
   }
 
   /// Since 2024 the dumps write a post's tags as `Tags="|feature-request|status-completed|"`
@@ -203,14 +217,20 @@ struct StackExchangeDumpTests {
     let twin = try TemporaryDirectory()
     var rewritten = 0
     for file in StackExchangeDump.files {
-      var text = try String(contentsOfFile: (StackExchangeDump.conlangDirectory as NSString).appendingPathComponent(file.name), encoding: .utf8)
+      var text = try String(
+        contentsOfFile: (StackExchangeDump.conlangDirectory as NSString).appendingPathComponent(file.name),
+        encoding: .utf8)
       if file.name == "Posts.xml" {
         let pattern = try NSRegularExpression(pattern: #" Tags="((?:&lt;[^&"]+&gt;)+)""#)
         let matches = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed()
         for match in matches {
-          guard let whole = Range(match.range, in: text), let list = Range(match.range(at: 1), in: text) else { continue }
-          let names = text[list].replacingOccurrences(of: "&gt;&lt;", with: "|").replacingOccurrences(of: "&lt;", with: "|")
-            .replacingOccurrences(of: "&gt;", with: "|")
+          guard let whole = Range(match.range, in: text), let list = Range(match.range(at: 1), in: text) else {
+            continue
+          }
+          let names = text[list].replacingOccurrences(of: "&gt;&lt;", with: "|").replacingOccurrences(
+            of: "&lt;", with: "|"
+          )
+          .replacingOccurrences(of: "&gt;", with: "|")
           text.replaceSubrange(whole, with: " Tags=\"\(names)\"")
           rewritten += 1
         }
@@ -229,11 +249,15 @@ struct StackExchangeDumpTests {
     #expect(modernReport.recordsRejected == originalReport.recordsRejected)
     #expect(modernReport.issueCounts == originalReport.issueCounts)
     let tables = StackExchange.Tables.schema.tableNames + ["post_types", "vote_types"]
-    #expect(try DatabaseSnapshot(of: modern.database, tables: tables) == DatabaseSnapshot(of: original.database, tables: tables))
+    #expect(
+      try DatabaseSnapshot(of: modern.database, tables: tables)
+        == DatabaseSnapshot(of: original.database, tables: tables))
     // Not vacuously: every tag of every question, in its order.
     let tagCount = posts.reduce(0) { $0 + Self.tagNames($1["Tags"]).count }
     #expect(try modern.count("SELECT count(*) FROM post_tags WHERE tag_name IS NOT NULL") == tagCount)
-    #expect(try modern.rows("SELECT group_concat(tag_name, ' ') FROM (SELECT tag_name FROM post_tags WHERE post_id = 1 ORDER BY position)")
-      == [Self.tagNames(posts.first { $0["Id"] == "1" }?["Tags"]).joined(separator: " ")])
+    #expect(
+      try modern.rows(
+        "SELECT group_concat(tag_name, ' ') FROM (SELECT tag_name FROM post_tags WHERE post_id = 1 ORDER BY position)")
+        == [Self.tagNames(posts.first { $0["Id"] == "1" }?["Tags"]).joined(separator: " ")])
   }
 }

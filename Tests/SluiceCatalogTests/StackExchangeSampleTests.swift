@@ -24,7 +24,9 @@ struct StackExchangeSampleTests {
     for file in StackExchangeDump.files {
       let rows = try DumpRows.read((StackExchangeDump.sampleDirectory as NSString).appendingPathComponent(file.name))
       let section = try #require(report.input(named: file.name))
-      #expect(section.recordsRead == rows.count && section.recordsLoaded + section.recordsRejected == rows.count, "\(file.name)")
+      #expect(
+        section.recordsRead == rows.count && section.recordsLoaded + section.recordsRejected == rows.count,
+        "\(file.name)")
       #expect(try workspace.count("SELECT count(*) FROM \(file.table)") == section.recordsLoaded, "\(file.name)")
     }
     let describe = { (issue: SluiceCore.Issue) in
@@ -34,7 +36,9 @@ struct StackExchangeSampleTests {
       report.issues.filter { $0.severity == .error }.map(describe)
         == ["Comments.xml 4 load orphanReference PostId", "Votes.xml 6 load orphanReference PostId"])
     // The one post whose owner is not in Users.xml keeps its row, owner NULL.
-    #expect(report.issues.filter { $0.severity == .warning }.map(describe) == ["Posts.xml 5 load orphanReference OwnerUserId"])
+    #expect(
+      report.issues.filter { $0.severity == .warning }.map(describe) == ["Posts.xml 5 load orphanReference OwnerUserId"]
+    )
     #expect(try workspace.rows("PRAGMA foreign_key_check", columns: 4) == [])
   }
 
@@ -60,7 +64,8 @@ struct StackExchangeSampleTests {
         JOIN posts pw ON pw.post_id = t.wiki_post_id JOIN post_types w ON w.id = pw.post_type_id
         """, columns: 3) == ["swarms|TagWikiExcerpt|TagWiki"])
     #expect(
-      try workspace.rows("SELECT post_id || ':' || position || ':' || tag_name FROM post_tags ORDER BY post_id, position")
+      try workspace.rows(
+        "SELECT post_id || ':' || position || ':' || tag_name FROM post_tags ORDER BY post_id, position")
         == ["1:1:hives", "1:2:swarms", "4:1:honey", "5:1:swarms", "5:2:honey"])
     // Escaped HTML stays HTML; &#xA; is a newline; an HTML entity inside the HTML stays one.
     #expect(
@@ -68,15 +73,19 @@ struct StackExchangeSampleTests {
         "<p>My colony is <em>very</em> loud since Tuesday.</p>\n\n<p>Are they about to swarm, or is the queen gone?</p>\n",
         "<p>Why did my honey set hard in the jar &lt; a week?</p>\n",
       ])
-    #expect(try workspace.rows("SELECT text FROM comments WHERE comment_id = 2") == [#"Eight, all "capped" & healthy."#])
-    #expect(try workspace.rows("SELECT coalesce(user_id, user_display_name) FROM comments WHERE comment_id = 3") == ["user4"])
+    #expect(
+      try workspace.rows("SELECT text FROM comments WHERE comment_id = 2") == [#"Eight, all "capped" & healthy."#])
+    #expect(
+      try workspace.rows("SELECT coalesce(user_id, user_display_name) FROM comments WHERE comment_id = 3") == ["user4"])
     #expect(try workspace.rows("SELECT tag_based FROM badges ORDER BY badge_id") == ["0", "0", "1", "0"])
     #expect(
       try workspace.rows("SELECT creation_date FROM users ORDER BY user_id") == [
         "2021-03-01T09:00:00.000Z", "2021-03-01T09:12:41.500Z", "2021-03-01T10:00:00.000Z", "2021-03-02T11:30:00.250Z",
       ])
     #expect(
-      try workspace.rows("SELECT t.name || ':' || count(*) FROM votes v JOIN vote_types t ON t.id = v.vote_type_id GROUP BY t.name ORDER BY t.name")
+      try workspace.rows(
+        "SELECT t.name || ':' || count(*) FROM votes v JOIN vote_types t ON t.id = v.vote_type_id GROUP BY t.name ORDER BY t.name"
+      )
         == ["AcceptedByOriginator:1", "DownMod:2", "Favorite:1", "UpMod:7"])
   }
 
@@ -96,7 +105,9 @@ struct StackExchangeSampleTests {
     #expect(spec.inputs.allSatisfy { $0.format == .xml })
     #expect(
       try spec.configuration(drivers: .all).inputs.map(\.path)
-        == StackExchangeDump.files.map { (StackExchangeDump.sampleDirectory as NSString).appendingPathComponent($0.name) })
+        == StackExchangeDump.files.map {
+          (StackExchangeDump.sampleDirectory as NSString).appendingPathComponent($0.name)
+        })
     #expect(spec.policy.preset == .lenient && spec.policy.maxRejectRate == 0.1 && spec.policy.maxRejects == nil)
     #expect(try spec.datasets(in: Catalog.datasets).map(\.name) == StackExchangeDump.files.map(\.dataset))
   }

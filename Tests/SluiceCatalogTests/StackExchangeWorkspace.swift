@@ -34,8 +34,12 @@ enum StackExchangeDump {
     return file
   }
 
-  static var conlangDirectory: String { (Corpus.root as NSString).appendingPathComponent("xml-legacy/stackexchange-conlang-meta") }
-  static var coffeePosts: String { (Corpus.root as NSString).appendingPathComponent("xml-legacy/stackexchange-coffee-2015/Posts.xml") }
+  static var conlangDirectory: String {
+    (Corpus.root as NSString).appendingPathComponent("xml-legacy/stackexchange-conlang-meta")
+  }
+  static var coffeePosts: String {
+    (Corpus.root as NSString).appendingPathComponent("xml-legacy/stackexchange-coffee-2015/Posts.xml")
+  }
   static var sampleDirectory: String { Repository.path("SampleData/stackexchange") }
 
   /// The policy `Pipelines/stackexchange.json` runs the dump with.
@@ -106,7 +110,8 @@ final class StackExchangeWorkspace {
 
   /// Writes `rows` (attribute lists, values unescaped) as a dump file of `file`'s kind, and runs it.
   func run(_ file: StackExchangeDump.File, rows: [String], policy: Policy = .strict) throws -> RunReport {
-    let text = "\u{FEFF}<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<\(file.root)>\r\n"
+    let text =
+      "\u{FEFF}<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<\(file.root)>\r\n"
       + rows.map { "  <row \($0) />\r\n" }.joined() + "</\(file.root)>"
     return try run(file, input: try directory.write(file.name, text), policy: policy)
   }

@@ -29,7 +29,8 @@ struct TelegramExportTests {
   /// strings and entities' texts of an array, joined.
   static func plainText(_ value: Any?) -> String {
     if let text = value as? String { return text }
-    return (value as? [Any] ?? []).map { ($0 as? String) ?? (($0 as? [String: Any])?["text"] as? String ?? "") }.joined()
+    return (value as? [Any] ?? []).map { ($0 as? String) ?? (($0 as? [String: Any])?["text"] as? String ?? "") }
+      .joined()
   }
 
   @Test(arguments: [
@@ -78,9 +79,10 @@ struct TelegramExportTests {
     let workspace = try ChatExportWorkspace()
     #expect(try load("langchain_fork_result_mixed_text.json", into: workspace).status == .succeeded)
     #expect(
-      try workspace.rows("SELECT text FROM text_messages WHERE message_id LIKE '%/5' OR message_id LIKE '%/6' ORDER BY 1") == [
-        "this is an email: admin@example.com", "this is bold text: BOLD TEXT",
-      ])
+      try workspace.rows(
+        "SELECT text FROM text_messages WHERE message_id LIKE '%/5' OR message_id LIKE '%/6' ORDER BY 1") == [
+          "this is an email: admin@example.com", "this is bold text: BOLD TEXT",
+        ])
     // date_unixtime 1692821483; `date` (13:11:23) is the exporting computer's local time.
     #expect(
       try workspace.rows("SELECT sent_at FROM messages WHERE message_id = 'telegram:5965280513/1'")
@@ -92,19 +94,22 @@ struct TelegramExportTests {
   }
 
   @Test func theLegacyExportsBareNumberIDsAndZonelessDatesAreReadAsTheyAre() throws {
-    let grace = try #require(try ChatCorpus.array("telegram/langchain_legacy_telegram.json", at: ["messages"])[2]["from"] as? String)
+    let grace = try #require(
+      try ChatCorpus.array("telegram/langchain_legacy_telegram.json", at: ["messages"])[2]["from"] as? String)
     #expect(grace.hasPrefix("Grace ðŸ§¤"))
     let workspace = try ChatExportWorkspace()
     #expect(try load("langchain_legacy_telegram.json", into: workspace).status == .succeeded)
     // `from_id` 4325636679 is the key "4325636679"; `date` is read as UTC; the mojibake of the
     // names is stored as written (repairing it would be a guess).
     #expect(
-      try workspace.rows("SELECT m.message_id, m.sent_at, s.name FROM messages m JOIN senders s USING (sender_id) ORDER BY 1") == [
-        "telegram:2730825451/1980499|2020-01-01T00:00:02.000Z|Henry",
-        "telegram:2730825451/1980500|2020-01-01T00:00:04.000Z|Henry",
-        "telegram:2730825451/1980501|2020-01-01T00:00:05.000Z|\(grace)",
-      ])
-    #expect(try workspace.rows("SELECT sender_id FROM senders ORDER BY 1") == ["telegram:4325636679", "telegram:4720225552"])
+      try workspace.rows(
+        "SELECT m.message_id, m.sent_at, s.name FROM messages m JOIN senders s USING (sender_id) ORDER BY 1") == [
+          "telegram:2730825451/1980499|2020-01-01T00:00:02.000Z|Henry",
+          "telegram:2730825451/1980500|2020-01-01T00:00:04.000Z|Henry",
+          "telegram:2730825451/1980501|2020-01-01T00:00:05.000Z|\(grace)",
+        ])
+    #expect(
+      try workspace.rows("SELECT sender_id FROM senders ORDER BY 1") == ["telegram:4325636679", "telegram:4720225552"])
   }
 
   /// chat-miner's messages have no `id`, and its single-chat file no chat `id` or `name`: the
@@ -116,12 +121,14 @@ struct TelegramExportTests {
     #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
     #expect(report.recordsRead == 2 && report.recordsLoaded == 2)
     #expect(try workspace.kinds() == ["text": 2])
-    #expect(try workspace.rows("SELECT conversation_id, coalesce(name, '∅') FROM conversations") == [
-      "telegram:chat-miner_single_export|∅"
-    ])
+    #expect(
+      try workspace.rows("SELECT conversation_id, coalesce(name, '∅') FROM conversations") == [
+        "telegram:chat-miner_single_export|∅"
+      ])
     #expect(
       try workspace.rows(
-        "SELECT m.message_id, m.sender_id, m.sent_at, t.text FROM messages m JOIN text_messages t USING (message_id) ORDER BY 1")
+        "SELECT m.message_id, m.sender_id, m.sent_at, t.text FROM messages m JOIN text_messages t USING (message_id) ORDER BY 1"
+      )
         == [
           "telegram:chat-miner_single_export/@0|telegram:Author 1|2018-12-05T10:39:10.000Z|Minimal Message",
           "telegram:chat-miner_single_export/@1|telegram:Author 2|2018-12-05T10:49:24.000Z|Link:https://telegram.org/",
@@ -173,15 +180,19 @@ struct TelegramExportTests {
     #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
     #expect(try workspace.kinds() == ["text": 2, "image": 1, "file": 1, "system": 1])
     #expect(try workspace.rows("SELECT event, coalesce(text, '∅') FROM system_messages") == ["join_group_by_link|∅"])
-    #expect(try workspace.rows("SELECT url, caption, width, height FROM image_messages") == ["photos/photo_1@02-11-2026_10-00-00.jpg|The funnel|1280|720"])
+    #expect(
+      try workspace.rows("SELECT url, caption, width, height FROM image_messages") == [
+        "photos/photo_1@02-11-2026_10-00-00.jpg|The funnel|1280|720"
+      ])
     #expect(
       try workspace.rows("SELECT name, url, mime_type, size_bytes FROM file_messages") == [
         "report-run-7.json|files/report-run-7.json|application/json|9120"
       ])
     #expect(
-      try workspace.rows("SELECT text, reply_to FROM messages JOIN text_messages USING (message_id) WHERE reply_to IS NOT NULL") == [
-        "Report: 48 fruits, see https://example.org/runs/7|telegram:4400123/102"
-      ])
+      try workspace.rows(
+        "SELECT text, reply_to FROM messages JOIN text_messages USING (message_id) WHERE reply_to IS NOT NULL") == [
+          "Report: 48 fruits, see https://example.org/runs/7|telegram:4400123/102"
+        ])
   }
 
   /// The committed whole-account sample: two chats, each its own conversation by its id; the
@@ -208,7 +219,8 @@ struct TelegramExportTests {
       try workspace.rows("SELECT message_id, reply_to FROM messages WHERE reply_to IS NOT NULL") == [
         "telegram:7002/202|telegram:7002/201"
       ])
-    #expect(try workspace.rows("SELECT name, mime_type FROM file_messages") == ["audio_1@02-11-2026_12-00-00.ogg|audio/ogg"])
+    #expect(
+      try workspace.rows("SELECT name, mime_type FROM file_messages") == ["audio_1@02-11-2026_12-00-00.ogg|audio/ogg"])
 
     let before = try workspace.snapshot()
     #expect(try workspace.runSpec("telegram-account.json").0.status == .succeeded)

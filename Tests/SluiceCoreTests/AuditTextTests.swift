@@ -1,9 +1,9 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// What the audit tables keep of an issue's text: always storable, on every store.
 @Suite("Audit text")

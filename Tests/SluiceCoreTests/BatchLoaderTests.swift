@@ -1,9 +1,10 @@
 import Foundation
-@_spi(Internals) import SluiceTestSupport
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
+@_spi(Internals) import SluiceTestSupport
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 /// The load stage's one seam (`BatchLoader`): a batch in, one outcome per record out, in order —
 /// the same outcomes whether the store writes the batch in bulk (PostgreSQL's `COPY`) or record
@@ -74,7 +75,9 @@ struct BatchLoaderTests {
     #expect(try store.scalarInt("SELECT sum(weight) FROM boxes") == 6 + 7 + 2 + 9)
 
     // `ignore`: a record whose key is there keeps the old row and says so.
-    let (kept, _) = try store.withTransaction { try Self.load([[Self.box(2, weight: 1)]], into: store, conflict: .ignore) }
+    let (kept, _) = try store.withTransaction {
+      try Self.load([[Self.box(2, weight: 1)]], into: store, conflict: .ignore)
+    }
     #expect(kept == ["kept"])
   }
 

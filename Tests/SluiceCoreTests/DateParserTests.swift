@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 @Suite("Dates: ISO 8601, epoch values and legacy patterns")
 struct DateParserTests {
@@ -196,8 +197,10 @@ struct DateParserTests {
     #expect(DateParser(formats: [.epochMilliseconds]).parse(number: number * 1000) == nil)
   }
 
-  @Test(arguments: ["", "-", "--1", "+12", "12a", " 12", "12 ", "1.5", "1e3", "0x10", "٣",
-    "99999999999999999999999999"])
+  @Test(arguments: [
+    "", "-", "--1", "+12", "12a", " 12", "12 ", "1.5", "1e3", "0x10", "٣",
+    "99999999999999999999999999",
+  ])
   func malformedEpochStringsAreRejected(_ text: String) {
     #expect(DateParser(formats: [.epochSeconds]).parse(text) == nil)
     #expect(DateParser(formats: [.epochMilliseconds]).parse(text) == nil)
@@ -260,10 +263,12 @@ struct DateParserTests {
     let seconds = DateParser(formats: [.epochSeconds, .pattern("yyyyMMdd")])
     #expect(seconds.parse("20230101") == Date(timeIntervalSince1970: 20_230_101))
 
-    #expect(DateParser(formats: [.epochSeconds, .epochMilliseconds]).parse("1500")
-      == Date(timeIntervalSince1970: 1500))
-    #expect(DateParser(formats: [.epochMilliseconds, .epochSeconds]).parse("1500")
-      == Date(timeIntervalSince1970: 1.5))
+    #expect(
+      DateParser(formats: [.epochSeconds, .epochMilliseconds]).parse("1500")
+        == Date(timeIntervalSince1970: 1500))
+    #expect(
+      DateParser(formats: [.epochMilliseconds, .epochSeconds]).parse("1500")
+        == Date(timeIntervalSince1970: 1.5))
   }
 
   // MARK: Descriptions and names

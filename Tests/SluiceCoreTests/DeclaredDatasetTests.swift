@@ -1,9 +1,10 @@
 import Foundation
-@_spi(Internals) import SluiceTestSupport
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
+@_spi(Internals) import SluiceTestSupport
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 // MARK: - The dataset (its own lines: from here to "End of the dataset")
 
@@ -227,7 +228,9 @@ struct DeclaredDatasetTests {
   @Test func loadsEndToEndIntoSQLite() throws {
     let db = try ProjectsDatabase()
     let report = try db.run([
-      project("p1", title: "Roof", owner: "alice", sponsor: "bob", people: [alice, bob], tasks: [("Tiles", "bob"), ("Gutter", "alice")]),
+      project(
+        "p1", title: "Roof", owner: "alice", sponsor: "bob", people: [alice, bob],
+        tasks: [("Tiles", "bob"), ("Gutter", "alice")]),
       project("p2", title: "Cellar", state: "closed", owner: "bob", tasks: [("Pump", "alice")]),
     ])
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
@@ -239,7 +242,10 @@ struct DeclaredDatasetTests {
     #expect(
       db.rows(["project_id", "position", "title", "assignee_id"], from: "tasks ORDER BY project_id, position")
         == ["p1|0|Tiles|bob", "p1|1|Gutter|alice", "p2|0|Pump|alice"])
-    #expect(db.rows(["id", "name", "is_final", "retired"], from: "project_states ORDER BY id") == ["1|open|0|0", "2|closed|1|0"])
+    #expect(
+      db.rows(["id", "name", "is_final", "retired"], from: "project_states ORDER BY id") == [
+        "1|open|0|0", "2|closed|1|0",
+      ])
     // The deferrable index was left out of the first load and built after it, and recorded.
     #expect(db.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'projects_by_owner'") == 1)
     #expect(

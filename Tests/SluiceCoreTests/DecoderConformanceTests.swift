@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// Any object key.
 private struct MemberKey: CodingKey {
@@ -79,7 +79,8 @@ enum CorpusOutcome: Equatable, CustomStringConvertible {
 /// Runs JSONTestSuite's files through the JSON reader (one document per file) and then
 /// `SluiceDecoder` into `JSONValue`: every `y_` file decodes, every `i_` and `test_transform`
 /// file has the outcome pinned in a table below, and nothing crashes or hangs.
-@Suite("SluiceDecoder conformance: JSONTestSuite through the reader and the decoder", .timeLimit(.minutes(1)))
+@Suite(
+  "SluiceDecoder conformance: JSONTestSuite through the reader and the decoder", .timeLimit(.minutes(1)), .tags(.slow))
 struct SluiceDecoderConformanceTests {
   static let parsing = Corpus.files(in: "jsontestsuite/test_parsing")
   static let transform = Corpus.files(in: "jsontestsuite/test_transform")

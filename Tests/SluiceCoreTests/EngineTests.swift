@@ -1,9 +1,10 @@
 import Foundation
-@_spi(Internals) import SluiceTestSupport
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
+@_spi(Internals) import SluiceTestSupport
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 /// A dataset defined here, outside the catalog: the engine runs any dataset that plugs in its
 /// types (design rule 14), and its map and load stages report their own failures.

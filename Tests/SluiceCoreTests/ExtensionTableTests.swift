@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// Notes of two kinds — a text or a link — each kind's columns in an extension table of
 /// `notes`; authors shared by notes, named by some records and merely mentioned by others.
@@ -16,7 +16,8 @@ private struct NotesDataset: Dataset {
   }
 
   static let authors = Table(
-    "authors", key: ["author_id"], columns: [.text("author_id", field: "author"), .text("name", field: "authorName", nullable: true)],
+    "authors", key: ["author_id"],
+    columns: [.text("author_id", field: "author"), .text("name", field: "authorName", nullable: true)],
     onConflict: .upsert)
   static let notes = Table(
     "notes", key: ["note_id"],
@@ -134,9 +135,11 @@ struct ExtensionTableTests {
 
   @Test func anIssueAboutAnExtensionColumnPointsAtItsField() throws {
     let db = try ProjectsDatabase()
-    let report = try db.run(NotesDataset(), [Self.text("n1", ""), Self.link("n2", ""), Self.text("n3", "ok")], policy: .lenient)
+    let report = try db.run(
+      NotesDataset(), [Self.text("n1", ""), Self.link("n2", ""), Self.text("n3", "ok")], policy: .lenient)
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
-    #expect(report.issues.map(\.place) == ["load error constraint text line 1", "load error constraint link.url line 2"])
+    #expect(
+      report.issues.map(\.place) == ["load error constraint text line 1", "load error constraint link.url line 2"])
     #expect(contents(db) == ["n3|text", "n3|ok"])
   }
 
@@ -191,7 +194,8 @@ struct ExtensionTableTests {
     ]
     let report = try db.run(ContactsDataset(), lines)
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
-    #expect(db.rows(["contact_id", "name", "email"], from: "contacts ORDER BY contact_id") == ["p|Z|b@", "q|Q|q@", "r|R|∅"])
+    #expect(
+      db.rows(["contact_id", "name", "email"], from: "contacts ORDER BY contact_id") == ["p|Z|b@", "q|Q|q@", "r|R|∅"])
     #expect(report.rowsWritten["contacts"] == 6)
 
     // A later run finds the rows in the table, not in a cache: the same merges change nothing.
@@ -200,7 +204,10 @@ struct ExtensionTableTests {
     #expect(again.rowsWritten["contacts"] == 0)
     let renamed = try db.run(ContactsDataset(), [#"{"id": "q", "name": "Quinn"}"#, #"{"id": "r", "email": "r@"}"#])
     #expect(renamed.rowsWritten["contacts"] == 2)
-    #expect(db.rows(["contact_id", "name", "email"], from: "contacts ORDER BY contact_id") == ["p|Z|b@", "q|Quinn|q@", "r|R|r@"])
+    #expect(
+      db.rows(["contact_id", "name", "email"], from: "contacts ORDER BY contact_id") == [
+        "p|Z|b@", "q|Quinn|q@", "r|R|r@",
+      ])
   }
 
   @Test func aNullableReferenceIsNullWithoutALookUpAndStillRejectsOrphans() throws {
@@ -211,7 +218,8 @@ struct ExtensionTableTests {
       policy: .lenient)
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
     #expect(report.issues.map(\.place) == ["load error orphanReference editor line 3"])
-    #expect(db.rows(["note_id", "author_id", "editor_id"], from: "notes ORDER BY note_id") == ["n1|∅|∅", "n2|ana|ana"])
+    #expect(
+      db.rows(["note_id", "author_id", "editor_id"], from: "notes ORDER BY note_id") == ["n1|∅|∅", "n2|ana|ana"])
   }
 
   @Test func aMergeCannotLeaveANotNullColumnToAMissingRow() {

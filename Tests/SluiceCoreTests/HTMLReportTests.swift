@@ -1,9 +1,9 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 @Suite("HTML run report")
 struct HTMLReportTests {
@@ -91,8 +91,9 @@ struct HTMLReportTests {
   // MARK: - Escaping
 
   @Test func escapeTurnsMarkupCharactersIntoReferencesAndControlCharactersIntoReplacements() {
-    #expect(HTMLReport.escape(#"<a href="x">Tom & Jerry's</a>"#)
-      == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;")
+    #expect(
+      HTMLReport.escape(#"<a href="x">Tom & Jerry's</a>"#)
+        == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;")
     #expect(HTMLReport.escape("a\u{0}b\u{1B}c\u{7F}d\te\nf") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\te\nf")
     #expect(HTMLReport.escape("Zoë 🍎 &amp;") == "Zoë 🍎 &amp;amp;")
   }
@@ -144,10 +145,13 @@ struct HTMLReportTests {
 
   @Test func thePageReferencesNoExternalResourceAndForbidsFetchingAny() {
     let html = HTMLReport.render(Self.report())
-    for reference in ["http://", "https://", "src=", "href=", "url(", "@import", "<script", "<link", "<img", "<iframe"] {
+    for reference in ["http://", "https://", "src=", "href=", "url(", "@import", "<script", "<link", "<img", "<iframe"]
+    {
       #expect(!html.contains(reference), "the page contains \(reference)")
     }
-    #expect(html.contains(#"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">"#))
+    #expect(
+      html.contains(
+        #"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">"#))
     #expect(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
     #expect(html.hasSuffix("</html>\n"))
   }
@@ -160,7 +164,8 @@ struct HTMLReportTests {
     report.stages[4].recordsOut = 123_456
     let html = HTMLReport.render(report)
     let svg = Self.funnel(in: html)
-    let numbers = ["x", "y", "width", "height"].flatMap { Self.attributes($0, of: "rect", in: svg) }
+    let numbers =
+      ["x", "y", "width", "height"].flatMap { Self.attributes($0, of: "rect", in: svg) }
       + ["x", "y"].flatMap { Self.attributes($0, of: "text", in: svg) }
     #expect(numbers.count > 30)
     for number in numbers {
@@ -229,7 +234,8 @@ struct HTMLReportTests {
     let html = HTMLReport.render(report)
     #expect(html.contains("<span class=\"badge failed\">failed</span>"))
     #expect(html.contains("<h2>Failed: I/O error</h2>"))
-    #expect(html.contains("<p class=\"reason\">database /data/fruits.sqlite is locked by another process (waited 5 s)</p>"))
+    #expect(
+      html.contains("<p class=\"reason\">database /data/fruits.sqlite is locked by another process (waited 5 s)</p>"))
     #expect(html.contains("Rolled back: no data was written"))
     #expect(html.contains("Nothing was committed: the tables are as they were before the run."))
     #expect(!HTMLReport.render(Self.report()).contains("id=\"failure\""))
@@ -237,18 +243,24 @@ struct HTMLReportTests {
 
   @Test func issuesAreCountedByCodeAndByFieldPathWithIndicesFolded() {
     let html = HTMLReport.render(Self.report())
-    #expect(html.contains("<tr><td><code>recipes[].title</code></td><td class=\"n\">2</td><td>invalidValue 2</td></tr>"))
+    #expect(
+      html.contains("<tr><td><code>recipes[].title</code></td><td class=\"n\">2</td><td>invalidValue 2</td></tr>"))
     #expect(html.contains("<tr><td><code>color</code></td><td class=\"n\">1</td><td>typeMismatch 1</td></tr>"))
     #expect(html.contains("<td><code>invalidValue</code></td><td>validate</td><td class=\"n\">2</td>"))
     // The first issues keep their own paths and locations.
-    #expect(html.contains("<td class=\"n\">20</td><td class=\"n\">20</td><td class=\"n\">14,940</td><td><code>recipes[1].title</code></td>"))
-    #expect(html.contains("<tr><td><code>recipes[].calories</code></td><td class=\"n\">3</td><td class=\"n\">7</td></tr>"))
+    #expect(
+      html.contains(
+        "<td class=\"n\">20</td><td class=\"n\">20</td><td class=\"n\">14,940</td><td><code>recipes[1].title</code></td>"
+      ))
+    #expect(
+      html.contains("<tr><td><code>recipes[].calories</code></td><td class=\"n\">3</td><td class=\"n\">7</td></tr>"))
   }
 
   @Test func eachCodeListsItsFirstIssuesAndCountsTheRest() {
     let issues = (1...25).map { ordinal in
       SluiceCore.Issue(
-        stage: .decode, code: .missingField, location: .init(ordinal: ordinal, byteOffset: Int64(ordinal * 100), line: ordinal),
+        stage: .decode, code: .missingField,
+        location: .init(ordinal: ordinal, byteOffset: Int64(ordinal * 100), line: ordinal),
         path: "name", message: "required field is missing")
     }
     var report = Self.report(issues: issues)
@@ -257,7 +269,10 @@ struct HTMLReportTests {
     #expect(html.contains("<td class=\"n\">10</td><td class=\"n\">10</td><td class=\"n\">1,000</td>"))
     #expect(!html.contains("<td class=\"n\">11</td><td class=\"n\">11</td><td class=\"n\">1,100</td>"))
     #expect(html.contains("… and 30 more (the JSON report lists 25 of them)"))
-    #expect(html.contains("Field paths are counted over the 25 issues the report keeps (the first 100 of each code); all 40 are counted by code."))
+    #expect(
+      html.contains(
+        "Field paths are counted over the 25 issues the report keeps (the first 100 of each code); all 40 are counted by code."
+      ))
   }
 
   @Test func aRunOfSeveralInputsListsEachAndNamesTheInputOfEachIssue() {
@@ -270,7 +285,10 @@ struct HTMLReportTests {
     report.issues[0].input = "/data/fruits.ndjson.gz"
     let html = HTMLReport.render(report)
     #expect(html.contains("<h2>Inputs <span class=\"count\">2</span></h2>"))
-    #expect(html.contains("<td class=\"path\">/data/orders.json.gz</td><td>orders</td><td>ndjson, gzip</td><td colspan=\"6\" class=\"none\">not read: the run failed before it</td>"))
+    #expect(
+      html.contains(
+        "<td class=\"path\">/data/orders.json.gz</td><td>orders</td><td>ndjson, gzip</td><td colspan=\"6\" class=\"none\">not read: the run failed before it</td>"
+      ))
     #expect(html.contains("<td class=\"path\" title=\"/data/fruits.ndjson.gz\">fruits.ndjson.gz</td>"))
     #expect(!HTMLReport.render(Self.report()).contains("id=\"inputs\""))
   }
@@ -279,7 +297,9 @@ struct HTMLReportTests {
     var report = Self.report()
     report.referenceLookups = ["devices": .init(keys: 1_200, queries: 12), "users": .init(keys: 1, queries: 1)]
     let html = HTMLReport.render(report)
-    #expect(html.contains("<dt>references looked up</dt><dd>devices 1,200 key(s) in 12 queries, users 1 key(s) in 1 query</dd>"))
+    #expect(
+      html.contains(
+        "<dt>references looked up</dt><dd>devices 1,200 key(s) in 12 queries, users 1 key(s) in 1 query</dd>"))
     #expect(!HTMLReport.render(Self.report()).contains("references looked up"))
   }
 
@@ -289,7 +309,9 @@ struct HTMLReportTests {
       tables: ["orders": .init(copied: 1_246, staged: 0), "customers": .init(copied: 1, staged: 245)], rowByRow: 2)
     report.parallel = .init(connections: 2, lanes: 3, commit: "two-phase")
     let html = HTMLReport.render(report)
-    #expect(html.contains("<dt>bulk batches</dt><dd>customers 1 copied, 245 staged; orders 1,246 copied, 0 staged; 2 row by row</dd>"))
+    #expect(
+      html.contains(
+        "<dt>bulk batches</dt><dd>customers 1 copied, 245 staged; orders 1,246 copied, 0 staged; 2 row by row</dd>"))
     #expect(html.contains("<dt>parallel</dt><dd>3 lanes over 2 connections, two-phase commit</dd>"))
     let plain = HTMLReport.render(Self.report())
     #expect(!plain.contains("bulk batches"))

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 /// Runs `body` on a thread of its own and returns a semaphore signalled when it has returned.
 private func onThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {

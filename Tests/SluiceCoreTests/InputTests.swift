@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 @Suite("Input: files, stdin, gzip by magic")
 struct InputTests {
@@ -110,7 +111,8 @@ struct InputTests {
     let input = try Input(path: try directory.write("padded.gz", padded))
     #expect(try readAll(input) == Array(Self.document.utf8))
 
-    let dirty = Gzip.compress(Self.document) + [UInt8](repeating: 0, count: 100) + [1] + [UInt8](repeating: 0, count: 10)
+    let dirty =
+      Gzip.compress(Self.document) + [UInt8](repeating: 0, count: 100) + [1] + [UInt8](repeating: 0, count: 10)
     let broken = try Input(path: try directory.write("dirty.gz", dirty))
     #expect {
       _ = try readAll(broken)

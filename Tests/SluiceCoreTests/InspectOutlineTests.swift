@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// The structure passes of `sluice inspect`: telling the format, and listing the record paths
 /// (arrays of objects, repeated XML elements) with their counts — every path one the record
@@ -51,9 +51,11 @@ struct InspectOutlineTests {
     #expect(candidates.first { $0.text == "data.items[].extra.notes" }?.missingInElements == 2)
     // Empty arrays count as there: every item has `lines`.
     #expect(candidates.first { $0.text == "data.items[].lines" }?.isReadable == true)
-    let reader = JSONRecordReader(source: MemoryByteSource(Self.nested), layout: .array(path: ["data", "items[]", "extra", "notes"]))
+    let reader = JSONRecordReader(
+      source: MemoryByteSource(Self.nested), layout: .array(path: ["data", "items[]", "extra", "notes"]))
     #expect(throws: RecordReadError.self) { while try reader.next() != nil {} }
-    let unreadable = RecordPathCandidate(keys: ["a[]", "b"], records: 90, longest: 90, missingInElements: 1, isExact: true)
+    let unreadable = RecordPathCandidate(
+      keys: ["a[]", "b"], records: 90, longest: 90, missingInElements: 1, isExact: true)
     let readable = RecordPathCandidate(keys: ["a"], records: 3, longest: 3, isExact: true)
     #expect(RecordPathCandidate.best(of: [unreadable, readable]) == readable)
   }
@@ -81,7 +83,8 @@ struct InspectOutlineTests {
     let items = RecordPathCandidate(keys: ["[]", "items"], records: 400, longest: 7, isExact: true)
     #expect(RecordPathCandidate.best(of: [items, orders]) == orders)
     let chats = RecordPathCandidate(keys: ["chats", "list"], records: 2, longest: 2, isExact: true)
-    let messages = RecordPathCandidate(keys: ["chats", "list[]", "messages"], records: 500, longest: 300, isExact: true)
+    let messages = RecordPathCandidate(
+      keys: ["chats", "list[]", "messages"], records: 500, longest: 300, isExact: true)
     #expect(RecordPathCandidate.best(of: [chats, messages]) == messages)
     // Ties: more records, then the shallower path.
     let shallow = RecordPathCandidate(keys: ["a"], records: 5, longest: 5, isExact: true)
@@ -169,8 +172,10 @@ struct InspectOutlineTests {
   }
 
   @Test func theStackExchangeDumpsRowsAreItsRecordPath() throws {
-    let sample = try XMLOutline(source: Input(path: Repository.path("SampleData/stackexchange/Posts.xml")), sampleSize: nil)
-      .run()
+    let sample = try XMLOutline(
+      source: Input(path: Repository.path("SampleData/stackexchange/Posts.xml")), sampleSize: nil
+    )
+    .run()
     #expect(sample.candidates.map(\.text) == ["posts.row"])
     #expect(sample.candidates.first?.records == 7)
     let corpus = Corpus.root + "/xml-legacy/stackexchange-conlang-meta/"

@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// The field shapes `sluice inspect` reports: kinds, presence and nulls counted against the
 /// objects that can hold a field, text lengths and looks, array sizes, XML's repeated elements
@@ -24,7 +24,8 @@ struct InspectShapeTests {
     return (collector, Dictionary(uniqueKeysWithValues: fields.map { ($0.path, $0) }), fields.map(\.path))
   }
 
-  private func collectXML(_ document: String, path: [String]) throws -> (ShapeCollector, [String: FieldShape], [String]) {
+  private func collectXML(_ document: String, path: [String]) throws -> (ShapeCollector, [String: FieldShape], [String])
+  {
     var collector = ShapeCollector()
     let reader = XMLRecordReader(source: MemoryByteSource(document), path: path)
     while let record = try reader.next() {
@@ -46,7 +47,8 @@ struct InspectShapeTests {
       order == [
         "id", "note", "customer", "customer.name", "customer.vip", "items", "items[]", "items[].qty", "items[].sku",
       ])
-    func check(_ path: String, holders: Int, present: Int, null: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    func check(_ path: String, holders: Int, present: Int, null: Int, sourceLocation: SourceLocation = #_sourceLocation)
+    {
       let field = fields[path]
       #expect(field?.holders == holders, "\(path) holders", sourceLocation: sourceLocation)
       #expect(field?.present == present, "\(path) present", sourceLocation: sourceLocation)

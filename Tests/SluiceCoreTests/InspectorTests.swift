@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// `Inspector` end to end on files: format and gzip found from the content, the record path
 /// chosen or given, samples against whole inputs, NDJSON's bad lines, and both renderings.
@@ -76,7 +76,10 @@ struct InspectorTests {
     #expect(inspection.records == 2)
     #expect(inspection.skippedRecords == 2)
     #expect(inspection.firstSkippedRecord?.location.line == 2)
-    #expect(inspection.text().contains("\nskipped: 2 record(s) could not be read; the first at line 2, byte 15: unexpected end of line; expected a value"))
+    #expect(
+      inspection.text().contains(
+        "\nskipped: 2 record(s) could not be read; the first at line 2, byte 15: unexpected end of line; expected a value"
+      ))
     let document = try #require(try JSONSerialization.jsonObject(with: Data(inspection.json().utf8)) as? [String: Any])
     #expect((document["skippedRecords"] as? [String: Any])?["count"] as? Int == 2)
   }

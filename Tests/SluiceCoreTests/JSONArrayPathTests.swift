@@ -1,9 +1,9 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// Record paths that step through arrays of objects (`chats.list[].messages`), streaming, with
 /// the enclosing objects' scalar fields and each record's place in its array.
@@ -59,9 +59,10 @@ struct JSONArrayPathTests {
         "guild.id": "9", "guild.name": "G", "channel.id": "100", "channel.category": "Text", "channel.name": "general",
         "channel.flag": "false", "exportedAt": "2026-06-24",
       ])
-    for broken in [#"{"channel": {"id": "1" "name": "x"}, "messages": []}"#, #"{"channel": {"id": }, "messages": []}"#,
-      #"{"channel": {"id": "1",}, "messages": []}"#, #"{"channel": {"id": "1""#]
-    {
+    for broken in [
+      #"{"channel": {"id": "1" "name": "x"}, "messages": []}"#, #"{"channel": {"id": }, "messages": []}"#,
+      #"{"channel": {"id": "1",}, "messages": []}"#, #"{"channel": {"id": "1""#,
+    ] {
       let error = #expect(throws: RecordReadError.self) { try read(broken, ["messages"]) }
       #expect(error?.code == .syntax, "\(broken)")
     }

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 @Suite("JSON record reader")
 struct JSONRecordReaderTests {

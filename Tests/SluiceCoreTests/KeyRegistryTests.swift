@@ -162,7 +162,8 @@ struct KeyRegistryTests {
       let again = order(String(format: "k%05d", id))
       #expect(try registry.register(again, owned: owned, by: record(5000 + position)) == [1])
       #expect(
-        try registry.firstWriter(of: 1, in: again, owned: owned, record: record(5000 + position)) == record(position + 1))
+        try registry.firstWriter(of: 1, in: again, owned: owned, record: record(5000 + position))
+          == record(position + 1))
     }
   }
 

@@ -1,8 +1,8 @@
+import SluicePostgreSQL
+import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// The global transaction ids of a parallel run's lanes: they say whose run and which lane of
 /// how many, and read back as they were written.

@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// Posts with polymorphic attachments and metadata lines: a dataset that maps with its context —
 /// drops unknown attachment kinds under `lenientArrays`, skips metadata by design, names the

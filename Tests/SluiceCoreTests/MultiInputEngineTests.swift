@@ -1,8 +1,9 @@
 import Foundation
+import SluicePostgreSQL
 @_spi(Internals) import SluiceTestSupport
 import Testing
+
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
 @testable import SluiceSQLite
 
 /// Another dataset's `people`: a table of the same name, declared apart.
@@ -30,7 +31,8 @@ struct MultiInputEngineTests {
       configured.append(PipelineInput(dataset: dataset.name, path: path, format: .ndjson))
       datasets.append(AnyDataset(dataset))
     }
-    let configuration = PipelineConfiguration(name: "team", inputs: configured, policy: policy, database: .sqlite(db.path))
+    let configuration = PipelineConfiguration(
+      name: "team", inputs: configured, policy: policy, database: .sqlite(db.path))
     return try Pipeline(datasets: datasets, configuration: configuration.counted).run()
   }
 
@@ -91,7 +93,8 @@ struct MultiInputEngineTests {
       in: db, policy: .lenient)
     #expect(report.exitCode == 65)
     #expect(db.rows(["pipeline", "inputs IS NULL"], from: "sluice_runs ORDER BY run_id") == ["old|1", "team|0"])
-    #expect(db.rows(["code", "input"], from: "sluice_rejects") == ["orphanReference|\(db.directory.file("input-1.ndjson"))"])
+    #expect(
+      db.rows(["code", "input"], from: "sluice_rejects") == ["orphanReference|\(db.directory.file("input-1.ndjson"))"])
   }
 
   @Test func schemasUniteByTableIdentity() throws {

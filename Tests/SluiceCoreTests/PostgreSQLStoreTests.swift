@@ -1,10 +1,11 @@
 import Foundation
-import Synchronization
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
+import Synchronization
 import Testing
+
 @_spi(Internals) @testable import SluiceCore
 @testable import SluicePostgreSQL
-import SluiceSQLite
 
 /// Where a database is, and what of it is printed: no server needed.
 @Suite("Database locations")
@@ -21,7 +22,10 @@ struct DatabaseLocationTests {
   @Test(arguments: [
     ("postgresql://ann:s3cret@db:5432/shop", "postgresql://ann:***@db:5432/shop"),
     ("postgres://ann:p%40ss@h1:1,h2:2/shop?sslmode=require", "postgres://ann:***@h1:1,h2:2/shop?sslmode=require"),
-    ("postgresql://ann@db/shop?password=s3cret&connect_timeout=5", "postgresql://ann@db/shop?password=***&connect_timeout=5"),
+    (
+      "postgresql://ann@db/shop?password=s3cret&connect_timeout=5",
+      "postgresql://ann@db/shop?password=***&connect_timeout=5"
+    ),
     ("postgresql://ann@/shop?host=/run/pg&port=5433", "postgresql://ann@/shop?host=/run/pg&port=5433"),
     ("postgresql:///shop", "postgresql:///shop"),
     ("postgresql://db/shop?x=a@b:c", "postgresql://db/shop?x=a@b:c"),
@@ -132,7 +136,9 @@ struct PostgreSQLStoreTests {
         note \(dialect.typeName(.text)))
       """)
     let reals: [Double] = [0.1, -1e-300, 1.7976931348623157e308, 123456789.125, .infinity, 0]
-    let times = ["2023-01-01T00:00:05.000Z", "1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"]
+    let times = [
+      "2023-01-01T00:00:05.000Z", "1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
+    ]
     let insert = try db.prepare("INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6)")
     for (index, real) in reals.enumerated() {
       try insert.run([
@@ -333,7 +339,8 @@ struct PostgreSQLStoreTests {
     try elsewhere.withTransaction {}
     #expect(try elsewhere.columns(of: "t") == nil)
     let migrations = [
-      Migration("create t", sql: "CREATE TABLE t (k text PRIMARY KEY, v bigint)", creates: .table("t", columns: ["k", "v"])),
+      Migration(
+        "create t", sql: "CREATE TABLE t (k text PRIMARY KEY, v bigint)", creates: .table("t", columns: ["k", "v"])),
       Migration("create t_by_v", sql: "CREATE INDEX t_by_v ON t (v)", creates: .index("t_by_v")),
     ]
     let applied = try db.withTransaction { try Migrator.migrate(db, migrations) }

@@ -1,17 +1,18 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Synchronization
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// The run's progress as the loading thread reports it, and the line the command line draws.
 @Suite("Progress")
 struct ProgressTests {
   static func progress(
-    mode: RunMode = .run, input: Int = 1, inputs: Int = 1, read bytes: Int64, of total: Int64?, records: Int = 1_234_567,
+    mode: RunMode = .run, input: Int = 1, inputs: Int = 1, read bytes: Int64, of total: Int64?,
+    records: Int = 1_234_567,
     done: Int = 1_234_000, rejected: Int = 12, elapsed: Double = 30
   ) -> RunProgress {
     RunProgress(
@@ -21,7 +22,8 @@ struct ProgressTests {
 
   @Test func theLineShowsShareSizesCountsRateElapsedAndETA() {
     let line = ProgressLine.render(Self.progress(read: 120 << 20, of: 267 << 20))
-    #expect(line == "44% 120.0/267.0 MiB · 1,234,567 read · 1,234,000 loaded · 41,152 rec/s · 12 rejected · 0:30 · ETA 0:37")
+    #expect(
+      line == "44% 120.0/267.0 MiB · 1,234,567 read · 1,234,000 loaded · 41,152 rec/s · 12 rejected · 0:30 · ETA 0:37")
   }
 
   @Test func withoutATotalThereIsNoShareAndNoETA() {
@@ -70,7 +72,8 @@ struct ProgressTests {
     let input = try db.directory.write("projects.ndjson", lines.joined(separator: "\n") + "\n")
     let size = try #require(try FileManager.default.attributesOfItem(atPath: input)[.size] as? Int)
     let ticks = Ticks()
-    var configuration = PipelineConfiguration(name: "projects", input: input, format: .ndjson, database: .sqlite(db.path))
+    var configuration = PipelineConfiguration(
+      name: "projects", input: input, format: .ndjson, database: .sqlite(db.path))
     configuration.mode = mode
     configuration.progressInterval = 0
     configuration.progress = { ticks.append($0) }
@@ -96,10 +99,13 @@ struct ProgressTests {
 
   @Test func theIntervalLimitsTheTicks() throws {
     let db = try ProjectsDatabase()
-    let lines = (0..<3_000).map { #"{"id":"p\#($0)","title":"T","state":"open","owner":"o","people":[{"id":"o","name":"O"}],"tasks":[]}"# }
+    let lines = (0..<3_000).map {
+      #"{"id":"p\#($0)","title":"T","state":"open","owner":"o","people":[{"id":"o","name":"O"}],"tasks":[]}"#
+    }
     let input = try db.directory.write("projects.ndjson", lines.joined(separator: "\n") + "\n")
     let ticks = Ticks()
-    var configuration = PipelineConfiguration(name: "projects", input: input, format: .ndjson, database: .sqlite(db.path))
+    var configuration = PipelineConfiguration(
+      name: "projects", input: input, format: .ndjson, database: .sqlite(db.path))
     configuration.progressInterval = 3_600
     configuration.progress = { ticks.append($0) }
     #expect(try Pipeline(dataset: ProjectsDataset(), configuration: configuration).run().status == .succeeded)

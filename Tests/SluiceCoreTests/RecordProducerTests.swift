@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 /// The decoding side of a run: how it batches records for the hand-off.
 @Suite("Record producer batches by count and by bytes")
@@ -59,7 +60,8 @@ struct RecordProducerTests {
   }
 
   @Test func rawBytesTravelOnlyWhenARejectsFileWantsThem() {
-    let input = Array(#"{"id": "a", "mode": "air", "parcels": [1]}"#.utf8) + [0x0A]
+    let input =
+      Array(#"{"id": "a", "mode": "air", "parcels": [1]}"#.utf8) + [0x0A]
       + Array(#"{"id": "b", "mode": "rail", "parcels": [2]}"#.utf8) + [0x0A]
     for keeps in [true, false] {
       let handOff = HandOff<PipelineItem>(maxBatches: 8, maxBytes: 1 << 20)

@@ -1,14 +1,16 @@
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 /// How a record becomes rows, before any database: child numbering and paths, references the
 /// record resolves itself, and what a row breaks that needs no database to see.
 @Suite("Record rows")
 struct RecordRowsTests {
   static let people = Table(
-    "rr_people", key: ["person_id"], columns: [.text("person_id", field: "id"), .text("name"), .text("email", nullable: true)])
+    "rr_people", key: ["person_id"],
+    columns: [.text("person_id", field: "id"), .text("name"), .text("email", nullable: true)])
   static let teams = Table(
     "rr_teams", key: ["team_id"],
     columns: [.text("team_id", field: "id"), .reference("lead_id", to: people, field: "lead")])
@@ -81,6 +83,7 @@ struct RecordRowsTests {
     #expect(rows.violations.map(\.path) == ["points", "final"])
     #expect(rows.violations.map(\.code) == [.typeMismatch, .typeMismatch])
     #expect(rows.violations.first?.message == "rr_scores.points is an integer column, but the dataset gave it text")
-    #expect(rows.violations.last?.message == "rr_scores.final is a boolean column, but the dataset gave it a real number")
+    #expect(
+      rows.violations.last?.message == "rr_scores.final is a boolean column, but the dataset gave it a real number")
   }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 /// The tape's memory and the positions it derives instead of storing.
 @Suite("Record tape")
@@ -85,7 +86,10 @@ struct RecordTapeTests {
 
   @Test func errorsAtContainersPointAtTheirBrackets() throws {
     struct Inner: Decodable { var needed: Int }
-    struct Outer: Decodable { var list: [Int]; var inner: Inner }
+    struct Outer: Decodable {
+      var list: [Int]
+      var inner: Inner
+    }
     let json = #"{"list": [1, 2], "inner":   {"other": 1}}"#
     var diagnostics = DecodeDiagnostics()
     let raw = RawRecord(location: RecordLocation(ordinal: 1, byteOffset: 0, line: 1), bytes: Array(json.utf8))

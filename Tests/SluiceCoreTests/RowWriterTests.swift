@@ -1,9 +1,10 @@
 import Foundation
-@_spi(Internals) import SluiceTestSupport
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
+@_spi(Internals) import SluiceTestSupport
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 /// The row writer through whole runs of `ProjectsDataset` (DeclaredDatasetTests.swift) against a
 /// real SQLite file: conflict policies on a parent with children, references by natural key,
@@ -44,7 +45,8 @@ struct RowWriterTests {
   @Test(arguments: [ConflictPolicy.upsert, .replace])
   func reimportedParentInTheSameFirstLoadKeepsExactlyItsNewChildren(conflict: ConflictPolicy) throws {
     let db = try ProjectsDatabase()
-    let report = try db.run([Self.original, project("p2", tasks: [("Other", "bob")]), Self.reimported], conflict: conflict)
+    let report = try db.run(
+      [Self.original, project("p2", tasks: [("Other", "bob")]), Self.reimported], conflict: conflict)
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
     #expect(projects(db) == ["p1|Mistral|bob", "p2|Title|alice"])
     #expect(tasks(db) == ["p1|0|Delta|bob", "p2|0|Other|bob"])
@@ -123,7 +125,9 @@ struct RowWriterTests {
     let report = try db.run([
       project("p1", people: [alice]),
       // alice comes from the record above, carol from this one.
-      project("p2", owner: "alice", sponsor: "carol", people: [("carol", "Carol", nil)], tasks: [("T", "carol"), ("U", "alice")]),
+      project(
+        "p2", owner: "alice", sponsor: "carol", people: [("carol", "Carol", nil)],
+        tasks: [("T", "carol"), ("U", "alice")]),
     ])
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
     #expect(report.issues.isEmpty)
@@ -141,7 +145,8 @@ struct RowWriterTests {
         project("p2", owner: "carol"),
       ], policy: .lenient, conflict: .fail)
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
-    #expect(report.issues.map(\.place) == ["load error constraint id line 2", "load error orphanReference owner line 3"])
+    #expect(
+      report.issues.map(\.place) == ["load error constraint id line 2", "load error orphanReference owner line 3"])
     #expect(db.rows(["person_id"], from: "people") == ["alice"])
     #expect(projects(db) == ["p1|Title|alice"])
     #expect(report.rowsWritten == ["people": 1, "projects": 1, "tasks": 1, "project_states": 2])
@@ -240,7 +245,8 @@ struct RowWriterTests {
     #expect(try db.run([project("p1", people: Self.people)]).exitCode == 0)
     let before = db.snapshot()
     let report = try db.run(
-      PeopleDataset(), [#"{"patch": true, "id": "alice", "name": "Alicia"}"#, #"{"patch": true, "id": "zed", "email": null}"#])
+      PeopleDataset(),
+      [#"{"patch": true, "id": "alice", "name": "Alicia"}"#, #"{"patch": true, "id": "zed", "email": null}"#])
     #expect(report.exitCode == 65)
     #expect(report.issues.map(\.place) == ["load error orphanReference id line 2"])
     #expect(db.snapshot() == before)
@@ -279,12 +285,20 @@ struct RowWriterTests {
   @Test func brokenCheckIsAConstraintIssueAtTheColumnsField() throws {
     let db = try ProjectsDatabase()
     let report = try db.run(
-      [project("p1", people: [alice]), project("p2", title: ""), project("p3", tasks: [("T", "alice"), ("", "alice")])],
+      [
+        project("p1", people: [alice]), project("p2", title: ""),
+        project("p3", tasks: [("T", "alice"), ("", "alice")]),
+      ],
       policy: .lenient)
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
     #expect(
-      report.issues.map(\.place) == ["load error constraint title line 2", "load error constraint tasks[1].title line 3"])
-    #expect(report.issues.map(\.message) == ["projects: check title not empty violated", "tasks: check title not empty violated"])
+      report.issues.map(\.place) == [
+        "load error constraint title line 2", "load error constraint tasks[1].title line 3",
+      ])
+    #expect(
+      report.issues.map(\.message) == [
+        "projects: check title not empty violated", "tasks: check title not empty violated",
+      ])
     #expect(projects(db) == ["p1|Title|alice"])
     #expect(tasks(db) == ["p1|0|Task|alice"])
   }
@@ -326,7 +340,8 @@ struct RowWriterTests {
     #expect(issue.stage == .load)
     #expect(issue.message.contains("foreign key"))
     // Lenient: the store refuses the record's rows, so only that record is skipped.
-    let lenient = try db.run([project("p1", people: [alice]), project("p2", people: [alice], tasks: [])], policy: .lenient)
+    let lenient = try db.run(
+      [project("p1", people: [alice]), project("p2", people: [alice], tasks: [])], policy: .lenient)
     #expect(lenient.exitCode == 0, "\(lenient.failure?.message ?? "")")
     #expect(lenient.issues.map(\.code) == [.constraint])
     #expect(db.scalar("SELECT count(*) FROM task_notes") == 0)

@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// Issue 21: what a run compares its files by, how paths are made absolute, what the drift
 /// summary folds, and how text from the data is printed.
@@ -32,7 +32,8 @@ struct RunFilesAndTerminalTextTests {
     #expect(viaLink?.description.contains("(\(database))") == true)
     // Two new files, one spelled through a dangling link and one through `sub/..`.
     let twoNew = RunFiles(
-      configuration(database: database, input: input, report: scratch.file("dangling"), html: scratch.file("sub/../new.json"))
+      configuration(
+        database: database, input: input, report: scratch.file("dangling"), html: scratch.file("sub/../new.json"))
     ).conflict()
     #expect(twoNew?.second.role == "HTML report")
     #expect(RunFiles(configuration(database: database, input: input, report: scratch.file("r.json"))).conflict() == nil)
@@ -45,7 +46,9 @@ struct RunFilesAndTerminalTextTests {
     validate.mode = .validate
     #expect(RunFiles(validate).conflict() == nil)
     // A PostgreSQL database has no file.
-    #expect(RunFiles(configuration(database: "postgresql://u@h/d", input: input, report: scratch.file("x"))).conflict() == nil)
+    #expect(
+      RunFiles(configuration(database: "postgresql://u@h/d", input: input, report: scratch.file("x"))).conflict() == nil
+    )
   }
 
   @Test func pathsAreMadeAbsoluteAsTheKernelReadsThem() throws {

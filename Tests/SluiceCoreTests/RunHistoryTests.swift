@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@_spi(Internals) @testable import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 /// `SQLiteRunHistory` on audit rows written by `SQLiteAuditLog`: what `sluice runs` reads.
 @Suite("Run history read back from the audit tables")
@@ -21,11 +22,13 @@ struct RunHistoryTests {
       pipeline: pipeline, dataset: "fruits", mode: "run", input: "/in/\(pipeline).json", policy: "lenient",
       status: status, failure: status == "failed" ? "strict policy: nothing was written" : nil, startedAt: start,
       finishedAt: start.addingTimeInterval(1.5), durationSeconds: 1.5, recordsRead: 10, recordsLoaded: 3,
-      recordsRejected: issues.count, warnings: 1, stagesJSON: #"[{"stage":"read","recordsIn":10,"recordsOut":10,"rejected":0,"warnings":0,"seconds":0.5}]"#,
+      recordsRejected: issues.count, warnings: 1,
+      stagesJSON: #"[{"stage":"read","recordsIn":10,"recordsOut":10,"rejected":0,"warnings":0,"seconds":0.5}]"#,
       issueCountsJSON: #"{"typeMismatch":3}"#, rowsWrittenJSON: #"{"fruits":3}"#, inputsJSON: "[]", issues: issues)
   }
 
-  private func issue(_ stage: Stage, _ code: IssueCode, _ path: String, severity: Severity = .error) -> SluiceCore.Issue {
+  private func issue(_ stage: Stage, _ code: IssueCode, _ path: String, severity: Severity = .error) -> SluiceCore.Issue
+  {
     SluiceCore.Issue(stage: stage, severity: severity, code: code, location: nil, path: path, message: "m")
   }
 
@@ -65,13 +68,14 @@ struct RunHistoryTests {
     ]
     let path = try database([entry("one"), entry("two", issues: issues)])
     let groups = try SQLiteRunHistory(path: path).issueGroups(ofRun: 2)
-    #expect(groups == [
-      IssueGroup(stage: .read, severity: .error, code: "syntax", path: "", count: 2),
-      IssueGroup(stage: .decode, severity: .error, code: "typeMismatch", path: "a", count: 3),
-      IssueGroup(stage: .decode, severity: .error, code: "missingField", path: "b", count: 1),
-      IssueGroup(stage: .decode, severity: .warning, code: "unknownField", path: "extra", count: 1),
-      IssueGroup(stage: .load, severity: .error, code: "constraint", path: "x", count: 1),
-    ])
+    #expect(
+      groups == [
+        IssueGroup(stage: .read, severity: .error, code: "syntax", path: "", count: 2),
+        IssueGroup(stage: .decode, severity: .error, code: "typeMismatch", path: "a", count: 3),
+        IssueGroup(stage: .decode, severity: .error, code: "missingField", path: "b", count: 1),
+        IssueGroup(stage: .decode, severity: .warning, code: "unknownField", path: "extra", count: 1),
+        IssueGroup(stage: .load, severity: .error, code: "constraint", path: "x", count: 1),
+      ])
     #expect(try SQLiteRunHistory(path: path).issueGroups(ofRun: 1).isEmpty)
   }
 

@@ -1,9 +1,9 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 @Suite("Reading run reports back")
 struct RunReportDecodingTests {
@@ -60,7 +60,8 @@ struct RunReportDecodingTests {
   @Test func keysAddedLaterTakeTheDefaultsOfTheRunsThatPredateThem() throws {
     var object = try Self.object("16c76ec-fruits-lenient.json")
     for key in [
-      "mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign", "parallel", "inputsOmitted",
+      "mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign", "parallel",
+      "inputsOmitted",
       "duplicateKeys",
     ] {
       object.removeValue(forKey: key)

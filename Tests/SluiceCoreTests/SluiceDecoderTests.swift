@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 // Sluice's own decoder, DTO by DTO: what decodes, and for what does not, the issue code, the
 // field path and the byte offset of the offending value inside the record (a string's opening

@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// The DTO `sluice inspect --swift` prints: names, optionals, types that decode under the strict
 /// policy, nested structs, `CodingKeys`, and comments for what it leaves out. (That the source
@@ -100,7 +100,10 @@ struct SwiftDTOGeneratorTests {
       #"{"id": 1, "mixed": "1", "when": "2024-01-02T03:04:05Z", "tags": ["a", 1], "list": [], "huge": 123456789012345678901}"#,
       #"{"id": 2, "mixed": 2, "when": "soon", "tags": ["b"], "list": []}"#,
     ])
-    #expect(source.contains(#"  // "mixed" is left out: its values are string 1×, integer 1×; no one type decodes them all under the strict policy."#))
+    #expect(
+      source.contains(
+        #"  // "mixed" is left out: its values are string 1×, integer 1×; no one type decodes them all under the strict policy."#
+      ))
     #expect(
       source.contains(
         #"  // "tags" is left out: its elements' values are string 2×, integer 1×; no one type decodes them all under the strict policy."#

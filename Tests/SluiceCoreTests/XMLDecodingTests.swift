@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 // XML records through `SluiceDecoder`, convention by convention (see `DecodingState+XML` and the
 // README): attributes and children are fields, arrays are repeated siblings or a wrapper's

@@ -44,12 +44,15 @@ extension XMLDumpFileTests {
   /// Every way a document can write `&` in an attribute, next to the other references.
   @Test(arguments: [
     ("Q&amp;A", "Q&A"), ("&#38; &#x26;", "& &"), ("&lt;p&gt;R&amp;amp;D&lt;/p&gt;", "<p>R&amp;D</p>"),
-    ("&amp;#38;", "&#38;"), ("a&#xA;b &quot;c&apos;", "a\nb \"c'"), ("&amp;&amp;&amp;", "&&&"), ("no escapes", "no escapes"),
+    ("&amp;#38;", "&#38;"), ("a&#xA;b &quot;c&apos;", "a\nb \"c'"), ("&amp;&amp;&amp;", "&&&"),
+    ("no escapes", "no escapes"),
   ])
   func attributeValuesDecodeEveryEscapedAmpersand(written: String, decoded: String) throws {
     let directory = try TemporaryDirectory()
-    let document = "\u{FEFF}<?xml version=\"1.0\"?>\n<rows><row id=\"7\" text=\"\(written)\"><title>\(written)</title></row></rows>"
-    let reader = XMLRecordReader(source: try Input(path: try directory.write("rows.xml", document)), path: ["rows", "row"])
+    let document =
+      "\u{FEFF}<?xml version=\"1.0\"?>\n<rows><row id=\"7\" text=\"\(written)\"><title>\(written)</title></row></rows>"
+    let reader = XMLRecordReader(
+      source: try Input(path: try directory.write("rows.xml", document)), path: ["rows", "row"])
     let record = try #require(try reader.next())
     var diagnostics = DecodeDiagnostics()
     let row = try SluiceDecoder().decode(Row.self, from: record, diagnostics: &diagnostics)

@@ -1,9 +1,9 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 /// XML Schema's null, `xsi:nil="true"`, reads as JSON's `null`: a required field is
 /// `nullValue`, an optional one nil — so the same bad record gets the same issue from JSON and XML.

@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 // The XML record reader on documents written byte by byte in the tests: which elements are
 // records, where each starts (ordinal, byte offset and line, computed from the test's own bytes),
@@ -574,7 +574,10 @@ struct XMLRecordReaderTests {
           recoverable: true),
         .record(#"{"id":"5","a0":"0","a1":"1","a2":"2","a3":"3"}"#, location(5, #"<order id="5""#, in: bytes)),
       ], "chunk \(chunkSize)")
-    #expect(try errorPaths(bytes, path: ["orders", "order"], chunkSize: chunkSize, limits: limits) == ["", "customer", "customer.name"])
+    #expect(
+      try errorPaths(bytes, path: ["orders", "order"], chunkSize: chunkSize, limits: limits) == [
+        "", "customer", "customer.name",
+      ])
   }
 
   /// libxml2 compares each attribute's name with every earlier one before the element reaches
@@ -626,7 +629,10 @@ struct XMLRecordReaderTests {
         tooLong(2), tooLong(3), tooLong(4),
         .record(#"{"id":"5","a":"\#(x(60))","b":"\#(x(60))"}"#, location(5, #"<order id="5""#, in: bytes)),
       ], "chunk \(chunkSize)")
-    #expect(try errorPaths(bytes, path: ["orders", "order"], chunkSize: chunkSize, limits: limits) == ["customer.name", "note", ""])
+    #expect(
+      try errorPaths(bytes, path: ["orders", "order"], chunkSize: chunkSize, limits: limits) == [
+        "customer.name", "note", "",
+      ])
   }
 
   /// Records the parser finishes wait for `next()`; the reader feeds the parser only when none

@@ -1,10 +1,10 @@
 import Foundation
+import SluicePostgreSQL
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-import SluicePostgreSQL
-import SluiceSQLite
 
 // A rejected XML record is quarantined as JSON text and replayed with XML's rules. Fixed by hand
 // or with `jq`, that text can hold what the XML reader never makes: real JSON arrays. They

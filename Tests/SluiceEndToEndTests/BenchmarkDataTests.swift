@@ -56,7 +56,9 @@ struct BenchmarkDataTests {
       let (status, message) = try run(Self.generator, ["--count", "300", "--seed", "7", "--out", directory])
       #expect(status == 0, "\(message)")
     }
-    let files = ["orders.json.gz", "orders.ndjson.gz", "orders.csv", "order_items.csv", "customers.csv", "order_statuses.csv"]
+    let files = [
+      "orders.json.gz", "orders.ndjson.gz", "orders.csv", "order_items.csv", "customers.csv", "order_statuses.csv",
+    ]
     for file in files {
       let a = try Data(contentsOf: URL(fileURLWithPath: "\(first)/\(file)"))
       let b = try Data(contentsOf: URL(fileURLWithPath: "\(second)/\(file)"))
@@ -75,8 +77,10 @@ struct BenchmarkDataTests {
     let referenceDatabase = scratch.file("reference.sqlite")
     let (status, message) = try run(
       "/usr/bin/env",
-      ["python3", Repository.path("Benchmarks/reference_loader.py"), "--schema", schema, "--input",
-       "\(first)/orders.json.gz", "--db", referenceDatabase])
+      [
+        "python3", Repository.path("Benchmarks/reference_loader.py"), "--schema", schema, "--input",
+        "\(first)/orders.json.gz", "--db", referenceDatabase,
+      ])
     #expect(status == 0, "\(message)")
 
     for query in Self.queries {

@@ -9,7 +9,9 @@ import Testing
 struct BrowserCheckTests {
   /// Chromium from Debian's `chromium` package, or whatever `CHROMIUM` names.
   static let chromium: String? = {
-    let candidates = [ProcessInfo.processInfo.environment["CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser"]
+    let candidates = [
+      ProcessInfo.processInfo.environment["CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser",
+    ]
     return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
   }()
 

@@ -46,7 +46,8 @@ struct ChatExportCommandTests {
     #expect(result.stdout.contains("  messages: 158 rows"), "\(result.stdout)")
     #expect(result.stderr.contains("\(export)/users.json (slack-users, json): 4 read"), "\(result.stderr)")
     #expect(
-      result.stderr.contains("\(export)/traveling-sailor/2016-03-27.json (slack-messages, json): 8 read, 0 rejected, 8 loaded"),
+      result.stderr.contains(
+        "\(export)/traveling-sailor/2016-03-27.json (slack-messages, json): 8 read, 0 rejected, 8 loaded"),
       "\(result.stderr)")
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("r.json"))))
     #expect(report.inputs.count == 2 + 17)

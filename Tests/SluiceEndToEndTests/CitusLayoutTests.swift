@@ -116,9 +116,13 @@ struct CitusLayoutTests {
     "orders": ("Pipelines/orders.json", ["orders", "order_items", "customers", "order_statuses"]),
     "alerts": ("Pipelines/devices.json", ["devices", "alerts"]),
     "profiles": ("Pipelines/profiles.json", ["profiles"]),
-    "messages": ("Pipelines/messages-lenient.json", ["messages", "conversations", "senders", "text_messages", "message_attachments"]),
+    "messages": (
+      "Pipelines/messages-lenient.json",
+      ["messages", "conversations", "senders", "text_messages", "message_attachments"]
+    ),
     "stackexchange-posthistory": (
-      "Pipelines/stackexchange.json", ["users", "tags", "posts", "post_tags", "comments", "votes", "badges", "post_links", "post_history"]
+      "Pipelines/stackexchange.json",
+      ["users", "tags", "posts", "post_tags", "comments", "votes", "badges", "post_links", "post_history"]
     ),
   ]
 
@@ -156,7 +160,9 @@ struct CitusLayoutTests {
 
   /// Lays `dataset` out with `sql` in `schema` (a new one by default) on plain PostgreSQL and
   /// returns what the checker refuses.
-  func violations(dataset: String, layout sql: String, in schema: PostgreSQLSchema = PostgreSQLSchema()) throws -> [String] {
+  func violations(dataset: String, layout sql: String, in schema: PostgreSQLSchema = PostgreSQLSchema()) throws
+    -> [String]
+  {
     let shim = "citus_shim_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     let admin = try PostgreSQLServer.connect()
     defer { _ = try? admin.execute("DROP SCHEMA IF EXISTS \"\(shim)\" CASCADE") }
@@ -195,9 +201,10 @@ struct CitusLayoutTests {
     let kept = layout.replacingOccurrences(
       of: #"ALTER TABLE [^;]*;"#, with: "", options: .regularExpression)
     let found = try violations(dataset: "stackexchange-posthistory", layout: kept)
-    #expect(found.map { String($0.prefix { $0 != ":" }) } == [
-      "comments_post_id_fkey", "post_history_post_id_fkey", "post_links_post_id_fkey",
-      "post_links_related_post_id_fkey", "votes_post_id_fkey",
-    ])
+    #expect(
+      found.map { String($0.prefix { $0 != ":" }) } == [
+        "comments_post_id_fkey", "post_history_post_id_fkey", "post_links_post_id_fkey",
+        "post_links_related_post_id_fkey", "votes_post_id_fkey",
+      ])
   }
 }

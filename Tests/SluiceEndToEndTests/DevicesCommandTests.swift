@@ -20,13 +20,17 @@ struct DevicesCommandTests {
   @Test func theNightlyPipelineLoadsDevicesThenAlertsAndARerunWritesNothing() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("devices.sqlite")
-    let first = try SluiceCommand.run(["run", "Pipelines/devices.json", "--db", database, "--report", scratch.file("1.json")])
+    let first = try SluiceCommand.run([
+      "run", "Pipelines/devices.json", "--db", database, "--report", scratch.file("1.json"),
+    ])
     #expect(first.status == 0, "\(first.stderr)")
     #expect(first.stdout.contains("  devices: 8 rows") && first.stdout.contains("  alerts: 15 rows"), "\(first.stdout)")
     #expect(first.stderr.contains("devices (devices+alerts, strict) succeeded"), "\(first.stderr)")
     #expect(first.stderr.contains("references looked up: devices 8 key(s) in 1 query"), "\(first.stderr)")
 
-    let again = try SluiceCommand.run(["run", "Pipelines/devices.json", "--db", database, "--report", scratch.file("2.json")])
+    let again = try SluiceCommand.run([
+      "run", "Pipelines/devices.json", "--db", database, "--report", scratch.file("2.json"),
+    ])
     #expect(again.status == 0, "\(again.stderr)")
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("2.json"))))
     #expect(report.rowsWritten.values.allSatisfy { $0 == 0 }, "\(report.rowsWritten)")
@@ -38,7 +42,8 @@ struct DevicesCommandTests {
     let database = scratch.file("devices.sqlite")
     let rejects = scratch.file("rejects.ndjson")
     let result = try SluiceCommand.run([
-      "run", "Pipelines/devices-lenient.json", "--db", database, "--report", scratch.file("r.json"), "--rejects", rejects,
+      "run", "Pipelines/devices-lenient.json", "--db", database, "--report", scratch.file("r.json"), "--rejects",
+      rejects,
     ])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.contains("issues: 2 — invalidValue 1, orphanReference 1"), "\(result.stderr)")
@@ -48,9 +53,10 @@ struct DevicesCommandTests {
     #expect(result.stderr.contains("record 5 (line 38, byte 912) expire: invalidValue"), "\(result.stderr)")
     #expect(!result.stderr.contains("dev-9999"))
     #expect(try strings(database, "SELECT count(*) FROM alerts") == ["6"])
-    #expect(try strings(database, "SELECT path || '@' || line FROM sluice_rejects ORDER BY sequence") == [
-      "deviceId@20", "expire@38",
-    ])
+    #expect(
+      try strings(database, "SELECT path || '@' || line FROM sluice_rejects ORDER BY sequence") == [
+        "deviceId@20", "expire@38",
+      ])
     // The quarantine keeps the records themselves, to be fixed and replayed.
     let quarantined = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
     #expect(quarantined.count == 2)
@@ -60,7 +66,9 @@ struct DevicesCommandTests {
   @Test func profilesThenPatchesLeaveEachProfileAsItsPatchesSay() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("profiles.sqlite")
-    let full = try SluiceCommand.run(["run", "Pipelines/profiles.json", "--db", database, "--report", scratch.file("1.json")])
+    let full = try SluiceCommand.run([
+      "run", "Pipelines/profiles.json", "--db", database, "--report", scratch.file("1.json"),
+    ])
     #expect(full.status == 0, "\(full.stderr)")
     let patches = try SluiceCommand.run([
       "run", "Pipelines/profile-patches.json", "--db", database, "--report", scratch.file("2.json"), "--rejects",

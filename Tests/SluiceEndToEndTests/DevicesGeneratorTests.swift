@@ -99,7 +99,8 @@ struct DevicesGeneratorTests {
     -> String
   {
     var spec: [String: Any] = [
-      "dataset": dataset, "input": input, "format": "ndjson", "policy": "strict", "database": scratch.file("unused.sqlite"),
+      "dataset": dataset, "input": input, "format": "ndjson", "policy": "strict",
+      "database": scratch.file("unused.sqlite"),
     ]
     if upsert { spec["onConflict"] = "upsert" }
     return try scratch.write("\(dataset).json", Array(try JSONSerialization.data(withJSONObject: spec)))
@@ -126,8 +127,11 @@ struct DevicesGeneratorTests {
     #expect(try bytes(first, "patches.ndjson.gz") != bytes(other, "patches.ndjson.gz"))
     // Either pair of feeds is the same whatever the other pair's counts.
     let alone = scratch.file("alone")
-    #expect(try generate(["--devices", "200", "--alerts", "2000", "--profiles", "0", "--patches", "0",
-                          "--seed", "7", "--out", alone]).status == 0)
+    #expect(
+      try generate([
+        "--devices", "200", "--alerts", "2000", "--profiles", "0", "--patches", "0",
+        "--seed", "7", "--out", alone,
+      ]).status == 0)
     #expect(try bytes(first, "alerts.ndjson.gz") == bytes(alone, "alerts.ndjson.gz"))
 
     let devices = try records(first + "/devices.ndjson.gz")
@@ -190,7 +194,9 @@ struct DevicesGeneratorTests {
     let deviceLookups = try #require(alerts.referenceLookups?["devices"])
     #expect(deviceLookups.keys <= 200 && deviceLookups.keys >= expected["devicesWithAlerts"] as? Int ?? 0)
     #expect(deviceLookups.queries * 50 <= 2000 && deviceLookups.queries >= (deviceLookups.keys + 99) / 100)
-    #expect(try rows(database, "SELECT count(DISTINCT device_id) FROM alerts") == [["\(expected["devicesWithAlerts"] ?? "")"]])
+    #expect(
+      try rows(database, "SELECT count(DISTINCT device_id) FROM alerts") == [["\(expected["devicesWithAlerts"] ?? "")"]]
+    )
     // The floor's CSV holds exactly the alerts Sluice wrote.
     let stored = try rows(
       database, "SELECT alert_id, device_id, title, body, created_at, expires_at, code FROM alerts ORDER BY alert_id")

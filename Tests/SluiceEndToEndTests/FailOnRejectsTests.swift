@@ -28,10 +28,14 @@ struct FailOnRejectsTests {
     #expect(result.status == 1, "\(result.stderr)")
     #expect(result.stdout.contains("\(table): \(rows) rows"))
     #expect(
-      result.stderr.contains("sluice: \(rejected) record(s) rejected; the rest were committed to \(database) (exit 1: --fail-on-rejects)"),
+      result.stderr.contains(
+        "sluice: \(rejected) record(s) rejected; the rest were committed to \(database) (exit 1: --fail-on-rejects)"),
       "\(result.stderr)")
     #expect(try count(database, "SELECT count(*) FROM \(table)") == rows)
-    #expect(try count(database, "SELECT count(*) FROM sluice_runs WHERE status = 'succeeded' AND records_rejected = \(rejected)") == 1)
+    #expect(
+      try count(
+        database, "SELECT count(*) FROM sluice_runs WHERE status = 'succeeded' AND records_rejected = \(rejected)") == 1
+    )
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("r.json"))))
     #expect(report.status == .succeeded)
     #expect(report.committed)
@@ -40,7 +44,9 @@ struct FailOnRejectsTests {
   @Test func theSameRunWithoutTheFlagExits0() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceCommand.run(["run", "Pipelines/fruits-lenient.json", "--db", database, "--report", scratch.file("r.json")])
+    let result = try SluiceCommand.run([
+      "run", "Pipelines/fruits-lenient.json", "--db", database, "--report", scratch.file("r.json"),
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(!result.stderr.contains("--fail-on-rejects"))
     #expect(try count(database, "SELECT count(*) FROM fruits") == 25)
@@ -76,7 +82,8 @@ struct FailOnRejectsTests {
     let database = scratch.file("fruits.sqlite")
     let rejects = scratch.file("rejects.ndjson")
     let first = try SluiceCommand.run([
-      "run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", rejects, "--report", scratch.file("r.json"),
+      "run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", rejects, "--report",
+      scratch.file("r.json"),
     ])
     #expect(first.status == 0, "\(first.stderr)")
     // Fix the wrong-type record only: the other four are rejected again.
@@ -84,7 +91,8 @@ struct FailOnRejectsTests {
       .replacingOccurrences(of: #"\"color\": 7"#, with: #"\"color\": \"red\""#)
     let fixedPath = try scratch.write("fixed.ndjson", fixed)
     let replay = try SluiceCommand.run([
-      "replay", "Pipelines/fruits-lenient.json", "--rejects", fixedPath, "--db", database, "--report", scratch.file("r2.json"),
+      "replay", "Pipelines/fruits-lenient.json", "--rejects", fixedPath, "--db", database, "--report",
+      scratch.file("r2.json"),
       "--fail-on-rejects",
     ])
     #expect(replay.status == 1, "\(replay.stderr)")
@@ -98,7 +106,8 @@ struct FailOnRejectsTests {
     // The summary on stdout goes to a pipe whose reader is gone: 75, the data committed, even
     // though records were rejected too.
     let result = try SluiceBinary.shell(
-      #"sleep 0 | { "$SLUICE" run Pipelines/fruits-lenient.json --db "\#(database)" --report "\#(scratch.file("r.json"))" --fail-on-rejects; echo "status $?" >&2; } | true"#)
+      #"sleep 0 | { "$SLUICE" run Pipelines/fruits-lenient.json --db "\#(database)" --report "\#(scratch.file("r.json"))" --fail-on-rejects; echo "status $?" >&2; } | true"#
+    )
     #expect(result.stderr.contains("status 75"), "\(result.stderr)")
     #expect(try count(database, "SELECT count(*) FROM fruits") == 25)
   }

@@ -79,13 +79,15 @@ struct HTMLReportCommandTests {
     let database = scratch.file("f.sqlite")
     let rejects = scratch.file("rejects.ndjson")
     let first = try SluiceCommand.run([
-      "run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", rejects, "--report", scratch.file("1.json"),
+      "run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", rejects, "--report",
+      scratch.file("1.json"),
     ])
     #expect(first.status == 0, "\(first.stderr)")
     let html = scratch.file("replay.html")
     let json = scratch.file("replay.json")
     let replay = try SluiceCommand.run([
-      "replay", "Pipelines/fruits-lenient.json", "--rejects", rejects, "--db", database, "--report", json, "--html", html,
+      "replay", "Pipelines/fruits-lenient.json", "--rejects", rejects, "--db", database, "--report", json, "--html",
+      html,
     ])
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: json)))
     #expect(replay.status == report.exitCode)
@@ -101,7 +103,8 @@ struct HTMLReportCommandTests {
     let scratch = try TemporaryDirectory()
     _ = try scratch.write(
       "spec.json",
-      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits.json.gz"))", "recordPath": "fruits", "database": "f.sqlite", "html": "reports/fruits.html"}"#)
+      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits.json.gz"))", "recordPath": "fruits", "database": "f.sqlite", "html": "reports/fruits.html"}"#
+    )
     let result = try SluiceCommand.run(["run", scratch.file("spec.json")])
     #expect(result.status == 0, "\(result.stderr)")
     let page = try read(scratch.file("reports/fruits.html"))
@@ -118,12 +121,17 @@ struct HTMLReportCommandTests {
       "--html", "\(file)/report.html",
     ])
     #expect(result.status == 73)
-    #expect(result.stderr.contains("cannot create the HTML report \(file)/report.html: \(file) is a file, not a directory"))
+    #expect(
+      result.stderr.contains("cannot create the HTML report \(file)/report.html: \(file) is a file, not a directory"))
     #expect(!FileManager.default.fileExists(atPath: database))
 
-    let report = try SluiceCommand.run(["report", Repository.path("Tests/SluiceCoreTests/Fixtures/reports/16c76ec-fruits-lenient.json"), "--html", "\(file)/x.html"])
+    let report = try SluiceCommand.run([
+      "report", Repository.path("Tests/SluiceCoreTests/Fixtures/reports/16c76ec-fruits-lenient.json"), "--html",
+      "\(file)/x.html",
+    ])
     #expect(report.status == 73)
-    #expect(report.stderr == "sluice: cannot create the HTML report \(file)/x.html: \(file) is a file, not a directory\n")
+    #expect(
+      report.stderr == "sluice: cannot create the HTML report \(file)/x.html: \(file) is a file, not a directory\n")
   }
 
   /// The page shows where and why, never what: private values of rejected and loaded records
@@ -131,7 +139,9 @@ struct HTMLReportCommandTests {
   @Test func thePageHoldsNoRecordValues() throws {
     let scratch = try TemporaryDirectory()
     let secret = "Zq7xPRIVATE"
-    func order(_ id: Int, amount: String = "500", currency: String = "USD", status: String = "completed", extra: String = "") -> String {
+    func order(
+      _ id: Int, amount: String = "500", currency: String = "USD", status: String = "completed", extra: String = ""
+    ) -> String {
       #"{"orderId":"\#(id)","amount":\#(amount),"currency":"\#(currency)","status":"\#(status)","createdAt":"2023-01-01T00:00:05Z","customer":{"id":\#(id),"name":"Ada \#(secret)-name-\#(id)"},"items":[{"sku":"SKU-\#(secret)","qty":1,"priceMinor":500}]\#(extra)}"#
     }
     let lines = [
@@ -145,7 +155,9 @@ struct HTMLReportCommandTests {
     ]
     let input = try scratch.write("orders.ndjson", lines.joined(separator: "\n") + "\n")
     _ = try scratch.write(
-      "spec.json", #"{"dataset": "orders", "input": "orders.ndjson", "format": "ndjson", "policy": "lenient", "database": "o.sqlite"}"#)
+      "spec.json",
+      #"{"dataset": "orders", "input": "orders.ndjson", "format": "ndjson", "policy": "lenient", "database": "o.sqlite"}"#
+    )
     let html = scratch.file("orders.html")
     let json = scratch.file("orders.json")
     let result = try SluiceCommand.run([

@@ -31,10 +31,14 @@ struct HardeningPathsTests {
   private func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
   /// A committed database of one fruit, its bytes, and an input file of one more.
-  private func committedDatabase(in scratch: TemporaryDirectory) throws -> (database: String, input: String, before: Data) {
+  private func committedDatabase(in scratch: TemporaryDirectory) throws -> (
+    database: String, input: String, before: Data
+  ) {
     let database = scratch.file("nightly.sqlite")
     let first = try scratch.write("first.ndjson", fruits(1))
-    let loaded = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--input", first, "--format", "ndjson", "--db", database])
+    let loaded = try SluiceCommand.run([
+      "run", "Pipelines/fruits.json", "--input", first, "--format", "ndjson", "--db", database,
+    ])
     #expect(loaded.status == 0, "\(loaded.stderr)")
     let input = try scratch.write("tonight.ndjson", fruits(1, from: 2))
     return (database, input, try #require(bytes(database)))
@@ -98,7 +102,8 @@ struct HardeningPathsTests {
   @Test func aFolderNamedLikeThePatternIsOneMatchAmongTheOthers() throws {
     let scratch = try TemporaryDirectory()
     for (folder, first) in [("*", 1), ("general", 3), ("random", 5)] {
-      try FileManager.default.createDirectory(atPath: scratch.file("export/\(folder)"), withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        atPath: scratch.file("export/\(folder)"), withIntermediateDirectories: true)
       _ = try scratch.write("export/\(folder)/day.ndjson", fruits(2, from: first))
     }
     _ = try scratch.write("export/*.ndjson", fruits(1, from: 7))  // a file named like the pattern
@@ -126,7 +131,8 @@ struct HardeningPathsTests {
     #expect(try rows(scratch.file("a.sqlite"), "SELECT group_concat(fruit_id) FROM fruits") == ["F1,F2"])
     // Unescaped, the brackets are a pattern: it matches `general 1.ndjson` and only that.
     let pattern = try scratch.write(
-      "pattern.json", #"{"dataset": "fruits", "input": "general [1100].ndjson", "format": "ndjson", "database": "b.sqlite"}"#)
+      "pattern.json",
+      #"{"dataset": "fruits", "input": "general [1100].ndjson", "format": "ndjson", "database": "b.sqlite"}"#)
     let matched = try SluiceCommand.run(["run", pattern])
     #expect(matched.status == 0, "\(matched.stderr)")
     #expect(try rows(scratch.file("b.sqlite"), "SELECT count(*) FROM fruits") == ["3"])
@@ -136,7 +142,8 @@ struct HardeningPathsTests {
     let scratch = try TemporaryDirectory()
     _ = try scratch.write("report [2024].ndjson", fruits(2))
     let spec = try scratch.write(
-      "spec.json", #"{"dataset": "fruits", "input": "report [2024].ndjson", "format": "ndjson", "database": "d.sqlite"}"#)
+      "spec.json",
+      #"{"dataset": "fruits", "input": "report [2024].ndjson", "format": "ndjson", "database": "d.sqlite"}"#)
     let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 66, "\(result.stderr)")
     #expect(result.stderr.contains("no file matches this pattern"), "\(result.stderr)")
@@ -215,7 +222,9 @@ struct HardeningPathsTests {
     let input = try scratch.write(
       "evil.ndjson", #"{"fruitID":"F1","name":"A","color":"red","recipes":[],""# + key + #"":1}"# + "\n")
     let database = scratch.file("d.sqlite")
-    let run = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database])
+    let run = try SluiceCommand.run([
+      "run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database,
+    ])
     let runs = try SluiceCommand.run(["runs", database, "1"])
     let inspect = try SluiceCommand.run(["inspect", input, "--format", "ndjson"])
     #expect(run.status == 0, "\(run.stderr)")
@@ -293,7 +302,8 @@ struct HardeningPathsTests {
     // data/here is data, so data/here/.. is the scratch folder, which holds data/fruits.ndjson.
     let result = try SluiceCommand.run(
       [
-        "run", Repository.path("Pipelines/fruits.json"), "--input", "data/here/../data/fruits.ndjson", "--format", "ndjson",
+        "run", Repository.path("Pipelines/fruits.json"), "--input", "data/here/../data/fruits.ndjson", "--format",
+        "ndjson",
         "--db", "d.sqlite",
       ],
       in: scratch.path)
@@ -337,12 +347,17 @@ struct HardeningPathsTests {
   @Test func anEmptyNDJSONInputIsAnEmptyLoadAndAnEmptyJSONInputIsNotADocument() throws {
     let scratch = try TemporaryDirectory()
     let empty = try scratch.write("empty", "")
-    let ndjson = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--input", empty, "--format", "ndjson", "--db", scratch.file("n.sqlite")])
+    let ndjson = try SluiceCommand.run([
+      "run", "Pipelines/fruits.json", "--input", empty, "--format", "ndjson", "--db", scratch.file("n.sqlite"),
+    ])
     #expect(ndjson.status == 0, "\(ndjson.stderr)")
-    #expect(try rows(scratch.file("n.sqlite"), "SELECT status || ' ' || records_read FROM sluice_runs") == ["succeeded 0"])
+    #expect(
+      try rows(scratch.file("n.sqlite"), "SELECT status || ' ' || records_read FROM sluice_runs") == ["succeeded 0"])
     #expect(ndjson.stderr.contains("no record was read"), "\(ndjson.stderr)")
     for format in ["json", "xml"] {
-      let result = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--input", empty, "--format", format, "--db", scratch.file("\(format).sqlite")])
+      let result = try SluiceCommand.run([
+        "run", "Pipelines/fruits.json", "--input", empty, "--format", format, "--db", scratch.file("\(format).sqlite"),
+      ])
       #expect(result.status == 65, "\(format): \(result.stderr)")
     }
   }

@@ -70,7 +70,9 @@ struct HardeningTests {
       .replacingOccurrences(of: "0000000001", with: "0000000002")
     let input = try scratch.write("orders.ndjson", first + "\n" + last + "\n")
     let database = scratch.file("orders.sqlite")
-    let result = try SluiceBinary.run(["run", "Pipelines/orders.json", "--input", input, "--format", "ndjson", "--db", database])
+    let result = try SluiceBinary.run([
+      "run", "Pipelines/orders.json", "--input", input, "--format", "ndjson", "--db", database,
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(
       try rows(database, "SELECT created_at FROM orders ORDER BY order_id")
@@ -99,7 +101,8 @@ struct HardeningTests {
     // `true` exits at once, so the summary lines hit a pipe without a reader: SIGPIPE (141)
     // before; now the write error is reported and the exit code says the data was committed.
     let result = try SluiceBinary.shell(
-      #"set -o pipefail; sleep 0 | { "$SLUICE" run Pipelines/fruits.json --db "\#(database)"; echo "status $?" >&2; } | true"#)
+      #"set -o pipefail; sleep 0 | { "$SLUICE" run Pipelines/fruits.json --db "\#(database)"; echo "status $?" >&2; } | true"#
+    )
     #expect(result.stderr.contains("status 75"), "\(result.stderr)")
     #expect(result.stderr.contains("cannot write to standard output: Broken pipe"))
     #expect(result.stderr.contains("the data was committed"))
@@ -193,14 +196,19 @@ struct HardeningTests {
     // (`ulimit -f`, as a full disk does), long after the first rejects were written.
     var lines: [String] = []
     for index in 0..<3_000 {
-      let recipes = (0..<3).map { #"{"title": "Recipe \#($0) of \#(index) \#(String(repeating: "x", count: 120))", "description": "\#(String(repeating: "y", count: 200))", "videoTutorial": "https://example.com/\#(index)/\#($0)"}"# }
+      let recipes = (0..<3).map {
+        #"{"title": "Recipe \#($0) of \#(index) \#(String(repeating: "x", count: 120))", "description": "\#(String(repeating: "y", count: 200))", "videoTutorial": "https://example.com/\#(index)/\#($0)"}"#
+      }
       let color = index % 100 == 7 ? "7" : #""green""#
-      lines.append(#"{"fruitID": "big-\#(index)", "name": "Fruit \#(index)", "color": \#(color), "recipes": [\#(recipes.joined(separator: ","))]}"#)
+      lines.append(
+        #"{"fruitID": "big-\#(index)", "name": "Fruit \#(index)", "color": \#(color), "recipes": [\#(recipes.joined(separator: ","))]}"#
+      )
     }
     let input = try scratch.write("big.ndjson", lines.joined(separator: "\n") + "\n")
     let rejects = scratch.file("rejects.ndjson")
     let result = try SluiceBinary.shell(
-      #"ulimit -f 512; "$SLUICE" run Pipelines/fruits-lenient.json --input "\#(input)" --db "\#(database)" --rejects "\#(rejects)""#)
+      #"ulimit -f 512; "$SLUICE" run Pipelines/fruits-lenient.json --input "\#(input)" --db "\#(database)" --rejects "\#(rejects)""#
+    )
     #expect(result.status == 74, "\(result.stderr)")
     #expect(try fruitsFingerprint(database) == before)
     #expect(try rows(database, "PRAGMA integrity_check") == ["ok"])
@@ -262,7 +270,9 @@ struct HardeningTests {
     let real = try scratch.write("real.json", "old")
     let link = scratch.file("report.json")
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", scratch.file("f.sqlite"), "--report", link])
+    let result = try SluiceBinary.run([
+      "run", "Pipelines/fruits.json", "--db", scratch.file("f.sqlite"), "--report", link,
+    ])
     #expect(result.status == 0)
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == real)
     #expect(try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: real))).status == .succeeded)
@@ -298,7 +308,8 @@ struct HardeningTests {
     let scratch = try TemporaryDirectory()
     let spec = try scratch.write(
       "spec.json",
-      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits.json.gz"))", "recordPath": "fruits", "database": "f.sqlite", "busyTimeout": 0.2}"#)
+      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits.json.gz"))", "recordPath": "fruits", "database": "f.sqlite", "busyTimeout": 0.2}"#
+    )
     let database = scratch.file("f.sqlite")
     #expect(try SluiceBinary.run(["run", spec]).status == 0)
     let holder = try SQLiteConnection(path: database)
@@ -315,12 +326,15 @@ struct HardeningTests {
 
   // MARK: Finding 8 — misspelled date formats
 
-  @Test(arguments: [("iso8061", "did you mean iso8601?"), ("epochSecond", "did you mean epochSeconds?"), ("", "an empty pattern")])
+  @Test(arguments: [
+    ("iso8061", "did you mean iso8601?"), ("epochSecond", "did you mean epochSeconds?"), ("", "an empty pattern"),
+  ])
   func aMisspelledDateFormatIsASpecError(_ name: String, _ hint: String) throws {
     let scratch = try TemporaryDirectory()
     let spec = try scratch.write(
       "spec.json",
-      #"{"dataset": "orders", "input": "\#(Repository.path("SampleData/orders.ndjson.gz"))", "format": "ndjson", "database": "o.sqlite", "policy": {"preset": "lenient", "dates": ["iso8601", "\#(name)"]}}"#)
+      #"{"dataset": "orders", "input": "\#(Repository.path("SampleData/orders.ndjson.gz"))", "format": "ndjson", "database": "o.sqlite", "policy": {"preset": "lenient", "dates": ["iso8601", "\#(name)"]}}"#
+    )
     let result = try SluiceBinary.run(["run", spec])
     #expect(result.status == 64)
     #expect(result.stderr.contains("'policy.dates[1]': '\(name)' is not a date format"))
@@ -345,7 +359,8 @@ struct HardeningTests {
 
     let spec = try scratch.write(
       "spec.json",
-      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/orders.ndjson.gz"))", "format": "ndjson", "database": "fruits.sqlite", "policy": {"preset": "lenient", "allowNothingLoaded": true}}"#)
+      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/orders.ndjson.gz"))", "format": "ndjson", "database": "fruits.sqlite", "policy": {"preset": "lenient", "allowNothingLoaded": true}}"#
+    )
     let allowed = try SluiceBinary.run(["run", spec])
     #expect(allowed.status == 0, "\(allowed.stderr)")
     #expect(try fruitsFingerprint(database) == before)
@@ -361,7 +376,9 @@ struct HardeningTests {
       (directory.path, "it is a directory"), (file + "/report.json", "\(file) is a file, not a directory"),
       (file + "/deeper/report.json", "\(file) is a file, not a directory"),
     ] {
-      let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", scratch.file("f.sqlite"), "--report", path])
+      let result = try SluiceBinary.run([
+        "run", "Pipelines/fruits.json", "--db", scratch.file("f.sqlite"), "--report", path,
+      ])
       #expect(result.status == 73, "\(result.stderr)")
       #expect(result.stderr.contains("cannot create the report \(path): \(reason)"), "\(result.stderr)")
       #expect(!result.stderr.contains("Domain"))

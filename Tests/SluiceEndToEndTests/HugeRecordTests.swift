@@ -9,7 +9,7 @@ import Testing
 /// 21, finding 7): an object of unknown keys, an XML element of unknown attributes, a Telegram
 /// text of entity objects, an order of many items. Here only that each loads, whole and right;
 /// that the time is linear is `Benchmarks/record-scaling`'s to check (no timing in `swift test`).
-@Suite("One huge record, in each shape, loads whole")
+@Suite("One huge record, in each shape, loads whole", .tags(.slow))
 struct HugeRecordTests {
   static let parts = 20_000
   static let orderHead =

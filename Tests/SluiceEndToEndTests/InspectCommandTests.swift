@@ -48,7 +48,8 @@ struct InspectCommandTests {
     #expect(row(output, "items[]") == ["items[]", "object", "3026", "elements", "0"])
     #expect(row(output, "items[].qty") == ["items[].qty", "integer", "3026/3026", "100.0 %", "0"])
     // No value of the sample is printed: not a name, a SKU, an id, a currency or a date.
-    for value in ["Aiko Lima", "Rahul Martin", "SKU-97227", "0000000001", "EUR", "2023-01-01T00:00:03.922Z", "pending"] {
+    for value in ["Aiko Lima", "Rahul Martin", "SKU-97227", "0000000001", "EUR", "2023-01-01T00:00:03.922Z", "pending"]
+    {
       #expect(!output.contains(value), "\(value) printed")
     }
     let shown = try inspect(["SampleData/orders.json.gz", "--show-values"])
@@ -112,7 +113,9 @@ struct InspectCommandTests {
     #expect(orders.contains("Record paths: none; NDJSON's records are its lines."))
     #expect(row(orders, "items[].sku")?[3] == "100.0 %")
 
-    let products = try inspect([Corpus.root + "/products-orders/openfoodfacts/openfoodfacts-products-first200.jsonl.gz", "--all"])
+    let products = try inspect([
+      Corpus.root + "/products-orders/openfoodfacts/openfoodfacts-products-first200.jsonl.gz", "--all",
+    ])
     #expect(products.contains("\nrecords  200, all of them\n"))
     // Barcodes are strings that look like integers; fields of mixed types list every kind.
     #expect(row(products, "code")?[1] == "string (integer-like)")
@@ -130,20 +133,25 @@ struct InspectCommandTests {
     #expect(corpus.contains("\nrecords  177 at posts.row, all of them\n"))
     #expect(corpus.contains("\n  *  posts.row      177      177\n"))
     #expect(row(corpus, "Title") == ["Title", "string", "55/177", "31.1 %", "0", "17…122 chars"])
-    #expect(row(corpus, "OwnerUserId") == ["OwnerUserId", "string (integer-like)", "171/177", "96.6 %", "0", "1…4 chars"])
+    #expect(
+      row(corpus, "OwnerUserId") == ["OwnerUserId", "string (integer-like)", "171/177", "96.6 %", "0", "1…4 chars"])
     #expect(row(corpus, "ParentId")?[2...3] == ["115/177", "65.0 %"])
     #expect(!corpus.contains("Conlang") && !corpus.contains("&lt;"))
 
     let sample = try inspect(["SampleData/stackexchange/Posts.xml", "--show-values"])
     #expect(sample.contains("\nrecords  7 at posts.row, all of them\n"))
     #expect(row(sample, "Id")?.prefix(4) == ["Id", "string (integer-like)", "7/7", "100.0 %"])
-    #expect(row(sample, "Title")?.last == #""Is a loud colony about to swarm?", "Honey crystallised within a week", "Feeding a caught swarm""#)
+    #expect(
+      row(sample, "Title")?.last
+        == #""Is a loud colony about to swarm?", "Honey crystallised within a week", "Feeding a caught swarm""#)
   }
 
   @Test func osmNodesWithRepeatedTagsAndAGivenRecordPath() throws {
     let file = Corpus.root + "/xml-legacy/osm/West-Oakland.osm"
     let nodes = try inspect([file])
-    for candidate in ["  *  osm.node", "     osm.node.tag", "     osm.way", "     osm.way.nd", "     osm.relation.member"] {
+    for candidate in [
+      "  *  osm.node", "     osm.node.tag", "     osm.way", "     osm.way.nd", "     osm.relation.member",
+    ] {
       #expect(nodes.contains("\n" + candidate + " "), "\(candidate)")
     }
     #expect(row(nodes, "tag") == ["tag", "array", "21/446", "4.7 %", "0", "1…8 elements"])
@@ -187,9 +195,10 @@ struct InspectCommandTests {
     let text = try #require(created["text"] as? [String: Any])
     #expect(text["looksLike"] as? String == "date")
     #expect(text["count"] as? Int == 10)
-    #expect(document["notes"] as? [String] == [
-      "the record paths were listed from the input up to 10 records in one array: counts marked ≥ are lower bounds, and paths that only appear later are missing (--all reads everything)"
-    ])
+    #expect(
+      document["notes"] as? [String] == [
+        "the record paths were listed from the input up to 10 records in one array: counts marked ≥ are lower bounds, and paths that only appear later are missing (--all reads everything)"
+      ])
   }
 
   @Test func aSampleAgainstEveryRecord() throws {
@@ -240,9 +249,13 @@ struct InspectCommandTests {
     #expect(noRecords.status == 65)
     #expect(noRecords.stderr.contains("holds no array of objects"))
 
-    let wrongPath = try SluiceCommand.run(["inspect", "SampleData/telegram/account-result.json", "--record-path", "chats.items"])
+    let wrongPath = try SluiceCommand.run([
+      "inspect", "SampleData/telegram/account-result.json", "--record-path", "chats.items",
+    ])
     #expect(wrongPath.status == 65)
-    #expect(wrongPath.stderr.contains("record path 'chats.items': no key 'items' in 'chats'; record paths found: chats.list, chats.list[].messages"))
+    #expect(
+      wrongPath.stderr.contains(
+        "record path 'chats.items': no key 'items' in 'chats'; record paths found: chats.list, chats.list[].messages"))
 
     let packed = try Data(contentsOf: URL(fileURLWithPath: Repository.path("SampleData/orders.json.gz")))
     let cut = try scratch.write("cut.json.gz", Array(packed.prefix(40_000)))
@@ -260,7 +273,10 @@ struct InspectCommandTests {
       (["x.json", "--sample", "5", "--all"], "--sample and --all exclude each other"),
       (["x.json", "--swift", "Order", "--json"], "--json and --swift exclude each other"),
       (["x.json", "--swift", "class"], "--swift needs a Swift type name"),
-      (["x.json", "--format", "ndjson", "--record-path", "a"], "--record-path applies to --format json and xml, not ndjson"),
+      (
+        ["x.json", "--format", "ndjson", "--record-path", "a"],
+        "--record-path applies to --format json and xml, not ndjson"
+      ),
       (["x.json", "--values"], "unknown option --values"),
       (["SampleData/orders.ndjson.gz", "--record-path", "items"], "--record-path applies to JSON and XML"),
     ] {
@@ -299,7 +315,8 @@ struct InspectCommandTests {
     var decompressed = 0
     for index in 0..<records {
       if index > 0 { member += ",\n" }
-      member += #"{"id": \#(index), "k\#(index)": \#(index), "payload": "\#(block)", "tags": ["a"], "n": {"x": \#(index).5}}"#
+      member +=
+        #"{"id": \#(index), "k\#(index)": \#(index), "payload": "\#(block)", "tags": ["a"], "n": {"x": \#(index).5}}"#
       if index == records - 1 { member += "]}\n" }
       if (index + 1) % 120 == 0 {
         decompressed += member.utf8.count

@@ -7,7 +7,7 @@ import Testing
 /// package that depends on this repository, compiled, and run: it decodes every record of each
 /// inspected input with Sluice's own decoder under the strict policy. One package, one build
 /// (it compiles SluiceCore, about a minute here), every DTO.
-@Suite("sluice inspect --swift: the DTO compiles and decodes every record")
+@Suite("sluice inspect --swift: the DTO compiles and decodes every record", .tags(.slow))
 struct InspectDTORoundTripTests {
   /// One DTO to check: the input, how to read its records, and what the decode must find.
   struct Case {
@@ -52,7 +52,8 @@ struct InspectDTORoundTripTests {
     let rich = try scratch.write("rich.json", Self.richSample(count: 12))
     let corpus = Corpus.root
     let cases = [
-      Case(type: "Rich", input: rich, format: "json", recordPath: ["data", "items"], records: 12, unknownFields: ["mixed"]),
+      Case(
+        type: "Rich", input: rich, format: "json", recordPath: ["data", "items"], records: 12, unknownFields: ["mixed"]),
       Case(
         type: "Order", input: Repository.path("SampleData/orders.json.gz"), format: "json", recordPath: [],
         records: 2_000, unknownFields: []),

@@ -42,7 +42,10 @@ struct MessagesCommandTests {
     #expect(result.stdout.contains("  messages: 34 rows"), "\(result.stdout)")
     #expect(try strings(database, Self.kindCounts) == ["file 5", "image 5", "system 6", "text 18"])
     #expect(try strings(database, "SELECT count(*) FROM message_attachments") == ["6"])
-    #expect(try strings(database, "SELECT name FROM conversations ORDER BY conversation_id") == ["Ana & Bo", "General", "Coffee"])
+    #expect(
+      try strings(database, "SELECT name FROM conversations ORDER BY conversation_id") == [
+        "Ana & Bo", "General", "Coffee",
+      ])
     #expect(try strings(database, "SELECT count(*) FROM senders WHERE name IS NULL") == ["0"])
 
     // The stderr summary, the drift summary and the JUnit file name each unknown kind and count.
@@ -58,9 +61,14 @@ struct MessagesCommandTests {
     #expect(drops.map { $0.location?.line } == [10, 20])
     let junit = try String(contentsOfFile: scratch.file("junit.xml"), encoding: .utf8)
     #expect(
-      junit.contains("unknown values: type &apos;sticker&apos;: 3, attachments[].type &apos;location&apos;: 2, type &apos;poll&apos;: 1")
-        || junit.contains("unknown values: type 'sticker': 3, attachments[].type 'location': 2, type 'poll': 1"), "\(junit)")
-    #expect(junit.contains(#"<failure message="4 record(s) failed: records map to domain values" type="unsupportedEnumValue">"#))
+      junit.contains(
+        "unknown values: type &apos;sticker&apos;: 3, attachments[].type &apos;location&apos;: 2, type &apos;poll&apos;: 1"
+      )
+        || junit.contains("unknown values: type 'sticker': 3, attachments[].type 'location': 2, type 'poll': 1"),
+      "\(junit)")
+    #expect(
+      junit.contains(
+        #"<failure message="4 record(s) failed: records map to domain values" type="unsupportedEnumValue">"#))
   }
 
   @Test func reimportingTheSampleChangesNothing() throws {
@@ -85,10 +93,14 @@ struct MessagesCommandTests {
   @Test func strictPipelineFailsAtTheFirstUnknownKindAndWritesNothing() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("messages.sqlite")
-    let result = try SluiceCommand.run(["run", "Pipelines/messages.json", "--db", database, "--report", scratch.file("r.json")])
+    let result = try SluiceCommand.run([
+      "run", "Pipelines/messages.json", "--db", database, "--report", scratch.file("r.json"),
+    ])
     #expect(result.status == 65)
     #expect(result.stdout.isEmpty)
-    #expect(result.stderr.contains("strict policy: map rejected record 9 (line 9): type: unsupportedEnumValue"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("strict policy: map rejected record 9 (line 9): type: unsupportedEnumValue"),
+      "\(result.stderr)")
     #expect(result.stderr.contains("unknown values: type 'poll' 1"))
     #expect(try DatabaseSnapshot(of: database, tables: Self.tables).tables.isEmpty)
     #expect(try strings(database, "SELECT status FROM sluice_runs") == ["failed"])

@@ -60,6 +60,7 @@ struct MessagesGeneratorTests {
     #expect(report.statistics(for: .map).warnings == expected["droppedAttachments"])
     let named = report.drift.unsupportedEnumValues
     #expect(named.filter { $0.path == "type" }.map(\.count).reduce(0, +) == expected["unknownKinds"])
-    #expect(named.filter { $0.path == "attachments[].type" }.map(\.count).reduce(0, +) == expected["droppedAttachments"])
+    #expect(
+      named.filter { $0.path == "attachments[].type" }.map(\.count).reduce(0, +) == expected["droppedAttachments"])
   }
 }

@@ -29,9 +29,13 @@ struct MultiInputCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("shop.sqlite")
     let reportPath = scratch.file("report.json")
-    let result = try SluiceCommand.run(["run", "Pipelines/fruits-and-orders.json", "--db", database, "--report", reportPath])
+    let result = try SluiceCommand.run([
+      "run", "Pipelines/fruits-and-orders.json", "--db", database, "--report", reportPath,
+    ])
     #expect(result.status == 0, "\(result.stderr)")
-    for line in ["database: \(database)", "  fruits: 48 rows", "  recipes: ", "  orders: 2000 rows", "  order_statuses: "] {
+    for line in [
+      "database: \(database)", "  fruits: 48 rows", "  recipes: ", "  orders: 2000 rows", "  order_statuses: ",
+    ] {
       #expect(result.stdout.contains(line), "missing \(line) in \(result.stdout)")
     }
     #expect(result.stderr.contains("fruits-and-orders (fruits+orders, strict) succeeded"), "\(result.stderr)")
@@ -49,7 +53,9 @@ struct MultiInputCommandTests {
   @Test func strictFailureInTheSecondInputLeavesTheDatabaseAsItWas() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("shop.sqlite")
-    let first = try SluiceCommand.run(["run", "Pipelines/orders.json", "--db", database, "--report", scratch.file("r1.json")])
+    let first = try SluiceCommand.run([
+      "run", "Pipelines/orders.json", "--db", database, "--report", scratch.file("r1.json"),
+    ])
     #expect(first.status == 0, "\(first.stderr)")
     let before = try DatabaseSnapshot(of: database, tables: Self.tables)
 
@@ -92,7 +98,9 @@ struct MultiInputCommandTests {
     // …and one that exists is not even opened: its bytes and its directory stay as they were.
     let existing = scratch.file("db/shop.sqlite")
     try FileManager.default.createDirectory(atPath: scratch.file("db"), withIntermediateDirectories: true)
-    let first = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", existing, "--report", scratch.file("r0.json")])
+    let first = try SluiceCommand.run([
+      "run", "Pipelines/fruits.json", "--db", existing, "--report", scratch.file("r0.json"),
+    ])
     #expect(first.status == 0, "\(first.stderr)")
     let bytes = try Data(contentsOf: URL(fileURLWithPath: existing))
     let listing = try FileManager.default.contentsOfDirectory(atPath: scratch.file("db")).sorted()
@@ -154,7 +162,8 @@ struct MultiInputCommandTests {
     #expect(result.status == 65, "\(result.stderr)")
     #expect(result.stdout.hasPrefix("invalid: "))
     #expect(
-      result.stderr.contains("decode \(fruitsBroken) record 5 (line 5, byte 3064) color: typeMismatch"), "\(result.stderr)")
+      result.stderr.contains("decode \(fruitsBroken) record 5 (line 5, byte 3064) color: typeMismatch"),
+      "\(result.stderr)")
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: reportPath)))
     #expect(Set(report.issues.compactMap(\.input)) == [fruitsBroken, ordersBroken])
     #expect(report.issues.allSatisfy { $0.input != nil })
@@ -193,7 +202,10 @@ struct MultiInputCommandTests {
   }
 
   @Test(arguments: [
-    (#""dataset": "fruits", "inputs": [{"dataset": "fruits", "input": "f.json"}]"#, "'inputs' and 'dataset' are both given"),
+    (
+      #""dataset": "fruits", "inputs": [{"dataset": "fruits", "input": "f.json"}]"#,
+      "'inputs' and 'dataset' are both given"
+    ),
     (#""inputs": []"#, "'inputs' is empty"),
     (
       #""inputs": [{"dataset": "fruits", "input": "f.json"}, {"dataset": "vegetables", "input": "v.json"}]"#,

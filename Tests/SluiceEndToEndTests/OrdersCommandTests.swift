@@ -52,7 +52,8 @@ struct OrdersCommandTests {
     #expect(lenient.status == 0, "\(lenient.stderr)")
     #expect(lenient.stderr.contains("issues: 11"))
     #expect(lenient.stderr.contains("map record 54 (line 54, byte 17588) status: unsupportedEnumValue"))
-    #expect(try strings(database, "SELECT status FROM sluice_runs ORDER BY run_id") == ["succeeded", "failed", "succeeded"])
+    #expect(
+      try strings(database, "SELECT status FROM sluice_runs ORDER BY run_id") == ["succeeded", "failed", "succeeded"])
     #expect(try strings(database, "SELECT count(*) FROM orders WHERE order_id = '108'") == ["1"])
   }
 }

@@ -35,8 +35,10 @@ struct OrdersXMLEqualityTests {
     let reportPath = scratch.file("\(name).report.json")
     let format = xml ? ["--format", "xml", "--record-path", "orders.order"] : ["--format", "json"]
     let result = try SluiceCommand.run(
-      ["run", pipeline, "--input", input, "--db", database, "--report", reportPath,
-       "--rejects", scratch.file("\(name).rejects.ndjson")] + format)
+      [
+        "run", pipeline, "--input", input, "--db", database, "--report", reportPath,
+        "--rejects", scratch.file("\(name).rejects.ndjson"),
+      ] + format)
     #expect(result.status == expectedStatus, "\(name): \(result.stderr)")
     return (database, try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: reportPath))))
   }
@@ -106,7 +108,9 @@ struct OrdersXMLEqualityTests {
     record[field: field] = DumpValue.null
     let jsonInput = try scratch.write("order.json", "[\n\(record.json)\n]\n")
     let xmlInput = try scratch.write("order.xml", "<orders>\n\(record.xml(element: "order"))\n</orders>\n")
-    #expect(record.xml(element: "order").contains("<\(field) xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:nil=\"true\"/>"))
+    #expect(
+      record.xml(element: "order").contains(
+        "<\(field) xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:nil=\"true\"/>"))
     let json = try run("Pipelines/orders.json", input: jsonInput, xml: false, in: scratch, expectedStatus: 65)
     let xml = try run("Pipelines/orders.json", input: xmlInput, xml: true, in: scratch, expectedStatus: 65)
     #expect(issueKeys(json.report) == ["decode error nullValue record 1 line 2 \(field) "])

@@ -23,7 +23,8 @@ struct PostgreSQLCommandTests {
   func run(_ arguments: [String], environment: [String: String] = [:]) throws -> SluiceBinary.Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-    process.arguments = arguments.contains("--report") ? arguments : arguments + ["--report", scratch.file("report.json")]
+    process.arguments =
+      arguments.contains("--report") ? arguments : arguments + ["--report", scratch.file("report.json")]
     process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.standardInput = FileHandle.nullDevice
@@ -46,7 +47,9 @@ struct PostgreSQLCommandTests {
     // Port 1 on the loopback interface: nothing listens, the connection is refused at once.
     let directory = try TemporaryDirectory()
     let report = directory.file("report.json")
-    let result = try run(["run", "Pipelines/fruits.json", "--db", "postgresql://sluice@127.0.0.1:1/sluice", "--report", report])
+    let result = try run([
+      "run", "Pipelines/fruits.json", "--db", "postgresql://sluice@127.0.0.1:1/sluice", "--report", report,
+    ])
     #expect(result.status == 74)
     #expect(result.stderr.contains("cannot connect to PostgreSQL at host 127.0.0.1, port 1, database sluice"))
     let text = try String(contentsOfFile: report, encoding: .utf8)
@@ -55,7 +58,9 @@ struct PostgreSQLCommandTests {
   }
 
   @Test func aMissingSocketDirectoryIsAnIOError() throws {
-    let result = try run(["run", "Pipelines/fruits.json", "--db", "postgresql://sluice@/sluice?host=/nonexistent/sluice-socket"])
+    let result = try run([
+      "run", "Pipelines/fruits.json", "--db", "postgresql://sluice@/sluice?host=/nonexistent/sluice-socket",
+    ])
     #expect(result.status == 74)
     #expect(result.stderr.contains("host /nonexistent/sluice-socket"))
   }
@@ -66,7 +71,8 @@ struct PostgreSQLCommandTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
     process.arguments = [
-      "run", "Pipelines/fruits.json", "--db", "postgresql://sluice@127.0.0.1:\(listener.port)/sluice", "--connect-timeout", "2",
+      "run", "Pipelines/fruits.json", "--db", "postgresql://sluice@127.0.0.1:\(listener.port)/sluice",
+      "--connect-timeout", "2",
       "--report", scratch.file("report.json"),
     ]
     process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
@@ -92,7 +98,8 @@ struct PostgreSQLCommandTests {
     let report = directory.file("report.json")
     let url = "postgresql://\(role)@127.0.0.1:\(PostgreSQLServer.port)/sluice"
     let wrong = try run(
-      ["run", "Pipelines/fruits.json", "--db", url, "--report", report], environment: ["PGPASSWORD": "wrong-staple-4711"])
+      ["run", "Pipelines/fruits.json", "--db", url, "--report", report],
+      environment: ["PGPASSWORD": "wrong-staple-4711"])
     #expect(wrong.status == 74)
     #expect(wrong.stderr.contains("host 127.0.0.1, port \(PostgreSQLServer.port)"))
     #expect(wrong.stderr.contains("password authentication failed"))
@@ -105,9 +112,11 @@ struct PostgreSQLCommandTests {
   @Test func aPasswordInTheURLWorksButIsRedactedEverywhere() throws {
     let role = "sluice_pw_" + UUID().uuidString.prefix(8).lowercased()
     let admin = try PostgreSQLServer.connect()
-    try admin.execute("CREATE ROLE \(role) LOGIN PASSWORD 'right-horse-battery'; GRANT CREATE ON DATABASE sluice TO \(role)")
+    try admin.execute(
+      "CREATE ROLE \(role) LOGIN PASSWORD 'right-horse-battery'; GRANT CREATE ON DATABASE sluice TO \(role)")
     defer {
-      _ = try? admin.execute("DROP SCHEMA IF EXISTS \"\(schema.name)\" CASCADE; REVOKE CREATE ON DATABASE sluice FROM \(role)")
+      _ = try? admin.execute(
+        "DROP SCHEMA IF EXISTS \"\(schema.name)\" CASCADE; REVOKE CREATE ON DATABASE sluice FROM \(role)")
       _ = try? admin.execute("DROP ROLE IF EXISTS \(role)")
     }
     let directory = try TemporaryDirectory()
@@ -119,16 +128,21 @@ struct PostgreSQLCommandTests {
     #expect(result.stderr.contains("warning: the --db connection string carries a password"))
     // A failing run into the same server, whose messages name the database.
     let failing = try run(
-      ["run", "Pipelines/messages.json", "--db", url, "--db-schema", schema.name, "--report", directory.file("failed.json")])
+      [
+        "run", "Pipelines/messages.json", "--db", url, "--db-schema", schema.name, "--report",
+        directory.file("failed.json"),
+      ])
     #expect(failing.status == 65)
     let audit = try schema.connect().prepare("SELECT failure, input, stages::text FROM sluice_runs")
     var stored: [String] = []
     while try audit.step() { stored += (0..<3).map { "\(audit.columnValue(Int32($0)) ?? .text(""))" } }
     #expect(stored.count == 6)
-    let outputs = [
-      result.stdout, result.stderr, failing.stdout, failing.stderr, try String(contentsOfFile: report, encoding: .utf8),
-      try String(contentsOfFile: directory.file("failed.json"), encoding: .utf8),
-    ] + stored
+    let outputs =
+      [
+        result.stdout, result.stderr, failing.stdout, failing.stderr,
+        try String(contentsOfFile: report, encoding: .utf8),
+        try String(contentsOfFile: directory.file("failed.json"), encoding: .utf8),
+      ] + stored
     for output in outputs {
       #expect(!output.contains("right-horse-battery"))
     }
@@ -143,7 +157,9 @@ struct PostgreSQLCommandTests {
     let holder = try schema.connect()
     try holder.execute("BEGIN; LOCK TABLE fruits IN ACCESS EXCLUSIVE MODE")
 
-    let busy = try run(["run", "Pipelines/fruits.json", "--db", schema.url, "--db-schema", schema.name, "--busy-timeout", "0.2"])
+    let busy = try run([
+      "run", "Pipelines/fruits.json", "--db", schema.url, "--db-schema", schema.name, "--busy-timeout", "0.2",
+    ])
     #expect(busy.status == 74)
     #expect(busy.stderr.contains("is locked by another process"))
 
@@ -166,7 +182,8 @@ struct PostgreSQLCommandTests {
     var terminated = false
     for _ in 0..<1200 where !terminated && process.isRunning {
       let waiting = try admin.scalarInt(
-        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'sluice' AND wait_event_type = 'Lock'")
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'sluice' AND wait_event_type = 'Lock'"
+      )
       terminated = (waiting ?? 0) > 0
       if !terminated { usleep(50_000) }
     }

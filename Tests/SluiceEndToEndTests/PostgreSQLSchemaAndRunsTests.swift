@@ -22,7 +22,9 @@ struct PostgreSQLSchemaAndRunsTests {
   static func catalogDatasets() throws -> [String] {
     let lines = try SluiceCommand.run(["--help"]).stdout.split(separator: "\n", omittingEmptySubsequences: false)
     let start = try #require(lines.firstIndex { $0.hasPrefix("DATASETS") })
-    return lines[(start + 1)...].prefix { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
+    return lines[(start + 1)...].prefix { $0.hasPrefix("  ") }.compactMap {
+      $0.split(separator: " ").first.map(String.init)
+    }
   }
 
   func run(_ arguments: [String], environment: [String: String] = [:]) throws -> SluiceBinary.Result {
@@ -91,9 +93,15 @@ struct PostgreSQLSchemaAndRunsTests {
     ("fruits", "Pipelines/fruits.json", ["fruits", "recipes"]),
     ("orders", "Pipelines/orders.json", ["orders", "order_items", "customers"]),
     ("alerts", "Pipelines/devices.json", ["devices", "alerts"]),
-    ("messages", "Pipelines/messages-lenient.json", ["messages", "conversations", "senders", "text_messages", "message_attachments"]),
+    (
+      "messages", "Pipelines/messages-lenient.json",
+      ["messages", "conversations", "senders", "text_messages", "message_attachments"]
+    ),
     ("profiles", "Pipelines/profiles.json", ["profiles"]),
-    ("stackexchange-posthistory", "Pipelines/stackexchange.json", ["users", "posts", "post_tags", "comments", "votes", "post_history"]),
+    (
+      "stackexchange-posthistory", "Pipelines/stackexchange.json",
+      ["users", "posts", "post_tags", "comments", "votes", "post_history"]
+    ),
     ("slack-messages", "Pipelines/slack.json", ["messages", "conversations", "senders", "text_messages"]),
     ("discord", "Pipelines/discord.json", ["messages", "conversations", "senders", "text_messages"]),
     ("mattermost", "Pipelines/mattermost.json", ["messages", "conversations", "senders", "text_messages"]),
@@ -147,7 +155,9 @@ struct PostgreSQLSchemaAndRunsTests {
       return value
     }
     let object = strip(try JSONSerialization.jsonObject(with: Data(json.utf8)))
-    return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self)
+    return String(
+      decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted]),
+      as: UTF8.self)
   }
 
   /// Text output with times and durations masked.
@@ -156,8 +166,10 @@ struct PostgreSQLSchemaAndRunsTests {
     for pattern in [#"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"#, #"\d+\.\d+s\b"#] {
       text = text.replacingOccurrences(of: pattern, with: "·", options: .regularExpression)
     }
-    return text.split(separator: "\n").map { $0.replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression) }
-      .joined(separator: "\n")
+    return text.split(separator: "\n").map {
+      $0.replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
+    }
+    .joined(separator: "\n")
   }
 
   @Test func runsOnPostgreSQLPrintsWhatSQLitePrintsForTheSameRuns() throws {
@@ -183,7 +195,8 @@ struct PostgreSQLSchemaAndRunsTests {
 
     // One run, by the ids each store gave it (the lenient fruits, second of four).
     let ids = runs.compactMap { $0["runId"] as? Int }
-    let sqliteRuns = try #require(try JSONSerialization.jsonObject(with: Data(fromSQLite.stdout.utf8)) as? [[String: Any]])
+    let sqliteRuns = try #require(
+      try JSONSerialization.jsonObject(with: Data(fromSQLite.stdout.utf8)) as? [[String: Any]])
     let sqliteIDs = sqliteRuns.compactMap { $0["runId"] as? Int }
     for index in [1, 2] {
       let server = try run(["runs", schema.url, "\(ids[index])", "--json"] + target)
@@ -245,7 +258,8 @@ struct PostgreSQLSchemaAndRunsTests {
       _ = try? admin.execute("DROP ROLE IF EXISTS \(role)")
     }
     let url = "postgresql://\(role)@127.0.0.1:\(PostgreSQLServer.port)/sluice"
-    let result = try run(["runs", url, "--db-schema", schema.name, "1"], environment: ["PGPASSWORD": "quiet-lantern-2931"])
+    let result = try run(
+      ["runs", url, "--db-schema", schema.name, "1"], environment: ["PGPASSWORD": "quiet-lantern-2931"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("run 1: fruits-lenient"))
 
@@ -268,7 +282,9 @@ struct PostgreSQLSchemaAndRunsTests {
   @Test func anUnreachableServerIsAnIOErrorNamingTheHost() throws {
     let result = try run(["runs", "postgresql://sluice@127.0.0.1:1/sluice"])
     #expect(result.status == 74)
-    #expect(result.stderr.contains("cannot connect to PostgreSQL at host 127.0.0.1, port 1, database sluice"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("cannot connect to PostgreSQL at host 127.0.0.1, port 1, database sluice"),
+      "\(result.stderr)")
   }
 }
 

@@ -24,12 +24,16 @@ struct ProgressCommandTests {
 
   @Test func aTerminalGetsTheLineRedrawnInPlaceAndErasedBeforeTheSummary() throws {
     let scratch = try TemporaryDirectory()
-    let result = try underTerminal("run Pipelines/orders.json --db \(scratch.file("o.sqlite")) --report \(scratch.file("r.json"))")
+    let result = try underTerminal(
+      "run Pipelines/orders.json --db \(scratch.file("o.sqlite")) --report \(scratch.file("r.json"))")
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     let lines = drawnLines(result.stdout)
     #expect(!lines.isEmpty, "no progress line in \(result.stdout.debugDescription)")
     for line in lines {
-      #expect(line.range(of: #"^\d+% \d+\.\d/\d+\.\d MiB · [\d,]+ read · [\d,]+ loaded · [\d,]+ rec/s · [\d,]+ rejected · \d+:\d\d"#, options: .regularExpression) != nil, "\(line)")
+      #expect(
+        line.range(
+          of: #"^\d+% \d+\.\d/\d+\.\d MiB · [\d,]+ read · [\d,]+ loaded · [\d,]+ rec/s · [\d,]+ rejected · \d+:\d\d"#,
+          options: .regularExpression) != nil, "\(line)")
     }
     // Erased (a carriage return and a clear with nothing between) before the summary.
     let erase = try #require(result.stdout.range(of: "\r" + Self.clear + "sluice: orders (orders, strict) succeeded"))
@@ -39,7 +43,8 @@ struct ProgressCommandTests {
 
   @Test func aNarrowTerminalGetsLinesThatFit() throws {
     let scratch = try TemporaryDirectory()
-    let result = try underTerminal("run Pipelines/orders.json --db \(scratch.file("o.sqlite")) --report \(scratch.file("r.json"))", columns: 50)
+    let result = try underTerminal(
+      "run Pipelines/orders.json --db \(scratch.file("o.sqlite")) --report \(scratch.file("r.json"))", columns: 50)
     #expect(result.status == 0)
     let lines = drawnLines(result.stdout)
     #expect(!lines.isEmpty)
@@ -59,7 +64,8 @@ struct ProgressCommandTests {
     let scratch = try TemporaryDirectory()
     for mode in ["run", "validate"] {
       let database = mode == "run" ? ["--db", scratch.file("orders.sqlite")] : []
-      let plain = try SluiceBinary.run([mode, "Pipelines/orders.json", "--report", scratch.file("\(mode).json")] + database)
+      let plain = try SluiceBinary.run(
+        [mode, "Pipelines/orders.json", "--report", scratch.file("\(mode).json")] + database)
       #expect(plain.status == 0, "\(plain.stderr)")
       #expect(!plain.stderr.contains("\r") && !plain.stderr.contains("\u{1B}"), "\(plain.stderr.debugDescription)")
       #expect(!plain.stdout.contains("\r") && !plain.stdout.contains("\u{1B}"))

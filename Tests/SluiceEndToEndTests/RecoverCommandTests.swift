@@ -13,7 +13,8 @@ import Testing
   "sluice recover",
   .enabled(
     if: PostgreSQLServer.isAvailable,
-    "no PostgreSQL server: set SLUICE_TEST_POSTGRES_URL or run the tests through .ci/with-postgres"))
+    "no PostgreSQL server: set SLUICE_TEST_POSTGRES_URL or run the tests through .ci/with-postgres"),
+  .tags(.slow))
 struct RecoverCommandTests {
   let scratch: TemporaryDirectory
 

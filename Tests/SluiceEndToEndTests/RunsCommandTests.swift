@@ -40,7 +40,10 @@ struct RunsCommandTests {
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n")
     try #require(lines.count == 4, "\(result.stdout)")
-    #expect(cells(lines[0]) == ["run", "pipeline", "mode", "started", "duration", "status", "read", "loaded", "rejected", "failure"])
+    #expect(
+      cells(lines[0]) == [
+        "run", "pipeline", "mode", "started", "duration", "status", "read", "loaded", "rejected", "failure",
+      ])
     #expect(Array(cells(lines[1]).prefix(2)) == ["3", "fruits"])
     #expect(Array(cells(lines[1])[5...8]) == ["failed", "5", "4", "1"])
     #expect(lines[1].contains("strict policy: decode rejected record 5 (line 5): color: typeMismatch"))
@@ -52,8 +55,11 @@ struct RunsCommandTests {
     let header = String(lines[0])
     for line in lines.dropFirst().map(String.init) {
       let status = try #require(line.range(of: line.contains("failed") ? "failed" : "succeeded"))
-      #expect(line.distance(from: line.startIndex, to: status.lowerBound) == header.distance(from: header.startIndex, to: try #require(header.range(of: "status")).lowerBound))
-      let rejectedEnd = header.distance(from: header.startIndex, to: try #require(header.range(of: "rejected")).upperBound)
+      #expect(
+        line.distance(from: line.startIndex, to: status.lowerBound)
+          == header.distance(from: header.startIndex, to: try #require(header.range(of: "status")).lowerBound))
+      let rejectedEnd = header.distance(
+        from: header.startIndex, to: try #require(header.range(of: "rejected")).upperBound)
       #expect(line.prefix(rejectedEnd).last?.isNumber == true, "\(line)")
     }
     let started = try SQLiteConnection(path: database, options: .init(readOnly: true)).prepare(
@@ -105,7 +111,9 @@ struct RunsCommandTests {
     #expect(lenient["recordsRejected"] as? Int == 5)
     #expect(lenient["warnings"] as? Int == 0)
     #expect(
-      lenient["issueCounts"] as? [String: Int] == ["invalidValue": 2, "missingField": 1, "syntax": 1, "typeMismatch": 1])
+      lenient["issueCounts"] as? [String: Int] == [
+        "invalidValue": 2, "missingField": 1, "syntax": 1, "typeMismatch": 1,
+      ])
     #expect(lenient["rowsWritten"] as? [String: Int] == ["fruits": 25, "recipes": 93])
     let stages = try #require(lenient["stages"] as? [[String: Any]])
     #expect(stages.map { $0["stage"] as? String } == ["read", "decode", "validate", "map", "load"])
@@ -137,13 +145,14 @@ struct RunsCommandTests {
     #expect(result.stdout.contains("  issues: 5 — invalidValue 2, missingField 1, syntax 1, typeMismatch 1\n"))
     let lines = result.stdout.split(separator: "\n")
     let header = try #require(lines.firstIndex { cells($0) == ["stage", "severity", "code", "path", "count"] })
-    #expect(lines[(header + 1)...].map { cells($0) } == [
-      ["read", "error", "syntax", "-", "1"],
-      ["decode", "error", "missingField", "name", "1"],
-      ["decode", "error", "typeMismatch", "color", "1"],
-      ["validate", "error", "invalidValue", "recipes[1].title", "1"],
-      ["validate", "error", "invalidValue", "recipes[1].videoTutorial", "1"],
-    ])
+    #expect(
+      lines[(header + 1)...].map { cells($0) } == [
+        ["read", "error", "syntax", "-", "1"],
+        ["decode", "error", "missingField", "name", "1"],
+        ["decode", "error", "typeMismatch", "color", "1"],
+        ["validate", "error", "invalidValue", "recipes[1].title", "1"],
+        ["validate", "error", "invalidValue", "recipes[1].videoTutorial", "1"],
+      ])
     // The broken records' values (record 5 is the mango whose color is 7) stay in the dump.
     #expect(!result.stdout.contains("Mango"))
     #expect(!result.stdout.contains("F0000005"))
@@ -166,10 +175,11 @@ struct RunsCommandTests {
     #expect(run["runId"] as? Int == 2)
     #expect(run["recordsRejected"] as? Int == 5)
     let issues = try #require(object["issues"] as? [[String: Any]])
-    #expect(issues.map { "\($0["stage"] ?? "") \($0["code"] ?? "") \($0["path"] ?? "") \($0["count"] ?? "")" } == [
-      "read syntax  1", "decode missingField name 1", "decode typeMismatch color 1",
-      "validate invalidValue recipes[1].title 1", "validate invalidValue recipes[1].videoTutorial 1",
-    ])
+    #expect(
+      issues.map { "\($0["stage"] ?? "") \($0["code"] ?? "") \($0["path"] ?? "") \($0["count"] ?? "")" } == [
+        "read syntax  1", "decode missingField name 1", "decode typeMismatch color 1",
+        "validate invalidValue recipes[1].title 1", "validate invalidValue recipes[1].videoTutorial 1",
+      ])
     #expect(issues.allSatisfy { $0["severity"] as? String == "error" })
   }
 
@@ -179,7 +189,8 @@ struct RunsCommandTests {
     // As if run 2 had counted 250 typeMismatch issues and kept the first one.
     try execute(
       database,
-      #"UPDATE sluice_runs SET issue_counts = '{"invalidValue":2,"missingField":1,"syntax":1,"typeMismatch":250}' WHERE run_id = 2"#)
+      #"UPDATE sluice_runs SET issue_counts = '{"invalidValue":2,"missingField":1,"syntax":1,"typeMismatch":250}' WHERE run_id = 2"#
+    )
     let result = try SluiceCommand.run(["runs", database, "2"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("  issues: 254 — typeMismatch 250, invalidValue 2, missingField 1, syntax 1\n"))
@@ -194,7 +205,10 @@ struct RunsCommandTests {
       _ = try SluiceCommand.run(arguments)
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("history.sqlite") } == ["history.sqlite"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("history.sqlite") } == [
+        "history.sqlite"
+      ])
   }
 
   @Test func aMissingDatabaseExits66AndIsNotCreated() throws {

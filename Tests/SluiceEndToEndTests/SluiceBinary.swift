@@ -24,12 +24,14 @@ struct SluiceBinary {
   }()
 
   /// Runs `sluice arguments…` in `directory`, with `stdin` (a file path) as standard input.
-  static func run(_ arguments: [String], in directory: String = Repository.root, stdin: String? = nil) throws -> Result {
+  static func run(_ arguments: [String], in directory: String = Repository.root, stdin: String? = nil) throws -> Result
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
-    process.standardInput = try stdin.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
+    process.standardInput =
+      try stdin.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
     return try capture(process)
   }
 

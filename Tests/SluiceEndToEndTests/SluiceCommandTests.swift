@@ -25,7 +25,8 @@ struct SluiceCommandTests {
       #expect(result.stderr.contains("\n  \(stage) "), "stage \(stage) missing from the summary")
     }
     #expect(try count(database, "SELECT count(*) FROM fruits") == 48)
-    #expect(try count(database, "SELECT count(*) FROM recipes WHERE fruit_id NOT IN (SELECT fruit_id FROM fruits)") == 0)
+    #expect(
+      try count(database, "SELECT count(*) FROM recipes WHERE fruit_id NOT IN (SELECT fruit_id FROM fruits)") == 0)
     #expect(try count(database, "SELECT min(n) FROM (SELECT count(*) AS n FROM recipes GROUP BY fruit_id)") ?? 0 >= 2)
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: reportPath)))
     #expect(report.status == .succeeded)
@@ -39,7 +40,8 @@ struct SluiceCommandTests {
     #expect(again.status == 0)
     // The re-run upserts the same rows (an upsert replaces a fruit's recipes); counted, the
     // tables hold what they held.
-    #expect(again.stdout.contains("  fruits: 48 rows (48 written)\n  recipes: 173 rows (173 written)"), "\(again.stdout)")
+    #expect(
+      again.stdout.contains("  fruits: 48 rows (48 written)\n  recipes: 173 rows (173 written)"), "\(again.stdout)")
     let counted = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: reportPath)))
     #expect(counted.tableRows == ["fruits": 48, "recipes": 173])
   }
@@ -47,7 +49,9 @@ struct SluiceCommandTests {
   @Test func lenientPipelineSkipsTheBrokenRecordsAndListsThem() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits-lenient.json", "--db", database, "--report", scratch.file("r.json")])
+    let result = try SluiceBinary.run([
+      "run", "Pipelines/fruits-lenient.json", "--db", database, "--report", scratch.file("r.json"),
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.contains("issues: 5"))
     for expected in [
@@ -99,7 +103,9 @@ struct SluiceCommandTests {
     bytes = Array(bytes.prefix(bytes.count / 2))
     let input = try scratch.write("cut.json.gz", bytes)
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", input, "--db", database, "--report", scratch.file("r.json")])
+    let result = try SluiceBinary.run([
+      "run", "Pipelines/fruits.json", "--input", input, "--db", database, "--report", scratch.file("r.json"),
+    ])
     #expect(result.status == 74)
     #expect(result.stderr.contains("truncated"))
     #expect(result.stderr.contains("compressed byte \(bytes.count)"))
@@ -109,7 +115,10 @@ struct SluiceCommandTests {
 
   @Test func missingInputExits66() throws {
     let scratch = try TemporaryDirectory()
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--input", "no/such/file.json", "--db", scratch.file("x.sqlite"), "--report", scratch.file("r.json")])
+    let result = try SluiceBinary.run([
+      "run", "Pipelines/fruits.json", "--input", "no/such/file.json", "--db", scratch.file("x.sqlite"), "--report",
+      scratch.file("r.json"),
+    ])
     #expect(result.status == 66)
     #expect(result.stderr.contains("no such file"))
   }
@@ -151,7 +160,9 @@ struct SluiceCommandTests {
   @Test func ordersSampleImportsStrictlyAndTheLenientMigrationReportsItsRejects() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("orders.sqlite")
-    let strict = try SluiceBinary.run(["run", "Pipelines/orders.json", "--db", database, "--report", scratch.file("r.json")])
+    let strict = try SluiceBinary.run([
+      "run", "Pipelines/orders.json", "--db", database, "--report", scratch.file("r.json"),
+    ])
     #expect(strict.status == 0, "\(strict.stderr)")
     #expect(strict.stdout.contains("orders: 2000 rows"))
     #expect(strict.stdout.contains("order_statuses: 3 rows"))
@@ -190,7 +201,8 @@ struct SluiceCommandTests {
     let database = scratch.file("never-created.sqlite")
     let spec = try scratch.write(
       "spec.json",
-      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits-broken.ndjson.gz"))", "format": "ndjson", "policy": "lenient", "database": "\#(database)"}"#)
+      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits-broken.ndjson.gz"))", "format": "ndjson", "policy": "lenient", "database": "\#(database)"}"#
+    )
     let result = try SluiceBinary.run(["validate", spec, "--junit", junit])
     #expect(result.status == 65)
     #expect(result.stdout.contains("invalid: 30 record(s) checked, 5 issue(s)"))
@@ -210,7 +222,8 @@ struct SluiceCommandTests {
     let database = scratch.file("fruits.sqlite")
     let rejects = scratch.file("rejects.ndjson")
     let first = try SluiceBinary.run([
-      "run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", rejects, "--report", scratch.file("r.json"),
+      "run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", rejects, "--report",
+      scratch.file("r.json"),
     ])
     #expect(first.status == 0)
     #expect(first.stderr.contains("5 rejected record(s) written to \(rejects)"))
@@ -220,7 +233,8 @@ struct SluiceCommandTests {
       .replacingOccurrences(of: #"\"color\": 7"#, with: #"\"color\": \"red\""#)
     let fixedPath = try scratch.write("fixed.ndjson", fixed + "\n")
     let replay = try SluiceBinary.run([
-      "replay", "Pipelines/fruits-lenient.json", "--rejects", fixedPath, "--db", database, "--report", scratch.file("r2.json"),
+      "replay", "Pipelines/fruits-lenient.json", "--rejects", fixedPath, "--db", database, "--report",
+      scratch.file("r2.json"),
     ])
     #expect(replay.status == 0, "\(replay.stderr)")
     #expect(try count(database, "SELECT count(*) FROM fruits") == 26)

@@ -18,15 +18,21 @@ struct StackExchangeCommandTests {
     let database = scratch.file("stackexchange.sqlite")
     let rejects = scratch.file("rejects.ndjson")
     let arguments = [
-      "run", "Pipelines/stackexchange.json", "--db", database, "--report", scratch.file("report.json"), "--rejects", rejects,
+      "run", "Pipelines/stackexchange.json", "--db", database, "--report", scratch.file("report.json"), "--rejects",
+      rejects,
     ]
     let result = try SluiceCommand.run(arguments)
     #expect(result.status == 0, "\(result.stderr)")
-    for line in ["  users: 4 rows", "  posts: 7 rows", "  post_tags: 5 rows", "  comments: 10 rows", "  votes: 11 rows", "  post_history: 6 rows"] {
+    for line in [
+      "  users: 4 rows", "  posts: 7 rows", "  post_tags: 5 rows", "  comments: 10 rows", "  votes: 11 rows",
+      "  post_history: 6 rows",
+    ] {
       #expect(result.stdout.contains(line), "missing \(line) in \(result.stdout)")
     }
     let comments = Repository.path("SampleData/stackexchange/Comments.xml")
-    #expect(result.stderr.contains("\(comments) (stackexchange-comments, xml): 11 read, 1 rejected, 10 loaded"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("\(comments) (stackexchange-comments, xml): 11 read, 1 rejected, 10 loaded"),
+      "\(result.stderr)")
     // The rejected comment and vote, with their issues, for a later replay; no values in the report.
     let quarantined = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
     #expect(quarantined.count == 2)
@@ -73,7 +79,8 @@ struct StackExchangeCommandTests {
     try FileManager.default.copyItem(atPath: conlang + "/Posts.xml", toPath: folder + "/Posts.xml")
     let database = scratch.file("posts.sqlite")
     let result = try SluiceCommand.run([
-      "run", "Pipelines/stackexchange.json", "--input-dir", folder, "--db", database, "--report", scratch.file("r.json"),
+      "run", "Pipelines/stackexchange.json", "--input-dir", folder, "--db", database, "--report",
+      scratch.file("r.json"),
       "--junit", scratch.file("j.xml"), "--html", scratch.file("r.html"),
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -82,13 +89,16 @@ struct StackExchangeCommandTests {
     let missing = ["Users", "Tags", "Comments", "Votes", "Badges", "PostLinks", "PostHistory"]
     for name in missing {
       #expect(
-        result.stderr.contains("read \(folder)/\(name).xml: missingInput: the optional input is not there (no such file)"),
+        result.stderr.contains(
+          "read \(folder)/\(name).xml: missingInput: the optional input is not there (no such file)"),
         "\(name): \(result.stderr)")
     }
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("r.json"))))
     #expect(report.issueCounts["missingInput"] == 7)
     #expect(report.statistics(for: .read).warnings == 7)
-    #expect(Set(report.issues.filter { $0.code == .missingInput }.compactMap(\.input)) == Set(missing.map { "\(folder)/\($0).xml" }))
+    #expect(
+      Set(report.issues.filter { $0.code == .missingInput }.compactMap(\.input))
+        == Set(missing.map { "\(folder)/\($0).xml" }))
     #expect(report.inputs.filter { !$0.opened }.count == 7)
     let junit = try String(contentsOfFile: scratch.file("j.xml"), encoding: .utf8)
     #expect(junit.components(separatedBy: "missingInput").count - 1 == 7)

@@ -15,7 +15,7 @@ import Testing
 /// RSS as the kernel measured it. External entities and DTDs point at canaries — a FIFO that
 /// would block any reader forever, a file that would change the data if read — which must never
 /// be opened. Broken documents mid-stream and truncated gzip roll the whole run back.
-@Suite("XML attacks and broken documents through the binary")
+@Suite("XML attacks and broken documents through the binary", .tags(.slow))
 struct XMLAttackTests {
   static let memoryBound = 64 << 20
   static let tables = ["orders", "customers", "order_items", "order_statuses"]
@@ -477,7 +477,8 @@ struct XMLAttackTests {
     let inspected = try SluiceBinary.measure(["inspect", input])
     #expect(inspected.status == 65, "\(inspected.stderr)")
     #expect(
-      inspected.stderr.contains("line 3, byte \(10 + Self.order(1).utf8.count): a start tag with more than 20000 attributes"),
+      inspected.stderr.contains(
+        "line 3, byte \(10 + Self.order(1).utf8.count): a start tag with more than 20000 attributes"),
       "\(inspected.stderr)")
   }
 

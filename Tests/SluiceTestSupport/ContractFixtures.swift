@@ -21,6 +21,15 @@ public enum ContractFixtures {
     return policy
   }
 
+  /// Whether `text` quotes `value` as a whole number or word (so an Int64 bound such as
+  /// `-9223372036854775808` in a message does not count as quoting `9223372036854775808`).
+  public static func quotes(_ text: String, _ value: String) -> Bool {
+    let edge = "[-+.0-9A-Za-z]"
+    return text.range(
+      of: "(?<!\(edge))\(NSRegularExpression.escapedPattern(for: value))(?!\(edge))", options: .regularExpression)
+      != nil
+  }
+
   /// Validates one fixture (a dry run: no database is opened) and returns the run's report.
   public static func validate<D: Dataset>(_ fixture: URL, with dataset: D, policy: Policy) throws -> RunReport {
     try validate(fixture, with: AnyDataset(dataset), policy: policy)

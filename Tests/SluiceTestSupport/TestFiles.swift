@@ -1,7 +1,7 @@
 import CZlib
 import Foundation
-@_spi(Internals) import SluiceCore
 import SluiceCLI
+@_spi(Internals) import SluiceCore
 import SluicePostgreSQL
 import SluiceSQLite
 

@@ -99,7 +99,8 @@ private func check(_ outcome: Outcome, document: [UInt8], layout: JSONRecordRead
     let offset = Int(record.location.byteOffset)
     fuzzCheck(
       offset >= scanned && offset + record.bytes.count <= document.count,
-      "record \(record.location) of \(record.bytes.count) bytes lies outside the \(document.count)-byte input, or before the previous record")
+      "record \(record.location) of \(record.bytes.count) bytes lies outside the \(document.count)-byte input, or before the previous record"
+    )
     fuzzCheck(
       sameBytes(document[offset..<offset + record.bytes.count], record.bytes[...]),
       "record \(record.location): its bytes are not the input's bytes at its offset")
@@ -130,7 +131,8 @@ private func check(_ outcome: Outcome, document: [UInt8], layout: JSONRecordRead
     let newlines = count(UInt8(ascii: "\n"), in: document, 0..<offset)
     fuzzCheck(
       failure.location.line == newlines + 1,
-      "error \(failure.code) at \(failure.location): line \(failure.location.line), but \(newlines) newlines precede it")
+      "error \(failure.code) at \(failure.location): line \(failure.location.line), but \(newlines) newlines precede it"
+    )
     observe(failure.code.rawValue)
   }
   // Ordinals count records, malformed ones included: they only go up.

@@ -38,11 +38,14 @@ public func fuzzPipelineSpec(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     }
     let database = configuration.database
     if !database.driver.connectsToServer {
-      fuzzCheck(database.location.hasPrefix("/"), "the database file '\(database.location)' did not resolve to an absolute path")
+      fuzzCheck(
+        database.location.hasPrefix("/"), "the database file '\(database.location)' did not resolve to an absolute path"
+      )
     }
     observe(database.description)
     for resolved in [configuration.input]
-      + [configuration.reportPath, configuration.junitPath, configuration.htmlPath, configuration.rejectsPath].compactMap({ $0 })
+      + [configuration.reportPath, configuration.junitPath, configuration.htmlPath, configuration.rejectsPath]
+      .compactMap({ $0 })
     {
       fuzzCheck(
         resolved == "-" || resolved.hasPrefix("/"), "path '\(resolved)' did not resolve to an absolute path")

@@ -28,7 +28,9 @@ public enum ChatExport {
 
   /// File name extensions of images, for exports that give no content type (Discord's
   /// attachments, Messenger's and Mattermost's paths).
-  static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "gif", "webp", "bmp", "heic", "heif", "tif", "tiff", "avif"]
+  static let imageExtensions: Set<String> = [
+    "png", "jpg", "jpeg", "gif", "webp", "bmp", "heic", "heif", "tif", "tiff", "avif",
+  ]
 
   /// Whether a file name or path names an image, by its extension (case-insensitive).
   static func isImage(fileName: String) -> Bool {

@@ -21,7 +21,9 @@ public struct DevicesDataset: Dataset {
   static let longitudeInRange = ValidationRule(
     "longitude is within -180...180", code: .outOfRange, message: "must be a longitude from -180 to 180 degrees")
 
-  public var rules: [ValidationRule] { [Self.idNotBlank, Self.nameNotBlank, Self.latitudeInRange, Self.longitudeInRange] }
+  public var rules: [ValidationRule] {
+    [Self.idNotBlank, Self.nameNotBlank, Self.latitudeInRange, Self.longitudeInRange]
+  }
 
   public func validate(_ device: DeviceDTO, into validation: inout Validation) {
     validation.checkNotBlank(Self.idNotBlank, device.id, at: "id")

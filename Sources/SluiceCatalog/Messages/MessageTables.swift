@@ -24,7 +24,9 @@
 public enum MessageTables {
   public static let conversations = Table(
     "conversations", key: ["conversation_id"],
-    columns: [.text("conversation_id", field: "conversationId"), .text("name", field: "conversationName", nullable: true)],
+    columns: [
+      .text("conversation_id", field: "conversationId"), .text("name", field: "conversationName", nullable: true),
+    ],
     onConflict: .upsert)
   public static let senders = Table(
     "senders", key: ["sender_id"],
@@ -46,7 +48,8 @@ public enum MessageTables {
     "image_messages", extending: messages,
     columns: [
       .text("url"), .text("caption", nullable: true),
-      .integer("width", nullable: true, checks: [.atLeast(1)]), .integer("height", nullable: true, checks: [.atLeast(1)]),
+      .integer("width", nullable: true, checks: [.atLeast(1)]),
+      .integer("height", nullable: true, checks: [.atLeast(1)]),
     ])
   public static let fileMessages = Table(
     "file_messages", extending: messages,
@@ -64,7 +67,8 @@ public enum MessageTables {
       .text("url", nullable: true), .text("name", nullable: true), .text("caption", nullable: true),
       .text("mime_type", field: "mimeType", nullable: true),
       .integer("size_bytes", field: "sizeBytes", nullable: true, checks: [.atLeast(0)]),
-      .integer("width", nullable: true, checks: [.atLeast(1)]), .integer("height", nullable: true, checks: [.atLeast(1)]),
+      .integer("width", nullable: true, checks: [.atLeast(1)]),
+      .integer("height", nullable: true, checks: [.atLeast(1)]),
     ])
 
   /// Every table, parents and referenced tables first; `message_kinds` comes with `kind_id`.
@@ -105,7 +109,8 @@ public enum MessageTables {
       switch attachment {
       case .image(let image):
         rows.add(
-          attachments, MessageKind.image, image.url, String?.none, image.caption, String?.none, Int64?.none, image.width,
+          attachments, MessageKind.image, image.url, String?.none, image.caption, String?.none, Int64?.none,
+          image.width,
           image.height)
       case .file(let file):
         rows.add(

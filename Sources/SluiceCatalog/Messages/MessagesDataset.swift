@@ -32,12 +32,14 @@ public struct MessagesDataset: Dataset {
   static let dimensionsPositive = ValidationRule(
     "image dimensions are at least 1", code: .outOfRange, message: "must be at least 1")
   static let fileNameNotBlank = ValidationRule("files have a name", message: "must not be blank")
-  static let sizeNotNegative = ValidationRule("file sizes are not negative", code: .outOfRange, message: "must not be negative")
+  static let sizeNotNegative = ValidationRule(
+    "file sizes are not negative", code: .outOfRange, message: "must not be negative")
   static let eventNotBlank = ValidationRule("system messages name their event", message: "must not be blank")
 
   public var rules: [ValidationRule] {
     [
-      Self.idNotBlank, Self.conversationNotBlank, Self.senderNotBlank, Self.senderNameHasSender, Self.replyToNotBlank, Self.textNotBlank,
+      Self.idNotBlank, Self.conversationNotBlank, Self.senderNotBlank, Self.senderNameHasSender, Self.replyToNotBlank,
+      Self.textNotBlank,
       Self.urlNotBlank, Self.dimensionsPositive, Self.fileNameNotBlank, Self.sizeNotNegative, Self.eventNotBlank,
     ]
   }
@@ -84,7 +86,8 @@ public struct MessagesDataset: Dataset {
     case .system(let system): content = .system(SystemContent(event: system.event, text: system.text))
     case .unknown(let type):
       throw MappingError(
-        code: .unsupportedEnumValue, path: "type", message: "not a message kind this version knows (\(MessageKind.names))",
+        code: .unsupportedEnumValue, path: "type",
+        message: "not a message kind this version knows (\(MessageKind.names))",
         value: String(type.prefix(Self.longestKindName)))
     }
     var attachments: [MessageAttachment] = []
@@ -103,7 +106,8 @@ public struct MessagesDataset: Dataset {
       id: Message.scopedID(message.id, in: conversation),
       conversation: Conversation(id: conversation, name: message.conversationName),
       sender: message.sender.map { Sender(id: $0, name: message.senderName) }, sentAt: Timestamp(message.sentAt),
-      replyTo: message.replyTo.map { Message.scopedID($0, in: conversation) }, content: content, attachments: attachments)
+      replyTo: message.replyTo.map { Message.scopedID($0, in: conversation) }, content: content,
+      attachments: attachments)
   }
 
   public func rows(for message: Message, into rows: inout RecordRows) {

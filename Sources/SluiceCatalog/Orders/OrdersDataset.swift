@@ -12,7 +12,8 @@ public struct OrdersDataset: Dataset {
   /// One row per customer id; the last order's name wins.
   static let customers = Table(
     "customers", key: ["customer_id"],
-    columns: [.integer("customer_id", field: "customer.id"), .text("name", field: "customer.name")], onConflict: .upsert)
+    columns: [.integer("customer_id", field: "customer.id"), .text("name", field: "customer.name")], onConflict: .upsert
+  )
   static let orders = Table(
     "orders", key: ["order_id"],
     columns: [
@@ -35,8 +36,10 @@ public struct OrdersDataset: Dataset {
   static let currencyCode = ValidationRule(
     "currency is a three-letter code", message: "must be three uppercase letters (ISO 4217)")
   static let hasItems = ValidationRule("orders have at least one item", message: "must list at least one item")
-  static let quantityPositive = ValidationRule("item quantities are at least 1", code: .outOfRange, message: "must be at least 1")
-  static let priceNotNegative = ValidationRule("item prices are not negative", code: .outOfRange, message: "must not be negative")
+  static let quantityPositive = ValidationRule(
+    "item quantities are at least 1", code: .outOfRange, message: "must be at least 1")
+  static let priceNotNegative = ValidationRule(
+    "item prices are not negative", code: .outOfRange, message: "must not be negative")
   static let skuNotBlank = ValidationRule("item SKUs are not blank", message: "must not be blank")
   static let customerNameNotBlank = ValidationRule("customer names are not blank", message: "must not be blank")
 
@@ -64,7 +67,8 @@ public struct OrdersDataset: Dataset {
     guard let status = OrderStatus(rawValue: order.status) else {
       throw MappingError(
         code: .unsupportedEnumValue, path: "status",
-        message: "not an order status this version knows (\(OrderStatus.allCases.map(\.rawValue).joined(separator: ", ")))")
+        message:
+          "not an order status this version knows (\(OrderStatus.allCases.map(\.rawValue).joined(separator: ", ")))")
     }
     return Order(
       id: order.identifier, amountMinor: order.amountMinor, currency: order.currency, status: status,

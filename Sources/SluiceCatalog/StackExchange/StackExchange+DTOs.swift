@@ -27,10 +27,21 @@ extension StackExchange {
     public let age, emailHash: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case id = "Id", accountID = "AccountId", reputation = "Reputation", creationDate = "CreationDate"
-      case displayName = "DisplayName", lastAccessDate = "LastAccessDate", websiteURL = "WebsiteUrl"
-      case location = "Location", aboutMe = "AboutMe", views = "Views", upVotes = "UpVotes"
-      case downVotes = "DownVotes", profileImageURL = "ProfileImageUrl", age = "Age", emailHash = "EmailHash"
+      case id = "Id"
+      case accountID = "AccountId"
+      case reputation = "Reputation"
+      case creationDate = "CreationDate"
+      case displayName = "DisplayName"
+      case lastAccessDate = "LastAccessDate"
+      case websiteURL = "WebsiteUrl"
+      case location = "Location"
+      case aboutMe = "AboutMe"
+      case views = "Views"
+      case upVotes = "UpVotes"
+      case downVotes = "DownVotes"
+      case profileImageURL = "ProfileImageUrl"
+      case age = "Age"
+      case emailHash = "EmailHash"
     }
   }
 
@@ -60,13 +71,28 @@ extension StackExchange {
     public let contentLicense: String?
 
     enum CodingKeys: String, CodingKey {
-      case id = "Id", postTypeID = "PostTypeId", acceptedAnswerID = "AcceptedAnswerId", parentID = "ParentId"
-      case creationDate = "CreationDate", score = "Score", viewCount = "ViewCount", body = "Body"
-      case ownerUserID = "OwnerUserId", ownerDisplayName = "OwnerDisplayName"
-      case lastEditorUserID = "LastEditorUserId", lastEditorDisplayName = "LastEditorDisplayName"
-      case lastEditDate = "LastEditDate", lastActivityDate = "LastActivityDate", title = "Title", tags = "Tags"
-      case answerCount = "AnswerCount", commentCount = "CommentCount", favoriteCount = "FavoriteCount"
-      case closedDate = "ClosedDate", communityOwnedDate = "CommunityOwnedDate", contentLicense = "ContentLicense"
+      case id = "Id"
+      case postTypeID = "PostTypeId"
+      case acceptedAnswerID = "AcceptedAnswerId"
+      case parentID = "ParentId"
+      case creationDate = "CreationDate"
+      case score = "Score"
+      case viewCount = "ViewCount"
+      case body = "Body"
+      case ownerUserID = "OwnerUserId"
+      case ownerDisplayName = "OwnerDisplayName"
+      case lastEditorUserID = "LastEditorUserId"
+      case lastEditorDisplayName = "LastEditorDisplayName"
+      case lastEditDate = "LastEditDate"
+      case lastActivityDate = "LastActivityDate"
+      case title = "Title"
+      case tags = "Tags"
+      case answerCount = "AnswerCount"
+      case commentCount = "CommentCount"
+      case favoriteCount = "FavoriteCount"
+      case closedDate = "ClosedDate"
+      case communityOwnedDate = "CommunityOwnedDate"
+      case contentLicense = "ContentLicense"
     }
   }
 
@@ -81,8 +107,13 @@ extension StackExchange {
     public let isRequired: Bool?
 
     enum CodingKeys: String, CodingKey {
-      case id = "Id", tagName = "TagName", count = "Count", excerptPostID = "ExcerptPostId"
-      case wikiPostID = "WikiPostId", isModeratorOnly = "IsModeratorOnly", isRequired = "IsRequired"
+      case id = "Id"
+      case tagName = "TagName"
+      case count = "Count"
+      case excerptPostID = "ExcerptPostId"
+      case wikiPostID = "WikiPostId"
+      case isModeratorOnly = "IsModeratorOnly"
+      case isRequired = "IsRequired"
     }
   }
 
@@ -98,8 +129,14 @@ extension StackExchange {
     public let contentLicense: String?
 
     enum CodingKeys: String, CodingKey {
-      case id = "Id", postID = "PostId", score = "Score", text = "Text", creationDate = "CreationDate"
-      case userID = "UserId", userDisplayName = "UserDisplayName", contentLicense = "ContentLicense"
+      case id = "Id"
+      case postID = "PostId"
+      case score = "Score"
+      case text = "Text"
+      case creationDate = "CreationDate"
+      case userID = "UserId"
+      case userDisplayName = "UserDisplayName"
+      case contentLicense = "ContentLicense"
     }
   }
 
@@ -114,8 +151,12 @@ extension StackExchange {
     public let bountyAmount: Int64?
 
     enum CodingKeys: String, CodingKey {
-      case id = "Id", postID = "PostId", voteTypeID = "VoteTypeId", userID = "UserId"
-      case creationDate = "CreationDate", bountyAmount = "BountyAmount"
+      case id = "Id"
+      case postID = "PostId"
+      case voteTypeID = "VoteTypeId"
+      case userID = "UserId"
+      case creationDate = "CreationDate"
+      case bountyAmount = "BountyAmount"
     }
   }
 
@@ -129,7 +170,12 @@ extension StackExchange {
     public let tagBased: Bool
 
     enum CodingKeys: String, CodingKey {
-      case id = "Id", userID = "UserId", name = "Name", date = "Date", badgeClass = "Class", tagBased = "TagBased"
+      case id = "Id"
+      case userID = "UserId"
+      case name = "Name"
+      case date = "Date"
+      case badgeClass = "Class"
+      case tagBased = "TagBased"
     }
   }
 
@@ -142,7 +188,10 @@ extension StackExchange {
     public let linkTypeID: Int64
 
     enum CodingKeys: String, CodingKey {
-      case id = "Id", creationDate = "CreationDate", postID = "PostId", relatedPostID = "RelatedPostId"
+      case id = "Id"
+      case creationDate = "CreationDate"
+      case postID = "PostId"
+      case relatedPostID = "RelatedPostId"
       case linkTypeID = "LinkTypeId"
     }
   }
@@ -161,9 +210,16 @@ extension StackExchange {
     public let contentLicense: String?
 
     enum CodingKeys: String, CodingKey {
-      case id = "Id", postHistoryTypeID = "PostHistoryTypeId", postID = "PostId", revisionGUID = "RevisionGUID"
-      case creationDate = "CreationDate", userID = "UserId", userDisplayName = "UserDisplayName"
-      case comment = "Comment", text = "Text", contentLicense = "ContentLicense"
+      case id = "Id"
+      case postHistoryTypeID = "PostHistoryTypeId"
+      case postID = "PostId"
+      case revisionGUID = "RevisionGUID"
+      case creationDate = "CreationDate"
+      case userID = "UserId"
+      case userDisplayName = "UserDisplayName"
+      case comment = "Comment"
+      case text = "Text"
+      case contentLicense = "ContentLicense"
     }
   }
 }

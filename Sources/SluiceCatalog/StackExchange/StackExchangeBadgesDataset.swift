@@ -16,7 +16,9 @@ public struct StackExchangeBadgesDataset: Dataset {
     validation.checkRange(Self.classIsKnown, badge.badgeClass, 1...3, at: "Class")
   }
 
-  public func map(_ badge: StackExchange.BadgeDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.Badge {
+  public func map(_ badge: StackExchange.BadgeDTO, context _: inout MappingContext) throws(MappingError)
+    -> StackExchange.Badge
+  {
     StackExchange.Badge(
       id: badge.id, userID: badge.userID, name: badge.name, date: try StackExchange.timestamp(badge.date, at: "Date"),
       badgeClass: badge.badgeClass, isTagBased: badge.tagBased)

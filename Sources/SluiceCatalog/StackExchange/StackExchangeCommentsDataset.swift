@@ -11,7 +11,9 @@ public struct StackExchangeCommentsDataset: Dataset {
 
   public func validate(_ comment: StackExchange.CommentDTO, into validation: inout Validation) {}
 
-  public func map(_ comment: StackExchange.CommentDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.Comment {
+  public func map(_ comment: StackExchange.CommentDTO, context _: inout MappingContext) throws(MappingError)
+    -> StackExchange.Comment
+  {
     StackExchange.Comment(
       id: comment.id, postID: comment.postID, score: comment.score, text: comment.text,
       creationDate: try StackExchange.timestamp(comment.creationDate, at: "CreationDate"), userID: comment.userID,

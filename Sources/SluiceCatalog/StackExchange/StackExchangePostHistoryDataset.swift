@@ -12,7 +12,9 @@ public struct StackExchangePostHistoryDataset: Dataset {
 
   public func validate(_ entry: StackExchange.PostHistoryDTO, into validation: inout Validation) {}
 
-  public func map(_ entry: StackExchange.PostHistoryDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.PostHistoryEntry {
+  public func map(_ entry: StackExchange.PostHistoryDTO, context _: inout MappingContext) throws(MappingError)
+    -> StackExchange.PostHistoryEntry
+  {
     StackExchange.PostHistoryEntry(
       id: entry.id, typeID: entry.postHistoryTypeID, postID: entry.postID, revisionGUID: entry.revisionGUID,
       creationDate: try StackExchange.timestamp(entry.creationDate, at: "CreationDate"), userID: entry.userID,

@@ -10,9 +10,12 @@ public struct StackExchangePostLinksDataset: Dataset {
 
   public func validate(_ link: StackExchange.PostLinkDTO, into validation: inout Validation) {}
 
-  public func map(_ link: StackExchange.PostLinkDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.PostLink {
+  public func map(_ link: StackExchange.PostLinkDTO, context _: inout MappingContext) throws(MappingError)
+    -> StackExchange.PostLink
+  {
     StackExchange.PostLink(
-      id: link.id, creationDate: try StackExchange.timestamp(link.creationDate, at: "CreationDate"), postID: link.postID,
+      id: link.id, creationDate: try StackExchange.timestamp(link.creationDate, at: "CreationDate"),
+      postID: link.postID,
       relatedPostID: link.relatedPostID, linkTypeID: link.linkTypeID)
   }
 

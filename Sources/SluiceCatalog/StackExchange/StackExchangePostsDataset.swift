@@ -10,7 +10,8 @@ public struct StackExchangePostsDataset: Dataset {
   public var schema: Schema { StackExchange.Tables.schema }
 
   static let answersHaveParent = ValidationRule(
-    "answers and only answers name a parent", message: "an answer (PostTypeId 2) names its question, no other post does")
+    "answers and only answers name a parent", message: "an answer (PostTypeId 2) names its question, no other post does"
+  )
   public var rules: [ValidationRule] { [Self.answersHaveParent] }
 
   public func validate(_ post: StackExchange.PostDTO, into validation: inout Validation) {
@@ -18,14 +19,18 @@ public struct StackExchangePostsDataset: Dataset {
     validation.check(Self.answersHaveParent, isAnswer == (post.parentID != nil), at: "ParentId")
   }
 
-  public func map(_ post: StackExchange.PostDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.Post {
+  public func map(_ post: StackExchange.PostDTO, context _: inout MappingContext) throws(MappingError)
+    -> StackExchange.Post
+  {
     guard let type = PostType(dumpID: post.postTypeID) else {
-      throw MappingError(code: .unsupportedEnumValue, path: "PostTypeId", message: StackExchange.unknownType(PostType.self))
+      throw MappingError(
+        code: .unsupportedEnumValue, path: "PostTypeId", message: StackExchange.unknownType(PostType.self))
     }
     return StackExchange.Post(
       id: post.id, type: type, parentID: post.parentID, acceptedAnswerID: post.acceptedAnswerID,
       creationDate: try StackExchange.timestamp(post.creationDate, at: "CreationDate"), score: post.score,
-      viewCount: post.viewCount, body: post.body, ownerUserID: post.ownerUserID, ownerDisplayName: post.ownerDisplayName,
+      viewCount: post.viewCount, body: post.body, ownerUserID: post.ownerUserID,
+      ownerDisplayName: post.ownerDisplayName,
       lastEditorUserID: post.lastEditorUserID, lastEditorDisplayName: post.lastEditorDisplayName,
       lastEditDate: try StackExchange.optionalTimestamp(post.lastEditDate, at: "LastEditDate"),
       lastActivityDate: try StackExchange.timestamp(post.lastActivityDate, at: "LastActivityDate"),

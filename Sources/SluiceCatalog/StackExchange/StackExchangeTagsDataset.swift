@@ -15,11 +15,14 @@ public struct StackExchangeTagsDataset: Dataset {
 
   public func validate(_ tag: StackExchange.TagDTO, into validation: inout Validation) {
     validation.checkCharacters(
-      Self.nameIsTagName, tag.tagName, length: 1...Int.max, where: { $0 != "<" && $0 != ">" && !$0.properties.isWhitespace },
+      Self.nameIsTagName, tag.tagName, length: 1...Int.max,
+      where: { $0 != "<" && $0 != ">" && !$0.properties.isWhitespace },
       at: "TagName")
   }
 
-  public func map(_ tag: StackExchange.TagDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.Tag {
+  public func map(_ tag: StackExchange.TagDTO, context _: inout MappingContext) throws(MappingError)
+    -> StackExchange.Tag
+  {
     StackExchange.Tag(
       id: tag.id, name: tag.tagName, count: tag.count, excerptPostID: tag.excerptPostID, wikiPostID: tag.wikiPostID,
       isModeratorOnly: tag.isModeratorOnly, isRequired: tag.isRequired)

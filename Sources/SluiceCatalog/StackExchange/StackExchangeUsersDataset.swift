@@ -15,7 +15,9 @@ public struct StackExchangeUsersDataset: Dataset {
     validation.checkNotBlank(Self.displayNameNotBlank, user.displayName, at: "DisplayName")
   }
 
-  public func map(_ user: StackExchange.UserDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.User {
+  public func map(_ user: StackExchange.UserDTO, context _: inout MappingContext) throws(MappingError)
+    -> StackExchange.User
+  {
     StackExchange.User(
       id: user.id, accountID: user.accountID, reputation: user.reputation, displayName: user.displayName,
       creationDate: try StackExchange.timestamp(user.creationDate, at: "CreationDate"),

@@ -11,9 +11,12 @@ public struct StackExchangeVotesDataset: Dataset {
 
   public func validate(_ vote: StackExchange.VoteDTO, into validation: inout Validation) {}
 
-  public func map(_ vote: StackExchange.VoteDTO, context _: inout MappingContext) throws(MappingError) -> StackExchange.Vote {
+  public func map(_ vote: StackExchange.VoteDTO, context _: inout MappingContext) throws(MappingError)
+    -> StackExchange.Vote
+  {
     guard let type = VoteType(dumpID: vote.voteTypeID) else {
-      throw MappingError(code: .unsupportedEnumValue, path: "VoteTypeId", message: StackExchange.unknownType(VoteType.self))
+      throw MappingError(
+        code: .unsupportedEnumValue, path: "VoteTypeId", message: StackExchange.unknownType(VoteType.self))
     }
     return StackExchange.Vote(
       id: vote.id, postID: vote.postID, type: type, userID: vote.userID,

@@ -77,7 +77,8 @@ public enum DateFormat: Sendable, Hashable {
       }
       index += 1
     }
-    for (field, name) in [("y", "year (yyyy)"), ("M", "month (MM)"), ("d", "day (dd)")] where !seen.contains(Character(field)) {
+    for (field, name) in [("y", "year (yyyy)"), ("M", "month (MM)"), ("d", "day (dd)")]
+    where !seen.contains(Character(field)) {
       return "it has no \(name)"
     }
     return nil
@@ -110,7 +111,8 @@ public struct DateFormatError: Error, Sendable, CustomStringConvertible {
   public var problem: String
 
   public var description: String {
-    var text = "'\(name)' is not a date format: \(problem). Use iso8601, epochSeconds, epochMilliseconds or a pattern such as yyyy-MM-dd HH:mm:ss"
+    var text =
+      "'\(name)' is not a date format: \(problem). Use iso8601, epochSeconds, epochMilliseconds or a pattern such as yyyy-MM-dd HH:mm:ss"
     if let suggestion {
       text += " (did you mean \(suggestion)?)"
     }

@@ -121,7 +121,9 @@ extension RecordTape {
       case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
       default:
         let hex = Array("0123456789abcdef".utf8)
-        for digit in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)]] {
+        for digit in [
+          UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)],
+        ] {
           bytes.append(digit)
         }
       }

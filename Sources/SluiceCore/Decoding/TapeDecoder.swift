@@ -26,7 +26,9 @@ struct TapeDecoder: Decoder {
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
     guard state.kind(node) == .array else {
-      if state.isXML { return UnkeyedTapeContainer(state: state, array: node, xml: state.xmlItems(of: node, parent: parent)) }
+      if state.isXML {
+        return UnkeyedTapeContainer(state: state, array: node, xml: state.xmlItems(of: node, parent: parent))
+      }
       throw state.mismatch(node, [Any].self, expected: "an array")
     }
     state.tape.nodes[node].bits |= RecordTape.Node.opened
@@ -189,7 +191,8 @@ struct UnkeyedTapeContainer: UnkeyedDecodingContainer {
     if case .keys(let object, let first, let elementsOnly) = xml {
       let key = next
       state.tape.nodes[key].bits |= RecordTape.Node.accessed
-      next = state.nextItemKey(from: state.tape.end(of: key + 1), object: object, first: first, elementsOnly: elementsOnly)
+      next = state.nextItemKey(
+        from: state.tape.end(of: key + 1), object: object, first: first, elementsOnly: elementsOnly)
       return key + 1
     }
     let node = next

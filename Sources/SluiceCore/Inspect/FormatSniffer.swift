@@ -37,7 +37,9 @@ enum FormatSniffer {
       return isLines(prefix) ? .ndjson : .json
     default:
       let byte = prefix[start]
-      let shown = byte >= 0x21 && byte < 0x7F ? "'\(Character(UnicodeScalar(byte)))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
+      let shown =
+        byte >= 0x21 && byte < 0x7F
+        ? "'\(Character(UnicodeScalar(byte)))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
       throw RecordReadError(
         code: .syntax,
         message: "the input starts with \(shown); expected JSON ('[' or '{'), NDJSON or XML ('<')"

@@ -7,12 +7,14 @@ extension Inspection {
     var lines: [String] = []
     var size = "\(fileBytes) bytes"
     if isGzip { size += decompressedBytes.map { ", gzip (\($0) bytes decompressed)" } ?? ", gzip" }
-    lines.append(contentsOf: aligned([
-      ["file", path],
-      ["size", size],
-      ["format", formatDescription],
-      ["records", recordsDescription],
-    ], indent: ""))
+    lines.append(
+      contentsOf: aligned(
+        [
+          ["file", path],
+          ["size", size],
+          ["format", formatDescription],
+          ["records", recordsDescription],
+        ], indent: ""))
     lines.append("")
 
     if format == .ndjson {
@@ -32,7 +34,8 @@ extension Inspection {
             + "missing in \(candidate.missingInElements) element(s) it steps through: sluice run needs it in each"
         }
         rows.append([
-          candidate.keys == recordPath ? "*" : "", candidate.text, (candidate.isExact ? "" : "≥ ") + "\(candidate.records)",
+          candidate.keys == recordPath ? "*" : "", candidate.text,
+          (candidate.isExact ? "" : "≥ ") + "\(candidate.records)",
           "\(candidate.longest)", remark,
         ])
       }
@@ -46,7 +49,8 @@ extension Inspection {
 
     let place = format == .ndjson ? "NDJSON lines" : "records at \(recordPathText)"
     lines.append("Fields of the \(records) \(place):")
-    lines.append("(present and null: out of the objects that can hold the field — the records, or the object or array above it)")
+    lines.append(
+      "(present and null: out of the objects that can hold the field — the records, or the object or array above it)")
     var rows = [["FIELD", "TYPES", "PRESENT", "", "NULL", "LENGTH"]]
     if showsValues { rows[0].append("EXAMPLES") }
     for field in fields {
@@ -81,7 +85,8 @@ extension Inspection {
   var formatDescription: String {
     var text: String
     switch format {
-    case .json: text = recordPath.isEmpty ? "JSON, a top-level array of records" : "JSON, records in an array at a key path"
+    case .json:
+      text = recordPath.isEmpty ? "JSON, a top-level array of records" : "JSON, records in an array at a key path"
     case .ndjson: text = "NDJSON, one record per line"
     case .xml: text = "XML, records are elements"
     }

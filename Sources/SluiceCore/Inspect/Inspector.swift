@@ -60,7 +60,8 @@ package enum Inspector {
       candidatesAreComplete = outline.isComplete
       if outline.droppedCandidates > 0 {
         notes.append(
-          "record paths capped at \(options.maxCandidates): \(outline.droppedCandidates) array(s) of objects at further paths not listed")
+          "record paths capped at \(options.maxCandidates): \(outline.droppedCandidates) array(s) of objects at further paths not listed"
+        )
       }
     case .xml:
       let outline = try XMLOutline(source: Input(path: path), sampleSize: options.sampleSize).run()
@@ -75,14 +76,16 @@ package enum Inspector {
         throw InspectionError(
           code: .recordPathNotApplicable,
           message:
-            "--record-path applies to JSON and XML; \(path) is NDJSON\(options.format == nil ? " (detected)" : ""), whose records are its lines")
+            "--record-path applies to JSON and XML; \(path) is NDJSON\(options.format == nil ? " (detected)" : ""), whose records are its lines"
+        )
       }
     }
     if !candidatesAreComplete {
       reachedEnd = false
       let sample = options.sampleSize ?? 0
       notes.append(
-        "the record paths were listed from the input up to \(sample) records in one array: counts marked ≥ are lower bounds, and paths that only appear later are missing (--all reads everything)")
+        "the record paths were listed from the input up to \(sample) records in one array: counts marked ≥ are lower bounds, and paths that only appear later are missing (--all reads everything)"
+      )
     }
 
     // The record path.
@@ -121,7 +124,8 @@ package enum Inspector {
     let fields = collector.finish()
     if collector.isCapped {
       notes.append(
-        "field paths capped at \(options.maxFieldPaths): \(collector.untrackedValues) value(s) at further paths not described")
+        "field paths capped at \(options.maxFieldPaths): \(collector.untrackedValues) value(s) at further paths not described"
+      )
     }
     if collector.duplicateKeys > 0 {
       notes.append("\(collector.duplicateKeys) key(s) repeated within one object, counted once")
@@ -129,7 +133,8 @@ package enum Inspector {
     let objects = collector.record.kinds.object
     if collector.records > objects {
       notes.append(
-        "\(collector.records - objects) of \(collector.records) records are not objects (\(describe(collector.record.kinds))): a DTO cannot decode them")
+        "\(collector.records - objects) of \(collector.records) records are not objects (\(describe(collector.record.kinds))): a DTO cannot decode them"
+      )
     }
     return Inspection(
       path: path, fileBytes: first.size ?? 0, isGzip: first.isGzip,

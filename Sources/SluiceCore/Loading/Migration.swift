@@ -65,7 +65,8 @@ package enum Migrator {
       """)
     let check = try connection.prepare("SELECT 1 FROM sluice_migrations WHERE identifier = \(dialect.parameter(1))")
     let record = try connection.prepare(
-      "INSERT INTO sluice_migrations (identifier, applied_at) VALUES (\(dialect.parameter(1)), \(dialect.parameter(2)))")
+      "INSERT INTO sluice_migrations (identifier, applied_at) VALUES (\(dialect.parameter(1)), \(dialect.parameter(2)))"
+    )
     let now = DatabaseValue.text(TimestampText.text(Date()))
     func unapplied() throws -> [Migration] {
       try migrations.filter { migration in
@@ -113,7 +114,9 @@ package enum Migrator {
       let missing = columns.filter { !existing.contains($0) }
       guard missing.isEmpty else {
         throw MigrationError(
-          message: "table \(name) exists without column(s) \(missing.joined(separator: ", ")) that the dataset declares; migrate it by hand or use another database")
+          message:
+            "table \(name) exists without column(s) \(missing.joined(separator: ", ")) that the dataset declares; migrate it by hand or use another database"
+        )
       }
       return true
     }

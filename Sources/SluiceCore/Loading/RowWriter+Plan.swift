@@ -53,7 +53,8 @@ extension RowWriter {
       let isChild = table.parent != nil
       followsRun = !isChild && table.onConflict == nil
       sharesRows = !isChild && table.onConflict != nil
-      insert = try store.prepare(sql.insert(table, ignoringExisting: !isChild && (policy == .upsert || policy == .ignore)))
+      insert = try store.prepare(
+        sql.insert(table, ignoringExisting: !isChild && (policy == .upsert || policy == .ignore)))
       update = try sql.update(table).map(store.prepare)
       // SQLite gives `INSERT … ON CONFLICT DO UPDATE` a statement journal when foreign keys
       // are on and the table has any: each row's changed pages went to a temporary file (three

@@ -63,7 +63,8 @@ package final class RowWriter {
       for declared in table.columns {
         guard let reference = declared.reference else { continue }
         guard let target = tables.firstIndex(where: { $0 === reference.table }) else {
-          preconditionFailure("\(table.name).\(declared.name) references \(reference.table.name), which the schema lacks")
+          preconditionFailure(
+            "\(table.name).\(declared.name) references \(reference.table.name), which the schema lacks")
         }
         referenced.insert(target)
       }
@@ -242,7 +243,8 @@ package final class RowWriter {
     pending.clear()
   }
 
-  private func resolveReferences(_ rows: inout RecordRows, at location: RecordLocation?, warnings: inout [Issue]) throws {
+  private func resolveReferences(_ rows: inout RecordRows, at location: RecordLocation?, warnings: inout [Issue]) throws
+  {
     for open in rows.openReferences {
       let entry = Int(open.entry)
       guard let key = rows.value(entry, Int(open.column)) else { continue }
@@ -377,7 +379,8 @@ package final class RowWriter {
     if let cacheKey, var row = plan.rowCache[cacheKey] {
       // The row exists, as cached: only given columns that differ need writing.
       var differs = false
-      for column in 0..<plan.ownCount where unchanged & (1 << UInt64(column)) == 0 && row[column] != values[start + column] {
+      for column in 0..<plan.ownCount
+      where unchanged & (1 << UInt64(column)) == 0 && row[column] != values[start + column] {
         row[column] = values[start + column]
         differs = true
       }
@@ -397,7 +400,8 @@ package final class RowWriter {
     if let prepared = plan.mergeStatements[unchanged] {
       statement = prepared
     } else {
-      let columns = plan.table.columns.enumerated().filter { unchanged & (1 << UInt64($0.offset)) == 0 }.map(\.element.name)
+      let columns = plan.table.columns.enumerated().filter { unchanged & (1 << UInt64($0.offset)) == 0 }.map(
+        \.element.name)
       let parameters = plan.table.allColumns.indices.filter {
         plan.keyParameters.contains($0) || columns.contains(plan.table.allColumns[$0].name)
       }
@@ -440,12 +444,14 @@ package final class RowWriter {
     if let prepared = plan.patchStatements[unchanged] {
       statement = prepared
     } else {
-      let columns = plan.table.columns.enumerated().filter { unchanged & (1 << UInt64($0.offset)) == 0 }.map(\.element.name)
+      let columns = plan.table.columns.enumerated().filter { unchanged & (1 << UInt64($0.offset)) == 0 }.map(
+        \.element.name)
       let parameters = plan.table.allColumns.indices.filter {
         plan.keyParameters.contains($0) || columns.contains(plan.table.allColumns[$0].name)
       }
       // Only where a column differs: a patch applied twice changes, and counts, nothing the second time.
-      guard let text = sql.updateIfDifferent(plan.table, columns: columns) else { return }  // only the key: nothing to set
+      // Only the key: nothing to set.
+      guard let text = sql.updateIfDifferent(plan.table, columns: columns) else { return }
       statement = (try store.prepare(text), parameters)
       if plan.patchStatements.count >= 64 { plan.patchStatements.removeAll() }
       plan.patchStatements[unchanged] = statement
@@ -493,7 +499,8 @@ package final class RowWriter {
   // MARK: - Issues
 
   private func issue(
-    for violation: ConstraintViolation, entry: Int, _ rows: RecordRows, at location: RecordLocation?, error: any StoreError
+    for violation: ConstraintViolation, entry: Int, _ rows: RecordRows, at location: RecordLocation?,
+    error: any StoreError
   ) -> Issue {
     let table = plans[planIndex(of: entry, rows)].table
     let columns = table.allColumns
@@ -532,7 +539,8 @@ package final class RowWriter {
       message = "\(table.name)\(name.map { ".\($0)" } ?? ""): the database cannot store this value: \(error.message)"
       at = path(name)
     case .tooLarge:
-      let indexed = violation.columns.isEmpty ? largestIndexedColumn(entry: entry, rows, table: table) : violation.columns
+      let indexed =
+        violation.columns.isEmpty ? largestIndexedColumn(entry: entry, rows, table: table) : violation.columns
       message =
         "\(table.name): a value of \(indexed.isEmpty ? "the row" : indexed.joined(separator: ", ")) is too large for an index: \(error.message)"
       at = path(indexed.first)

@@ -167,7 +167,9 @@ package final class KeyRegistry: Sendable {
 
   /// Registers the keys of the rows `record` owns; returns the rows (entries) whose key was
   /// registered before, by an earlier record or an earlier row of this one.
-  package func register(_ rows: RecordRows, owned: OwnedTables, by record: Occurrence) throws(KeyRegistryError) -> [Int32] {
+  package func register(_ rows: RecordRows, owned: OwnedTables, by record: Occurrence) throws(KeyRegistryError)
+    -> [Int32]
+  {
     var repeats: [Int32] = []
     for entry in 0..<rows.count {
       guard let key = Self.key(of: entry, in: rows, owned: owned) else { continue }

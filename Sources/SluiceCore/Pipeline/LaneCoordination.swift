@@ -100,7 +100,8 @@ package final class LaneCoordination: Sendable {
           bytesRead: lanes.reduce(0) { $0 + $1.bytesRead }, totalBytes: ticker.totalBytes,
           recordsRead: lanes.reduce(0) { $0 + $1.recordsRead }, recordsDone: lanes.reduce(0) { $0 + $1.recordsDone },
           recordsRejected: lanes.reduce(0) { $0 + $1.recordsRejected },
-          elapsedSeconds: Double(now - clockStart) / 1e9))
+          elapsedSeconds: Double(now - clockStart) / 1e9)
+      )
     }
     if let handler, let progress { handler(progress) }
   }

@@ -79,7 +79,9 @@ public struct PipelineConfiguration: Sendable {
     case ordered
   }
 
-  package var busyTimeoutMilliseconds: Int32 { Int32(min(max(busyTimeoutSeconds, 0) * 1000, Double(Int32.max)).rounded()) }
+  package var busyTimeoutMilliseconds: Int32 {
+    Int32(min(max(busyTimeoutSeconds, 0) * 1000, Double(Int32.max)).rounded())
+  }
   package var busyTimeoutDescription: String {
     busyTimeoutSeconds == busyTimeoutSeconds.rounded()
       ? "\(Int(busyTimeoutSeconds)) s" : "\(busyTimeoutSeconds) s"

@@ -21,7 +21,9 @@ public struct PipelineInput: Sendable, Hashable {
   /// pattern matches no file, the run warns (`missingInput`) and reads the others.
   public var isOptional = false
 
-  public init(dataset: String? = nil, path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = []) {
+  public init(
+    dataset: String? = nil, path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = []
+  ) {
     self.dataset = dataset
     self.path = path
     self.format = format

@@ -72,7 +72,9 @@ package struct PipelineRunner: Sendable {
       }
       let outputs = try RunOutputs(configuration: configuration)
       opened.outputs = outputs
-      run.quarantine = outputs.rejects.map { QuarantineWriter(file: $0, input: configuration.inputs[0].path, format: configuration.inputs[0].format) }
+      run.quarantine = outputs.rejects.map {
+        QuarantineWriter(file: $0, input: configuration.inputs[0].path, format: configuration.inputs[0].format)
+      }
       missingInputs = try checkInputsExist(state: &run)
       if configuration.isDryRun {
         for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
@@ -237,7 +239,8 @@ package struct PipelineRunner: Sendable {
       // The report as the commit will make it true: the tables counted inside the
       // transaction hold what the commit leaves.
       var report = makeReport(
-        state, failure: nil, rowsWritten: rowsWritten, tableRows: configuration.countsTableRows ? countRows(store) : [:], committed: true)
+        state, failure: nil, rowsWritten: rowsWritten,
+        tableRows: configuration.countsTableRows ? countRows(store) : [:], committed: true)
       totals.fill(&report)
       try store.recordAudit(report.auditEntry)
       try outputs.stage(report)
@@ -310,7 +313,8 @@ package struct PipelineRunner: Sendable {
       return abort.failure
     case let error as RecordReadError:
       state.ledger.countRejected(at: .read)
-      state.ledger.collect(Issue(stage: .read, code: error.code, location: error.location, path: error.path, message: error.message))
+      state.ledger.collect(
+        Issue(stage: .read, code: error.code, location: error.location, path: error.path, message: error.message))
       let input = state.ledger.input.map { "input \($0)" } ?? "input"
       // Deflate data damaged mid-stream inflates to garbage before zlib's checksum notices, so
       // a syntax error in gzip input may be a symptom: read to the end to find the real cause.
@@ -321,7 +325,8 @@ package struct PipelineRunner: Sendable {
       }
       return .init(
         kind: .data,
-        message: "\(input) is malformed at line \(error.location.line), byte \(error.location.byteOffset): \(error.message)")
+        message:
+          "\(input) is malformed at line \(error.location.line), byte \(error.location.byteOffset): \(error.message)")
     case let error as InputError:
       // Inputs that cannot be opened were reported as missing when opened (`opening`): this
       // stream broke while being read.
@@ -332,14 +337,19 @@ package struct PipelineRunner: Sendable {
         state.waitedForLock = true
         return .init(
           kind: .io,
-          message: "database \(configuration.databaseDescription) is locked by another process (waited \(configuration.busyTimeoutDescription))")
+          message:
+            "database \(configuration.databaseDescription) is locked by another process (waited \(configuration.busyTimeoutDescription))"
+        )
       case .full:
-        return .init(kind: .io, message: "database \(configuration.databaseDescription) is full: \(error.message); nothing was written")
+        return .init(
+          kind: .io,
+          message: "database \(configuration.databaseDescription) is full: \(error.message); nothing was written")
       case .constraint, .other:
         return .init(kind: .io, message: "database error: \(error)")
       }
     case let error as MigrationError:
-      return .init(kind: .cannotCreateOutput, message: "database \(configuration.databaseDescription): \(error.message)")
+      return .init(
+        kind: .cannotCreateOutput, message: "database \(configuration.databaseDescription): \(error.message)")
     case let error as OutputError:
       return .init(kind: error.kind == .cannotCreate ? .cannotCreateOutput : .io, message: error.message)
     default:

@@ -87,7 +87,8 @@ public struct PipelineSpec: Sendable {
       throw SpecError(path: path, message: "\(error)")
     }
 
-    func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ text: String?, default value: T) throws(SpecError) -> T
+    func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ text: String?, default value: T) throws(SpecError)
+      -> T
     where T.RawValue == String {
       guard let text else { return value }
       guard let parsed = T(rawValue: text) else {
@@ -130,7 +131,9 @@ public struct PipelineSpec: Sendable {
       if let (key, _) = single.first(where: \.1) {
         throw SpecError(
           path: path,
-          message: "'inputs' and '\(key)' are both given: list every input under 'inputs', or name one with 'dataset', 'input', 'format' and 'recordPath', not both")
+          message:
+            "'inputs' and '\(key)' are both given: list every input under 'inputs', or name one with 'dataset', 'input', 'format' and 'recordPath', not both"
+        )
       }
       guard !listed.isEmpty else {
         throw SpecError(path: path, message: "'inputs' is empty: list at least one input")
@@ -144,7 +147,10 @@ public struct PipelineSpec: Sendable {
         throw SpecError(path: path, message: "'input': missing required key")
       }
       written = [
-        ("", .init(dataset: dataset, input: input, format: document.format, recordPath: document.recordPath, optional: nil))
+        (
+          "",
+          .init(dataset: dataset, input: input, format: document.format, recordPath: document.recordPath, optional: nil)
+        )
       ]
     }
     var inputs: [Input] = []
@@ -161,7 +167,8 @@ public struct PipelineSpec: Sendable {
         throw SpecError(path: path, message: "'\(prefix)input': only one input can be standard input ('-')")
       }
       if input.optional == true && input.input == "-" {
-        throw SpecError(path: path, message: "'\(prefix)optional': standard input ('-') is always there; drop 'optional'")
+        throw SpecError(
+          path: path, message: "'\(prefix)optional': standard input ('-') is always there; drop 'optional'")
       }
       inputs.append(
         Input(
@@ -190,7 +197,8 @@ public struct PipelineSpec: Sendable {
         let key = listsInputs ? "inputs[\(index)].dataset" : "dataset"
         throw SpecError(
           path: path,
-          message: "'\(key)': unknown dataset '\(input.dataset)'; known: \(catalog.map(\.name).joined(separator: ", "))")
+          message: "'\(key)': unknown dataset '\(input.dataset)'; known: \(catalog.map(\.name).joined(separator: ", "))"
+        )
       }
       datasets.append(dataset)
     }
@@ -212,9 +220,12 @@ public struct PipelineSpec: Sendable {
     let declared = try datasets(in: catalog)
     var datasets: [AnyDataset] = []
     for input in configuration.inputs {
-      guard let dataset = declared.first(where: { $0.name == input.dataset }) ?? (declared.count == 1 ? declared.first : nil)
+      guard
+        let dataset = declared.first(where: { $0.name == input.dataset })
+          ?? (declared.count == 1 ? declared.first : nil)
       else {
-        throw SpecError(path: path, message: "an input names dataset '\(input.dataset ?? "")', which the spec does not list")
+        throw SpecError(
+          path: path, message: "an input names dataset '\(input.dataset ?? "")', which the spec does not list")
       }
       datasets.append(dataset)
     }
@@ -243,7 +254,8 @@ public struct PipelineSpec: Sendable {
       policy.legacyScalars = overrides.legacyScalars ?? false
       if let unknown = overrides.unknownFields {
         guard let action = Policy.UnknownFieldAction(rawValue: unknown) else {
-          throw SpecError(path: path, message: "'policy.unknownFields' is '\(unknown)', expected one of: ignore, warn, reject")
+          throw SpecError(
+            path: path, message: "'policy.unknownFields' is '\(unknown)', expected one of: ignore, warn, reject")
         }
         policy.unknownFields = action
       }
@@ -261,7 +273,8 @@ public struct PipelineSpec: Sendable {
       policy.lenientArrays = overrides.lenientArrays ?? false
       if let duplicates = overrides.duplicateKeys {
         guard let action = Policy.DuplicateKeyAction(rawValue: duplicates) else {
-          throw SpecError(path: path, message: "'policy.duplicateKeys' is '\(duplicates)', expected one of: warn, reject")
+          throw SpecError(
+            path: path, message: "'policy.duplicateKeys' is '\(duplicates)', expected one of: warn, reject")
         }
         policy.duplicateKeys = action
       }
@@ -323,7 +336,8 @@ public struct PipelineSpec: Sendable {
         throw SpecError(path: path, message: "'database': \(error.message)")
       }
       if let problem = driver.problem(in: database) {
-        throw SpecError(path: path, message: "'database' is not a \(driver.name) connection string it can read: \(problem)")
+        throw SpecError(
+          path: path, message: "'database' is not a \(driver.name) connection string it can read: \(problem)")
       }
       target = DatabaseTarget(location: driver.connectsToServer ? database : resolve(database), driver: driver)
     }
@@ -331,7 +345,9 @@ public struct PipelineSpec: Sendable {
       guard let limit = target.driver.schemaNameLimit else {
         throw SpecError(
           path: path,
-          message: "'databaseSchema' applies to a database with schemas (PostgreSQL), not the \(target.driver.name) file \(target)")
+          message:
+            "'databaseSchema' applies to a database with schemas (PostgreSQL), not the \(target.driver.name) file \(target)"
+        )
       }
       guard databaseSchema.utf8.count <= limit else {
         throw SpecError(path: path, message: "'databaseSchema' must be a name of 1 to \(limit) bytes")

@@ -84,7 +84,9 @@ public struct Policy: Sendable, Hashable {
     }
     if legacyScalars { return "legacyScalars needs the lenient preset" }
     if lenientArrays { return "lenientArrays needs the lenient preset" }
-    if allowsNothingLoaded { return "allowNothingLoaded needs the lenient preset (a strict run fails at its first rejected record)" }
+    if allowsNothingLoaded {
+      return "allowNothingLoaded needs the lenient preset (a strict run fails at its first rejected record)"
+    }
     if maxRejects != nil || maxRejectRate != nil {
       return "the strict preset has an error budget of 0; maxRejects and maxRejectRate need the lenient preset"
     }

@@ -116,7 +116,8 @@ final class RecordProducer<D: Dataset> {
         raw = try reader.next()
       } catch let error as RecordReadError where error.isRecoverable {
         lap(.read, &mark)
-        let issue = Issue(stage: .read, code: error.code, location: error.location, path: error.path, message: error.message)
+        let issue = Issue(
+          stage: .read, code: error.code, location: error.location, path: error.path, message: error.message)
         let item = Item(verdict: .rejected(.read, [issue]), location: nil, raw: carried(error.rawRecord))
         guard emit(item, rawBytes: error.rawRecord?.count ?? 0) else { return }
         continue
@@ -191,7 +192,8 @@ final class RecordProducer<D: Dataset> {
       } catch {
         lap(.map, &mark)
         if error.isSkip { return .skipped(error.message) }
-        var issue = Issue(stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message)
+        var issue = Issue(
+          stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message)
         issue.value = error.value
         return .rejected(.map, [issue])
       }

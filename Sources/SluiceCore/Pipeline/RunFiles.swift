@@ -38,7 +38,9 @@ package struct RunFiles: Sendable {
     }
     for input in configuration.inputs where input.path != "-" {
       entries.append(
-        Entry(role: configuration.mode == .replay ? "rejects file being replayed" : "input", path: input.path, isRead: true))
+        Entry(
+          role: configuration.mode == .replay ? "rejects file being replayed" : "input", path: input.path, isRead: true)
+      )
     }
     let outputs: [(String, String?)] = [
       ("rejects file", configuration.rejectsPath), ("report", configuration.reportPath),

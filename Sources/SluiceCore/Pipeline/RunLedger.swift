@@ -182,7 +182,9 @@ package struct RunLedger {
   /// The ledger of a run whose inputs were read by several lanes, as a serial run would have
   /// kept it: every count summed, and `issueSamples` — the lanes' samples in input order — as
   /// the issue samples (`IssueCollector.merging`).
-  package static func merging(_ lanes: [RunLedger], issueSamples: [Issue], issueSampleLimit: Int, rules: [ValidationRule])
+  package static func merging(
+    _ lanes: [RunLedger], issueSamples: [Issue], issueSampleLimit: Int, rules: [ValidationRule]
+  )
     -> RunLedger
   {
     var merged = RunLedger(issueSampleLimit: issueSampleLimit, rules: rules)

@@ -150,16 +150,22 @@ package struct RunState {
       throw RunAbort(
         failure: .init(
           kind: .data,
-          message: "\(policy.preset.rawValue) policy: \(first.stage.rawValue) rejected \(place): \(path)\(first.code): \(first.message); nothing was written"))
+          message:
+            "\(policy.preset.rawValue) policy: \(first.stage.rawValue) rejected \(place): \(path)\(first.code): \(first.message); nothing was written"
+        ))
     }
-    if let maxRejects = policy.maxRejects, (lane?.coordination.countRejected(atInput: inputs.last?.index ?? 0) ?? ledger.rejectedRecords) > maxRejects {
+    if let maxRejects = policy.maxRejects,
+      (lane?.coordination.countRejected(atInput: inputs.last?.index ?? 0) ?? ledger.rejectedRecords) > maxRejects
+    {
       throw RunAbort(failure: Self.budgetExceeded(maxRejects))
     }
   }
 
   /// The failure of a run that rejected more than `maxRejects` records.
   package static func budgetExceeded(_ maxRejects: Int) -> RunReport.Failure {
-    .init(kind: .data, message: "error budget exceeded: more than \(maxRejects) rejected record(s); the run was rolled back")
+    .init(
+      kind: .data, message: "error budget exceeded: more than \(maxRejects) rejected record(s); the run was rolled back"
+    )
   }
 
   /// In a parallel run, stops this lane when an input before the one it reads has failed
@@ -202,7 +208,9 @@ package struct RunState {
     throw RunAbort(
       failure: .init(
         kind: .data,
-        message: "all \(read) record(s) read\(source) were rejected and none was loaded; check the format and the record path, or set policy.allowNothingLoaded; the run was rolled back"))
+        message:
+          "all \(read) record(s) read\(source) were rejected and none was loaded; check the format and the record path, or set policy.allowNothingLoaded; the run was rolled back"
+      ))
   }
 
   /// A dry run fails when it found any error (or, when asked, any warning).
@@ -215,7 +223,8 @@ package struct RunState {
     }
     if failsOnWarnings && ledger.issues.warningCount > 0 {
       throw RunAbort(
-        failure: .init(kind: .data, message: "validation found \(ledger.issues.warningCount) warning(s) (--fail-on-warnings)"))
+        failure: .init(
+          kind: .data, message: "validation found \(ledger.issues.warningCount) warning(s) (--fail-on-warnings)"))
     }
   }
 

@@ -17,7 +17,12 @@ final class JSONArrayReader: RecordReader {
   /// objects; the last one to the record array.
   private let groups: [[String]]
 
-  private enum Phase { case start, inOuter(first: Bool), inRecords(first: Bool), done }
+  private enum Phase {
+    case start
+    case inOuter(first: Bool)
+    case inRecords(first: Bool)
+    case done
+  }
   private var phase = Phase.start
   /// The group being walked: how many arrays of objects the reader is inside.
   private var level = 0

@@ -26,7 +26,8 @@
       entry = try decoder.decode(Entry.self, from: line, diagnostics: &diagnostics)
     } catch {
       throw RecordReadError(
-        code: .syntax, message: "not a quarantine entry: \(error.path.isEmpty ? "" : error.path + ": ")\(error.message)",
+        code: .syntax,
+        message: "not a quarantine entry: \(error.path.isEmpty ? "" : error.path + ": ")\(error.message)",
         location: line.location, isRecoverable: true)
     }
     let bytes = Array(entry.record.utf8)

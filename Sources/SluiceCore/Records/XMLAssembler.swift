@@ -145,7 +145,9 @@ struct XMLAssembler {
     // record nested too deep is skipped, but one nested past twice the limit (or anything that
     // deep outside a record) gives the document up, so memory stays bounded.
     if depth - recordDepth - limits.maxDepth > limits.maxDepth {
-      fail(code: .nestingTooDeep, "elements nested deeper than \(limits.maxDepth) levels; the document is not read further")
+      fail(
+        code: .nestingTooDeep, "elements nested deeper than \(limits.maxDepth) levels; the document is not read further"
+      )
       return
     }
     if depth > recordDepth {
@@ -169,7 +171,9 @@ struct XMLAssembler {
     if depth <= path.count {
       guard matches(name, path[depth - 1]) else {
         if depth == 1 {
-          fail(code: .invalidValue, "the root element is <\(String(cString: name))>, not <\(path[0])> as the record path says")
+          fail(
+            code: .invalidValue,
+            "the root element is <\(String(cString: name))>, not <\(path[0])> as the record path says")
         } else if isRecordLevel, strayName == nil {
           strayName = String(cString: name)
         }
@@ -242,7 +246,9 @@ struct XMLAssembler {
         let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
         if value.contains(UInt8(ascii: "&")) {
           Self.ampersandsDecoded(value).withUnsafeBufferPointer { decoded in
-            if let base = decoded.baseAddress { builder.string(base, count: decoded.count, offset: offset, lines: lines) }
+            if let base = decoded.baseAddress {
+              builder.string(base, count: decoded.count, offset: offset, lines: lines)
+            }
           }
         } else {
           builder.string(start, count: value.count, offset: offset, lines: lines)
@@ -359,7 +365,8 @@ struct XMLAssembler {
     let entity = name.map { String(cString: $0) } ?? "?"
     fail(
       code: .unsafeXML,
-      "the document declares the entity '\(entity)'; Sluice never expands or loads DTD entities (they are how billion-laughs and XXE attacks work)")
+      "the document declares the entity '\(entity)'; Sluice never expands or loads DTD entities (they are how billion-laughs and XXE attacks work)"
+    )
   }
 
   /// An error libxml2 reports: the document's end, after the records finished before it. Some
@@ -376,7 +383,8 @@ struct XMLAssembler {
     }
     failure = RecordReadError(
       code: .syntax, message: "malformed XML: \(trimmed)",
-      location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: Int(error.pointee.line)), isRecoverable: false)
+      location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: Int(error.pointee.line)),
+      isRecoverable: false)
   }
 
   /// What `xmlParseChunk` returned: 0, or the error that stopped the parser. Almost every such

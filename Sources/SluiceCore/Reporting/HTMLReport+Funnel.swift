@@ -91,7 +91,8 @@ extension HTMLReport {
     }
     for (label, fill) in entries {
       legend.append(rect(x: legendX, y: legendY, width: 12, height: 12, fill: fill))
-      legend.append("<text x=\"\(svgNumber(legendX + 17))\" y=\"\(svgNumber(legendY + 10))\" class=\"legend\">\(label)</text>")
+      legend.append(
+        "<text x=\"\(svgNumber(legendX + 17))\" y=\"\(svgNumber(legendY + 10))\" class=\"legend\">\(label)</text>")
       legendX += 17 + Double(label.count) * 6.6 + 18
     }
     let height = legendY + 18

@@ -97,12 +97,15 @@ package enum HTMLReport {
       cards.append(
         ("Loaded", grouped(report.statistics(for: .load).recordsOut), report.committed ? "committed" : "rolled back"))
     }
-    cards.append(("Rejected", grouped(rejected), report.quarantined > 0 ? "\(grouped(report.quarantined)) quarantined" : nil))
+    cards.append(
+      ("Rejected", grouped(rejected), report.quarantined > 0 ? "\(grouped(report.quarantined)) quarantined" : nil))
     cards.append(("Warnings", grouped(warnings), nil))
     cards.append(("Duration", RunReport.seconds(report.durationSeconds), nil))
     cards.append(
-      ("Bytes read", size(report.input.decompressedBytes),
-        report.input.gzip ? "\(size(report.input.compressedBytes)) gzip" : nil))
+      (
+        "Bytes read", size(report.input.decompressedBytes),
+        report.input.gzip ? "\(size(report.input.compressedBytes)) gzip" : nil
+      ))
     cards.append(("Peak memory", report.peakMemoryBytes.map(size) ?? "unknown", nil))
     let items = cards.map { label, value, note in
       "<div><dt>\(escape(label))</dt><dd>\(escape(value))\(note.map { "<small>\(escape($0))</small>" } ?? "")</dd></div>"
@@ -181,7 +184,8 @@ package enum HTMLReport {
       return "<tr><td>\(shown)</td>\(number(entry.count))<td>\(escape(codes))</td></tr>"
     }
     if byPath.count > listedPaths {
-      pathRows.append("<tr><td colspan=\"3\" class=\"none\">… \(grouped(byPath.count - listedPaths)) more paths</td></tr>")
+      pathRows.append(
+        "<tr><td colspan=\"3\" class=\"none\">… \(grouped(byPath.count - listedPaths)) more paths</td></tr>")
     }
     var note = ""
     if report.issues.count < total {
@@ -227,7 +231,9 @@ package enum HTMLReport {
       guard !issues.isEmpty else { continue }
       let count = report.issueCounts[code] ?? issues.count
       var rows = issues.prefix(listedIssuesPerCode).map { issue in
-        var cells = ["<td>\(issue.stage.rawValue)\(issue.severity == .warning ? " <span class=\"tag\">warning</span>" : "")</td>"]
+        var cells = [
+          "<td>\(issue.stage.rawValue)\(issue.severity == .warning ? " <span class=\"tag\">warning</span>" : "")</td>"
+        ]
         if showsInput {
           let input = issue.input ?? report.input.path
           cells.append("<td class=\"path\" title=\"\(escape(input))\">\(escape(fileName(input)))</td>")
@@ -251,7 +257,9 @@ package enum HTMLReport {
       var head = ["stage"]
       if showsInput { head.append("input") }
       head += ["record", "line", "byte", "field path", "message"]
-      let classes = ["stage": "stage", "input": "input", "record": "n", "line": "n", "byte": "n", "field path": "field"]
+      let classes = [
+        "stage": "stage", "input": "input", "record": "n", "line": "n", "byte": "n", "field path": "field",
+      ]
       let headCells = head.map { name in
         "<th scope=\"col\"\(classes[name].map { " class=\"\($0)\"" } ?? "")>\(name)</th>"
       }
@@ -305,7 +313,8 @@ package enum HTMLReport {
     if !drift.unsupportedEnumValues.isEmpty {
       let rows = drift.unsupportedEnumValues.map { entry in
         let value = entry.value.map { "<code>\(escape($0))</code>" } ?? "<span class=\"none\">not named</span>"
-        return "<tr><td><code>\(escape(entry.path))</code></td><td>\(value)</td>\(number(entry.count))\(number(entry.firstRecord))</tr>"
+        return
+          "<tr><td><code>\(escape(entry.path))</code></td><td>\(value)</td>\(number(entry.count))\(number(entry.firstRecord))</tr>"
       }
       parts.append(
         """
@@ -322,7 +331,8 @@ package enum HTMLReport {
     }
     let other =
       drift.otherCount > 0
-      ? "\n<p class=\"note\">\(grouped(drift.otherCount)) more occurrence(s) at paths past the summary's limit.</p>" : ""
+      ? "\n<p class=\"note\">\(grouped(drift.otherCount)) more occurrence(s) at paths past the summary's limit.</p>"
+      : ""
     return """
       <section id="drift">
       <h2>Drift</h2>
@@ -380,7 +390,8 @@ package enum HTMLReport {
         "<td>\(escape(section.format + (section.gzip ? ", gzip" : "")))</td>",
       ]
       guard section.opened else {
-        return "<tr>\(cells.joined())<td colspan=\"\(loads ? 6 : 5)\" class=\"none\">not read: the run failed before it</td></tr>"
+        return
+          "<tr>\(cells.joined())<td colspan=\"\(loads ? 6 : 5)\" class=\"none\">not read: the run failed before it</td></tr>"
       }
       cells.append(number(section.statistics(for: .read).recordsIn))
       cells.append(number(section.stages.map(\.rejected).reduce(0, +)))
@@ -394,7 +405,8 @@ package enum HTMLReport {
       // The inputs past the listed ones, in one row of sums.
       var cells = [
         "<td class=\"n\">\(report.inputs.count + 1)…\(report.inputCount)</td>",
-        "<td class=\"path\">\(omitted.count) more input(s), summed (\(omitted.opened) read)</td>", "<td></td>", "<td></td>",
+        "<td class=\"path\">\(omitted.count) more input(s), summed (\(omitted.opened) read)</td>", "<td></td>",
+        "<td></td>",
         number(omitted.statistics(for: .read).recordsIn), number(omitted.stages.map(\.rejected).reduce(0, +)),
       ]
       if loads { cells.append(number(omitted.statistics(for: .load).recordsOut)) }
@@ -426,7 +438,8 @@ package enum HTMLReport {
       let result =
         check.failures > 0
         ? "<span class=\"result failed\">failed</span>"
-        : check.warnings > 0 ? "<span class=\"result warning\">warnings</span>" : "<span class=\"result ok\">passed</span>"
+        : check.warnings > 0
+          ? "<span class=\"result warning\">warnings</span>" : "<span class=\"result ok\">passed</span>"
       return "<tr><td>\(escape(check.name))</td><td>\(check.stage.rawValue)</td><td>\(result)</td>"
         + "\(number(check.failures))\(number(check.warnings))</tr>"
     }

@@ -16,7 +16,8 @@ package enum JUnitReport {
     var errors = 0
     for check in report.checks {
       let issues = report.issues.filter { check.matches($0) }
-      var element = "    <testcase classname=\"\(escape("\(report.dataset).\(check.stage.rawValue)"))\" name=\"\(escape(check.name))\""
+      var element =
+        "    <testcase classname=\"\(escape("\(report.dataset).\(check.stage.rawValue)"))\" name=\"\(escape(check.name))\""
       if check.failures == 0 && check.warnings == 0 {
         cases.append(element + "/>")
         continue
@@ -31,12 +32,14 @@ package enum JUnitReport {
           body += "\n… and \(check.failures - listed.count) more"
         }
         body += unknownValues(report, stage: check.stage)
-        element += "      <failure message=\"\(escape("\(check.failures) record(s) failed: \(check.name)"))\" type=\"\(escape(codes))\">\(escape(body))</failure>\n"
+        element +=
+          "      <failure message=\"\(escape("\(check.failures) record(s) failed: \(check.name)"))\" type=\"\(escape(codes))\">\(escape(body))</failure>\n"
       }
       if check.warnings > 0 {
         let listed = issues.filter { $0.severity == .warning }.prefix(listedRecords)
         let text = "\(check.warnings) warning(s)\n" + listed.map(\.description).joined(separator: "\n")
-        element += "      <system-out>\(escape(text + (check.failures > 0 ? "" : unknownValues(report, stage: check.stage))))</system-out>\n"
+        element +=
+          "      <system-out>\(escape(text + (check.failures > 0 ? "" : unknownValues(report, stage: check.stage))))</system-out>\n"
       }
       cases.append(element + "    </testcase>")
     }

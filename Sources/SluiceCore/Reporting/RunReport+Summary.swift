@@ -46,7 +46,8 @@ extension RunReport {
       }
       if inputCount > maxInputs {
         let rest = OmittedInputs.summing(inputs.dropFirst(maxInputs), and: inputsOmitted)
-        var line = "    … \(rest.count) more: \(rest.statistics(for: .read).recordsIn) read, \(rest.stages.map(\.rejected).reduce(0, +)) rejected"
+        var line =
+          "    … \(rest.count) more: \(rest.statistics(for: .read).recordsIn) read, \(rest.stages.map(\.rejected).reduce(0, +)) rejected"
         if mode != RunMode.validate.rawValue { line += ", \(rest.statistics(for: .load).recordsOut) loaded" }
         if rest.opened < rest.count { line += ", \(rest.count - rest.opened) not read" }
         lines.append(line + " (the JSON report lists the first \(RunReport.inputSectionLimit) inputs)")
@@ -71,7 +72,9 @@ extension RunReport {
     if let referenceLookups, !referenceLookups.isEmpty {
       lines.append(
         "  references looked up: "
-          + referenceLookups.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.keys) key(s) in \($0.value.queries) quer\($0.value.queries == 1 ? "y" : "ies")" }
+          + referenceLookups.sorted { $0.key < $1.key }.map {
+            "\($0.key) \($0.value.keys) key(s) in \($0.value.queries) quer\($0.value.queries == 1 ? "y" : "ies")"
+          }
           .joined(separator: ", "))
     }
     if let bulkWrites {

@@ -222,7 +222,6 @@ public struct RunReport: Sendable, Codable {
   /// Every input of the run, listed or summed.
   public var inputCount: Int { inputs.count + (inputsOmitted?.count ?? 0) }
 
-
   /// The report as pretty-printed JSON with sorted keys (stable for diffs and tests).
   public func jsonData() throws -> Data {
     let encoder = JSONEncoder()

@@ -127,9 +127,10 @@ public struct DiscordDataset: Dataset {
     let inside = stem[stem.index(after: open)..<stem.index(before: stem.endIndex)]
     let words = inside.split(separator: " ", omittingEmptySubsequences: false)
     let isDate = { (word: Substring) in
-      word.utf8.count == 10 && word.enumerated().allSatisfy { index, character in
-        index == 4 || index == 7 ? character == "-" : character.isASCII && character.isNumber
-      }
+      word.utf8.count == 10
+        && word.enumerated().allSatisfy { index, character in
+          index == 4 || index == 7 ? character == "-" : character.isASCII && character.isNumber
+        }
     }
     let isRange =
       (words.count == 2 && (words[0] == "after" || words[0] == "before") && isDate(words[1]))

@@ -23,7 +23,10 @@ extension Mattermost {
     public let emoji: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case type, version, team, channel, user, post, directChannel = "direct_channel", directPost = "direct_post", emoji
+      case type, version, team, channel, user, post
+      case directChannel = "direct_channel"
+      case directPost = "direct_post"
+      case emoji
     }
   }
 
@@ -35,7 +38,9 @@ extension Mattermost {
     public let favoritedBy, header: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case members, favoritedBy = "favorited_by", header
+      case members
+      case favoritedBy = "favorited_by"
+      case header
     }
   }
 
@@ -54,8 +59,15 @@ extension Mattermost {
     public let reactions, flaggedBy, props, editAt, isPinned: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case channelMembers = "channel_members", user, message, type, createAt = "create_at", replies, attachments
-      case reactions, flaggedBy = "flagged_by", props, editAt = "edit_at", isPinned = "is_pinned"
+      case channelMembers = "channel_members"
+      case user, message, type
+      case createAt = "create_at"
+      case replies, attachments
+      case reactions
+      case flaggedBy = "flagged_by"
+      case props
+      case editAt = "edit_at"
+      case isPinned = "is_pinned"
     }
   }
 
@@ -69,7 +81,9 @@ extension Mattermost {
     public let header, purpose: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case team, name, displayName = "display_name", type, header, purpose
+      case team, name
+      case displayName = "display_name"
+      case type, header, purpose
     }
   }
 
@@ -81,8 +95,14 @@ extension Mattermost {
     public let email, authService, position, roles, locale, teams, notifyProps: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case username, firstName = "first_name", lastName = "last_name", nickname
-      case email, authService = "auth_service", position, roles, locale, teams, notifyProps = "notify_props"
+      case username
+      case firstName = "first_name"
+      case lastName = "last_name"
+      case nickname
+      case email
+      case authService = "auth_service"
+      case position, roles, locale, teams
+      case notifyProps = "notify_props"
     }
   }
 
@@ -103,8 +123,13 @@ extension Mattermost {
     public let reactions, flaggedBy, props, editAt, isPinned: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case team, channel, user, message, type, createAt = "create_at", replies, reactions, attachments
-      case flaggedBy = "flagged_by", props, editAt = "edit_at", isPinned = "is_pinned"
+      case team, channel, user, message, type
+      case createAt = "create_at"
+      case replies, reactions, attachments
+      case flaggedBy = "flagged_by"
+      case props
+      case editAt = "edit_at"
+      case isPinned = "is_pinned"
     }
   }
 
@@ -123,7 +148,11 @@ extension Mattermost {
     public let reactions, flaggedBy, props, editAt: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case user, message, type, createAt = "create_at", reactions, attachments, flaggedBy = "flagged_by", props
+      case user, message, type
+      case createAt = "create_at"
+      case reactions, attachments
+      case flaggedBy = "flagged_by"
+      case props
       case editAt = "edit_at"
     }
   }

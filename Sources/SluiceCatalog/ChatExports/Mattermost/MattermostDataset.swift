@@ -61,7 +61,8 @@ public struct MattermostDataset: Dataset {
       guard let post = line.post else { return validation.check(Self.payloadPresent, false, at: "post") }
       validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(post.createAt), at: "post.create_at")
       for (index, reply) in (post.replies ?? []).enumerated() {
-        validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(reply.createAt), at: "post.replies[\(index)].create_at")
+        validation.check(
+          Self.timeInRange, ChatExport.isEpochMilliseconds(reply.createAt), at: "post.replies[\(index)].create_at")
       }
     case "direct_post":
       guard let post = line.directPost else { return validation.check(Self.payloadPresent, false, at: "direct_post") }
@@ -69,7 +70,8 @@ public struct MattermostDataset: Dataset {
       validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(post.createAt), at: "direct_post.create_at")
       for (index, reply) in (post.replies ?? []).enumerated() {
         validation.check(
-          Self.timeInRange, ChatExport.isEpochMilliseconds(reply.createAt), at: "direct_post.replies[\(index)].create_at")
+          Self.timeInRange, ChatExport.isEpochMilliseconds(reply.createAt),
+          at: "direct_post.replies[\(index)].create_at")
       }
     case "direct_channel":
       guard let channel = line.directChannel else {
@@ -158,7 +160,8 @@ public struct MattermostDataset: Dataset {
         }
       }.joined()
     }
-    return Conversation(id: ChatExport.key(export, "@" + escaped.joined(separator: ",")), name: sorted.joined(separator: ", "))
+    return Conversation(
+      id: ChatExport.key(export, "@" + escaped.joined(separator: ",")), name: sorted.joined(separator: ", "))
   }
 
   /// The post, then its replies, each replying to the post.

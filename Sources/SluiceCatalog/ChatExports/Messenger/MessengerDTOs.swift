@@ -27,10 +27,18 @@ extension Messenger {
     public let users: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case senderName = "sender_name", timestampMs = "timestamp_ms", content, photos, videos, files
-      case audioFiles = "audio_files", gifs, sticker, type, isUnsent = "is_unsent", reactions, share
-      case isGeoblockedForViewer = "is_geoblocked_for_viewer", isTakenDown = "is_taken_down", ip
-      case callDuration = "call_duration", missed, users
+      case senderName = "sender_name"
+      case timestampMs = "timestamp_ms"
+      case content, photos, videos, files
+      case audioFiles = "audio_files"
+      case gifs, sticker, type
+      case isUnsent = "is_unsent"
+      case reactions, share
+      case isGeoblockedForViewer = "is_geoblocked_for_viewer"
+      case isTakenDown = "is_taken_down"
+      case ip
+      case callDuration = "call_duration"
+      case missed, users
     }
   }
 
@@ -40,7 +48,8 @@ extension Messenger {
     public let creationTimestamp: Int64?
 
     enum CodingKeys: String, CodingKey {
-      case uri, creationTimestamp = "creation_timestamp"
+      case uri
+      case creationTimestamp = "creation_timestamp"
     }
   }
 
@@ -51,7 +60,9 @@ extension Messenger {
     public let thumbnail: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case uri, creationTimestamp = "creation_timestamp", thumbnail
+      case uri
+      case creationTimestamp = "creation_timestamp"
+      case thumbnail
     }
   }
 }

@@ -47,11 +47,13 @@ public struct MessengerDataset: Dataset {
     validation.checkNotBlank(Self.senderNotBlank, message.senderName, at: "sender_name")
     validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(message.timestampMs), at: "timestamp_ms")
     let isEvent = message.type.map(Self.systemTypes.contains) ?? false
-    validation.check(Self.hasContent, isEvent || message.content != nil || !Self.media(of: message).isEmpty, at: "content")
+    validation.check(
+      Self.hasContent, isEvent || message.content != nil || !Self.media(of: message).isEmpty, at: "content")
   }
 
   public func map(_ message: Messenger.MessageDTO, context: inout MappingContext) throws(MappingError) -> Message {
-    let conversation = Conversation(id: ChatExport.key(Self.export, Self.conversation(path: context.inputPath, folder: context.folder)))
+    let conversation = Conversation(
+      id: ChatExport.key(Self.export, Self.conversation(path: context.inputPath, folder: context.folder)))
     let senderName = Self.repaired(message.senderName)
     let text = message.content.map(Self.repaired)
     let content: MessageContent

@@ -50,7 +50,8 @@ extension Slack {
 
     /// Every subtype the mapping knows, for the message of an `unsupportedEnumValue`.
     static var known: String {
-      "none, " + (textSubtypes.sorted() + ["file_comment", "file_share"] + systemSubtypes.sorted()).joined(separator: ", ")
+      "none, "
+        + (textSubtypes.sorted() + ["file_comment", "file_share"] + systemSubtypes.sorted()).joined(separator: ", ")
     }
   }
 

@@ -20,11 +20,24 @@ extension Slack {
     public let whoCanShareContactCard: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case id, name, realName = "real_name", deleted, isBot = "is_bot"
-      case teamID = "team_id", color, tz, tzLabel = "tz_label", tzOffset = "tz_offset", profile
-      case isAdmin = "is_admin", isOwner = "is_owner", isPrimaryOwner = "is_primary_owner"
-      case isRestricted = "is_restricted", isUltraRestricted = "is_ultra_restricted", isAppUser = "is_app_user"
-      case updated, isEmailConfirmed = "is_email_confirmed", whoCanShareContactCard = "who_can_share_contact_card"
+      case id, name
+      case realName = "real_name"
+      case deleted
+      case isBot = "is_bot"
+      case teamID = "team_id"
+      case color, tz
+      case tzLabel = "tz_label"
+      case tzOffset = "tz_offset"
+      case profile
+      case isAdmin = "is_admin"
+      case isOwner = "is_owner"
+      case isPrimaryOwner = "is_primary_owner"
+      case isRestricted = "is_restricted"
+      case isUltraRestricted = "is_ultra_restricted"
+      case isAppUser = "is_app_user"
+      case updated
+      case isEmailConfirmed = "is_email_confirmed"
+      case whoCanShareContactCard = "who_can_share_contact_card"
     }
   }
 
@@ -43,7 +56,10 @@ extension Slack {
     public let pins: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case id, name, created, creator, isArchived = "is_archived", isGeneral = "is_general", members, topic, purpose
+      case id, name, created, creator
+      case isArchived = "is_archived"
+      case isGeneral = "is_general"
+      case members, topic, purpose
       case pins
     }
   }
@@ -55,7 +71,8 @@ extension Slack {
     public let lastSet: FlexibleInteger
 
     enum CodingKeys: String, CodingKey {
-      case value, creator, lastSet = "last_set"
+      case value, creator
+      case lastSet = "last_set"
     }
   }
 
@@ -88,12 +105,25 @@ extension Slack {
     public let subscribed, lastRead, parentUserID, icons: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case type, subtype, ts, text, user, botID = "bot_id", username, inviter, file, comment
-      case userProfile = "user_profile", threadTS = "thread_ts"
-      case attachments, files, blocks, reactions, edited, upload, displayAsBot = "display_as_bot", isIntro = "is_intro"
-      case clientMessageID = "client_msg_id", team, userTeam = "user_team", sourceTeam = "source_team"
-      case replyCount = "reply_count", replyUsersCount = "reply_users_count", latestReply = "latest_reply"
-      case replyUsers = "reply_users", replies, subscribed, lastRead = "last_read", parentUserID = "parent_user_id"
+      case type, subtype, ts, text, user
+      case botID = "bot_id"
+      case username, inviter, file, comment
+      case userProfile = "user_profile"
+      case threadTS = "thread_ts"
+      case attachments, files, blocks, reactions, edited, upload
+      case displayAsBot = "display_as_bot"
+      case isIntro = "is_intro"
+      case clientMessageID = "client_msg_id"
+      case team
+      case userTeam = "user_team"
+      case sourceTeam = "source_team"
+      case replyCount = "reply_count"
+      case replyUsersCount = "reply_users_count"
+      case latestReply = "latest_reply"
+      case replyUsers = "reply_users"
+      case replies, subscribed
+      case lastRead = "last_read"
+      case parentUserID = "parent_user_id"
       case icons
     }
   }
@@ -110,26 +140,54 @@ extension Slack {
     public let urlPrivate: String?
     public let created, timestamp, prettyType, user, editable, mode, isExternal, externalType, isPublic: Unmapped?
     public let publicURLShared, displayAsBot, username, urlPrivateDownload, permalink, permalinkPublic: Unmapped?
-    public let editLink, preview, previewHighlight, lines, linesMore, previewIsTruncated, channels, groups, ims: Unmapped?
-    public let commentsCount, thumb64, thumb80, thumb160, thumb360, thumb360W, thumb360H, originalW, originalH: Unmapped?
+    public let editLink, preview, previewHighlight, lines, linesMore, previewIsTruncated, channels, groups,
+      ims: Unmapped?
+    public let commentsCount, thumb64, thumb80, thumb160, thumb360, thumb360W, thumb360H, originalW,
+      originalH: Unmapped?
     /// The comment an upload was shared with (2018 exports).
     public let initialComment: Unmapped?
     /// Keys of newer exports' files (2020 on): the uploader's team, preview and access flags.
     public let userTeam, fileAccess, isStarred, skippedShares, hasRichPreview, mediaDisplayType, updated: Unmapped?
 
-
     enum CodingKeys: String, CodingKey {
-      case id, name, title, mimetype, filetype, size, urlPrivate = "url_private"
-      case created, timestamp, prettyType = "pretty_type", user, editable, mode, isExternal = "is_external"
-      case externalType = "external_type", isPublic = "is_public", publicURLShared = "public_url_shared"
-      case displayAsBot = "display_as_bot", username, urlPrivateDownload = "url_private_download", permalink
-      case permalinkPublic = "permalink_public", editLink = "edit_link", preview, previewHighlight = "preview_highlight"
-      case lines, linesMore = "lines_more", previewIsTruncated = "preview_is_truncated", channels, groups, ims
-      case commentsCount = "comments_count", thumb64 = "thumb_64", thumb80 = "thumb_80", thumb160 = "thumb_160"
-      case thumb360 = "thumb_360", thumb360W = "thumb_360_w", thumb360H = "thumb_360_h"
-      case originalW = "original_w", originalH = "original_h", initialComment = "initial_comment"
-      case userTeam = "user_team", fileAccess = "file_access", isStarred = "is_starred", skippedShares = "skipped_shares"
-      case hasRichPreview = "has_rich_preview", mediaDisplayType = "media_display_type", updated
+      case id, name, title, mimetype, filetype, size
+      case urlPrivate = "url_private"
+      case created, timestamp
+      case prettyType = "pretty_type"
+      case user, editable, mode
+      case isExternal = "is_external"
+      case externalType = "external_type"
+      case isPublic = "is_public"
+      case publicURLShared = "public_url_shared"
+      case displayAsBot = "display_as_bot"
+      case username
+      case urlPrivateDownload = "url_private_download"
+      case permalink
+      case permalinkPublic = "permalink_public"
+      case editLink = "edit_link"
+      case preview
+      case previewHighlight = "preview_highlight"
+      case lines
+      case linesMore = "lines_more"
+      case previewIsTruncated = "preview_is_truncated"
+      case channels, groups, ims
+      case commentsCount = "comments_count"
+      case thumb64 = "thumb_64"
+      case thumb80 = "thumb_80"
+      case thumb160 = "thumb_160"
+      case thumb360 = "thumb_360"
+      case thumb360W = "thumb_360_w"
+      case thumb360H = "thumb_360_h"
+      case originalW = "original_w"
+      case originalH = "original_h"
+      case initialComment = "initial_comment"
+      case userTeam = "user_team"
+      case fileAccess = "file_access"
+      case isStarred = "is_starred"
+      case skippedShares = "skipped_shares"
+      case hasRichPreview = "has_rich_preview"
+      case mediaDisplayType = "media_display_type"
+      case updated
     }
   }
 
@@ -137,18 +195,37 @@ extension Slack {
   public struct AttachmentDTO: Decodable, Sendable {
     /// The attachment as plain text, for clients that cannot show it.
     public let fallback: String?
-    public let id, text, pretext, color, mrkdwnIn, title, titleLink, fromURL, thumbURL, thumbWidth, thumbHeight: Unmapped?
-    public let serviceName, serviceURL, serviceIcon, authorName, authorLink, authorIcon, videoHTML, videoHTMLWidth: Unmapped?
+    public let id, text, pretext, color, mrkdwnIn, title, titleLink, fromURL, thumbURL, thumbWidth,
+      thumbHeight: Unmapped?
+    public let serviceName, serviceURL, serviceIcon, authorName, authorLink, authorIcon, videoHTML,
+      videoHTMLWidth: Unmapped?
     public let videoHTMLHeight, imageURL, imageWidth, imageHeight, imageBytes, fields, footer, footerIcon, ts: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case fallback, id, text, pretext, color, mrkdwnIn = "mrkdwn_in", title, titleLink = "title_link"
-      case fromURL = "from_url", thumbURL = "thumb_url", thumbWidth = "thumb_width", thumbHeight = "thumb_height"
-      case serviceName = "service_name", serviceURL = "service_url", serviceIcon = "service_icon"
-      case authorName = "author_name", authorLink = "author_link", authorIcon = "author_icon"
-      case videoHTML = "video_html", videoHTMLWidth = "video_html_width", videoHTMLHeight = "video_html_height"
-      case imageURL = "image_url", imageWidth = "image_width", imageHeight = "image_height", imageBytes = "image_bytes"
-      case fields, footer, footerIcon = "footer_icon", ts
+      case fallback, id, text, pretext, color
+      case mrkdwnIn = "mrkdwn_in"
+      case title
+      case titleLink = "title_link"
+      case fromURL = "from_url"
+      case thumbURL = "thumb_url"
+      case thumbWidth = "thumb_width"
+      case thumbHeight = "thumb_height"
+      case serviceName = "service_name"
+      case serviceURL = "service_url"
+      case serviceIcon = "service_icon"
+      case authorName = "author_name"
+      case authorLink = "author_link"
+      case authorIcon = "author_icon"
+      case videoHTML = "video_html"
+      case videoHTMLWidth = "video_html_width"
+      case videoHTMLHeight = "video_html_height"
+      case imageURL = "image_url"
+      case imageWidth = "image_width"
+      case imageHeight = "image_height"
+      case imageBytes = "image_bytes"
+      case fields, footer
+      case footerIcon = "footer_icon"
+      case ts
     }
   }
 
@@ -160,7 +237,8 @@ extension Slack {
     public let created, timestamp, isIntro: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case id, user, comment, created, timestamp, isIntro = "is_intro"
+      case id, user, comment, created, timestamp
+      case isIntro = "is_intro"
     }
   }
 
@@ -172,8 +250,14 @@ extension Slack {
     public let avatarHash, image72, firstName, team, isRestricted, isUltraRestricted: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case name, realName = "real_name", displayName = "display_name", avatarHash = "avatar_hash"
-      case image72 = "image_72", firstName = "first_name", team, isRestricted = "is_restricted"
+      case name
+      case realName = "real_name"
+      case displayName = "display_name"
+      case avatarHash = "avatar_hash"
+      case image72 = "image_72"
+      case firstName = "first_name"
+      case team
+      case isRestricted = "is_restricted"
       case isUltraRestricted = "is_ultra_restricted"
     }
   }

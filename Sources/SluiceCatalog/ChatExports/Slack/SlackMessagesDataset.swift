@@ -34,7 +34,9 @@ public struct SlackMessagesDataset: Dataset {
     "file_comment messages carry their comment", code: .missingField,
     message: "a file_comment message must carry its comment")
 
-  public var rules: [ValidationRule] { [Self.tsFormat, Self.fileMessagesHaveTheirFile, Self.fileCommentsHaveTheirComment] }
+  public var rules: [ValidationRule] {
+    [Self.tsFormat, Self.fileMessagesHaveTheirFile, Self.fileCommentsHaveTheirComment]
+  }
 
   public func validate(_ message: Slack.MessageDTO, into validation: inout Validation) {
     validation.check(Self.tsFormat, Slack.instant(message.ts) != nil, at: "ts")
@@ -42,7 +44,8 @@ public struct SlackMessagesDataset: Dataset {
       validation.check(Self.tsFormat, Slack.instant(thread) != nil, at: "thread_ts")
     }
     if message.subtype == "file_share" {
-      validation.check(Self.fileMessagesHaveTheirFile, message.file != nil || !(message.files ?? []).isEmpty, at: "file")
+      validation.check(
+        Self.fileMessagesHaveTheirFile, message.file != nil || !(message.files ?? []).isEmpty, at: "file")
     }
     if message.subtype == "file_comment" {
       validation.check(Self.fileMessagesHaveTheirFile, message.file != nil, at: "file")
@@ -62,7 +65,8 @@ public struct SlackMessagesDataset: Dataset {
     let channel = context.folder
     guard !channel.isEmpty else {
       throw MappingError(
-        code: .missingField, path: "", message: "a Slack day file must sit in its channel's folder (<channel>/<day>.json)")
+        code: .missingField, path: "",
+        message: "a Slack day file must sit in its channel's folder (<channel>/<day>.json)")
     }
     guard let instant = Slack.instant(message.ts) else {
       throw MappingError(code: .invalidValue, path: "ts", message: Self.tsFormat.message)

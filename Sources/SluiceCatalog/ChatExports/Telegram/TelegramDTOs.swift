@@ -42,13 +42,32 @@ extension Telegram {
     public let messageID: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case id, type, date, dateUnixtime = "date_unixtime", from, fromID = "from_id", actor, actorID = "actor_id"
-      case action, text, photo, file, fileName = "file_name", mediaType = "media_type", mimeType = "mime_type"
-      case replyToMessageID = "reply_to_message_id", textEntities = "text_entities", edited
-      case editedUnixtime = "edited_unixtime", forwardedFrom = "forwarded_from", viaBot = "via_bot", width, height
-      case photoFileSize = "photo_file_size", fileSize = "file_size", thumbnail
-      case durationSeconds = "duration_seconds", stickerEmoji = "sticker_emoji", reactions, members, title
-      case inlineBotButtons = "inline_bot_buttons", inviter, messageID = "message_id"
+      case id, type, date
+      case dateUnixtime = "date_unixtime"
+      case from
+      case fromID = "from_id"
+      case actor
+      case actorID = "actor_id"
+      case action, text, photo, file
+      case fileName = "file_name"
+      case mediaType = "media_type"
+      case mimeType = "mime_type"
+      case replyToMessageID = "reply_to_message_id"
+      case textEntities = "text_entities"
+      case edited
+      case editedUnixtime = "edited_unixtime"
+      case forwardedFrom = "forwarded_from"
+      case viaBot = "via_bot"
+      case width, height
+      case photoFileSize = "photo_file_size"
+      case fileSize = "file_size"
+      case thumbnail
+      case durationSeconds = "duration_seconds"
+      case stickerEmoji = "sticker_emoji"
+      case reactions, members, title
+      case inlineBotButtons = "inline_bot_buttons"
+      case inviter
+      case messageID = "message_id"
     }
   }
 
@@ -98,7 +117,11 @@ extension Telegram {
     public let href, userID, language, documentID, collapsed: Unmapped?
 
     enum CodingKeys: String, CodingKey {
-      case type, text, href, userID = "user_id", language, documentID = "document_id", collapsed
+      case type, text, href
+      case userID = "user_id"
+      case language
+      case documentID = "document_id"
+      case collapsed
     }
   }
 }

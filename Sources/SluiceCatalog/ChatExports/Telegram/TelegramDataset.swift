@@ -67,10 +67,12 @@ public struct TelegramDataset: Dataset {
     case "message":
       sender = Self.sender(id: message.fromID, name: message.from)
       if let photo = message.photo {
-        content = .image(ImageContent(url: photo, caption: ChatExport.nonEmpty(text), width: message.width, height: message.height))
+        content = .image(
+          ImageContent(url: photo, caption: ChatExport.nonEmpty(text), width: message.width, height: message.height))
       } else if message.file != nil || message.mediaType != nil {
         let name = message.fileName ?? message.file.map(Self.lastComponent) ?? message.mediaType ?? "file"
-        content = .file(FileContent(name: name, url: message.file, mimeType: message.mimeType, sizeBytes: message.fileSize))
+        content = .file(
+          FileContent(name: name, url: message.file, mimeType: message.mimeType, sizeBytes: message.fileSize))
       } else {
         content = .text(text)
       }

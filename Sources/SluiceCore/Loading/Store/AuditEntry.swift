@@ -51,7 +51,8 @@ extension RunReport {
     }
     return AuditEntry(
       pipeline: pipeline, dataset: dataset, mode: mode, input: input.path, policy: policy, status: status.rawValue,
-      failure: failure.map { AuditText.storable($0.message, limit: AuditText.failureLimit) }, startedAt: startedAt, finishedAt: finishedAt, durationSeconds: durationSeconds,
+      failure: failure.map { AuditText.storable($0.message, limit: AuditText.failureLimit) }, startedAt: startedAt,
+      finishedAt: finishedAt, durationSeconds: durationSeconds,
       recordsRead: statistics(for: .read).recordsIn, recordsLoaded: statistics(for: .load).recordsOut,
       recordsRejected: stages.map(\.rejected).reduce(0, +), warnings: stages.map(\.warnings).reduce(0, +),
       stagesJSON: json(stages), issueCountsJSON: json(issueCounts), rowsWrittenJSON: json(rowsWritten),

@@ -198,13 +198,15 @@ public struct RecordRows: Sendable {
       !writtenEarlier(key, serial: table.serial, keyColumn: keyColumn)
     {
       openReferences.append(
-        OpenReference(entry: number, column: Int32(keyColumn), target: table.serial, orphans: .reject, isPatchKey: true))
+        OpenReference(entry: number, column: Int32(keyColumn), target: table.serial, orphans: .reject, isPatchKey: true)
+      )
     }
     for (column, target, orphans) in table.references {
       guard let key = values[Int(entry.start) + column], let targetKey = target.singleKeyColumn else { continue }
       if !writtenEarlier(key, serial: target.serial, keyColumn: targetKey) {
         openReferences.append(
-          OpenReference(entry: number, column: Int32(column), target: target.serial, orphans: orphans, isPatchKey: false))
+          OpenReference(
+            entry: number, column: Int32(column), target: target.serial, orphans: orphans, isPatchKey: false))
       }
     }
   }
@@ -219,7 +221,8 @@ public struct RecordRows: Sendable {
         Violation(
           path: path(entry, column: table.inheritedCount + index, in: table), code: .typeMismatch,
           message:
-            "\(table.name).\(column.name) is \(column.type == .integer ? "an" : "a") \(column.type.rawValue) column, but the dataset gave it \(value.kindName)"))
+            "\(table.name).\(column.name) is \(column.type == .integer ? "an" : "a") \(column.type.rawValue) column, but the dataset gave it \(value.kindName)"
+        ))
     }
   }
 

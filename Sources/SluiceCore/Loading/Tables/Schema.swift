@@ -14,7 +14,8 @@ public struct Schema: Sendable {
     for table in tables {
       precondition(seen[table.name] == nil, "table \(table.name) is declared twice")
       if let parent = table.parent {
-        precondition(seen[parent.table.name] === parent.table, "\(table.name): its parent \(parent.table.name) must come first")
+        precondition(
+          seen[parent.table.name] === parent.table, "\(table.name): its parent \(parent.table.name) must come first")
       }
       for column in table.columns {
         if let reference = column.reference {

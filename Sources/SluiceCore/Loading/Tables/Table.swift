@@ -149,7 +149,9 @@ public final class Table: Sendable {
   /// kind-specific columns (`image_messages` extends `messages`). `field` is where the columns'
   /// fields sit in the parent's record: `""` for the record itself, so an issue about column
   /// `url` points at `url`; `"photo"` for a nested object, so it points at `photo.url`.
-  public convenience init(_ name: String, extending parent: Table, field: String = "", columns: [Column], indexes: [Index] = []) {
+  public convenience init(
+    _ name: String, extending parent: Table, field: String = "", columns: [Column], indexes: [Index] = []
+  ) {
     self.init(name, childOf: parent, position: nil, field: field, columns: columns, indexes: indexes)
   }
 
@@ -212,13 +214,17 @@ public struct Column: Sendable {
     self.lookup = lookup
   }
 
-  public static func text(_ name: String, field: String? = nil, nullable: Bool = false, checks: [Check] = []) -> Column {
+  public static func text(_ name: String, field: String? = nil, nullable: Bool = false, checks: [Check] = []) -> Column
+  {
     Column(name, .text, field: field, nullable: nullable, checks: checks)
   }
-  public static func integer(_ name: String, field: String? = nil, nullable: Bool = false, checks: [Check] = []) -> Column {
+  public static func integer(_ name: String, field: String? = nil, nullable: Bool = false, checks: [Check] = [])
+    -> Column
+  {
     Column(name, .integer, field: field, nullable: nullable, checks: checks)
   }
-  public static func real(_ name: String, field: String? = nil, nullable: Bool = false, checks: [Check] = []) -> Column {
+  public static func real(_ name: String, field: String? = nil, nullable: Bool = false, checks: [Check] = []) -> Column
+  {
     Column(name, .real, field: field, nullable: nullable, checks: checks)
   }
   public static func boolean(_ name: String, field: String? = nil, nullable: Bool = false) -> Column {

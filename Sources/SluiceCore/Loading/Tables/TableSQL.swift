@@ -38,7 +38,8 @@ struct TableSQL {
       lines.append("  FOREIGN KEY (\(keys)) REFERENCES \(q(parent.table.name)) (\(keys)) ON DELETE CASCADE")
     }
     let options = dialect.tableOptions(hasCompositeKey: table.key.count > 1)
-    return "CREATE TABLE \(q(table.name)) (\n\(lines.joined(separator: ",\n"))\n)\(options.isEmpty ? "" : " " + options);"
+    return
+      "CREATE TABLE \(q(table.name)) (\n\(lines.joined(separator: ",\n"))\n)\(options.isEmpty ? "" : " " + options);"
   }
 
   func create(_ index: Index, on table: Table) -> String {
@@ -46,13 +47,17 @@ struct TableSQL {
   }
 
   func createLookup(_ lookup: LookupDeclaration) -> String {
-    var lines = ["  \(q("id")) \(dialect.typeName(.integer)) NOT NULL PRIMARY KEY", "  \(q("name")) \(dialect.typeName(.text)) NOT NULL UNIQUE"]
+    var lines = [
+      "  \(q("id")) \(dialect.typeName(.integer)) NOT NULL PRIMARY KEY",
+      "  \(q("name")) \(dialect.typeName(.text)) NOT NULL UNIQUE",
+    ]
     for column in lookup.columns.dropFirst(2).dropLast() {
       lines.append("  \(q(column.name)) \(dialect.typeName(column.type))\(column.isNullable ? "" : " NOT NULL")")
     }
     lines.append("  \(q("retired")) \(dialect.typeName(.boolean)) NOT NULL DEFAULT 0 CHECK (\(q("retired")) IN (0, 1))")
     let options = dialect.tableOptions(hasCompositeKey: false)
-    return "CREATE TABLE \(q(lookup.table)) (\n\(lines.joined(separator: ",\n"))\n)\(options.isEmpty ? "" : " " + options);"
+    return
+      "CREATE TABLE \(q(lookup.table)) (\n\(lines.joined(separator: ",\n"))\n)\(options.isEmpty ? "" : " " + options);"
   }
 
   /// The name of a column's check constraint, which the store reports when a row breaks it.
@@ -148,7 +153,8 @@ struct TableSQL {
     let attributes = names.dropFirst()
     let assignments = attributes.map { "\(q($0)) = excluded.\(q($0))" }.joined(separator: ", ")
     let table = q(lookup.table)
-    let changed = attributes.map { dialect.isDistinct("\(table).\(q($0))", "excluded.\(q($0))") }.joined(separator: " OR ")
+    let changed = attributes.map { dialect.isDistinct("\(table).\(q($0))", "excluded.\(q($0))") }.joined(
+      separator: " OR ")
     return """
       INSERT INTO \(table) (\(names.map(q).joined(separator: ", ")), \(q("retired"))) VALUES (\(values), 0)
       ON CONFLICT (\(q("id"))) DO UPDATE SET \(assignments), \(q("retired")) = 0 WHERE \(changed) OR \(table).\(q("retired")) = 1
