@@ -22,6 +22,9 @@ package struct SQLiteDialect: SQLDialect {
 
   public func parameter(_ n: Int) -> String { "?\(n)" }
 
+  /// An upsert into a table with foreign keys gets a statement journal (see `RowWriter.Plan`).
+  public var prefersInsertThenUpdate: Bool { true }
+
   /// Bare when the name is a plain identifier and not one of SQLite's keywords, so the DDL
   /// `sluice schema` prints reads like hand-written SQL; quoted otherwise.
   public func quote(_ identifier: String) -> String {

@@ -116,3 +116,40 @@ struct BatchLoaderTests {
     #expect(LoadTotals().bulkWrites == nil && LoadTotals().referenceLookups.isEmpty)
   }
 }
+
+/// How the row writer upserts a row into a table with foreign keys, by dialect: SQLite inserts
+/// and then updates where a column differs (its upsert pays a statement journal per row);
+/// PostgreSQL keeps the one `INSERT … ON CONFLICT DO UPDATE` (two statements would be two round
+/// trips).
+@Suite("Row writer: upsert by dialect")
+struct UpsertByDialectTests {
+  static let owners = Table("owners", key: ["owner_id"], columns: [.integer("owner_id")], onConflict: .upsert)
+  static let pets = Table(
+    "pets", key: ["pet_id"],
+    columns: [.integer("pet_id"), .text("name"), .reference("owner_id", to: owners, field: "owner")])
+
+  private static func plan(_ store: any Store) throws -> RowWriter.Plan {
+    try RowWriter.Plan(table: pets, policy: .upsert, children: [], store: store, sql: TableSQL(dialect: store.dialect))
+  }
+
+  @Test func sqliteInsertsThenUpdates() throws {
+    let directory = try TemporaryDirectory()
+    let store = try SQLiteConnection(path: directory.file("pets.sqlite"))
+    _ = try Migrator.migrate(store, Schema([Self.owners, Self.pets]).migrations(dialect: store.dialect))
+    #expect(store.dialect.prefersInsertThenUpdate)
+    let plan = try Self.plan(store)
+    #expect(plan.updateChanged != nil && plan.upsert == nil)
+  }
+
+  @Test(
+    .enabled(if: PostgreSQLServer.isAvailable, "no PostgreSQL server: set SLUICE_TEST_POSTGRES_URL"))
+  func postgreSQLUpsertsInOneStatement() throws {
+    let schema = PostgreSQLSchema()
+    try PostgreSQLServer.connect().execute("CREATE SCHEMA \"\(schema.name)\"")
+    let store = try schema.connect()
+    _ = try Migrator.migrate(store, Schema([Self.owners, Self.pets]).migrations(dialect: store.dialect))
+    #expect(!store.dialect.prefersInsertThenUpdate)
+    let plan = try Self.plan(store)
+    #expect(plan.updateChanged == nil && plan.upsert != nil)
+  }
+}

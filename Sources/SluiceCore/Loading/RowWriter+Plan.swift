@@ -61,10 +61,11 @@ extension RowWriter {
       // 16 KiB pages an alert, 6.3M pwrite calls for 1M alerts). An insert that leaves an existing
       // key alone, then an update where a column differs, writes the same rows and counts the
       // same changes without one. (A table of key columns only upserts with `DO NOTHING`, which
-      // needs none.)
+      // needs none.) A store that pays a round trip per statement keeps the one upsert
+      // (`SQLDialect.prefersInsertThenUpdate`).
       let isUpsertOfOneRow = !isChild && !hasChildren && policy == .upsert
       let updateChanged =
-        isUpsertOfOneRow && table.hasReferences
+        isUpsertOfOneRow && table.hasReferences && sql.dialect.prefersInsertThenUpdate
         ? try sql.updateIfDifferent(table, columns: table.columns.map(\.name)).map(store.prepare) : nil
       self.updateChanged = updateChanged
       upsert = isUpsertOfOneRow && updateChanged == nil ? try store.prepare(sql.upsert(table)) : nil

@@ -13,9 +13,16 @@ public protocol SQLDialect: Sendable {
   func quote(_ identifier: String) -> String
   /// How many parameters one statement may take.
   var maxParameters: Int { get }
+  /// Whether `INSERT … ON CONFLICT DO UPDATE` into a table with foreign keys costs more than an
+  /// insert that leaves an existing key alone followed by an update where a column differs
+  /// (SQLite: a statement journal per row). Such a store's row writer takes the two statements;
+  /// one that pays a round trip per statement (PostgreSQL) keeps the one upsert. Default: false.
+  var prefersInsertThenUpdate: Bool { get }
 }
 
 extension SQLDialect {
+  public var prefersInsertThenUpdate: Bool { false }
+
   public func quote(_ identifier: String) -> String {
     "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
