@@ -14,6 +14,8 @@ public enum Stage: String, Sendable, Hashable, Codable, CaseIterable {
   }
 }
 
+/// How much an issue weighs: an error rejects its record (or fails a strict run), a warning is
+/// counted and reported and the record goes on.
 public enum Severity: String, Sendable, Hashable, Codable {
   case error, warning
 }

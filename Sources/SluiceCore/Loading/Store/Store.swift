@@ -151,6 +151,8 @@ public protocol StoreError: Error, CustomStringConvertible {
   var message: String { get }
 }
 
+/// What kind of failure a store call met, for the engine to act on: a row's constraint (a
+/// record issue), a lock held too long or a full disk (the run fails, exit 74), or anything else.
 public enum StoreFailure: Sendable, Hashable {
   /// A row broke a constraint: a problem with the data, reported as a record issue.
   case constraint(ConstraintViolation)
@@ -158,6 +160,7 @@ public enum StoreFailure: Sendable, Hashable {
   case busy
   /// The disk or the database is full.
   case full
+  /// Anything else: the run fails with the store's message.
   case other
 }
 

@@ -265,6 +265,8 @@ public struct Column: Sendable {
   }
 }
 
+/// A column's declared type; each dialect names it (`SQLDialect.typeName`): `TEXT`, `INTEGER`,
+/// PostgreSQL's `timestamptz`, …
 public enum ColumnType: String, Sendable, Hashable {
   case text, integer, real, boolean, timestamp, blob
 
