@@ -43,15 +43,17 @@ final class PostgreSQLBulkWriter: BulkWriter {
   /// Each plan's index by its table's serial; -1 for tables not in the schema.
   private var planBySerial: [Int] = []
   private var written: [Int]
-  /// Whether the server has `MERGE` (PostgreSQL 15) and the store's options (`usesMerge`) do not
-  /// ask for the statements older servers take instead (for comparing the two).
-  private let usesMerge: Bool
+  /// The statements, derived from the table declarations.
+  private let sql: PostgreSQLBulkSQL
   private(set) var batches = RunReport.BulkWrites()
 
   /// Nil when the schema needs `RowWriter` throughout.
   init?(store: PostgreSQLStore, schema: Schema, conflict: ConflictPolicy) throws {
     self.store = store
-    usesMerge = store.serverVersion >= 150_000 && store.options.usesMerge
+    // MERGE where the server has it (PostgreSQL 15) and the store's options (`usesMerge`) do not
+    // ask for the statements older servers take instead (for comparing the two).
+    sql = PostgreSQLBulkSQL(
+      dialect: store.dialect, usesMerge: store.serverVersion >= 150_000 && store.options.usesMerge)
     let tables = schema.tables
     let q = store.dialect.quote
     for table in tables {
@@ -266,7 +268,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
       dirty.insert(index)
     }
     let staged = rowsOf.map(\.count)
-    let steps = apply(family[0], staged: staged, keysRepeat: keysRepeat, counts: &counts)
+    let steps = sql.apply(family[0], of: plans, staged: staged, keysRepeat: keysRepeat, counts: &counts)
     // Every statement in one round trip; each answers with its own result.
     let results = try store.runEach(steps.map(\.sql))
     for (step, result) in zip(steps, results) {
@@ -287,172 +289,6 @@ final class PostgreSQLBulkWriter: BulkWriter {
     var plan: Int
     var ordinal: Int32
     var entry: Int32
-  }
-
-  /// A statement of a batch's apply, and what its result says.
-  struct Step {
-    enum Effect {
-      case none
-      /// A count of the plan's rows written, as its one row.
-      case count(Int)
-      /// Its changed rows are the plan's rows written.
-      case changes(Int)
-      /// The plan's picked rows (ordinal, entry), as it returns them: each is a row written.
-      case picked(Int)
-    }
-    var sql: String
-    var effect: Effect = .none
-
-    init(_ sql: String, _ effect: Effect = .none) {
-      self.sql = sql
-      self.effect = effect
-    }
-  }
-
-  /// The statements that apply a top-level table's staged rows, then its children's; counts
-  /// that need no result go straight into `counts`. `keysRepeat`: an upsert table without
-  /// children has a key twice among its staged rows (with other values).
-  private func apply(_ index: Int, staged: [Int], keysRepeat: Bool, counts: inout [Int]) -> [Step] {
-    let plan = plans[index]
-    let table = plan.table
-    let q = store.dialect.quote
-    let keys = table.key.map(q)
-    let keyList = keys.joined(separator: ", ")
-    let columns = table.allColumns.map { q($0.name) }
-    let columnList = columns.joined(separator: ", ")
-    let others = table.allColumns.map(\.name).filter { !table.key.contains($0) }.map(q)
-    let target = q(table.name)
-    func match(_ a: String, _ b: String) -> String { keys.map { "\(a).\($0) = \(b).\($0)" }.joined(separator: " AND ") }
-    let lastPerKey =
-      "SELECT DISTINCT ON (\(keyList)) * FROM \(plan.stage) ORDER BY \(keyList), sluice_ord DESC, sluice_sub DESC"
-
-    if plan.policy == .upsert && plan.children.isEmpty && !keysRepeat {
-      // Each key once: the rows updated because they differ, and the keys inserted because the
-      // table lacked them, are those the row writer counts. Unlike `INSERT … ON CONFLICT DO
-      // UPDATE`, which locks (and so writes) every row it meets, a row that does not change is
-      // only read — a customer named by a thousand orders is not rewritten a thousand times.
-      if usesMerge {
-        // One probe of the key per staged row (MERGE, PostgreSQL 15), where an UPDATE and an
-        // anti-joined INSERT would take two.
-        let changed =
-          others.isEmpty
-          ? ""
-          : "WHEN MATCHED AND (\(others.map { "t.\($0) IS DISTINCT FROM s.\($0)" }.joined(separator: " OR "))) THEN UPDATE SET \(others.map { "\($0) = s.\($0)" }.joined(separator: ", "))\n"
-        return [
-          Step(
-            """
-            MERGE INTO \(target) t USING \(plan.stage) s ON \(match("t", "s"))
-            \(changed)WHEN NOT MATCHED THEN INSERT (\(columnList)) VALUES (\(columns.map { "s.\($0)" }.joined(separator: ", ")))
-            """, .changes(index))
-        ]
-      }
-      var steps: [Step] = []
-      if !others.isEmpty {
-        steps.append(
-          Step(
-            """
-            UPDATE \(target) t SET \(others.map { "\($0) = s.\($0)" }.joined(separator: ", ")) FROM \(plan.stage) s
-            WHERE \(match("t", "s")) AND (\(others.map { "t.\($0) IS DISTINCT FROM s.\($0)" }.joined(separator: " OR ")))
-            """, .changes(index)))
-      }
-      steps.append(
-        Step(
-          """
-          INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) s
-          WHERE NOT EXISTS (SELECT 1 FROM \(target) t WHERE \(match("t", "s")))
-          """, .changes(index)))
-      return steps
-    }
-    if plan.policy == .upsert && plan.children.isEmpty {
-      // Counted as the row writer counts its one-statement upsert: each row that differs from
-      // the one before it — the table's, for a key's first row of the batch.
-      let row = { (alias: String) in "ROW(\(columns.map { "\(alias).\($0)" }.joined(separator: ", ")))" }
-      let count = """
-        SELECT count(*) FROM (
-          SELECT \(row("s")) AS sluice_row, lag(\(row("s"))) OVER w AS sluice_previous, row_number() OVER w AS sluice_n,
-            \(keys.map { "s.\($0)" }.joined(separator: ", "))
-          FROM \(plan.stage) s WINDOW w AS (PARTITION BY \(keys.map { "s.\($0)" }.joined(separator: ", ")) ORDER BY s.sluice_ord, s.sluice_sub)
-        ) q LEFT JOIN \(target) t ON \(match("t", "q"))
-        WHERE CASE WHEN q.sluice_n = 1 THEN t.\(keys[0]) IS NULL OR \(row("t")) IS DISTINCT FROM q.sluice_row
-          ELSE q.sluice_row IS DISTINCT FROM q.sluice_previous END
-        """
-      let update =
-        others.isEmpty
-        ? "DO NOTHING"
-        : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
-          + others.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
-      return [
-        Step(count, .count(index)),
-        Step(
-          "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM (\(lastPerKey)) w ON CONFLICT (\(keyList)) \(update)"
-        ),
-      ]
-    }
-
-    // The children the table had for the batch's keys, whether or not the batch brings any.
-    let deleteChildren = plan.children.map { child in
-      Step(
-        "DELETE FROM \(q(plans[child].table.name)) c USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("c", "s"))"
-      )
-    }
-    let insertPicked =
-      "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) JOIN \(plan.pick) USING (sluice_ord, sluice_sub)"
-    var steps: [Step]
-    switch plan.policy {
-    case .upsert:
-      // Every row is written (inserted, or its row updated), and its children replaced.
-      let update =
-        others.isEmpty
-        ? "DO NOTHING" : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))"
-      steps =
-        [
-          Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w"),
-          Step("\(insertPicked) ON CONFLICT (\(keyList)) \(update)"),
-        ] + deleteChildren
-      counts[index] += staged[index]
-    case .replace:
-      steps =
-        [Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w")] + deleteChildren + [
-          Step(
-            "DELETE FROM \(target) t USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("t", "s"))"),
-          Step(insertPicked),
-        ]
-      counts[index] += staged[index]
-    case .ignore:
-      // The first row of each key the table lacks; the others keep what is there.
-      steps = [
-        Step(
-          """
-          INSERT INTO \(plan.pick)
-          SELECT sluice_ord, sluice_sub FROM (
-            SELECT DISTINCT ON (\(keyList)) * FROM \(plan.stage) ORDER BY \(keyList), sluice_ord, sluice_sub
-          ) f WHERE NOT EXISTS (SELECT 1 FROM \(target) t WHERE \(match("t", "f")))
-          RETURNING sluice_ord, sluice_sub
-          """, .picked(index)),
-        Step(insertPicked),
-      ]
-    case .fail:
-      steps = [Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM \(plan.stage)"), Step(insertPicked)]
-      counts[index] += staged[index]
-    }
-    for child in plan.children where staged[child] > 0 {
-      let childPlan = plans[child]
-      let childColumns = childPlan.table.allColumns.map { "c.\(q($0.name))" }.joined(separator: ", ")
-      let insert = """
-        INSERT INTO \(q(childPlan.table.name)) (\(childPlan.table.allColumns.map { q($0.name) }.joined(separator: ", ")))
-        SELECT \(childColumns) FROM \(childPlan.stage) c
-        JOIN \(plan.pick) p ON p.sluice_ord = c.sluice_ord AND p.sluice_sub = c.sluice_root
-        """
-      // The row writer inserts the children of every row it writes, also of rows a later record
-      // of the batch replaces: all staged children count but those of kept rows.
-      if plan.policy == .ignore {
-        steps.append(Step(insert, .changes(child)))
-      } else {
-        steps.append(Step(insert))
-        counts[child] += staged[child]
-      }
-    }
-    return steps
   }
 
   /// Drops the rows of a top-level upsert table without children that repeat, value for value

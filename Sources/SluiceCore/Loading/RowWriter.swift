@@ -27,9 +27,9 @@ package final class RowWriter {
   /// Keys per look-up query.
   static var lookupChunk: Int { 100 }
 
-  private let store: any Store
-  private let sql: TableSQL
-  private let plans: [Plan]
+  let store: any Store
+  let sql: TableSQL
+  let plans: [Plan]
 
   /// What the current record has done, applied by `commitRecord`. The writer works on it as a
   /// local value (swapped out and back), so the hot loop pays no exclusivity checks for it.
@@ -83,6 +83,10 @@ package final class RowWriter {
     self.planBySerial = planBySerial
   }
 
+  /// Keys looked up and the queries that looked them up, per table: what makes a reference by
+  /// natural key cost a query per hundred new keys, not one per row (`RunReport.referenceLookups`).
+  package internal(set) var lookups: [String: RunReport.ReferenceLookups] = [:]
+
   /// Rows written by committed records, per plan.
   private var written: [Int] = []
   /// Rows written outside records (lookup tables brought in line with their enums).
@@ -104,88 +108,15 @@ package final class RowWriter {
   private let planBySerial: [Int]
 
   @inline(__always)
-  private func planIndex(of entry: Int, _ rows: RecordRows) -> Int { planIndex(serial: rows.entries[entry].serial) }
+  func planIndex(of entry: Int, _ rows: RecordRows) -> Int { planIndex(serial: rows.entries[entry].serial) }
 
   @inline(__always)
-  private func planIndex(serial: Int32) -> Int {
+  func planIndex(serial: Int32) -> Int {
     let serial = Int(serial)
     guard serial < planBySerial.count, planBySerial[serial] >= 0 else {
       preconditionFailure("a row names a table that is not in the dataset's schema")
     }
     return planBySerial[serial]
-  }
-
-  // MARK: - References, a batch at a time
-
-  /// Starts a batch: forgets cached keys of tables whose cache is full.
-  func beginBatch() {
-    for plan in plans where plan.isTracked {
-      if plan.known.count > Self.keyCacheLimit { plan.known.removeAll(keepingCapacity: true) }
-      plan.missing.removeAll(keepingCapacity: true)
-    }
-  }
-
-  /// Forgets the rows the shared-row cache remembers writing: another writer (a bulk one) wrote
-  /// rows of the same tables since.
-  func forgetRows() {
-    for plan in plans where !plan.rowCache.isEmpty { plan.rowCache.removeAll(keepingCapacity: true) }
-  }
-
-  /// Notes the keys `rows` references (and the keys its patches update) that neither the record
-  /// itself nor a cache resolves.
-  func want(_ rows: RecordRows) throws {
-    for open in rows.openReferences {
-      guard let key = rows.value(Int(open.entry), Int(open.column)) else { continue }
-      let target = plans[planIndex(serial: open.target)]
-      if target.known.contains(key) { continue }
-      // A patch names its own row: it must exist, like a referenced one.
-      if open.isPatchKey { try target.tracksKeys(store: store, sql: sql) }
-      target.wanted.insert(key)
-    }
-  }
-
-  /// Keys looked up and the queries that looked them up, per table: what makes a reference by
-  /// natural key cost a query per hundred new keys, not one per row (`RunReport.referenceLookups`).
-  package private(set) var lookups: [String: RunReport.ReferenceLookups] = [:]
-
-  /// Looks up the wanted keys, `lookupChunk` at a time, and remembers those that exist.
-  func fetchWanted() throws {
-    for plan in plans where !plan.wanted.isEmpty {
-      var keys = Array(plan.wanted)
-      plan.missing = plan.wanted
-      plan.wanted.removeAll(keepingCapacity: true)
-      guard let lookup = plan.lookup else { continue }
-      // A key the store cannot even bind (PostgreSQL: text with a NUL character) names no row
-      // it holds: it stays missing, and its record's reference is an orphan, not the run's error.
-      keys.removeAll { key in
-        do {
-          try lookup.bind(key, at: 1)
-          return false
-        } catch let error as any StoreError {
-          if case .constraint = error.failure { return true }
-          return false
-        } catch {
-          return false
-        }
-      }
-      if keys.isEmpty { continue }
-      let queries = (keys.count + Self.lookupChunk - 1) / Self.lookupChunk
-      lookups[plan.table.name, default: .init()].add(keys: keys.count, queries: queries)
-      for start in stride(from: 0, to: keys.count, by: Self.lookupChunk) {
-        let chunk = keys[start..<min(start + Self.lookupChunk, keys.count)]
-        for parameter in 0..<Self.lookupChunk {
-          // A short chunk repeats its last key: one prepared statement serves every chunk.
-          try lookup.bind(chunk[min(chunk.startIndex + parameter, chunk.endIndex - 1)], at: Int32(parameter + 1))
-        }
-        defer { lookup.reset() }
-        while try lookup.step() {
-          if let key = lookup.columnValue(0) {
-            plan.known.insert(key)
-            plan.missing.remove(key)
-          }
-        }
-      }
-    }
   }
 
   // MARK: - Records
@@ -213,7 +144,11 @@ package final class RowWriter {
       }
     } catch let error as any StoreError {
       guard case .constraint(let violation) = error.failure else { throw error }
-      throw Rejection(issues: [issue(for: violation, entry: entry, rows, at: location, error: error)])
+      throw Rejection(issues: [
+        ConstraintIssue.issue(
+          for: violation, table: plans[planIndex(of: entry, rows)].table, entry: entry, rows, at: location,
+          error: error)
+      ])
     }
     return Outcome(keptExisting: keptAny && !wroteAny, warnings: warnings)
   }
@@ -243,40 +178,6 @@ package final class RowWriter {
     pending.clear()
   }
 
-  private func resolveReferences(_ rows: inout RecordRows, at location: RecordLocation?, warnings: inout [Issue]) throws
-  {
-    for open in rows.openReferences {
-      let entry = Int(open.entry)
-      guard let key = rows.value(entry, Int(open.column)) else { continue }
-      let target = plans[planIndex(serial: open.target)]
-      if target.known.contains(key) { continue }
-      let table = plans[planIndex(of: entry, rows)].table
-      let path = rows.path(entry, column: table.inheritedCount + Int(open.column), in: table)
-      if open.isPatchKey {
-        throw Rejection(issues: [
-          Issue(
-            stage: .load, code: .orphanReference, location: location, path: path,
-            message: "the patch names a row of \(table.name) that does not exist")
-        ])
-      }
-      switch open.orphans {
-      case .reject:
-        throw Rejection(issues: [
-          Issue(
-            stage: .load, code: .orphanReference, location: location, path: path,
-            message: "names a row of \(target.table.name) that does not exist")
-        ])
-      case .setNull:
-        rows.values[Int(rows.entries[entry].start) + Int(open.column)] = nil
-        warnings.append(
-          Issue(
-            stage: .load, severity: .warning, code: .orphanReference, location: location, path: path,
-            message: "names a row of \(target.table.name) that does not exist; stored as NULL"))
-      }
-    }
-  }
-
-  /// Writes one row by its table's conflict policy; returns true when it kept an existing row.
   private func write(entry: Int, of rows: RecordRows, _ pending: inout Pending) throws -> Bool {
     let index = planIndex(of: entry, rows)
     let plan = plans[index]
@@ -494,87 +395,5 @@ package final class RowWriter {
         try statement.bind(rows.fullValue(entry, column, in: plan.table), at: Int32(column + 1))
       }
     }
-  }
-
-  // MARK: - Issues
-
-  private func issue(
-    for violation: ConstraintViolation, entry: Int, _ rows: RecordRows, at location: RecordLocation?,
-    error: any StoreError
-  ) -> Issue {
-    let table = plans[planIndex(of: entry, rows)].table
-    let columns = table.allColumns
-    func path(_ name: String?) -> String {
-      guard let name, let column = columns.firstIndex(where: { $0.name == name }) else { return "" }
-      return rows.path(entry, column: column, in: table)
-    }
-    let message: String
-    var at = ""
-    var code = IssueCode.constraint
-    switch violation.kind {
-    case .unique where Set(violation.columns) == Set(table.key):
-      message = "\(table.name): a row with this key exists already (primary key \(table.key.joined(separator: ", ")))"
-      at = path(table.key.last)
-    case .unique:
-      message = "\(table.name): unique constraint on \(violation.columns.joined(separator: ", ")) violated"
-      at = path(violation.columns.first)
-    case .notNull:
-      message = "\(table.name).\(violation.columns.first ?? "?") cannot be NULL (NOT NULL)"
-      at = path(violation.columns.first)
-    case .check:
-      let column = columns.first { TableSQL.checkName(table: table.name, column: $0.name) == violation.name }
-      message = "\(table.name): check \(column.map { describe($0) } ?? violation.name ?? "") violated"
-      at = path(column?.name)
-    case .foreignKey:
-      message = "\(table.name): a foreign key is violated (a row refers to one that does not exist, or is referred to)"
-    case .other:
-      message = "\(table.name): constraint violated: \(error.message)"
-    case .value:
-      // The column the store named, else the one bound at the parameter it refused (every
-      // statement of this writer binds column n at parameter n + 1).
-      let name =
-        violation.columns.first
-        ?? violation.parameter.flatMap { columns.indices.contains($0 - 1) ? columns[$0 - 1].name : nil }
-      code = .invalidValue
-      message = "\(table.name)\(name.map { ".\($0)" } ?? ""): the database cannot store this value: \(error.message)"
-      at = path(name)
-    case .tooLarge:
-      let indexed =
-        violation.columns.isEmpty ? largestIndexedColumn(entry: entry, rows, table: table) : violation.columns
-      message =
-        "\(table.name): a value of \(indexed.isEmpty ? "the row" : indexed.joined(separator: ", ")) is too large for an index: \(error.message)"
-      at = path(indexed.first)
-    }
-    return Issue(stage: .load, code: code, location: location, path: at, message: message)
-  }
-
-  /// The column whose value weighs most among those an index of the table covers — its key and
-  /// its declared indexes — when the store did not say which index an entry was too large for.
-  private func largestIndexedColumn(entry: Int, _ rows: RecordRows, table: Table) -> [String] {
-    let indexed = Set(table.key + table.indexes.flatMap(\.columns))
-    var largest: (name: String, size: Int)?
-    for (column, declared) in table.allColumns.enumerated() where indexed.contains(declared.name) {
-      let size: Int
-      switch rows.fullValue(entry, column, in: table) {
-      case .text(let text)?: size = text.utf8.count
-      case .blob(let bytes)?: size = bytes.count
-      default: size = 8
-      }
-      if size > largest?.size ?? -1 { largest = (declared.name, size) }
-    }
-    return largest.map { [$0.name] } ?? []
-  }
-
-  private func describe(_ column: Column) -> String {
-    let conditions = column.checks.map { check -> String in
-      switch check {
-      case .atLeast(let bound): return "\(column.name) >= \(bound)"
-      case .atMost(let bound): return "\(column.name) <= \(bound)"
-      case .length(let count): return "length(\(column.name)) = \(count)"
-      case .notEmpty: return "\(column.name) not empty"
-      case .oneOf(let values): return "\(column.name) in (\(values.joined(separator: ", ")))"
-      }
-    }
-    return conditions.isEmpty ? "\(column.name) in (0, 1)" : conditions.joined(separator: " and ")
   }
 }
