@@ -143,14 +143,12 @@ extension PipelineRunner {
 
     let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
     // Each table counted by the connection that wrote it: only its transaction sees its rows.
-    var tableRows: [String: Int] = [:]
-    for table in schema.tableNames where configuration.countsTableRows {
-      let lane = plan.laneOfTable[table]
-      let store = workers.first { lane != nil && $0.lanes.contains(lane ?? -1) }?.store ?? coordinator
-      if let count = try? store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") {
-        tableRows[table] = Int(count)
-      }
-    }
+    let tableRows =
+      configuration.countsTableRows
+      ? countRows { table in
+        let lane = plan.laneOfTable[table]
+        return workers.first { lane != nil && $0.lanes.contains(lane ?? -1) }?.store ?? coordinator
+      } : [:]
     var report = makeReport(state, failure: nil, rowsWritten: rowsWritten, tableRows: tableRows, committed: true)
     var totals = LoadTotals()
     for worker in workers { totals.add(worker.totals) }

@@ -473,9 +473,17 @@ package struct PipelineRunner: Sendable {
   }
 
   package func countRows(_ store: some Store) -> [String: Int] {
+    countRows { _ in store }
+  }
+
+  /// Every table's rows, each counted by the connection `store(table)` names (in a parallel run
+  /// only the connection that wrote a table sees its rows before the commit); a table that
+  /// cannot be counted is left out.
+  package func countRows(through store: (String) -> any Store) -> [String: Int] {
     var rows: [String: Int] = [:]
     for table in schema.tableNames {
-      if let count = try? store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") {
+      let connection = store(table)
+      if let count = try? connection.scalarInt("SELECT count(*) FROM \(connection.dialect.quote(table))") {
         rows[table] = Int(count)
       }
     }
