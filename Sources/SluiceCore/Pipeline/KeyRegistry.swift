@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(Glibc)
+  /// glibc's `malloc_trim` (`<malloc.h>`, which the Glibc module does not export).
+  @_silgen_name("malloc_trim")
+  private func mallocTrim(_ pad: Int) -> Int32
+#endif
+
 // Repeated natural keys within one run (`duplicateKey` at the load stage).
 //
 // What counts: the rows a record *owns* — its top-level rows of tables that follow the run's
@@ -196,6 +202,12 @@ package final class KeyRegistry: Sendable {
   /// the indexes built after a load need the memory. The registry then knows no key.
   package func finish() {
     state.withLock { state in state = State(limits: state.limits, makeSpill: state.makeSpill) }
+    #if canImport(Glibc)
+      // glibc keeps freed memory in its heap for reuse; what the registry held (its dictionary,
+      // the Bloom filter, the spill's page cache) would still count in the run's peak while the
+      // indexes are built. Hand the free pages back to the system.
+      _ = mallocTrim(0)
+    #endif
   }
 
   // MARK: - The loading thread, in input order
