@@ -40,6 +40,14 @@ enum StackExchangeDump {
   static var coffeePosts: String {
     (Corpus.root as NSString).appendingPathComponent("xml-legacy/stackexchange-coffee-2015/Posts.xml")
   }
+  /// A May 2014 Posts.xml (Mathematics Educators), an excerpt, alone in its folder.
+  static var matheducators2014Directory: String {
+    (Corpus.root as NSString).appendingPathComponent("xml-legacy/stackexchange-matheducators-2014")
+  }
+  /// An April 2024 Posts.xml (Data Science Meta), tags as `|a|b|`, alone in its folder.
+  static var datascienceMeta2024Directory: String {
+    (Corpus.root as NSString).appendingPathComponent("xml-legacy/stackexchange-datascience-meta-2024")
+  }
   static var sampleDirectory: String { Repository.path("SampleData/stackexchange") }
 
   /// The policy `Pipelines/stackexchange.json` runs the dump with.
