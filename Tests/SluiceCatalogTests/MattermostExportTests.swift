@@ -166,6 +166,61 @@ struct MattermostExportTests {
     #expect(try workspace.snapshot() == before)
   }
 
+  static let guestFile = "mattermost/zulip_mattermost_guest_export.jsonl"
+
+  /// Zulip's guest-user fixture for the same workspace: its lines plus a sixth user, sirius, with
+  /// the `system_guest`, `team_guest` and `channel_guest` roles; snape's post is in a channel of
+  /// his team this time, and one message reads `:rofl:4`. 36 lines: 1 version, 2 team,
+  /// 5 channel, 6 user, 20 post, 2 emoji.
+  @Test func aWorkspaceWithAGuestUserImportsEveryLineOrSkipsItByDesign() throws {
+    let lines = try ChatCorpus.lines(Self.guestFile)
+    let types = Dictionary(lines.map { ($0["type"] as? String ?? "", 1) }, uniquingKeysWith: +)
+    #expect(types == ["version": 1, "team": 2, "channel": 5, "user": 6, "post": 20, "emoji": 2])
+    let workspace = try ChatExportWorkspace()
+    let report = try load(ChatCorpus.path(Self.guestFile), into: workspace)
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    // 36 lines = 31 loaded (5 channel, 6 user, 20 post) + 5 skipped by design + 0 rejected.
+    #expect(report.recordsRead == 36 && report.recordsLoaded == 31 && report.recordsRejected == 0)
+    #expect(report.skippedByDesign == ["version line": 1, "team line": 2, "emoji line": 2])
+    #expect(report.statistics(for: .map).skipped == 5)
+    #expect(try workspace.kinds() == ["text": 21])
+    #expect(try workspace.count("SELECT count(*) FROM text_messages") == 21)
+    #expect(try workspace.count("SELECT count(*) FROM conversations WHERE name IS NOT NULL") == 5)
+    #expect(try workspace.count("SELECT count(*) FROM conversations") == 5)
+    #expect(
+      try workspace.rows("SELECT sender_id, name FROM senders ORDER BY 1") == [
+        "mattermost:harry|Harry Potter", "mattermost:malfoy|malfoy", "mattermost:pansy|pansy",
+        "mattermost:ron|Ron Weasley", "mattermost:sirius|Sirius Black", "mattermost:snape|Severus Snape",
+      ])
+    #expect(
+      try workspace.rows(
+        """
+        SELECT m.conversation_id, t.text FROM messages m JOIN text_messages t USING (message_id)
+        WHERE m.sender_id = 'mattermost:snape' OR t.text LIKE ':rofl:%'
+        ORDER BY 1
+        """) == [
+          "mattermost:gryffindor:gryffindor-quidditch-team|Hey folks! I was always in your team. Time to go now.",
+          "mattermost:slytherin:slytherin-quidditch-team|:rofl:4",
+        ])
+    // The one reply (ron's, older than the post it answers) replies to harry's post.
+    #expect(
+      try workspace.rows("SELECT message_id, sent_at, reply_to FROM messages WHERE reply_to IS NOT NULL") == [
+        "mattermost:gryffindor:dumbledores-army/1553166584976:ron|2019-03-21T11:09:44.976Z|mattermost:gryffindor:dumbledores-army/1553166657086:harry"
+      ])
+
+    // Loaded after the first export of the workspace: the 20 posts it shares are the same rows,
+    // snape's post there (in a channel of another team) is the one more.
+    let other = try ChatExportWorkspace()
+    #expect(try load(ChatCorpus.path(Self.corpusFile), into: other).status == .succeeded)
+    #expect(try load(ChatCorpus.path(Self.guestFile), into: other).status == .succeeded)
+    #expect(try other.count("SELECT count(*) FROM messages") == 22)
+
+    let before = try workspace.snapshot()
+    #expect(try load(ChatCorpus.path(Self.guestFile), into: workspace).status == .succeeded)
+    #expect(try workspace.snapshot() == before)
+  }
+
   /// Shaped as Mattermost's importer reads them (`DirectChannelImportData`,
   /// `DirectPostImportData` with `ReplyImportData` replies); the self-message lists its user
   /// twice, as in mmctl's own import tests.

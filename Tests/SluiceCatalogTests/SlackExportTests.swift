@@ -247,6 +247,38 @@ struct SlackExportTests {
       ])
   }
 
+  /// The other day file of the same real 2017–2018 workspace (Zulip's fixture): a
+  /// `channel_join` and a plain message, both by U6006P1CN. With the 2018 day file, the
+  /// channel's folder makes one conversation of 13 messages.
+  @Test func a2017DayFileJoinsTheSameChannelAsThe2018One() throws {
+    let file = "slack/zulip_slack_importer/random/2017-06-25.json"
+    #expect(try ChatCorpus.array(file).count == 2)
+    let workspace = try ChatExportWorkspace()
+    let report = try workspace.run("slack-messages", ChatCorpus.path(file))
+    #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 2 && report.recordsLoaded == 2 && report.recordsRejected == 0)
+    #expect(report.statistics(for: .map).skipped == 0)
+    #expect(try workspace.kinds() == ["text": 1, "system": 1])
+    #expect(
+      try workspace.rows(
+        "SELECT m.message_id, m.sender_id, m.sent_at, t.text FROM messages m JOIN text_messages t USING (message_id)")
+        == ["slack:random/1498401071.279035|slack:U6006P1CN|2017-06-25T14:31:11.279Z|edfadfa"])
+    #expect(
+      try workspace.rows("SELECT message_id, event, text FROM system_messages") == [
+        "slack:random/1498401043.277604|channel_join|<@U6006P1CN> has joined the channel"
+      ])
+
+    let both = try ChatExportWorkspace()
+    let run = try both.run(
+      ["2017-06-25.json", "2018-01-20.json"].map {
+        PipelineInput(
+          dataset: "slack-messages", path: ChatCorpus.path("slack/zulip_slack_importer/random/\($0)"), format: .json)
+      })
+    #expect(run.status == .succeeded && run.recordsLoaded == 13)
+    #expect(try both.rows("SELECT conversation_id, count(*) FROM messages GROUP BY 1") == ["slack:random|13"])
+    #expect(try both.kinds() == ["text": 8, "system": 4, "file": 1])
+  }
+
   /// One upload as each vintage writes it. Until about 2019 a `file_share` message carries
   /// `file` and Slack's rendering as `text` (slack-export-viewer's 2016 export, Zulip's 2018
   /// fixture); since then the message has no subtype, `files[]` and often no text (Zulip's 2024

@@ -9,7 +9,8 @@ import Testing
 /// The corpus's Telegram exports — langchain's (4 messages), its fork with mixed text (6), the
 /// legacy one (3, bare-number `from_id`, no `date_unixtime`, mojibake), chat-miner's minimal one
 /// (2, no ids) and chat-miner's full-account one (`chats.list[].messages`: one chat, 2 messages,
-/// no ids) — and the committed samples, one chat and a whole account.
+/// no ids), two real supergroup excerpts of TGIF's (2024 with a poll: 14; 2022 without
+/// `date_unixtime`: 29) — and the committed samples, one chat and a whole account.
 ///
 /// The conversation is the chat: `telegram:<chat id>` from the fields the reader reports around
 /// the records, so langchain's file and its fork are one chat. A chat without an id is its file's
@@ -232,5 +233,129 @@ struct TelegramExportTests {
       try workspace.rows("SELECT conversation_id, count(*) FROM messages GROUP BY 1 ORDER BY 1") == [
         "telegram:4400123|6", "telegram:7002|2",
       ])
+  }
+
+  // MARK: - More real exports (issue 23)
+
+  /// The messages of a file, each with the kind and text it should load as: a `photo` is an
+  /// image (its text the caption), a `file` or `media_type` a file, a poll its question and
+  /// answers, anything else its flattened text — computed with Foundation.
+  static func expectedMessages(_ file: String) throws -> [(id: Int, kind: String, text: String)] {
+    try ChatCorpus.array("telegram/\(file)", at: ["messages"]).map { message in
+      let id = message["id"] as? Int ?? -1
+      if message["photo"] != nil { return (id, "image", plainText(message["text"])) }
+      if message["file"] != nil || message["media_type"] != nil { return (id, "file", "") }
+      if let poll = message["poll"] as? [String: Any] {
+        let answers = (poll["answers"] as? [[String: Any]] ?? []).map { $0["text"] as? String ?? "" }
+        return (id, "text", ([poll["question"] as? String ?? ""] + answers).joined(separator: "\n"))
+      }
+      return (id, "text", plainText(message["text"]))
+    }
+  }
+
+  /// A real 2024 export of a public supergroup (Teknologi Umum's TGIF site, tab-indented
+  /// excerpt): 14 messages, one of them a poll — a `message` with an empty `text` and a `poll`
+  /// object, a key the DTO did not know (an `unknownField` warning before). The poll is a text
+  /// message: its question, then its answers.
+  @Test func aSupergroupExportWithAPollImportsEveryMessage() throws {
+    let file = "tgif_ssl-tidak-hanya-untuk-website.json"
+    let expected = try Self.expectedMessages(file)
+    #expect(expected.count == 14)
+    let workspace = try ChatExportWorkspace()
+    let report = try load(file, into: workspace)
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 14 && report.recordsLoaded == 14)
+    #expect(report.recordsRejected == 0 && report.statistics(for: .map).skipped == 0)
+    #expect(try workspace.kinds() == ["text": 13, "image": 1])
+    #expect(try workspace.count("SELECT count(*) FROM text_messages") == 13)
+    #expect(try workspace.count("SELECT count(*) FROM image_messages") == 1)
+    #expect(try workspace.count("SELECT count(*) FROM file_messages") == 0)
+    #expect(
+      try workspace.rows("SELECT conversation_id, name FROM conversations") == [
+        "telegram:1712691810|Teknologi Umum v2.0"
+      ])
+    #expect(
+      try workspace.rows("SELECT sender_id, name FROM senders ORDER BY 1") == [
+        "telegram:user1462097294|Reinaldy", "telegram:user311785123|Zasda Yusuf Mikail",
+      ])
+    #expect(
+      try workspace.rows(
+        "SELECT m.message_id, t.text FROM messages m JOIN text_messages t USING (message_id) ORDER BY m.rowid")
+        == expected.filter { $0.kind == "text" }.map { "telegram:1712691810/\($0.id)|\($0.text)" })
+    #expect(
+      try workspace.rows("SELECT text FROM text_messages WHERE message_id = 'telegram:1712691810/632576'") == [
+        """
+        Apakah Anda tahu kalau SSL certificate bisa digunakan selain untuk keperluan website (https)?
+        Tahu
+        Tidak
+        """
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, url, width, height, substr(caption, 1, 24) FROM image_messages") == [
+        "telegram:1712691810/632851|photos/photo_27194@25-02-2024_18-09-29.jpg|1280|731|Ilustrasi TLS handshake."
+      ])
+    // date_unixtime 1708836756; `date` (11:52:36) is the exporting computer's time, UTC+7.
+    #expect(
+      try workspace.rows("SELECT sent_at FROM messages WHERE message_id = 'telegram:1712691810/632575'")
+        == ["2024-02-25T04:52:36.000Z"])
+    #expect(
+      try workspace.rows("SELECT message_id, reply_to FROM messages WHERE reply_to IS NOT NULL") == [
+        "telegram:1712691810/632866|telegram:1712691810/632854"
+      ])
+
+    let before = try workspace.snapshot()
+    #expect(try load(file, into: workspace).status == .succeeded)
+    #expect(try workspace.snapshot() == before)
+  }
+
+  /// A real 2022 export of another supergroup (C# Indonesia, the same carrier): the vintage
+  /// between the legacy and the modern one — `from_id` already `"user…"`, but no
+  /// `date_unixtime` and no `text_entities` — with two photos, a sticker (`media_type`), mixed
+  /// text arrays, and a message of a deleted account (`"from": null`, its `from_id` kept).
+  @Test func aSupergroupExportOf2022ReadsItsZonelessDatesAndADeletedSender() throws {
+    let file = "tgif_dependency-injection-in-a-nutshell.json"
+    let expected = try Self.expectedMessages(file)
+    #expect(expected.count == 29)
+    let workspace = try ChatExportWorkspace()
+    let report = try load(file, into: workspace)
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 29 && report.recordsLoaded == 29)
+    #expect(report.recordsRejected == 0 && report.statistics(for: .map).skipped == 0)
+    #expect(try workspace.kinds() == ["text": 26, "image": 2, "file": 1])
+    #expect(try workspace.count("SELECT count(*) FROM text_messages") == 26)
+    #expect(
+      try workspace.rows(
+        "SELECT m.message_id, t.text FROM messages m JOIN text_messages t USING (message_id) ORDER BY m.rowid")
+        == expected.filter { $0.kind == "text" }.map { "telegram:1730156619/\($0.id)|\($0.text)" })
+    #expect(
+      try workspace.rows("SELECT conversation_id, name FROM conversations") == ["telegram:1730156619|C# Indonesia"])
+    // "Ronny Gunawan ️" ends with U+FE0F (a variation selector), stored as written; the deleted
+    // account has no name.
+    let ronny = try #require(
+      try ChatCorpus.array("telegram/\(file)", at: ["messages"])[1]["from"] as? String)
+    #expect(ronny.unicodeScalars.last == "\u{FE0F}")
+    #expect(
+      try workspace.rows("SELECT sender_id, coalesce(name, '∅') FROM senders ORDER BY 1") == [
+        "telegram:user1168523623|∅", "telegram:user149994951|\(ronny)", "telegram:user719119535|Kiro Honjou",
+      ])
+    #expect(
+      try workspace.rows("SELECT name, url, coalesce(mime_type, '∅'), coalesce(size_bytes, '∅') FROM file_messages")
+        == ["sticker (2).webp|stickers/sticker (2).webp|∅|∅"])
+    #expect(
+      try workspace.rows("SELECT message_id, url, width, height FROM image_messages ORDER BY 1") == [
+        "telegram:1730156619/2510|photos/photo_68@05-04-2022_17-11-27.jpg|612|311",
+        "telegram:1730156619/2559|photos/photo_69@05-04-2022_17-26-54.jpg|1180|808",
+      ])
+    // No date_unixtime: `date` is read as UTC.
+    #expect(
+      try workspace.rows("SELECT sent_at, reply_to FROM messages WHERE message_id = 'telegram:1730156619/2568'")
+        == ["2022-04-05T17:33:23.000Z|telegram:1730156619/2567"])
+    #expect(try workspace.count("SELECT count(*) FROM messages WHERE reply_to IS NOT NULL") == 10)
+
+    let before = try workspace.snapshot()
+    #expect(try load(file, into: workspace).status == .succeeded)
+    #expect(try workspace.snapshot() == before)
   }
 }

@@ -7,7 +7,9 @@
 // - `date_unixtime` is a number in a string (`FlexibleInteger`); older exports have only `date`,
 //   local time without a zone;
 // - `from_id` is `"user123…"` or, in older exports, a bare number (`IdentifierText`);
-// - minimal exports (chat-miner's) have no `id`, `date`, `from_id` or `text_entities`.
+// - minimal exports (chat-miner's) have no `id`, `date`, `from_id` or `text_entities`;
+// - a poll is a `message` with a `poll` object and an empty `text` (`PollDTO`);
+// - `from` is `null` for a deleted account, which keeps its `from_id`.
 
 /// Telegram Desktop's JSON wire format.
 public enum Telegram {}
@@ -37,6 +39,8 @@ extension Telegram {
     public let width: Int?
     public let height: Int?
     public let fileSize: Int64?
+    /// A poll: its question and answers (the message's own `text` is empty).
+    public let poll: PollDTO?
     public let textEntities, edited, editedUnixtime, forwardedFrom, viaBot, photoFileSize: Unmapped?
     public let thumbnail, durationSeconds, stickerEmoji, reactions, members, title, inlineBotButtons, inviter: Unmapped?
     public let messageID: Unmapped?
@@ -68,6 +72,31 @@ extension Telegram {
       case inlineBotButtons = "inline_bot_buttons"
       case inviter
       case messageID = "message_id"
+      case poll
+    }
+  }
+
+  /// A message's `poll`: `{question, closed, total_voters, answers: [{text, voters, chosen}]}`;
+  /// the counts are the exporting account's view when it exported.
+  public struct PollDTO: Decodable, Sendable {
+    public let question: String
+    public let answers: [AnswerDTO]?
+    public let closed, totalVoters: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case question, answers, closed
+      case totalVoters = "total_voters"
+    }
+
+    /// An answer of a poll, with how many voted for it and whether the exporting account did.
+    public struct AnswerDTO: Decodable, Sendable {
+      public let text: String
+      public let voters, chosen: Unmapped?
+    }
+
+    /// The poll as a reader sees it: the question, then each answer, one per line.
+    public var plainText: String {
+      ([question] + (answers ?? []).map(\.text)).joined(separator: "\n")
     }
   }
 

@@ -12,7 +12,8 @@
 /// - **Kind**: `type` `service` → system (the `action` is the event); `message` with a `photo` →
 ///   image (the text is the caption), with a `file` or `media_type` → file, otherwise text; any
 ///   other `type` is `unsupportedEnumValue` at `type`. `text` — a string, or strings and entity
-///   objects — is flattened to plain text.
+///   objects — is flattened to plain text. A poll (a `message` with `poll` and an empty `text`)
+///   is text: its question, then its answers, one per line.
 /// - **Key**: the message's `id` within its chat (`telegram:5965280513/42`). A message without an
 ///   `id` (chat-miner's minimal exports) is keyed by its 0-based position in its chat's
 ///   `messages` (`telegram:chat-miner_single_export/@0`; `@` never starts an id, which is a
@@ -73,6 +74,8 @@ public struct TelegramDataset: Dataset {
         let name = message.fileName ?? message.file.map(Self.lastComponent) ?? message.mediaType ?? "file"
         content = .file(
           FileContent(name: name, url: message.file, mimeType: message.mimeType, sizeBytes: message.fileSize))
+      } else if let poll = message.poll, text.isEmpty {
+        content = .text(poll.plainText)
       } else {
         content = .text(text)
       }
