@@ -149,6 +149,24 @@ private func isPlainUTF8(_ document: [UInt8]) -> Bool {
   return value == "utf-8" || value == "utf8"
 }
 
+/// The document as UTF-8: decoded as UTF-16 after its byte order mark, or with the single-byte
+/// encoding its declaration names (the names libxml2 and iconv take for ISO-8859-1 and
+/// windows-1252); nil for any other.
+private func transcodedToUTF8(_ document: [UInt8]) -> [UInt8]? {
+  if document.starts(with: [0xFF, 0xFE]) || document.starts(with: [0xFE, 0xFF]) {
+    return String(data: Data(document), encoding: .utf16).map { Array($0.utf8) }
+  }
+  let prologue = String(decoding: document.prefix(256), as: UTF8.self).lowercased()
+  let encodings: [(String, String.Encoding)] = [
+    ("iso-8859-1", .isoLatin1), ("iso_8859-1", .isoLatin1), ("latin1", .isoLatin1), ("latin-1", .isoLatin1),
+    ("windows-1252", .windowsCP1252), ("cp1252", .windowsCP1252),
+  ]
+  for (name, encoding) in encodings where prologue.contains("\"\(name)\"") || prologue.contains("'\(name)'") {
+    return String(data: Data(document), encoding: encoding).map { Array($0.utf8) }
+  }
+  return nil
+}
+
 /// Line breaks before `offset` as Sluice counts them, in JSON and XML alike: `\n` (libxml2 does
 /// not count a lone `\r`, which XML reads as a line break).
 private func lineBreaks(in document: [UInt8], before offset: Int) -> Int {
@@ -226,6 +244,11 @@ private func check(_ outcome: Outcome, document: [UInt8]) {
     outcome.recordCount >= outcome.records.count + outcome.skipped.count,
     "recordCount \(outcome.recordCount)")
 
+  // Attribute names are looked for in the input as the parser read it: a document in another
+  // encoding (ISO-8859-1 `ô` is one byte, F4; the record holds its UTF-8, C3 B4) is compared
+  // after Foundation decodes it as it says; one in an encoding this cannot decode is not checked.
+  let plainDocument = isPlainUTF8(document) ? document : transcodedToUTF8(document)
+
   for record in outcome.records {
     // The text a rejects file keeps is one JSON document.
     let again = JSONRecordReader(
@@ -246,11 +269,11 @@ private func check(_ outcome: Outcome, document: [UInt8]) {
     for index in tape.nodes.indices {
       let node = tape.nodes[index]
       if node.isKey, index < tape.sourceLines.count,
-        tape.sourceLines[index] & attributeLineFlag != 0
+        tape.sourceLines[index] & attributeLineFlag != 0, let plainDocument
       {
         let name = tape.bytes[tape.textRange(of: index)]
         fuzzCheck(
-          occursAsAttribute(name, in: document),
+          occursAsAttribute(name, in: plainDocument),
           "record \(record.location) has an attribute '\(String(decoding: name, as: UTF8.self))' the input does not write"
         )
       }
