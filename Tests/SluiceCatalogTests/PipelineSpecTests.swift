@@ -138,7 +138,7 @@ struct PipelineSpecTests {
     ),
     (
       #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"preset": "strict", "duplicateKeys": "fail"}}"#,
-      "'policy.duplicateKeys' is 'fail', expected one of: warn, reject"
+      "'policy.duplicateKeys' is 'fail', expected one of: warn, reject, ignore"
     ),
     (
       #"{"dataset": "fruits", "input": "i", "database": "d", "policy": {"maxRejects": 3}}"#,

@@ -63,6 +63,18 @@ struct RepeatedKeyEngineTests {
     #expect(try run.database.scalarInt("SELECT count(*) FROM shipments WHERE id = 'a' AND mode = 'sea'") == 1)
   }
 
+  /// `ignore`: no check — the later record wins as it did before repeats were told apart, and
+  /// nothing says so (under `reject` the same input fails a strict run).
+  @Test func ignoreLoadsTheRepeatWithoutAWord() throws {
+    let lines = [Self.shipment("a"), Self.shipment("b"), Self.shipment("a", mode: "sea", parcels: [4, 5])]
+    let run = try run(lines, policy: Self.policy(.strict, .ignore))
+    #expect(run.report.status == .succeeded)
+    #expect(run.report.duplicateKeys == nil)
+    #expect(repeats(run.report).isEmpty && run.report.issues.isEmpty)
+    #expect(try run.database.scalarInt("SELECT count(*) FROM shipments WHERE id = 'a' AND mode = 'sea'") == 1)
+    #expect(try self.run(lines, policy: Self.policy(.strict, .reject)).report.status == .failed)
+  }
+
   @Test func rejectSkipsTheLaterRecordUnderLenientAndFailsAStrictRunWithNothingWritten() throws {
     let lines = [Self.shipment("a"), Self.shipment("b"), Self.shipment("a", mode: "sea"), Self.shipment("c")]
     let lenient = try run(lines, policy: Self.policy(.lenient, .reject))

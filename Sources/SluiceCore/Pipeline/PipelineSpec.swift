@@ -274,7 +274,7 @@ public struct PipelineSpec: Sendable {
       if let duplicates = overrides.duplicateKeys {
         guard let action = Policy.DuplicateKeyAction(rawValue: duplicates) else {
           throw SpecError(
-            path: path, message: "'policy.duplicateKeys' is '\(duplicates)', expected one of: warn, reject")
+            path: path, message: "'policy.duplicateKeys' is '\(duplicates)', expected one of: warn, reject, ignore")
         }
         policy.duplicateKeys = action
       }
