@@ -36,8 +36,8 @@ public struct Policy: Sendable, Hashable {
     case warn
     /// An error: the later record is rejected (a strict run fails, a lenient one skips it).
     case reject
-    /// No check: for inputs whose keys are known to be unique, the registry's cost saved (about
-    /// a tenth of a 1M-order import's time); a repeated key then collapses in silence.
+    /// No check: for inputs whose keys are known to be unique, the registry's cost saved (a few
+    /// percent of a 1M-order import's CPU); a repeated key then collapses in silence.
     case ignore
   }
 
