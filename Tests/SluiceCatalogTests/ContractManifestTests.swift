@@ -111,6 +111,19 @@ struct ContractManifestTests {
     let report = try Self.validate(
       expectation.dataset, Self.folder(expectation.dataset, "invalid").appendingPathComponent(expectation.file),
       policy: expectation.policy)
+    let issue = try Self.checkFailure(report, as: expectation)
+    #expect(issue.value == expectation.names)
+    if let names = expectation.names {
+      #expect(report.drift.unsupportedEnumValues.map(\.value) == [names])
+    }
+  }
+
+  /// A fixture's run failed as its expectation says: exit 65, exactly one error, at its stage with
+  /// its code and field path, in record 1, counted as that stage's one reject — and no issue,
+  /// failure or summary quotes a value the fixture holds (the unknown value an issue names is the
+  /// documented exception: the drift counts it by name). Returns the error.
+  @discardableResult
+  static func checkFailure(_ report: RunReport, as expectation: Expectation) throws -> SluiceCore.Issue {
     #expect(report.status == .failed)
     #expect(report.exitCode == 65)
     let errors = report.issues.filter { $0.severity == .error }
@@ -121,21 +134,14 @@ struct ContractManifestTests {
     #expect(issue.path == expectation.path)
     #expect(issue.location?.ordinal == 1)
     #expect(report.statistics(for: expectation.stage).rejected == 1)
-    #expect(issue.value == expectation.names)
-    if let names = expectation.names {
-      #expect(report.drift.unsupportedEnumValues.map(\.value) == [names])
-    }
-
-    // No value the fixture holds is quoted (the unknown value an issue names is the documented
-    // exception: the drift counts it by name).
     let texts = report.issues.map(\.description) + [report.failure?.message ?? "", report.summary()]
     let values =
-      (Self.manifest.datasets[expectation.dataset]?.privateValues ?? [])
-      + (expectation.neverQuoted.map { [$0] } ?? [])
+      (manifest.datasets[expectation.dataset]?.privateValues ?? []) + (expectation.neverQuoted.map { [$0] } ?? [])
     for text in texts {
       for value in values {
         #expect(!ContractFixtures.quotes(text, value), "\(expectation.file) quotes \(value): \(text)")
       }
     }
+    return issue
   }
 }
