@@ -48,6 +48,10 @@ package final class BatchLoader {
     self.savepoints = savepoints
   }
 
+  /// Whether the current batch was written in bulk when it began (its records' outcomes are
+  /// then only read back).
+  package var wroteBatchInBulk: Bool { bulkKept != nil }
+
   /// Whether batches are worth joining: a bulk write costs a few round trips whatever its size.
   package var writesInBulk: Bool { bulk != nil }
 
