@@ -358,4 +358,119 @@ struct TelegramExportTests {
     #expect(try load(file, into: workspace).status == .succeeded)
     #expect(try workspace.snapshot() == before)
   }
+
+  /// A real whole-account export of 2019–2020 (frozenspider/chat-history-manager's test data,
+  /// anonymised and trimmed by its carrier, a few messages written into it): `chats.list[]` of
+  /// four chats — a private group and three personal chats, one of them a contact whose `name`
+  /// is `null` — 50 messages in all. Bare-number `from_id`s, no `date_unixtime`, `edited`
+  /// `1970-01-01T05:00:00` on every message; 8 `service` messages (`create_group`,
+  /// `phone_call` with `discard_reason`, `clear_history`, …), a poll, shared contacts
+  /// (`contact_information`, `contact_vcard`) and a live location (`location_information`) —
+  /// keys the DTO did not know — and media the export left out (`"(File not included. …)"`).
+  @Test func aRealWholeAccountExportImportsEveryChatAsAConversation() throws {
+    let file = "chat-history-manager_account_2020-01.json"
+    let chats = try ChatCorpus.array("telegram/\(file)", at: ["chats", "list"])
+    let messages = chats.flatMap { chat in
+      (chat["messages"] as? [[String: Any]] ?? []).map { (chat: chat["id"] as? Int ?? -1, message: $0) }
+    }
+    #expect(chats.count == 4 && messages.count == 50)
+    let workspace = try ChatExportWorkspace()
+    let report = try load(file, into: workspace, recordPath: Self.account)
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 50 && report.recordsLoaded == 50)
+    #expect(report.recordsRejected == 0 && report.statistics(for: .map).skipped == 0)
+    #expect(try workspace.kinds() == ["text": 26, "file": 9, "system": 8, "image": 7])
+    #expect(try workspace.count("SELECT count(*) FROM text_messages") == 26)
+    #expect(try workspace.count("SELECT count(*) FROM file_messages") == 9)
+    #expect(try workspace.count("SELECT count(*) FROM system_messages") == 8)
+    #expect(try workspace.count("SELECT count(*) FROM image_messages") == 7)
+    #expect(try workspace.count("SELECT count(*) FROM senders") == 9)
+    #expect(
+      try workspace.rows(
+        """
+        SELECT c.conversation_id, coalesce(c.name, '∅'), count(*) FROM messages m
+        JOIN conversations c USING (conversation_id) GROUP BY 1 ORDER BY 1
+        """) == [
+          "telegram:4321012345|∅|5", "telegram:8123123123|ppppppp gggggg|31", "telegram:9333333333|Ddddddd|2",
+          "telegram:9777777777|Vvvvv|12",
+        ])
+    // Every plain message's text, flattened with Foundation (polls, contacts and the location
+    // have an empty `text` and are checked below).
+    let plain = messages.filter { entry in
+      let message = entry.message
+      return message["type"] as? String == "message" && message["photo"] == nil && message["file"] == nil
+        && message["media_type"] == nil && message["poll"] == nil && message["contact_information"] == nil
+        && message["location_information"] == nil
+    }
+    #expect(plain.count == 21)
+    let texts = Set(
+      try workspace.rows(
+        "SELECT m.message_id, t.text FROM messages m JOIN text_messages t USING (message_id)"))
+    #expect(
+      Set(plain.map { "telegram:\($0.chat)/\($0.message["id"] ?? "")|\(Self.plainText($0.message["text"]))" })
+        .isSubset(of: texts))
+    #expect(
+      try workspace.rows(
+        """
+        SELECT m.message_id, m.sender_id, m.sent_at, t.text FROM messages m JOIN text_messages t USING (message_id)
+        WHERE m.message_id IN ('telegram:8123123123/4730', 'telegram:8123123123/74752',
+          'telegram:8123123123/129125', 'telegram:8123123123/129455', 'telegram:8123123123/132894')
+        ORDER BY m.sent_at
+        """) == [
+          "telegram:8123123123/4730|telegram:44444444|2016-11-09T00:36:45.000Z|Видел)",
+          "telegram:8123123123/74752|telegram:11111111|2018-12-25T15:18:42.000Z|Vvvvv Vvvvvvvvv\n+7 910 041 13 85",
+          "telegram:8123123123/129125|telegram:555555555|2019-09-23T18:30:21.000Z|+998 90 9222229",
+          "telegram:8123123123/129455|telegram:666666666|2019-09-24T20:47:19.000Z|geo:41.311194,69.279725",
+          """
+          telegram:8123123123/132894|telegram:310242343|2019-09-30T18:23:26.000Z|Вечерний Мудозвон – это...
+          Соловьёв
+          Киселёв
+          Ургант
+          Собирательный образ тележурналиста
+          Просто лирический герой
+          """,
+        ])
+    #expect(
+      try workspace.rows("SELECT text FROM text_messages WHERE message_id = 'telegram:8123123123/103927'") == [
+        "Марат Такси Сам"
+      ])
+    #expect(
+      try workspace.rows("SELECT event, count(*) FROM system_messages GROUP BY 1 ORDER BY 1") == [
+        "clear_history|1", "create_group|1", "edit_group_photo|1", "invite_members|1", "phone_call|2",
+        "pin_message|1", "remove_members|1",
+      ])
+    // Media the export left out: a file has no url and is named by its media_type (or `file`).
+    #expect(
+      try workspace.rows(
+        """
+        SELECT message_id, name, coalesce(url, '∅'), coalesce(mime_type, '∅') FROM file_messages
+        ORDER BY message_id
+        """) == [
+          "telegram:8123123123/10355|test.mp3|chats/chat_01/voice_messages/test.mp3|audio/mpeg",
+          "telegram:8123123123/10699|animation|∅|video/mp4",
+          "telegram:8123123123/38952|video_message|∅|video/mp4",
+          "telegram:8123123123/39115|video_file|∅|video/mp4",
+          "telegram:8123123123/4744|sticker.webp|chats/chat_01/stickers/sticker.webp|∅",
+          "telegram:9777777777/124030|file|∅|application/pdf",
+          "telegram:9777777777/124133|sticker (8).webp|chats/chat_02/stickers/sticker (8).webp|∅",
+          "telegram:9777777777/32616|sticker (100).webp|chats/chat_01/stickers/sticker (100).webp|∅",
+          "telegram:9777777777/36066|animation|∅|video/mp4",
+        ])
+    #expect(
+      try workspace.rows("SELECT url, width, height FROM image_messages WHERE message_id = 'telegram:8123123123/4725'")
+        == ["chats/chat_01/group_photo_2.jpg|1280|723"])
+    // The contact whose chat has no name: the sender is keyed by its number, with no name.
+    #expect(
+      try workspace.rows("SELECT sender_id, coalesce(name, '∅') FROM senders WHERE sender_id = 'telegram:32507588'")
+        == ["telegram:32507588|∅"])
+    #expect(
+      try workspace.rows("SELECT message_id, reply_to FROM messages WHERE reply_to IS NOT NULL") == [
+        "telegram:8123123123/39740|telegram:8123123123/39739"
+      ])
+
+    let before = try workspace.snapshot()
+    #expect(try load(file, into: workspace, recordPath: Self.account).status == .succeeded)
+    #expect(try workspace.snapshot() == before)
+  }
 }

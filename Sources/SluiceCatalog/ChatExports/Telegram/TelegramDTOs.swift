@@ -9,7 +9,10 @@
 // - `from_id` is `"user123…"` or, in older exports, a bare number (`IdentifierText`);
 // - minimal exports (chat-miner's) have no `id`, `date`, `from_id` or `text_entities`;
 // - a poll is a `message` with a `poll` object and an empty `text` (`PollDTO`);
-// - `from` is `null` for a deleted account, which keeps its `from_id`.
+// - `from` is `null` for a deleted account, which keeps its `from_id`;
+// - a shared contact is a `message` with `contact_information` (and often `contact_vcard`) and
+//   an empty `text`; a shared location one with `location_information` (`ContactDTO`,
+//   `LocationDTO`); a call is a `service` message `phone_call` with `discard_reason`.
 
 /// Telegram Desktop's JSON wire format.
 public enum Telegram {}
@@ -41,6 +44,11 @@ extension Telegram {
     public let fileSize: Int64?
     /// A poll: its question and answers (the message's own `text` is empty).
     public let poll: PollDTO?
+    /// A shared contact (the message's own `text` is empty).
+    public let contactInformation: ContactDTO?
+    /// A shared location, live for `live_location_period_seconds` (the message's `text` is empty).
+    public let locationInformation: LocationDTO?
+    public let contactVcard, liveLocationPeriodSeconds, discardReason: Unmapped?
     public let textEntities, edited, editedUnixtime, forwardedFrom, viaBot, photoFileSize: Unmapped?
     public let thumbnail, durationSeconds, stickerEmoji, reactions, members, title, inlineBotButtons, inviter: Unmapped?
     public let messageID: Unmapped?
@@ -73,7 +81,39 @@ extension Telegram {
       case inviter
       case messageID = "message_id"
       case poll
+      case contactInformation = "contact_information"
+      case contactVcard = "contact_vcard"
+      case locationInformation = "location_information"
+      case liveLocationPeriodSeconds = "live_location_period_seconds"
+      case discardReason = "discard_reason"
     }
+  }
+
+  /// A message's `contact_information`: `{first_name, last_name, phone_number}`, any of them
+  /// possibly empty.
+  public struct ContactDTO: Decodable, Sendable {
+    public let firstName, lastName, phoneNumber: String?
+
+    enum CodingKeys: String, CodingKey {
+      case firstName = "first_name"
+      case lastName = "last_name"
+      case phoneNumber = "phone_number"
+    }
+
+    /// The contact as a reader sees it: the name, then the phone number, each line only when
+    /// it is not empty.
+    public var plainText: String {
+      let name = [firstName, lastName].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+      return [name, phoneNumber ?? ""].filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+  }
+
+  /// A message's `location_information`: `{latitude, longitude}` in degrees.
+  public struct LocationDTO: Decodable, Sendable {
+    public let latitude, longitude: Double
+
+    /// The place as a geo URI (RFC 5870): `geo:41.311194,69.279725`.
+    public var plainText: String { "geo:\(latitude),\(longitude)" }
   }
 
   /// A message's `poll`: `{question, closed, total_voters, answers: [{text, voters, chosen}]}`;

@@ -13,7 +13,8 @@
 ///   image (the text is the caption), with a `file` or `media_type` → file, otherwise text; any
 ///   other `type` is `unsupportedEnumValue` at `type`. `text` — a string, or strings and entity
 ///   objects — is flattened to plain text. A poll (a `message` with `poll` and an empty `text`)
-///   is text: its question, then its answers, one per line.
+///   is text: its question, then its answers, one per line; so is a shared contact (its name,
+///   then its phone number) and a shared location (a geo URI, `geo:<latitude>,<longitude>`).
 /// - **Key**: the message's `id` within its chat (`telegram:5965280513/42`). A message without an
 ///   `id` (chat-miner's minimal exports) is keyed by its 0-based position in its chat's
 ///   `messages` (`telegram:chat-miner_single_export/@0`; `@` never starts an id, which is a
@@ -21,6 +22,9 @@
 ///   appends new messages at the end, so the same file gives the same positions and a re-import
 ///   changes nothing. (A later export of a chat whose earlier messages were deleted shifts them;
 ///   exports that have ids — every Telegram Desktop one — are keyed by id and never do.)
+/// - **Media left out of the export** (`"(File not included. Change data exporting settings to
+///   download.)"`): a file has no `url` and is named by its `media_type` (or `file`); a photo
+///   keeps the sentence as its `url`.
 /// - **Time**: `date_unixtime` (a number in a string); older exports have only `date`, the
 ///   exporting computer's local time without a zone, read as UTC.
 /// - **Sender**: `from_id` (`user123…`, or a bare number in older exports — the same key either
@@ -71,11 +75,15 @@ public struct TelegramDataset: Dataset {
         content = .image(
           ImageContent(url: photo, caption: ChatExport.nonEmpty(text), width: message.width, height: message.height))
       } else if message.file != nil || message.mediaType != nil {
-        let name = message.fileName ?? message.file.map(Self.lastComponent) ?? message.mediaType ?? "file"
-        content = .file(
-          FileContent(name: name, url: message.file, mimeType: message.mimeType, sizeBytes: message.fileSize))
+        let file = message.file.flatMap { $0 == Self.notIncluded ? nil : $0 }
+        let name = message.fileName ?? file.map(Self.lastComponent) ?? message.mediaType ?? "file"
+        content = .file(FileContent(name: name, url: file, mimeType: message.mimeType, sizeBytes: message.fileSize))
       } else if let poll = message.poll, text.isEmpty {
         content = .text(poll.plainText)
+      } else if let contact = message.contactInformation, text.isEmpty {
+        content = .text(contact.plainText)
+      } else if let location = message.locationInformation, text.isEmpty {
+        content = .text(location.plainText)
       } else {
         content = .text(text)
       }
@@ -128,6 +136,11 @@ public struct TelegramDataset: Dataset {
     }
     throw MappingError(code: .invalidValue, path: "date_unixtime", message: hasDate.message)
   }
+
+  /// What Telegram Desktop writes for `file`, `photo` and `thumbnail` when the export left the
+  /// media out: a file of that kind has no path (its name is its `media_type`, or `file`); a
+  /// photo keeps it as its `url`, which an image must have.
+  static let notIncluded = "(File not included. Change data exporting settings to download.)"
 
   static func lastComponent(_ path: String) -> String {
     path.split(separator: "/").last.map(String.init) ?? path
