@@ -61,6 +61,20 @@ struct PipelineInvocation {
     configuration.mode = command.runMode
     configuration.failsOnWarnings = parsed.flags.contains("fail-on-warnings")
     if parsed.flags.contains("count-rows") { configuration.countsTableRows = true }
+    if parsed.flags.contains("incremental") {
+      for index in configuration.inputs.indices { configuration.inputs[index].isIncremental = true }
+    }
+    if configuration.inputs.contains(where: { $0.isIncremental && $0.path == "-" }) {
+      throw UsageError(
+        "an incremental run skips inputs by their content before reading them; standard input ('-') cannot be: read files"
+      )
+    }
+    if parsed.flags.contains("reload-changed") {
+      guard configuration.inputs.contains(where: \.isIncremental) else {
+        throw UsageError("--reload-changed applies to an incremental run: give --incremental too, or set 'incremental' in the spec")
+      }
+      configuration.reloadsChanged = true
+    }
     let rejects = parsed.values["rejects"].map(PipelineConfiguration.absolute)
     switch command.rejects {
     case .written:

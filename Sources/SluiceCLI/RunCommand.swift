@@ -13,7 +13,7 @@ struct RunCommand: PipelineSubcommand {
     // Fault injection for the tests of a parallel run's commit; not in the help.
     "test-kill-at",
   ]
-  static let flags: Set<String> = ["fail-on-rejects", "count-rows"]
+  static let flags: Set<String> = ["fail-on-rejects", "count-rows", "incremental", "reload-changed"]
 
   static let help = makeHelp(
     usage: "sluice run PIPELINE.json [options]",
@@ -49,6 +49,10 @@ struct RunCommand: PipelineSubcommand {
           --rejects PATH         write every rejected record (raw text and issues) as NDJSON here
           --count-rows           count every table's rows after the commit (a full scan of each
                                  table; the report's tableRows): by default the rows written
+          --incremental          skip every input whose content the database already holds,
+                                 under any name (the input ledger, sluice_inputs); a path it
+                                 loaded with other content is refused (exit 65)
+          --reload-changed       with --incremental: load such a changed file again instead
           --busy-timeout SECONDS how long to wait for another process's lock (default 5)
       """ + "\n" + failOnRejectsOption)
 

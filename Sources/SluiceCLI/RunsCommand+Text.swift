@@ -70,6 +70,29 @@ extension RunsCommand {
     return lines
   }
 
+  /// The run's inputs from the ledger: status, records, size, SHA-256 (its first 16 digits),
+  /// then the path; a skipped one says which run loaded its content.
+  static func inputLines(_ inputs: [InputLedgerEntry]) -> [String] {
+    guard !inputs.isEmpty else { return [] }
+    var table = TextTable([
+      ("#", .right), ("status", .left), ("read", .right), ("loaded", .right), ("rejected", .right),
+      ("skipped", .right), ("bytes", .right), ("modified", .left), ("sha256", .left), ("path", .left),
+    ])
+    for input in inputs {
+      var status = input.status.rawValue
+      if input.status == .skipped, let run = input.sameAsRun { status += " (run \(run))" }
+      table.append([
+        "\(input.position + 1)", status, "\(input.recordsRead)", "\(input.recordsLoaded)", "\(input.recordsRejected)",
+        "\(input.recordsSkipped)", input.size.map { "\($0)" } ?? "-",
+        input.modifiedAt.map(TimestampText.text) ?? "-", String(input.sha256.prefix(16)), input.path,
+      ])
+    }
+    let skipped = inputs.filter { $0.status == .skipped }.count
+    var heading = "  inputs (sluice_inputs): \(inputs.count)"
+    if skipped > 0 { heading += ", \(skipped) skipped by an incremental run (their content loaded by the run named)" }
+    return [heading + ":"] + table.lines(indent: "    ")
+  }
+
   /// Durations as the run summary prints them: milliseconds under 10 s, tenths above.
   static func seconds(_ value: Double) -> String {
     String(format: value < 10 ? "%.3fs" : "%.1fs", value)

@@ -21,9 +21,10 @@ struct RunsCommand: Subcommand {
     Lists the runs the database records (its sluice_runs table), newest first: run id,
     pipeline, mode, start (UTC), duration, status, records read, loaded and rejected (a failed
     run's loaded records were rolled back with the rest), and why a failed run failed. With
-    RUN_ID, prints that run's summary, its per-stage counts, and its issues grouped by stage,
+    RUN_ID, prints that run's summary, its per-stage counts, its issues grouped by stage,
     code and field path with their counts (from sluice_rejects, which keeps the first issues of
-    each code and never a record's values). The database is opened read-only: nothing is
+    each code and never a record's values), and the inputs it loaded or, incremental, skipped,
+    each with its size, modification time and SHA-256 (from the input ledger, sluice_inputs). The database is opened read-only: nothing is
     created, changed or locked for writing (PostgreSQL: a read-only session).
 
     OPTIONS:
@@ -107,10 +108,13 @@ struct RunsCommand: Subcommand {
     if let runID {
       let run = try history.run(id: runID)
       let issues = try history.issueGroups(ofRun: runID)
+      let inputs = try history.inputs(ofRun: runID)
       if json {
-        printOutput(try Self.json(RunDetail(run: run, issues: issues)))
+        printOutput(try Self.json(RunDetail(run: run, issues: issues, inputs: inputs)))
       } else {
-        for line in Self.detailLines(run, issues: issues) { printOutput(TerminalText.escape(line)) }
+        for line in Self.detailLines(run, issues: issues) + Self.inputLines(inputs) {
+          printOutput(TerminalText.escape(line))
+        }
       }
       return ExitCode.success
     }
@@ -129,6 +133,8 @@ struct RunsCommand: Subcommand {
   struct RunDetail: Encodable {
     var run: RecordedRun
     var issues: [IssueGroup]
+    /// The run's rows in the input ledger (`sluice_inputs`).
+    var inputs: [InputLedgerEntry]
   }
 
   static func json(_ value: some Encodable) throws -> String {

@@ -156,8 +156,10 @@ extension PipelineRunner {
     let commit: PipelineConfiguration.LaneCommit = twoPhase ? .twoPhase : .ordered
     report.parallel = .init(connections: workers.count, lanes: plan.lanes.count, commit: commit.rawValue)
     try outputs.stage(report)
+    var entry = report.auditEntry
+    entry.inputLedger = state.inputLedger
     let commitment = LaneCommitment(
-      runner: self, run: run, coordinator: coordinator, workers: workers, plan: plan, entry: report.auditEntry,
+      runner: self, run: run, coordinator: coordinator, workers: workers, plan: plan, entry: entry,
       failedEntry: makeReport(
         state, failure: .init(kind: .io, message: ""), rowsWritten: [:], tableRows: [:], committed: false
       ).auditEntry)
@@ -238,6 +240,7 @@ extension PipelineRunner {
       lanes.map(\.ledger), issueSamples: samples.flatMap(\.issues), issueSampleLimit: configuration.issueSampleLimit,
       rules: rules)
     state.adopt(ledger: ledger, inputs: progress)
+    state.adopt(inputLedger: lanes.flatMap(\.inputLedger))
     // The rejects, in input order: each input's lines from its lane's spool.
     guard let rejects = state.quarantine else { return }
     var spoolOfInput: [Int: QuarantineWriter] = [:]

@@ -67,6 +67,7 @@ extension PostgreSQLAuditLog {
     try store.withTransaction {
       guard try update(run, to: committing, with: entry, from: running, on: store) else { return false }
       try recordIssues(of: entry, runID: run.runID, into: store)
+      try InputLedger.record(entry.inputLedger, runID: run.runID, into: store)
       return true
     }
   }

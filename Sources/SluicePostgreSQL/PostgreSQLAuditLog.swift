@@ -72,6 +72,31 @@ enum PostgreSQLAuditLog {
           PRIMARY KEY (run_id, lane)
         );
         """),
+    // As in SQLite: the input ledger (`InputLedger`).
+    Migration(
+      "sluice-audit-4",
+      sql: """
+        CREATE TABLE IF NOT EXISTS sluice_inputs (
+          run_id bigint NOT NULL REFERENCES sluice_runs (run_id) ON DELETE CASCADE,
+          position integer NOT NULL,
+          path text NOT NULL,
+          dataset text NOT NULL,
+          status text NOT NULL CHECK (status IN ('loaded', 'skipped')),
+          size bigint,
+          modified_at timestamptz,
+          fingerprint text,
+          sha256 text NOT NULL,
+          head_sha256 text NOT NULL,
+          records_read bigint NOT NULL,
+          records_loaded bigint NOT NULL,
+          records_rejected bigint NOT NULL,
+          records_skipped bigint NOT NULL,
+          same_as_run bigint,
+          PRIMARY KEY (run_id, position)
+        );
+        CREATE INDEX IF NOT EXISTS sluice_inputs_path ON sluice_inputs (dataset, path);
+        CREATE INDEX IF NOT EXISTS sluice_inputs_content ON sluice_inputs (dataset, size, head_sha256);
+        """),
   ]
 
   /// Inserts the run's row and its issues; returns the run's id. Call inside a transaction.
@@ -98,6 +123,7 @@ enum PostgreSQLAuditLog {
       throw PostgreSQLError(sqlState: "XX000", message: "no run id after insert", server: store.server)
     }
     try recordIssues(of: entry, runID: runID, into: store)
+    try InputLedger.record(entry.inputLedger, runID: runID, into: store)
     return runID
   }
 

@@ -140,6 +140,10 @@ package final class PostgreSQLRunHistory: RunHistory {
     FROM sluice_runs
     """
 
+  public func inputs(ofRun id: Int64) throws -> [InputLedgerEntry] {
+    try reading { try InputLedger.entries(ofRun: id, in: store, modifiedAtText: Self.utcText("modified_at")) }
+  }
+
   private static func utcText(_ column: String) -> String {
     "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
   }

@@ -360,6 +360,15 @@ package final class PostgreSQLStore: Store {
     return true
   }
 
+  public func lockLedger() throws -> Bool {
+    let lock = try prepare(
+      "SELECT pg_advisory_xact_lock(hashtext('sluice input ledger ' || coalesce($1, current_schema(), '')))")
+    try lock.bind(schema.map(DatabaseValue.text), at: 1)
+    defer { lock.reset() }
+    _ = try lock.step()
+    return true
+  }
+
   public func recordAudit(_ entry: AuditEntry) throws {
     try PostgreSQLAuditLog.record(entry, into: self)
   }

@@ -55,6 +55,32 @@ enum SQLiteAuditLog {
         ALTER TABLE sluice_runs ADD COLUMN inputs TEXT;
         ALTER TABLE sluice_rejects ADD COLUMN input TEXT;
         """),
+    // The input ledger: every input a committed run read (or, incremental, skipped), with the
+    // SHA-256 of its bytes (`InputLedger`).
+    Migration(
+      "sluice-audit-3",
+      sql: """
+        CREATE TABLE IF NOT EXISTS sluice_inputs (
+          run_id INTEGER NOT NULL REFERENCES sluice_runs (run_id) ON DELETE CASCADE,
+          position INTEGER NOT NULL,
+          path TEXT NOT NULL,
+          dataset TEXT NOT NULL,
+          status TEXT NOT NULL CHECK (status IN ('loaded', 'skipped')),
+          size INTEGER,
+          modified_at TEXT,
+          fingerprint TEXT,
+          sha256 TEXT NOT NULL,
+          head_sha256 TEXT NOT NULL,
+          records_read INTEGER NOT NULL,
+          records_loaded INTEGER NOT NULL,
+          records_rejected INTEGER NOT NULL,
+          records_skipped INTEGER NOT NULL,
+          same_as_run INTEGER,
+          PRIMARY KEY (run_id, position)
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS sluice_inputs_path ON sluice_inputs (dataset, path);
+        CREATE INDEX IF NOT EXISTS sluice_inputs_content ON sluice_inputs (dataset, size, head_sha256);
+        """),
   ]
 
   /// Inserts the run's row and its issues; returns the run's id. Call inside a transaction.
@@ -87,6 +113,7 @@ enum SQLiteAuditLog {
     for (sequence, issue) in entry.issues.enumerated() {
       try reject.run(entry.rejectRow(issue, sequence: sequence + 1, runID: runID))
     }
+    try InputLedger.record(entry.inputLedger, runID: runID, into: connection)
     return runID
   }
 }

@@ -113,6 +113,10 @@ package final class SQLiteRunHistory: RunHistory {
     }
   }
 
+  public func inputs(ofRun id: Int64) throws -> [InputLedgerEntry] {
+    try reading { try InputLedger.entries(ofRun: id, in: connection) }
+  }
+
   private static let runColumns = """
     SELECT run_id, pipeline, dataset, mode, input, policy, status, failure, started_at, finished_at,
       duration_seconds, records_read, records_loaded, records_rejected, warnings, stages, issue_counts,

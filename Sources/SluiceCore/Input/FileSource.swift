@@ -15,14 +15,24 @@ import Glibc
   package let progress = ByteCounter()
   /// The file's size, for a regular file; nil for standard input, a pipe or a device.
   public let size: Int64?
+  /// Who the file was when it was opened (device, inode, size, times), for a regular file.
+  package let fingerprint: FileFingerprint?
+  /// The SHA-256 of every byte handed out, when asked for (`digesting`), and of the first
+  /// `InputDigest.headSize` of them.
+  private let digest: SHA256?
+  private let headDigest: SHA256?
 
-  /// Opens `path` for reading; `-` means standard input.
-  public init(path: String) throws {
+  /// Opens `path` for reading; `-` means standard input. With `digesting`, every byte read is
+  /// hashed on the way (`finishDigest`).
+  public init(path: String, digesting: Bool = false) throws {
     self.path = path
+    digest = digesting ? SHA256() : nil
+    headDigest = digesting ? SHA256() : nil
     if path == "-" {
       descriptor = STDIN_FILENO
       ownsDescriptor = false
       size = nil
+      fingerprint = nil
       return
     }
     let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -39,7 +49,9 @@ import Glibc
     }
     descriptor = fd
     ownsDescriptor = true
-    size = (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
+    let isRegular = (info.st_mode & S_IFMT) == S_IFREG
+    size = isRegular ? Int64(info.st_size) : nil
+    fingerprint = isRegular ? FileFingerprint(info) : nil
   }
 
   deinit {
@@ -65,14 +77,35 @@ import Glibc
         buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<n]))
       }
       lookahead.removeFirst(n)
-      bytesRead += Int64(n)
-      progress.add(n)
+      handedOut(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
       return n
     }
     let n = try readDescriptor(into: buffer)
-    bytesRead += Int64(n)
-    progress.add(n)
+    handedOut(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
     return n
+  }
+
+  @inline(__always)
+  private func handedOut(_ bytes: UnsafeRawBufferPointer) {
+    if let digest, !bytes.isEmpty {
+      digest.update(bytes)
+      if let headDigest, bytesRead < InputDigest.headSize {
+        headDigest.update(UnsafeRawBufferPointer(rebasing: bytes.prefix(Int(InputDigest.headSize - bytesRead))))
+      }
+    }
+    bytesRead += Int64(bytes.count)
+    progress.add(bytes.count)
+  }
+
+  /// Reads what the reader left of the file (its records may end before the file does) into
+  /// the digest and returns it; nil when the source was not opened `digesting`.
+  package func finishDigest() throws -> InputDigest? {
+    guard let digest, let headDigest else { return nil }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    defer { buffer.deallocate() }
+    while try read(into: buffer) > 0 {}
+    return InputDigest(
+      sha256: SHA256.hex(digest.finish()), headSHA256: SHA256.hex(headDigest.finish()), bytes: bytesRead)
   }
 
   private func readDescriptor(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

@@ -11,9 +11,11 @@
   /// The first two bytes of every gzip member (RFC 1952, ID1 and ID2).
   static let gzipMagic: [UInt8] = [0x1f, 0x8b]
 
-  public init(path: String) throws {
+  /// Opens `path`; with `digesting`, the file's bytes (compressed, for gzip) are hashed as they
+  /// are read, for the input ledger (`finishDigest`).
+  public init(path: String, digesting: Bool = false) throws {
     self.path = path
-    file = try FileSource(path: path)
+    file = try FileSource(path: path, digesting: digesting)
     if try file.peek(2) == Self.gzipMagic {
       gzip = try GzipSource(upstream: file, path: path)
       isGzip = true
@@ -34,6 +36,11 @@
   package var progress: ByteCounter { file.progress }
   /// The file's size (compressed, for gzip), when it is a regular file.
   public var size: Int64? { file.size }
+  /// Who the file was when it was opened; nil for standard input, a pipe or a device.
+  package var fingerprint: FileFingerprint? { file.fingerprint }
+  /// Reads the rest of the file (after the last record, or after a gzip stream's end) and returns
+  /// the digest of all of it; nil when the input was not opened `digesting`.
+  package func finishDigest() throws -> InputDigest? { try file.finishDigest() }
   /// Bytes handed to the record reader.
   public var decompressedBytes: Int64 { gzip?.bytesProduced ?? file.bytesRead }
 }

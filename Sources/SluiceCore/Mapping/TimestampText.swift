@@ -7,6 +7,13 @@ import Foundation
 /// Written by hand because `ISO8601DateFormatter` costs tens of microseconds per call and a
 /// loader formats one per record.
 package enum TimestampText {
+  /// Reads back what `text` wrote (for history, not for records: it is slow).
+  package static func date(from text: String) -> Date? {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.date(from: text)
+  }
+
   public static func text(_ date: Date) -> String {
     // Rounded, not truncated: a `Date` is a binary `Double`, so a parsed `.002` can arrive as
     // 0.001999… seconds, and truncating would store `.001`.

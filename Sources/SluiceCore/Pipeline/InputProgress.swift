@@ -12,11 +12,15 @@ package struct InputProgress {
   /// The opened input while it is read; closed (and its byte counts kept) when it ends.
   private(set) var stream: Input?
   private(set) var isGzip: Bool
+  /// Who the file was when it was opened (nil for standard input or a pipe).
+  let fingerprint: FileFingerprint?
   private(set) var compressedBytes: Int64 = 0
   private(set) var decompressedBytes: Int64 = 0
   /// The run's counts when the input began and, once it has ended, when it ended.
   let start: RunLedger.Snapshot
   private(set) var end: RunLedger.Snapshot?
+  /// The digest of the input's bytes, once it has been read to its end in a run that writes.
+  private(set) var digest: InputDigest?
   /// Rows the input's records wrote, per table (empty in a validate run or before its end).
   private(set) var rowsWritten: [String: Int] = [:]
   /// Where the input's issue samples begin in the ledger's, and its bytes in the quarantine:
@@ -30,6 +34,7 @@ package struct InputProgress {
     self.dataset = dataset
     self.stream = stream
     self.isGzip = stream.isGzip
+    self.fingerprint = stream.fingerprint
     self.start = start
   }
 
@@ -37,9 +42,10 @@ package struct InputProgress {
   var hasEnded: Bool { end != nil }
 
   /// The input was read to its end: keeps its counts and closes its stream.
-  mutating func finish(at snapshot: RunLedger.Snapshot, rowsWritten: [String: Int]) {
+  mutating func finish(at snapshot: RunLedger.Snapshot, rowsWritten: [String: Int], digest: InputDigest?) {
     end = snapshot
     self.rowsWritten = rowsWritten
+    self.digest = digest
     keepByteCounts()
     stream = nil
   }
@@ -71,6 +77,6 @@ package struct InputProgress {
       gzip: isGzip, compressedBytes: bytes.compressed, decompressedBytes: bytes.decompressed,
       stages: counts.statistics,
       issueCounts: Dictionary(uniqueKeysWithValues: counts.issueCounts.map { ($0.key.rawValue, $0.value) }),
-      coercions: counts.coercions, rowsWritten: rowsWritten)
+      coercions: counts.coercions, rowsWritten: rowsWritten, sha256: digest?.sha256)
   }
 }

@@ -20,6 +20,11 @@ public struct PipelineInput: Sendable, Hashable {
   /// An input the run may go without (`"optional": true` in a spec): when it is missing, or its
   /// pattern matches no file, the run warns (`missingInput`) and reads the others.
   public var isOptional = false
+  /// An input an incremental run may skip (`"incremental": true` in a spec, `--incremental`):
+  /// when the database's input ledger already holds its content, under any name, it is not
+  /// read; when its path was loaded with other content, the run is refused unless it reloads
+  /// changed inputs (`PipelineConfiguration.reloadsChanged`).
+  public var isIncremental = false
 
   public init(
     dataset: String? = nil, path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = []

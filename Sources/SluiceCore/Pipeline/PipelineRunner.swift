@@ -105,7 +105,7 @@ package struct PipelineRunner: Sendable {
   /// validate run.
   package var lanePlan: LanePlan? {
     guard configuration.jobs > 1, inputs.count > 1, !configuration.isDryRun,
-      configuration.database.driver is any ParallelLoadingDriver
+      configuration.database.driver is any ParallelLoadingDriver, !inputs.contains(where: \.input.isIncremental)
     else { return nil }
     let plan = LanePlan(schemas: inputs.map(\.dataset.schema))
     return plan.lanes.count > 1 ? plan : nil
@@ -125,11 +125,12 @@ package struct PipelineRunner: Sendable {
     _ source: Source, index: Int? = nil, state: inout RunState,
     _ body: (any RecordReader, any RecordLoading, inout RunState) throws -> [String: Int]
   ) throws {
-    let stream = try open(source.input.path)
+    // A run that writes hashes each input as it reads it, for the input ledger.
+    let stream = try opening(source.input.path) { try Input(path: $0, digesting: !configuration.isDryRun) }
     state.begin(source.input, dataset: source.dataset.name, stream: stream, index: index)
     let rowsWritten = try body(
       makeReader(for: source.input, source: stream), source.dataset.makeRecordLoop(configuration), &state)
-    state.endInput(rowsWritten: rowsWritten)
+    state.endInput(rowsWritten: rowsWritten, digest: try stream.finishDigest())
   }
 
   /// The record reader for an input: the one place a format becomes a reader.
@@ -186,10 +187,6 @@ package struct PipelineRunner: Sendable {
     return nil
   }
 
-  private func open(_ path: String) throws -> Input {
-    try opening(path) { try Input(path: $0) }
-  }
-
   /// An input that cannot be opened is missing or unreadable (exit 66), unlike one whose stream
   /// breaks while it is read (exit 74).
   private func opening<T>(_ path: String, _ body: (String) throws -> T) throws -> T {
@@ -229,6 +226,7 @@ package struct PipelineRunner: Sendable {
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
       var totals = LoadTotals()
       for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
+        if source.input.isIncremental, try skipIfHeld(source, index: index, store: store, state: &state) { continue }
         try load(source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state)
       }
       state.keys.finish()
@@ -242,7 +240,9 @@ package struct PipelineRunner: Sendable {
         state, failure: nil, rowsWritten: rowsWritten,
         tableRows: configuration.countsTableRows ? countRows(store) : [:], committed: true)
       totals.fill(&report)
-      try store.recordAudit(report.auditEntry)
+      var entry = report.auditEntry
+      entry.inputLedger = state.inputLedger
+      try store.recordAudit(entry)
       try outputs.stage(report)
       return report
     }
@@ -400,6 +400,7 @@ package struct PipelineRunner: Sendable {
       rowsWritten: rowsWritten, tableRows: tableRows, committed: committed, outputErrors: [])
     report.inputsOmitted = omitted.count > 0 ? omitted : nil
     report.duplicateKeys = run.ledger.duplicateKeys.isEmpty ? nil : run.ledger.duplicateKeys
+    report.inputsSkipped = run.skippedInputs > 0 ? run.skippedInputs : nil
     return report
   }
 
@@ -413,10 +414,12 @@ package struct PipelineRunner: Sendable {
     // after them were never opened (or are missing optional ones, never opened either).
     var foldedLeft = run.omitted.count
     for (index, source) in inputs.enumerated() {
-      let section: RunReport.InputSection
+      var section: RunReport.InputSection
       if let progress = run.progress(ofInput: index) {
         section = progress.section(format: run.formatName(of: source.input), now: now)
-      } else if index < RunReport.inputSectionLimit || foldedLeft == 0 || missingInputs.contains(index) {
+      } else if index < RunReport.inputSectionLimit || foldedLeft == 0 || missingInputs.contains(index)
+        || run.incremental[index]?.skipped != nil
+      {
         section = RunReport.InputSection(
           path: source.input.path, format: run.formatName(of: source.input), dataset: source.dataset.name,
           opened: false, gzip: false, compressedBytes: 0, decompressedBytes: 0,
@@ -424,6 +427,10 @@ package struct PipelineRunner: Sendable {
       } else {
         foldedLeft -= 1
         continue  // Folded into `run.omitted` when it ended.
+      }
+      if let note = run.incremental[index] {
+        section.skipped = note.skipped
+        section.changedSinceRunId = note.changedSinceRun
       }
       if index < RunReport.inputSectionLimit {
         sections.append(section)

@@ -28,6 +28,9 @@ public struct PipelineSpec: Sendable {
     /// The run may go without this input (`"optional": true`): when it is missing, the run
     /// warns and reads the others.
     public var isOptional = false
+    /// An incremental run skips this input when the database holds its content
+    /// (`"incremental": true` here, or for every input at the top of the spec).
+    public var isIncremental = false
   }
 
   /// The inputs in load order: one, or those listed under `inputs`.
@@ -52,6 +55,9 @@ public struct PipelineSpec: Sendable {
   public var jobs: Int?
   /// Whether a committed run counts its tables' rows for the report (`countRows`).
   public var countsRows: Bool
+  /// Whether every input is incremental (`"incremental": true` at the top; an input's own key
+  /// overrides it).
+  public var isIncremental: Bool
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
 
@@ -109,6 +115,7 @@ public struct PipelineSpec: Sendable {
     databaseSchema = document.databaseSchema
     jobs = document.jobs
     countsRows = document.countRows ?? false
+    isIncremental = document.incremental ?? false
     if let jobs, !(1...PipelineConfiguration.maxJobs).contains(jobs) {
       throw SpecError(path: path, message: "'jobs' must be a whole number from 1 to \(PipelineConfiguration.maxJobs)")
     }
@@ -149,7 +156,9 @@ public struct PipelineSpec: Sendable {
       written = [
         (
           "",
-          .init(dataset: dataset, input: input, format: document.format, recordPath: document.recordPath, optional: nil)
+          .init(
+            dataset: dataset, input: input, format: document.format, recordPath: document.recordPath, optional: nil,
+            incremental: nil)
         )
       ]
     }
@@ -170,10 +179,17 @@ public struct PipelineSpec: Sendable {
         throw SpecError(
           path: path, message: "'\(prefix)optional': standard input ('-') is always there; drop 'optional'")
       }
+      if input.incremental == true && input.input == "-" || document.incremental == true && input.input == "-" {
+        throw SpecError(
+          path: path,
+          message:
+            "'\(input.incremental == true ? prefix : "")incremental': standard input ('-') cannot be skipped by its content before it is read; read files"
+        )
+      }
       inputs.append(
         Input(
           dataset: input.dataset, input: input.input, format: format, recordPath: recordPath,
-          isOptional: input.optional ?? false))
+          isOptional: input.optional ?? false, isIncremental: input.incremental ?? document.incremental ?? false))
     }
     self.inputs = inputs
     if database.isEmpty {
@@ -380,6 +396,7 @@ public struct PipelineSpec: Sendable {
             dataset: input.dataset, path: match.path, format: input.format, recordPath: input.recordPath)
           expanded.isUnmatchedPattern = match.isUnmatchedPattern
           expanded.isOptional = input.isOptional
+          expanded.isIncremental = input.isIncremental
           return expanded
         }
       },
@@ -470,8 +487,8 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows"
-  static let knownInputKeys = "dataset, input, format, recordPath, optional"
+    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental"
+  static let knownInputKeys = "dataset, input, format, recordPath, optional, incremental"
 
   var description: String?
   var dataset: String?
@@ -491,6 +508,7 @@ struct SpecDocument: Decodable {
   var connectTimeout: Int?
   var jobs: Int?
   var countRows: Bool?
+  var incremental: Bool?
 
   /// One element of `inputs`.
   struct InputDocument: Decodable {
@@ -500,6 +518,8 @@ struct SpecDocument: Decodable {
     var recordPath: RecordPathValue?
     /// The run may go without this input.
     var optional: Bool?
+    /// An incremental run skips this input when the database holds its content.
+    var incremental: Bool?
   }
 
   /// `"data.fruits"` or `["data", "fruits"]` (for keys that contain dots).

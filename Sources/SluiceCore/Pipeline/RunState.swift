@@ -45,6 +45,20 @@ package struct RunState {
   package let keys: KeyRegistry
   /// Every input's path, by its place in the pipeline: a repeated key names its first record's.
   let inputPaths: [String]
+  /// The input ledger's entries of the inputs that have ended or were skipped, in the order
+  /// they did (`sluice_inputs`; a validate run keeps none).
+  package private(set) var inputLedger: [InputLedgerEntry] = []
+  /// What an incremental run decided about inputs, by their place: skipped (the content was
+  /// held) or loaded again over other content under the same name.
+  package private(set) var incremental: [Int: IncrementalNote] = [:]
+  /// How many inputs an incremental run skipped.
+  package private(set) var skippedInputs = 0
+
+  /// An incremental run's decision about one input, for its report section.
+  package struct IncrementalNote: Sendable {
+    var skipped: RunReport.SkippedInput?
+    var changedSinceRun: Int64?
+  }
 
   package init(configuration: PipelineConfiguration, rules: [ValidationRule]) {
     policy = configuration.policy
@@ -78,13 +92,47 @@ package struct RunState {
     quarantine?.format = input.format
   }
 
-  /// The input being read was read to its end; `rowsWritten` are the rows its records wrote.
-  mutating func endInput(rowsWritten: [String: Int] = [:]) {
+  /// The input being read was read to its end; `rowsWritten` are the rows its records wrote,
+  /// `digest` its bytes' (nil when it was not hashed: a validate run).
+  mutating func endInput(rowsWritten: [String: Int] = [:], digest: InputDigest? = nil) {
     guard let last = inputs.indices.last else { return }
-    inputs[last].finish(at: ledger.snapshot(), rowsWritten: rowsWritten)
+    if let digest { recordInLedger(inputs[last], digest: digest) }
+    inputs[last].finish(at: ledger.snapshot(), rowsWritten: rowsWritten, digest: digest)
     inputs[last].quarantineBytes = inputs[last].quarantineBytes.lowerBound..<(quarantine?.byteCount ?? 0)
     endedInputBytes += inputs[last].bytesSoFar
     if lane == nil && inputs[last].index >= RunReport.inputSectionLimit { foldLastInput() }
+  }
+
+  /// Adds an ended input's row to the ledger.
+  private mutating func recordInLedger(_ progress: InputProgress, digest: InputDigest) {
+    let counts = progress.counts(now: ledger.snapshot())
+    let fingerprint = progress.fingerprint
+    inputLedger.append(
+      InputLedgerEntry(
+        position: progress.index, path: progress.input.path, dataset: progress.dataset, status: .loaded,
+        size: fingerprint.map { _ in digest.bytes }, modifiedAt: fingerprint?.modified,
+        fingerprint: fingerprint?.text, sha256: digest.sha256, headSHA256: digest.headSHA256,
+        recordsRead: counts.recordsRead, recordsLoaded: counts.statistics[Stage.load.ordinal].recordsOut,
+        recordsRejected: counts.rejectedRecords, recordsSkipped: counts.statistics.map(\.skipped).reduce(0, +)))
+  }
+
+  /// An incremental run did not read the input at `index`: the database already held its
+  /// content. `entry` is its ledger row.
+  package mutating func skip(inputAt index: Int, _ skipped: RunReport.SkippedInput, entry: InputLedgerEntry) {
+    incremental[index] = IncrementalNote(skipped: skipped)
+    inputLedger.append(entry)
+    skippedInputs += 1
+  }
+
+  /// An incremental run loads the input at `index` again though run `run` loaded other content
+  /// under its name (`--reload-changed`).
+  package mutating func reload(inputAt index: Int, changedSince run: Int64) {
+    incremental[index] = IncrementalNote(changedSinceRun: run)
+  }
+
+  /// The ledger entries of a parallel run's lanes, merged in input order.
+  package mutating func adopt(inputLedger entries: [InputLedgerEntry]) {
+    inputLedger = entries.sorted { $0.position < $1.position }
   }
 
   /// The report's format name of `input`.
@@ -123,9 +171,16 @@ package struct RunState {
 
   /// The progress of the pipeline's `index`-th input, if it was opened.
   func progress(ofInput index: Int) -> InputProgress? {
-    // A serial run's inputs are the first ones, in order; a parallel run's may have gaps.
+    // A serial run's inputs are the first ones, in order; a parallel run's, or one that skipped
+    // inputs, may have gaps. Either way they are in input order.
     if index < inputs.count && inputs[index].index == index { return inputs[index] }
-    return inputs.first { $0.index == index }
+    var low = 0
+    var high = inputs.count
+    while low < high {
+      let middle = (low + high) / 2
+      if inputs[middle].index < index { low = middle + 1 } else { high = middle }
+    }
+    return low < inputs.count && inputs[low].index == index ? inputs[low] : nil
   }
 
   /// The stream of the input being read, if one is.

@@ -25,7 +25,7 @@ extension RunReport {
       }
       lines.append("  " + cells.joined(separator: "  "))
     }
-    if failure == nil && statistics(for: .read).recordsIn == 0 {
+    if failure == nil && statistics(for: .read).recordsIn == 0 && (inputsSkipped ?? 0) < inputCount {
       // An empty NDJSON file is a valid dump of no records; a nightly job should still hear it.
       lines.append("  note: no record was read: the input\(inputCount > 1 ? "s hold" : " holds") none")
     }
@@ -39,6 +39,9 @@ extension RunReport {
           let rejected = section.stages.map(\.rejected).reduce(0, +)
           line += "\(read) read, \(rejected) rejected"
           if mode != RunMode.validate.rawValue { line += ", \(section.statistics(for: .load).recordsOut) loaded" }
+          if let run = section.changedSinceRunId { line += " (changed since run \(run): loaded again)" }
+        } else if let skipped = section.skipped {
+          line += "skipped, \(skipped.description)"
         } else {
           line += "not read"
         }
@@ -52,6 +55,14 @@ extension RunReport {
         if rest.opened < rest.count { line += ", \(rest.count - rest.opened) not read" }
         lines.append(line + " (the JSON report lists the first \(RunReport.inputSectionLimit) inputs)")
       }
+    }
+    if let inputsSkipped {
+      var line = "  incremental: \(inputsSkipped) of \(inputCount) input(s) skipped, their content already loaded"
+      if inputCount == 1, let skipped = inputs.first?.skipped { line += " (\(skipped.description))" }
+      lines.append(line)
+    }
+    if inputCount == 1, let run = inputs.first?.changedSinceRunId {
+      lines.append("  incremental: the input changed since run \(run) loaded it, and was loaded again")
     }
     if let parallel {
       lines.append(

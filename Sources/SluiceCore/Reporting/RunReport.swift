@@ -64,9 +64,48 @@ public struct RunReport: Sendable, Codable {
     /// Rows the input's records wrote, per table; lookup tables brought in line with their
     /// enums at the start of the run are the run's (`rowsWritten` of the report).
     public var rowsWritten: [String: Int]
+    /// The SHA-256 of the input's bytes (compressed, for gzip), for an input a committed run
+    /// read: what the input ledger (`sluice_inputs`) keeps.
+    public var sha256: String? = nil
+    /// An input an incremental run did not read: the database already held its content.
+    public var skipped: SkippedInput? = nil
+    /// An input an incremental run loaded again with `--reload-changed`: the run that had loaded
+    /// other content under its name.
+    public var changedSinceRunId: Int64? = nil
 
     public func statistics(for stage: Stage) -> StageStatistics {
       stages.first { $0.stage == stage } ?? StageStatistics(stage: stage)
+    }
+  }
+
+  /// Why an incremental run did not read an input: the run that loaded its content, and how
+  /// that was known.
+  public struct SkippedInput: Sendable, Codable, Hashable {
+    public enum Reason: String, Sendable, Codable, Hashable {
+      /// The very file the ledger recorded: same device, inode, size and times; not read.
+      case unchanged
+      /// Other file, same content: its SHA-256 is that of an input already loaded.
+      case sameContent = "same-content"
+    }
+    public var reason: Reason
+    /// The run that loaded the content; nil when it is an earlier input of this same run.
+    public var loadedByRunId: Int64?
+    /// The path the content was loaded from, when it was another file.
+    public var loadedAs: String?
+
+    public init(reason: Reason, loadedByRunId: Int64?, loadedAs: String?) {
+      self.reason = reason
+      self.loadedByRunId = loadedByRunId
+      self.loadedAs = loadedAs
+    }
+
+    /// `unchanged since run 3`, `same content as /drops/a.json, loaded by run 3`.
+    public var description: String {
+      let run = loadedByRunId.map { "run \($0)" } ?? "this run"
+      switch reason {
+      case .unchanged: return "unchanged since \(run)"
+      case .sameContent: return "same content as \(loadedAs ?? "an input") loaded by \(run)"
+      }
     }
   }
 
@@ -192,6 +231,9 @@ public struct RunReport: Sendable, Codable {
   /// Natural keys of the rows records own that an earlier record of the run wrote, met again,
   /// per table (each a `duplicateKey` issue of the load stage); absent when there were none.
   public var duplicateKeys: [String: Int]? = nil
+  /// Inputs an incremental run did not read because the database already held their content
+  /// (each input's section says which run loaded it); nil when none was skipped.
+  public var inputsSkipped: Int? = nil
   /// Rows this run wrote, per table.
   public var rowsWritten: [String: Int]
   /// The keys of referenced tables (and of patched rows) the run looked up in the database,

@@ -24,6 +24,9 @@ public struct AuditEntry: Sendable {
   public var inputsJSON: String
   /// Each issue names its input when the run read several; otherwise it is `input`'s.
   public var issues: [Issue]
+  /// The input ledger's rows of a committed run (`sluice_inputs`): every input it read or, being
+  /// incremental, skipped. Empty for a failed run: nothing it read is in the tables.
+  public var inputLedger: [InputLedgerEntry] = []
 
   /// The `sluice_rejects` row of one of the run's issues, numbered from 1, in the columns' order:
   /// run_id, sequence, stage, severity, code, rule, record_ordinal, byte_offset, line, path,

@@ -14,10 +14,14 @@ public protocol RunHistory {
   /// What a person reading the history must know besides its rows, one line each: runs that
   /// did not end (a parallel run interrupted while committing) and what settles them.
   func notes() throws -> [String]
+  /// The run's inputs as the input ledger (`sluice_inputs`) keeps them, in input order: what a
+  /// committed run read or, incremental, skipped. Empty for a failed run or an older database.
+  func inputs(ofRun id: Int64) throws -> [InputLedgerEntry]
 }
 
 extension RunHistory {
   public func notes() throws -> [String] { [] }
+  public func inputs(ofRun id: Int64) throws -> [InputLedgerEntry] { [] }
 }
 
 /// A history that cannot be read: the database is missing, is not a database, holds no runs,

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Incremental loads: an input whose content the database already holds is not read again.
+///
+/// The input ledger (`sluice_inputs`) records every input a committed run read, with the
+/// SHA-256 of its bytes. Before an incremental input is read, the run decides, exactly, inside
+/// its own transaction (so two runs never both load a file):
+///
+/// 1. The very file the ledger last recorded under this path — same device, inode, size,
+///    modification and change times (`FileFingerprint`) — is skipped without being read.
+/// 2. Otherwise its first 64 KiB are hashed. Only when some input loaded as the same dataset,
+///    in the ledger or earlier in this run, has its size and those first bytes is the whole file
+///    hashed; if that content was loaded, the file is skipped, whatever its name.
+/// 3. A path the ledger knows with other content is refused (exit 65, naming the run that
+///    loaded it) unless the run reloads changed inputs (`--reload-changed`).
+/// 4. Anything else is new, and loads (hashed as it is read).
+///
+/// So a file is read in full to decide only when it is probably a copy of one already loaded,
+/// and then it is not read again, unless it differs after all (the same size and first 64 KiB).
+extension PipelineRunner {
+  /// Decides whether the incremental input at `index` is held already: if so records the skip
+  /// and returns true; false when it must be loaded. Throws the refusal of a changed input.
+  func skipIfHeld(_ source: Source, index: Int, store: some Store, state: inout RunState) throws -> Bool {
+    let path = source.input.path
+    guard path != "-", let fingerprint = FileFingerprint(path: path) else { return false }
+    let dataset = source.dataset.name
+    _ = try store.lockLedger()
+    let hasLedger = try store.columns(of: InputLedger.table) != nil
+    let known = hasLedger ? try InputLedger.latest(path: path, dataset: dataset, in: store) : nil
+
+    func skip(_ reason: RunReport.SkippedInput.Reason, sha256: String, head: String, run: Int64?, as other: String?)
+      -> Bool
+    {
+      state.skip(
+        inputAt: index, .init(reason: reason, loadedByRunId: run, loadedAs: other),
+        entry: InputLedgerEntry(
+          position: index, path: path, dataset: dataset, status: .skipped, size: fingerprint.size,
+          modifiedAt: fingerprint.modified, fingerprint: fingerprint.text, sha256: sha256, headSHA256: head,
+          sameAsRun: run))
+      return true
+    }
+
+    if let known, known.fingerprint == fingerprint.text {
+      return skip(.unchanged, sha256: known.sha256, head: known.headSHA256, run: known.loadedBy, as: nil)
+    }
+    let head = try hashing(path) { try InputDigest.head(of: path) }
+    let thisRun = state.inputLedger.filter {
+      $0.status == .loaded && $0.dataset == dataset && $0.size == fingerprint.size && $0.headSHA256 == head
+    }
+    let inLedger =
+      try hasLedger
+      && InputLedger.hasCandidates(size: fingerprint.size, headSHA256: head, dataset: dataset, in: store)
+    if !thisRun.isEmpty || inLedger {
+      let digest = try hashing(path) { try InputDigest.of(file: path) }
+      if digest.bytes == fingerprint.size, FileFingerprint(path: path) == fingerprint {
+        if let earlier = thisRun.first(where: { $0.sha256 == digest.sha256 }) {
+          return skip(.sameContent, sha256: digest.sha256, head: head, run: nil, as: earlier.path)
+        }
+        if inLedger,
+          let loaded = try InputLedger.loaded(
+            sha256: digest.sha256, size: fingerprint.size, dataset: dataset, in: store)
+        {
+          return skip(.sameContent, sha256: digest.sha256, head: head, run: loaded.runID, as: loaded.path)
+        }
+      }
+    }
+    if let known {
+      guard configuration.reloadsChanged else {
+        throw RunAbort(
+          failure: .init(
+            kind: .data,
+            message:
+              "\(path) was loaded by run \(known.loadedBy) with other content (its SHA-256 then was \(known.sha256.prefix(16))…); an incremental run does not load a changed file again unless --reload-changed is given; nothing was written"
+          ))
+      }
+      state.reload(inputAt: index, changedSince: known.loadedBy)
+    }
+    return false
+  }
+
+  /// An input that cannot be read to decide about it is missing or unreadable (exit 66).
+  private func hashing<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as InputError {
+      throw RunAbort(failure: .init(kind: .inputMissing, message: error.description))
+    }
+  }
+}
