@@ -61,8 +61,7 @@ struct RunReportDecodingTests {
     var object = try Self.object("16c76ec-fruits-lenient.json")
     for key in [
       "mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign", "parallel",
-      "inputsOmitted",
-      "duplicateKeys",
+      "inputsOmitted", "duplicateKeys", "inputsSkipped",
     ] {
       object.removeValue(forKey: key)
     }
@@ -76,6 +75,8 @@ struct RunReportDecodingTests {
     #expect(report.parallel == nil)
     #expect(report.inputsOmitted == nil)
     #expect(report.duplicateKeys == nil)
+    #expect(report.inputsSkipped == nil)
+    #expect(report.inputs.allSatisfy { $0.sha256 == nil && $0.skipped == nil && $0.changedSinceRunId == nil })
   }
 
   @Test func aCurrentReportReadsBackExactly() throws {
@@ -90,6 +91,10 @@ struct RunReportDecodingTests {
     omitted.rowsWritten = ["fruits": 4]
     report.inputsOmitted = omitted
     report.duplicateKeys = ["orders": 3, "messages": 255]
+    report.inputsSkipped = 1
+    report.inputs[0].sha256 = String(repeating: "ab", count: 32)
+    report.inputs[0].skipped = .init(reason: .sameContent, loadedByRunId: 4, loadedAs: "/drops/a.json")
+    report.inputs[0].changedSinceRunId = 3
     let data = try report.jsonData()
     #expect(try RunReport.decode(from: data).jsonData() == data)
     let object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
