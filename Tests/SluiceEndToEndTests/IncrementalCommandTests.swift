@@ -90,8 +90,12 @@ struct IncrementalCommandTests {
     sha.reset()  // A read left open would hold the lock the next run needs.
 
     try drop("day3.json", 6...9)
-    let (second, report) = try run(["run", spec, "--incremental"])
+    let html = scratch.file("report.html")
+    let (second, report) = try run(["run", spec, "--incremental", "--html", html])
     #expect(second.status == 0, "\(second.stderr)")
+    let page = try String(contentsOfFile: html, encoding: .utf8)
+    #expect(page.contains("<dt>inputs skipped</dt><dd>2 of 3, their content already loaded</dd>"))
+    #expect(page.contains("skipped: unchanged since run 1</td>"))
     #expect(second.stderr.contains("day1.json (orders, json): skipped, unchanged since run 1"), "\(second.stderr)")
     #expect(second.stderr.contains("  incremental: 2 of 3 input(s) skipped, their content already loaded"))
     #expect(report.inputsSkipped == 2)

@@ -390,8 +390,11 @@ package enum HTMLReport {
         "<td>\(escape(section.format + (section.gzip ? ", gzip" : "")))</td>",
       ]
       guard section.opened else {
-        return
-          "<tr>\(cells.joined())<td colspan=\"\(loads ? 6 : 5)\" class=\"none\">not read: the run failed before it</td></tr>"
+        let why = section.skipped.map { "skipped: \($0.description)" } ?? "not read: the run failed before it"
+        return "<tr>\(cells.joined())<td colspan=\"\(loads ? 6 : 5)\" class=\"none\">\(escape(why))</td></tr>"
+      }
+      if let run = section.changedSinceRunId {
+        cells[1] = "<td class=\"path\">\(escape(section.path)) (changed since run \(run): loaded again)</td>"
       }
       cells.append(number(section.statistics(for: .read).recordsIn))
       cells.append(number(section.stages.map(\.rejected).reduce(0, +)))
@@ -480,6 +483,14 @@ package enum HTMLReport {
       let tables = duplicates.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         .map { "\($0.key) \(grouped($0.value))" }
       facts.append(("duplicate keys", tables.joined(separator: ", ")))
+    }
+    if let skipped = report.inputsSkipped {
+      var text = "\(grouped(skipped)) of \(grouped(report.inputCount)), their content already loaded"
+      if report.inputCount == 1, let reason = report.inputs.first?.skipped { text += " (\(reason.description))" }
+      facts.append(("inputs skipped", text))
+    }
+    if report.inputCount == 1, let run = report.inputs.first?.changedSinceRunId {
+      facts.append(("input changed", "since run \(run) loaded it; loaded again (--reload-changed)"))
     }
     let kept = report.statistics(for: .load).kept
     if kept > 0 { facts.append(("kept as they were", grouped(kept))) }
