@@ -71,7 +71,8 @@ struct PipelineInvocation {
     }
     if parsed.flags.contains("reload-changed") {
       guard configuration.inputs.contains(where: \.isIncremental) else {
-        throw UsageError("--reload-changed applies to an incremental run: give --incremental too, or set 'incremental' in the spec")
+        throw UsageError(
+          "--reload-changed applies to an incremental run: give --incremental too, or set 'incremental' in the spec")
       }
       configuration.reloadsChanged = true
     }

@@ -29,7 +29,8 @@ struct IncrementalCommandTests {
   /// A dump of orders `ids`, written to `drops/NAME`.
   @discardableResult
   func drop(_ name: String, _ ids: some Sequence<Int>, amount: Int64 = 10) throws -> String {
-    try scratch.write("drops/" + name, "[\n" + ids.map { Self.order($0, amount: amount) }.joined(separator: ",\n") + "\n]\n")
+    try scratch.write(
+      "drops/" + name, "[\n" + ids.map { Self.order($0, amount: amount) }.joined(separator: ",\n") + "\n]\n")
   }
 
   func spec(incremental: Bool? = nil, database: String = "orders.sqlite") throws -> String {
@@ -79,7 +80,8 @@ struct IncrementalCommandTests {
     let (first, _) = try run(["run", spec])
     #expect(first.status == 0, "\(first.stderr)")
     #expect(try ledger() == ["1 0 loaded day1.json -", "1 1 loaded day2.json -"])
-    let sha = try database.prepare("SELECT sha256, size, records_read, records_loaded FROM sluice_inputs ORDER BY position")
+    let sha = try database.prepare(
+      "SELECT sha256, size, records_read, records_loaded FROM sluice_inputs ORDER BY position")
     for path in [day1, day2] {
       #expect(try sha.step())
       #expect(sha.columnText(0) == (try Self.sha256sum(path)))
@@ -263,7 +265,8 @@ struct PostgreSQLIncrementalCommandTests {
       else { continue }
       ledger.append("\(run) \(position) \(status) \(same)")
     }
-    #expect(ledger == ["1 0 loaded 0", "1 1 loaded 0", "2 0 skipped 1", "2 1 skipped 1", "2 2 skipped 1", "2 3 loaded 0"])
+    #expect(
+      ledger == ["1 0 loaded 0", "1 1 loaded 0", "2 0 skipped 1", "2 1 skipped 1", "2 2 skipped 1", "2 3 loaded 0"])
     try drop("day2.json", 4...5, amount: 77)
     let refused = try SluiceBinary.run(["run", spec])
     #expect(refused.status == 65, "\(refused.stderr)")

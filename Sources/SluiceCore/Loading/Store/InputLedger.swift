@@ -41,7 +41,8 @@ public struct InputLedgerEntry: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey {
     case position, path, dataset, status, size, modifiedAt, fingerprint
-    case sha256 = "sha256", headSHA256 = "headSha256"
+    case sha256 = "sha256"
+    case headSHA256 = "headSha256"
     case recordsRead, recordsLoaded, recordsRejected, recordsSkipped
     case sameAsRun = "sameAsRunId"
   }
