@@ -64,6 +64,18 @@ struct PipelineInvocation {
     if parsed.flags.contains("incremental") {
       for index in configuration.inputs.indices { configuration.inputs[index].isIncremental = true }
     }
+    if parsed.flags.contains("snapshot") {
+      for index in configuration.inputs.indices { configuration.inputs[index].isSnapshot = true }
+    }
+    if let text = parsed.values["max-delete-rate"] {
+      guard let rate = Double(text), (0...1).contains(rate) else {
+        throw UsageError("--max-delete-rate must be a share from 0 to 1 (0.05: 5 % of a table's rows), not '\(text)'")
+      }
+      guard configuration.inputs.contains(where: \.isSnapshot) else {
+        throw UsageError("--max-delete-rate applies to a snapshot run: give --snapshot too, or set 'snapshot' in the spec")
+      }
+      configuration.maxDeleteRate = rate
+    }
     if configuration.inputs.contains(where: { $0.isIncremental && $0.path == "-" }) {
       throw UsageError(
         "an incremental run skips inputs by their content before reading them; standard input ('-') cannot be: read files"

@@ -9,11 +9,11 @@ struct RunCommand: PipelineSubcommand {
   static let writesDatabase = true
   static let valueOptions: Set<String> = [
     "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "on-conflict", "db",
-    "db-schema", "connect-timeout", "rejects", "busy-timeout", "jobs", "lane-commit",
+    "db-schema", "connect-timeout", "rejects", "busy-timeout", "jobs", "lane-commit", "max-delete-rate",
     // Fault injection for the tests of a parallel run's commit; not in the help.
     "test-kill-at",
   ]
-  static let flags: Set<String> = ["fail-on-rejects", "count-rows", "incremental", "reload-changed"]
+  static let flags: Set<String> = ["fail-on-rejects", "count-rows", "incremental", "reload-changed", "snapshot"]
 
   static let help = makeHelp(
     usage: "sluice run PIPELINE.json [options]",
@@ -53,6 +53,10 @@ struct RunCommand: PipelineSubcommand {
                                  under any name (the input ledger, sluice_inputs); a path it
                                  loaded with other content is refused (exit 65)
           --reload-changed       with --incremental: load such a changed file again instead
+          --snapshot             the inputs are a full dump: after the load, delete the top-level
+                                 rows whose keys were not in them (their children with them)
+          --max-delete-rate R    the largest share of a table a snapshot may delete (default
+                                 0.05); a run that would delete more fails (exit 65)
           --busy-timeout SECONDS how long to wait for another process's lock (default 5)
       """ + "\n" + failOnRejectsOption)
 

@@ -31,6 +31,12 @@ extension RunsCommand {
     let written = run.rowsWritten.filter { $0.value > 0 }.sorted { $0.key < $1.key }
     lines.append(
       "  rows written: " + (written.isEmpty ? "none" : written.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+    if let deleted = run.rowsDeleted {
+      let tables = deleted.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+      lines.append(
+        "  rows deleted (snapshot): "
+          + (tables.isEmpty ? "none" : tables.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+    }
     if !run.stages.isEmpty {
       var stages = TextTable([
         ("stage", .left), ("in", .right), ("out", .right), ("rejected", .right), ("warnings", .right),

@@ -96,7 +96,8 @@ enum PostgreSQLAuditLog {
         );
         CREATE INDEX IF NOT EXISTS sluice_inputs_path ON sluice_inputs (dataset, path);
         CREATE INDEX IF NOT EXISTS sluice_inputs_content ON sluice_inputs (dataset, size, head_sha256);
-        """),
+        """),    // A snapshot run's deletions per table.
+    Migration("sluice-audit-5", sql: "ALTER TABLE sluice_runs ADD COLUMN IF NOT EXISTS rows_deleted jsonb;"),
   ]
 
   /// Inserts the run's row and its issues; returns the run's id. Call inside a transaction.
@@ -107,8 +108,8 @@ enum PostgreSQLAuditLog {
       """
       INSERT INTO sluice_runs (pipeline, dataset, mode, input, policy, status, failure, started_at,
         finished_at, duration_seconds, records_read, records_loaded, records_rejected, warnings,
-        stages, issue_counts, rows_written, inputs)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+        stages, issue_counts, rows_written, inputs, rows_deleted)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
       RETURNING run_id
       """)
     try insert.bind([
@@ -117,6 +118,7 @@ enum PostgreSQLAuditLog {
       .text(TimestampText.text(entry.finishedAt)), .real(entry.durationSeconds), .integer(Int64(entry.recordsRead)),
       .integer(Int64(entry.recordsLoaded)), .integer(Int64(entry.recordsRejected)), .integer(Int64(entry.warnings)),
       .text(entry.stagesJSON), .text(entry.issueCountsJSON), .text(entry.rowsWrittenJSON), .text(entry.inputsJSON),
+      entry.rowsDeletedJSON.map { .text($0) },
     ])
     defer { insert.reset() }
     guard try insert.step(), case .integer(let runID)? = insert.columnValue(0) else {

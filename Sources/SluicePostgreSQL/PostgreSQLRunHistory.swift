@@ -51,7 +51,7 @@ package final class PostgreSQLRunHistory: RunHistory {
 
   public func recentRuns(limit: Int) throws -> [RecordedRun] {
     try reading {
-      let statement = try store.prepare("\(Self.runColumns) ORDER BY run_id DESC LIMIT $1")
+      let statement = try store.prepare("\(runColumns) ORDER BY run_id DESC LIMIT $1")
       try statement.bind(.integer(Int64(max(limit, 0))), at: 1)
       defer { statement.reset() }
       var runs: [RecordedRun] = []
@@ -62,7 +62,7 @@ package final class PostgreSQLRunHistory: RunHistory {
 
   public func run(id: Int64) throws -> RecordedRun {
     try reading {
-      let statement = try store.prepare("\(Self.runColumns) WHERE run_id = $1")
+      let statement = try store.prepare("\(runColumns) WHERE run_id = $1")
       try statement.bind(.integer(id), at: 1)
       defer { statement.reset() }
       guard try statement.step() else {
@@ -132,6 +132,13 @@ package final class PostgreSQLRunHistory: RunHistory {
 
   /// The columns of `sluice_runs` in `SQLiteRunHistory`'s order; times as the canonical text the
   /// engine binds, the `jsonb` sections as text.
+  /// `rows_deleted`, or NULL in a schema recorded before snapshots existed.
+  private var runColumns: String {
+    let has = ((try? store.columns(of: "sluice_runs")) ?? nil)?.contains("rows_deleted") == true
+    return Self.runColumns.replacingOccurrences(
+      of: "rows_written::text\n", with: "rows_written::text, \(has ? "rows_deleted::text" : "NULL")\n")
+  }
+
   private static let runColumns = """
     SELECT run_id, pipeline, dataset, mode, input, policy, status, failure,
       \(utcText("started_at")), \(utcText("finished_at")),
@@ -180,7 +187,8 @@ package final class PostgreSQLRunHistory: RunHistory {
       recordsLoaded: try integer(12, "records_loaded"), recordsRejected: try integer(13, "records_rejected"),
       warnings: try integer(14, "warnings"), stages: try json([StageStatistics].self, 15, "stages"),
       issueCounts: try json([String: Int].self, 16, "issue_counts"),
-      rowsWritten: try json([String: Int].self, 17, "rows_written"))
+      rowsWritten: try json([String: Int].self, 17, "rows_written"),
+      rowsDeleted: statement.columnIsNull(18) ? nil : try json([String: Int].self, 18, "rows_deleted"))
   }
 
   /// Runs a read in a read-only transaction, ended with a rollback (there is nothing to keep);

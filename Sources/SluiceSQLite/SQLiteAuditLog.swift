@@ -80,7 +80,8 @@ enum SQLiteAuditLog {
         ) STRICT;
         CREATE INDEX IF NOT EXISTS sluice_inputs_path ON sluice_inputs (dataset, path);
         CREATE INDEX IF NOT EXISTS sluice_inputs_content ON sluice_inputs (dataset, size, head_sha256);
-        """),
+        """),    // A snapshot run's deletions per table.
+    Migration("sluice-audit-4", sql: "ALTER TABLE sluice_runs ADD COLUMN rows_deleted TEXT;"),
   ]
 
   /// Inserts the run's row and its issues; returns the run's id. Call inside a transaction.
@@ -91,8 +92,8 @@ enum SQLiteAuditLog {
       """
       INSERT INTO sluice_runs (pipeline, dataset, mode, input, policy, status, failure, started_at,
         finished_at, duration_seconds, records_read, records_loaded, records_rejected, warnings,
-        stages, issue_counts, rows_written, inputs)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        stages, issue_counts, rows_written, inputs, rows_deleted)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """)
     try insert.run([
       .text(entry.pipeline), .text(entry.dataset), .text(entry.mode), .text(entry.input), .text(entry.policy),
@@ -100,6 +101,7 @@ enum SQLiteAuditLog {
       .text(TimestampText.text(entry.finishedAt)), .real(entry.durationSeconds), .integer(Int64(entry.recordsRead)),
       .integer(Int64(entry.recordsLoaded)), .integer(Int64(entry.recordsRejected)), .integer(Int64(entry.warnings)),
       .text(entry.stagesJSON), .text(entry.issueCountsJSON), .text(entry.rowsWrittenJSON), .text(entry.inputsJSON),
+      entry.rowsDeletedJSON.map { .text($0) },
     ])
     guard let runID = try connection.scalarInt("SELECT last_insert_rowid()") else {
       throw SQLiteError(code: 1, extendedCode: 1, message: "no run id after insert")

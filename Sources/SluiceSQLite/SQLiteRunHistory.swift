@@ -62,7 +62,7 @@ package final class SQLiteRunHistory: RunHistory {
 
   public func recentRuns(limit: Int) throws -> [RecordedRun] {
     try reading {
-      let statement = try connection.prepare("\(Self.runColumns) ORDER BY run_id DESC LIMIT ?1")
+      let statement = try connection.prepare("\(runColumns) ORDER BY run_id DESC LIMIT ?1")
       try statement.bind(.integer(Int64(max(limit, 0))), at: 1)
       var runs: [RecordedRun] = []
       while try statement.step() { runs.append(try recordedRun(statement)) }
@@ -72,7 +72,7 @@ package final class SQLiteRunHistory: RunHistory {
 
   public func run(id: Int64) throws -> RecordedRun {
     try reading {
-      let statement = try connection.prepare("\(Self.runColumns) WHERE run_id = ?1")
+      let statement = try connection.prepare("\(runColumns) WHERE run_id = ?1")
       try statement.bind(.integer(id), at: 1)
       guard try statement.step() else {
         let range = try connection.prepare("SELECT min(run_id), max(run_id), count(*) FROM sluice_runs")
@@ -117,6 +117,15 @@ package final class SQLiteRunHistory: RunHistory {
     try reading { try InputLedger.entries(ofRun: id, in: connection) }
   }
 
+  /// `rows_deleted`, or NULL in a database recorded before snapshots existed.
+  private var rowsDeleted: String {
+    ((try? connection.columns(of: "sluice_runs")) ?? nil)?.contains("rows_deleted") == true ? "rows_deleted" : "NULL"
+  }
+
+  private var runColumns: String {
+    Self.runColumns.replacingOccurrences(of: "rows_written\n", with: "rows_written, \(rowsDeleted)\n")
+  }
+
   private static let runColumns = """
     SELECT run_id, pipeline, dataset, mode, input, policy, status, failure, started_at, finished_at,
       duration_seconds, records_read, records_loaded, records_rejected, warnings, stages, issue_counts,
@@ -147,7 +156,8 @@ package final class SQLiteRunHistory: RunHistory {
       recordsLoaded: Int(statement.columnInt64(12)), recordsRejected: Int(statement.columnInt64(13)),
       warnings: Int(statement.columnInt64(14)), stages: try json([StageStatistics].self, 15, "stages"),
       issueCounts: try json([String: Int].self, 16, "issue_counts"),
-      rowsWritten: try json([String: Int].self, 17, "rows_written"))
+      rowsWritten: try json([String: Int].self, 17, "rows_written"),
+      rowsDeleted: statement.columnText(18) == nil ? nil : try json([String: Int].self, 18, "rows_deleted"))
   }
 
   /// Runs a read, turning SQLite's "not a database" into the history's own error.

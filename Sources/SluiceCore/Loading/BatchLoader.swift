@@ -34,6 +34,8 @@ package final class BatchLoader {
   private let writer: RowWriter
   private let bulk: (any BulkWriter)?
   private let savepoints: (any RecordSavepoints)?
+  /// A snapshot run's mirror, told every key the records write.
+  private let mirror: SnapshotMirror?
   /// Per record of the current batch, when the bulk writer wrote it: whether it kept the rows
   /// that were there. Nil while the batch goes record by record.
   private var bulkKept: [Bool]?
@@ -41,11 +43,13 @@ package final class BatchLoader {
 
   /// A loader for one input's records into `store`, over `schema`'s tables.
   package init(
-    store: any Store, schema: Schema, conflict: ConflictPolicy, savepoints: (any RecordSavepoints)?
+    store: any Store, schema: Schema, conflict: ConflictPolicy, savepoints: (any RecordSavepoints)?,
+    mirror: SnapshotMirror? = nil
   ) throws {
     writer = try RowWriter(store: store, schema: schema, conflict: conflict)
     bulk = try (store as? any BulkLoadingStore)?.makeBulkWriter(schema: schema, conflict: conflict)
     self.savepoints = savepoints
+    self.mirror = mirror
   }
 
   /// Whether the current batch was written in bulk when it began (its records' outcomes are
@@ -87,6 +91,7 @@ package final class BatchLoader {
     if let kept = bulkKept {
       precondition(nextBulkRecord < kept.count, "more records than the batch written in bulk")
       defer { nextBulkRecord += 1 }
+      try mirror?.saw(rows)
       return .written(keptExisting: kept[nextBulkRecord], warnings: [])
     }
     var rows = rows
@@ -98,9 +103,12 @@ package final class BatchLoader {
     } catch let rejection as RowWriter.Rejection {
       try savepoints?.rollback()
       writer.discardRecord()
+      // Its key was in the input: a snapshot keeps the row it has.
+      try mirror?.saw(rows)
       return .rejected(rejection.issues)
     }
     writer.commitRecord()
+    try mirror?.saw(rows)
     return .written(keptExisting: outcome.keptExisting, warnings: outcome.warnings)
   }
 

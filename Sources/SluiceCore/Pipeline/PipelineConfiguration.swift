@@ -68,6 +68,9 @@ public struct PipelineConfiguration: Sendable {
   /// Whether an incremental input whose path the ledger knows with other content is loaded
   /// again (`--reload-changed`) rather than refusing the run (exit 65).
   public var reloadsChanged = false
+  /// The largest share of a table's rows a snapshot run may delete (`maxDeleteRate`, default
+  /// 0.05): one that would delete more fails, exit 65, nothing written.
+  public var maxDeleteRate = 0.05
   /// How much memory the run's registry of natural keys holds before it spills (tests make it
   /// small, to spill a few hundred keys).
   package var keyRegistryLimits = KeyRegistry.Limits()

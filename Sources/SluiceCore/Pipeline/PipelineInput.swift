@@ -25,6 +25,10 @@ public struct PipelineInput: Sendable, Hashable {
   /// read; when its path was loaded with other content, the run is refused unless it reloads
   /// changed inputs (`PipelineConfiguration.reloadsChanged`).
   public var isIncremental = false
+  /// An input that is a full snapshot of its dataset (`"snapshot": true` in a spec,
+  /// `--snapshot`): after the load, the top-level rows of its dataset's tables whose keys the
+  /// run did not write are deleted, within `PipelineConfiguration.maxDeleteRate`.
+  public var isSnapshot = false
 
   public init(
     dataset: String? = nil, path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = []

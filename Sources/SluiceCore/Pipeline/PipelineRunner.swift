@@ -105,7 +105,8 @@ package struct PipelineRunner: Sendable {
   /// validate run.
   package var lanePlan: LanePlan? {
     guard configuration.jobs > 1, inputs.count > 1, !configuration.isDryRun,
-      configuration.database.driver is any ParallelLoadingDriver, !inputs.contains(where: \.input.isIncremental)
+      configuration.database.driver is any ParallelLoadingDriver,
+      !inputs.contains(where: { $0.input.isIncremental || $0.input.isSnapshot })
     else { return nil }
     let plan = LanePlan(schemas: inputs.map(\.dataset.schema))
     return plan.lanes.count > 1 ? plan : nil
@@ -209,11 +210,12 @@ package struct PipelineRunner: Sendable {
   /// the loading took to `totals`. Serial runs and each lane of a parallel one load alike.
   package func load(
     _ source: Source, index: Int, into store: any Store, savepoints: (any RecordSavepoints)?,
-    totals: inout LoadTotals, state: inout RunState
+    mirror: SnapshotMirror? = nil, totals: inout LoadTotals, state: inout RunState
   ) throws {
     try read(source, index: index, state: &state) { reader, loop, state in
       let loader = try BatchLoader(
-        store: store, schema: source.dataset.schema, conflict: configuration.conflict, savepoints: savepoints)
+        store: store, schema: source.dataset.schema, conflict: configuration.conflict, savepoints: savepoints,
+        mirror: mirror)
       defer { totals.add(loader.totals) }
       try loop.load(reader, loader: loader, state: &state)
       return loader.rowsWritten
@@ -224,14 +226,17 @@ package struct PipelineRunner: Sendable {
     try store.withTransaction {
       let (deferred, lookupRows) = try migrateSchema(store)
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
+      let mirror = try makeMirror(store)
       var totals = LoadTotals()
       for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
         if source.input.isIncremental, try skipIfHeld(source, index: index, store: store, state: &state) { continue }
-        try load(source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state)
+        try load(
+          source, index: index, into: store, savepoints: savepoints, mirror: mirror, totals: &totals, state: &state)
       }
       state.keys.finish()
       try state.checkRejectRate()
       try state.checkSomethingLoaded()
+      if let mirror { state.rowsDeleted = try deleteUnseen(mirror) }
       try buildDeferredIndexes(deferred, in: store)
       let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
       // The report as the commit will make it true: the tables counted inside the
@@ -401,6 +406,7 @@ package struct PipelineRunner: Sendable {
     report.inputsOmitted = omitted.count > 0 ? omitted : nil
     report.duplicateKeys = run.ledger.duplicateKeys.isEmpty ? nil : run.ledger.duplicateKeys
     report.inputsSkipped = run.skippedInputs > 0 ? run.skippedInputs : nil
+    report.rowsDeleted = run.rowsDeleted
     return report
   }
 

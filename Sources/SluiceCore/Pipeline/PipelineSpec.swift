@@ -31,6 +31,8 @@ public struct PipelineSpec: Sendable {
     /// An incremental run skips this input when the database holds its content
     /// (`"incremental": true` here, or for every input at the top of the spec).
     public var isIncremental = false
+    /// The input is a full snapshot of its dataset (`"snapshot": true` here, or at the top).
+    public var isSnapshot = false
   }
 
   /// The inputs in load order: one, or those listed under `inputs`.
@@ -58,6 +60,8 @@ public struct PipelineSpec: Sendable {
   /// Whether every input is incremental (`"incremental": true` at the top; an input's own key
   /// overrides it).
   public var isIncremental: Bool
+  /// The largest share of a table's rows a snapshot run may delete (`maxDeleteRate`).
+  public var maxDeleteRate: Double?
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
 
@@ -116,6 +120,10 @@ public struct PipelineSpec: Sendable {
     jobs = document.jobs
     countsRows = document.countRows ?? false
     isIncremental = document.incremental ?? false
+    maxDeleteRate = document.maxDeleteRate
+    if let maxDeleteRate, !(0...1).contains(maxDeleteRate) {
+      throw SpecError(path: path, message: "'maxDeleteRate' must be a share from 0 to 1 (0.05: 5 % of a table's rows)")
+    }
     if let jobs, !(1...PipelineConfiguration.maxJobs).contains(jobs) {
       throw SpecError(path: path, message: "'jobs' must be a whole number from 1 to \(PipelineConfiguration.maxJobs)")
     }
@@ -158,7 +166,7 @@ public struct PipelineSpec: Sendable {
           "",
           .init(
             dataset: dataset, input: input, format: document.format, recordPath: document.recordPath, optional: nil,
-            incremental: nil)
+            incremental: nil, snapshot: nil)
         )
       ]
     }
@@ -189,7 +197,8 @@ public struct PipelineSpec: Sendable {
       inputs.append(
         Input(
           dataset: input.dataset, input: input.input, format: format, recordPath: recordPath,
-          isOptional: input.optional ?? false, isIncremental: input.incremental ?? document.incremental ?? false))
+          isOptional: input.optional ?? false, isIncremental: input.incremental ?? document.incremental ?? false,
+          isSnapshot: input.snapshot ?? document.snapshot ?? false))
     }
     self.inputs = inputs
     if database.isEmpty {
@@ -397,6 +406,7 @@ public struct PipelineSpec: Sendable {
           expanded.isUnmatchedPattern = match.isUnmatchedPattern
           expanded.isOptional = input.isOptional
           expanded.isIncremental = input.isIncremental
+          expanded.isSnapshot = input.isSnapshot
           return expanded
         }
       },
@@ -407,6 +417,7 @@ public struct PipelineSpec: Sendable {
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
     if let jobs { configuration.jobs = jobs }
     configuration.countsTableRows = countsRows
+    if let maxDeleteRate { configuration.maxDeleteRate = maxDeleteRate }
     configuration.htmlPath = html.map(resolve)
     return configuration
   }
@@ -487,8 +498,8 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental"
-  static let knownInputKeys = "dataset, input, format, recordPath, optional, incremental"
+    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate"
+  static let knownInputKeys = "dataset, input, format, recordPath, optional, incremental, snapshot"
 
   var description: String?
   var dataset: String?
@@ -509,6 +520,8 @@ struct SpecDocument: Decodable {
   var jobs: Int?
   var countRows: Bool?
   var incremental: Bool?
+  var snapshot: Bool?
+  var maxDeleteRate: Double?
 
   /// One element of `inputs`.
   struct InputDocument: Decodable {
@@ -520,6 +533,8 @@ struct SpecDocument: Decodable {
     var optional: Bool?
     /// An incremental run skips this input when the database holds its content.
     var incremental: Bool?
+    /// The input is a full snapshot of its dataset.
+    var snapshot: Bool?
   }
 
   /// `"data.fruits"` or `["data", "fruits"]` (for keys that contain dots).

@@ -53,6 +53,8 @@ package struct RunState {
   package private(set) var incremental: [Int: IncrementalNote] = [:]
   /// How many inputs an incremental run skipped.
   package private(set) var skippedInputs = 0
+  /// The rows a snapshot run deleted, per table (nil when it is not a snapshot).
+  package var rowsDeleted: [String: Int]?
 
   /// An incremental run's decision about one input, for its report section.
   package struct IncrementalNote: Sendable {

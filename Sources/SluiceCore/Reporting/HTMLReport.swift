@@ -484,6 +484,11 @@ package enum HTMLReport {
         .map { "\($0.key) \(grouped($0.value))" }
       facts.append(("duplicate keys", tables.joined(separator: ", ")))
     }
+    if let deleted = report.rowsDeleted {
+      let tables = deleted.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        .map { "\($0.key) \(grouped($0.value))" }
+      facts.append(("deleted (snapshot)", tables.isEmpty ? "nothing" : tables.joined(separator: ", ")))
+    }
     if let skipped = report.inputsSkipped {
       var text = "\(grouped(skipped)) of \(grouped(report.inputCount)), their content already loaded"
       if report.inputCount == 1, let reason = report.inputs.first?.skipped { text += " (\(reason.description))" }

@@ -95,6 +95,11 @@ extension RunReport {
       lines.append(
         "  bulk batches: " + (tables + ["\(bulkWrites.rowByRow) row by row"]).joined(separator: "; "))
     }
+    if let rowsDeleted {
+      lines.append(
+        "  snapshot: deleted "
+          + (rowsDeleted.isEmpty ? "nothing: every row's key was in the input" : Self.perTable(rowsDeleted)))
+    }
     if let duplicateKeys, !duplicateKeys.isEmpty {
       lines.append("  duplicate keys: " + Self.perTable(duplicateKeys))
     }

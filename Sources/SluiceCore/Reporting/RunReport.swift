@@ -234,6 +234,9 @@ public struct RunReport: Sendable, Codable {
   /// Inputs an incremental run did not read because the database already held their content
   /// (each input's section says which run loaded it); nil when none was skipped.
   public var inputsSkipped: Int? = nil
+  /// The rows a snapshot run deleted because their keys were not in its input, per table (the
+  /// top-level tables' and those whose rows went with them); nil when the run is no snapshot.
+  public var rowsDeleted: [String: Int]? = nil
   /// Rows this run wrote, per table.
   public var rowsWritten: [String: Int]
   /// The keys of referenced tables (and of patched rows) the run looked up in the database,

@@ -27,6 +27,8 @@ public struct AuditEntry: Sendable {
   /// The input ledger's rows of a committed run (`sluice_inputs`): every input it read or, being
   /// incremental, skipped. Empty for a failed run: nothing it read is in the tables.
   public var inputLedger: [InputLedgerEntry] = []
+  /// A snapshot run's deletions per table, as JSON (`sluice_runs.rows_deleted`); nil otherwise.
+  public var rowsDeletedJSON: String? = nil
 
   /// The `sluice_rejects` row of one of the run's issues, numbered from 1, in the columns' order:
   /// run_id, sequence, stage, severity, code, rule, record_ordinal, byte_offset, line, path,
@@ -59,6 +61,6 @@ extension RunReport {
       recordsRead: statistics(for: .read).recordsIn, recordsLoaded: statistics(for: .load).recordsOut,
       recordsRejected: stages.map(\.rejected).reduce(0, +), warnings: stages.map(\.warnings).reduce(0, +),
       stagesJSON: json(stages), issueCountsJSON: json(issueCounts), rowsWrittenJSON: json(rowsWritten),
-      inputsJSON: json(inputs), issues: issues)
+      inputsJSON: json(inputs), issues: issues, rowsDeletedJSON: rowsDeleted.map(json))
   }
 }

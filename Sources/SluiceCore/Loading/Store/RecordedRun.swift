@@ -28,18 +28,22 @@ public struct RecordedRun: Sendable, Hashable, Codable {
   public var issueCounts: [String: Int]
   /// Rows the run wrote, per table (empty for a run that was rolled back).
   public var rowsWritten: [String: Int]
+  /// Rows a snapshot run deleted, per table; nil for a run that was no snapshot (or recorded
+  /// before snapshots existed).
+  public var rowsDeleted: [String: Int]? = nil
 
   enum CodingKeys: String, CodingKey {
     case runID = "runId"
     case pipeline, dataset, mode, input, policy, status, failure, startedAt, finishedAt, durationSeconds
-    case recordsRead, recordsLoaded, recordsRejected, warnings, stages, issueCounts, rowsWritten
+    case recordsRead, recordsLoaded, recordsRejected, warnings, stages, issueCounts, rowsWritten, rowsDeleted
   }
 
   public init(
     runID: Int64, pipeline: String, dataset: String, mode: String, input: String, policy: String,
     status: String, failure: String?, startedAt: String, finishedAt: String, durationSeconds: Double,
     recordsRead: Int, recordsLoaded: Int, recordsRejected: Int, warnings: Int,
-    stages: [StageStatistics], issueCounts: [String: Int], rowsWritten: [String: Int]
+    stages: [StageStatistics], issueCounts: [String: Int], rowsWritten: [String: Int],
+    rowsDeleted: [String: Int]? = nil
   ) {
     self.runID = runID
     self.pipeline = pipeline
@@ -59,6 +63,7 @@ public struct RecordedRun: Sendable, Hashable, Codable {
     self.stages = stages
     self.issueCounts = issueCounts
     self.rowsWritten = rowsWritten
+    self.rowsDeleted = rowsDeleted
   }
 
   // `failure` is written as null for a run that succeeded, so every object has the same keys.
@@ -82,6 +87,7 @@ public struct RecordedRun: Sendable, Hashable, Codable {
     try container.encode(stages, forKey: .stages)
     try container.encode(issueCounts, forKey: .issueCounts)
     try container.encode(rowsWritten, forKey: .rowsWritten)
+    try container.encodeIfPresent(rowsDeleted, forKey: .rowsDeleted)
   }
 }
 
