@@ -72,7 +72,8 @@ struct PipelineInvocation {
         throw UsageError("--max-delete-rate must be a share from 0 to 1 (0.05: 5 % of a table's rows), not '\(text)'")
       }
       guard configuration.inputs.contains(where: \.isSnapshot) else {
-        throw UsageError("--max-delete-rate applies to a snapshot run: give --snapshot too, or set 'snapshot' in the spec")
+        throw UsageError(
+          "--max-delete-rate applies to a snapshot run: give --snapshot too, or set 'snapshot' in the spec")
       }
       configuration.maxDeleteRate = rate
     }

@@ -96,7 +96,7 @@ enum PostgreSQLAuditLog {
         );
         CREATE INDEX IF NOT EXISTS sluice_inputs_path ON sluice_inputs (dataset, path);
         CREATE INDEX IF NOT EXISTS sluice_inputs_content ON sluice_inputs (dataset, size, head_sha256);
-        """),    // A snapshot run's deletions per table.
+        """),  // A snapshot run's deletions per table.
     Migration("sluice-audit-5", sql: "ALTER TABLE sluice_runs ADD COLUMN IF NOT EXISTS rows_deleted jsonb;"),
   ]
 

@@ -80,7 +80,7 @@ enum SQLiteAuditLog {
         ) STRICT;
         CREATE INDEX IF NOT EXISTS sluice_inputs_path ON sluice_inputs (dataset, path);
         CREATE INDEX IF NOT EXISTS sluice_inputs_content ON sluice_inputs (dataset, size, head_sha256);
-        """),    // A snapshot run's deletions per table.
+        """),  // A snapshot run's deletions per table.
     Migration("sluice-audit-4", sql: "ALTER TABLE sluice_runs ADD COLUMN rows_deleted TEXT;"),
   ]
 

@@ -146,13 +146,20 @@ struct RunsCommandTests {
     let lines = result.stdout.split(separator: "\n")
     let header = try #require(lines.firstIndex { cells($0) == ["stage", "severity", "code", "path", "count"] })
     #expect(
-      lines[(header + 1)...].map { cells($0) } == [
+      lines[(header + 1)...].prefix(5).map { cells($0) } == [
         ["read", "error", "syntax", "-", "1"],
         ["decode", "error", "missingField", "name", "1"],
         ["decode", "error", "typeMismatch", "color", "1"],
         ["validate", "error", "invalidValue", "recipes[1].title", "1"],
         ["validate", "error", "invalidValue", "recipes[1].videoTutorial", "1"],
       ])
+    // Then its input, from the input ledger: loaded, its counts, its size and SHA-256.
+    let broken = Repository.path("SampleData/fruits-broken.ndjson.gz")
+    let size = try #require(try FileManager.default.attributesOfItem(atPath: broken)[.size] as? Int)
+    let ledger = lines[(header + 6)...].map { cells($0) }
+    #expect(ledger.first == ["inputs", "(sluice_inputs):", "1:"])
+    #expect(ledger.dropFirst(2).first.map { Array($0.prefix(7)) } == ["1", "loaded", "30", "25", "5", "0", "\(size)"])
+    #expect(ledger.dropFirst(2).first?.last.map(String.init) == broken)
     // The broken records' values (record 5 is the mango whose color is 7) stay in the dump.
     #expect(!result.stdout.contains("Mango"))
     #expect(!result.stdout.contains("F0000005"))

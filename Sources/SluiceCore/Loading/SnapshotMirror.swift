@@ -108,15 +108,17 @@ package final class SnapshotMirror {
   /// (`ON DELETE RESTRICT`): the caller's transaction then rolls everything back.
   package func apply(maxDeleteRate: Double) throws -> [String: Int] {
     for index in mirrored.indices { try flush(index) }
-    let dependents = Self.dependents(of: Set(mirrored.map(\.table.name)), in: schema)
-    var before: [String: Int64] = [:]
-    for table in dependents {
-      before[table] = try store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") ?? 0
+    // Every table the deletes can reach, counted before and after: a mirrored table may lose
+    // rows to another's cascade (alerts with their devices) besides its own delete.
+    let affected = mirrored.map(\.table.name) + Self.dependents(of: Set(mirrored.map(\.table.name)), in: schema)
+    func count(_ table: String) throws -> Int {
+      Int(try store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") ?? 0)
     }
-    var deleted: [String: Int] = [:]
+    var before: [String: Int] = [:]
+    for table in affected { before[table] = try count(table) }
     for index in mirrored.indices {
       let table = mirrored[index].table.name
-      let total = Int(try store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") ?? 0)
+      let total = try count(table)
       do {
         try store.execute("DELETE FROM \(store.dialect.quote(table)) AS t WHERE \(unseen(index))")
       } catch let error as any StoreError {
@@ -129,12 +131,11 @@ package final class SnapshotMirror {
       if rows > 0 && Double(rows) > maxDeleteRate * Double(total) {
         throw SnapshotRefusal(table: table, rows: rows, of: total, maxDeleteRate: maxDeleteRate, restricted: false)
       }
-      if rows > 0 { deleted[table] = rows }
     }
-    for table in dependents where !deleted.isEmpty {
-      let after = try store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") ?? 0
-      let gone = Int((before[table] ?? 0) - after)
-      if gone > 0 { deleted[table, default: 0] += gone }
+    var deleted: [String: Int] = [:]
+    for table in affected {
+      let gone = (before[table] ?? 0) - (try count(table))
+      if gone > 0 { deleted[table] = gone }
     }
     return deleted
   }
