@@ -93,12 +93,42 @@ extension PostgreSQLStore {
   /// For a run that waited for a lock in vain: prepared transactions of an interrupted parallel
   /// run hold their locks until they are settled, which `sluice recover` does.
   public func lockHoldersNote(describing target: DatabaseTarget) -> String {
+    var note = ""
+    if let holders = otherSluiceTransactions(), !holders.isEmpty {
+      note += "; held by " + holders.joined(separator: ", ")
+    }
     guard
       let count = try? scalarInt(
         "SELECT count(*) FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'sluice%'"),
       count > 0
-    else { return "" }
-    return
-      "; \(count) prepared transaction(s) of an interrupted parallel run (--jobs) hold locks in this database: 'sluice recover \(target)' lists them and whether to commit or roll back each, and --apply does it"
+    else { return note }
+    return note
+      + "; \(count) prepared transaction(s) of an interrupted parallel run (--jobs) hold locks in this database: 'sluice recover \(target)' lists them and whether to commit or roll back each, and --apply does it"
+  }
+
+  /// The other Sluice sessions of this database in a transaction, as `sluice (PostgreSQL
+  /// backend 123, client 10.0.0.5, transaction since 2026-12-01T02:00:04Z)`: who holds what a
+  /// run waited for in vain.
+  private func otherSluiceTransactions() -> [String]? {
+    guard
+      let query = try? prepare(
+        """
+        SELECT pid, coalesce(host(client_addr), 'local'),
+          to_char(xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+        FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'sluice' AND pid <> pg_backend_pid()
+          AND xact_start IS NOT NULL
+        ORDER BY xact_start LIMIT 5
+        """)
+    else { return nil }
+    defer { query.reset() }
+    var holders: [String] = []
+    while (try? query.step()) == true {
+      guard case .integer(let pid)? = query.columnValue(0), case .text(let client)? = query.columnValue(1),
+        case .text(let since)? = query.columnValue(2)
+      else { continue }
+      holders.append("sluice (PostgreSQL backend \(pid), client \(client), transaction since \(since))")
+    }
+    return holders
   }
 }

@@ -360,9 +360,10 @@ package final class PostgreSQLStore: Store {
     return true
   }
 
-  public func lockLedger() throws -> Bool {
+  public func lockAgainstConcurrentRuns() throws -> Bool {
+    // Per schema: the tables and the input ledger of the runs that must not interleave.
     let lock = try prepare(
-      "SELECT pg_advisory_xact_lock(hashtext('sluice input ledger ' || coalesce($1, current_schema(), '')))")
+      "SELECT pg_advisory_xact_lock(hashtext('sluice exclusive runs ' || coalesce($1, current_schema(), '')))")
     try lock.bind(schema.map(DatabaseValue.text), at: 1)
     defer { lock.reset() }
     _ = try lock.step()

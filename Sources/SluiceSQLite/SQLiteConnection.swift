@@ -169,6 +169,8 @@ package final class SQLiteConnection: Store {
 
   /// SQLite's page cache during a run, in KiB.
   static var pageCacheKibibytes: Int { 16 * 1024 }
+  /// The temporary database's page cache (a snapshot's keys seen), in KiB.
+  static var temporaryCacheKibibytes: Int { 512 }
   /// The page cache while deferred indexes are built after a load, in KiB.
   static var indexBuildCacheKibibytes: Int { 4 * 1024 }
 
@@ -185,6 +187,9 @@ package final class SQLiteConnection: Store {
     // A bigger page cache keeps the indexes' hot pages in memory during a bulk load; it is a
     // fixed amount, so memory still does not grow with the input.
     try connection.execute("PRAGMA cache_size = -\(pageCacheKibibytes)")
+    // Temporary tables (a snapshot's keys seen) are written in key order and probed in key
+    // order: a small cache serves them, and keeps them out of the run's memory budget.
+    try connection.execute("PRAGMA temp.cache_size = -\(temporaryCacheKibibytes)")
     return connection
   }
 

@@ -207,4 +207,31 @@ struct PostgreSQLSnapshotCommandTests {
     let runs = try SluiceBinary.run(["runs", schema.url, "2", "--db-schema", schema.name])
     #expect(runs.stdout.contains("rows deleted (snapshot): order_items \(items), orders 1"), "\(runs.stdout)")
   }
+
+  /// Two snapshot (or incremental) runs into one schema never interleave: while another session
+  /// holds the schema's lock, a run waits its busy timeout, then exits 74 naming the holder.
+  @Test func aSecondSnapshotRunWaitsThenExits74NamingWhoHoldsTheLock() throws {
+    let scratch = try TemporaryDirectory()
+    let schema = PostgreSQLSchema()
+    let tests = SnapshotCommandTests(scratch: scratch)
+    try tests.dump("full.json", Array(1...20))
+    let spec = try scratch.write(
+      "orders.json",
+      #"{"dataset": "orders", "input": "full.json", "database": "\#(schema.url)", "databaseSchema": "\#(schema.name)", "snapshot": true}"#
+    )
+    #expect(try SluiceBinary.run(["run", spec]).status == 0)
+    // Another Sluice session (the test's connection names itself sluice too) holds the lock.
+    let holder = try schema.connect()
+    try holder.execute("BEGIN")
+    let lock = try holder.prepare("SELECT pg_advisory_xact_lock(hashtext('sluice exclusive runs ' || $1))")
+    try lock.run([.text(schema.name)])
+    let pid = try #require(try holder.scalarInt("SELECT pg_backend_pid()"))
+    let waited = try SluiceBinary.run(["run", spec, "--busy-timeout", "1"])
+    #expect(waited.status == 74, "\(waited.stderr)")
+    #expect(waited.stderr.contains("is locked by another process (waited 1 s)"), "\(waited.stderr)")
+    #expect(waited.stderr.contains("held by sluice (PostgreSQL backend \(pid), client "), "\(waited.stderr)")
+    try holder.execute("COMMIT")
+    let after = try SluiceBinary.run(["run", spec, "--busy-timeout", "1"])
+    #expect(after.status == 0, "\(after.stderr)")
+  }
 }

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// The input ledger (`sluice_inputs`) records every input a committed run read, with the
 /// SHA-256 of its bytes. Before an incremental input is read, the run decides, exactly, inside
-/// its own transaction (so two runs never both load a file):
+/// its own transaction, which excludes every other incremental or snapshot run (SQLite's write
+/// lock; PostgreSQL's `Store.lockAgainstConcurrentRuns`), so two runs never both load a file:
 ///
 /// 1. The very file the ledger last recorded under this path — same device, inode, size,
 ///    modification and change times (`FileFingerprint`) — is skipped without being read.
@@ -24,7 +25,6 @@ extension PipelineRunner {
     let path = source.input.path
     guard path != "-", let fingerprint = FileFingerprint(path: path) else { return false }
     let dataset = source.dataset.name
-    _ = try store.lockLedger()
     let hasLedger = try store.columns(of: InputLedger.table) != nil
     let known = hasLedger ? try InputLedger.latest(path: path, dataset: dataset, in: store) : nil
 
@@ -44,9 +44,8 @@ extension PipelineRunner {
       return skip(.unchanged, sha256: known.sha256, head: known.headSHA256, run: known.loadedBy, as: nil)
     }
     let head = try hashing(path) { try InputDigest.head(of: path) }
-    let thisRun = state.inputLedger.filter {
-      $0.status == .loaded && $0.dataset == dataset && $0.size == fingerprint.size && $0.headSHA256 == head
-    }
+    let thisRun =
+      state.loadedContent[.init(dataset: dataset, size: fingerprint.size, headSHA256: head)] ?? []
     let inLedger =
       try hasLedger
       && InputLedger.hasCandidates(size: fingerprint.size, headSHA256: head, dataset: dataset, in: store)

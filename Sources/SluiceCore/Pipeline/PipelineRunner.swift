@@ -225,6 +225,9 @@ package struct PipelineRunner: Sendable {
   private func load(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
     try store.withTransaction {
       let (deferred, lookupRows) = try migrateSchema(store)
+      if inputs.contains(where: { $0.input.isIncremental || $0.input.isSnapshot }) {
+        _ = try store.lockAgainstConcurrentRuns()
+      }
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
       let mirror = try makeMirror(store)
       var totals = LoadTotals()

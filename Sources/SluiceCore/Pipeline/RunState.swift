@@ -51,6 +51,17 @@ package struct RunState {
   /// What an incremental run decided about inputs, by their place: skipped (the content was
   /// held) or loaded again over other content under the same name.
   package private(set) var incremental: [Int: IncrementalNote] = [:]
+  /// The content this run loaded, by dataset, size and first 64 KiB's digest: each input's
+  /// whole digest and path, so an incremental input finds an earlier one of the same run
+  /// without a walk over all of them.
+  package private(set) var loadedContent: [LoadedContentKey: [(sha256: String, path: String)]] = [:]
+
+  package struct LoadedContentKey: Hashable {
+    var dataset: String
+    var size: Int64
+    var headSHA256: String
+  }
+
   /// How many inputs an incremental run skipped.
   package private(set) var skippedInputs = 0
   /// The rows a snapshot run deleted, per table (nil when it is not a snapshot).
@@ -116,6 +127,12 @@ package struct RunState {
         fingerprint: fingerprint?.text, sha256: digest.sha256, headSHA256: digest.headSHA256,
         recordsRead: counts.recordsRead, recordsLoaded: counts.statistics[Stage.load.ordinal].recordsOut,
         recordsRejected: counts.rejectedRecords, recordsSkipped: counts.statistics.map(\.skipped).reduce(0, +)))
+    if let fingerprint {
+      loadedContent[
+        LoadedContentKey(dataset: progress.dataset, size: fingerprint.size, headSHA256: digest.headSHA256),
+        default: []
+      ].append((digest.sha256, progress.input.path))
+    }
   }
 
   /// An incremental run did not read the input at `index`: the database already held its

@@ -92,11 +92,12 @@ public protocol Store: AnyObject {
   /// schema, and holds that until this transaction ends; false when the store needs no such lock
   /// (SQLite's write transaction already excludes every other writer).
   func lockMigrations() throws -> Bool
-  /// Waits (up to the busy timeout) until no other incremental run can be deciding about its
-  /// inputs from the input ledger, and holds that until this transaction ends, so two runs never
-  /// both load the same file; false when the store needs no such lock (SQLite's write
-  /// transaction already excludes every other writer).
-  func lockLedger() throws -> Bool
+  /// Waits (up to the busy timeout) until no other run that decides from what the database
+  /// holds — an incremental run (the input ledger) or a snapshot (which rows to delete) — is
+  /// running against the same tables, and holds that until this transaction ends, so two such
+  /// runs never interleave; false when the store needs no such lock (SQLite's write transaction
+  /// already excludes every other writer). One that waited in vain is the store's busy error.
+  func lockAgainstConcurrentRuns() throws -> Bool
   /// Undo marks inside the run's transaction, one record at a time.
   func makeSavepoints() throws -> any RecordSavepoints
   /// Records a run in the store's audit tables (`sluice_runs`, `sluice_rejects`), creating them
@@ -109,7 +110,7 @@ public protocol Store: AnyObject {
 
 extension Store {
   public func lockMigrations() throws -> Bool { false }
-  public func lockLedger() throws -> Bool { false }
+  public func lockAgainstConcurrentRuns() throws -> Bool { false }
   public func lockHoldersNote(describing target: DatabaseTarget) -> String { "" }
 }
 
