@@ -9,9 +9,10 @@ import Testing
   import Glibc
 #endif
 
-/// `kill -9` in the middle of an import into an existing database, at several points: what is
-/// left is exactly the old state or exactly the new one, never a mixture, the database passes
-/// `integrity_check`, and the next run succeeds. Which point each kill hits depends on the
+/// `kill -9` in the middle of an import into an existing database, at several points — a plain
+/// run, a snapshot (its deletes) and an incremental run (its ledger): what is left is exactly the
+/// old state or exactly the new one, never a mixture, the database passes `integrity_check`, and
+/// the next run succeeds. Which point each kill hits depends on the
 /// machine's speed; every outcome is checked the same way, so none is a timing assertion.
 @Suite("Fault injection: kill -9 mid-import", .tags(.slow))
 struct KillTests {
@@ -21,7 +22,8 @@ struct KillTests {
       """
       SELECT (SELECT count(*) || ':' || total(length(name) + length(color)) FROM fruits) || '/' ||
              (SELECT count(*) || ':' || total(length(title)) FROM recipes) || '/' ||
-             (SELECT count(*) FROM sluice_runs WHERE status = 'succeeded')
+             (SELECT count(*) FROM sluice_runs WHERE status = 'succeeded') || '/' ||
+             (SELECT count(*) FROM sluice_inputs)
       """)
     _ = try statement.step()
     return statement.columnText(0) ?? ""
@@ -51,7 +53,10 @@ struct KillTests {
     return try directory.write("fruits.ndjson", text)
   }
 
-  @Test func aKilledImportLeavesTheOldOrTheNewStateAndTheNextRunSucceeds() throws {
+  /// A plain run; a snapshot that deletes the 48 sample fruits the input lacks (their recipes
+  /// with them); an incremental run, whose ledger row commits with its rows.
+  @Test(arguments: [[], ["--snapshot", "--max-delete-rate", "1"], ["--incremental"]])
+  func aKilledImportLeavesTheOldOrTheNewStateAndTheNextRunSucceeds(_ mode: [String]) throws {
     let scratch = try TemporaryDirectory()
     let input = try makeInput(in: scratch, count: 6_000)
     let template = scratch.file("template.sqlite")
@@ -62,9 +67,8 @@ struct KillTests {
     let reference = scratch.file("reference.sqlite")
     try FileManager.default.copyItem(atPath: template, toPath: reference)
     let started = Date()
-    let complete = try SluiceBinary.run([
-      "run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", reference,
-    ])
+    let complete = try SluiceBinary.run(
+      ["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", reference] + mode)
     #expect(complete.status == 0, "\(complete.stderr)")
     // The kills land at shares of what a complete import took here: from the start-up (a few
     // ms) through the load to the commit, and one after it, on a fast machine or a slow one.
@@ -77,9 +81,8 @@ struct KillTests {
       let delay = max(share * duration, 0.005)
       let database = scratch.file("killed-\(attempt).sqlite")
       try FileManager.default.copyItem(atPath: template, toPath: database)
-      let process = try SluiceBinary.start([
-        "run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database,
-      ])
+      let process = try SluiceBinary.start(
+        ["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database] + mode)
       usleep(useconds_t(delay * 1_000_000))
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
@@ -97,9 +100,8 @@ struct KillTests {
       }
       #expect(try integrity(database) == "ok")
 
-      let rerun = try SluiceBinary.run([
-        "run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database,
-      ])
+      let rerun = try SluiceBinary.run(
+        ["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database] + mode)
       #expect(rerun.status == 0, "\(rerun.stderr)")
       let after = try fingerprint(database)
       // The re-run adds its own audit row; the data equals a complete import's.
