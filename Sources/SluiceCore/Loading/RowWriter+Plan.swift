@@ -32,7 +32,8 @@ extension RowWriter {
     /// Other tables reference this one, or it takes patches: its keys are looked up and cached.
     private(set) var isTracked = false
     var lookup: (any StoreStatement)?
-    var known = Set<DatabaseValue>()
+    /// Keys known to exist, the most recently used within a bound (`RowWriter.keyCacheGeneration`).
+    var known = KeyCache(generationLimit: RowWriter.keyCacheGeneration)
     var wanted = Set<DatabaseValue>()
     /// Keys this batch wanted that the table lacked: a record of the batch may still write them.
     var missing = Set<DatabaseValue>()

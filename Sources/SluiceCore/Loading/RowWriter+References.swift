@@ -3,12 +3,9 @@ extension RowWriter {
   // looked up in a few queries before the batch is written; each record's references are
   // then resolved from the caches.
 
-  /// Starts a batch: forgets cached keys of tables whose cache is full.
+  /// Starts a batch: forgets which keys the previous batch found missing.
   func beginBatch() {
-    for plan in plans where plan.isTracked {
-      if plan.known.count > Self.keyCacheLimit { plan.known.removeAll(keepingCapacity: true) }
-      plan.missing.removeAll(keepingCapacity: true)
-    }
+    for plan in plans where plan.isTracked { plan.missing.removeAll(keepingCapacity: true) }
   }
 
   /// Forgets the rows the shared-row cache remembers writing: another writer (a bulk one) wrote

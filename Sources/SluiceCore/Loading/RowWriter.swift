@@ -21,8 +21,10 @@ package final class RowWriter {
     var warnings: [Issue]
   }
 
-  /// How many keys of a referenced table the writer remembers, and rows of a shared table.
-  static var keyCacheLimit: Int { 65_536 }
+  /// How many keys of a referenced table a generation of its key cache holds (`KeyCache`: at
+  /// most twice as many are kept, ~6 MiB a generation for short text keys), and how many rows of
+  /// a shared table the writer remembers.
+  static var keyCacheGeneration: Int { 131_072 }
   static var rowCacheLimit: Int { 65_536 }
   /// Keys per look-up query.
   static var lookupChunk: Int { 100 }

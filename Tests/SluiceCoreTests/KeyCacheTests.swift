@@ -1,0 +1,43 @@
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
+
+/// The referenced keys' cache: bounded, the most recently used kept, never emptied whole.
+@Suite("Key cache: two generations, least recently used out")
+struct KeyCacheTests {
+  private func key(_ number: Int) -> DatabaseValue { .text("dev-\(number)") }
+
+  @Test func aWorkingSetThatFitsAGenerationStaysWhole() {
+    var cache = KeyCache(generationLimit: 1_000)
+    for number in 0..<900 { cache.insert(key(number)) }
+    // Uniform use of the 900 keys, many times over: every one is still known.
+    for round in 0..<5 {
+      for number in 0..<900 { #expect(cache.contains(key((number * 7 + round) % 900))) }
+    }
+    #expect(cache.count == 900)
+  }
+
+  @Test func itHoldsAtMostTwoGenerationsAndForgetsWhatWasNotUsed() {
+    var cache = KeyCache(generationLimit: 100)
+    for number in 0..<1_000 {
+      cache.insert(key(number))
+      #expect(cache.count <= 200)
+    }
+    // The last 100 inserted are recent or older; the first are gone.
+    #expect(cache.contains(key(999)))
+    #expect(cache.contains(key(901)))
+    #expect(!cache.contains(key(0)))
+    #expect(!cache.contains(key(750)))
+  }
+
+  @Test func aKeyUsedInTheOlderGenerationSurvivesTheNextAging() {
+    var cache = KeyCache(generationLimit: 10)
+    for number in 0..<10 { cache.insert(key(number)) }  // ages: 0…9 are the older generation
+    #expect(cache.contains(key(3)))  // used: moves to the recent generation
+    for number in 10..<19 { cache.insert(key(number)) }  // the recent one fills and ages again
+    #expect(cache.contains(key(3)))
+    #expect(!cache.contains(key(4)))  // not used since it aged twice
+    cache.removeAll()
+    #expect(cache.count == 0 && !cache.contains(key(3)))
+  }
+}
