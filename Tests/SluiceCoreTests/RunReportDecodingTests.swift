@@ -61,7 +61,7 @@ struct RunReportDecodingTests {
     var object = try Self.object("16c76ec-fruits-lenient.json")
     for key in [
       "mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign", "parallel",
-      "inputsOmitted", "duplicateKeys", "inputsSkipped",
+      "inputsOmitted", "duplicateKeys", "inputsSkipped", "rowsDeleted",
     ] {
       object.removeValue(forKey: key)
     }
@@ -76,6 +76,7 @@ struct RunReportDecodingTests {
     #expect(report.inputsOmitted == nil)
     #expect(report.duplicateKeys == nil)
     #expect(report.inputsSkipped == nil)
+    #expect(report.rowsDeleted == nil)
     #expect(report.inputs.allSatisfy { $0.sha256 == nil && $0.skipped == nil && $0.changedSinceRunId == nil })
   }
 
@@ -92,6 +93,7 @@ struct RunReportDecodingTests {
     report.inputsOmitted = omitted
     report.duplicateKeys = ["orders": 3, "messages": 255]
     report.inputsSkipped = 1
+    report.rowsDeleted = ["orders": 2, "order_items": 5]
     report.inputs[0].sha256 = String(repeating: "ab", count: 32)
     report.inputs[0].skipped = .init(reason: .sameContent, loadedByRunId: 4, loadedAs: "/drops/a.json")
     report.inputs[0].changedSinceRunId = 3

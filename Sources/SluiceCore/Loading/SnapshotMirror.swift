@@ -48,7 +48,8 @@ package final class SnapshotMirror {
         "k\(index) \(dialect.typeName(table.columns[column].type))"
       }
       let keys = columns.indices.map { "k\($0)" }.joined(separator: ", ")
-      try store.execute("DROP TABLE IF EXISTS \(seen)")
+      // A run's connection is its own: no temporary table of this name exists yet (and an
+      // unqualified DROP could reach a table of the user's of the same name).
       try store.execute(
         "CREATE TEMPORARY TABLE \(seen) (\(definitions.joined(separator: ", ")), PRIMARY KEY (\(keys)))")
       mirrored.append(Mirrored(table: table, serial: table.serial, keyColumns: columns, seen: seen))
