@@ -65,6 +65,11 @@ struct ParallelCommandTests {
     let tables = ["fruits", "recipes", "orders", "devices"]
     #expect(try schema.rows(of: tables) == serialSchema.rows(of: tables))
     #expect(try schema.rows(of: tables).count("orders") > 0)
+    // The input ledger of a parallel run is the serial run's: a row per input, in input order,
+    // with the same digests and counts.
+    let ledger = "SELECT position, dataset, status, sha256, records_read, records_loaded FROM sluice_inputs"
+    #expect(try schema.rows(of: ["sluice_inputs"]).count("sluice_inputs") == 3)
+    #expect(try ledgerRows(schema, ledger) == ledgerRows(serialSchema, ledger))
     // The ordered commit, forced as the tests force it, loads the same.
     let ordered = PostgreSQLSchema()
     let third = try run(
@@ -75,6 +80,15 @@ struct ParallelCommandTests {
     #expect(third.status == 0, "\(third.stderr)")
     #expect(third.stderr.contains("parallel: 3 lanes over 3 connections, ordered commit"))
     #expect(try ordered.rows(of: tables) == serialSchema.rows(of: tables))
+  }
+
+  private func ledgerRows(_ schema: PostgreSQLSchema, _ query: String) throws -> [String] {
+    let statement = try schema.connect().prepare(query + " ORDER BY position")
+    var rows: [String] = []
+    while try statement.step() {
+      rows.append((0..<6).map { "\(statement.columnValue(Int32($0)).map { "\($0)" } ?? "NULL")" }.joined(separator: "|"))
+    }
+    return rows
   }
 
   @Test func aStrictFailureExitsWith65AndTheSerialRunsReason() throws {
