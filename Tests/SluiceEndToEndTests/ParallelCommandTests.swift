@@ -86,7 +86,8 @@ struct ParallelCommandTests {
     let statement = try schema.connect().prepare(query + " ORDER BY position")
     var rows: [String] = []
     while try statement.step() {
-      rows.append((0..<6).map { "\(statement.columnValue(Int32($0)).map { "\($0)" } ?? "NULL")" }.joined(separator: "|"))
+      rows.append(
+        (0..<6).map { "\(statement.columnValue(Int32($0)).map { "\($0)" } ?? "NULL")" }.joined(separator: "|"))
     }
     return rows
   }
