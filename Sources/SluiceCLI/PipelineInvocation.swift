@@ -59,6 +59,13 @@ struct PipelineInvocation {
       inputDirectory: inputDirectory, drivers: context.drivers, database: database
     ).applying(parsed.values)
     configuration.mode = command.runMode
+    if command.runMode == .validate {
+      configuration.checksDatabase = parsed.values["db"] != nil
+      for option in ["db-schema", "connect-timeout", "on-conflict", "busy-timeout"]
+      where parsed.values[option] != nil && !configuration.checksDatabase {
+        throw UsageError("--\(option) applies to validate with --db (the database to check references against)")
+      }
+    }
     configuration.failsOnWarnings = parsed.flags.contains("fail-on-warnings")
     if parsed.flags.contains("count-rows") { configuration.countsTableRows = true }
     if parsed.flags.contains("incremental") {

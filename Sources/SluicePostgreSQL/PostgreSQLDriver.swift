@@ -60,6 +60,19 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver, KeySpil
     try connect(target, lockTimeoutMilliseconds: busyTimeoutMilliseconds)
   }
 
+  /// A read-only session (`default_transaction_read_only`) in one `READ ONLY`, `REPEATABLE
+  /// READ` transaction: every query sees the same snapshot, and none can write.
+  public func openForReading(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store {
+    let store = try connect(target, lockTimeoutMilliseconds: busyTimeoutMilliseconds)
+    do {
+      try store.execute("SET default_transaction_read_only TO on")
+      try store.execute("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    } catch let error as PostgreSQLError {
+      throw StoreOpenError(kind: .unreachable, message: "cannot read \(target.description): \(error.message)")
+    }
+    return store
+  }
+
   /// A connection for a run; one that fails names the server by host, port and database.
   func connect(_ target: DatabaseTarget, lockTimeoutMilliseconds: Int32) throws(StoreOpenError) -> PostgreSQLStore {
     do {

@@ -56,6 +56,30 @@ public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
     }
   }
 
+  /// `mode=ro` (and immutable for an idle WAL database, as `sluice runs` reads it), in a
+  /// deferred transaction whose first read fixes the state it sees.
+  public func openForReading(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store {
+    let path = target.location
+    var status = stat()
+    guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+      throw StoreOpenError(kind: .missing, message: "cannot read database \(path): no such database file")
+    }
+    do {
+      let connection = try SQLiteConnection(
+        path: path,
+        options: .init(
+          readOnly: true, create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+          immutable: SQLiteRunHistory.isIdleWALDatabase(path)))
+      try connection.execute("BEGIN")
+      _ = try connection.scalarInt("SELECT count(*) FROM sqlite_schema")
+      return connection
+    } catch let error as SQLiteError where error.failure == .busy {
+      throw error
+    } catch let error as SQLiteError {
+      throw StoreOpenError(kind: .unreachable, message: "cannot read database \(path): \(error.message)")
+    }
+  }
+
   public func openHistory(_ target: DatabaseTarget) throws -> any RunHistory {
     try SQLiteRunHistory(path: target.location)
   }

@@ -65,6 +65,9 @@ public struct PipelineConfiguration: Sendable {
   /// For fault-injection tests: called at each point of a parallel run's commit with the
   /// backend process ids of its connections (the coordinating one first, then each lane's).
   package var laneCommitHook: (@Sendable (LaneCommitPoint, [Int32]) -> Void)?
+  /// A validate run that also checks what needs the database (`validate --db`): orphans, and
+  /// keys already there under `--on-conflict fail`, on a connection that only reads.
+  public var checksDatabase = false
   /// Whether an incremental input whose path the ledger knows with other content is loaded
   /// again (`--reload-changed`) rather than refusing the run (exit 65).
   public var reloadsChanged = false

@@ -77,11 +77,19 @@ package struct PipelineRunner: Sendable {
       }
       missingInputs = try checkInputsExist(state: &run)
       if configuration.isDryRun {
+        // `validate --db`: one read-only connection for the run's checks, never `opened.store`
+        // (a failed run records itself there, and this one may not write).
+        let check = try configuration.checksDatabase ? openForChecks() : nil
         for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
           try read(source, index: index, state: &run) { reader, loop, state in
-            try loop.validate(reader, state: &state)
+            try loop.validate(reader, check: check, state: &state)
             return [:]
           }
+        }
+        if let check {
+          var totals = LoadTotals()
+          totals.add(check.lookups)
+          run.loadTotals = totals
         }
         try run.finishDryRun()
       } else if let plan = lanePlan, let driver = configuration.database.driver as? any ParallelLoadingDriver {
@@ -410,6 +418,7 @@ package struct PipelineRunner: Sendable {
     report.duplicateKeys = run.ledger.duplicateKeys.isEmpty ? nil : run.ledger.duplicateKeys
     report.inputsSkipped = run.skippedInputs > 0 ? run.skippedInputs : nil
     report.rowsDeleted = run.rowsDeleted
+    run.loadTotals?.fill(&report)
     return report
   }
 
@@ -484,8 +493,22 @@ package struct PipelineRunner: Sendable {
       switch error.kind {
       case .cannotCreate: throw OutputError(kind: .cannotCreate, message: error.message)
       case .unreachable: throw RunAbort(failure: .init(kind: .io, message: error.message))
+      case .missing: throw RunAbort(failure: .init(kind: .inputMissing, message: error.message))
       }
     }
+  }
+
+  /// The reference checks of `validate --db`, over a connection that only reads.
+  private func openForChecks() throws -> ReferenceCheck {
+    let store: any Store
+    do {
+      store = try configuration.database.driver.openForReading(
+        configuration.database, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+    } catch let error as StoreOpenError {
+      let kind: RunReport.Failure.Kind = error.kind == .missing ? .inputMissing : .io
+      throw RunAbort(failure: .init(kind: kind, message: error.message))
+    }
+    return try ReferenceCheck(store: store, schema: schema, conflict: configuration.conflict)
   }
 
   package func countRows(_ store: some Store) -> [String: Int] {

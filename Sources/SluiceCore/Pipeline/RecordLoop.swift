@@ -18,9 +18,32 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   /// size, so a writer slower than the decoder catches up by taking what queued meanwhile.
   static var bulkRecords: Int { 4096 }
 
-  /// Runs the reader to its end through every stage but the writes (a validate run).
-  func validate(_ reader: any RecordReader, state: inout RunState) throws {
-    try consume(reader, state: &state, beforeBatch: { _, _ in }, load: { _, _, _ in true })
+  /// Runs the reader to its end through every stage but the writes (a validate run); with
+  /// `check` (`validate --db`), the load stage's checks that need the database too.
+  func validate(_ reader: any RecordReader, check: ReferenceCheck?, state: inout RunState) throws {
+    guard let check else {
+      try consume(reader, state: &state, beforeBatch: { _, _ in }, load: { _, _, _ in true })
+      return
+    }
+    try consume(
+      reader, state: &state,
+      beforeBatch: { batch, state in
+        var mark = Stopwatch.now()
+        defer { state.ledger.lap(.load, from: &mark) }
+        try check.begin(batch.compactMap { if case .load(let rows) = $0.verdict { rows } else { nil } })
+      },
+      load: { rows, item, state in
+        switch check.check(rows, at: item.location) {
+        case .written(_, let warnings):
+          state.ledger.count(.load, passed: true, kept: false)
+          state.ledger.note(warnings: warnings, coercions: 0)
+          return true
+        case .rejected(let issues):
+          state.ledger.count(.load, passed: false)
+          try state.reject(issues, raw: item.raw, record: item.location)
+          return false
+        }
+      })
   }
 
   /// Runs the reader to its end, writing each record's rows through `loader` (which writes a
@@ -136,6 +159,6 @@ struct RecordLoop<D: Dataset>: RecordLoading {
 /// A record loop with its dataset's types erased (`AnyDataset` makes one), so a run can read
 /// inputs of different datasets in turn.
 package protocol RecordLoading {
-  func validate(_ reader: any RecordReader, state: inout RunState) throws
+  func validate(_ reader: any RecordReader, check: ReferenceCheck?, state: inout RunState) throws
   func load(_ reader: any RecordReader, loader: BatchLoader, state: inout RunState) throws
 }

@@ -66,6 +66,8 @@ package struct RunState {
   package private(set) var skippedInputs = 0
   /// The rows a snapshot run deleted, per table (nil when it is not a snapshot).
   package var rowsDeleted: [String: Int]?
+  /// What a validate run's checks against the database looked up (`validate --db`).
+  package var loadTotals: LoadTotals?
 
   /// An incremental run's decision about one input, for its report section.
   package struct IncrementalNote: Sendable {

@@ -36,6 +36,10 @@ public protocol StoreDriver: Sendable {
   func openForRun(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store
   /// Opens the audit trail for reading only (`sluice runs`); throws `RunHistoryError`.
   func openHistory(_ target: DatabaseTarget) throws -> any RunHistory
+  /// Opens an existing database for reading only, inside a read-only transaction that sees one
+  /// state of it throughout (`validate --db`): nothing can be created, changed or locked for
+  /// writing. Throws `StoreOpenError` when it cannot.
+  func openForReading(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store
 }
 
 extension StoreDriver {
@@ -44,6 +48,9 @@ extension StoreDriver {
   public var schemaNameLimit: Int? { nil }
   public var connectsToServer: Bool { false }
   public func files(at location: String) -> [(role: String, path: String)] { [] }
+  public func openForReading(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store {
+    throw StoreOpenError(kind: .unreachable, message: "\(name) databases cannot be opened for reading only")
+  }
 }
 
 /// How surely a driver takes a database's name (`StoreDriver.claim`).
@@ -133,6 +140,8 @@ public struct StoreOpenError: Error, Sendable, CustomStringConvertible {
   public enum Kind: Sendable {
     case cannotCreate
     case unreachable
+    /// A database that must exist (one opened for reading only) is not there.
+    case missing
   }
   public var kind: Kind
   public var message: String
