@@ -42,11 +42,14 @@ let package = Package(
       pkgConfig: "libpq",
       providers: [.apt(["libpq-dev"])]
     ),
+    // SHA-256 blocks on the CPU's SHA extensions (x86-64), for the input ledger's digest; the
+    // engine's Swift compression serves every other CPU.
+    .target(name: "CSHA256"),
     // The engine: stages, policies, reports, the table model and the store protocols. It knows
     // no dataset and no database library.
     .target(
       name: "SluiceCore",
-      dependencies: ["CZlib", "CLibXML2"]
+      dependencies: ["CZlib", "CLibXML2", "CSHA256"]
     ),
     // The SQLite driver: a file, one writer, the run in one transaction.
     .target(

@@ -5,7 +5,8 @@ import Testing
 @_spi(Internals) @testable import SluiceCore
 
 /// SHA-256 as the input ledger computes it: FIPS 180-4's examples, every way of cutting the
-/// input into pieces, and coreutils' `sha256sum` on real files, gzip included.
+/// input into pieces, and coreutils' `sha256sum` on real files, gzip included — through the
+/// Swift compression and, where the CPU has them, the SHA extensions (`CSHA256`), alike.
 @Suite("SHA-256 of inputs")
 struct SHA256Tests {
   @Test(arguments: [
@@ -22,14 +23,33 @@ struct SHA256Tests {
   ])
   func theStandardsExamples(message: String, digest: String) {
     #expect(SHA256.hex(of: Array(message.utf8)) == digest)
+    for accelerated in [false, true] {
+      let hasher = SHA256(accelerated: accelerated)
+      hasher.update(Array(message.utf8))
+      #expect(SHA256.hex(hasher.finish()) == digest, "accelerated: \(accelerated)")
+    }
   }
 
-  @Test func aMillionAs() {
-    let hasher = SHA256()
+  @Test(arguments: [false, true])
+  func aMillionAs(accelerated: Bool) {
+    let hasher = SHA256(accelerated: accelerated)
     let block = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
     for _ in 0..<1000 { block.withUnsafeBytes { hasher.update($0) } }
     #expect(SHA256.hex(hasher.finish()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     #expect(hasher.byteCount == 1_000_000)
+  }
+
+  /// The two compressions agree on every length up to a few blocks, on bytes of every value.
+  @Test func theSwiftAndTheCPUsCompressionAgree() {
+    var generator = SystemRandomNumberGenerator()
+    for length in 0..<300 {
+      let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      let portable = SHA256(accelerated: false)
+      portable.update(bytes)
+      let fast = SHA256(accelerated: true)
+      fast.update(bytes)
+      #expect(portable.finish() == fast.finish(), "length \(length)")
+    }
   }
 
   /// Lengths around the padding's edges (55, 56, 63, 64, 65 bytes), fed whole and in pieces of
@@ -39,7 +59,7 @@ struct SHA256Tests {
       let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
       let whole = SHA256.hex(of: bytes)
       for piece in 1...70 {
-        let hasher = SHA256()
+        let hasher = SHA256(accelerated: piece % 2 == 0)
         var start = 0
         while start < bytes.count {
           let end = min(start + piece, bytes.count)
