@@ -61,6 +61,16 @@ struct PipelineInvocation {
     configuration.mode = command.runMode
     if command.runMode == .validate {
       configuration.checksDatabase = parsed.values["db"] != nil
+      if let baseline = parsed.values["baseline"] {
+        guard !configuration.hasSeveralInputs else {
+          throw UsageError(
+            "--baseline describes one dump; \(specPath) reads \(configuration.inputs.count) inputs: validate each against its own"
+          )
+        }
+        configuration.baselinePath = PipelineConfiguration.absolute(baseline)
+      } else if parsed.flags.contains("fail-on-drift") {
+        throw UsageError("--fail-on-drift applies to validate with --baseline FILE")
+      }
       for option in ["db-schema", "connect-timeout", "on-conflict", "busy-timeout"]
       where parsed.values[option] != nil && !configuration.checksDatabase {
         throw UsageError("--\(option) applies to validate with --db (the database to check references against)")
@@ -160,6 +170,11 @@ struct PipelineInvocation {
     if status == ExitCode.committedButOutputFailed {
       printError(
         "sluice: the data was committed to \(configuration.databaseDescription); only the output(s) above were lost")
+    }
+    let drifted = report.baselineChanges?.filter { $0.impact == .nonBreaking }.count ?? 0
+    if status == ExitCode.success && drifted > 0 && parsed.flags.contains("fail-on-drift") {
+      printError("sluice: \(drifted) non-breaking change(s) from the baseline (exit 1: --fail-on-drift)")
+      status = ExitCode.rejectsFound
     }
     let rejected = report.stages.map(\.rejected).reduce(0, +)
     if status == ExitCode.success && report.committed && rejected > 0 && parsed.flags.contains("fail-on-rejects") {

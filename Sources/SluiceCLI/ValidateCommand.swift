@@ -9,9 +9,9 @@ struct ValidateCommand: PipelineSubcommand {
   static let writesDatabase = false
   static let valueOptions: Set<String> = [
     "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "rejects", "db", "db-schema",
-    "connect-timeout", "on-conflict", "busy-timeout",
+    "connect-timeout", "on-conflict", "busy-timeout", "baseline",
   ]
-  static let flags: Set<String> = ["fail-on-warnings"]
+  static let flags: Set<String> = ["fail-on-warnings", "fail-on-drift"]
 
   static let help = makeHelp(
     usage: "sluice validate PIPELINE.json [options]",
@@ -32,6 +32,12 @@ struct ValidateCommand: PipelineSubcommand {
                                  with --db: fail reports keys the database already holds
           --db-schema NAME, --connect-timeout SECONDS, --busy-timeout SECONDS
                                  with --db, as for run
+          --baseline FILE        compare the input, inspected whole, with a saved
+                                 'sluice inspect --all --json' of an earlier dump: a breaking
+                                 change (a required field gone, a type changed or narrowed,
+                                 null where there was none, the records moved) exits 65
+          --fail-on-drift        with --baseline: a non-breaking change (a new field, integers
+                                 widened to numbers) exits 1
       """)
 
   var invocation: PipelineInvocation

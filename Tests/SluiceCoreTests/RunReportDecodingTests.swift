@@ -61,7 +61,7 @@ struct RunReportDecodingTests {
     var object = try Self.object("16c76ec-fruits-lenient.json")
     for key in [
       "mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign", "parallel",
-      "inputsOmitted", "duplicateKeys", "inputsSkipped", "rowsDeleted",
+      "inputsOmitted", "duplicateKeys", "inputsSkipped", "rowsDeleted", "baselineChanges",
     ] {
       object.removeValue(forKey: key)
     }
@@ -77,6 +77,7 @@ struct RunReportDecodingTests {
     #expect(report.duplicateKeys == nil)
     #expect(report.inputsSkipped == nil)
     #expect(report.rowsDeleted == nil)
+    #expect(report.baselineChanges == nil)
     #expect(report.inputs.allSatisfy { $0.sha256 == nil && $0.skipped == nil && $0.changedSinceRunId == nil })
   }
 
@@ -94,6 +95,9 @@ struct RunReportDecodingTests {
     report.duplicateKeys = ["orders": 3, "messages": 255]
     report.inputsSkipped = 1
     report.rowsDeleted = ["orders": 2, "order_items": 5]
+    report.baselineChanges = [
+      .init(impact: .breaking, kind: "typeChanged", path: "price", message: "was integer; tonight also string")
+    ]
     report.inputs[0].sha256 = String(repeating: "ab", count: 32)
     report.inputs[0].skipped = .init(reason: .sameContent, loadedByRunId: 4, loadedAs: "/drops/a.json")
     report.inputs[0].changedSinceRunId = 3

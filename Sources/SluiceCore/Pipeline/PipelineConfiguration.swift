@@ -68,6 +68,9 @@ public struct PipelineConfiguration: Sendable {
   /// A validate run that also checks what needs the database (`validate --db`): orphans, and
   /// keys already there under `--on-conflict fail`, on a connection that only reads.
   public var checksDatabase = false
+  /// A validate run's baseline (`--baseline`): a saved `inspect --json` of the dump its input is
+  /// compared with, field by field (`BaselineDrift`).
+  public var baselinePath: String?
   /// Whether an incremental input whose path the ledger knows with other content is loaded
   /// again (`--reload-changed`) rather than refusing the run (exit 65).
   public var reloadsChanged = false

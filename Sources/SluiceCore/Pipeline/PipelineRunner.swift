@@ -91,7 +91,21 @@ package struct PipelineRunner: Sendable {
           totals.add(check.lookups)
           run.loadTotals = totals
         }
-        try run.finishDryRun()
+        if let baseline = configuration.baselinePath {
+          run.baselineChanges = try compare(with: baseline)
+        }
+        let breaking = run.baselineChanges?.filter { $0.impact == .breaking } ?? []
+        let drift =
+          breaking.isEmpty
+          ? nil
+          : "the input drifted from the baseline in \(breaking.count) breaking way(s): \(breaking.prefix(3).map(\.description).joined(separator: "; "))\(breaking.count > 3 ? "; …" : "")"
+        do {
+          try run.finishDryRun()
+        } catch var abort as RunAbort {
+          if let drift { abort.failure.message += "; \(drift)" }
+          throw abort
+        }
+        if let drift { throw RunAbort(failure: .init(kind: .data, message: drift)) }
       } else if let plan = lanePlan, let driver = configuration.database.driver as? any ParallelLoadingDriver {
         committed = try driver.loadInLanes(self, plan: plan, outputs: outputs, state: &run, opened: &opened)
       } else {
@@ -419,6 +433,7 @@ package struct PipelineRunner: Sendable {
     report.inputsSkipped = run.skippedInputs > 0 ? run.skippedInputs : nil
     report.rowsDeleted = run.rowsDeleted
     run.loadTotals?.fill(&report)
+    report.baselineChanges = run.baselineChanges
     return report
   }
 
@@ -495,6 +510,25 @@ package struct PipelineRunner: Sendable {
       case .unreachable: throw RunAbort(failure: .init(kind: .io, message: error.message))
       case .missing: throw RunAbort(failure: .init(kind: .inputMissing, message: error.message))
       }
+    }
+  }
+
+  /// The input, inspected whole in its format and record path, against the baseline at `path`.
+  private func compare(with path: String) throws -> [BaselineChange] {
+    let baseline: InspectionBaseline
+    do {
+      baseline = try InspectionBaseline.read(path)
+    } catch {
+      throw RunAbort(failure: .init(kind: .data, message: error.description))
+    }
+    let input = inputs[0].input
+    do {
+      let current = try Inspector.inspect(
+        path: input.path, options: InspectOptions(format: input.format, recordPath: input.recordPath, sampleSize: nil))
+      return BaselineDrift.changes(from: baseline, to: current)
+    } catch let error as InspectionError {
+      throw RunAbort(
+        failure: .init(kind: .data, message: "\(input.path) cannot be compared with the baseline: \(error)"))
     }
   }
 

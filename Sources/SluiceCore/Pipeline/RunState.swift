@@ -68,6 +68,8 @@ package struct RunState {
   package var rowsDeleted: [String: Int]?
   /// What a validate run's checks against the database looked up (`validate --db`).
   package var loadTotals: LoadTotals?
+  /// How tonight's input differs from a validate run's baseline (`--baseline`).
+  package var baselineChanges: [BaselineChange]?
 
   /// An incremental run's decision about one input, for its report section.
   package struct IncrementalNote: Sendable {

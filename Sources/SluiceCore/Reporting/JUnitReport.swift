@@ -43,6 +43,28 @@ package enum JUnitReport {
       }
       cases.append(element + "    </testcase>")
     }
+    if let changes = report.baselineChanges {
+      // One test case per difference from the baseline: a breaking one fails, a non-breaking
+      // one passes and says what it is; none at all is one passing case.
+      let classname = escape("\(report.dataset).baseline")
+      if changes.isEmpty {
+        cases.append("    <testcase classname=\"\(classname)\" name=\"no drift from the baseline\"/>")
+      }
+      for change in changes {
+        let name = escape("\(change.kind)\(change.path.isEmpty ? "" : " \(change.path)")")
+        if change.impact == .breaking {
+          failures += 1
+          cases.append(
+            "    <testcase classname=\"\(classname)\" name=\"\(name)\">\n"
+              + "      <failure message=\"\(escape(change.message))\" type=\"breaking\">\(escape(change.description))</failure>\n"
+              + "    </testcase>")
+        } else {
+          cases.append(
+            "    <testcase classname=\"\(classname)\" name=\"\(name)\">\n"
+              + "      <system-out>\(escape(change.description))</system-out>\n    </testcase>")
+        }
+      }
+    }
     if let failure = report.failure, failure.kind != .data {
       errors += 1
       cases.append(

@@ -95,6 +95,16 @@ extension RunReport {
       lines.append(
         "  bulk batches: " + (tables + ["\(bulkWrites.rowByRow) row by row"]).joined(separator: "; "))
     }
+    if let baselineChanges {
+      let breaking = baselineChanges.filter { $0.impact == .breaking }.count
+      lines.append(
+        "  baseline: \(baselineChanges.isEmpty ? "no drift" : "\(breaking) breaking, \(baselineChanges.count - breaking) non-breaking change(s)")"
+      )
+      let ordered =
+        baselineChanges.filter { $0.impact == .breaking } + baselineChanges.filter { $0.impact != .breaking }
+      for change in ordered.prefix(maxIssues) { lines.append("    \(change)") }
+      if ordered.count > maxIssues { lines.append("    … \(ordered.count - maxIssues) more (see the JSON report)") }
+    }
     if let rowsDeleted {
       lines.append(
         "  snapshot: deleted "

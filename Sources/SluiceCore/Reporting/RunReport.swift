@@ -237,6 +237,9 @@ public struct RunReport: Sendable, Codable {
   /// The rows a snapshot run deleted because their keys were not in its input, per table (the
   /// top-level tables' and those whose rows went with them); nil when the run is no snapshot.
   public var rowsDeleted: [String: Int]? = nil
+  /// How a validate run's input differs from its baseline (`--baseline`), breaking changes
+  /// first; nil without a baseline, empty when nothing changed.
+  public var baselineChanges: [BaselineChange]? = nil
   /// Rows this run wrote, per table.
   public var rowsWritten: [String: Int]
   /// The keys of referenced tables (and of patched rows) the run looked up in the database,
