@@ -20,7 +20,8 @@ extension RunReport {
     case reportVersion, mode, pipeline, dataset, policy, conflict, database, status, failure, startedAt
     case finishedAt, durationSeconds, peakMemoryBytes, input, inputs, stages, issueCounts, issueSampleLimit
     case issues, checks, drift, coercions, skippedByDesign, quarantined, rowsWritten, referenceLookups, tableRows
-    case bulkWrites, committed, outputErrors, parallel, inputsOmitted, duplicateKeys, inputsSkipped, rowsDeleted, baselineChanges
+    case bulkWrites, committed, outputErrors, parallel, inputsOmitted, duplicateKeys, inputsSkipped, rowsDeleted
+    case baselineChanges
   }
 
   public init(from decoder: any Decoder) throws {
