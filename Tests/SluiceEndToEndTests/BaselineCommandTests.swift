@@ -76,8 +76,12 @@ struct BaselineCommandTests {
       if index == 0 { fruit["name"] = NSNull() }  // never null before
       if index == 1 { fruit.removeValue(forKey: "color") }  // in every fruit before
     }
-    let (result, report, junit) = try validate(input, ["--policy", "lenient"])
+    let html = scratch.file("report.html")
+    let (result, report, junit) = try validate(input, ["--policy", "lenient", "--html", html])
     #expect(result.status == 65, "\(result.stderr)")
+    let page = try String(contentsOfFile: html, encoding: .utf8)
+    #expect(page.contains("<p>2 breaking, 0 non-breaking change(s) from the baseline.</p>"), "\(page)")
+    #expect(page.contains("<td>breaking</td><td><code>nullAppeared</code></td><td><code>name</code></td>"))
     let breaking = report.baselineChanges?.filter { $0.impact == .breaking }.map { "\($0.kind) \($0.path)" }
     #expect(breaking?.sorted() == ["nullAppeared name", "requiredFieldMissing color"])
     // The records that broke the contract fail it too; the drift is named beside them.

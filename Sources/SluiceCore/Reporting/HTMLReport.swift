@@ -20,6 +20,7 @@ package enum HTMLReport {
     var sections = [header(report), overview(report), funnelSection(report), issuesSection(report)]
     if !report.issues.isEmpty { sections.append(firstIssuesSection(report)) }
     sections.append(driftSection(report))
+    if let changes = report.baselineChanges { sections.append(baselineSection(changes)) }
     sections.append(tablesSection(report))
     if report.inputCount > 1 { sections.append(inputsSection(report)) }
     if !report.checks.isEmpty { sections.append(checksSection(report)) }
@@ -339,6 +340,37 @@ package enum HTMLReport {
       <div class="grid">
       \(parts.joined(separator: "\n"))
       </div>\(other)
+      </section>
+      """
+  }
+
+  /// A validate run's differences from its baseline (`--baseline`), breaking ones first.
+  static func baselineSection(_ changes: [BaselineChange]) -> String {
+    guard !changes.isEmpty else {
+      return """
+        <section id="baseline">
+        <h2>Baseline</h2>
+        <p class="none">No drift from the baseline.</p>
+        </section>
+        """
+    }
+    let ordered = changes.filter { $0.impact == .breaking } + changes.filter { $0.impact != .breaking }
+    let rows = ordered.map { change in
+      "<tr><td>\(escape(change.impact.rawValue))</td><td><code>\(escape(change.kind))</code></td>"
+        + "<td><code>\(escape(change.path.isEmpty ? "(the records)" : change.path))</code></td>"
+        + "<td>\(escape(change.message))</td></tr>"
+    }
+    let breaking = changes.filter { $0.impact == .breaking }.count
+    return """
+      <section id="baseline">
+      <h2>Baseline</h2>
+      <p>\(breaking) breaking, \(changes.count - breaking) non-breaking change(s) from the baseline.</p>
+      <table>
+      <thead><tr><th scope="col">impact</th><th scope="col">change</th><th scope="col">field path</th><th scope="col">what</th></tr></thead>
+      <tbody>
+      \(rows.joined(separator: "\n"))
+      </tbody>
+      </table>
       </section>
       """
   }
