@@ -16,8 +16,11 @@ import Testing
 /// machine's speed; every outcome is checked the same way, so none is a timing assertion.
 @Suite("Fault injection: kill -9 mid-import", .tags(.slow))
 struct KillTests {
+  /// The state a database holds. Opened for writing, as the next run would open it: a run killed
+  /// mid-transaction leaves a hot journal, which only a connection that may write rolls back (a
+  /// read-only one fails with SQLITE_READONLY_ROLLBACK).
   private func fingerprint(_ database: String) throws -> String {
-    let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
+    let connection = try SQLiteConnection(path: database, options: .init(readOnly: false, create: false))
     let statement = try connection.prepare(
       """
       SELECT (SELECT count(*) || ':' || total(length(name) + length(color)) FROM fruits) || '/' ||
