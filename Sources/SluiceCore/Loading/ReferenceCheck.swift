@@ -77,34 +77,11 @@ package final class ReferenceCheck {
       }
     }
     for target in targets.values where !target.wanted.isEmpty {
-      var keys = Array(target.wanted)
+      let keys = Array(target.wanted)
       target.wanted.removeAll(keepingCapacity: true)
       guard let lookup = target.lookup else { continue }
-      // A key the store cannot even bind (PostgreSQL: text with a NUL) names no row it holds.
-      keys.removeAll { key in
-        do {
-          try lookup.bind(key, at: 1)
-          return false
-        } catch let error as any StoreError {
-          if case .constraint = error.failure { return true }
-          return false
-        } catch {
-          return false
-        }
-      }
-      let chunk = RowWriter.lookupChunk
-      if keys.isEmpty { continue }
-      lookups[target.table.name, default: .init()].add(keys: keys.count, queries: (keys.count + chunk - 1) / chunk)
-      for start in stride(from: 0, to: keys.count, by: chunk) {
-        let slice = keys[start..<min(start + chunk, keys.count)]
-        for parameter in 0..<chunk {
-          try lookup.bind(slice[min(slice.startIndex + parameter, slice.endIndex - 1)], at: Int32(parameter + 1))
-        }
-        defer { lookup.reset() }
-        while try lookup.step() {
-          if let key = lookup.columnValue(0) { target.present.insert(key) }
-        }
-      }
+      let counts = try RowWriter.lookUp(keys, with: lookup) { target.present.insert($0) }
+      if counts.keys > 0 { lookups[target.table.name, default: .init()].add(counts) }
     }
   }
 

@@ -30,41 +30,50 @@ extension RowWriter {
   /// Looks up the wanted keys, `lookupChunk` at a time, and remembers those that exist.
   func fetchWanted() throws {
     for plan in plans where !plan.wanted.isEmpty {
-      var keys = Array(plan.wanted)
+      let keys = Array(plan.wanted)
       plan.missing = plan.wanted
       plan.wanted.removeAll(keepingCapacity: true)
       guard let lookup = plan.lookup else { continue }
-      // A key the store cannot even bind (PostgreSQL: text with a NUL character) names no row
-      // it holds: it stays missing, and its record's reference is an orphan, not the run's error.
-      keys.removeAll { key in
-        do {
-          try lookup.bind(key, at: 1)
-          return false
-        } catch let error as any StoreError {
-          if case .constraint = error.failure { return true }
-          return false
-        } catch {
-          return false
-        }
+      let counts = try Self.lookUp(keys, with: lookup) { key in
+        plan.known.insert(key)
+        plan.missing.remove(key)
       }
-      if keys.isEmpty { continue }
-      let queries = (keys.count + Self.lookupChunk - 1) / Self.lookupChunk
-      lookups[plan.table.name, default: .init()].add(keys: keys.count, queries: queries)
-      for start in stride(from: 0, to: keys.count, by: Self.lookupChunk) {
-        let chunk = keys[start..<min(start + Self.lookupChunk, keys.count)]
-        for parameter in 0..<Self.lookupChunk {
-          // A short chunk repeats its last key: one prepared statement serves every chunk.
-          try lookup.bind(chunk[min(chunk.startIndex + parameter, chunk.endIndex - 1)], at: Int32(parameter + 1))
-        }
-        defer { lookup.reset() }
-        while try lookup.step() {
-          if let key = lookup.columnValue(0) {
-            plan.known.insert(key)
-            plan.missing.remove(key)
-          }
-        }
+      if counts.keys > 0 { lookups[plan.table.name, default: .init()].add(counts) }
+    }
+  }
+
+  /// Runs `lookup` (`TableSQL.existingKeys`, `lookupChunk` parameters) over `keys`, a chunk at a
+  /// time, and hands every key it finds to `found`; returns the keys looked up and the queries.
+  ///
+  /// A key the store cannot even bind (PostgreSQL: text with a NUL character) names no row it
+  /// holds: it is not looked up, so it stays missing and its reference is an orphan, not the
+  /// run's error. A short chunk repeats its last key: one prepared statement serves every chunk.
+  static func lookUp(
+    _ keys: [DatabaseValue], with lookup: any StoreStatement, found: (DatabaseValue) -> Void
+  ) throws -> RunReport.ReferenceLookups {
+    let bindable = keys.filter { key in
+      do {
+        try lookup.bind(key, at: 1)
+        return true
+      } catch let error as any StoreError {
+        if case .constraint = error.failure { return false }
+        return true
+      } catch {
+        return true
       }
     }
+    for start in stride(from: 0, to: bindable.count, by: lookupChunk) {
+      let chunk = bindable[start..<min(start + lookupChunk, bindable.count)]
+      for parameter in 0..<lookupChunk {
+        try lookup.bind(chunk[min(chunk.startIndex + parameter, chunk.endIndex - 1)], at: Int32(parameter + 1))
+      }
+      defer { lookup.reset() }
+      while try lookup.step() {
+        if let key = lookup.columnValue(0) { found(key) }
+      }
+    }
+    return RunReport.ReferenceLookups(
+      keys: bindable.count, queries: (bindable.count + lookupChunk - 1) / lookupChunk)
   }
 
   func resolveReferences(_ rows: inout RecordRows, at location: RecordLocation?, warnings: inout [Issue]) throws {

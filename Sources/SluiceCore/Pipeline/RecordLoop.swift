@@ -32,18 +32,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
         defer { state.ledger.lap(.load, from: &mark) }
         try check.begin(batch.compactMap { if case .load(let rows) = $0.verdict { rows } else { nil } })
       },
-      load: { rows, item, state in
-        switch check.check(rows, at: item.location) {
-        case .written(_, let warnings):
-          state.ledger.count(.load, passed: true, kept: false)
-          state.ledger.note(warnings: warnings, coercions: 0)
-          return true
-        case .rejected(let issues):
-          state.ledger.count(.load, passed: false)
-          try state.reject(issues, raw: item.raw, record: item.location)
-          return false
-        }
-      })
+      load: { rows, item, state in try Self.count(check.check(rows, at: item.location), of: item, state: &state) })
   }
 
   /// Runs the reader to its end, writing each record's rows through `loader` (which writes a
@@ -76,17 +65,25 @@ struct RecordLoop<D: Dataset>: RecordLoading {
           outcome = try loader.write(rows, at: item.location)
           state.ledger.lap(.load, from: &mark)
         }
-        switch outcome {
-        case .written(let keptExisting, let warnings):
-          state.ledger.count(.load, passed: true, kept: keptExisting)
-          state.ledger.note(warnings: warnings, coercions: 0)
-          return true
-        case .rejected(let issues):
-          state.ledger.count(.load, passed: false)
-          try state.reject(issues, raw: item.raw, record: item.location)
-          return false
-        }
+        return try Self.count(outcome, of: item, state: &state)
       })
+  }
+
+  /// Counts what the load stage made of a record — written (or, validating, would be) or
+  /// rejected — and applies the policy to a rejection; true when it was written.
+  private static func count(_ outcome: BatchLoader.Outcome, of item: PipelineItem, state: inout RunState) throws
+    -> Bool
+  {
+    switch outcome {
+    case .written(let keptExisting, let warnings):
+      state.ledger.count(.load, passed: true, kept: keptExisting)
+      state.ledger.note(warnings: warnings, coercions: 0)
+      return true
+    case .rejected(let issues):
+      state.ledger.count(.load, passed: false)
+      try state.reject(issues, raw: item.raw, record: item.location)
+      return false
+    }
   }
 
   /// Reads the producer's batches in order — joining those waiting, up to `joining` items — and
