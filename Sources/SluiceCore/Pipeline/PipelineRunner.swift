@@ -513,38 +513,6 @@ package struct PipelineRunner: Sendable {
     }
   }
 
-  /// The input, inspected whole in its format and record path, against the baseline at `path`.
-  private func compare(with path: String) throws -> [BaselineChange] {
-    let baseline: InspectionBaseline
-    do {
-      baseline = try InspectionBaseline.read(path)
-    } catch {
-      throw RunAbort(failure: .init(kind: .data, message: error.description))
-    }
-    let input = inputs[0].input
-    do {
-      let current = try Inspector.inspect(
-        path: input.path, options: InspectOptions(format: input.format, recordPath: input.recordPath, sampleSize: nil))
-      return BaselineDrift.changes(from: baseline, to: current)
-    } catch let error as InspectionError {
-      throw RunAbort(
-        failure: .init(kind: .data, message: "\(input.path) cannot be compared with the baseline: \(error)"))
-    }
-  }
-
-  /// The reference checks of `validate --db`, over a connection that only reads.
-  private func openForChecks() throws -> ReferenceCheck {
-    let store: any Store
-    do {
-      store = try configuration.database.driver.openForReading(
-        configuration.database, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
-    } catch let error as StoreOpenError {
-      let kind: RunReport.Failure.Kind = error.kind == .missing ? .inputMissing : .io
-      throw RunAbort(failure: .init(kind: kind, message: error.message))
-    }
-    return try ReferenceCheck(store: store, schema: schema, conflict: configuration.conflict)
-  }
-
   package func countRows(_ store: some Store) -> [String: Int] {
     countRows { _ in store }
   }
