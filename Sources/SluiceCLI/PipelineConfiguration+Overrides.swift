@@ -45,6 +45,10 @@ extension PipelineConfiguration {
       configuration.laneCommitHook = { reached, _ in
         if reached.description == point { kill(getpid(), SIGKILL) }
       }
+      // And of a checkpointed run: `chunk-N` dies just after the N-th chunk's commit.
+      configuration.chunkCommitHook = { chunk in
+        if "chunk-\(chunk)" == point { kill(getpid(), SIGKILL) }
+      }
     }
     if let jobs = values["jobs"] {
       guard let count = Int(jobs), (1...Self.maxJobs).contains(count) else {

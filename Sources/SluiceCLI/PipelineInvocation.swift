@@ -99,6 +99,31 @@ struct PipelineInvocation {
         "an incremental run skips inputs by their content before reading them; standard input ('-') cannot be: read files"
       )
     }
+    if let text = parsed.values["checkpoint-every"] {
+      guard let records = Int(text), records >= 1 else {
+        throw UsageError("--checkpoint-every takes a whole number of records, 1 or more, not '\(text)'")
+      }
+      configuration.checkpointEvery = records
+    }
+    configuration.resumes = parsed.flags.contains("resume")
+    configuration.restarts = parsed.flags.contains("restart")
+    if configuration.resumes && configuration.restarts {
+      throw UsageError("--resume continues the interrupted run and --restart drops it: give one")
+    }
+    if configuration.restarts && configuration.checkpointEvery == nil {
+      throw UsageError("--restart starts a checkpointed run over: give --checkpoint-every too, or set 'checkpointEvery' in the spec")
+    }
+    if configuration.checkpointEvery != nil || configuration.resumes {
+      let what = configuration.resumes ? "--resume" : "a checkpointed run (--checkpoint-every)"
+      if configuration.inputs.contains(where: \.isSnapshot) {
+        throw UsageError(
+          "\(what) commits in chunks, and a snapshot deletes what the whole run did not see: a snapshot loads in one transaction; drop --snapshot or --checkpoint-every"
+        )
+      }
+      if configuration.inputs.contains(where: { $0.path == "-" }) {
+        throw UsageError("\(what) reads its inputs again to resume; standard input ('-') cannot be: read files")
+      }
+    }
     if parsed.flags.contains("reload-changed") {
       guard configuration.inputs.contains(where: \.isIncremental) else {
         throw UsageError(

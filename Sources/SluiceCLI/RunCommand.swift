@@ -10,10 +10,11 @@ struct RunCommand: PipelineSubcommand {
   static let valueOptions: Set<String> = [
     "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "on-conflict", "db",
     "db-schema", "connect-timeout", "rejects", "busy-timeout", "jobs", "lane-commit", "max-delete-rate",
+    "checkpoint-every",
     // Fault injection for the tests of a parallel run's commit; not in the help.
     "test-kill-at",
   ]
-  static let flags: Set<String> = ["fail-on-rejects", "count-rows", "incremental", "reload-changed", "snapshot"]
+  static let flags: Set<String> = ["fail-on-rejects", "count-rows", "incremental", "reload-changed", "snapshot", "resume", "restart"]
 
   static let help = makeHelp(
     usage: "sluice run PIPELINE.json [options]",
@@ -57,6 +58,15 @@ struct RunCommand: PipelineSubcommand {
                                  rows whose keys were not in them (their children with them)
           --max-delete-rate R    the largest share of a table a snapshot may delete (default
                                  0.05); a run that would delete more fails (exit 65)
+          --checkpoint-every N   commit the run in chunks of about N records, each with a
+                                 checkpoint: a run that crashed or failed resumes from the last
+                                 one (--resume). Not all-or-nothing: the committed chunks stay
+          --resume               continue the last unfinished checkpointed run of this pipeline
+                                 in this database where its last chunk ended; refused (exit 65)
+                                 when an input changed since, exit 64 when there is none
+          --restart              start a checkpointed run over although an unfinished one of
+                                 this pipeline is in the database (otherwise refused, exit 65):
+                                 its checkpoint is dropped, the chunks it committed stay
           --busy-timeout SECONDS how long to wait for another process's lock (default 5)
       """ + "\n" + failOnRejectsOption)
 

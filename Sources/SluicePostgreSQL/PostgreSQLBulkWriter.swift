@@ -79,7 +79,9 @@ final class PostgreSQLBulkWriter: BulkWriter {
     let prefix = ordinary ? "sluice_\(store.backendProcessID)_" : "sluice_"
     let namespace = ordinary ? "" : "pg_temp."
     let create = ordinary ? "CREATE UNLOGGED TABLE" : "CREATE TEMP TABLE"
-    let onCommit = ordinary ? "" : " ON COMMIT DROP"
+    // Emptied, not dropped, at a commit: a checkpointed run commits chunk after chunk on the same
+    // connection and keeps staging into them (each batch empties them before it stages).
+    let onCommit = ordinary ? "" : " ON COMMIT DELETE ROWS"
     for (index, table) in tables.enumerated() {
       let stage = "\(prefix)stage_\(index)"
       let pick = "\(prefix)pick_\(index)"

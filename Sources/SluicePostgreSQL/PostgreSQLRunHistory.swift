@@ -127,6 +127,7 @@ package final class PostgreSQLRunHistory: RunHistory {
     for gid in scan.legacyTransactions {
       notes.append("prepared transaction \(gid) of an earlier Sluice holds its locks: \(recover) lists it")
     }
+    notes += try reading { try CheckpointTable.notes(in: store) }
     return notes
   }
 

@@ -308,6 +308,19 @@ package final class PostgreSQLStore: Store {
     return result
   }
 
+  public func commitAndBegin() throws {
+    let commit = PQexec(connection, "COMMIT")
+    defer { PQclear(commit) }
+    try check(commit, sql: "COMMIT")
+    if let commit, let tag = PQcmdStatus(commit), String(cString: tag) != "COMMIT" {
+      throw PostgreSQLError(
+        sqlState: "25P02", message: "the server rolled the transaction back at COMMIT: a statement in it had failed",
+        server: server, sql: "COMMIT")
+    }
+    createsSchema = false
+    try run("BEGIN")
+  }
+
   public func makeSavepoints() throws -> any RecordSavepoints { PostgreSQLSavepoints(store: self) }
 
   // MARK: - Queries

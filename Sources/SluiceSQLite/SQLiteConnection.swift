@@ -137,6 +137,11 @@ package final class SQLiteConnection: Store {
     return result
   }
 
+  public func commitAndBegin() throws {
+    try execute("COMMIT")
+    try execute("BEGIN \(TransactionKind.immediate.rawValue)")
+  }
+
   package enum TransactionKind: String, Sendable {
     case deferred = "DEFERRED"
     /// Takes the write lock at BEGIN, so a locked database fails before any work is done.

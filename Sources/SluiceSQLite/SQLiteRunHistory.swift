@@ -10,6 +10,11 @@ import Foundation
 package final class SQLiteRunHistory: RunHistory {
   public let path: String
   private let connection: SQLiteConnection
+  /// Whether the audit tables exist (a database may hold only an unfinished checkpointed run).
+  private let hasRuns: Bool
+
+  /// Checkpointed runs that did not finish (`sluice_checkpoints`).
+  public func notes() throws -> [String] { try CheckpointTable.notes(in: connection) }
 
   public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws {
     self.path = path
@@ -33,7 +38,12 @@ package final class SQLiteRunHistory: RunHistory {
       // says so.
       let tables = try connection.scalarInt(
         "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('sluice_runs', 'sluice_rejects')")
-      guard tables == 2 else {
+      // A checkpointed run interrupted before any run was recorded has a history all the same:
+      // that unfinished run (`notes`).
+      hasRuns = tables == 2
+      let checkpoints = try connection.scalarInt(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'sluice_checkpoints'")
+      guard hasRuns || checkpoints == 1 else {
         throw RunHistoryError(
           .noHistory, database: path, message: "no run history (no sluice_runs table): no Sluice run was recorded here")
       }
@@ -61,7 +71,8 @@ package final class SQLiteRunHistory: RunHistory {
   }
 
   public func recentRuns(limit: Int) throws -> [RecordedRun] {
-    try reading {
+    guard hasRuns else { return [] }
+    return try reading {
       let statement = try connection.prepare("\(runColumns) ORDER BY run_id DESC LIMIT ?1")
       try statement.bind(.integer(Int64(max(limit, 0))), at: 1)
       var runs: [RecordedRun] = []
@@ -71,7 +82,8 @@ package final class SQLiteRunHistory: RunHistory {
   }
 
   public func run(id: Int64) throws -> RecordedRun {
-    try reading {
+    guard hasRuns else { throw RunHistoryError(.unknownRun, database: path, message: "no run \(id) (it records no runs)") }
+    return try reading {
       let statement = try connection.prepare("\(runColumns) WHERE run_id = ?1")
       try statement.bind(.integer(id), at: 1)
       guard try statement.step() else {

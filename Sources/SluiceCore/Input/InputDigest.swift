@@ -4,7 +4,7 @@ import Glibc
 /// What a file's bytes hash to: the SHA-256 of all of them (what identifies content in the
 /// input ledger) and of the first `headSize` of them (the cheap pre-check that rules most files
 /// out before the whole is hashed).
-package struct InputDigest: Sendable, Hashable {
+package struct InputDigest: Sendable, Hashable, Codable {
   /// How many leading bytes `headSHA256` covers.
   package static let headSize: Int64 = 64 * 1024
 
@@ -46,7 +46,7 @@ package struct InputDigest: Sendable, Hashable {
 /// kernel sets it, to the current time, on every change), which is how git's index and rsync
 /// tell a file unchanged without reading it. Anything else — a copy, a restored backup, a file
 /// rewritten with its old modification time — differs in inode or change time, and is hashed.
-package struct FileFingerprint: Sendable, Hashable {
+package struct FileFingerprint: Sendable, Hashable, Codable {
   package var device: UInt64
   package var inode: UInt64
   package var size: Int64

@@ -128,7 +128,7 @@ package final class BatchLoader {
 
 /// The report's account of how the inputs were loaded, summed over the loaders of a run (and,
 /// in a parallel run, of its lanes): reference look-ups per table and how batches were written.
-package struct LoadTotals: Sendable {
+package struct LoadTotals: Sendable, Codable {
   package private(set) var referenceLookups: [String: RunReport.ReferenceLookups] = [:]
   package private(set) var bulkWrites: RunReport.BulkWrites?
 

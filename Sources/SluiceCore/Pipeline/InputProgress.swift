@@ -27,6 +27,9 @@ package struct InputProgress {
   /// what a parallel run needs to put its lanes' samples and rejects back in input order.
   package var firstSample = 0
   package var quarantineBytes: Range<Int> = 0..<0
+  /// The reader's results (records, and the broken ones it skipped) the loading side has taken
+  /// so far: where a resumed run picks the input up (`RunCheckpoint`).
+  package var consumed = 0
 
   init(index: Int, input: PipelineInput, dataset: String, stream: Input, start: RunLedger.Snapshot) {
     self.index = index
@@ -36,6 +39,62 @@ package struct InputProgress {
     self.isGzip = stream.isGzip
     self.fingerprint = stream.fingerprint
     self.start = start
+  }
+
+  /// The input as a checkpoint keeps it; a resumed run opens the input again and counts on.
+  package struct Saved: Codable {
+    var index: Int
+    var path: String
+    var dataset: String
+    var isGzip: Bool
+    var fingerprint: FileFingerprint?
+    var compressedBytes: Int64
+    var decompressedBytes: Int64
+    var start: RunLedger.Snapshot
+    var end: RunLedger.Snapshot?
+    var digest: InputDigest?
+    var rowsWritten: [String: Int]
+    var firstSample: Int
+    var quarantineBytes: Range<Int>
+    var consumed: Int
+  }
+
+  /// What a checkpoint keeps of this input; `rowsWritten` are the rows of an input still being
+  /// read (its loader's), the ended input's own otherwise.
+  func saved(rowsWritten open: [String: Int]) -> Saved {
+    let bytes = bytes
+    return Saved(
+      index: index, path: input.path, dataset: dataset, isGzip: isGzip, fingerprint: fingerprint,
+      compressedBytes: bytes.compressed, decompressedBytes: bytes.decompressed, start: start, end: end, digest: digest,
+      rowsWritten: hasEnded ? rowsWritten : open, firstSample: firstSample, quarantineBytes: quarantineBytes,
+      consumed: consumed)
+  }
+
+  /// An input that ended before the checkpoint, as it was.
+  init(saved: Saved, input: PipelineInput) {
+    index = saved.index
+    self.input = input
+    dataset = saved.dataset
+    stream = nil
+    isGzip = saved.isGzip
+    fingerprint = saved.fingerprint
+    compressedBytes = saved.compressedBytes
+    decompressedBytes = saved.decompressedBytes
+    start = saved.start
+    end = saved.end
+    digest = saved.digest
+    rowsWritten = saved.rowsWritten
+    firstSample = saved.firstSample
+    quarantineBytes = saved.quarantineBytes
+    consumed = saved.consumed
+  }
+
+  /// The input the checkpoint stopped in, opened again as `stream`: it counts from where it was.
+  init(resuming saved: Saved, input: PipelineInput, stream: Input) {
+    self.init(index: saved.index, input: input, dataset: saved.dataset, stream: stream, start: saved.start)
+    firstSample = saved.firstSample
+    quarantineBytes = saved.quarantineBytes
+    consumed = saved.consumed
   }
 
   /// Whether the input has ended (read to its end, or stopped by a failure).

@@ -239,6 +239,21 @@ package final class KeyRegistry: Sendable {
     }
   }
 
+  // MARK: - Checkpoints
+
+  /// The name of the table the registry numbers `id` (a checkpoint saves keys by table name).
+  package func tableName(of id: Int32) -> String {
+    state.withLock { state in Int(id) < state.tableNames.count ? state.tableNames[Int(id)] : "" }
+  }
+
+  /// A key the records before a resumed run's checkpoint wrote, `first` the record that wrote
+  /// it first. Keys are restored in the order they were written, so the first one stays.
+  package func restore(table: String, value: DatabaseValue, first: Occurrence) throws(KeyRegistryError) {
+    try state.withLock { state throws(KeyRegistryError) in
+      _ = try state.insertIfNew(Key(table: state.id(of: table), value: value), Entry(first: first, isVoid: false))
+    }
+  }
+
   // MARK: - Keys
 
   /// The key of row `entry` when the record owns it: a top-level whole row of an owned table,

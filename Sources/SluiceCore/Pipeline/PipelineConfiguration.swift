@@ -65,6 +65,9 @@ public struct PipelineConfiguration: Sendable {
   /// For fault-injection tests: called at each point of a parallel run's commit with the
   /// backend process ids of its connections (the coordinating one first, then each lane's).
   package var laneCommitHook: (@Sendable (LaneCommitPoint, [Int32]) -> Void)?
+  /// For fault-injection tests: called just after each chunk of a checkpointed run commits, with
+  /// the chunk's number from 1.
+  package var chunkCommitHook: (@Sendable (Int) -> Void)?
   /// A validate run that also checks what needs the database (`validate --db`): orphans, and
   /// keys already there under `--on-conflict fail`, on a connection that only reads.
   public var checksDatabase = false
@@ -77,6 +80,18 @@ public struct PipelineConfiguration: Sendable {
   /// The largest share of a table's rows a snapshot run may delete (`maxDeleteRate`, default
   /// 0.05): one that would delete more fails, exit 65, nothing written.
   public var maxDeleteRate = 0.05
+  /// Commits the run in chunks of about this many records, each with a checkpoint a later run
+  /// resumes from (`--checkpoint-every`, `checkpointEvery`); nil: one transaction for the run.
+  public var checkpointEvery: Int?
+  /// Continues the last unfinished checkpointed run of this pipeline in this database instead of
+  /// starting one (`--resume`).
+  public var resumes = false
+  /// Starts a checkpointed run over although an unfinished one of this pipeline is in the
+  /// database: its checkpoint is dropped; the rows its chunks committed stay (`--restart`).
+  public var restarts = false
+
+  /// Whether the run commits in chunks with checkpoints (or resumes one that did).
+  package var isChunked: Bool { !isDryRun && (checkpointEvery != nil || resumes) }
   /// How much memory the run's registry of natural keys holds before it spills (tests make it
   /// small, to spill a few hundred keys).
   package var keyRegistryLimits = KeyRegistry.Limits()

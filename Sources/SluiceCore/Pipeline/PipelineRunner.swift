@@ -106,6 +106,10 @@ package struct PipelineRunner: Sendable {
           throw abort
         }
         if let drift { throw RunAbort(failure: .init(kind: .data, message: drift)) }
+      } else if configuration.isChunked {
+        let store = try openDatabase()
+        opened.store = store
+        committed = try loadInChunks(into: store, outputs: outputs, state: &run)
       } else if let plan = lanePlan, let driver = configuration.database.driver as? any ParallelLoadingDriver {
         committed = try driver.loadInLanes(self, plan: plan, outputs: outputs, state: &run, opened: &opened)
       } else {
@@ -126,7 +130,7 @@ package struct PipelineRunner: Sendable {
   /// input or one lane, a store whose driver loads no lanes (SQLite: one writer per file), or a
   /// validate run.
   package var lanePlan: LanePlan? {
-    guard configuration.jobs > 1, inputs.count > 1, !configuration.isDryRun,
+    guard configuration.jobs > 1, inputs.count > 1, !configuration.isDryRun, !configuration.isChunked,
       configuration.database.driver is any ParallelLoadingDriver,
       !inputs.contains(where: { $0.input.isIncremental || $0.input.isSnapshot })
     else { return nil }
@@ -144,15 +148,25 @@ package struct PipelineRunner: Sendable {
 
   /// Opens one input, reads it to its end with `body` and closes it, counting what its records
   /// did as its own; `body` returns the rows they wrote.
+  ///
+  /// `resuming` is the input a checkpointed run stopped in (`PipelineRunner+Checkpoint`): it is
+  /// read again from its start, its first results taken from the reader without being decoded.
   package func read(
-    _ source: Source, index: Int? = nil, state: inout RunState,
+    _ source: Source, index: Int? = nil, state: inout RunState, resuming: InputProgress.Saved? = nil,
     _ body: (any RecordReader, any RecordLoading, inout RunState) throws -> [String: Int]
   ) throws {
     // A run that writes hashes each input as it reads it, for the input ledger.
     let stream = try opening(source.input.path) { try Input(path: $0, digesting: !configuration.isDryRun) }
-    state.begin(source.input, dataset: source.dataset.name, stream: stream, index: index)
-    let rowsWritten = try body(
-      makeReader(for: source.input, source: stream), source.dataset.makeRecordLoop(configuration), &state)
+    let reader = makeReader(for: source.input, source: stream)
+    var rowsWritten: [String: Int] = [:]
+    if let resuming {
+      state.resume(resuming, input: source.input, stream: stream)
+      try skip(resuming.consumed, of: reader, path: source.input.path)
+      rowsWritten = resuming.rowsWritten
+    } else {
+      state.begin(source.input, dataset: source.dataset.name, stream: stream, index: index)
+    }
+    rowsWritten.merge(try body(reader, source.dataset.makeRecordLoop(configuration), &state), uniquingKeysWith: +)
     state.endInput(rowsWritten: rowsWritten, digest: try stream.finishDigest())
   }
 
@@ -232,9 +246,10 @@ package struct PipelineRunner: Sendable {
   /// the loading took to `totals`. Serial runs and each lane of a parallel one load alike.
   package func load(
     _ source: Source, index: Int, into store: any Store, savepoints: (any RecordSavepoints)?,
-    mirror: SnapshotMirror? = nil, totals: inout LoadTotals, state: inout RunState
+    mirror: SnapshotMirror? = nil, totals: inout LoadTotals, state: inout RunState,
+    resuming: InputProgress.Saved? = nil
   ) throws {
-    try read(source, index: index, state: &state) { reader, loop, state in
+    try read(source, index: index, state: &state, resuming: resuming) { reader, loop, state in
       let loader = try BatchLoader(
         store: store, schema: source.dataset.schema, conflict: configuration.conflict, savepoints: savepoints,
         mirror: mirror)

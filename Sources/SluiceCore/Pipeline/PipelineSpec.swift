@@ -62,6 +62,8 @@ public struct PipelineSpec: Sendable {
   public var isIncremental: Bool
   /// The largest share of a table's rows a snapshot run may delete (`maxDeleteRate`).
   public var maxDeleteRate: Double?
+  /// Records per committed chunk of a resumable run (`checkpointEvery`).
+  public var checkpointEvery: Int?
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
 
@@ -121,6 +123,10 @@ public struct PipelineSpec: Sendable {
     countsRows = document.countRows ?? false
     isIncremental = document.incremental ?? false
     maxDeleteRate = document.maxDeleteRate
+    checkpointEvery = document.checkpointEvery
+    if let checkpointEvery, checkpointEvery < 1 {
+      throw SpecError(path: path, message: "'checkpointEvery' must be a whole number of records, 1 or more")
+    }
     if let maxDeleteRate, !(0...1).contains(maxDeleteRate) {
       throw SpecError(path: path, message: "'maxDeleteRate' must be a share from 0 to 1 (0.05: 5 % of a table's rows)")
     }
@@ -418,6 +424,7 @@ public struct PipelineSpec: Sendable {
     if let jobs { configuration.jobs = jobs }
     configuration.countsTableRows = countsRows
     if let maxDeleteRate { configuration.maxDeleteRate = maxDeleteRate }
+    configuration.checkpointEvery = checkpointEvery
     configuration.htmlPath = html.map(resolve)
     return configuration
   }
@@ -498,7 +505,7 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate"
+    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery"
   static let knownInputKeys = "dataset, input, format, recordPath, optional, incremental, snapshot"
 
   var description: String?
@@ -522,6 +529,7 @@ struct SpecDocument: Decodable {
   var incremental: Bool?
   var snapshot: Bool?
   var maxDeleteRate: Double?
+  var checkpointEvery: Int?
 
   /// One element of `inputs`.
   struct InputDocument: Decodable {

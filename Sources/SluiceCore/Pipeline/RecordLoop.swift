@@ -66,6 +66,12 @@ struct RecordLoop<D: Dataset>: RecordLoading {
           state.ledger.lap(.load, from: &mark)
         }
         return try Self.count(outcome, of: item, state: &state)
+      },
+      afterBatch: { count, state in
+        // A checkpointed run counts where it is in the input, and commits a full chunk.
+        guard let chunks = state.chunks else { return }
+        state.consumed(count)
+        try chunks.took(count, state: &state, loader: loader)
       })
   }
 
@@ -97,7 +103,8 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   private func consume(
     _ reader: any RecordReader, state: inout RunState, joining: Int = 1,
     beforeBatch: ([PipelineItem], inout RunState) throws -> Void,
-    load: (RecordRows, PipelineItem, inout RunState) throws -> Bool
+    load: (RecordRows, PipelineItem, inout RunState) throws -> Bool,
+    afterBatch: (Int, inout RunState) throws -> Void = { _, _ in }
   ) throws {
     // Joining batches needs as many waiting: twice the batches, the same bytes.
     let handOff = HandOff<PipelineItem>(
@@ -109,6 +116,8 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       inputIndex: state.inputs.last?.index ?? 0)
     let owned = state.keys.ownedTables(in: dataset.schema)
     let rejectsRepeats = configuration.policy.duplicateKeys == .reject
+    // A checkpoint keeps the keys records wrote, for the resumed run's look-ups of repeats.
+    let keepsKeys = configuration.policy.duplicateKeys != .ignore
     producer.start()
     defer {
       handOff.cancel()
@@ -142,11 +151,15 @@ struct RecordLoop<D: Dataset>: RecordLoading {
             try state.keys.void(rows, owned: owned, record: state.occurrence(of: item))
             continue
           }
+          if keepsKeys, let chunks = state.chunks {
+            chunks.wrote(rows, owned: owned, record: state.occurrence(of: item), registry: state.keys)
+          }
           if !rejectsRepeats && !item.repeatedKeys.isEmpty {
             for issue in try state.repeatedKeyIssues(of: item, rows, owned: owned) { state.ledger.warn(issue) }
           }
         }
       }
+      try afterBatch(batch.count, &state)
       state.tickProgress()
       try state.checkLane()
     }

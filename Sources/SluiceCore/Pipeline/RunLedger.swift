@@ -124,7 +124,7 @@ package struct RunLedger {
   }
 
   /// The counts an input's share of the run is measured by.
-  package struct Snapshot {
+  package struct Snapshot: Codable {
     var statistics: [StageStatistics]
     var issueCounts: [IssueCode: Int]
     var coercions: Int
@@ -217,5 +217,51 @@ package struct RunLedger {
       }
     }
     return merged
+  }
+}
+
+extension RunLedger {
+  /// The ledger as a checkpoint keeps it (`RunCheckpoint`): everything it counted, so a resumed
+  /// run counts on from there.
+  package struct Saved: Codable {
+    var statistics: [StageStatistics]
+    var issues: IssueCollector
+    var drift: DriftCounter
+    var coercions: Int
+    var rejectedRecords: Int
+    var skippedByDesign: [String: Int]
+    var duplicateKeys: [String: Int]
+    var checkCounts: [SavedCheck]
+  }
+
+  /// One check's counts (`checkCounts`, whose tuples have no `Codable`).
+  package struct SavedCheck: Codable {
+    var stage: Stage
+    var rule: String?
+    var failures: Int
+    var warnings: Int
+  }
+
+  var saved: Saved {
+    Saved(
+      statistics: statistics, issues: issues, drift: drift, coercions: coercions, rejectedRecords: rejectedRecords,
+      skippedByDesign: skippedByDesign, duplicateKeys: duplicateKeys,
+      checkCounts: checkCounts.map { .init(stage: $0.key.stage, rule: $0.key.rule, failures: $0.value.failures, warnings: $0.value.warnings) }
+        .sorted { ($0.stage.ordinal, $0.rule ?? "") < ($1.stage.ordinal, $1.rule ?? "") })
+  }
+
+  /// A ledger that counts on from `saved`, checking `rules`.
+  init(saved: Saved, rules: [ValidationRule]) {
+    self.init(issueSampleLimit: saved.issues.sampleLimit, rules: rules)
+    statistics = saved.statistics
+    issues = saved.issues
+    drift = saved.drift
+    coercions = saved.coercions
+    rejectedRecords = saved.rejectedRecords
+    skippedByDesign = saved.skippedByDesign
+    duplicateKeys = saved.duplicateKeys
+    for check in saved.checkCounts {
+      checkCounts[CheckKey(stage: check.stage, rule: check.rule)] = (check.failures, check.warnings)
+    }
   }
 }

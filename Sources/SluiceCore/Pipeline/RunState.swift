@@ -13,7 +13,7 @@ package struct RunState {
   let failsOnWarnings: Bool
   /// Whether issues and messages name the input they are about (a run with several).
   let namesInputs: Bool
-  let startedAt = Date()
+  private(set) var startedAt = Date()
   let clockStart = Stopwatch.now()
   package var ledger: RunLedger
   package var quarantine: QuarantineWriter?
@@ -66,13 +66,16 @@ package struct RunState {
   package private(set) var skippedInputs = 0
   /// The rows a snapshot run deleted, per table (nil when it is not a snapshot).
   package var rowsDeleted: [String: Int]?
+  /// A checkpointed run's chunks: what commits them and what the next checkpoint carries
+  /// (`ChunkedRun`); nil for a run that commits once.
+  package var chunks: ChunkedRun?
   /// What a validate run's checks against the database looked up (`validate --db`).
   package var loadTotals: LoadTotals?
   /// How tonight's input differs from a validate run's baseline (`--baseline`).
   package var baselineChanges: [BaselineChange]?
 
   /// An incremental run's decision about one input, for its report section.
-  package struct IncrementalNote: Sendable {
+  package struct IncrementalNote: Sendable, Codable {
     var skipped: RunReport.SkippedInput?
     var changedSinceRun: Int64?
   }
@@ -306,4 +309,82 @@ package struct RunState {
     }
   }
 
+}
+
+// MARK: - Checkpoints
+
+extension RunState {
+  /// What a checkpoint keeps of the run so far: everything the report, the input ledger and the
+  /// policy's budget count on. `openRowsWritten` are the rows the input being read wrote so far.
+  package struct Saved: Codable {
+    var startedAt: Date
+    var ledger: RunLedger.Saved
+    var inputs: [InputProgress.Saved]
+    var omitted: OmittedInputs
+    var omittedLoadingNothingPath: String?
+    var omittedLoadingNothingRead: Int?
+    var endedInputBytes: Int64
+    var inputLedger: [InputLedgerEntry]
+    var incremental: [Int: IncrementalNote]
+    var loadedContent: [SavedContent]
+    var skippedInputs: Int
+    var quarantined: Int
+    var quarantineBytes: Int
+  }
+
+  package struct SavedContent: Codable {
+    var dataset: String
+    var size: Int64
+    var headSHA256: String
+    var sha256: String
+    var path: String
+  }
+
+  func saved(openRowsWritten: [String: Int]) -> Saved {
+    Saved(
+      startedAt: startedAt, ledger: ledger.saved,
+      inputs: inputs.map { $0.saved(rowsWritten: openRowsWritten) }, omitted: omitted,
+      omittedLoadingNothingPath: omittedLoadingNothing?.path, omittedLoadingNothingRead: omittedLoadingNothing?.read,
+      endedInputBytes: endedInputBytes, inputLedger: inputLedger, incremental: incremental,
+      loadedContent: loadedContent.flatMap { key, entries in
+        entries.map {
+          SavedContent(dataset: key.dataset, size: key.size, headSHA256: key.headSHA256, sha256: $0.sha256, path: $0.path)
+        }
+      }.sorted { ($0.path, $0.sha256) < ($1.path, $1.sha256) },
+      skippedInputs: skippedInputs, quarantined: quarantine?.count ?? 0, quarantineBytes: quarantine?.byteCount ?? 0)
+  }
+
+  /// Puts the run back as `saved` left it, but for the input it stopped in, which the resumed
+  /// run opens again (`resume(_:)`); `pipelineInputs` are the pipeline's inputs, by place.
+  mutating func restore(_ saved: Saved, pipelineInputs: [PipelineInput]) {
+    startedAt = saved.startedAt
+    ledger = RunLedger(saved: saved.ledger, rules: ledger.rules)
+    inputs = saved.inputs.filter { $0.end != nil }.map { InputProgress(saved: $0, input: pipelineInputs[$0.index]) }
+    omitted = saved.omitted
+    if let path = saved.omittedLoadingNothingPath, let read = saved.omittedLoadingNothingRead {
+      omittedLoadingNothing = (path, read)
+    }
+    endedInputBytes = saved.endedInputBytes
+    inputLedger = saved.inputLedger
+    incremental = saved.incremental
+    for content in saved.loadedContent {
+      loadedContent[.init(dataset: content.dataset, size: content.size, headSHA256: content.headSHA256), default: []]
+        .append((content.sha256, content.path))
+    }
+    skippedInputs = saved.skippedInputs
+  }
+
+  /// Opens again the input a checkpoint stopped in, counting on from `saved`.
+  mutating func resume(_ saved: InputProgress.Saved, input: PipelineInput, stream: Input) {
+    inputs.append(InputProgress(resuming: saved, input: input, stream: stream))
+    ledger.input = namesInputs ? input.path : nil
+    quarantine?.input = input.path
+    quarantine?.format = input.format
+  }
+
+  /// The loading side took `count` more results of the input being read.
+  mutating func consumed(_ count: Int) {
+    guard let last = inputs.indices.last else { return }
+    inputs[last].consumed += count
+  }
 }

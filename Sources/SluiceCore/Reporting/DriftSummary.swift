@@ -29,7 +29,7 @@ public struct DriftSummary: Sendable, Codable, Hashable {
 }
 
 /// Accumulates a `DriftSummary` during a run.
-struct DriftCounter {
+struct DriftCounter: Codable {
   let limit: Int
   private var unknown: [String: DriftSummary.Entry] = [:]
   private var enums: [String: DriftSummary.Entry] = [:]

@@ -1,6 +1,6 @@
 /// Keeps every issue's count but only the first `sampleLimit` issues of each code, so a dump
 /// with millions of bad records reports in bounded memory.
-package struct IssueCollector: Sendable {
+package struct IssueCollector: Sendable, Codable {
   public let sampleLimit: Int
   public private(set) var counts: [IssueCode: Int] = [:]
   public private(set) var samples: [Issue] = []

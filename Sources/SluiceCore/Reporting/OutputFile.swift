@@ -186,6 +186,27 @@ package final class OutputFile {
     }
   }
 
+  /// The temporary file the content goes to until `publish` (nil for a stream): a checkpointed
+  /// run names it in its checkpoint, so that a resumed run finds the rejects written so far.
+  package var stagingPath: String? { temporary }
+
+  /// Appends the first `count` bytes of the file at `path`: the rejects a checkpointed run wrote
+  /// before it was interrupted, taken over by the run that resumes it.
+  package func append(prefix count: Int, ofFileAt path: String) throws(OutputError) {
+    let source = open(path, O_RDONLY | O_CLOEXEC)
+    guard source >= 0 else { throw writeError(errno) }
+    defer { close(source) }
+    var chunk = [UInt8](repeating: 0, count: min(Self.bufferLimit, max(count, 1)))
+    var offset = 0
+    while offset < count {
+      let wanted = min(chunk.count, count - offset)
+      let read = chunk.withUnsafeMutableBytes { pread(source, $0.baseAddress, wanted, off_t(offset)) }
+      guard read > 0 else { throw writeError(read < 0 ? errno : EIO) }
+      try write(chunk[0..<read])
+      offset += read
+    }
+  }
+
   /// Writes out what is buffered.
   public func flush() throws(OutputError) {
     if let failure { throw failure }

@@ -50,4 +50,11 @@ package final class QuarantineWriter {
 
   /// Adds `records` lines written by another writer (a lane's), already in `file`.
   package func countCopied(_ records: Int) { count += records }
+
+  /// Takes over the first `records` records (`bytes` bytes) an interrupted run of which this one
+  /// is the resumption quarantined in the file at `path`.
+  func takeOver(records: Int, bytes: Int, from path: String) throws(OutputError) {
+    try file.append(prefix: bytes, ofFileAt: path)
+    count += records
+  }
 }

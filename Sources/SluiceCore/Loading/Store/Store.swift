@@ -98,6 +98,10 @@ public protocol Store: AnyObject {
   /// runs never interleave; false when the store needs no such lock (SQLite's write transaction
   /// already excludes every other writer). One that waited in vain is the store's busy error.
   func lockAgainstConcurrentRuns() throws -> Bool
+  /// Commits the transaction `withTransaction` runs and at once begins the next, as it began: a
+  /// checkpointed run's chunk ends (`ChunkedRun`). The enclosing `withTransaction` commits or
+  /// rolls back the last chunk. Savepoints and prepared statements stay usable.
+  func commitAndBegin() throws
   /// Undo marks inside the run's transaction, one record at a time.
   func makeSavepoints() throws -> any RecordSavepoints
   /// Records a run in the store's audit tables (`sluice_runs`, `sluice_rejects`), creating them

@@ -1,0 +1,193 @@
+import Foundation
+
+/// Checkpointed runs: committed in chunks, each with a checkpoint, so that a run that crashed
+/// or failed resumes where its last chunk ended and finishes as the uninterrupted run would
+/// have — the same rows, counts, issues, rejects and input ledger.
+///
+/// Such a run is not all-or-nothing: each chunk's commit is final, and a failure rolls back
+/// only the chunk it happened in. The first chunk also migrates the schema and synchronizes the
+/// lookup tables; the last builds the indexes a first load deferred, records the run in the
+/// audit tables and drops the checkpoint, in one transaction with the last records.
+///
+/// A resumed run (`--resume`) refuses, before it writes anything, when the pipeline is not the
+/// one that was interrupted (datasets, inputs, formats, record paths, policy, conflict policy),
+/// or when an input it had read, in full or in part, is not the same file any more (its device,
+/// inode, size, modification or change time differ: `FileFingerprint`). It reads the input it
+/// stopped in again from the start, taking the records it had already taken from the reader
+/// without decoding them, so every record keeps its ordinal, line and byte offset.
+extension PipelineRunner {
+  func loadInChunks(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
+    let pipeline = configuration.name
+    let owner = ChunkedRun.ownerName(startedAt: Date())
+    let identity = RunCheckpoint.identity(of: self) + (configuration.rejectsPath == nil ? "" : "\nrejects")
+    return try store.withTransaction {
+      let (deferred, lookupRows) = try migrateSchema(store)
+      _ = try store.lockAgainstConcurrentRuns()
+      try CheckpointTable.create(in: store)
+      let existing = try CheckpointTable.load(pipeline, from: store)
+      var resumed: RunCheckpoint?
+      if configuration.resumes {
+        guard let existing else {
+          throw RunAbort(
+            failure: .init(
+              kind: .configuration,
+              message:
+                "there is no unfinished run of pipeline \(pipeline) in \(configuration.databaseDescription) to resume (sluice runs lists the runs; run without --resume to start one)"
+            ))
+        }
+        // The rejects so far first: a resume refused below publishes them as they were.
+        try takeOverRejects(of: existing.checkpoint, state: &state)
+        try checkResumable(existing, identity: identity)
+        try CheckpointTable.claim(pipeline, owner: owner, in: store)
+        try restore(existing.checkpoint, pipeline: pipeline, store: store, state: &state)
+        resumed = existing.checkpoint
+      } else if let existing {
+        guard configuration.restarts else {
+          throw RunAbort(
+            failure: .init(
+              kind: .data,
+              message:
+                "an unfinished checkpointed run of pipeline \(pipeline) is in \(configuration.databaseDescription) (\(existing.checkpoint.chunk) chunk(s) committed, the last at \(existing.updatedAt), run by \(existing.owner)): --resume finishes it; --restart drops its checkpoint and starts over; nothing was written"
+            ))
+        }
+        try CheckpointTable.delete(pipeline, in: store)
+      }
+      let chunks = ChunkedRun(
+        store: store, pipeline: pipeline, owner: owner, identity: identity,
+        recordsPerChunk: resumed?.recordsPerChunk ?? configuration.checkpointEvery ?? Self.defaultChunkRecords,
+        resumedFrom: resumed, lookupRows: lookupRows,
+        relocks: inputs.contains { $0.input.isIncremental }, afterCommit: configuration.chunkCommitHook)
+      state.chunks = chunks
+      defer { state.chunks = nil }
+      let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
+      let open = resumed?.openInput
+      for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
+        if let open, index < open.index { continue }  // Read, or skipped, before the checkpoint.
+        let resuming = index == open?.index ? open : nil
+        if resuming == nil, source.input.isIncremental,
+          try skipIfHeld(source, index: index, store: store, state: &state)
+        {
+          continue
+        }
+        // The input's loader counts go to the run's once it has ended (a commit meanwhile
+        // reads the run's and adds the open loader's).
+        var totals = LoadTotals()
+        try load(
+          source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state,
+          resuming: resuming)
+        chunks.endedTotals.add(totals)
+      }
+      state.keys.finish()
+      try state.checkRejectRate()
+      try state.checkSomethingLoaded()
+      try buildDeferredIndexes(deferred, in: store)
+      let rowsWritten = state.rowsWrittenByInputs.merging(chunks.lookupRows, uniquingKeysWith: +)
+      var report = makeReport(
+        state, failure: nil, rowsWritten: rowsWritten,
+        tableRows: configuration.countsTableRows ? countRows(store) : [:], committed: true)
+      chunks.endedTotals.fill(&report)
+      var entry = report.auditEntry
+      entry.inputLedger = state.inputLedger
+      try store.recordAudit(entry)
+      try CheckpointTable.delete(pipeline, in: store)
+      try outputs.stage(report)
+      return report
+    }
+  }
+
+  /// Records per chunk when the spec and the command line do not say.
+  static var defaultChunkRecords: Int { 100_000 }
+
+  /// Refuses a resume whose pipeline or inputs are not those of the interrupted run.
+  private func checkResumable(_ row: CheckpointTable.Row, identity: String) throws {
+    let checkpoint = row.checkpoint
+    guard checkpoint.identity == identity else {
+      let before = Set(checkpoint.identity.split(separator: "\n"))
+      let now = Set(identity.split(separator: "\n"))
+      let differences = now.symmetricDifference(before).sorted().prefix(3).map { line in
+        (now.contains(line) ? "now " : "then ") + line
+      }
+      throw RunAbort(
+        failure: .init(
+          kind: .data,
+          message:
+            "the pipeline is not the one whose run was interrupted (\(differences.joined(separator: "; "))): a resume reads the same inputs the same way; nothing was written"
+        ))
+    }
+    for saved in checkpoint.state.inputs {
+      guard let then = saved.fingerprint else { continue }
+      let now = FileFingerprint(path: saved.path)
+      guard now != then else { continue }
+      let what =
+        now == nil
+        ? "is gone"
+        : now?.size != then.size
+          ? "changed size (\(then.size) bytes then, \(now?.size ?? 0) now)"
+          : "is not the file it was (its inode, modification or change time differ)"
+      throw RunAbort(
+        failure: .init(
+          kind: .data,
+          message:
+            "\(saved.path) \(what) since the interrupted run read it (checkpoint of \(row.updatedAt)): resuming would not load what that run read; nothing was written"
+        ))
+    }
+  }
+
+  /// Puts back the interrupted run's counts, keys and rejects.
+  private func restore(_ checkpoint: RunCheckpoint, pipeline: String, store: some Store, state: inout RunState) throws {
+    state.restore(checkpoint.state, pipelineInputs: configuration.inputs)
+    if configuration.policy.duplicateKeys != .ignore {
+      let keys = state.keys
+      try CheckpointTable.forEachKeys(pipeline, in: store) { text in
+        try CheckpointKeys.decode(text, pipeline: pipeline) { table, value, first in
+          try keys.restore(table: table, value: value, first: first)
+        }
+      }
+    }
+  }
+
+  /// Copies the rejects the interrupted run quarantined into this run's rejects file.
+  private func takeOverRejects(of checkpoint: RunCheckpoint, state: inout RunState) throws {
+    guard let quarantine = state.quarantine else { return }
+    let bytes = checkpoint.state.quarantineBytes
+    let records = checkpoint.state.quarantined
+    guard bytes > 0 else { return }
+    // The staging file of the interrupted run, or — after a failure, which publishes the
+    // rejects — the rejects file itself: the first `bytes` of either are the rejects so far.
+    let candidates = [checkpoint.rejectsStaging, configuration.rejectsPath].compactMap { $0 }
+    guard let source = candidates.first(where: { Self.fileSize($0) >= Int64(bytes) }) else {
+      throw RunAbort(
+        failure: .init(
+          kind: .io,
+          message:
+            "the rejects of the interrupted run (\(records) record(s), \(bytes) bytes) are in neither \(candidates.joined(separator: " nor ")): a resumed run would write an incomplete rejects file; nothing was written"
+        ))
+    }
+    try quarantine.takeOver(records: records, bytes: bytes, from: source)
+    if source == checkpoint.rejectsStaging, source != quarantine.file.stagingPath { unlink(source) }
+  }
+
+  private static func fileSize(_ path: String) -> Int64 {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : -1
+  }
+
+  /// Takes the first `count` results of `reader` without decoding them: the records (and broken
+  /// records the reader skipped) a resumed input's interrupted run had taken already.
+  func skip(_ count: Int, of reader: any RecordReader, path: String) throws {
+    for taken in 0..<count {
+      do {
+        guard try reader.next() != nil else {
+          throw RunAbort(
+            failure: .init(
+              kind: .data,
+              message:
+                "\(path) ends after \(taken) record(s), but the interrupted run had read \(count) of it: it changed; nothing was written"
+            ))
+        }
+      } catch let error as RecordReadError where error.isRecoverable {
+        continue
+      }
+    }
+  }
+}

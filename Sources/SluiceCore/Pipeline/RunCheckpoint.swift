@@ -1,0 +1,422 @@
+import Foundation
+
+/// Where a checkpointed run stood when it committed its last chunk: everything a resumed run
+/// needs to finish it exactly as the run would have finished uninterrupted — its counts, issue
+/// samples, input ledger and rejects so far, the input it was reading and how many of that
+/// input's records (and broken records the reader skipped) it had taken.
+///
+/// It lives in the database, in `sluice_checkpoints`, one row per pipeline, written in the same
+/// transaction as the chunk's rows; the natural keys the run's records wrote, which later records
+/// are checked against for repeats, go chunk by chunk to `sluice_checkpoint_keys`. The final
+/// chunk's commit deletes both.
+package struct RunCheckpoint: Codable {
+  /// The checkpoint's own format; a resume refuses another.
+  static let currentVersion = 1
+
+  var version = currentVersion
+  /// What the run is: datasets, inputs (path, format, record path), policy and conflict policy;
+  /// a resume whose pipeline is not the same refuses.
+  var identity: String
+  var recordsPerChunk: Int
+  /// Chunks committed so far.
+  var chunk: Int
+  /// Rows the lookup tables' synchronization wrote in the first chunk.
+  var lookupRows: [String: Int]
+  /// What the loaders of the run counted (reference look-ups, bulk writes), the open input's
+  /// loader included.
+  var totals: LoadTotals
+  var state: RunState.Saved
+  /// The temporary file the rejects were staged in (`OutputFile.stagingPath`).
+  var rejectsStaging: String?
+
+  /// The input the run was reading: its place and saved progress.
+  var openInput: InputProgress.Saved? { state.inputs.last { $0.end == nil } }
+
+  /// What must not change between a run and its resumption.
+  static func identity(of runner: PipelineRunner) -> String {
+    let configuration = runner.configuration
+    var parts = [
+      "policy \(configuration.policy.summary)", "conflict \(configuration.conflict.rawValue)",
+      "mode \(configuration.mode.rawValue)",
+    ]
+    for source in runner.inputs {
+      let input = source.input
+      parts.append(
+        "input \(source.dataset.name) \(input.format.rawValue) \(input.recordPath.joined(separator: "/")) \(input.isIncremental ? "incremental " : "")\(input.path)"
+      )
+    }
+    return parts.joined(separator: "\n")
+  }
+}
+
+/// The checkpoint tables of a store: `sluice_checkpoints` (the unfinished checkpointed run of
+/// each pipeline, and who is running it) and `sluice_checkpoint_keys` (its keys, per chunk).
+package enum CheckpointTable {
+  static let table = "sluice_checkpoints"
+  static let keysTable = "sluice_checkpoint_keys"
+
+  /// One unfinished run as the table holds it.
+  package struct Row {
+    var checkpoint: RunCheckpoint
+    /// Who ran it last: `pid N on HOST since TIME`.
+    var owner: String
+    var updatedAt: String
+  }
+
+  static func create(in store: some Store) throws {
+    let text = store.dialect.typeName(.text)
+    let integer = store.dialect.typeName(.integer)
+    try store.execute(
+      """
+      CREATE TABLE IF NOT EXISTS \(table) (pipeline \(text) PRIMARY KEY, owner \(text) NOT NULL, \
+      started_at \(text) NOT NULL, updated_at \(text) NOT NULL, chunk \(integer) NOT NULL, \
+      records \(integer) NOT NULL, state \(text) NOT NULL)
+      """)
+    try store.execute(
+      """
+      CREATE TABLE IF NOT EXISTS \(keysTable) (pipeline \(text) NOT NULL, chunk \(integer) NOT NULL, \
+      keys \(text) NOT NULL, PRIMARY KEY (pipeline, chunk))
+      """)
+  }
+
+  /// The unfinished run of `pipeline`, or nil; throws a checkpoint it cannot read.
+  package static func load(_ pipeline: String, from store: some Store) throws -> Row? {
+    guard try store.columns(of: table) != nil else { return nil }
+    let p = store.dialect.parameter
+    let query = try store.prepare("SELECT owner, updated_at, state FROM \(table) WHERE pipeline = \(p(1))")
+    defer { query.reset() }
+    try query.bind(.text(pipeline), at: 1)
+    guard try query.step() else { return nil }
+    guard case .text(let owner) = query.columnValue(0), case .text(let updated) = query.columnValue(1),
+      case .text(let state) = query.columnValue(2)
+    else { throw corrupt(pipeline, "a column is not text") }
+    let checkpoint: RunCheckpoint
+    do {
+      let decoder = JSONDecoder()
+      decoder.dateDecodingStrategy = .iso8601
+      checkpoint = try decoder.decode(RunCheckpoint.self, from: Data(state.utf8))
+    } catch {
+      throw corrupt(pipeline, "its state does not decode (\(error))")
+    }
+    guard checkpoint.version == RunCheckpoint.currentVersion else {
+      throw corrupt(pipeline, "it is of format \(checkpoint.version); this Sluice reads \(RunCheckpoint.currentVersion)")
+    }
+    return Row(checkpoint: checkpoint, owner: owner, updatedAt: updated)
+  }
+
+  /// Every pipeline's unfinished run: pipeline, owner, start, last commit, chunks and records.
+  package static func unfinished(in store: some Store) throws -> [(
+    pipeline: String, owner: String, startedAt: String, updatedAt: String, chunk: Int64, records: Int64
+  )] {
+    guard try store.columns(of: table) != nil else { return [] }
+    let query = try store.prepare(
+      "SELECT pipeline, owner, started_at, updated_at, chunk, records FROM \(table) ORDER BY pipeline")
+    defer { query.reset() }
+    var rows: [(String, String, String, String, Int64, Int64)] = []
+    while try query.step() {
+      func text(_ column: Int32) -> String { if case .text(let value) = query.columnValue(column) { value } else { "" } }
+      func integer(_ column: Int32) -> Int64 {
+        if case .integer(let value) = query.columnValue(column) { value } else { 0 }
+      }
+      rows.append((text(0), text(1), text(2), text(3), integer(4), integer(5)))
+    }
+    return rows
+  }
+
+  /// One line per unfinished checkpointed run, for `sluice runs`: how far it got, who ran it,
+  /// and what `--resume` would do.
+  package static func notes(in store: some Store) throws -> [String] {
+    try unfinished(in: store).map { run in
+      var note =
+        "pipeline \(run.pipeline): a checkpointed run started \(run.startedAt) is unfinished — interrupted, or still running (\(run.owner)): \(run.chunk) chunk(s) committed, \(run.records) record(s), the last commit at \(run.updatedAt)"
+      if let open = (try? load(run.pipeline, from: store))?.checkpoint.openInput {
+        note +=
+          "; 'sluice run SPEC --resume' goes on in \(open.path) after its record \(open.consumed) (the earlier ones are read again, not decoded)"
+      }
+      return note
+    }
+  }
+
+  /// Writes the checkpoint of `pipeline` as `owner`'s: inserts it when `inserting`, otherwise
+  /// updates the row only while `owner` still holds it — false when another process took the
+  /// run over (resumed it) since.
+  static func save(
+    _ checkpoint: RunCheckpoint, pipeline: String, owner: String, inserting: Bool, records: Int, in store: some Store
+  ) throws -> Bool {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    encoder.dateEncodingStrategy = .iso8601
+    let state = String(decoding: try encoder.encode(checkpoint), as: UTF8.self)
+    let now = TimestampText.text(Date())
+    let p = store.dialect.parameter
+    if inserting {
+      let insert = try store.prepare(
+        "INSERT INTO \(table) (pipeline, owner, started_at, updated_at, chunk, records, state) VALUES (\((1...7).map(p).joined(separator: ", ")))"
+      )
+      try insert.run([
+        .text(pipeline), .text(owner), .text(TimestampText.text(checkpoint.state.startedAt)), .text(now),
+        .integer(Int64(checkpoint.chunk)), .integer(Int64(records)), .text(state),
+      ])
+      return true
+    }
+    let update = try store.prepare(
+      "UPDATE \(table) SET updated_at = \(p(1)), chunk = \(p(2)), records = \(p(3)), state = \(p(4)) WHERE pipeline = \(p(5)) AND owner = \(p(6))"
+    )
+    try update.run([
+      .text(now), .integer(Int64(checkpoint.chunk)), .integer(Int64(records)), .text(state), .text(pipeline),
+      .text(owner),
+    ])
+    return store.changes == 1
+  }
+
+  /// Makes `owner` the holder of `pipeline`'s unfinished run (a resume takes it over).
+  static func claim(_ pipeline: String, owner: String, in store: some Store) throws {
+    let p = store.dialect.parameter
+    try store.prepare("UPDATE \(table) SET owner = \(p(1)) WHERE pipeline = \(p(2))").run([
+      .text(owner), .text(pipeline),
+    ])
+  }
+
+  /// Adds the keys one chunk's records wrote.
+  static func saveKeys(_ keys: String, pipeline: String, chunk: Int, in store: some Store) throws {
+    let p = store.dialect.parameter
+    try store.prepare("INSERT INTO \(keysTable) (pipeline, chunk, keys) VALUES (\(p(1)), \(p(2)), \(p(3)))").run([
+      .text(pipeline), .integer(Int64(chunk)), .text(keys),
+    ])
+  }
+
+  /// Each chunk's keys, in chunk order, for `body`.
+  static func forEachKeys(_ pipeline: String, in store: some Store, _ body: (String) throws -> Void) throws {
+    let p = store.dialect.parameter
+    let query = try store.prepare("SELECT keys FROM \(keysTable) WHERE pipeline = \(p(1)) ORDER BY chunk")
+    defer { query.reset() }
+    try query.bind(.text(pipeline), at: 1)
+    while try query.step() {
+      guard case .text(let keys) = query.columnValue(0) else { throw corrupt(pipeline, "a chunk's keys are not text") }
+      try body(keys)
+    }
+  }
+
+  /// The run of `pipeline` finished (or starts over): its checkpoint goes.
+  static func delete(_ pipeline: String, in store: some Store) throws {
+    guard try store.columns(of: table) != nil else { return }
+    let p = store.dialect.parameter
+    try store.prepare("DELETE FROM \(table) WHERE pipeline = \(p(1))").run([.text(pipeline)])
+    try store.prepare("DELETE FROM \(keysTable) WHERE pipeline = \(p(1))").run([.text(pipeline)])
+  }
+
+  static func corrupt(_ pipeline: String, _ why: String) -> RunAbort {
+    RunAbort(
+      failure: .init(
+        kind: .io,
+        message:
+          "the checkpoint of pipeline \(pipeline) in \(table) cannot be read: \(why); run again without --resume and with --restart to start over"
+      ))
+  }
+}
+
+/// The natural keys of the records one chunk wrote, with the record that wrote each, as text
+/// (base64 of a compact binary form): what a resumed run checks later records' keys against.
+struct CheckpointKeys {
+  private var tables: [String] = []
+  private var tableIndex: [Int32: UInt16] = [:]
+  private var bytes: [UInt8] = []
+  private(set) var count = 0
+
+  var isEmpty: Bool { count == 0 }
+
+  mutating func append(_ key: KeyRegistry.Key, first: KeyRegistry.Occurrence, registry: KeyRegistry) {
+    let index: UInt16
+    if let known = tableIndex[key.table] {
+      index = known
+    } else {
+      index = UInt16(tables.count)
+      tables.append(registry.tableName(of: key.table))
+      tableIndex[key.table] = index
+    }
+    put(UInt64(index), 2)
+    switch key.value {
+    case .integer(let value):
+      bytes.append(0)
+      put(UInt64(bitPattern: value), 8)
+    case .real(let value):
+      bytes.append(1)
+      put(value.bitPattern, 8)
+    case .text(let value):
+      bytes.append(2)
+      put(UInt64(value.utf8.count), 4)
+      bytes.append(contentsOf: value.utf8)
+    case .blob(let value):
+      bytes.append(3)
+      put(UInt64(value.count), 4)
+      bytes.append(contentsOf: value)
+    }
+    put(UInt64(UInt32(bitPattern: first.input)), 4)
+    put(UInt64(bitPattern: first.ordinal), 8)
+    count += 1
+  }
+
+  private mutating func put(_ value: UInt64, _ width: Int) {
+    for shift in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * shift))) }
+  }
+
+  /// The text `sluice_checkpoint_keys` stores: the table names, then the keys.
+  var encoded: String {
+    var header: [UInt8] = []
+    func put(_ value: Int, _ width: Int) {
+      for shift in 0..<width { header.append(UInt8(truncatingIfNeeded: value >> (8 * shift))) }
+    }
+    put(tables.count, 2)
+    for name in tables {
+      put(name.utf8.count, 4)
+      header.append(contentsOf: name.utf8)
+    }
+    return Data(header + bytes).base64EncodedString()
+  }
+
+  /// Reads `text` back, handing each key to `body` in the order they were written.
+  static func decode(
+    _ text: String, pipeline: String, _ body: (String, DatabaseValue, KeyRegistry.Occurrence) throws -> Void
+  ) throws {
+    guard let data = Data(base64Encoded: text) else { throw CheckpointTable.corrupt(pipeline, "keys are not base64") }
+    let bytes = [UInt8](data)
+    var at = 0
+    func take(_ width: Int) throws -> UInt64 {
+      guard at + width <= bytes.count else { throw CheckpointTable.corrupt(pipeline, "keys end too early") }
+      var value: UInt64 = 0
+      for shift in 0..<width { value |= UInt64(bytes[at + shift]) << (8 * shift) }
+      at += width
+      return value
+    }
+    func takeBytes(_ count: Int) throws -> ArraySlice<UInt8> {
+      guard count >= 0, at + count <= bytes.count else { throw CheckpointTable.corrupt(pipeline, "keys end too early") }
+      defer { at += count }
+      return bytes[at..<(at + count)]
+    }
+    var tables: [String] = []
+    for _ in 0..<(try take(2)) {
+      tables.append(String(decoding: try takeBytes(Int(try take(4))), as: UTF8.self))
+    }
+    while at < bytes.count {
+      let table = Int(try take(2))
+      guard table < tables.count else { throw CheckpointTable.corrupt(pipeline, "a key names no table") }
+      let value: DatabaseValue
+      switch try take(1) {
+      case 0: value = .integer(Int64(bitPattern: try take(8)))
+      case 1: value = .real(Double(bitPattern: try take(8)))
+      case 2: value = .text(String(decoding: try takeBytes(Int(try take(4))), as: UTF8.self))
+      case 3: value = .blob(Array(try takeBytes(Int(try take(4)))))
+      default: throw CheckpointTable.corrupt(pipeline, "a key has no known type")
+      }
+      let input = Int32(bitPattern: UInt32(truncatingIfNeeded: try take(4)))
+      let ordinal = Int64(bitPattern: try take(8))
+      try body(tables[table], value, .init(input: input, ordinal: ordinal))
+    }
+  }
+}
+
+/// A checkpointed run's chunks: counts the records the loading side takes, and every
+/// `recordsPerChunk` of them (at the end of a batch) writes the checkpoint and commits.
+///
+/// A chunk's commit makes its rows, its part of the input ledger's counts, its issue samples and
+/// its keys durable together, and syncs the rejects file's staging before it, so a crash at any
+/// point leaves the database at the end of the last committed chunk and the rejects at least
+/// that far; a resumed run cuts them back to exactly there.
+package final class ChunkedRun {
+  let store: any Store
+  let pipeline: String
+  /// `pid N on HOST since TIME`: who runs the chunks, so that a second process resuming the
+  /// run takes it over visibly, and this one then stops (`takenOver`).
+  let owner: String
+  let identity: String
+  let recordsPerChunk: Int
+  private(set) var chunk: Int
+  /// Records taken since the last commit, and in all.
+  private var sinceCommit = 0
+  private var records: Int
+  /// Whether the checkpoint row exists yet (the first commit inserts it).
+  private var inserted: Bool
+  /// The loaders' counts of the inputs that have ended.
+  var endedTotals: LoadTotals
+  let lookupRows: [String: Int]
+  /// Whether each chunk takes the store's lock against concurrent runs again (an incremental
+  /// run's decisions).
+  let relocks: Bool
+  /// Keys the chunk's records wrote (only when repeated keys are looked for).
+  private var keys = CheckpointKeys()
+  /// Tests: called with the chunk's number just after each commit.
+  let afterCommit: (@Sendable (Int) -> Void)?
+
+  init(
+    store: any Store, pipeline: String, owner: String, identity: String, recordsPerChunk: Int,
+    resumedFrom checkpoint: RunCheckpoint?, lookupRows: [String: Int], relocks: Bool,
+    afterCommit: (@Sendable (Int) -> Void)?
+  ) {
+    self.store = store
+    self.pipeline = pipeline
+    self.owner = owner
+    self.identity = identity
+    self.recordsPerChunk = recordsPerChunk
+    chunk = checkpoint?.chunk ?? 0
+    records = checkpoint?.state.ledger.statistics.first?.recordsIn ?? 0
+    inserted = checkpoint != nil
+    endedTotals = checkpoint?.totals ?? LoadTotals()
+    self.lookupRows = checkpoint?.lookupRows ?? lookupRows
+    self.relocks = relocks
+    self.afterCommit = afterCommit
+  }
+
+  /// The record `record` wrote the keys of its owned rows: they go with the chunk.
+  func wrote(_ rows: RecordRows, owned: KeyRegistry.OwnedTables, record: KeyRegistry.Occurrence, registry: KeyRegistry)
+  {
+    for entry in 0..<rows.count {
+      guard let key = KeyRegistry.key(of: entry, in: rows, owned: owned) else { continue }
+      keys.append(key, first: record, registry: registry)
+    }
+  }
+
+  /// The loading side took `count` results; commits when a chunk is full.
+  func took(_ count: Int, state: inout RunState, loader: BatchLoader) throws {
+    sinceCommit += count
+    records += count
+    guard sinceCommit >= recordsPerChunk else { return }
+    try commit(state: &state, openRowsWritten: loader.rowsWritten, openTotals: loader.totals)
+  }
+
+  /// Writes the checkpoint and the chunk's keys, syncs the rejects, commits, begins the next.
+  func commit(state: inout RunState, openRowsWritten: [String: Int], openTotals: LoadTotals) throws {
+    var totals = endedTotals
+    totals.add(openTotals)
+    if let quarantine = state.quarantine { try quarantine.file.prepare() }
+    let checkpoint = RunCheckpoint(
+      identity: identity, recordsPerChunk: recordsPerChunk, chunk: chunk + 1, lookupRows: lookupRows, totals: totals,
+      state: state.saved(openRowsWritten: openRowsWritten), rejectsStaging: state.quarantine?.file.stagingPath)
+    guard
+      try CheckpointTable.save(
+        checkpoint, pipeline: pipeline, owner: owner, inserting: !inserted, records: records, in: store)
+    else {
+      let holder = (try? CheckpointTable.load(pipeline, from: store))?.owner ?? "another process"
+      throw RunAbort(
+        failure: .init(
+          kind: .io,
+          message:
+            "another run took this one over (\(holder) resumed it): this process stopped; its last chunk was rolled back and the other run goes on from the last checkpoint"
+        ))
+    }
+    if !keys.isEmpty {
+      try CheckpointTable.saveKeys(keys.encoded, pipeline: pipeline, chunk: chunk + 1, in: store)
+      keys = CheckpointKeys()
+    }
+    try store.commitAndBegin()
+    inserted = true
+    chunk += 1
+    sinceCommit = 0
+    afterCommit?(chunk)
+    if relocks { _ = try store.lockAgainstConcurrentRuns() }
+  }
+
+  /// Who this process is, for `owner`.
+  static func ownerName(startedAt: Date) -> String {
+    "pid \(getpid()) on \(ProcessInfo.processInfo.hostName) since \(TimestampText.text(startedAt))"
+  }
+}
