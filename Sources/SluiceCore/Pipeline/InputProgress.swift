@@ -60,13 +60,13 @@ package struct InputProgress {
   }
 
   /// What a checkpoint keeps of this input; `rowsWritten` are the rows of an input still being
-  /// read (its loader's), the ended input's own otherwise.
+  /// read (its loader's, added to what the runs it resumes wrote), the ended input's otherwise.
   func saved(rowsWritten open: [String: Int]) -> Saved {
     let bytes = bytes
     return Saved(
       index: index, path: input.path, dataset: dataset, isGzip: isGzip, fingerprint: fingerprint,
       compressedBytes: bytes.compressed, decompressedBytes: bytes.decompressed, start: start, end: end, digest: digest,
-      rowsWritten: hasEnded ? rowsWritten : open, firstSample: firstSample, quarantineBytes: quarantineBytes,
+      rowsWritten: hasEnded ? rowsWritten : rowsWritten.merging(open, uniquingKeysWith: +), firstSample: firstSample, quarantineBytes: quarantineBytes,
       consumed: consumed)
   }
 
@@ -92,6 +92,8 @@ package struct InputProgress {
   /// The input the checkpoint stopped in, opened again as `stream`: it counts from where it was.
   init(resuming saved: Saved, input: PipelineInput, stream: Input) {
     self.init(index: saved.index, input: input, dataset: saved.dataset, stream: stream, start: saved.start)
+    // What the interrupted runs' loaders wrote; this run's loader counts on from zero.
+    rowsWritten = saved.rowsWritten
     firstSample = saved.firstSample
     quarantineBytes = saved.quarantineBytes
     consumed = saved.consumed

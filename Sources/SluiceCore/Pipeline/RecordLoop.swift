@@ -124,7 +124,8 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       producer.wait()
       state.ledger.addSeconds(producer.seconds)
     }
-    while let batch = handOff.take(upTo: joining) {
+    // A checkpointed run joins no further than its chunk's end, so chunks keep their size.
+    while let batch = handOff.take(upTo: state.chunks.map { min(joining, $0.recordsLeftInChunk) } ?? joining) {
       try beforeBatch(batch, &state)
       for item in batch {
         state.ledger.note(warnings: item.warnings, coercions: item.coercions)

@@ -375,6 +375,9 @@ package final class ChunkedRun {
     }
   }
 
+  /// How many more results the chunk takes before it commits.
+  var recordsLeftInChunk: Int { max(recordsPerChunk - sinceCommit, 1) }
+
   /// The loading side took `count` results; commits when a chunk is full.
   func took(_ count: Int, state: inout RunState, loader: BatchLoader) throws {
     sinceCommit += count

@@ -1,0 +1,353 @@
+import Foundation
+import OrderSamples
+@_spi(Internals) import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
+@_spi(Internals) import SluiceTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Checkpointed runs on the real binary (`--checkpoint-every`, `--resume`): killed with
+/// SIGKILL at chunk commits and at random moments, then resumed, a run ends with exactly the
+/// tables, counts, issues, rejects and input ledger of the same run uninterrupted; a resume that
+/// cannot be exact — another pipeline, an input changed since — is refused before it writes.
+@Suite("Checkpointed runs: killed, resumed, and exactly the uninterrupted run", .tags(.slow))
+struct CheckpointCommandTests {
+  let scratch: TemporaryDirectory
+
+  init() throws { scratch = try TemporaryDirectory() }
+
+  static let tables = ["orders", "order_items", "customers"]
+
+  /// `count` orders as NDJSON, with a few that the lenient policy rejects (a bad currency, a
+  /// negative quantity, a broken line) and order 5 repeated near the end (a repeated key the
+  /// registry must still know after a resume).
+  @discardableResult
+  func input(_ name: String = "orders.ndjson", count: Int = 1_800) throws -> String {
+    var lines: [String] = []
+    for id in 1...count {
+      var order = GeneratedOrder(
+        id: String(format: "%08d", id), currency: "EUR", status: "pending", createdAt: "2023-01-01T00:00:00Z",
+        customerID: Int64(id % 40), customerName: "Customer \(id % 40)",
+        items: (0...(id % 3)).map { .init(sku: "SKU-\(id)-\($0)", qty: 1 + $0, priceMinor: Int64(100 + id)) })
+      if id % 331 == 0 { order.currency = "euros" }
+      if id % 457 == 0 { order.items[0].qty = -4 }
+      lines.append(order.json.replacingOccurrences(of: "\n", with: " "))
+      if id % 613 == 0 { lines.append(#"{"id": "broken", "currency": "#) }
+    }
+    lines.insert(lines[4], at: lines.count - 3)
+    return try scratch.write(name, lines.joined(separator: "\n") + "\n")
+  }
+
+  func spec(database: String = "orders.sqlite", extra: String = "") throws -> String {
+    try scratch.write(
+      "pipeline.json",
+      #"""
+      {"dataset": "orders", "input": "orders.ndjson", "format": "ndjson", "database": "\#(database)",
+       "policy": {"preset": "lenient", "maxRejects": 1000, "maxRejectRate": 0.5}\#(extra)}
+      """#)
+  }
+
+  /// What two runs must share: the rows, and the report's counts, issues and inputs (without
+  /// timings, paths of the database and outputs, or peak memory).
+  struct Outcome: Equatable {
+    var rows: TableRows
+    var report: String
+    var rejects: String
+  }
+
+  func outcome(database: String, report: String, rejects: String) throws -> Outcome {
+    let decoded = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
+    var fields: [String] = [decoded.status.rawValue, "\(decoded.committed)"]
+    fields += decoded.stages.map { "\($0.stage.rawValue) \($0.recordsIn) \($0.recordsOut) \($0.rejected) \($0.warnings) \($0.skipped) \($0.kept)" }
+    fields += decoded.issueCounts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    fields += decoded.issues.map { "\($0.stage.rawValue) \($0.code.rawValue) \($0.location?.ordinal ?? -1) \($0.location?.line ?? -1) \($0.location?.byteOffset ?? -1) \($0.path) \($0.message)" }
+    fields += decoded.rowsWritten.sorted { $0.key < $1.key }.map { "rows \($0.key)=\($0.value)" }
+    fields += decoded.inputs.map { input in
+      "input \(input.path) \(input.compressedBytes) \(input.sha256 ?? "-") \(input.stages.map { "\($0.recordsIn)/\($0.recordsOut)/\($0.rejected)" }) \(input.rowsWritten.sorted { $0.key < $1.key })"
+    }
+    fields.append("duplicates \(decoded.duplicateKeys ?? [:])")
+    fields.append("quarantined \(decoded.quarantined)")
+    return Outcome(
+      rows: try TableRows(sqlite: database, tables: Self.tables), report: fields.joined(separator: "\n"),
+      rejects: try String(contentsOfFile: rejects, encoding: .utf8))
+  }
+
+  /// The ledger rows the run left, without their run ids.
+  func ledger(_ database: String) throws -> [String] {
+    let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
+    let statement = try connection.prepare(
+      "SELECT path || ' ' || status || ' ' || sha256 || ' ' || records_read || ' ' || records_loaded || ' ' || records_rejected FROM sluice_inputs ORDER BY position"
+    )
+    var rows: [String] = []
+    while try statement.step() { rows.append(statement.columnText(0) ?? "") }
+    return rows
+  }
+
+  func checkpoints(_ database: String) throws -> Int64 {
+    try SQLiteConnection(path: database, options: .init(readOnly: true)).scalarInt(
+      "SELECT count(*) FROM sluice_checkpoints") ?? -1
+  }
+
+  /// The uninterrupted run, single transaction, as the reference.
+  func reference(_ spec: String) throws -> Outcome {
+    let database = scratch.file("reference.sqlite")
+    let result = try SluiceBinary.run([
+      "run", spec, "--db", database, "--report", scratch.file("reference.json"), "--rejects",
+      scratch.file("reference-rejects.ndjson"),
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    return try outcome(
+      database: database, report: scratch.file("reference.json"), rejects: scratch.file("reference-rejects.ndjson"))
+  }
+
+  func arguments(_ spec: String, _ name: String, _ extra: [String]) -> [String] {
+    [
+      "run", spec, "--db", scratch.file("\(name).sqlite"), "--report", scratch.file("\(name).json"), "--rejects",
+      scratch.file("\(name)-rejects.ndjson"),
+    ] + extra
+  }
+
+  @Test func anUninterruptedCheckpointedRunEqualsTheSingleTransactionRun() throws {
+    try input()
+    let spec = try spec()
+    let expected = try reference(spec)
+    let result = try SluiceBinary.run(arguments(spec, "chunked", ["--checkpoint-every", "300"]))
+    #expect(result.status == 0, "\(result.stderr)")
+    let chunked = try outcome(
+      database: scratch.file("chunked.sqlite"), report: scratch.file("chunked.json"),
+      rejects: scratch.file("chunked-rejects.ndjson"))
+    #expect(chunked == expected)
+    #expect(try checkpoints(scratch.file("chunked.sqlite")) == 0)
+    #expect(try ledger(scratch.file("chunked.sqlite")) == ledger(scratch.file("reference.sqlite")))
+    // The repeated order 5 is reported as such, and the rejects were written.
+    #expect(expected.report.contains("duplicates [\"orders\": 1]"))
+    #expect(!expected.rejects.isEmpty)
+  }
+
+  /// Killed just after each of its chunk commits and at random moments (some before the first
+  /// commit, some in the resume itself), then resumed until it succeeds: 22 kill points.
+  @Test func aRunKilledAnywhereAndResumedEndsExactlyAsTheUninterruptedRun() throws {
+    try input()
+    let spec = try spec()
+    let expected = try reference(spec)
+    let started = Date()
+    #expect(try SluiceBinary.run(arguments(spec, "timing", ["--checkpoint-every", "300"])).status == 0)
+    let duration = Date().timeIntervalSince(started)
+
+    var generator = SystemRandomNumberGenerator()
+    var points: [(name: String, kill: KillPoint)] = (1...6).map { ("after chunk \($0)", .afterChunk($0)) }
+    points += (0..<14).map { _ in
+      let delay = Double.random(in: 0.02...max(duration, 0.05), using: &generator)
+      return ("after \(delay) s", .after(delay))
+    }
+    points += [("after chunk 1, then the resume after chunk 3", .afterChunk(1)), ("twice at random", .after(duration / 3))]
+    var resumedRuns = 0
+    for (index, point) in points.enumerated() {
+      let name = "killed-\(index)"
+      var extra = ["--checkpoint-every", "300"]
+      if case .afterChunk(let chunk) = point.kill { extra += ["--test-kill-at", "chunk-\(chunk)"] }
+      let process = try SluiceBinary.start(arguments(spec, name, extra))
+      if case .after(let delay) = point.kill {
+        usleep(useconds_t(delay * 1_000_000))
+        kill(process.processIdentifier, SIGKILL)
+      }
+      process.waitUntilExit()
+      var finished = process.terminationReason == .exit && process.terminationStatus == 0
+      // A second interruption, of the resume itself, for the last two points (the resume may
+      // finish before: the input has three chunks and a bit).
+      if index >= points.count - 2 {
+        let resume = try SluiceBinary.start(
+          arguments(spec, name, ["--resume"] + (index == points.count - 2 ? ["--test-kill-at", "chunk-3"] : [])))
+        if index == points.count - 1 {
+          usleep(useconds_t(duration / 3 * 1_000_000))
+          kill(resume.processIdentifier, SIGKILL)
+        }
+        resume.waitUntilExit()
+        finished = resume.terminationReason == .exit && resume.terminationStatus == 0
+      }
+      // Resume until done: a run killed before its first commit has nothing to resume (64) and
+      // starts over; one that was not killed at all finished (0) and has nothing to resume.
+      var attempts = 0
+      while !finished && attempts < 4 {
+        attempts += 1
+        let resumed = try SluiceBinary.run(arguments(spec, name, ["--resume"]))
+        if resumed.status == 0 {
+          resumedRuns += 1
+          finished = true
+        } else {
+          #expect(resumed.status == 64, "\(point.name): resume exited \(resumed.status): \(resumed.stderr)")
+          #expect(resumed.stderr.contains("no unfinished run"))
+          let fresh = try SluiceBinary.run(arguments(spec, name, ["--checkpoint-every", "300"]))
+          #expect(fresh.status == 0, "\(point.name): \(fresh.stderr)")
+          finished = fresh.status == 0
+        }
+      }
+      let database = scratch.file("\(name).sqlite")
+      let result = try outcome(
+        database: database, report: scratch.file("\(name).json"), rejects: scratch.file("\(name)-rejects.ndjson"))
+      #expect(result.rows == expected.rows, "\(point.name): the tables differ")
+      #expect(result.report == expected.report, "\(point.name): the reports differ")
+      #expect(result.rejects == expected.rejects, "\(point.name): the rejects differ")
+      #expect(try ledger(database) == ledger(scratch.file("reference.sqlite")), "\(point.name)")
+      #expect(try checkpoints(database) == 0)
+    }
+    // Every chunk kill and most random ones really interrupted a run that was then resumed.
+    #expect(resumedRuns >= 8, "only \(resumedRuns) runs were resumed")
+  }
+
+  enum KillPoint {
+    case afterChunk(Int)
+    case after(Double)
+  }
+
+  @Test func aResumeRefusesAnInputChangedSinceTheCheckpointAndWritesNothing() throws {
+    let path = try input()
+    let spec = try spec()
+    let database = scratch.file("orders.sqlite")
+    let killed = try SluiceBinary.run(["run", spec, "--checkpoint-every", "300", "--test-kill-at", "chunk-2"])
+    #expect(killed.status == SIGKILL)
+    let before = try TableRows(sqlite: database, tables: Self.tables)
+    #expect(!before.tables.isEmpty)
+    let original = try Data(contentsOf: URL(fileURLWithPath: path))
+
+    // Modified in place (same size), truncated, replaced by a copy: each refused, exit 65.
+    var modified = original
+    modified[modified.count - 10] = UInt8(ascii: "9")
+    let truncated = original.prefix(original.count / 2)
+    for (what, bytes) in [("modified", modified), ("truncated", Data(truncated)), ("replaced", original)] {
+      if what == "replaced" {
+        try FileManager.default.removeItem(atPath: path)
+        try bytes.write(to: URL(fileURLWithPath: path))
+      } else {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+      }
+      let resumed = try SluiceBinary.run(["run", spec, "--resume"])
+      #expect(resumed.status == 65, "\(what): \(resumed.stderr)")
+      #expect(resumed.stderr.contains("orders.ndjson"), "\(what): \(resumed.stderr)")
+      #expect(resumed.stderr.contains("nothing was written"), "\(what)")
+      #expect(try TableRows(sqlite: database, tables: Self.tables) == before, "\(what)")
+      #expect(try checkpoints(database) == 1, "\(what): the checkpoint stays for a resume with the right input")
+    }
+  }
+
+  @Test func aResumeWithNothingToResumeSaysSoWithExit64() throws {
+    try input()
+    let spec = try spec()
+    let fresh = try SluiceBinary.run(["run", spec, "--resume"])
+    #expect(fresh.status == 64)
+    #expect(fresh.stderr.contains("no unfinished run of pipeline pipeline"))
+    #expect(try SluiceBinary.run(["run", spec, "--checkpoint-every", "300"]).status == 0)
+    let after = try SluiceBinary.run(["run", spec, "--resume"])
+    #expect(after.status == 64)
+  }
+
+  @Test func aNewRunOverAnUnfinishedOneIsRefusedUnlessRestarted() throws {
+    try input()
+    let spec = try spec()
+    _ = try SluiceBinary.run(["run", spec, "--checkpoint-every", "300", "--test-kill-at", "chunk-1"])
+    let runs = try SluiceBinary.run(["runs", scratch.file("orders.sqlite")])
+    #expect(runs.status == 0)
+    #expect(runs.stderr.contains("pipeline pipeline: a checkpointed run"))
+    #expect(runs.stderr.contains("--resume"))
+    let again = try SluiceBinary.run(["run", spec, "--checkpoint-every", "300"])
+    #expect(again.status == 65)
+    #expect(again.stderr.contains("--resume finishes it"))
+    let restarted = try SluiceBinary.run(["run", spec, "--checkpoint-every", "300", "--restart"])
+    #expect(restarted.status == 0, "\(restarted.stderr)")
+    #expect(try checkpoints(scratch.file("orders.sqlite")) == 0)
+  }
+
+  /// Under the strict policy a chunked run is not all-or-nothing: the failing chunk is rolled
+  /// back, the committed ones stay, and the run can be resumed (here it fails again, at the same
+  /// record, since the input cannot change).
+  @Test func aStrictFailureRollsBackOnlyItsChunkAndLeavesTheRunResumable() throws {
+    try input()
+    let strict = try scratch.write(
+      "strict.json",
+      #"{"dataset": "orders", "input": "orders.ndjson", "format": "ndjson", "database": "orders.sqlite"}"#)
+    let failed = try SluiceBinary.run(["run", strict, "--checkpoint-every", "256"])
+    #expect(failed.status == 65)
+    #expect(failed.stderr.contains("record 331"))
+    let connection = try SQLiteConnection(path: scratch.file("orders.sqlite"), options: .init(readOnly: true))
+    // The first chunk (records 1–256) committed; the one with record 331 did not.
+    #expect(try connection.scalarInt("SELECT count(*) FROM orders") == 256)
+    #expect(try checkpoints(scratch.file("orders.sqlite")) == 1)
+    let resumed = try SluiceBinary.run(["run", strict, "--resume"])
+    #expect(resumed.status == 65)
+    #expect(resumed.stderr.contains("record 331"))
+  }
+
+  @Test func twoResumersAtOnceFinishTheRunExactlyOnce() throws {
+    try input(count: 3_000)
+    let spec = try spec()
+    let expected = try reference(spec)
+    _ = try SluiceBinary.run(arguments(spec, "raced", ["--checkpoint-every", "300", "--test-kill-at", "chunk-1"]))
+    let first = try SluiceBinary.start(arguments(spec, "raced", ["--resume"]))
+    let second = try SluiceBinary.start(arguments(spec, "raced", ["--resume"]))
+    first.waitUntilExit()
+    second.waitUntilExit()
+    let statuses = [first.terminationStatus, second.terminationStatus].sorted()
+    // One finishes; the other found nothing left (64), lost the race for the lock (74), or was
+    // taken over by the other (74).
+    #expect(statuses.contains(0), "\(statuses)")
+    #expect(statuses.allSatisfy { [0, 64, 74].contains($0) }, "\(statuses)")
+    let database = scratch.file("raced.sqlite")
+    #expect(try TableRows(sqlite: database, tables: Self.tables) == expected.rows)
+    #expect(try checkpoints(database) == 0)
+  }
+
+  @Test func checkpointsRefuseWhatTheyCannotResume() throws {
+    try input()
+    let spec = try spec()
+    let snapshot = try SluiceBinary.run(["run", spec, "--checkpoint-every", "10", "--snapshot"])
+    #expect(snapshot.status == 64)
+    #expect(snapshot.stderr.contains("snapshot"))
+    let zero = try SluiceBinary.run(["run", spec, "--checkpoint-every", "0"])
+    #expect(zero.status == 64)
+    let both = try SluiceBinary.run(["run", spec, "--resume", "--restart"])
+    #expect(both.status == 64)
+  }
+}
+
+/// The same kill and resume into PostgreSQL.
+@Suite(
+  "Checkpointed runs into PostgreSQL, killed and resumed",
+  .enabled(
+    if: PostgreSQLServer.isAvailable,
+    "no PostgreSQL server: set SLUICE_TEST_POSTGRES_URL or run the tests through .ci/with-postgres"))
+struct PostgreSQLCheckpointCommandTests {
+  @Test func aRunKilledAfterAChunkAndResumedEqualsTheUninterruptedRun() throws {
+    let tests = try CheckpointCommandTests()
+    try tests.input()
+    let spec = try tests.spec()
+    let reference = PostgreSQLSchema()
+    let chunked = PostgreSQLSchema()
+    func run(_ schema: PostgreSQLSchema, _ extra: [String]) throws -> SluiceBinary.Result {
+      try SluiceBinary.run(["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra)
+    }
+    #expect(try run(reference, []).status == 0)
+    for chunk in [1, 3] {
+      let killed = try run(chunked, ["--checkpoint-every", "300", "--test-kill-at", "chunk-\(chunk)", "--restart"])
+      #expect(killed.status != 0)
+      let resumed = try run(chunked, ["--resume"])
+      #expect(resumed.status == 0, "\(resumed.stderr)")
+      #expect(try chunked.rows(of: CheckpointCommandTests.tables) == reference.rows(of: CheckpointCommandTests.tables))
+      let store = try chunked.connect()
+      #expect(try store.scalarInt("SELECT count(*) FROM sluice_checkpoints") == 0)
+      let ledger = try store.scalarInt("SELECT sum(records_read)::bigint FROM sluice_inputs WHERE status = 'loaded'")
+      #expect(ledger == Int64(CheckpointCommandTests.recordsPerRun) * Int64(chunk == 1 ? 1 : 2))
+    }
+  }
+}
+
+extension CheckpointCommandTests {
+  /// Records (reader results) the default input holds: 1,800 orders, 2 broken lines, 1 repeat.
+  static let recordsPerRun = 1_803
+}
