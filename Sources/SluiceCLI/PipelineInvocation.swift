@@ -111,7 +111,8 @@ struct PipelineInvocation {
       throw UsageError("--resume continues the interrupted run and --restart drops it: give one")
     }
     if configuration.restarts && configuration.checkpointEvery == nil {
-      throw UsageError("--restart starts a checkpointed run over: give --checkpoint-every too, or set 'checkpointEvery' in the spec")
+      throw UsageError(
+        "--restart starts a checkpointed run over: give --checkpoint-every too, or set 'checkpointEvery' in the spec")
     }
     if configuration.checkpointEvery != nil || configuration.resumes {
       let what = configuration.resumes ? "--resume" : "a checkpointed run (--checkpoint-every)"

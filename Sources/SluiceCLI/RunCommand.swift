@@ -14,7 +14,9 @@ struct RunCommand: PipelineSubcommand {
     // Fault injection for the tests of a parallel run's commit; not in the help.
     "test-kill-at",
   ]
-  static let flags: Set<String> = ["fail-on-rejects", "count-rows", "incremental", "reload-changed", "snapshot", "resume", "restart"]
+  static let flags: Set<String> = [
+    "fail-on-rejects", "count-rows", "incremental", "reload-changed", "snapshot", "resume", "restart",
+  ]
 
   static let help = makeHelp(
     usage: "sluice run PIPELINE.json [options]",

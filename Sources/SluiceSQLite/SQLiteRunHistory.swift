@@ -82,7 +82,9 @@ package final class SQLiteRunHistory: RunHistory {
   }
 
   public func run(id: Int64) throws -> RecordedRun {
-    guard hasRuns else { throw RunHistoryError(.unknownRun, database: path, message: "no run \(id) (it records no runs)") }
+    guard hasRuns else {
+      throw RunHistoryError(.unknownRun, database: path, message: "no run \(id) (it records no runs)")
+    }
     return try reading {
       let statement = try connection.prepare("\(runColumns) WHERE run_id = ?1")
       try statement.bind(.integer(id), at: 1)

@@ -62,9 +62,13 @@ struct CheckpointCommandTests {
   func outcome(database: String, report: String, rejects: String) throws -> Outcome {
     let decoded = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
     var fields: [String] = [decoded.status.rawValue, "\(decoded.committed)"]
-    fields += decoded.stages.map { "\($0.stage.rawValue) \($0.recordsIn) \($0.recordsOut) \($0.rejected) \($0.warnings) \($0.skipped) \($0.kept)" }
+    fields += decoded.stages.map {
+      "\($0.stage.rawValue) \($0.recordsIn) \($0.recordsOut) \($0.rejected) \($0.warnings) \($0.skipped) \($0.kept)"
+    }
     fields += decoded.issueCounts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-    fields += decoded.issues.map { "\($0.stage.rawValue) \($0.code.rawValue) \($0.location?.ordinal ?? -1) \($0.location?.line ?? -1) \($0.location?.byteOffset ?? -1) \($0.path) \($0.message)" }
+    fields += decoded.issues.map {
+      "\($0.stage.rawValue) \($0.code.rawValue) \($0.location?.ordinal ?? -1) \($0.location?.line ?? -1) \($0.location?.byteOffset ?? -1) \($0.path) \($0.message)"
+    }
     fields += decoded.rowsWritten.sorted { $0.key < $1.key }.map { "rows \($0.key)=\($0.value)" }
     fields += decoded.inputs.map { input in
       "input \(input.path) \(input.compressedBytes) \(input.sha256 ?? "-") \(input.stages.map { "\($0.recordsIn)/\($0.recordsOut)/\($0.rejected)" }) \(input.rowsWritten.sorted { $0.key < $1.key })"
@@ -144,7 +148,9 @@ struct CheckpointCommandTests {
       let delay = Double.random(in: 0.02...max(duration, 0.05), using: &generator)
       return ("after \(delay) s", .after(delay))
     }
-    points += [("after chunk 1, then the resume after chunk 3", .afterChunk(1)), ("twice at random", .after(duration / 3))]
+    points += [
+      ("after chunk 1, then the resume after chunk 3", .afterChunk(1)), ("twice at random", .after(duration / 3)),
+    ]
     var resumedRuns = 0
     for (index, point) in points.enumerated() {
       let name = "killed-\(index)"

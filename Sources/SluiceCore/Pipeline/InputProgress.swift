@@ -66,7 +66,8 @@ package struct InputProgress {
     return Saved(
       index: index, path: input.path, dataset: dataset, isGzip: isGzip, fingerprint: fingerprint,
       compressedBytes: bytes.compressed, decompressedBytes: bytes.decompressed, start: start, end: end, digest: digest,
-      rowsWritten: hasEnded ? rowsWritten : rowsWritten.merging(open, uniquingKeysWith: +), firstSample: firstSample, quarantineBytes: quarantineBytes,
+      rowsWritten: hasEnded ? rowsWritten : rowsWritten.merging(open, uniquingKeysWith: +), firstSample: firstSample,
+      quarantineBytes: quarantineBytes,
       consumed: consumed)
   }
 

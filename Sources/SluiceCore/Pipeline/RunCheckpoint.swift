@@ -99,7 +99,8 @@ package enum CheckpointTable {
       throw corrupt(pipeline, "its state does not decode (\(error))")
     }
     guard checkpoint.version == RunCheckpoint.currentVersion else {
-      throw corrupt(pipeline, "it is of format \(checkpoint.version); this Sluice reads \(RunCheckpoint.currentVersion)")
+      throw corrupt(
+        pipeline, "it is of format \(checkpoint.version); this Sluice reads \(RunCheckpoint.currentVersion)")
     }
     return Row(checkpoint: checkpoint, owner: owner, updatedAt: updated)
   }
@@ -114,7 +115,9 @@ package enum CheckpointTable {
     defer { query.reset() }
     var rows: [(String, String, String, String, Int64, Int64)] = []
     while try query.step() {
-      func text(_ column: Int32) -> String { if case .text(let value) = query.columnValue(column) { value } else { "" } }
+      func text(_ column: Int32) -> String {
+        if case .text(let value) = query.columnValue(column) { value } else { "" }
+      }
       func integer(_ column: Int32) -> Int64 {
         if case .integer(let value) = query.columnValue(column) { value } else { 0 }
       }

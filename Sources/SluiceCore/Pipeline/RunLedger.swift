@@ -246,8 +246,10 @@ extension RunLedger {
     Saved(
       statistics: statistics, issues: issues, drift: drift, coercions: coercions, rejectedRecords: rejectedRecords,
       skippedByDesign: skippedByDesign, duplicateKeys: duplicateKeys,
-      checkCounts: checkCounts.map { .init(stage: $0.key.stage, rule: $0.key.rule, failures: $0.value.failures, warnings: $0.value.warnings) }
-        .sorted { ($0.stage.ordinal, $0.rule ?? "") < ($1.stage.ordinal, $1.rule ?? "") })
+      checkCounts: checkCounts.map {
+        .init(stage: $0.key.stage, rule: $0.key.rule, failures: $0.value.failures, warnings: $0.value.warnings)
+      }
+      .sorted { ($0.stage.ordinal, $0.rule ?? "") < ($1.stage.ordinal, $1.rule ?? "") })
   }
 
   /// A ledger that counts on from `saved`, checking `rules`.

@@ -348,7 +348,8 @@ extension RunState {
       endedInputBytes: endedInputBytes, inputLedger: inputLedger, incremental: incremental,
       loadedContent: loadedContent.flatMap { key, entries in
         entries.map {
-          SavedContent(dataset: key.dataset, size: key.size, headSHA256: key.headSHA256, sha256: $0.sha256, path: $0.path)
+          SavedContent(
+            dataset: key.dataset, size: key.size, headSHA256: key.headSHA256, sha256: $0.sha256, path: $0.path)
         }
       }.sorted { ($0.path, $0.sha256) < ($1.path, $1.sha256) },
       skippedInputs: skippedInputs, quarantined: quarantine?.count ?? 0, quarantineBytes: quarantine?.byteCount ?? 0)
