@@ -153,7 +153,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
             continue
           }
           if keepsKeys, let chunks = state.chunks {
-            chunks.wrote(rows, owned: owned, record: state.occurrence(of: item), registry: state.keys)
+            try chunks.wrote(rows, owned: owned, record: state.occurrence(of: item), registry: state.keys)
           }
           if !rejectsRepeats && !item.repeatedKeys.isEmpty {
             for issue in try state.repeatedKeyIssues(of: item, rows, owned: owned) { state.ledger.warn(issue) }

@@ -75,7 +75,7 @@ package enum CheckpointTable {
     try store.execute(
       """
       CREATE TABLE IF NOT EXISTS \(keysTable) (pipeline \(text) NOT NULL, chunk \(integer) NOT NULL, \
-      keys \(text) NOT NULL, PRIMARY KEY (pipeline, chunk))
+      part \(integer) NOT NULL, keys \(text) NOT NULL, PRIMARY KEY (pipeline, chunk, part))
       """)
   }
 
@@ -180,18 +180,19 @@ package enum CheckpointTable {
     ])
   }
 
-  /// Adds the keys one chunk's records wrote.
-  static func saveKeys(_ keys: String, pipeline: String, chunk: Int, in store: some Store) throws {
+  /// Adds keys one chunk's records wrote, as its part `part`.
+  static func saveKeys(_ keys: String, pipeline: String, chunk: Int, part: Int, in store: some Store) throws {
     let p = store.dialect.parameter
-    try store.prepare("INSERT INTO \(keysTable) (pipeline, chunk, keys) VALUES (\(p(1)), \(p(2)), \(p(3)))").run([
-      .text(pipeline), .integer(Int64(chunk)), .text(keys),
-    ])
+    try store.prepare(
+      "INSERT INTO \(keysTable) (pipeline, chunk, part, keys) VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)))"
+    ).run([.text(pipeline), .integer(Int64(chunk)), .integer(Int64(part)), .text(keys)])
   }
 
   /// Each chunk's keys, in chunk order, for `body`.
   static func forEachKeys(_ pipeline: String, in store: some Store, _ body: (String) throws -> Void) throws {
     let p = store.dialect.parameter
-    let query = try store.prepare("SELECT keys FROM \(keysTable) WHERE pipeline = \(p(1)) ORDER BY chunk")
+    let query = try store.prepare(
+      "SELECT keys FROM \(keysTable) WHERE pipeline = \(p(1)) ORDER BY chunk, part")
     defer { query.reset() }
     try query.bind(.text(pipeline), at: 1)
     while try query.step() {
@@ -345,8 +346,12 @@ package final class ChunkedRun {
   /// Whether each chunk takes the store's lock against concurrent runs again (an incremental
   /// run's decisions).
   let relocks: Bool
-  /// Keys the chunk's records wrote (only when repeated keys are looked for).
+  /// Keys the chunk's records wrote (only when repeated keys are looked for), and how many
+  /// parts of them were saved already: they go to the database every `keysPerPart`, so memory
+  /// does not grow with the chunk.
   private var keys = CheckpointKeys()
+  private var keyParts = 0
+  static var keysPerPart: Int { 8_192 }
   /// Tests: called with the chunk's number just after each commit.
   let afterCommit: (@Sendable (Int) -> Void)?
 
@@ -371,11 +376,21 @@ package final class ChunkedRun {
 
   /// The record `record` wrote the keys of its owned rows: they go with the chunk.
   func wrote(_ rows: RecordRows, owned: KeyRegistry.OwnedTables, record: KeyRegistry.Occurrence, registry: KeyRegistry)
+    throws
   {
     for entry in 0..<rows.count {
       guard let key = KeyRegistry.key(of: entry, in: rows, owned: owned) else { continue }
       keys.append(key, first: record, registry: registry)
     }
+    if keys.count >= Self.keysPerPart { try saveKeys() }
+  }
+
+  /// Saves the keys gathered since the last part, in the chunk's transaction.
+  private func saveKeys() throws {
+    guard !keys.isEmpty else { return }
+    try CheckpointTable.saveKeys(keys.encoded, pipeline: pipeline, chunk: chunk + 1, part: keyParts, in: store)
+    keys = CheckpointKeys()
+    keyParts += 1
   }
 
   /// How many more results the chunk takes before it commits.
@@ -409,11 +424,9 @@ package final class ChunkedRun {
             "another run took this one over (\(holder) resumed it): this process stopped; its last chunk was rolled back and the other run goes on from the last checkpoint"
         ))
     }
-    if !keys.isEmpty {
-      try CheckpointTable.saveKeys(keys.encoded, pipeline: pipeline, chunk: chunk + 1, in: store)
-      keys = CheckpointKeys()
-    }
+    try saveKeys()
     try store.commitAndBegin()
+    keyParts = 0
     inserted = true
     chunk += 1
     sinceCommit = 0
