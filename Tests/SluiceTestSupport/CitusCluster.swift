@@ -49,7 +49,7 @@ public enum CitusCluster {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = errors
     try process.run()
-    let text = "CREATE SCHEMA \"\(schema.name)\";\nSET search_path TO \"\(schema.name)\";\n" + script
+    let text = "CREATE SCHEMA IF NOT EXISTS \"\(schema.name)\";\nSET search_path TO \"\(schema.name)\";\n" + script
     input.fileHandleForWriting.write(Data(text.utf8))
     try input.fileHandleForWriting.close()
     process.waitUntilExit()
