@@ -161,4 +161,26 @@ struct CitusPipelineTests {
     #expect(issue.message == "fruits: a row with this key exists already (primary key fruit_id)")
     #expect(try schema.rows(of: ["fruits", "recipes"]) == loaded)
   }
+
+  /// Under the lenient policy each record meeting a known key is its own constraint issue (a
+  /// savepoint per record, rolled back on the cluster), as on PostgreSQL; with every record
+  /// rejected the run fails and the cluster keeps its rows.
+  @Test func aLenientRunRejectsEachKnownKeyAsOnPostgreSQL() throws {
+    let schema = CitusCluster.schema()
+    try layOut(["fruits"], in: schema)
+    let target = ["--db", schema.url, "--db-schema", schema.name]
+    try #require(try run("Pipelines/fruits.json", into: target).status == 0)
+    let loaded = try schema.rows(of: ["fruits", "recipes"])
+    let report = scratch.file("lenient.json")
+    let result = try SluiceCommand.run(
+      ["run", "Pipelines/fruits-lenient.json", "--on-conflict", "fail", "--report", report] + target)
+    #expect(result.status == 65, "\(result.stderr)")
+    let decoded = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
+    #expect(decoded.issueCounts["constraint"] == 25)
+    let issue = try #require(decoded.issues.first { $0.code == .constraint })
+    #expect(issue.stage == .load)
+    #expect(issue.path == "fruitID")
+    #expect(issue.message == "fruits: a row with this key exists already (primary key fruit_id)")
+    #expect(try schema.rows(of: ["fruits", "recipes"]) == loaded)
+  }
 }
