@@ -157,7 +157,8 @@ struct PipelineInvocation {
       return true
     }
     for (pattern, files) in position where kept[pattern] == nil {
-      throw UsageError("--share \(text): the pattern \(pattern) matches \(files) file(s), none of them share \(share)'s")
+      throw UsageError(
+        "--share \(text): the pattern \(pattern) matches \(files) file(s), none of them share \(share)'s")
     }
     return shared
   }
