@@ -146,4 +146,33 @@ struct CitusShareTests {
     #expect(again.status == 0, "\(again.stderr)")
     #expect(try shared.rows(of: ShareOptionTests.tables) == loaded)
   }
+
+  /// The same share started twice at once (a retry while the first still runs): the second
+  /// waits for the first's rows, then finds them, and the tables hold that share's rows once.
+  @Test func aShareRunTwiceAtOnceLoadsItsRowsOnce() throws {
+    let dump = try SplitOrdersDump(orders: 600, files: 4)
+    let once = CitusCluster.schema()
+    let twice = CitusCluster.schema()
+    try layOut(once)
+    try layOut(twice)
+    let alone = try SluiceCommand.run(["run", dump.spec, "--db", once.url, "--db-schema", once.name, "--share", "1/2"])
+    try #require(alone.status == 0, "\(alone.stderr)")
+    let running = try (1...2).map { _ in
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
+      process.arguments = [
+        "run", dump.spec, "--db", twice.url, "--db-schema", twice.name, "--share", "1/2", "--busy-timeout", "60",
+        "--report", dump.directory.file("twice-\(UUID().uuidString).json"),
+      ]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      process.standardInput = FileHandle.nullDevice
+      try process.run()
+      return process
+    }
+    for process in running { process.waitUntilExit() }
+    #expect(running.map(\.terminationStatus) == [0, 0])
+    #expect(try twice.rows(of: ShareOptionTests.tables) == once.rows(of: ShareOptionTests.tables))
+    #expect(try twice.rows(of: ["orders"]).count("orders") == 300)
+  }
 }
