@@ -76,6 +76,7 @@ struct PipelineInvocation {
         throw UsageError("--\(option) applies to validate with --db (the database to check references against)")
       }
     }
+    if let share = parsed.values["share"] { configuration.inputs = try Self.share(share, of: configuration.inputs) }
     configuration.failsOnWarnings = parsed.flags.contains("fail-on-warnings")
     if parsed.flags.contains("count-rows") { configuration.countsTableRows = true }
     if parsed.flags.contains("incremental") {
@@ -153,6 +154,39 @@ struct PipelineInvocation {
     resolved = Resolved(
       configuration: configuration, datasets: try spec.datasets(for: configuration, in: context.datasets),
       tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted })
+  }
+
+  /// Share `text` (`K/N`) of the files each glob pattern of the inputs matches: of a pattern's
+  /// matches, sorted by path, those at positions K-1, K-1+N, K-1+2N, … — so N processes given
+  /// shares 1/N … N/N read every file once between them. Inputs without a pattern stay: each
+  /// share reads them (the parents the shares' records name).
+  static func share(_ text: String, of inputs: [PipelineInput]) throws(UsageError) -> [PipelineInput] {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2, let share = Int(parts[0]), let count = Int(parts[1]), (1...1_000).contains(count),
+      (1...count).contains(share)
+    else {
+      throw UsageError("--share must be K/N, share K of N (1 ≤ K ≤ N ≤ 1000), not '\(text)'")
+    }
+    guard inputs.contains(where: { $0.pattern != nil }) else {
+      throw UsageError(
+        "--share deals out the files a glob pattern of the spec matches, and its inputs have none (\"input\": \"exports/*.json.gz\")"
+      )
+    }
+    var position: [String: Int] = [:]
+    var kept: [String: Int] = [:]
+    let shared = inputs.filter { input in
+      guard let pattern = input.pattern else { return true }
+      let index = position[pattern, default: 0]
+      position[pattern] = index + 1
+      guard index % count == share - 1 else { return false }
+      kept[pattern, default: 0] += 1
+      return true
+    }
+    for (pattern, files) in position where kept[pattern] == nil {
+      throw UsageError(
+        "--share \(text): the pattern \(pattern) matches \(files) file(s), none of them share \(share)'s")
+    }
+    return shared
   }
 
   /// Runs the pipeline, prints its summary on stderr and its result on stdout; returns the

@@ -9,7 +9,7 @@ struct RunCommand: PipelineSubcommand {
   static let writesDatabase = true
   static let valueOptions: Set<String> = [
     "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "on-conflict", "db",
-    "db-schema", "connect-timeout", "rejects", "busy-timeout", "jobs", "lane-commit", "max-delete-rate",
+    "db-schema", "connect-timeout", "rejects", "busy-timeout", "jobs", "lane-commit", "max-delete-rate", "share",
     "checkpoint-every",
     // Fault injection for the tests of a parallel run's commit; not in the help.
     "test-kill-at",
@@ -49,6 +49,10 @@ struct RunCommand: PipelineSubcommand {
                                  how a --jobs run commits its connections: two-phase
                                  (PREPARE TRANSACTION, atomic) when the server allows it
                                  (automatic, the default), or one after another (ordered)
+          --share K/N            load share K of N of the files each glob in the spec matches
+                                 (sorted by path, every Nth from the Kth), so N processes — on
+                                 one machine or N — load one dump together, each its own
+                                 all-or-nothing run; the spec's other inputs are read by each
           --rejects PATH         write every rejected record (raw text and issues) as NDJSON here
           --count-rows           count every table's rows after the commit (a full scan of each
                                  table; the report's tableRows): by default the rows written

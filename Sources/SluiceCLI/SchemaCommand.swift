@@ -1,25 +1,28 @@
 import Foundation
 @_spi(Internals) import SluiceCore
 
-/// `sluice schema DATASET [--dialect sqlite|postgresql]`: prints the SQL that creates the
-/// dataset's tables, lookup tables and indexes, in the store's dialect.
+/// `sluice schema DATASET [--dialect sqlite|postgresql|citus]`: prints the SQL that creates the
+/// dataset's tables, lookup tables and indexes, in the store's dialect — and, for a layout a
+/// driver offers (`citus`), the driver's DDL followed by the calls that lay the tables out.
 ///
 /// The DDL is the migrations a run would apply, so a database made from it by hand (reviewed,
 /// extended, or distributed on Citus before the first load) is adopted by the first run: each
 /// table exists with every declared column, and the run records the migrations as applied.
 struct SchemaCommand: Subcommand {
   static let name = "schema"
-  static let synopsis = "sluice schema DATASET [--dialect sqlite|postgresql]"
+  static let synopsis = "sluice schema DATASET [--dialect sqlite|postgresql|citus]"
   static let abstract = "print the SQL schema of a dataset"
   static let help = """
-    USAGE: sluice schema DATASET [--dialect sqlite|postgresql]
+    USAGE: sluice schema DATASET [--dialect sqlite|postgresql|citus]
 
     Prints the statements that create the dataset's tables — its enum-owned lookup tables
     first, then its tables parents first, then their indexes — each after a comment naming
-    its migration. A database created from them is adopted by the first run.
+    its migration. A database created from them is adopted by the first run. With citus, the
+    PostgreSQL statements are followed by the layout: reference tables, distributed tables
+    and their colocation, derived from the tables; run them all on the coordinator.
 
     OPTIONS:
-      --dialect NAME   sqlite (default) or postgresql
+      --dialect NAME   sqlite (default), postgresql, or citus
       -h, --help       show this help
     """
 
@@ -27,6 +30,10 @@ struct SchemaCommand: Subcommand {
   /// The SQL of the registered driver `--dialect` names (its name in lower case), or of the
   /// first registered one.
   var dialect: any SQLDialect
+  /// The layout `--dialect` names instead of a driver (`citus`), printed after the driver's DDL.
+  var layout: (any SchemaLayout)?
+  /// Every dataset's schema, among which a layout finds the dataset's family.
+  var catalog: [Schema]
 
   /// The dataset is named among those the tool was given, like a choice among an option's values.
   init(arguments: [String], context: CommandContext) throws {
@@ -42,10 +49,19 @@ struct SchemaCommand: Subcommand {
     let drivers = context.drivers.drivers
     let known = drivers.map { $0.name.lowercased() }
     let wanted = parsed.values["dialect"]?.lowercased() ?? known.first ?? ""
-    guard let driver = drivers.first(where: { $0.name.lowercased() == wanted }) else {
-      throw UsageError("unknown dialect '\(wanted)'; known: \(known.joined(separator: ", "))")
+    catalog = context.datasets.map(\.schema)
+    if let driver = drivers.first(where: { $0.name.lowercased() == wanted }) {
+      dialect = driver.dialect
+      layout = nil
+    } else if let (driver, layout) = drivers.lazy.compactMap({ driver in
+      driver.layouts.first { $0.name.lowercased() == wanted }.map { (driver, $0) }
+    }).first {
+      dialect = driver.dialect
+      self.layout = layout
+    } else {
+      let layouts = drivers.flatMap { $0.layouts.map { $0.name.lowercased() } }
+      throw UsageError("unknown dialect '\(wanted)'; known: \((known + layouts).joined(separator: ", "))")
     }
-    dialect = driver.dialect
   }
 
   func run() throws -> Int32 {
@@ -53,6 +69,11 @@ struct SchemaCommand: Subcommand {
       printOutput("-- \(migration.identifier)")
       printOutput(migration.sql.trimmingCharacters(in: .whitespacesAndNewlines))
       printOutput()
+    }
+    if let layout {
+      for line in layout.statements(for: dataset.schema, named: dataset.name, among: catalog, dialect: dialect) {
+        printOutput(line)
+      }
     }
     return ExitCode.success
   }

@@ -8,6 +8,10 @@ struct PostgreSQLBulkSQL {
   let dialect: any SQLDialect
   /// The server has `MERGE` (PostgreSQL 15) and the options do not ask for the older statements.
   let usesMerge: Bool
+  /// The server is a Citus coordinator: `MERGE` into a reference table is refused ("Reference
+  /// table as target is not allowed in MERGE command"), and an `UPDATE … FROM` a staging table
+  /// joins a local table with a distributed one; `INSERT … ON CONFLICT` works on both kinds.
+  var isCitus = false
 
   /// A statement of a batch's apply, and what its result says.
   struct Step {
@@ -53,6 +57,21 @@ struct PostgreSQLBulkSQL {
       // table lacked them, are those the row writer counts. Unlike `INSERT … ON CONFLICT DO
       // UPDATE`, which locks (and so writes) every row it meets, a row that does not change is
       // only read — a customer named by a thousand orders is not rewritten a thousand times.
+      if isCitus {
+        // One statement Citus runs on reference and distributed tables alike. Its count is the
+        // rows inserted and those updated because they differ, as MERGE's; unlike MERGE, it
+        // locks the rows it meets unchanged until the run commits.
+        let update =
+          others.isEmpty
+          ? "DO NOTHING"
+          : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
+            + others.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
+        return [
+          Step(
+            "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) ON CONFLICT (\(keyList)) \(update)",
+            .changes(index))
+        ]
+      }
       if usesMerge {
         // One probe of the key per staged row (MERGE, PostgreSQL 15), where an UPDATE and an
         // anti-joined INSERT would take two.

@@ -53,7 +53,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
     // MERGE where the server has it (PostgreSQL 15) and the store's options (`usesMerge`) do not
     // ask for the statements older servers take instead (for comparing the two).
     sql = PostgreSQLBulkSQL(
-      dialect: store.dialect, usesMerge: store.serverVersion >= 150_000 && store.options.usesMerge)
+      dialect: store.dialect, usesMerge: store.serverVersion >= 150_000 && store.options.usesMerge,
+      isCitus: store.isCitus)
     let tables = schema.tables
     let q = store.dialect.quote
     for table in tables {
@@ -255,7 +256,11 @@ final class PostgreSQLBulkWriter: BulkWriter {
       try store.run("RELEASE SAVEPOINT sluice_direct")
       return true
     } catch let error as PostgreSQLError where error.sqlState == "23505" {
-      try store.run("ROLLBACK TO SAVEPOINT sluice_direct; RELEASE SAVEPOINT sluice_direct")
+      // Left open, released with the batch's savepoint: on Citus 13.2, a savepoint rolled back
+      // after a failed distributed COPY and then released leaves a worker's transaction aborted
+      // once a later statement fails and the batch rolls back to its own savepoint ("current
+      // transaction is aborted" from the worker on the row writer's next insert).
+      try store.run("ROLLBACK TO SAVEPOINT sluice_direct")
       return false
     }
   }

@@ -52,6 +52,9 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver, KeySpil
 
   public var dialect: any SQLDialect { PostgreSQLDialect() }
 
+  /// Citus, whose coordinator a run connects to as to any PostgreSQL server.
+  public var layouts: [any SchemaLayout] { [CitusLayout()] }
+
   public var schemaNameLimit: Int? { PostgreSQLDialect.identifierLimit }
 
   public var connectsToServer: Bool { true }

@@ -65,6 +65,15 @@ package final class PostgreSQLStore: Store {
   /// Indexes of the schema by name, with their columns, for naming what a 23505 broke or a
   /// 54000 could not hold: read at the first prepare and again after each DDL statement.
   private var indexes: [String: [String]]?
+  /// The tables those indexes belong to: a Citus worker names a shard (`fruits_102034`), and
+  /// the error names the table whose name is the shard's without its number.
+  private var indexedTables: Set<String> = []
+  /// The version of the `citus` extension when the database has it (`13.2-1`): the server is a
+  /// Citus coordinator, whose tables may be distributed or reference tables. Read once, at
+  /// connection.
+  package private(set) var citusVersion: String?
+  /// Whether the database is a Citus coordinator's.
+  package var isCitus: Bool { citusVersion != nil }
 
   public var busyTimeoutMilliseconds: Int32 {
     didSet {
@@ -219,6 +228,9 @@ package final class PostgreSQLStore: Store {
       setup.append("SET search_path TO \(dialect.quote(schema))")
     }
     try run(setup.joined(separator: "; "))
+    let citus = try prepare("SELECT extversion FROM pg_extension WHERE extname = 'citus'")
+    if try citus.step(), case .text(let version)? = citus.columnValue(0) { citusVersion = version }
+    citus.reset()
     if let schema = options.schema {
       let exists = try prepare("SELECT 1 FROM pg_namespace WHERE nspname = $1")
       try exists.bind(.text(schema), at: 1)
@@ -239,7 +251,7 @@ package final class PostgreSQLStore: Store {
     if upper.contains("CREATE") || upper.contains("ALTER") || upper.contains("DROP") {
       // Read now, while the transaction can still run a query: after a failed statement it
       // could not, and the error needs the columns of the index it names.
-      indexes = try? readIndexes()
+      readIndexesIfPossible()
     }
   }
 
@@ -255,7 +267,7 @@ package final class PostgreSQLStore: Store {
     deallocateRetired()
     if indexes == nil && PQtransactionStatus(connection) != PQTRANS_INERROR {
       // A failed read leaves nil, to try again at the next prepare.
-      indexes = try? readIndexes()
+      readIndexesIfPossible()
     }
     statementCount += 1
     return try PostgreSQLStatement(store: self, name: "sluice_\(statementCount)", sql: sql)
@@ -387,13 +399,22 @@ package final class PostgreSQLStore: Store {
     try PostgreSQLAuditLog.record(entry, into: self)
   }
 
+  /// Reads the schema's indexes and their tables; a failed read leaves `indexes` nil.
+  private func readIndexesIfPossible() {
+    guard let read = try? readIndexes() else {
+      indexes = nil
+      return
+    }
+    (indexes, indexedTables) = read
+  }
+
   /// The indexes (among them primary keys and unique constraints, which share their index's
-  /// name) of the current schema, with their columns in order.
-  private func readIndexes() throws -> [String: [String]] {
+  /// name) of the current schema, with their columns in order, and the tables they index.
+  private func readIndexes() throws -> (indexes: [String: [String]], tables: Set<String>) {
     let result = PQexec(
       connection,
       """
-      SELECT i.relname, a.attname
+      SELECT i.relname, a.attname, t.relname
       FROM pg_index x
       JOIN pg_class i ON i.oid = x.indexrelid
       JOIN pg_class t ON t.oid = x.indrelid
@@ -406,11 +427,15 @@ package final class PostgreSQLStore: Store {
     defer { PQclear(result) }
     try check(result, sql: "indexes")
     var indexes: [String: [String]] = [:]
+    var tables = Set<String>()
     for row in 0..<PQntuples(result) {
-      guard let index = PQgetvalue(result, row, 0), let column = PQgetvalue(result, row, 1) else { continue }
+      guard let index = PQgetvalue(result, row, 0), let column = PQgetvalue(result, row, 1),
+        let table = PQgetvalue(result, row, 2)
+      else { continue }
       indexes[String(cString: index), default: []].append(String(cString: column))
+      tables.insert(String(cString: table))
     }
-    return indexes
+    return (indexes, tables)
   }
 
   // MARK: - Errors
@@ -431,13 +456,32 @@ package final class PostgreSQLStore: Store {
       guard let ascii = code.asciiValue, let value = PQresultErrorField(result, Int32(ascii)) else { return nil }
       return String(cString: value)
     }
-    guard let state = field("C") else { return connectionError(sql: sql) }  // PG_DIAG_SQLSTATE
+    guard var state = field("C") else { return connectionError(sql: sql) }  // PG_DIAG_SQLSTATE
     let primary = Self.oneLine(field("M") ?? "")  // PG_DIAG_MESSAGE_PRIMARY
+    // PG_DIAG_CONSTRAINT_NAME, _TABLE_NAME, _COLUMN_NAME
+    var constraint = field("n")
+    var table = field("t")
+    var column = field("c")
+    if isCitus {
+      // A worker's broken constraint reaches the coordinator's client with the worker's SQLSTATE
+      // and message but without its fields from most statements, and as XX000 with the message
+      // alone from a distributed COPY; either way it names shards (`fruits_pkey_102034` on
+      // `fruits_102034`).
+      if state == "XX000" || (state.hasPrefix("23") && constraint == nil && table == nil),
+        let broken = CitusConstraintMessage(primary)
+      {
+        state = broken.sqlState
+        constraint = broken.constraint
+        table = broken.table
+        column = broken.column
+      }
+      let indexes = indexes
+      (table, constraint) = CitusConstraintMessage.shardless(
+        table: table, constraint: constraint, isTable: indexedTables.contains, isIndex: { indexes?[$0] != nil })
+    }
     var error = PostgreSQLError(
       sqlState: state, message: PostgreSQLError.valueFreeMessage(sqlState: state, message: primary),
-      // PG_DIAG_CONSTRAINT_NAME, _TABLE_NAME, _COLUMN_NAME
-      constraint: field("n"), table: field("t"), column: field("c"),
-      server: server, sql: sql)
+      constraint: constraint, table: table, column: column, server: server, sql: sql)
     if state == "23505", let constraint = error.constraint {
       error.uniqueColumns = indexes?[constraint] ?? []
     }

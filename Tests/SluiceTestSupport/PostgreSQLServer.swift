@@ -34,17 +34,19 @@ public enum PostgreSQLServer {
 /// It is not created here: the first run into it creates it, as a run into a new schema does.
 public final class PostgreSQLSchema {
   public let name: String
+  /// The server's URL: the schema is chosen with `databaseSchema`.
+  public let url: String
 
-  public init() {
+  /// A schema on the test server, or on the server at `url` (the Citus coordinator).
+  public init(url: String? = nil) {
     name = "sluice_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    self.url = url ?? PostgreSQLServer.url ?? ""
   }
 
   deinit {
-    _ = try? PostgreSQLServer.connect().execute("DROP SCHEMA IF EXISTS \"\(name)\" CASCADE")
+    guard !url.isEmpty else { return }
+    _ = try? PostgreSQLStore(url: url).execute("DROP SCHEMA IF EXISTS \"\(name)\" CASCADE")
   }
-
-  /// The server's URL: the schema is chosen with `databaseSchema`.
-  public var url: String { PostgreSQLServer.url ?? "" }
 
   package func connect() throws -> PostgreSQLStore {
     try PostgreSQLStore(url: url, options: .init(schema: name))

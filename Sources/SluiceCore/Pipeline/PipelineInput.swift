@@ -29,6 +29,9 @@ public struct PipelineInput: Sendable, Hashable {
   /// `--snapshot`): after the load, the top-level rows of its dataset's tables whose keys the
   /// run did not write are deleted, within `PipelineConfiguration.maxDeleteRate`.
   public var isSnapshot = false
+  /// The spec's glob pattern this input is one match of (nil for a path without one): the files
+  /// of one pattern are what `sluice run --share K/N` deals out among several processes.
+  public var pattern: String?
 
   public init(
     dataset: String? = nil, path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = []

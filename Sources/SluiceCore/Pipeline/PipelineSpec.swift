@@ -413,6 +413,7 @@ public struct PipelineSpec: Sendable {
           expanded.isOptional = input.isOptional
           expanded.isIncremental = input.isIncremental
           expanded.isSnapshot = input.isSnapshot
+          if Self.isPattern(path) && !match.isUnmatchedPattern { expanded.pattern = path }
           return expanded
         }
       },

@@ -24,6 +24,9 @@ public protocol StoreDriver: Sendable {
   func hasPassword(_ location: String) -> Bool
   /// How the driver spells SQL.
   var dialect: any SQLDialect { get }
+  /// The layouts a database of this driver may give a dataset beyond its DDL (Citus for
+  /// PostgreSQL), which `sluice schema --dialect NAME` prints; none by default.
+  var layouts: [any SchemaLayout] { get }
   /// The longest schema name the database takes, in bytes; nil when it has no schemas.
   var schemaNameLimit: Int? { get }
   /// Whether the database is a server a run connects to (a connect timeout applies).
@@ -46,6 +49,7 @@ extension StoreDriver {
   public func problem(in location: String) -> String? { nil }
   public func hasPassword(_ location: String) -> Bool { false }
   public var schemaNameLimit: Int? { nil }
+  public var layouts: [any SchemaLayout] { [] }
   public var connectsToServer: Bool { false }
   public func files(at location: String) -> [(role: String, path: String)] { [] }
   public func openForReading(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store {

@@ -1,0 +1,186 @@
+import Foundation
+import SluiceCatalog
+@_spi(Internals) import SluiceCore
+import SluicePostgreSQL
+import SluiceSQLite
+@_spi(Internals) import SluiceTestSupport
+import Testing
+
+/// Every committed pipeline on a real Citus cluster (`.ci/with-citus`), into tables laid out by
+/// `sluice schema --dialect citus`: the first run ends as the same run on plain PostgreSQL (or,
+/// without that server, SQLite) does — the same exit status and, table by table, the same rows —
+/// a failed one leaves the cluster as it was, and a second run changes nothing.
+@Suite(
+  "Citus pipelines on a real cluster", .serialized, .enabled(if: CitusCluster.isAvailable, CitusCluster.skipReason))
+struct CitusPipelineTests {
+  let scratch: TemporaryDirectory
+
+  init() throws { scratch = try TemporaryDirectory() }
+
+  /// Every pipeline spec in Pipelines/.
+  static func pipelines() throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: Repository.path("Pipelines"))
+      .filter { $0.hasSuffix(".json") }.sorted().map { "Pipelines/" + $0 }
+  }
+
+  /// Pipelines that load on top of another's rows (patches need their profiles).
+  static let loadedFirst = ["Pipelines/profile-patches.json": "Pipelines/profiles.json"]
+
+  /// The datasets a spec loads, in order: its `dataset`, or each input's.
+  static func datasets(of pipeline: String) throws -> [String] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: Repository.path(pipeline)))
+    let spec = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let inputs = spec["inputs"] as? [[String: Any]] ?? [spec]
+    return inputs.compactMap { $0["dataset"] as? String }
+  }
+
+  /// The datasets whose printed schemas create a pipeline's tables once each: those whose tables
+  /// no other dataset of the pipeline creates as well as more (alerts' schema holds devices).
+  static func schemasToPrint(for datasets: [String]) throws -> (names: [String], tables: [String]) {
+    let tables = try datasets.map { name in
+      Set(try #require(Catalog.dataset(named: name), "unknown dataset \(name)").schema.tableNames)
+    }
+    var names: [String] = []
+    var chosen: [Set<String>] = []
+    for (index, name) in datasets.enumerated() {
+      let own = tables[index]
+      if tables.contains(where: { own.isStrictSubset(of: $0) }) || chosen.contains(own) { continue }
+      #expect(chosen.allSatisfy { $0.isDisjoint(with: own) }, "\(name) shares tables with another dataset")
+      names.append(name)
+      chosen.append(own)
+    }
+    var ordered: [String] = []
+    for name in datasets.flatMap({ Catalog.dataset(named: $0)?.schema.tableNames ?? [] })
+    where !ordered.contains(name) {
+      ordered.append(name)
+    }
+    return (names, ordered)
+  }
+
+  /// Lays a pipeline's tables out in a new schema on the cluster, as a user would.
+  func layOut(_ datasets: [String], in schema: PostgreSQLSchema) throws {
+    for dataset in datasets {
+      let printed = try SluiceCommand.run(["schema", dataset, "--dialect", "citus"])
+      try #require(printed.status == 0, "\(printed.stderr)")
+      let applied = try CitusCluster.psql(printed.stdout, in: schema)
+      try #require(applied.status == 0, "\(dataset): \(applied.stderr)")
+    }
+  }
+
+  func run(_ pipeline: String, into target: [String], _ extra: [String] = []) throws -> SluiceBinary.Result {
+    try SluiceCommand.run(
+      ["run", pipeline, "--report", scratch.file("report-\(UUID().uuidString).json")] + target + extra)
+  }
+
+  /// The same load on plain PostgreSQL when the tests have that server, else into SQLite: its
+  /// exit status and rows.
+  func reference(_ pipeline: String, tables: [String]) throws -> (status: Int32, rows: TableRows) {
+    if PostgreSQLServer.isAvailable {
+      let plain = PostgreSQLSchema()
+      let target = ["--db", plain.url, "--db-schema", plain.name]
+      if let first = Self.loadedFirst[pipeline] { try #require(try run(first, into: target).status == 0) }
+      let result = try run(pipeline, into: target)
+      return (result.status, try plain.rows(of: tables))
+    }
+    let path = scratch.file("reference-\(UUID().uuidString).sqlite")
+    if let first = Self.loadedFirst[pipeline] { try #require(try run(first, into: ["--db", path]).status == 0) }
+    let result = try run(pipeline, into: ["--db", path])
+    return (result.status, try TableRows(sqlite: path, tables: tables))
+  }
+
+  @Test(arguments: try pipelines())
+  func aPipelineLoadsIntoTheClusterAsIntoPostgreSQLAndRepeatsWithoutAChange(pipeline: String) throws {
+    let (datasets, tables) = try Self.schemasToPrint(for: try Self.datasets(of: pipeline))
+    let schema = CitusCluster.schema()
+    try layOut(datasets, in: schema)
+    let target = ["--db", schema.url, "--db-schema", schema.name]
+    if let first = Self.loadedFirst[pipeline] {
+      let loaded = try run(first, into: target)
+      try #require(loaded.status == 0, "\(loaded.stderr)")
+    }
+    let before = try schema.rows(of: tables)
+
+    let first = try run(pipeline, into: target)
+    let loaded = try schema.rows(of: tables)
+    let reference = try reference(pipeline, tables: tables)
+    #expect(first.status == reference.status, "\(first.stderr)")
+    if first.status != 0 {
+      // A failed run (the strict messages sample holds a bad record) leaves the cluster as it
+      // was, and the reference without a row (in a schema it did not even create).
+      #expect(loaded == before)
+      #expect(tables.allSatisfy { reference.rows.count($0) == 0 && loaded.count($0) == 0 }, "\(reference.rows)")
+    } else {
+      #expect(loaded == reference.rows)
+      #expect(loaded != before)
+    }
+
+    let again = try run(pipeline, into: target)
+    #expect(again.status == first.status, "\(again.stderr)")
+    #expect(try schema.rows(of: tables) == loaded)
+
+    // The runs are recorded in the coordinator's own tables, which Citus leaves local.
+    let store = try schema.connect()
+    #expect(try store.scalarInt("SELECT count(*) FROM sluice_runs") == (Self.loadedFirst[pipeline] == nil ? 2 : 3))
+    let audit = try CitusCluster.layout(of: ["sluice_runs", "sluice_rejects", "sluice_migrations"], in: schema)
+    #expect(audit.values.allSatisfy { $0 == "local" }, "\(audit)")
+  }
+
+  /// The fruits go to shards on both workers, each worker holding some: rows really sit there.
+  @Test func loadedRowsSitOnBothWorkers() throws {
+    let schema = CitusCluster.schema()
+    try layOut(["fruits"], in: schema)
+    let result = try run("Pipelines/fruits.json", into: ["--db", schema.url, "--db-schema", schema.name])
+    try #require(result.status == 0, "\(result.stderr)")
+    for table in ["fruits", "recipes"] {
+      let rows = try CitusCluster.rowsPerWorker(of: table, in: schema)
+      #expect(rows.count == 2, "\(table): \(rows)")
+      #expect(rows.values.allSatisfy { $0 > 0 }, "\(table): \(rows)")
+      #expect(rows.values.reduce(0, +) == Int64(try schema.rows(of: [table]).count(table)))
+    }
+  }
+
+  /// A distributed COPY meeting known keys is refused with XX000, and the row writer's insert
+  /// with the shard's constraint (`fruits_pkey_102034`): a strict `fail` re-run is a constraint
+  /// issue on the key, named as on PostgreSQL, and leaves every row as it was.
+  @Test func aStrictRunBreakingAKeyFailsWithTheConstraintNamedAndChangesNothing() throws {
+    let schema = CitusCluster.schema()
+    try layOut(["fruits"], in: schema)
+    let target = ["--db", schema.url, "--db-schema", schema.name]
+    try #require(try run("Pipelines/fruits.json", into: target).status == 0)
+    let loaded = try schema.rows(of: ["fruits", "recipes"])
+    let report = scratch.file("fail.json")
+    let result = try SluiceCommand.run(
+      ["run", "Pipelines/fruits.json", "--on-conflict", "fail", "--report", report] + target)
+    #expect(result.status == 65, "\(result.stderr)")
+    let issues = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report))).issues
+    let issue = try #require(issues.first)
+    #expect(issue.stage == .load)
+    #expect(issue.code == .constraint)
+    #expect(issue.path == "fruitID")
+    #expect(issue.location?.line == 2)
+    #expect(issue.message == "fruits: a row with this key exists already (primary key fruit_id)")
+    #expect(try schema.rows(of: ["fruits", "recipes"]) == loaded)
+  }
+
+  /// Under the lenient policy each record meeting a known key is its own constraint issue (a
+  /// savepoint per record, rolled back on the cluster), as on PostgreSQL; with every record
+  /// rejected the run fails and the cluster keeps its rows.
+  @Test func aLenientRunRejectsEachKnownKeyAsOnPostgreSQL() throws {
+    let schema = CitusCluster.schema()
+    try layOut(["fruits"], in: schema)
+    let target = ["--db", schema.url, "--db-schema", schema.name]
+    try #require(try run("Pipelines/fruits.json", into: target).status == 0)
+    let loaded = try schema.rows(of: ["fruits", "recipes"])
+    let report = scratch.file("lenient.json")
+    let result = try SluiceCommand.run(
+      ["run", "Pipelines/fruits-lenient.json", "--on-conflict", "fail", "--report", report] + target)
+    #expect(result.status == 65, "\(result.stderr)")
+    let decoded = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
+    #expect(decoded.issueCounts["constraint"] == 25)
+    let issue = try #require(decoded.issues.first { $0.code == .constraint })
+    #expect(issue.stage == .load)
+    #expect(issue.path == "fruitID")
+    #expect(issue.message == "fruits: a row with this key exists already (primary key fruit_id)")
+    #expect(try schema.rows(of: ["fruits", "recipes"]) == loaded)
+  }
+}
