@@ -69,7 +69,7 @@ public struct MessagesDataset: Dataset {
   }
 
   /// The map stage reads `type` as a `MessageKind`, and an attachment's as image or file.
-  public var mappingConstraints: [FieldConstraint] {
+  public var recordConstraints: [FieldConstraint] {
     [.oneOf(MessageKind.self, at: "type"), .oneOf(["image", "file"], at: "attachments[].type")]
   }
 

@@ -58,7 +58,7 @@ public struct OrdersDataset: Dataset {
   }
 
   /// The map stage reads `status` as an `OrderStatus`.
-  public var mappingConstraints: [FieldConstraint] { [.oneOf(OrderStatus.self, at: "status")] }
+  public var recordConstraints: [FieldConstraint] { [.oneOf(OrderStatus.self, at: "status")] }
 
   public func validate(_ order: OrderDTO, into validation: inout Validation) {
     validation.checkNotBlank(Self.idNotBlank, order.identifier, at: "orderId")

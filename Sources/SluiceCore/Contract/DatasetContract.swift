@@ -48,7 +48,7 @@ public struct DatasetContract: Sendable {
       if rule.constraints.isEmpty { unexpressed.append(Unexpressed(path: "", rule: rule.name)) }
       constraints += rule.constraints.map { ($0, rule.name) }
     }
-    constraints += dataset.mappingConstraints.map { ($0, $0.summary) }
+    constraints += dataset.recordConstraints.map { ($0, $0.summary) }
     var choices: [String: [String]] = [:]
     for (constraint, _) in constraints where constraint.condition == nil {
       if case .oneOf(let values) = constraint.requirement { choices[constraint.path] = values }

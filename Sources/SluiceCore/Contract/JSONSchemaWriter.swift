@@ -172,10 +172,11 @@ struct JSONSchemaWriter {
       let prefix = path.isEmpty ? "" : path + "."
       guard item.constraint.path.hasPrefix(prefix) else { continue }
       let relative = FieldPathSegments.segments(String(item.constraint.path.dropFirst(prefix.count)))
-      guard case .key(let leaf)? = relative.last, shape.contains(path: item.constraint.path) else { continue }
+      guard shape.contains(path: item.constraint.path) else { continue }
       let key = FieldPathSegments.split(condition.path).key
       var then: ContractJSON
       if item.constraint.requirement == .present {
+        guard case .key(let leaf)? = relative.last else { continue }
         then = .object([
           ("required", .array([.string(leaf)])),
           ("properties", .object([(leaf, .object([("not", .object([("type", .string("null"))]))]))])),

@@ -31,9 +31,10 @@ public protocol Dataset: Sendable {
   var schema: Schema { get }
   /// The validation rules `validate` checks, listed for reports (each is a JUnit test case).
   var rules: [ValidationRule] { get }
-  /// What the map stage requires of fields, as data (`sluice contract` states it): the values
-  /// of an enum-backed or discriminating string field, for one.
-  var mappingConstraints: [FieldConstraint] { get }
+  /// What the map and load stages require of fields, beyond the rules, as data (`sluice
+  /// contract` states it): the values of an enum-backed or discriminating string field, a row a
+  /// patch must find.
+  var recordConstraints: [FieldConstraint] { get }
 
   /// Business rules on the DTO (the validate stage).
   func validate(_ dto: DTO, into validation: inout Validation)
@@ -49,7 +50,7 @@ public protocol Dataset: Sendable {
 
 extension Dataset {
   public var rules: [ValidationRule] { [] }
-  public var mappingConstraints: [FieldConstraint] { [] }
+  public var recordConstraints: [FieldConstraint] { [] }
 
   /// `map(_:context:)` with a context of its own, for a record read outside a run.
   public func map(_ dto: DTO) throws(MappingError) -> Record {

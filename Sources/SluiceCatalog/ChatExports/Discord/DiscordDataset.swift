@@ -46,7 +46,7 @@ public struct DiscordDataset: Dataset {
     constraints: [.atLeast(0, at: "attachments[].fileSizeBytes")])
 
   /// The map stage knows these message types.
-  public var mappingConstraints: [FieldConstraint] {
+  public var recordConstraints: [FieldConstraint] {
     [.oneOf(Self.textKinds.sorted() + Self.systemKinds.sorted(), at: "type")]
   }
 

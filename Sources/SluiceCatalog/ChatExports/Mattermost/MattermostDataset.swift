@@ -70,7 +70,7 @@ public struct MattermostDataset: Dataset {
 
   /// The map stage knows these line types, and a post's `type` only when it is none,
   /// `slack_attachment` or a `system_` event.
-  public var mappingConstraints: [FieldConstraint] {
+  public var recordConstraints: [FieldConstraint] {
     [.oneOf(Self.lineTypes.components(separatedBy: ", "), at: "type")]
       + ["post", "direct_post"].flatMap { kind in
         ["\(kind).type", "\(kind).replies[].type"].map { .pattern("^(slack_attachment|system_.*)?$", at: $0) }

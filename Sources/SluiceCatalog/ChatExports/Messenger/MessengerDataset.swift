@@ -47,7 +47,7 @@ public struct MessengerDataset: Dataset {
     "Messenger sender names are not blank", message: "must not be blank", constraints: [.notBlank(at: "sender_name")])
 
   /// The map stage knows these types (a message without one is content).
-  public var mappingConstraints: [FieldConstraint] {
+  public var recordConstraints: [FieldConstraint] {
     [.oneOf(Self.contentTypes.sorted() + Self.systemTypes.sorted(), at: "type")]
   }
 

@@ -44,7 +44,7 @@ public struct SlackMessagesDataset: Dataset {
     constraints: [.present(at: "comment").when("subtype", is: "file_comment")])
 
   /// The map stage reads only `message` records, and the subtypes `Slack.Kind` knows (or none).
-  public var mappingConstraints: [FieldConstraint] {
+  public var recordConstraints: [FieldConstraint] {
     [.oneOf(["message"], at: "type"), .oneOf(Slack.Kind.subtypes, at: "subtype")]
   }
 

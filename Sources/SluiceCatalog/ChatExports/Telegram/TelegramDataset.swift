@@ -64,7 +64,7 @@ public struct TelegramDataset: Dataset {
     constraints: [.atLeast(1, at: "width"), .atLeast(1, at: "height")])
 
   /// The map stage knows these message types.
-  public var mappingConstraints: [FieldConstraint] { [.oneOf(Self.types.components(separatedBy: ", "), at: "type")] }
+  public var recordConstraints: [FieldConstraint] { [.oneOf(Self.types.components(separatedBy: ", "), at: "type")] }
 
   public var rules: [ValidationRule] { [Self.hasDate, Self.dateInRange, Self.dateFormat, Self.mediaDimensions] }
 
