@@ -97,7 +97,8 @@ struct ContractSchemaRoundTripTests {
       // (additionalProperties: false); any other error is at the path Sluice reports.
       let warned = Set(report.issues.filter { $0.code == .unknownField }.map(\.path))
       #expect(
-        outcome.paths.contains(expectation.path), "\(key): Sluice fails it at '\(expectation.path)', the schema at \(outcome.paths)")
+        outcome.paths.contains(expectation.path),
+        "\(key): Sluice fails it at '\(expectation.path)', the schema at \(outcome.paths)")
       #expect(Set(outcome.paths).subtracting([expectation.path]).isSubset(of: warned), "\(key): \(outcome.paths)")
       counts.sameFieldPath += 1
       // A rule the schema states in full is not listed as unexpressed.
@@ -107,7 +108,8 @@ struct ContractSchemaRoundTripTests {
           if case .unexpressed = $0.requirement { return false } else { return true }
         }
         if statesAll == true {
-          #expect(!contract.unexpressed.contains { $0.rule.hasPrefix(rule) }, "\(key): \(rule) is listed as unexpressed")
+          #expect(
+            !contract.unexpressed.contains { $0.rule.hasPrefix(rule) }, "\(key): \(rule) is listed as unexpressed")
         }
       }
     }

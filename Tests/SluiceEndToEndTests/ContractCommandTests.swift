@@ -38,7 +38,8 @@ struct ContractCommandTests {
     #expect(properties["orderId"]?["pattern"] as? String == "\\S")
     #expect(properties["createdAt"]?["format"] as? String == "date-time")
     #expect(properties["items"]?["minItems"] as? Int == 1)
-    let item = try #require((properties["items"]?["items"] as? [String: Any])?["properties"] as? [String: [String: Any]])
+    let item = try #require(
+      (properties["items"]?["items"] as? [String: Any])?["properties"] as? [String: [String: Any]])
     #expect(item["qty"]?["minimum"] as? Int == 1)
     #expect(item["priceMinor"]?["minimum"] as? Int == 0)
     #expect(
@@ -49,7 +50,9 @@ struct ContractCommandTests {
     let schema = try Self.contract(["messages"])
     #expect(schema["x-sluice-discriminator"] as? String == "type")
     let kinds = try #require(schema["oneOf"] as? [[String: Any]])
-    let consts = kinds.compactMap { (($0["properties"] as? [String: Any])?["type"] as? [String: Any])?["const"] as? String }
+    let consts = kinds.compactMap {
+      (($0["properties"] as? [String: Any])?["type"] as? [String: Any])?["const"] as? String
+    }
     #expect(consts == ["text", "image", "file", "system"])
     let image = try #require(kinds[1]["required"] as? [String])
     #expect(image == ["type", "url"])
@@ -116,9 +119,10 @@ struct ContractCommandTests {
     ])
     #expect(result.status == 65, "\(result.stderr)")
     let changes = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report))).baselineChanges ?? []
-    #expect(changes.map { "\($0.impact.rawValue) \($0.kind) \($0.path)" }.sorted() == [
-      "breaking requiredFieldMissing color", "non-breaking newField origin",
-    ])
+    #expect(
+      changes.map { "\($0.impact.rawValue) \($0.kind) \($0.path)" }.sorted() == [
+        "breaking requiredFieldMissing color", "non-breaking newField origin",
+      ])
   }
 
   @Test func aJSONSchemaSluiceDidNotWriteIsACorruptBaseline() throws {

@@ -21,7 +21,8 @@ public struct MessagesDataset: Dataset {
   /// The longest kind name an issue carries: a name, never a record's content.
   static let longestKindName = 64
 
-  static let idNotBlank = ValidationRule("id is not blank", message: "must not be blank", constraints: [.notBlank(at: "id")])
+  static let idNotBlank = ValidationRule(
+    "id is not blank", message: "must not be blank", constraints: [.notBlank(at: "id")])
   static let conversationNotBlank = ValidationRule(
     "conversationId is not blank", message: "must not be blank", constraints: [.notBlank(at: "conversationId")])
   static let senderNotBlank = ValidationRule(
@@ -32,7 +33,8 @@ public struct MessagesDataset: Dataset {
   static let replyToNotBlank = ValidationRule(
     "replyTo, when given, is not blank", message: "must not be blank", constraints: [.notBlank(at: "replyTo")])
   static let textNotBlank = ValidationRule(
-    "text messages have text", message: "must not be blank", constraints: [.notBlank(at: "text").when("type", is: "text")])
+    "text messages have text", message: "must not be blank",
+    constraints: [.notBlank(at: "text").when("type", is: "text")])
   static let urlNotBlank = ValidationRule(
     "images have a URL", message: "must not be blank",
     constraints: [
@@ -42,7 +44,10 @@ public struct MessagesDataset: Dataset {
   static let dimensionsPositive = ValidationRule(
     "image dimensions are at least 1", code: .outOfRange, message: "must be at least 1",
     constraints: ["width", "height"].flatMap {
-      [.atLeast(1, at: $0).when("type", is: "image"), .atLeast(1, at: "attachments[].\($0)").when("attachments[].type", is: "image")]
+      [
+        .atLeast(1, at: $0).when("type", is: "image"),
+        .atLeast(1, at: "attachments[].\($0)").when("attachments[].type", is: "image"),
+      ]
     })
   static let fileNameNotBlank = ValidationRule(
     "files have a name", message: "must not be blank",

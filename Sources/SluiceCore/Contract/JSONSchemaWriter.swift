@@ -17,7 +17,8 @@ struct JSONSchemaWriter {
   var unexpressed: [DatasetContract.Unexpressed] = []
   private var applied: Set<Int> = []
 
-  init(shape: RecordShape, constraints: [(constraint: FieldConstraint, rule: String)], policy: Policy, tables: [Table]) {
+  init(shape: RecordShape, constraints: [(constraint: FieldConstraint, rule: String)], policy: Policy, tables: [Table])
+  {
     self.shape = shape
     self.constraints = constraints
     self.policy = policy
@@ -37,7 +38,9 @@ struct JSONSchemaWriter {
       }
     }
     for (path, table) in references() {
-      note(path, "\(path) names a row of \(table) by its natural key", "the row must exist in the database, or come earlier in the run")
+      note(
+        path, "\(path) names a row of \(table) by its natural key",
+        "the row must exist in the database, or come earlier in the run")
     }
     return root
   }
@@ -80,11 +83,14 @@ struct JSONSchemaWriter {
     case .alternatives(let shapes):
       let values = shapes.filter { $0 != .null }
       var result =
-        values.count == 1 ? base(values[0], path: path) : .object([("anyOf", .array(values.map { base($0, path: path) }))])
+        values.count == 1
+        ? base(values[0], path: path) : .object([("anyOf", .array(values.map { base($0, path: path) }))])
       if shapes.contains(.null) { result = Self.nullable(result) }
       return result
     case .refined(let inner):
-      note(path, "\(path.isEmpty ? "the record" : path) is checked by the DTO's own init(from:)", "which values it accepts is not known")
+      note(
+        path, "\(path.isEmpty ? "the record" : path) is checked by the DTO's own init(from:)",
+        "which values it accepts is not known")
       return base(inner, path: path)
     case .variants(let variants): return self.variants(variants, path: path)
     case .unwalkable(let why):
@@ -117,7 +123,8 @@ struct JSONSchemaWriter {
       let mustBePresent = hasUnconditionalPresence(fieldPath)
       if field.isPatch {
         if patchColumnRefusesNull(fieldPath) {
-          value.set("x-sluice-patch", .string("missing: unchanged; a value: set (null cannot clear this NOT NULL column)"))
+          value.set(
+            "x-sluice-patch", .string("missing: unchanged; a value: set (null cannot clear this NOT NULL column)"))
         } else {
           value = Self.nullable(value)
           value.set("x-sluice-patch", .string("missing: unchanged; null: cleared; a value: set"))
@@ -159,7 +166,9 @@ struct JSONSchemaWriter {
   // MARK: - Constraints
 
   private func hasUnconditionalPresence(_ path: String) -> Bool {
-    constraints.contains { $0.constraint.condition == nil && $0.constraint.path == path && $0.constraint.requirement == .present }
+    constraints.contains {
+      $0.constraint.condition == nil && $0.constraint.path == path && $0.constraint.requirement == .present
+    }
   }
 
   /// `if`/`then` for each constraint whose condition's field is a field of the object at `path`.
@@ -219,7 +228,9 @@ struct JSONSchemaWriter {
     return result
   }
 
-  static func keywords(_ requirement: FieldConstraint.Requirement, isArray: Bool) -> [(key: String, value: ContractJSON)] {
+  static func keywords(_ requirement: FieldConstraint.Requirement, isArray: Bool) -> [(
+    key: String, value: ContractJSON
+  )] {
     switch requirement {
     case .notBlank: return [("pattern", .string("\\S"))]
     case .range(let minimum, let maximum):
@@ -267,10 +278,13 @@ struct JSONSchemaWriter {
     var result = schema
     switch schema["type"] {
     case .string(let type)?: result.set("type", .array([.string(type), .string("null")]))
-    case .array(let types)? where !types.contains(.string("null")): result.set("type", .array(types + [.string("null")]))
+    case .array(let types)? where !types.contains(.string("null")):
+      result.set("type", .array(types + [.string("null")]))
     default: break
     }
-    if case .array(let values)? = schema["enum"], !values.contains(.null) { result.set("enum", .array(values + [.null])) }
+    if case .array(let values)? = schema["enum"], !values.contains(.null) {
+      result.set("enum", .array(values + [.null]))
+    }
     return result
   }
 
@@ -281,11 +295,18 @@ struct JSONSchemaWriter {
       switch format {
       case .iso8601:
         return .object([
-          ("type", .string("string")), ("format", .string("date-time")), ("pattern", .string(DateFormatPattern.iso8601)),
+          ("type", .string("string")), ("format", .string("date-time")),
+          ("pattern", .string(DateFormatPattern.iso8601)),
         ])
       case .epochSeconds, .epochMilliseconds:
         return .object([
-          ("anyOf", .array([.object([("type", .string("number"))]), .object([("type", .string("string")), ("pattern", .string("^-?[0-9]+$"))])]))
+          (
+            "anyOf",
+            .array([
+              .object([("type", .string("number"))]),
+              .object([("type", .string("string")), ("pattern", .string("^-?[0-9]+$"))]),
+            ])
+          )
         ])
       case .pattern(let pattern):
         note(path, "\(path) is a real calendar date as \(pattern)", "the pattern states the layout, not the calendar")

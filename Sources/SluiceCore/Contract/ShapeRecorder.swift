@@ -410,7 +410,8 @@ struct RecordingSingleValueContainer: SingleValueDecodingContainer {
       throw DecodingError.typeMismatch(
         type,
         DecodingError.Context(
-          codingPath: codingPath, debugDescription: "the recorder tries the next type", underlyingError: InjectedMismatch()
+          codingPath: codingPath, debugDescription: "the recorder tries the next type",
+          underlyingError: InjectedMismatch()
         ))
     }
     let (value, shape) = try decoder.recorder.walk(

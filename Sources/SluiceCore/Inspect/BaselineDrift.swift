@@ -135,7 +135,9 @@ package enum BaselineDrift {
         // Any kind the contract allows is fine; any other fails the DTO (a fraction where it
         // asks for an integer too).
         if !before.isEmpty && !appeared.isEmpty {
-          add(.breaking, "typeChanged", field.path, "the contract allows \(Self.list(before)); tonight also \(Self.list(appeared))")
+          add(
+            .breaking, "typeChanged", field.path,
+            "the contract allows \(Self.list(before)); tonight also \(Self.list(appeared))")
         }
       } else if appeared == ["number"] && before.contains("integer") {
         add(.nonBreaking, "numberWidened", field.path, "was integers; tonight numbers with fractions too")

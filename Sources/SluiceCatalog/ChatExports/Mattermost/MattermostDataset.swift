@@ -53,7 +53,9 @@ public struct MattermostDataset: Dataset {
     "Mattermost create_at values are milliseconds in years 1…9999", code: .outOfRange,
     message: "must be milliseconds since 1970 within years 1…9999",
     constraints: ["post", "direct_post"].flatMap { kind in
-      ["\(kind).create_at", "\(kind).replies[].create_at"].map { .range(-62_135_596_800_999...253_402_300_799_999, at: $0).when("type", is: kind) }
+      ["\(kind).create_at", "\(kind).replies[].create_at"].map {
+        .range(-62_135_596_800_999...253_402_300_799_999, at: $0).when("type", is: kind)
+      }
     })
 
   static let membersNamed = ValidationRule(

@@ -37,7 +37,8 @@ public struct MessengerDataset: Dataset {
     "Messenger messages have content, photos or files", code: .missingField,
     message: "a message must have content, photos, gifs, a sticker, videos, audio files or files",
     constraints: [
-      .unexpressed("a cross-field rule: content, or one of the media fields, unless the type is an event", at: "content")
+      .unexpressed(
+        "a cross-field rule: content, or one of the media fields, unless the type is an event", at: "content")
     ])
   static let timeInRange = ValidationRule(
     "Messenger timestamp_ms values are milliseconds in years 1…9999", code: .outOfRange,

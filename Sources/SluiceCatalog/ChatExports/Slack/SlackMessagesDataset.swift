@@ -26,7 +26,8 @@ public struct SlackMessagesDataset: Dataset {
 
   /// `Slack.instant` as a pattern: up to 12 digits of seconds, at most 253402300799 (the last
   /// second of year 9999), a dot, six digits.
-  static let tsPattern = "^(?:[0-9]{1,11}|[01][0-9]{11}|2[0-4][0-9]{10}|25[0-2][0-9]{9}|253[0-3][0-9]{8}|25340[01][0-9]{6}|253402[0-2][0-9]{5}|253402300[0-6][0-9]{2}|2534023007[0-8][0-9]|25340230079[0-9])\\.[0-9]{6}$"
+  static let tsPattern =
+    "^(?:[0-9]{1,11}|[01][0-9]{11}|2[0-4][0-9]{10}|25[0-2][0-9]{9}|253[0-3][0-9]{8}|25340[01][0-9]{6}|253402[0-2][0-9]{5}|253402300[0-6][0-9]{2}|2534023007[0-8][0-9]|25340230079[0-9])\\.[0-9]{6}$"
   static let tsFormat = ValidationRule(
     "Slack ts values are epoch seconds with six decimals",
     message: "must be whole seconds since 1970, a dot and six digits (1458980525.000012), in years 1…9999",
