@@ -60,7 +60,8 @@ struct JSONSchemaWriter {
       switch item.constraint.requirement {
       case .present, .unexpressed: continue
       default:
-        Self.merge(Self.keywords(item.constraint.requirement, isArray: shape.isArray), into: &result)
+        Self.merge(
+          Self.keywords(item.constraint.requirement, isArray: shape.isArray, isInteger: shape.isInteger), into: &result)
         applied.insert(index)
       }
     }
@@ -228,9 +229,9 @@ struct JSONSchemaWriter {
     return result
   }
 
-  static func keywords(_ requirement: FieldConstraint.Requirement, isArray: Bool) -> [(
-    key: String, value: ContractJSON
-  )] {
+  static func keywords(
+    _ requirement: FieldConstraint.Requirement, isArray: Bool, isInteger: Bool = false
+  ) -> [(key: String, value: ContractJSON)] {
     switch requirement {
     case .notBlank: return [("pattern", .string("\\S"))]
     case .range(let minimum, let maximum):
@@ -241,7 +242,12 @@ struct JSONSchemaWriter {
       return (minimum.map { [(names.0, ContractJSON.integer($0))] } ?? [])
         + (maximum.map { [(names.1, ContractJSON.integer($0))] } ?? [])
     case .pattern(let pattern): return [("pattern", .string(pattern))]
-    case .oneOf(let values): return [("enum", .array(values.map { .string($0) }))]
+    case .oneOf(let values):
+      // An integer field's values are numbers (a lookup enum's ids).
+      if isInteger, values.allSatisfy({ Int64($0) != nil }) {
+        return [("enum", .array(values.map { .number($0) }))]
+      }
+      return [("enum", .array(values.map { .string($0) }))]
     case .present, .unexpressed: return []
     }
   }
@@ -359,6 +365,11 @@ struct JSONSchemaWriter {
 }
 
 extension RecordShape {
+  var isInteger: Bool {
+    if case .integer = self { return true }
+    return false
+  }
+
   var isArray: Bool {
     switch self {
     case .array: true

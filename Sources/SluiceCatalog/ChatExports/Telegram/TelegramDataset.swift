@@ -54,9 +54,7 @@ public struct TelegramDataset: Dataset {
   static let dateFormat = ValidationRule(
     "Telegram date values are yyyy-MM-ddTHH:mm:ss", message: "must be yyyy-MM-ddTHH:mm:ss (local time, no zone)",
     constraints: [
-      .pattern(
-        "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?$",
-        at: "date"),
+      .pattern(StackExchange.timestampLayout, at: "date"),
       .unexpressed("a real calendar day in years 1…9999", at: "date"),
     ])
   static let mediaDimensions = ValidationRule(
