@@ -22,7 +22,7 @@ public enum Sluice {
     [
       RunCommand.self, ValidateCommand.self, ReplayCommand.self, SchemaCommand.self, ContractCommand.self,
       RunsCommand.self,
-      RecoverCommand.self, ReportCommand.self, InspectCommand.self,
+      RecoverCommand.self, ReportCommand.self, InspectCommand.self, InitCommand.self,
     ]
   }
 
