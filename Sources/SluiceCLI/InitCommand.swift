@@ -88,19 +88,22 @@ struct InitCommand: Subcommand {
       }
     } catch let error as InspectionError {
       if case .recordPathNotApplicable = error.code { throw UsageError(error.message) }
-      printError("sluice: \(dump): \(error); init needs records that are objects (a JSON array, NDJSON or XML)")
+      printError("sluice: \(error); \(Self.needs)")
       return ExitCode.dataError
     } catch {
-      printError("sluice: \(dump): \(error)")
+      printError("sluice: \(dump): \(error); \(Self.needs)")
       return ExitCode.dataError
     }
     guard inspection.records > 0 else {
-      printError("sluice: \(dump) holds no records at \(inspection.recordPathText): init needs one to infer a dataset from")
+      printError(
+        "sluice: \(dump) holds no records at \(inspection.recordPathText): init needs one to infer a dataset from")
       return ExitCode.dataError
     }
     guard inspection.record.kinds.object == inspection.records else {
       let kinds = inspection.record.kinds.nonNull.map(\.name).joined(separator: ", ")
-      printError("sluice: \(dump): the records at \(inspection.recordPathText) are \(kinds), not objects: init cannot infer fields")
+      printError(
+        "sluice: \(dump): the records at \(inspection.recordPathText) are \(kinds), not objects: init cannot infer fields"
+      )
       return ExitCode.dataError
     }
     let typeName = DatasetScaffold.typeName(for: name)
@@ -128,6 +131,9 @@ struct InitCommand: Subcommand {
     printOutput("next: cd \(directory) && swift run \(name)-sluice run Pipelines/\(name).json")
     return ExitCode.success
   }
+
+  static let needs =
+    "init needs records that are objects: a JSON array of objects (at any path), NDJSON objects or repeated XML elements"
 
   /// The package to depend on: `--sluice`, or the checkout whose build this executable is.
   private func sluiceDependency() throws -> InitPackage.Dependency? {

@@ -42,6 +42,10 @@ package struct DatasetScaffold: Sendable {
   /// The field that keys the records, or nil when their position does.
   package private(set) var keyField: String?
   private(set) var rowLines: [String] = []
+  /// One function per table that adds its row: a debug build gives a function the stack of all
+  /// its temporaries, and one `rows(for:into:)` holding every table's values overflowed the
+  /// decoding thread's stack on a wide dump (Open Food Facts).
+  private(set) var helpers: [String] = []
   private(set) var notes: [String] = []
 
   /// The column that keys records without an id-like field.
@@ -57,7 +61,8 @@ package struct DatasetScaffold: Sendable {
     if let key { keyColumn = Self.columnName(key.key) }
     rowLines =
       table(
-        for: dto, name: Self.tableName(name), parent: nil, field: "", variable: "record.dto", key: [keyColumn],
+        for: dto, name: Self.tableName(name), parent: nil, field: "", variable: "record.dto",
+        scope: (name: "record", type: "\(typeName)Record"), dtoType: dto.name, key: [keyColumn],
         indent: "    "
       ).rows
   }
@@ -66,7 +71,8 @@ package struct DatasetScaffold: Sendable {
 
   /// A required string or integer scalar that names the record: `id` (any case, `_id`, `uuid`,
   /// `key`), then `<name>Id`, then any key ending in `id`.
-  static func idLikeProperty(of dto: SwiftDTOGenerator.DTOStruct, datasetName: String) -> SwiftDTOGenerator.DTOProperty? {
+  static func idLikeProperty(of dto: SwiftDTOGenerator.DTOStruct, datasetName: String) -> SwiftDTOGenerator.DTOProperty?
+  {
     let candidates = dto.properties.filter { property in
       guard !property.isOptional, case .scalar(let type) = property.type else { return false }
       return type == "String" || type == "Int64"
@@ -76,7 +82,9 @@ package struct DatasetScaffold: Sendable {
     if let exact = candidates.first(where: { ["id", "uuid", "guid", "key"].contains(normalized($0.key)) }) {
       return exact
     }
-    if let named = candidates.first(where: { normalized($0.key) == own || normalized($0.key) == normalized(datasetName) + "id" }) {
+    if let named = candidates.first(where: {
+      normalized($0.key) == own || normalized($0.key) == normalized(datasetName) + "id"
+    }) {
       return named
     }
     return candidates.first { property in
@@ -93,15 +101,22 @@ package struct DatasetScaffold: Sendable {
     var isOptional: Bool
     var element: SwiftDTOGenerator.DTOType
     var elementIsOptional: Bool
+    /// The element's struct, qualified (`OrdersDTO.Item`), for an array of objects.
+    var elementType: String
   }
 
   /// A nested object too wide for its table's remaining columns: an extension table of its own.
   private struct WideObject {
     var dto: SwiftDTOGenerator.DTOStruct
+    /// Its struct, qualified.
+    var type: String
     var key: String
     var field: String
     var access: String
+    /// The whole chain may be nil (its columns are nullable).
     var isOptional: Bool
+    /// The last property of `access` is itself optional: the next step is `?.`.
+    var lastIsOptional: Bool
   }
 
   /// The most columns a table holds (`Table`), its key and position included.
@@ -112,7 +127,9 @@ package struct DatasetScaffold: Sendable {
   /// key and row; its arrays are children of that parent.
   private mutating func table(
     for dto: SwiftDTOGenerator.DTOStruct, name: String, parent: Int?, extending: Bool = false, field: String,
-    variable: String, isOptional: Bool = false, columnPrefix: String = "", fieldPrefix: String = "", key: [String],
+    variable: String, scope: (name: String, type: String), dtoType: String, isOptional: Bool = false,
+    lastIsOptional: Bool = false, columnPrefix: String = "",
+    fieldPrefix: String = "", key: [String],
     indent: String
   ) -> (rows: [String], children: [String]) {
     let index = tables.count
@@ -132,14 +149,16 @@ package struct DatasetScaffold: Sendable {
     var wide: [WideObject] = []
     var overflow: [Column] = []
     flatten(
-      dto, access: variable, isOptional: isOptional, columnPrefix: columnPrefix, fieldPrefix: fieldPrefix,
-      columns: &columns, overflow: &overflow, budget: &budget, reserved: &reserved, arrays: &arrays, wide: &wide)
+      dto, type: dtoType, access: variable, isOptional: isOptional, lastIsOptional: lastIsOptional,
+      columnPrefix: columnPrefix,
+      fieldPrefix: fieldPrefix, columns: &columns, overflow: &overflow, budget: &budget, reserved: &reserved,
+      arrays: &arrays, wide: &wide)
     if columns.isEmpty {
       // A row needs a value beyond its key: an object of arrays only keeps its position.
       columns.append(Column(name: "present", type: .boolean, isNullable: false, field: "", value: "true"))
     }
     tables[index].columns = columns
-    var rows = ["\(indent)rows.add(Self.\(tables[index].property), \(columns.map(\.value).joined(separator: ", ")))"]
+    var rows = [add(tables[index].property, columns, scope: scope, indent: indent)]
     // The row's own extensions: scalars past its width, then objects past it.
     let base = extending ? (parent ?? index) : index
     var chunkNumber = 1
@@ -153,21 +172,38 @@ package struct DatasetScaffold: Sendable {
         TableLayout(
           name: extensionName, property: SwiftNames.propertyName(extensionName), parent: base, isExtension: true,
           field: "", key: [], columns: chunk))
-      rows.append("\(indent)rows.add(Self.\(tables[extensionIndex].property), \(chunk.map(\.value).joined(separator: ", ")))")
+      rows.append(add(tables[extensionIndex].property, chunk, scope: scope, indent: indent))
     }
     var children: [String] = []
     for object in wide {
       let built = table(
         for: object.dto, name: Self.tableName(tables[base].name + "_" + object.field),
-        parent: base, extending: true, field: object.field, variable: object.access, isOptional: object.isOptional,
-        columnPrefix: "", fieldPrefix: object.field + ".", key: [], indent: indent)
+        parent: base, extending: true, field: object.field, variable: object.access, scope: scope,
+        dtoType: object.type, isOptional: object.isOptional,
+        lastIsOptional: object.lastIsOptional, columnPrefix: "", fieldPrefix: object.field + ".", key: [],
+        indent: indent)
       rows += built.rows
       children += built.children
     }
     for array in arrays {
-      children += self.children(of: array, tableName: tables[base].name, parent: base, variable: variable, indent: indent)
+      children += self.children(
+        of: array, tableName: tables[base].name, parent: base, variable: variable, indent: indent)
     }
     return extending ? (rows, children) : (rows + children, [])
+  }
+
+  /// A call of the function that adds one table's row from the value in scope, which it writes.
+  private mutating func add(
+    _ property: String, _ columns: [Column], scope: (name: String, type: String), indent: String
+  ) -> String {
+    let function = "add" + property.prefix(1).uppercased() + property.dropFirst()
+    helpers.append(
+      """
+        private func \(function)(_ \(scope.name): \(scope.type), into rows: inout RecordRows) {
+          rows.add(Self.\(property), \(columns.map(\.value).joined(separator: ", ")))
+        }
+      """)
+    return "\(indent)\(function)(\(scope.name), into: &rows)"
   }
 
   /// The loop that adds an array's rows to its child table.
@@ -180,15 +216,18 @@ package struct DatasetScaffold: Sendable {
     let variableName = element == variable.split(separator: ".").last.map(String.init) ? element + "2" : element
     let sequence = array.isOptional ? "(\(array.access) ?? [])" : array.access
     let loop =
-      array.elementIsOptional ? "for case let \(variableName)? in \(sequence) {" : "for \(variableName) in \(sequence) {"
+      array.elementIsOptional
+      ? "for case let \(variableName)? in \(sequence) {" : "for \(variableName) in \(sequence) {"
     var lines: [String] = []
     switch array.element {
     case .object(let child):
       lines.append(indent + loop)
-      lines += table(
-        for: child, name: childName, parent: parent, field: array.field, variable: variableName, key: [],
-        indent: indent + "  "
-      ).rows
+      lines +=
+        table(
+          for: child, name: childName, parent: parent, field: array.field, variable: variableName,
+          scope: (name: variableName, type: array.elementType), dtoType: array.elementType, key: [],
+          indent: indent + "  "
+        ).rows
       lines.append(indent + "}")
     case .scalar(let type):
       let childIndex = tables.count
@@ -215,12 +254,15 @@ package struct DatasetScaffold: Sendable {
   /// remaining columns, or else to `wide`); scalars past the table's width to `overflow`; its
   /// arrays to `arrays`.
   private func flatten(
-    _ dto: SwiftDTOGenerator.DTOStruct, access: String, isOptional: Bool, columnPrefix: String, fieldPrefix: String,
+    _ dto: SwiftDTOGenerator.DTOStruct, type: String, access: String, isOptional: Bool, lastIsOptional: Bool,
+    columnPrefix: String,
+    fieldPrefix: String,
     columns: inout [Column], overflow: inout [Column], budget: inout Int, reserved: inout Set<String>,
     arrays: inout [ArrayField], wide: inout [WideObject]
   ) {
     for property in dto.properties {
-      let expression = "\(access)\(isOptional ? "?." : ".")\(property.name)"
+      // Optional chaining: `?.` after an optional property, `.` after any other, even in a chain.
+      let expression = "\(access)\(lastIsOptional ? "?." : ".")\(property.name)"
       let optional = isOptional || property.isOptional
       let field = fieldPrefix + property.key
       switch property.type {
@@ -229,8 +271,9 @@ package struct DatasetScaffold: Sendable {
         if reserved.contains(column) { column = Self.unique(column, in: reserved) }
         reserved.insert(column)
         let value =
-          type == "Date" ? (optional ? "\(expression).map(Timestamp.init)" : "Timestamp(\(expression))") : expression
-        let declared = Column(name: column, type: Self.columnType(type), isNullable: optional, field: field, value: value)
+          type == "Date" ? (optional ? "(\(expression)).map(Timestamp.init)" : "Timestamp(\(expression))") : expression
+        let declared = Column(
+          name: column, type: Self.columnType(type), isNullable: optional, field: field, value: value)
         if columns.count < budget {
           columns.append(declared)
         } else {
@@ -239,17 +282,25 @@ package struct DatasetScaffold: Sendable {
       case .object(let nested):
         if Self.width(of: nested) <= budget - columns.count {
           flatten(
-            nested, access: expression, isOptional: optional, columnPrefix: columnPrefix + property.key + "_",
+            nested, type: "\(type).\(nested.name)", access: expression, isOptional: optional,
+            lastIsOptional: property.isOptional,
+            columnPrefix: columnPrefix + property.key + "_",
             fieldPrefix: field + ".", columns: &columns, overflow: &overflow, budget: &budget, reserved: &reserved,
             arrays: &arrays, wide: &wide)
         } else {
-          wide.append(WideObject(dto: nested, key: field, field: field, access: expression, isOptional: optional))
+          wide.append(
+            WideObject(
+              dto: nested, type: "\(type).\(nested.name)", key: field, field: field, access: expression,
+              isOptional: optional,
+              lastIsOptional: property.isOptional))
         }
       case .array(let element, let elementIsOptional):
+        var elementType = type
+        if case .object(let object) = element { elementType = "\(type).\(object.name)" }
         arrays.append(
           ArrayField(
             key: field, field: field, access: expression, isOptional: optional, element: element,
-            elementIsOptional: elementIsOptional))
+            elementIsOptional: elementIsOptional, elementType: elementType))
       }
     }
   }
@@ -325,7 +376,9 @@ package struct DatasetScaffold: Sendable {
     for table in tables {
       let declared = table.columns.map { column -> String in
         var arguments = ["\"\(column.name)\""]
-        if !column.field.isEmpty && column.field != column.name { arguments.append("field: \"\(SwiftNames.literal(column.field))\"") }
+        if !column.field.isEmpty && column.field != column.name {
+          arguments.append("field: \"\(SwiftNames.literal(column.field))\"")
+        }
         if column.isNullable { arguments.append("nullable: true") }
         return ".\(column.type.rawValue)(\(arguments.joined(separator: ", ")))"
       }
@@ -341,7 +394,8 @@ package struct DatasetScaffold: Sendable {
       } else {
         let key = table.key.map { "\"\($0)\"" }.joined(separator: ", ")
         lines.append(
-          "  static let \(table.property) = Table(\n    \"\(table.name)\", key: [\(key)],\n    columns: \(columnList), onConflict: .upsert)")
+          "  static let \(table.property) = Table(\n    \"\(table.name)\", key: [\(key)],\n    columns: \(columnList), onConflict: .upsert)"
+        )
       }
     }
     lines += [
@@ -357,8 +411,12 @@ package struct DatasetScaffold: Sendable {
       "  func rows(for record: \(typeName)Record, into rows: inout RecordRows) {",
     ]
     lines += rowLines
+    lines.append("  }")
+    for helper in helpers {
+      lines.append("")
+      lines.append(helper)
+    }
     lines += [
-      "  }",
       "}",
       "",
       "/// A record with its position in the input (the key of records without an id).",
