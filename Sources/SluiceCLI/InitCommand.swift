@@ -37,6 +37,8 @@ struct InitCommand: Subcommand {
   var sluice: String?
   var force: Bool
   var options = InspectOptions(sampleSize: nil)
+  /// The name of the tool's first store driver, which the package registers.
+  var driver: String
 
   init(arguments: [String], context: CommandContext) throws {
     let parsed = try ArgumentParser(
@@ -48,6 +50,7 @@ struct InitCommand: Subcommand {
     directory = parsed.values["dir"] ?? name
     sluice = parsed.values["sluice"]
     force = parsed.flags.contains("force")
+    driver = context.drivers.drivers.first?.name ?? ""
     if let format = parsed.values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {
         throw UsageError("--format must be json, ndjson or xml, not '\(format)'")
@@ -65,6 +68,7 @@ struct InitCommand: Subcommand {
       throw UsageError("NAME must be lower-case letters, digits and hyphens, starting with a letter, not '\(name)'")
     }
     if dump == "-" { throw UsageError("init reads a file (it reads it more than once), not standard input") }
+    if driver.isEmpty { throw UsageError("init needs a store driver to register in the package; this tool has none") }
   }
 
   func run() throws -> Int32 {
@@ -111,6 +115,7 @@ struct InitCommand: Subcommand {
     let scaffold = DatasetScaffold(name: name, typeName: typeName, dto: generator.layout())
     let files = InitPackage(
       name: name, typeName: typeName, dump: PipelineConfiguration.absolute(dump), dependency: dependency,
+      driver: driver,
       inspection: inspection, dtoSource: generator.source(), scaffold: scaffold,
       fixture: try fixture(inspection)
     ).files()

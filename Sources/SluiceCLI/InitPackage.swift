@@ -14,6 +14,9 @@ struct InitPackage {
   /// The dump, absolute.
   var dump: String
   var dependency: Dependency
+  /// The store driver the package registers: the tool's first (its default), by name — its
+  /// target is `Sluice<name>`, its type `<name>Driver`.
+  var driver: String
   var inspection: Inspection
   var dtoSource: String
   var scaffold: DatasetScaffold
@@ -71,7 +74,7 @@ struct InitPackage {
             dependencies: [
               .product(name: "SluiceCLI", package: \(identity)),
               .product(name: "SluiceCore", package: \(identity)),
-              .product(name: "SluiceSQLite", package: \(identity)),
+              .product(name: "Sluice\(driver)", package: \(identity)),
             ]
           )
         ],
@@ -85,11 +88,11 @@ struct InitPackage {
     """
     import SluiceCLI
     import SluiceCore
-    import SluiceSQLite
+    import Sluice\(driver)
 
     // The whole sluice command line — run, validate, contract, schema, runs — over this dataset,
-    // into SQLite.
-    Sluice.main(datasets: [AnyDataset(\(typeName)Dataset())], drivers: [SQLiteDriver()])
+    // into \(driver).
+    Sluice.main(datasets: [AnyDataset(\(typeName)Dataset())], drivers: [\(driver)Driver()])
 
     """
   }

@@ -163,7 +163,8 @@ package struct SwiftDTOGenerator {
     if names.isEmpty {
       if kinds.array == 0 && kinds.null > 0 {
         return .type(
-          "String", isOptional: true, note: "always null in the records read: the type is a guess", model: .scalar("String"))
+          "String", isOptional: true, note: "always null in the records read: the type is a guess",
+          model: .scalar("String"))
       }
       return .omitted("values were never seen")
     }
@@ -185,7 +186,8 @@ package struct SwiftDTOGenerator {
         return .type(type, isOptional: absent || (xmlEmpty && type != "String"), note: nil, model: .scalar(type))
       }
       let isDate = shape.text.count > 0 && shape.text.dateLike == shape.text.count
-      return .type(isDate ? "Date" : "String", isOptional: absent, note: nil, model: .scalar(isDate ? "Date" : "String"))
+      let type = isDate ? "Date" : "String"
+      return .type(type, isOptional: absent, note: nil, model: .scalar(type))
     case "integer":
       return .type("Int64", isOptional: absent, note: nil, model: .scalar("Int64"))
     case "number":
