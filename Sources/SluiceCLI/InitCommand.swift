@@ -130,7 +130,11 @@ struct InitCommand: Subcommand {
       return ExitCode.cannotCreate
     }
     printOutput("wrote \(directory): \(files.map(\.path).joined(separator: ", "))")
-    let tables = scaffold.tables.map(\.name).joined(separator: ", ")
+    let names = scaffold.tables.map(\.name)
+    let tables =
+      names.count <= 6
+      ? names.joined(separator: ", ")
+      : "\(names.count) tables: " + names.prefix(5).joined(separator: ", ") + ", …"
     let key = scaffold.keyField.map { "keyed by \($0)" } ?? "keyed by the record's position"
     printOutput("\(name): \(inspection.records) record(s) → \(tables) (\(key))")
     printOutput("next: cd \(directory) && swift run \(name)-sluice run Pipelines/\(name).json")

@@ -15,7 +15,7 @@ struct InitCommandTests {
     let directory = scratch.file("shop")
     let result = try SluiceBinary.run(["init", Self.dump, "shopify-orders", "--dir", directory])
     try #require(result.status == 0, "\(result.stderr)")
-    #expect(result.stdout.contains("shopify-orders: 1 record(s) → shopify_orders, "), "\(result.stdout)")
+    #expect(result.stdout.contains("shopify-orders: 1 record(s) → 10 tables: shopify_orders, "), "\(result.stdout)")
     #expect(result.stdout.contains("(keyed by id)"))
     let files = try FileManager.default.subpathsOfDirectory(atPath: directory).filter { !$0.hasSuffix("/") }
     #expect(
