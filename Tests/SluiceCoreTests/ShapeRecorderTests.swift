@@ -197,4 +197,58 @@ struct ShapeRecorderTests {
     }
     #expect(reason.contains("Wrapper"))
   }
+
+  enum Status: String, Decodable, CaseIterable {
+    case open, closed
+  }
+
+  enum Priority: Int, Decodable, CaseIterable {
+    case low = 1
+    case high = 2
+  }
+
+  struct Ticket: Decodable {
+    let status: Status
+    let priority: Priority?
+  }
+
+  @Test func aCaseIterableRawValueEnumIsAnEnumOfItsRawValues() throws {
+    let object = try #require(ShapeRecorder.shape(of: Ticket.self, choices: [:]).object(at: ""))
+    #expect(object["status"]?.shape == .enumeration(["open", "closed"], isInteger: false))
+    #expect(object["priority"]?.shape == .enumeration(["1", "2"], isInteger: true))
+    #expect(object["priority"]?.isRequired == false)
+  }
+
+  /// Fields that depend on an enum-typed kind: explored without any declaration.
+  struct Event: Decodable {
+    enum Kind: String, Decodable, CaseIterable { case click, scroll }
+    let kind: Kind
+    let x: Int?
+    let distance: Double?
+
+    enum CodingKeys: String, CodingKey { case kind, x, distance }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      kind = try container.decode(Kind.self, forKey: .kind)
+      switch kind {
+      case .click:
+        x = try container.decode(Int.self, forKey: .x)
+        distance = nil
+      case .scroll:
+        x = nil
+        distance = try container.decode(Double.self, forKey: .distance)
+      }
+    }
+  }
+
+  @Test func anEnumTypedDiscriminatorIsExploredCaseByCase() throws {
+    guard case .variants(let variants) = ShapeRecorder.shape(of: Event.self, choices: [:]) else {
+      Issue.record("not variants")
+      return
+    }
+    #expect(variants.discriminator == "kind")
+    #expect(variants.cases.map(\.value) == ["click", "scroll"])
+    #expect(variants.cases.map { $0.fields.fields.map(\.key) } == [["x"], ["distance"]])
+  }
 }

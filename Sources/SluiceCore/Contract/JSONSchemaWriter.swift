@@ -78,6 +78,11 @@ struct JSONSchemaWriter {
     case .boolean: return .object([("type", .string("boolean"))])
     case .null: return .object([("type", .string("null"))])
     case .date: return date(path: path)
+    case .enumeration(let values, let isInteger):
+      return .object([
+        ("type", .string(isInteger ? "integer" : "string")),
+        ("enum", .array(values.map { isInteger ? .number($0) : .string($0) })),
+      ])
     case .object(let object): return self.object(object, path: path)
     case .array(let element):
       return .object([("type", .string("array")), ("items", schema(element, path: path + "[]"))])

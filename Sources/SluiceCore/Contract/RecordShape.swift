@@ -13,6 +13,8 @@ indirect enum RecordShape: Sendable, Hashable {
   case boolean
   /// A `Date`: the pipeline's date formats decide what it looks like.
   case date
+  /// A `CaseIterable` enum's raw values (strings, or integers).
+  case enumeration([String], isInteger: Bool)
   /// `null` itself, asked for with a single-value container's `decodeNil()`.
   case null
   case object(ObjectShape)

@@ -14,7 +14,7 @@ import Foundation
 
 final class ShapeRecorder {
   /// The declared values of string fields, by field path (`type`, `attachments[].type`).
-  let choices: [String: [String]]
+  private(set) var choices: [String: [String]]
   /// The value fed to a field path while its values are explored.
   var overrides: [String: String] = [:]
   /// The field paths with declared values the DTO asked for, in the order asked.
@@ -40,7 +40,7 @@ final class ShapeRecorder {
     }
     var shape = base
     for path in recorder.askedChoices {
-      guard let values = choices[path], values.count > 1 else { continue }
+      guard let values = recorder.choices[path], values.count > 1 else { continue }
       var runs: [(value: String, shape: RecordShape)] = [(values[0], base)]
       for value in values.dropFirst() {
         recorder.overrides = [path: value]
@@ -67,6 +67,7 @@ final class ShapeRecorder {
     _ type: T.Type, path: String, codingPath: [any CodingKey], depth: Int
   ) throws -> (value: T, shape: RecordShape) {
     if let primitive = primitive(type, path: path) { return primitive }
+    if let enumeration = enumeration(type, path: path) { return enumeration }
     var value: T?
     var alternatives: [RecordShape] = []
     var firstError: (any Error)?
@@ -124,6 +125,33 @@ final class ShapeRecorder {
     case is UInt64.Type: return integer(UInt64.self)
     default: return nil
     }
+  }
+
+  /// A `CaseIterable` enum with `String` or integer raw values (a lookup enum too): its raw
+  /// values, and the case being explored (or the first) as the placeholder. Its values are
+  /// explored like a declared field's, so a DTO that switches on the case is seen whole.
+  func enumeration<T>(_ type: T.Type, path: String) -> (value: T, shape: RecordShape)? {
+    guard let caseIterable = type as? any CaseIterable.Type else { return nil }
+    func cases<C: CaseIterable>(_ type: C.Type) -> [Any] { Array(type.allCases) }
+    func rawValue<R: RawRepresentable>(_ value: R) -> Any { value.rawValue }
+    var values: [(raw: String, value: T)] = []
+    var isInteger = false
+    for item in cases(caseIterable) {
+      guard let value = item as? T, let representable = item as? any RawRepresentable else { return nil }
+      switch rawValue(representable) {
+      case let text as String: values.append((text, value))
+      case let number as any BinaryInteger:
+        isInteger = true
+        values.append(("\(number)", value))
+      default: return nil
+      }
+    }
+    guard let first = values.first else { return nil }
+    let raws = values.map(\.raw)
+    if choices[path] == nil { choices[path] = raws }
+    if !askedChoices.contains(path) { askedChoices.append(path) }
+    let chosen = overrides[path].flatMap { raw in values.first { $0.raw == raw } } ?? first
+    return (chosen.value, .enumeration(raws, isInteger: isInteger))
   }
 
   /// The placeholder string of a field: the value being explored, its first declared value, or
