@@ -20,8 +20,9 @@ public enum Sluice {
   /// Every subcommand, in the order `sluice --help` lists them.
   static var subcommands: [any Subcommand.Type] {
     [
-      RunCommand.self, ValidateCommand.self, ReplayCommand.self, SchemaCommand.self, RunsCommand.self,
-      RecoverCommand.self, ReportCommand.self, InspectCommand.self,
+      RunCommand.self, ValidateCommand.self, ReplayCommand.self, SchemaCommand.self, ContractCommand.self,
+      RunsCommand.self,
+      RecoverCommand.self, ReportCommand.self, InspectCommand.self, InitCommand.self,
     ]
   }
 

@@ -15,11 +15,14 @@ public struct AlertsDataset: Dataset {
   public var schema: Schema { Self.schema }
   static let schema = Schema([Devices.devices, Devices.alerts])
 
-  static let idNotBlank = ValidationRule("alert ids are not blank", message: "must not be blank")
+  static let idNotBlank = ValidationRule(
+    "alert ids are not blank", message: "must not be blank", constraints: [.notBlank(at: "id")])
   static let expiresAfterCreation = ValidationRule(
-    "alerts expire after they are created", message: "must be later than createdAt")
+    "alerts expire after they are created", message: "must be later than createdAt",
+    constraints: [.unexpressed("a cross-field rule: expire is later than createdAt", at: "expire")])
   static let codeInRange = ValidationRule(
-    "alert codes are within 0...9999", code: .outOfRange, message: "must be an integer from 0 to 9999")
+    "alert codes are within 0...9999", code: .outOfRange, message: "must be an integer from 0 to 9999",
+    constraints: [.range(0...9999, at: "code")])
 
   public var rules: [ValidationRule] { [Self.idNotBlank, Self.expiresAfterCreation, Self.codeInRange] }
 

@@ -14,12 +14,16 @@ public struct DevicesDataset: Dataset {
   public var schema: Schema { Self.schema }
   static let schema = Schema([Devices.devices])
 
-  static let idNotBlank = ValidationRule("device ids are not blank", message: "must not be blank")
-  static let nameNotBlank = ValidationRule("device names are not blank", message: "must not be blank")
+  static let idNotBlank = ValidationRule(
+    "device ids are not blank", message: "must not be blank", constraints: [.notBlank(at: "id")])
+  static let nameNotBlank = ValidationRule(
+    "device names are not blank", message: "must not be blank", constraints: [.notBlank(at: "name")])
   static let latitudeInRange = ValidationRule(
-    "latitude is within -90...90", code: .outOfRange, message: "must be a latitude from -90 to 90 degrees")
+    "latitude is within -90...90", code: .outOfRange, message: "must be a latitude from -90 to 90 degrees",
+    constraints: [.range(-90...90, at: "latitude")])
   static let longitudeInRange = ValidationRule(
-    "longitude is within -180...180", code: .outOfRange, message: "must be a longitude from -180 to 180 degrees")
+    "longitude is within -180...180", code: .outOfRange, message: "must be a longitude from -180 to 180 degrees",
+    constraints: [.range(-180...180, at: "longitude")])
 
   public var rules: [ValidationRule] {
     [Self.idNotBlank, Self.nameNotBlank, Self.latitudeInRange, Self.longitudeInRange]

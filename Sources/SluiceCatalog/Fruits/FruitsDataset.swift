@@ -16,14 +16,25 @@ public struct FruitsDataset: Dataset {
   static let schema = Schema([fruits, recipes])
   public var schema: Schema { Self.schema }
 
-  static let idNotBlank = ValidationRule("fruitID is not blank", message: "must not be blank")
-  static let nameNotBlank = ValidationRule("name is not blank", message: "must not be blank")
-  static let titleNotBlank = ValidationRule("recipe titles are not blank", message: "must not be blank")
+  static let idNotBlank = ValidationRule(
+    "fruitID is not blank", message: "must not be blank", constraints: [.notBlank(at: "fruitID")])
+  static let nameNotBlank = ValidationRule(
+    "name is not blank", message: "must not be blank", constraints: [.notBlank(at: "name")])
+  static let titleNotBlank = ValidationRule(
+    "recipe titles are not blank", message: "must not be blank", constraints: [.notBlank(at: "recipes[].title")])
   static let titlesUnique = ValidationRule(
     "recipe titles are unique within a fruit",
-    message: "duplicates the title of an earlier recipe of the same fruit")
+    message: "duplicates the title of an earlier recipe of the same fruit",
+    constraints: [.unexpressed("a uniqueness of one field across an array's objects", at: "recipes[].title")])
+  /// `WebURL.isWellFormed` as a pattern: scheme, host of letters, digits, dots and hyphens, an
+  /// optional port, then a path, query or fragment without spaces or control characters.
   static let videoIsWebURL = ValidationRule(
-    "recipe videos are http(s) URLs", message: "must be an absolute http or https URL")
+    "recipe videos are http(s) URLs", message: "must be an absolute http or https URL",
+    constraints: [
+      .pattern(
+        "^[Hh][Tt][Tt][Pp]([Ss])?://[A-Za-z0-9.-]+(:[0-9]{1,5})?([/?#][^\\x00-\\x20\\x7F]*)?$",
+        at: "recipes[].videoTutorial")
+    ])
 
   public var rules: [ValidationRule] {
     [Self.idNotBlank, Self.nameNotBlank, Self.titleNotBlank, Self.titlesUnique, Self.videoIsWebURL]

@@ -21,20 +21,49 @@ public struct MessagesDataset: Dataset {
   /// The longest kind name an issue carries: a name, never a record's content.
   static let longestKindName = 64
 
-  static let idNotBlank = ValidationRule("id is not blank", message: "must not be blank")
-  static let conversationNotBlank = ValidationRule("conversationId is not blank", message: "must not be blank")
-  static let senderNotBlank = ValidationRule("sender, when given, is not blank", message: "must not be blank")
+  static let idNotBlank = ValidationRule(
+    "id is not blank", message: "must not be blank", constraints: [.notBlank(at: "id")])
+  static let conversationNotBlank = ValidationRule(
+    "conversationId is not blank", message: "must not be blank", constraints: [.notBlank(at: "conversationId")])
+  static let senderNotBlank = ValidationRule(
+    "sender, when given, is not blank", message: "must not be blank", constraints: [.notBlank(at: "sender")])
   static let senderNameHasSender = ValidationRule(
-    "senderName comes with a sender", message: "names a sender the message does not give (no sender)")
-  static let replyToNotBlank = ValidationRule("replyTo, when given, is not blank", message: "must not be blank")
-  static let textNotBlank = ValidationRule("text messages have text", message: "must not be blank")
-  static let urlNotBlank = ValidationRule("images have a URL", message: "must not be blank")
+    "senderName comes with a sender", message: "names a sender the message does not give (no sender)",
+    constraints: [.unexpressed("a cross-field rule: a senderName needs a sender that is not null", at: "senderName")])
+  static let replyToNotBlank = ValidationRule(
+    "replyTo, when given, is not blank", message: "must not be blank", constraints: [.notBlank(at: "replyTo")])
+  static let textNotBlank = ValidationRule(
+    "text messages have text", message: "must not be blank",
+    constraints: [.notBlank(at: "text").when("type", is: "text")])
+  static let urlNotBlank = ValidationRule(
+    "images have a URL", message: "must not be blank",
+    constraints: [
+      .notBlank(at: "url").when("type", is: "image"),
+      .notBlank(at: "attachments[].url").when("attachments[].type", is: "image"),
+    ])
   static let dimensionsPositive = ValidationRule(
-    "image dimensions are at least 1", code: .outOfRange, message: "must be at least 1")
-  static let fileNameNotBlank = ValidationRule("files have a name", message: "must not be blank")
+    "image dimensions are at least 1", code: .outOfRange, message: "must be at least 1",
+    constraints: ["width", "height"].flatMap {
+      [
+        .atLeast(1, at: $0).when("type", is: "image"),
+        .atLeast(1, at: "attachments[].\($0)").when("attachments[].type", is: "image"),
+      ]
+    })
+  static let fileNameNotBlank = ValidationRule(
+    "files have a name", message: "must not be blank",
+    constraints: [
+      .notBlank(at: "name").when("type", is: "file"),
+      .notBlank(at: "attachments[].name").when("attachments[].type", is: "file"),
+    ])
   static let sizeNotNegative = ValidationRule(
-    "file sizes are not negative", code: .outOfRange, message: "must not be negative")
-  static let eventNotBlank = ValidationRule("system messages name their event", message: "must not be blank")
+    "file sizes are not negative", code: .outOfRange, message: "must not be negative",
+    constraints: [
+      .atLeast(0, at: "sizeBytes").when("type", is: "file"),
+      .atLeast(0, at: "attachments[].sizeBytes").when("attachments[].type", is: "file"),
+    ])
+  static let eventNotBlank = ValidationRule(
+    "system messages name their event", message: "must not be blank",
+    constraints: [.notBlank(at: "event").when("type", is: "system")])
 
   public var rules: [ValidationRule] {
     [
@@ -42,6 +71,11 @@ public struct MessagesDataset: Dataset {
       Self.textNotBlank,
       Self.urlNotBlank, Self.dimensionsPositive, Self.fileNameNotBlank, Self.sizeNotNegative, Self.eventNotBlank,
     ]
+  }
+
+  /// The map stage reads `type` as a `MessageKind`, and an attachment's as image or file.
+  public var recordConstraints: [FieldConstraint] {
+    [.oneOf(MessageKind.self, at: "type"), .oneOf(["image", "file"], at: "attachments[].type")]
   }
 
   public func validate(_ message: MessageDTO, into validation: inout Validation) {

@@ -32,16 +32,23 @@ public struct OrdersDataset: Dataset {
   static let schema = Schema([customers, orders, items])
   public var schema: Schema { Self.schema }
 
-  static let idNotBlank = ValidationRule("orderId is not blank", message: "must not be blank")
+  static let idNotBlank = ValidationRule(
+    "orderId is not blank", message: "must not be blank", constraints: [.notBlank(at: "orderId")])
   static let currencyCode = ValidationRule(
-    "currency is a three-letter code", message: "must be three uppercase letters (ISO 4217)")
-  static let hasItems = ValidationRule("orders have at least one item", message: "must list at least one item")
+    "currency is a three-letter code", message: "must be three uppercase letters (ISO 4217)",
+    constraints: [.pattern("^[A-Z]{3}$", at: "currency")])
+  static let hasItems = ValidationRule(
+    "orders have at least one item", message: "must list at least one item", constraints: [.nonEmpty(at: "items")])
   static let quantityPositive = ValidationRule(
-    "item quantities are at least 1", code: .outOfRange, message: "must be at least 1")
+    "item quantities are at least 1", code: .outOfRange, message: "must be at least 1",
+    constraints: [.atLeast(1, at: "items[].qty")])
   static let priceNotNegative = ValidationRule(
-    "item prices are not negative", code: .outOfRange, message: "must not be negative")
-  static let skuNotBlank = ValidationRule("item SKUs are not blank", message: "must not be blank")
-  static let customerNameNotBlank = ValidationRule("customer names are not blank", message: "must not be blank")
+    "item prices are not negative", code: .outOfRange, message: "must not be negative",
+    constraints: [.atLeast(0, at: "items[].priceMinor")])
+  static let skuNotBlank = ValidationRule(
+    "item SKUs are not blank", message: "must not be blank", constraints: [.notBlank(at: "items[].sku")])
+  static let customerNameNotBlank = ValidationRule(
+    "customer names are not blank", message: "must not be blank", constraints: [.notBlank(at: "customer.name")])
 
   public var rules: [ValidationRule] {
     [
@@ -49,6 +56,9 @@ public struct OrdersDataset: Dataset {
       Self.skuNotBlank, Self.customerNameNotBlank,
     ]
   }
+
+  /// The map stage reads `status` as an `OrderStatus`.
+  public var recordConstraints: [FieldConstraint] { [.oneOf(OrderStatus.self, at: "status")] }
 
   public func validate(_ order: OrderDTO, into validation: inout Validation) {
     validation.checkNotBlank(Self.idNotBlank, order.identifier, at: "orderId")

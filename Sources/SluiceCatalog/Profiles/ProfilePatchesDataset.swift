@@ -19,6 +19,11 @@ public struct ProfilePatchesDataset: Dataset {
 
   public var rules: [ValidationRule] { [Profiles.idNotBlank, Profiles.nicknameNotBlank] }
 
+  /// A patch never inserts.
+  public var recordConstraints: [FieldConstraint] {
+    [.unexpressed("id names a row of profiles, which must exist (a patch never inserts one)", at: "id")]
+  }
+
   public func validate(_ patch: ProfilePatchDTO, into validation: inout Validation) {
     validation.checkNotBlank(Profiles.idNotBlank, patch.id, at: "id")
     if case .set(let nickname) = patch.nickname {

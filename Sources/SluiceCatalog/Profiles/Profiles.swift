@@ -13,8 +13,10 @@ public enum Profiles {
       .text("introduction", nullable: true),
     ])
 
-  static let idNotBlank = ValidationRule("profile ids are not blank", message: "must not be blank")
-  static let nicknameNotBlank = ValidationRule("nicknames are not blank", message: "must not be blank")
+  static let idNotBlank = ValidationRule(
+    "profile ids are not blank", message: "must not be blank", constraints: [.notBlank(at: "id")])
+  static let nicknameNotBlank = ValidationRule(
+    "nicknames are not blank", message: "must not be blank", constraints: [.notBlank(at: "nickname")])
 }
 
 /// A whole profile, as the full export carries it. A missing or `null` introduction is none.

@@ -71,6 +71,23 @@ extension StackExchange {
     }
   }
 
+  /// The layout `timestamp(from:)` reads, as a pattern; whether the day exists is not in it.
+  static let timestampLayout =
+    "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?$"
+
+  /// What the mapping requires of timestamp attributes, for `sluice contract`: the layout, and
+  /// the calendar, which a pattern cannot state.
+  static func timestampConstraints(at paths: String...) -> [FieldConstraint] {
+    paths.flatMap { path -> [FieldConstraint] in
+      [.pattern(timestampLayout, at: path), .unexpressed("\(path) is a real calendar day in years 1…9999", at: path)]
+    }
+  }
+
+  /// The ids of a lookup enum, as the dump's integer attribute carries them.
+  static func typeIDs<E: LookupEnum>(_ type: E.Type, at path: String) -> FieldConstraint {
+    .oneOf(E.allCases.map { String($0.lookupID) }, at: path)
+  }
+
   /// A required timestamp attribute, or the mapping error that names it.
   static func timestamp(_ text: String, at path: String) throws(MappingError) -> Timestamp {
     guard let timestamp = timestamp(from: text) else { throw invalidTimestamp(at: path) }

@@ -9,13 +9,18 @@ public struct StackExchangeBadgesDataset: Dataset {
   public var schema: Schema { StackExchange.Tables.schema }
 
   static let classIsKnown = ValidationRule(
-    "badge classes are 1 (gold), 2 (silver) or 3 (bronze)", code: .outOfRange, message: "must be 1, 2 or 3")
+    "badge classes are 1 (gold), 2 (silver) or 3 (bronze)", code: .outOfRange, message: "must be 1, 2 or 3",
+    constraints: [.range(1...3, at: "Class")])
   public var rules: [ValidationRule] { [Self.classIsKnown] }
 
   public func validate(_ badge: StackExchange.BadgeDTO, into validation: inout Validation) {
     validation.checkRange(Self.classIsKnown, badge.badgeClass, 1...3, at: "Class")
   }
 
+  /// What the mapping reads the dump's text as.
+  public var recordConstraints: [FieldConstraint] {
+    StackExchange.timestampConstraints(at: "Date")
+  }
   public func map(_ badge: StackExchange.BadgeDTO, context _: inout MappingContext) throws(MappingError)
     -> StackExchange.Badge
   {

@@ -11,6 +11,10 @@ public struct StackExchangeCommentsDataset: Dataset {
 
   public func validate(_ comment: StackExchange.CommentDTO, into validation: inout Validation) {}
 
+  /// What the mapping reads the dump's text as.
+  public var recordConstraints: [FieldConstraint] {
+    StackExchange.timestampConstraints(at: "CreationDate")
+  }
   public func map(_ comment: StackExchange.CommentDTO, context _: inout MappingContext) throws(MappingError)
     -> StackExchange.Comment
   {

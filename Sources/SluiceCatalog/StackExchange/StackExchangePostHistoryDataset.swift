@@ -12,6 +12,10 @@ public struct StackExchangePostHistoryDataset: Dataset {
 
   public func validate(_ entry: StackExchange.PostHistoryDTO, into validation: inout Validation) {}
 
+  /// What the mapping reads the dump's text as.
+  public var recordConstraints: [FieldConstraint] {
+    StackExchange.timestampConstraints(at: "CreationDate")
+  }
   public func map(_ entry: StackExchange.PostHistoryDTO, context _: inout MappingContext) throws(MappingError)
     -> StackExchange.PostHistoryEntry
   {

@@ -10,6 +10,10 @@ public struct StackExchangePostLinksDataset: Dataset {
 
   public func validate(_ link: StackExchange.PostLinkDTO, into validation: inout Validation) {}
 
+  /// What the mapping reads the dump's text as.
+  public var recordConstraints: [FieldConstraint] {
+    StackExchange.timestampConstraints(at: "CreationDate")
+  }
   public func map(_ link: StackExchange.PostLinkDTO, context _: inout MappingContext) throws(MappingError)
     -> StackExchange.PostLink
   {

@@ -10,8 +10,9 @@ public struct StackExchangePostsDataset: Dataset {
   public var schema: Schema { StackExchange.Tables.schema }
 
   static let answersHaveParent = ValidationRule(
-    "answers and only answers name a parent", message: "an answer (PostTypeId 2) names its question, no other post does"
-  )
+    "answers and only answers name a parent",
+    message: "an answer (PostTypeId 2) names its question, no other post does",
+    constraints: [.unexpressed("a cross-field rule: ParentId is given exactly when PostTypeId is 2", at: "ParentId")])
   public var rules: [ValidationRule] { [Self.answersHaveParent] }
 
   public func validate(_ post: StackExchange.PostDTO, into validation: inout Validation) {
@@ -19,6 +20,15 @@ public struct StackExchangePostsDataset: Dataset {
     validation.check(Self.answersHaveParent, isAnswer == (post.parentID != nil), at: "ParentId")
   }
 
+  /// What the mapping reads the dump's text as.
+  public var recordConstraints: [FieldConstraint] {
+    StackExchange.timestampConstraints(
+      at: "CreationDate", "LastEditDate", "LastActivityDate", "ClosedDate", "CommunityOwnedDate")
+      + [
+        StackExchange.typeIDs(PostType.self, at: "PostTypeId"),
+        .unexpressed("Tags is <tag><tag>… or |tag|tag|…, names without spaces", at: "Tags"),
+      ]
+  }
   public func map(_ post: StackExchange.PostDTO, context _: inout MappingContext) throws(MappingError)
     -> StackExchange.Post
   {

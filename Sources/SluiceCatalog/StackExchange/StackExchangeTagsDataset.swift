@@ -10,7 +10,8 @@ public struct StackExchangeTagsDataset: Dataset {
 
   static let nameIsTagName = ValidationRule(
     "tag names are not blank and hold no angle brackets",
-    message: "must be a tag name: not blank, no < or > (posts list their tags in angle brackets)")
+    message: "must be a tag name: not blank, no < or > (posts list their tags in angle brackets)",
+    constraints: [.pattern("^[^<>\\s]+$", at: "TagName")])
   public var rules: [ValidationRule] { [Self.nameIsTagName] }
 
   public func validate(_ tag: StackExchange.TagDTO, into validation: inout Validation) {

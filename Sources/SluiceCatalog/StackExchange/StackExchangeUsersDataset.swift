@@ -8,13 +8,18 @@ public struct StackExchangeUsersDataset: Dataset {
   public var summary: String { "Stack Exchange dump Users.xml → users" }
   public var schema: Schema { StackExchange.Tables.schema }
 
-  static let displayNameNotBlank = ValidationRule("user display names are not blank", message: "must not be blank")
+  static let displayNameNotBlank = ValidationRule(
+    "user display names are not blank", message: "must not be blank", constraints: [.notBlank(at: "DisplayName")])
   public var rules: [ValidationRule] { [Self.displayNameNotBlank] }
 
   public func validate(_ user: StackExchange.UserDTO, into validation: inout Validation) {
     validation.checkNotBlank(Self.displayNameNotBlank, user.displayName, at: "DisplayName")
   }
 
+  /// What the mapping reads the dump's text as.
+  public var recordConstraints: [FieldConstraint] {
+    StackExchange.timestampConstraints(at: "CreationDate", "LastAccessDate")
+  }
   public func map(_ user: StackExchange.UserDTO, context _: inout MappingContext) throws(MappingError)
     -> StackExchange.User
   {

@@ -11,6 +11,10 @@ public struct StackExchangeVotesDataset: Dataset {
 
   public func validate(_ vote: StackExchange.VoteDTO, into validation: inout Validation) {}
 
+  /// What the mapping reads the dump's text as.
+  public var recordConstraints: [FieldConstraint] {
+    StackExchange.timestampConstraints(at: "CreationDate") + [StackExchange.typeIDs(VoteType.self, at: "VoteTypeId")]
+  }
   public func map(_ vote: StackExchange.VoteDTO, context _: inout MappingContext) throws(MappingError)
     -> StackExchange.Vote
   {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A saved `sluice inspect --json` of a dump — what the producer's dumps looked like when the
-/// contract was agreed — read back for `validate --baseline`.
+/// contract was agreed — or a saved `sluice contract` (what they may look like), read back for
+/// `validate --baseline`.
 package struct InspectionBaseline: Sendable, Decodable {
   package struct Field: Sendable, Decodable {
     package var path: String
@@ -17,12 +18,19 @@ package struct InspectionBaseline: Sendable, Decodable {
   /// The record path's keys (`recordPathKeys`; a key may hold a dot, so not `recordPath`).
   package var recordPathKeys: [String]
   package var fields: [Field]
+  /// Read from a `sluice contract` schema: what the fields *may* be, not what one dump held.
+  package var isContract = false
+  /// Contract fields of any value (`{}`): nothing below them is drift.
+  package var openPaths: [String] = []
+
+  private enum CodingKeys: String, CodingKey { case inspectVersion, recordPathKeys, fields }
 
   /// Reads a baseline file; an unreadable or corrupt one is a `BaselineError` saying which.
   package static func read(_ path: String) throws(BaselineError) -> InspectionBaseline {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw BaselineError(path: path, message: "cannot read the file")
     }
+    if let contract = try ContractBaseline.read(data, path: path) { return contract }
     let baseline: InspectionBaseline
     do {
       baseline = try JSONDecoder().decode(InspectionBaseline.self, from: data)
@@ -30,7 +38,7 @@ package struct InspectionBaseline: Sendable, Decodable {
       throw BaselineError(
         path: path,
         message:
-          "not a saved 'sluice inspect --json' (\(Self.reason(error))); save one with: sluice inspect DUMP --all --json"
+          "not a saved 'sluice inspect --json' or 'sluice contract' (\(Self.reason(error))); save one with: sluice inspect DUMP --all --json"
       )
     }
     guard baseline.inspectVersion <= Inspection.jsonVersion else {
@@ -92,7 +100,8 @@ package enum BaselineDrift {
     func add(_ impact: BaselineChange.Impact, _ kind: String, _ path: String, _ message: String) {
       changes.append(BaselineChange(impact: impact, kind: kind, path: path, message: message))
     }
-    if baseline.recordPathKeys != current.recordPath {
+    // A contract says nothing of where the records are.
+    if !baseline.isContract && baseline.recordPathKeys != current.recordPath {
       add(
         .breaking, "recordPathMoved", "",
         "the records were at \(RecordPathCandidate.text(baseline.recordPathKeys)); tonight they are at \(current.recordPathText)"
@@ -102,6 +111,7 @@ package enum BaselineDrift {
     for field in baseline.fields {
       let wasRequired = field.holders > 0 && field.present == field.holders
       guard let tonight = now[field.path] else {
+        if baseline.isContract && !wasRequired { continue }
         if wasRequired {
           add(.breaking, "requiredFieldGone", field.path, "was in all \(field.holders) holders; tonight in none")
         } else {
@@ -121,7 +131,15 @@ package enum BaselineDrift {
       let after = Set(tonight.kinds.nonNull.map(\.name))
       let appeared = after.subtracting(before)
       let gone = before.subtracting(after)
-      if appeared == ["number"] && before.contains("integer") {
+      if baseline.isContract {
+        // Any kind the contract allows is fine; any other fails the DTO (a fraction where it
+        // asks for an integer too).
+        if !before.isEmpty && !appeared.isEmpty {
+          add(
+            .breaking, "typeChanged", field.path,
+            "the contract allows \(Self.list(before)); tonight also \(Self.list(appeared))")
+        }
+      } else if appeared == ["number"] && before.contains("integer") {
         add(.nonBreaking, "numberWidened", field.path, "was integers; tonight numbers with fractions too")
       } else if !appeared.isEmpty {
         add(
@@ -136,6 +154,9 @@ package enum BaselineDrift {
     }
     let known = Set(baseline.fields.map(\.path))
     for field in current.fields where !known.contains(field.path) {
+      if baseline.openPaths.contains(where: { field.path.hasPrefix($0 + ".") || field.path.hasPrefix($0 + "[]") }) {
+        continue
+      }
       add(.nonBreaking, "newField", field.path, "new: in \(field.present) of \(field.holders)")
     }
     return changes

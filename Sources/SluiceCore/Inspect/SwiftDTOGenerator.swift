@@ -31,8 +31,29 @@ package struct SwiftDTOGenerator {
   }
 
   private enum Decision {
-    case type(String, isOptional: Bool, note: String?)
+    case type(String, isOptional: Bool, note: String?, model: DTOType)
     case omitted(String)
+  }
+
+  /// A struct of the DTO as `source()` writes it, for code written beside it (`sluice init`'s
+  /// dataset): its properties with their keys, Swift types and optionality.
+  package struct DTOStruct: Sendable, Hashable {
+    package var name: String
+    package var properties: [DTOProperty]
+  }
+
+  package struct DTOProperty: Sendable, Hashable {
+    package var name: String
+    package var key: String
+    package var type: DTOType
+    package var isOptional: Bool
+  }
+
+  package indirect enum DTOType: Sendable, Hashable {
+    /// `String`, `Int64`, `Double`, `Bool`, `Date`.
+    case scalar(String)
+    case object(DTOStruct)
+    case array(DTOType, elementIsOptional: Bool)
   }
 
   private var isXML: Bool { inspection.format == .xml }
@@ -63,13 +84,29 @@ package struct SwiftDTOGenerator {
     if inspection.record.kinds.object == 0 {
       lines.append("// The records are not objects: there are no fields to decode.")
     }
-    lines += structure(named: typeName, for: root, enclosing: [typeName], indent: "")
+    lines += structure(named: typeName, for: root, enclosing: [typeName], indent: "").lines
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// The root struct `source()` writes, as a model.
+  package func layout() -> DTOStruct {
+    let root = Node(inspection.record)
+    var stack: [Node] = [root]
+    for field in inspection.fields {
+      let node = Node(field)
+      stack.removeLast(max(0, stack.count - field.depth))
+      stack.last?.children.append(node)
+      stack.append(node)
+    }
+    return structure(named: typeName, for: root, enclosing: [typeName], indent: "").model
+  }
+
   /// A struct for the object fields `node` describes, with its nested structs.
-  private func structure(named name: String, for node: Node, enclosing: Set<String>, indent: String) -> [String] {
+  private func structure(named name: String, for node: Node, enclosing: Set<String>, indent: String) -> (
+    lines: [String], model: DTOStruct
+  ) {
     var lines = ["\(indent)struct \(name): Decodable {"]
+    var model = DTOStruct(name: name, properties: [])
     let inner = indent + "  "
     var properties: [(name: String, key: String)] = []
     // A key that is already its Swift name keeps it; the others make way (`userName` stays,
@@ -85,9 +122,10 @@ package struct SwiftDTOGenerator {
       switch decide(child, usedTypes: &usedTypes, nested: &nested, indent: inner) {
       case .omitted(let reason):
         lines.append("\(inner)// \"\(SwiftNames.comment(key))\" is left out: its \(reason).")
-      case .type(let type, let isOptional, let note):
+      case .type(let type, let isOptional, let note, let typeModel):
         usedProperties.insert(property)
         properties.append((property, key))
+        model.properties.append(DTOProperty(name: property, key: key, type: typeModel, isOptional: isOptional))
         let comment = note.map { "  // \($0)" } ?? ""
         lines.append("\(inner)let \(property): \(type)\(isOptional ? "?" : "")\(comment)")
       }
@@ -107,7 +145,7 @@ package struct SwiftDTOGenerator {
       lines += structure
     }
     lines.append("\(indent)}")
-    return lines
+    return (lines, model)
   }
 
   /// The Swift type of a field (or of an array's elements), making the structs it needs.
@@ -124,7 +162,9 @@ package struct SwiftDTOGenerator {
 
     if names.isEmpty {
       if kinds.array == 0 && kinds.null > 0 {
-        return .type("String", isOptional: true, note: "always null in the records read: the type is a guess")
+        return .type(
+          "String", isOptional: true, note: "always null in the records read: the type is a guess",
+          model: .scalar("String"))
       }
       return .omitted("values were never seen")
     }
@@ -143,34 +183,39 @@ package struct SwiftDTOGenerator {
         case "date": type = "Date"
         default: type = "String"
         }
-        return .type(type, isOptional: absent || (xmlEmpty && type != "String"), note: nil)
+        return .type(type, isOptional: absent || (xmlEmpty && type != "String"), note: nil, model: .scalar(type))
       }
       let isDate = shape.text.count > 0 && shape.text.dateLike == shape.text.count
-      return .type(isDate ? "Date" : "String", isOptional: absent, note: nil)
+      let type = isDate ? "Date" : "String"
+      return .type(type, isOptional: absent, note: nil, model: .scalar(type))
     case "integer":
-      return .type("Int64", isOptional: absent, note: nil)
+      return .type("Int64", isOptional: absent, note: nil, model: .scalar("Int64"))
     case "number":
       let note = shape.wideIntegers > 0 ? "some integers exceed Int64: Decimal keeps them exact" : nil
-      return .type("Double", isOptional: absent, note: note)
+      return .type("Double", isOptional: absent, note: note, model: .scalar("Double"))
     case "boolean":
-      return .type("Bool", isOptional: absent, note: nil)
+      return .type("Bool", isOptional: absent, note: nil, model: .scalar("Bool"))
     case "object":
       let base = SwiftNames.typeName(shape.isElement ? parentName(node) : shape.name, singular: shape.isElement)
       let name = unique(base, in: usedTypes)
       usedTypes.insert(name)
-      nested.append(structure(named: name, for: node, enclosing: usedTypes, indent: indent))
-      return .type(name, isOptional: absent || (xmlEmpty && allTextEmpty), note: nil)
+      let built = structure(named: name, for: node, enclosing: usedTypes, indent: indent)
+      nested.append(built.lines)
+      return .type(name, isOptional: absent || (xmlEmpty && allTextEmpty), note: nil, model: .object(built.model))
     case "array":
       guard let element = node.element else {
         if shape.maxElements > 0 { return .omitted("elements are past the inspection's field path cap") }
         return .type(
-          "[String]", isOptional: absent, note: "always empty in the records read: the element type is a guess")
+          "[String]", isOptional: absent, note: "always empty in the records read: the element type is a guess",
+          model: .array(.scalar("String"), elementIsOptional: false))
       }
       switch decide(element, usedTypes: &usedTypes, nested: &nested, indent: indent) {
       case .omitted(let reason):
         return .omitted("elements' \(reason)")
-      case .type(let type, let elementIsOptional, let note):
-        return .type("[\(type)\(elementIsOptional ? "?" : "")]", isOptional: absent, note: note)
+      case .type(let type, let elementIsOptional, let note, let model):
+        return .type(
+          "[\(type)\(elementIsOptional ? "?" : "")]", isOptional: absent, note: note,
+          model: .array(model, elementIsOptional: elementIsOptional))
       }
     default:
       return .omitted("values were never seen")

@@ -31,6 +31,10 @@ public protocol Dataset: Sendable {
   var schema: Schema { get }
   /// The validation rules `validate` checks, listed for reports (each is a JUnit test case).
   var rules: [ValidationRule] { get }
+  /// What the map and load stages require of fields, beyond the rules, as data (`sluice
+  /// contract` states it): the values of an enum-backed or discriminating string field, a row a
+  /// patch must find.
+  var recordConstraints: [FieldConstraint] { get }
 
   /// Business rules on the DTO (the validate stage).
   func validate(_ dto: DTO, into validation: inout Validation)
@@ -46,6 +50,7 @@ public protocol Dataset: Sendable {
 
 extension Dataset {
   public var rules: [ValidationRule] { [] }
+  public var recordConstraints: [FieldConstraint] { [] }
 
   /// `map(_:context:)` with a context of its own, for a record read outside a run.
   public func map(_ dto: DTO) throws(MappingError) -> Record {
@@ -63,6 +68,8 @@ public struct AnyDataset: Sendable {
   public let rules: [ValidationRule]
   /// The record loop over the dataset's own types, for the inputs of a run that are its records.
   let makeRecordLoop: @Sendable (PipelineConfiguration) -> any RecordLoading
+  /// The dataset's records as a JSON Schema (`sluice contract`).
+  public let contract: @Sendable (DatasetContract.Options) -> DatasetContract
 
   public init<D: Dataset>(_ dataset: D) {
     name = dataset.name
@@ -70,6 +77,7 @@ public struct AnyDataset: Sendable {
     schema = dataset.schema
     rules = dataset.rules
     makeRecordLoop = { configuration in RecordLoop(dataset: dataset, configuration: configuration) }
+    contract = { options in DatasetContract(dataset, options: options) }
   }
 
   /// Every table the dataset writes or owns, for row counts: its tables, then its lookups.

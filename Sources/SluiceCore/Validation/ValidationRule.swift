@@ -9,10 +9,14 @@ public struct ValidationRule: Sendable, Hashable {
   public var code: IssueCode
   /// What a failing value is told: "must not be empty".
   public var message: String
+  /// What the rule requires, as data (`sluice contract` states it in a JSON Schema). Empty for a
+  /// rule that declares none: the contract then lists the rule as not expressed.
+  public var constraints: [FieldConstraint]
 
-  public init(_ name: String, code: IssueCode = .invalidValue, message: String) {
+  public init(_ name: String, code: IssueCode = .invalidValue, message: String, constraints: [FieldConstraint] = []) {
     self.name = name
     self.code = code
     self.message = message
+    self.constraints = constraints
   }
 }

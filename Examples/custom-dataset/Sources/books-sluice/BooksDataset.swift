@@ -17,8 +17,12 @@ struct BooksDataset: Dataset {
     ])
   var schema: Schema { Schema([Self.books]) }
 
-  static let isbnIs13Digits = ValidationRule("isbn is 13 digits", message: "must be an ISBN-13: 13 digits, no dashes")
-  static let titleNotBlank = ValidationRule("title is not blank", message: "must not be blank")
+  /// Each rule says what it checks as data too, for `books-sluice contract books`.
+  static let isbnIs13Digits = ValidationRule(
+    "isbn is 13 digits", message: "must be an ISBN-13: 13 digits, no dashes",
+    constraints: [.pattern("^[0-9]{13}$", at: "isbn")])
+  static let titleNotBlank = ValidationRule(
+    "title is not blank", message: "must not be blank", constraints: [.notBlank(at: "title")])
   var rules: [ValidationRule] { [Self.isbnIs13Digits, Self.titleNotBlank] }
 
   func validate(_ book: BookDTO, into validation: inout Validation) {

@@ -37,10 +37,18 @@ public struct DiscordDataset: Dataset {
     "GuildMemberJoin", "ThreadCreated",
   ]
 
-  static let idNotBlank = ValidationRule("Discord message ids are not blank", message: "must not be blank")
-  static let authorIDNotBlank = ValidationRule("Discord author ids are not blank", message: "must not be blank")
+  static let idNotBlank = ValidationRule(
+    "Discord message ids are not blank", message: "must not be blank", constraints: [.notBlank(at: "id")])
+  static let authorIDNotBlank = ValidationRule(
+    "Discord author ids are not blank", message: "must not be blank", constraints: [.notBlank(at: "author.id")])
   static let attachmentSize = ValidationRule(
-    "Discord attachment sizes are not negative", code: .outOfRange, message: "must not be negative")
+    "Discord attachment sizes are not negative", code: .outOfRange, message: "must not be negative",
+    constraints: [.atLeast(0, at: "attachments[].fileSizeBytes")])
+
+  /// The map stage knows these message types.
+  public var recordConstraints: [FieldConstraint] {
+    [.oneOf(Self.textKinds.sorted() + Self.systemKinds.sorted(), at: "type")]
+  }
 
   public var rules: [ValidationRule] { [Self.idNotBlank, Self.authorIDNotBlank, Self.attachmentSize] }
 

@@ -44,16 +44,40 @@ public struct MattermostDataset: Dataset {
 
   static let payloadPresent = ValidationRule(
     "Mattermost lines carry the payload their type names", code: .missingField,
-    message: "the line's type names this key, which the line lacks")
+    message: "the line's type names this key, which the line lacks",
+    constraints: ["post", "direct_post", "direct_channel", "user", "channel", "version", "team", "emoji"].map {
+      .present(at: $0).when("type", is: $0)
+    })
+  /// Milliseconds whose whole seconds (rounded toward zero) are in `ChatExport.epochSeconds`.
   static let timeInRange = ValidationRule(
     "Mattermost create_at values are milliseconds in years 1…9999", code: .outOfRange,
-    message: "must be milliseconds since 1970 within years 1…9999")
+    message: "must be milliseconds since 1970 within years 1…9999",
+    constraints: ["post", "direct_post"].flatMap { kind in
+      ["\(kind).create_at", "\(kind).replies[].create_at"].map {
+        .range(-62_135_596_800_999...253_402_300_799_999, at: $0).when("type", is: kind)
+      }
+    })
 
   static let membersNamed = ValidationRule(
     "Mattermost direct channels name their members", code: .missingField,
-    message: "a direct channel or direct post must name at least one member, none blank")
+    message: "a direct channel or direct post must name at least one member, none blank",
+    constraints: [("direct_post", "channel_members"), ("direct_channel", "members")].flatMap { kind, key in
+      [
+        .nonEmpty(at: "\(kind).\(key)").when("type", is: kind),
+        .notBlank(at: "\(kind).\(key)[]").when("type", is: kind),
+      ]
+    })
 
   public var rules: [ValidationRule] { [Self.payloadPresent, Self.timeInRange, Self.membersNamed] }
+
+  /// The map stage knows these line types, and a post's `type` only when it is none,
+  /// `slack_attachment` or a `system_` event.
+  public var recordConstraints: [FieldConstraint] {
+    [.oneOf(Self.lineTypes.components(separatedBy: ", "), at: "type")]
+      + ["post", "direct_post"].flatMap { kind in
+        ["\(kind).type", "\(kind).replies[].type"].map { .pattern("^(slack_attachment|system_.*)?$", at: $0) }
+      }
+  }
 
   public func validate(_ line: Mattermost.LineDTO, into validation: inout Validation) {
     switch line.type {

@@ -35,11 +35,22 @@ public struct MessengerDataset: Dataset {
 
   static let hasContent = ValidationRule(
     "Messenger messages have content, photos or files", code: .missingField,
-    message: "a message must have content, photos, gifs, a sticker, videos, audio files or files")
+    message: "a message must have content, photos, gifs, a sticker, videos, audio files or files",
+    constraints: [
+      .unexpressed(
+        "a cross-field rule: content, or one of the media fields, unless the type is an event", at: "content")
+    ])
   static let timeInRange = ValidationRule(
     "Messenger timestamp_ms values are milliseconds in years 1…9999", code: .outOfRange,
-    message: "must be milliseconds since 1970 within years 1…9999")
-  static let senderNotBlank = ValidationRule("Messenger sender names are not blank", message: "must not be blank")
+    message: "must be milliseconds since 1970 within years 1…9999",
+    constraints: [.range(-62_135_596_800_999...253_402_300_799_999, at: "timestamp_ms")])
+  static let senderNotBlank = ValidationRule(
+    "Messenger sender names are not blank", message: "must not be blank", constraints: [.notBlank(at: "sender_name")])
+
+  /// The map stage knows these types (a message without one is content).
+  public var recordConstraints: [FieldConstraint] {
+    [.oneOf(Self.contentTypes.sorted() + Self.systemTypes.sorted(), at: "type")]
+  }
 
   public var rules: [ValidationRule] { [Self.hasContent, Self.timeInRange, Self.senderNotBlank] }
 

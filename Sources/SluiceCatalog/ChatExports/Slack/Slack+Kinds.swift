@@ -48,6 +48,11 @@ extension Slack {
       "bot_disable", "pinned_item", "unpinned_item", "reminder_add", "tombstone",
     ]
 
+    /// Every subtype the mapping knows.
+    static var subtypes: [String] {
+      textSubtypes.sorted() + ["file_comment", "file_share"] + systemSubtypes.sorted()
+    }
+
     /// Every subtype the mapping knows, for the message of an `unsupportedEnumValue`.
     static var known: String {
       "none, "

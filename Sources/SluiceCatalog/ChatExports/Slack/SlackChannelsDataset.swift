@@ -10,7 +10,8 @@ public struct SlackChannelsDataset: Dataset {
   public var summary: String { "Slack export channels.json → conversations" }
   public var schema: Schema { MessageTables.schema }
 
-  static let nameNotBlank = ValidationRule("Slack channel names are not blank", message: "must not be blank")
+  static let nameNotBlank = ValidationRule(
+    "Slack channel names are not blank", message: "must not be blank", constraints: [.notBlank(at: "name")])
   public var rules: [ValidationRule] { [Self.nameNotBlank] }
 
   public func validate(_ channel: Slack.ChannelDTO, into validation: inout Validation) {

@@ -24,15 +24,30 @@ public struct SlackMessagesDataset: Dataset {
   public var summary: String { "Slack export day files (<channel>/<day>.json) → messages, by kind" }
   public var schema: Schema { MessageTables.schema }
 
+  /// `Slack.instant` as a pattern: up to 12 digits of seconds, at most 253402300799 (the last
+  /// second of year 9999), a dot, six digits.
+  static let tsPattern =
+    "^(?:[0-9]{1,11}|[01][0-9]{11}|2[0-4][0-9]{10}|25[0-2][0-9]{9}|253[0-3][0-9]{8}|25340[01][0-9]{6}|253402[0-2][0-9]{5}|253402300[0-6][0-9]{2}|2534023007[0-8][0-9]|25340230079[0-9])\\.[0-9]{6}$"
   static let tsFormat = ValidationRule(
     "Slack ts values are epoch seconds with six decimals",
-    message: "must be whole seconds since 1970, a dot and six digits (1458980525.000012), in years 1…9999")
+    message: "must be whole seconds since 1970, a dot and six digits (1458980525.000012), in years 1…9999",
+    constraints: [.pattern(tsPattern, at: "ts"), .pattern(tsPattern, at: "thread_ts")])
   static let fileMessagesHaveTheirFile = ValidationRule(
     "file_share and file_comment messages carry their file", code: .missingField,
-    message: "a file_share or file_comment message must carry its file")
+    message: "a file_share or file_comment message must carry its file",
+    constraints: [
+      .present(at: "file").when("subtype", is: "file_comment"),
+      .unexpressed("a file_share message carries file, or files with at least one element", at: "file"),
+    ])
   static let fileCommentsHaveTheirComment = ValidationRule(
     "file_comment messages carry their comment", code: .missingField,
-    message: "a file_comment message must carry its comment")
+    message: "a file_comment message must carry its comment",
+    constraints: [.present(at: "comment").when("subtype", is: "file_comment")])
+
+  /// The map stage reads only `message` records, and the subtypes `Slack.Kind` knows (or none).
+  public var recordConstraints: [FieldConstraint] {
+    [.oneOf(["message"], at: "type"), .oneOf(Slack.Kind.subtypes, at: "subtype")]
+  }
 
   public var rules: [ValidationRule] {
     [Self.tsFormat, Self.fileMessagesHaveTheirFile, Self.fileCommentsHaveTheirComment]

@@ -42,13 +42,27 @@ public struct TelegramDataset: Dataset {
 
   static let hasDate = ValidationRule(
     "Telegram messages have date_unixtime or date", code: .missingField,
-    message: "a message needs date_unixtime (or, in older exports, date)")
+    message: "a message needs date_unixtime (or, in older exports, date)",
+    constraints: [.unexpressed("a cross-field rule: date_unixtime, or else date, is present", at: "date_unixtime")])
   static let dateInRange = ValidationRule(
-    "Telegram dates are in years 1…9999", code: .outOfRange, message: "must be seconds since 1970 within years 1…9999")
+    "Telegram dates are in years 1…9999", code: .outOfRange, message: "must be seconds since 1970 within years 1…9999",
+    constraints: [
+      .range(-62_135_596_800...253_402_300_799, at: "date_unixtime"),
+      .unexpressed("the range of a number written as a string", at: "date_unixtime"),
+    ])
+  /// `StackExchange.timestamp(from:)`'s layout; whether the day exists is not in the pattern.
   static let dateFormat = ValidationRule(
-    "Telegram date values are yyyy-MM-ddTHH:mm:ss", message: "must be yyyy-MM-ddTHH:mm:ss (local time, no zone)")
+    "Telegram date values are yyyy-MM-ddTHH:mm:ss", message: "must be yyyy-MM-ddTHH:mm:ss (local time, no zone)",
+    constraints: [
+      .pattern(StackExchange.timestampLayout, at: "date"),
+      .unexpressed("a real calendar day in years 1…9999", at: "date"),
+    ])
   static let mediaDimensions = ValidationRule(
-    "Telegram photo dimensions are at least 1", code: .outOfRange, message: "must be at least 1")
+    "Telegram photo dimensions are at least 1", code: .outOfRange, message: "must be at least 1",
+    constraints: [.atLeast(1, at: "width"), .atLeast(1, at: "height")])
+
+  /// The map stage knows these message types.
+  public var recordConstraints: [FieldConstraint] { [.oneOf(Self.types.components(separatedBy: ", "), at: "type")] }
 
   public var rules: [ValidationRule] { [Self.hasDate, Self.dateInRange, Self.dateFormat, Self.mediaDimensions] }
 

@@ -1,0 +1,71 @@
+import Foundation
+@_spi(Internals) import SluiceCore
+
+/// `sluice contract DATASET [--format json-schema]`: prints the dataset's records as a JSON
+/// Schema (draft 2020-12), derived from its DTO and rules, for the teams that write the dumps.
+struct ContractCommand: Subcommand {
+  static let name = "contract"
+  static let synopsis = "sluice contract DATASET [--format json-schema]"
+  static let abstract = "print a dataset's records as a JSON Schema"
+  static let help = """
+    USAGE: sluice contract DATASET [--format json-schema] [--policy strict|lenient]
+                           [--date-formats NAME,…]
+
+    Prints a JSON Schema (draft 2020-12) of the dataset's records, derived from the dataset
+    itself: the keys and types its DTO asks for (required, optional, null versus missing for a
+    patch), arrays, nested objects, kinds of a polymorphic record as a oneOf keyed by their
+    discriminator, enum-backed fields as enums, and the rules JSON Schema can state (ranges,
+    lengths, non-blank, patterns, one-of, dates). What it cannot state — a cross-field rule, a
+    row the database must hold — is listed under x-sluice-unexpressed with its field path.
+    Give it to the team that writes the dumps; `validate --baseline` reads it back.
+
+    OPTIONS:
+      --format NAME          json-schema (the default and only format)
+      --policy NAME          strict (default): unknown fields are not allowed
+                             (additionalProperties: false); lenient: they are
+      --date-formats NAMES   the pipeline's date formats, comma-separated (default iso8601;
+                             epochSeconds, epochMilliseconds, or a pattern)
+      -h, --help             show this help
+    """
+
+  var dataset: AnyDataset
+  var options: DatasetContract.Options
+
+  init(arguments: [String], context: CommandContext) throws {
+    let parsed = try ArgumentParser(valueOptions: ["format", "policy", "date-formats"], flags: ["help"])
+      .parse(arguments)
+    guard parsed.positionals.count == 1, let name = parsed.positionals.first else {
+      throw UsageError("expected one dataset name; known: \(context.datasets.map(\.name).joined(separator: ", "))")
+    }
+    guard let dataset = context.datasets.first(where: { $0.name == name }) else {
+      throw UsageError(
+        "unknown dataset '\(name)'; known: \(context.datasets.map(\.name).joined(separator: ", "))")
+    }
+    self.dataset = dataset
+    let format = parsed.values["format"] ?? "json-schema"
+    guard format == "json-schema" else {
+      throw UsageError("--format must be json-schema, not '\(format)'")
+    }
+    var policy = Policy.strict
+    if let name = parsed.values["policy"] {
+      guard let preset = Policy.Preset(rawValue: name) else {
+        throw UsageError("--policy must be strict or lenient, not '\(name)'")
+      }
+      policy = Policy(preset: preset)
+    }
+    if let names = parsed.values["date-formats"] {
+      do {
+        policy.dateFormats = try names.split(separator: ",").map { try DateFormat(specName: String($0)) }
+      } catch {
+        throw UsageError("--date-formats: \(error)")
+      }
+      guard !policy.dateFormats.isEmpty else { throw UsageError("--date-formats names no format") }
+    }
+    options = DatasetContract.Options(policy: policy)
+  }
+
+  func run() throws -> Int32 {
+    printOutput(dataset.contract(options).document.text())
+    return ExitCode.success
+  }
+}

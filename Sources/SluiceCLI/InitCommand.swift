@@ -1,0 +1,181 @@
+import Foundation
+@_spi(Internals) import SluiceCore
+
+/// `sluice init DUMP NAME`: from a dump no dataset reads to a Swift package that builds and
+/// imports it — the DTO `inspect --swift` writes, a `Dataset` with tables inferred from the
+/// records' shape (`DatasetScaffold`), a pipeline spec, a contract fixture of the first records,
+/// and an executable `NAME-sluice` that is the same command line through `SluiceCLI`.
+struct InitCommand: Subcommand {
+  static let name = "init"
+  static let synopsis = "sluice init DUMP NAME [--dir DIR]"
+  static let abstract = "write a dataset package for a dump no dataset reads"
+  static let help = """
+    USAGE: sluice init DUMP NAME [--dir DIR] [--sluice PATH|URL] [--force]
+                       [--format json|ndjson|xml] [--record-path PATH]
+
+    Reads the whole dump (as `sluice inspect --all` does) and writes a Swift package that
+    imports it: Package.swift depending on Sluice, Sources/NAME-sluice/ with the DTO that
+    `inspect --swift` prints, a Dataset whose tables are inferred from the records — their
+    scalars in one table keyed by an id-like field (or the record's position), nested objects
+    flattened into prefixed columns, arrays of objects as child tables — and main.swift, the
+    sluice command line over that dataset; Pipelines/NAME.json; a contract fixture of the
+    first records; a README. Then, in DIR: swift run NAME-sluice run Pipelines/NAME.json
+
+    OPTIONS:
+      --dir DIR            where to write the package (default: ./NAME); it must be empty
+      --force              write into a directory that is not empty, replacing the files
+      --sluice PATH|URL    the Sluice package to depend on: a path, or a git URL (branch main);
+                           default: the checkout this sluice was built in
+      --format NAME        json, ndjson or xml (default: detected)
+      --record-path PATH   where the records are (default: the longest array, as inspect)
+      -h, --help           show this help
+    """
+
+  var dump: String
+  var name: String
+  var directory: String
+  var sluice: String?
+  var force: Bool
+  var options = InspectOptions(sampleSize: nil)
+  /// The name of the tool's first store driver, which the package registers.
+  var driver: String
+
+  init(arguments: [String], context: CommandContext) throws {
+    let parsed = try ArgumentParser(
+      valueOptions: ["dir", "sluice", "format", "record-path"], flags: ["force", "help"]
+    ).parse(arguments)
+    guard parsed.positionals.count == 2 else { throw UsageError("expected a dump and a dataset name") }
+    dump = parsed.positionals[0]
+    name = parsed.positionals[1]
+    directory = parsed.values["dir"] ?? name
+    sluice = parsed.values["sluice"]
+    force = parsed.flags.contains("force")
+    driver = context.drivers.drivers.first?.name ?? ""
+    if let format = parsed.values["format"] {
+      guard let value = PipelineConfiguration.Format(rawValue: format) else {
+        throw UsageError("--format must be json, ndjson or xml, not '\(format)'")
+      }
+      options.format = value
+    }
+    if let path = parsed.values["record-path"] { options.recordPath = PipelineSpec.parseRecordPath(path) }
+  }
+
+  func validate() throws {
+    let scalars = Array(name.unicodeScalars)
+    guard let first = scalars.first, ("a"..."z").contains(first),
+      scalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }), !name.hasSuffix("-")
+    else {
+      throw UsageError("NAME must be lower-case letters, digits and hyphens, starting with a letter, not '\(name)'")
+    }
+    if dump == "-" { throw UsageError("init reads a file (it reads it more than once), not standard input") }
+    if driver.isEmpty { throw UsageError("init needs a store driver to register in the package; this tool has none") }
+  }
+
+  func run() throws -> Int32 {
+    let target = PipelineConfiguration.absolute(directory)
+    if let existing = try? FileManager.default.contentsOfDirectory(atPath: target), !existing.isEmpty, !force {
+      printError("sluice: \(directory) is not empty; init writes into an empty directory (or give --force)")
+      return ExitCode.cannotCreate
+    }
+    guard let dependency = try sluiceDependency() else {
+      throw UsageError("--sluice PATH|URL is needed: this sluice was not built in a Sluice checkout")
+    }
+    let inspection: Inspection
+    do {
+      inspection = try Inspector.inspect(path: PipelineConfiguration.absolute(dump), options: options)
+    } catch var error as InputError {
+      error.path = dump
+      printError("sluice: \(error)")
+      switch error.code {
+      case .notFound, .unreadable: return ExitCode.noInput
+      case .corruptStream, .truncatedStream: return ExitCode.ioError
+      }
+    } catch let error as InspectionError {
+      if case .recordPathNotApplicable = error.code { throw UsageError(error.message) }
+      printError("sluice: \(error); \(Self.needs)")
+      return ExitCode.dataError
+    } catch {
+      printError("sluice: \(dump): \(error); \(Self.needs)")
+      return ExitCode.dataError
+    }
+    guard inspection.records > 0 else {
+      printError(
+        "sluice: \(dump) holds no records at \(inspection.recordPathText): init needs one to infer a dataset from")
+      return ExitCode.dataError
+    }
+    guard inspection.record.kinds.object == inspection.records else {
+      let kinds = inspection.record.kinds.nonNull.map(\.name).joined(separator: ", ")
+      printError(
+        "sluice: \(dump): the records at \(inspection.recordPathText) are \(kinds), not objects: init cannot infer fields"
+      )
+      return ExitCode.dataError
+    }
+    let typeName = DatasetScaffold.typeName(for: name)
+    let generator = SwiftDTOGenerator(inspection: inspection, typeName: "\(typeName)DTO")
+    let scaffold = DatasetScaffold(name: name, typeName: typeName, dto: generator.layout())
+    let files = InitPackage(
+      name: name, typeName: typeName, dump: PipelineConfiguration.absolute(dump), dependency: dependency,
+      driver: driver,
+      inspection: inspection, dtoSource: generator.source(), scaffold: scaffold,
+      fixture: try fixture(inspection)
+    ).files()
+    do {
+      for (path, text) in files {
+        let url = URL(fileURLWithPath: target).appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+      }
+    } catch {
+      printError("sluice: cannot write the package in \(directory): \(error.localizedDescription)")
+      return ExitCode.cannotCreate
+    }
+    printOutput("wrote \(directory): \(files.map(\.path).joined(separator: ", "))")
+    let names = scaffold.tables.map(\.name)
+    let tables =
+      names.count <= 6
+      ? names.joined(separator: ", ")
+      : "\(names.count) tables: " + names.prefix(5).joined(separator: ", ") + ", …"
+    let key = scaffold.keyField.map { "keyed by \($0)" } ?? "keyed by the record's position"
+    printOutput("\(name): \(inspection.records) record(s) → \(tables) (\(key))")
+    printOutput("next: cd \(directory) && swift run \(name)-sluice run Pipelines/\(name).json")
+    return ExitCode.success
+  }
+
+  static let needs =
+    "init needs records that are objects: a JSON array of objects (at any path), NDJSON objects or repeated XML elements"
+
+  /// The package to depend on: `--sluice`, or the checkout whose build this executable is.
+  private func sluiceDependency() throws -> InitPackage.Dependency? {
+    if let sluice {
+      if sluice.contains("://") || sluice.hasPrefix("git@") { return .url(sluice) }
+      return .path(PipelineConfiguration.absolute(sluice))
+    }
+    var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+      .deletingLastPathComponent()
+    if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+      directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+    }
+    while directory.path != "/" {
+      let manifest = directory.appendingPathComponent("Package.swift").path
+      if let text = try? String(contentsOfFile: manifest, encoding: .utf8), text.contains("name: \"Sluice\"") {
+        return .path(directory.path)
+      }
+      directory.deleteLastPathComponent()
+    }
+    return nil
+  }
+
+  /// The first records as NDJSON (one line each), for a JSON or NDJSON dump; nil for XML.
+  private func fixture(_ inspection: Inspection) throws -> String? {
+    guard inspection.format != .xml else { return nil }
+    let input = try Input(path: PipelineConfiguration.absolute(dump))
+    let reader = RecordReaders.make(format: inspection.format, recordPath: inspection.recordPath, source: input)
+    var lines: [String] = []
+    while lines.count < 3, let record = try reader.next() {
+      // Outside strings JSON's line breaks are whitespace; inside, they are escaped.
+      let bytes = record.bytes.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
+      lines.append(String(decoding: bytes, as: UTF8.self))
+    }
+    return lines.isEmpty ? nil : lines.joined(separator: "\n") + "\n"
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+@_spi(Internals) import SluiceTestSupport
+import Testing
+
+@_spi(Internals) @testable import SluiceCore
+
+/// `sluice init`'s table inference, from real inspections of small dumps.
+@Suite("init: tables inferred from a dump's shape")
+struct DatasetScaffoldTests {
+  static func scaffold(_ json: String, name: String = "orders") throws -> DatasetScaffold {
+    let directory = try TemporaryDirectory()
+    let path = try directory.write("dump.json", json)
+    let inspection = try Inspector.inspect(path: path, options: InspectOptions(sampleSize: nil))
+    let generator = SwiftDTOGenerator(inspection: inspection, typeName: "OrdersDTO")
+    return DatasetScaffold(name: name, typeName: "Orders", dto: generator.layout())
+  }
+
+  @Test func scalarsGoToOneTableKeyedByAnIdLikeField() throws {
+    let scaffold = try Self.scaffold(
+      #"[{"orderId": "A1", "total": 12, "paid": true, "note": "x"}, {"orderId": "A2", "total": 3.5, "paid": false}]"#)
+    #expect(scaffold.keyField == "orderId")
+    let table = try #require(scaffold.tables.first)
+    #expect(table.name == "orders")
+    #expect(table.key == ["order_id"])
+    #expect(table.columns.map(\.name) == ["order_id", "total", "paid", "note"])
+    #expect(table.columns.map(\.type) == [.text, .real, .boolean, .text])
+    #expect(table.columns.map(\.isNullable) == [false, false, false, true])
+  }
+
+  @Test func anExactIdWinsOverOtherIdLikeFields() throws {
+    let scaffold = try Self.scaffold(#"[{"customerId": 7, "id": 1}]"#)
+    #expect(scaffold.keyField == "id")
+  }
+
+  @Test func recordsWithoutAnIdAreKeyedByTheirPosition() throws {
+    // `id` is missing from one record: it cannot be the key.
+    let scaffold = try Self.scaffold(#"[{"id": 1, "name": "a"}, {"name": "b"}]"#)
+    #expect(scaffold.keyField == nil)
+    let table = try #require(scaffold.tables.first)
+    #expect(table.key == [DatasetScaffold.positionColumn])
+    #expect(table.columns.first?.name == DatasetScaffold.positionColumn)
+    #expect(table.columns.first?.value == "record.position")
+  }
+
+  @Test func nestedObjectsAreFlattenedIntoPrefixedColumns() throws {
+    let scaffold = try Self.scaffold(
+      #"[{"id": "1", "customer": {"name": "Zoë", "address": {"city": "Bern"}}, "createdAt": "2024-01-01T00:00:00Z"}]"#)
+    let table = try #require(scaffold.tables.first)
+    #expect(table.columns.map(\.name) == ["id", "customer_name", "customer_address_city", "created_at"])
+    #expect(table.columns[2].field == "customer.address.city")
+    #expect(table.columns[2].value == "record.dto.customer.address.city")
+    #expect(table.columns[3].type == .timestamp)
+    #expect(table.columns[3].value == "Timestamp(record.dto.createdAt)")
+    #expect(scaffold.tables.count == 1)
+  }
+
+  @Test func arraysOfObjectsAreChildTablesAndArraysOfScalarsValueTables() throws {
+    let scaffold = try Self.scaffold(
+      #"[{"id": "1", "items": [{"sku": "a", "qty": 2, "tags": ["x"]}], "labels": ["red", "big"]}]"#)
+    #expect(scaffold.tables.map(\.name) == ["orders", "orders_items", "orders_items_tags", "orders_labels"])
+    let items = scaffold.tables[1]
+    #expect(items.parent == 0 && !items.isExtension && items.field == "items")
+    #expect(items.columns.map(\.name) == ["sku", "qty"])
+    #expect(items.columns[0].value == "item.sku")
+    let tags = scaffold.tables[2]
+    #expect(tags.parent == 1 && tags.field == "tags" && tags.columns.map(\.name) == ["value"])
+    #expect(scaffold.tables[3].columns.map(\.value) == ["label"])
+    let source = scaffold.source(from: "dump.json")
+    #expect(source.contains("for item in record.dto.items {"))
+    #expect(source.contains("  for tag in item.tags {"))
+    #expect(source.contains(#"childOf: orders, position: "position", field: "items","#))
+  }
+
+  @Test func anObjectWiderThanTheTableLeftIsAnExtensionTable() throws {
+    let wide = (1...70).map { #""f\#($0)": \#($0)"# }.joined(separator: ", ")
+    let scaffold = try Self.scaffold(#"[{"id": "1", "name": "n", "details": {\#(wide)}}]"#)
+    #expect(scaffold.tables.map(\.name) == ["orders", "orders_details", "orders_details_more"])
+    #expect(scaffold.tables[0].columns.map(\.name) == ["id", "name"])
+    #expect(scaffold.tables[1].isExtension && scaffold.tables[1].parent == 0 && scaffold.tables[1].field == "details")
+    #expect(scaffold.tables.allSatisfy { $0.columns.count <= 63 })
+    #expect(scaffold.tables[1].columns.count + scaffold.tables[2].columns.count == 70)
+    #expect(scaffold.source(from: "dump.json").contains(#"extending: orders, field: "details","#))
+  }
+
+  @Test func optionalObjectsMakeTheirColumnsNullableThroughOptionalChaining() throws {
+    let scaffold = try Self.scaffold(#"[{"id": "1", "customer": {"name": "a"}}, {"id": "2"}]"#)
+    let column = try #require(scaffold.tables.first?.columns.last)
+    #expect(column.name == "customer_name" && column.isNullable)
+    #expect(column.value == "record.dto.customer?.name")
+  }
+
+  @Test func longTableNamesAreCutToPostgreSQLsLimitAndStayApart() {
+    let a = DatasetScaffold.tableName(String(repeating: "segment_", count: 10) + "a")
+    let b = DatasetScaffold.tableName(String(repeating: "segment_", count: 10) + "b")
+    #expect(a.utf8.count <= 63 && b.utf8.count <= 63 && a != b)
+    #expect(DatasetScaffold.tableName("open-food-facts") == "open_food_facts")
+    #expect(DatasetScaffold.columnName("2nd Place") == "c_2nd_place")
+  }
+}
