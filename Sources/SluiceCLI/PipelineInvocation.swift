@@ -59,6 +59,20 @@ struct PipelineInvocation {
       inputDirectory: inputDirectory, drivers: context.drivers, database: database
     ).applying(parsed.values)
     configuration.mode = command.runMode
+    if command.runMode == .plan {
+      // A plan writes only the outputs its command line names: the spec's are the run's.
+      configuration.reportPath = parsed.values["report"].map(PipelineConfiguration.absolute)
+      configuration.junitPath = parsed.values["junit"].map(PipelineConfiguration.absolute)
+      configuration.htmlPath = parsed.values["html"].map(PipelineConfiguration.absolute)
+      if let text = parsed.values["max-changes"] {
+        guard let limit = ChangeLimit(text) else {
+          throw UsageError(
+            "--max-changes takes a number of rows (500) or a share of the tables' rows (5%), not '\(text)'")
+        }
+        configuration.maxChanges = limit
+        configuration.maxChangesText = text
+      }
+    }
     if command.runMode == .validate {
       configuration.checksDatabase = parsed.values["db"] != nil
       if let baseline = parsed.values["baseline"] {
@@ -203,7 +217,20 @@ struct PipelineInvocation {
     if let rejects = configuration.rejectsPath, !report.outputErrors.contains(where: { $0.contains(rejects) }) {
       printError("sluice: \(report.quarantined) rejected record(s) written to \(rejects)")
     }
-    if !command.writesDatabase {
+    if let plan = report.plan {
+      if parsed.flags.contains("json") {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        printOutput(String(decoding: try encoder.encode(plan), as: UTF8.self))
+      } else {
+        // The plan's table is in the summary above (stderr); the result line says what it adds up to.
+        printOutput(
+          "plan: \(plan.changes) row(s) would change in \(configuration.databaseDescription) (\(plan.tables.map(\.inserts).reduce(0, +)) inserted, \(plan.tables.map(\.updates).reduce(0, +)) updated, \(plan.tables.map(\.deletes).reduce(0, +)) deleted); nothing was written"
+        )
+      }
+    } else if report.mode == RunMode.plan.rawValue {
+      printError("sluice: the plan failed; nothing was written to \(configuration.databaseDescription)")
+    } else if !command.writesDatabase {
       let read = report.statistics(for: .read).recordsIn
       let errors = report.issues.isEmpty ? 0 : report.issueCounts.values.reduce(0, +)
       printOutput(
@@ -234,6 +261,12 @@ struct PipelineInvocation {
     let drifted = report.baselineChanges?.filter { $0.impact == .nonBreaking }.count ?? 0
     if status == ExitCode.success && drifted > 0 && parsed.flags.contains("fail-on-drift") {
       printError("sluice: \(drifted) non-breaking change(s) from the baseline (exit 1: --fail-on-drift)")
+      status = ExitCode.rejectsFound
+    }
+    if status == ExitCode.success, let plan = report.plan, plan.exceedsMaxChanges {
+      printError(
+        "sluice: the run would change \(plan.changes) row(s), more than --max-changes \(plan.maxChanges ?? "") allows (exit \(ExitCode.rejectsFound))"
+      )
       status = ExitCode.rejectsFound
     }
     let rejected = report.stages.map(\.rejected).reduce(0, +)

@@ -20,7 +20,8 @@ public enum Sluice {
   /// Every subcommand, in the order `sluice --help` lists them.
   static var subcommands: [any Subcommand.Type] {
     [
-      RunCommand.self, ValidateCommand.self, ReplayCommand.self, SchemaCommand.self, ContractCommand.self,
+      RunCommand.self, ValidateCommand.self, PlanCommand.self, ReplayCommand.self, SchemaCommand.self,
+      ContractCommand.self,
       RunsCommand.self,
       RecoverCommand.self, ReportCommand.self, InspectCommand.self, InitCommand.self,
     ]

@@ -101,6 +101,19 @@ package enum Migrator {
     return (applied, deferred)
   }
 
+  /// The identifiers of `migrations` the store has not applied, in order (all of them when it
+  /// has no bookkeeping table yet); reads only.
+  package static func pending(_ connection: some Store, _ migrations: [Migration]) throws -> [String] {
+    guard try connection.columns(of: "sluice_migrations") != nil else { return migrations.map(\.identifier) }
+    let check = try connection.prepare(
+      "SELECT 1 FROM sluice_migrations WHERE identifier = \(connection.dialect.parameter(1))")
+    return try migrations.filter { migration in
+      try check.bind([.text(migration.identifier)])
+      defer { check.reset() }
+      return try !check.step()
+    }.map(\.identifier)
+  }
+
   /// Whether the object a migration creates exists already, with at least the declared columns;
   /// throws when a table of that name lacks some of them.
   private static func adopts(_ migration: Migration, in connection: some Store) throws -> Bool {

@@ -6,6 +6,9 @@ public enum RunMode: String, Sendable, Hashable, Codable, CaseIterable {
   case validate
   /// Reads a rejects file written by an earlier run and loads its records.
   case replay
+  /// Runs the whole pipeline into the database, reports what it changed per table, and rolls
+  /// back: nothing is written, not even an audit row.
+  case plan
 }
 
 /// Everything a run needs, resolved: absolute paths, the record layout, the policy.
@@ -89,6 +92,11 @@ public struct PipelineConfiguration: Sendable {
   /// Starts a checkpointed run over although an unfinished one of this pipeline is in the
   /// database: its checkpoint is dropped; the rows its chunks committed stay (`--restart`).
   public var restarts = false
+
+  /// A plan's gate (`--max-changes`): the plan fails (exit 1) when the run would change more.
+  public var maxChanges: ChangeLimit?
+  /// `--max-changes` as given, for the report.
+  public var maxChangesText: String?
 
   /// Whether the run commits in chunks with checkpoints (or resumes one that did).
   package var isChunked: Bool { !isDryRun && (checkpointEvery != nil || resumes) }

@@ -66,6 +66,14 @@ package struct PipelineRunner: Sendable {
     var run = RunState(configuration: configuration, rules: rules)
     var opened = Opened()
     var committed: RunReport?
+    var planned: RunReport?
+    var createdByPlan: String?
+    defer {
+      if let createdByPlan {
+        opened.store = nil
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(createdByPlan + suffix) }
+      }
+    }
     do {
       if let conflict = RunFiles(configuration).conflict() {
         throw RunAbort(failure: .init(kind: .configuration, message: conflict.description))
@@ -106,6 +114,17 @@ package struct PipelineRunner: Sendable {
           throw abort
         }
         if let drift { throw RunAbort(failure: .init(kind: .data, message: drift)) }
+      } else if configuration.mode == .plan {
+        // A plan leaves no database file it did not find.
+        if !configuration.database.driver.connectsToServer
+          && !FileManager.default.fileExists(atPath: configuration.database.location)
+        {
+          createdByPlan = configuration.database.location
+        }
+        let store = try openDatabase()
+        opened.store = store
+        // Nothing is committed; the outputs are the plan's, published as a dry run's are.
+        planned = try plan(into: store, outputs: outputs, state: &run)
       } else if configuration.isChunked {
         let store = try openDatabase()
         opened.store = store
@@ -123,7 +142,7 @@ package struct PipelineRunner: Sendable {
         run.failure?.message += store.lockHoldersNote(describing: configuration.database)
       }
     }
-    return finish(run, opened, committed: committed)
+    return finish(run, opened, committed: committed, planned: planned)
   }
 
   /// The lanes of a run that loads in parallel; nil for a run that loads serially — one job, one
@@ -335,12 +354,15 @@ package struct PipelineRunner: Sendable {
   // MARK: - Outcome
 
   /// Records a failure in the audit tables, publishes the outputs, and returns the final report.
-  private func finish(_ run: RunState, _ opened: Opened, committed: RunReport?) -> RunReport {
-    if let store = opened.store, committed == nil, !run.auditSettled {
+  /// A plan (`planned`, or a failed plan) records nothing.
+  private func finish(_ run: RunState, _ opened: Opened, committed: RunReport?, planned: RunReport? = nil) -> RunReport
+  {
+    if let store = opened.store, committed == nil, !run.auditSettled, configuration.mode != .plan {
       recordFailure(run, store: store)
     }
     var report =
-      committed ?? makeReport(run, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
+      committed ?? planned
+      ?? makeReport(run, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
     if let outputs = opened.outputs {
       report.outputErrors = outputs.finish(report, committed: committed != nil)
       if !report.outputErrors.isEmpty, report.failure == nil, !report.committed {

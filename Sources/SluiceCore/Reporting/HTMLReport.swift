@@ -21,6 +21,7 @@ package enum HTMLReport {
     if !report.issues.isEmpty { sections.append(firstIssuesSection(report)) }
     sections.append(driftSection(report))
     if let changes = report.baselineChanges { sections.append(baselineSection(changes)) }
+    if let plan = report.plan { sections.append(planSection(plan)) }
     sections.append(tablesSection(report))
     if report.inputCount > 1 { sections.append(inputsSection(report)) }
     if !report.checks.isEmpty { sections.append(checksSection(report)) }
@@ -371,6 +372,50 @@ package enum HTMLReport {
       \(rows.joined(separator: "\n"))
       </tbody>
       </table>
+      </section>
+      """
+  }
+
+  /// What a plan found the run would change, per table (`sluice plan`).
+  static func planSection(_ plan: RunPlan) -> String {
+    let rows = plan.tables.map { table in
+      let columns = table.columnsUpdated.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        .map { "<code>\(escape($0.key))</code> \($0.value)" }.joined(separator: ", ")
+      return "<tr><td><code>\(escape(table.table))</code>\(table.existed ? "" : " (new)")</td>"
+        + "<td class=\"n\">\(table.inserts)</td><td class=\"n\">\(table.updates)</td>"
+        + "<td class=\"n\">\(table.unchanged)</td><td class=\"n\">\(table.deletes)</td>"
+        + "<td>\(columns)</td></tr>"
+    }
+    var notes: [String] = []
+    if !plan.lookupChanges.isEmpty {
+      notes.append(
+        "Lookup rows: "
+          + plan.lookupChanges.sorted { $0.key < $1.key }.map { "<code>\(escape($0.key))</code> \($0.value)" }
+          .joined(separator: ", ") + ".")
+    }
+    notes.append(
+      plan.pendingMigrations.isEmpty
+        ? "No migration pending."
+        : "\(plan.pendingMigrations.count) migration(s) pending: "
+          + plan.pendingMigrations.map { "<code>\(escape($0))</code>" }.joined(separator: ", ") + ".")
+    var gate = ""
+    if let limit = plan.maxChanges {
+      gate =
+        plan.exceedsMaxChanges
+        ? " More than <code>--max-changes \(escape(limit))</code> allows."
+        : " Within <code>--max-changes \(escape(limit))</code>."
+    }
+    return """
+      <section id="plan">
+      <h2>Plan</h2>
+      <p>The run was rolled back: nothing was written. It would change \(plan.changes) row(s) of the \(plan.rowsBefore) the tables held.\(gate)</p>
+      <table>
+      <thead><tr><th scope="col">table</th><th scope="col">insert</th><th scope="col">update</th><th scope="col">unchanged</th><th scope="col">delete</th><th scope="col">updated columns</th></tr></thead>
+      <tbody>
+      \(rows.joined(separator: "\n"))
+      </tbody>
+      </table>
+      <p>\(notes.joined(separator: " "))</p>
       </section>
       """
   }

@@ -20,7 +20,7 @@ extension RunReport {
     case reportVersion, mode, pipeline, dataset, policy, conflict, database, status, failure, startedAt
     case finishedAt, durationSeconds, peakMemoryBytes, input, inputs, stages, issueCounts, issueSampleLimit
     case issues, checks, drift, coercions, skippedByDesign, quarantined, rowsWritten, referenceLookups, tableRows
-    case bulkWrites, committed, outputErrors, parallel, inputsOmitted, duplicateKeys, inputsSkipped, rowsDeleted
+    case bulkWrites, committed, outputErrors, parallel, inputsOmitted, duplicateKeys, inputsSkipped, rowsDeleted, plan
     case baselineChanges
   }
 
@@ -68,6 +68,7 @@ extension RunReport {
     inputsSkipped = try container.decodeIfPresent(Int.self, forKey: .inputsSkipped)
     rowsDeleted = try container.decodeIfPresent([String: Int].self, forKey: .rowsDeleted)
     baselineChanges = try container.decodeIfPresent([BaselineChange].self, forKey: .baselineChanges)
+    plan = try container.decodeIfPresent(RunPlan.self, forKey: .plan)
   }
 
   /// The one input of a report written before reports had `inputs`: the run's totals.

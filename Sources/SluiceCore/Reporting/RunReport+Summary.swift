@@ -105,6 +105,7 @@ extension RunReport {
       for change in ordered.prefix(maxIssues) { lines.append("    \(change)") }
       if ordered.count > maxIssues { lines.append("    … \(ordered.count - maxIssues) more (see the JSON report)") }
     }
+    if let plan { lines += plan.lines }
     if let rowsDeleted {
       lines.append(
         "  snapshot: deleted "

@@ -237,6 +237,9 @@ public struct RunReport: Sendable, Codable {
   /// The rows a snapshot run deleted because their keys were not in its input, per table (the
   /// top-level tables' and those whose rows went with them); nil when the run is no snapshot.
   public var rowsDeleted: [String: Int]? = nil
+  /// What a plan (`sluice plan`) found the run would change, before it rolled back; nil for
+  /// every other run.
+  public var plan: RunPlan? = nil
   /// How a validate run's input differs from its baseline (`--baseline`), breaking changes
   /// first; nil without a baseline, empty when nothing changed.
   public var baselineChanges: [BaselineChange]? = nil

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Plans (`sluice plan`): the whole run — migrations, lookup tables, every record through every
+/// stage and the writes, a snapshot's deletions, the deferred indexes — in its transaction,
+/// then a rollback instead of the commit. Before the load each dataset table that exists is
+/// copied into a temporary table; after it, the table is compared with its copy on the table's
+/// key: rows only after are inserts, rows only before deletes, rows in both updates (counted per
+/// column that differs) or unchanged. Nothing is written — no row, no audit entry, no ledger row,
+/// no sequence value (Sluice's tables have no sequences but `sluice_runs`', which a plan does not
+/// touch) — and the report is the one the run would have made, with the plan in it.
+extension PipelineRunner {
+  /// The report of the run as it would have committed, with its plan; the transaction is rolled
+  /// back.
+  func plan(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
+    do {
+      try store.withTransaction {
+        let pending = try Migrator.pending(store, schema.migrations(dialect: store.dialect))
+        var copies: [(table: Table, copy: String?, rowsBefore: Int)] = []
+        for (number, table) in schema.tables.enumerated() {
+          guard try store.columns(of: table.name) != nil else {
+            copies.append((table, nil, 0))
+            continue
+          }
+          let copy = "sluice_plan_\(number)"
+          try store.execute(
+            "CREATE TEMPORARY TABLE \(copy) AS SELECT * FROM \(store.dialect.quote(table.name))")
+          copies.append((table, copy, Int(try store.scalarInt("SELECT count(*) FROM \(copy)") ?? 0)))
+        }
+        let (deferred, lookupRows) = try migrateSchema(store)
+        if inputs.contains(where: { $0.input.isIncremental || $0.input.isSnapshot }) {
+          _ = try store.lockAgainstConcurrentRuns()
+        }
+        let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
+        let mirror = try makeMirror(store)
+        var totals = LoadTotals()
+        for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
+          if source.input.isIncremental, try skipIfHeld(source, index: index, store: store, state: &state) {
+            continue
+          }
+          try load(
+            source, index: index, into: store, savepoints: savepoints, mirror: mirror, totals: &totals,
+            state: &state)
+        }
+        state.keys.finish()
+        try state.checkRejectRate()
+        try state.checkSomethingLoaded()
+        if let mirror { state.rowsDeleted = try deleteUnseen(mirror) }
+        try buildDeferredIndexes(deferred, in: store)
+        var plan = RunPlan(
+          tables: try copies.map { try changes(of: $0.table, before: $0.copy, rowsBefore: $0.rowsBefore, in: store) },
+          lookupChanges: lookupRows, pendingMigrations: pending)
+        if let limit = configuration.maxChanges {
+          plan.maxChanges = configuration.maxChangesText
+          plan.exceedsMaxChanges = limit.isExceeded(by: plan)
+        }
+        let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
+        var report = makeReport(
+          state, failure: nil, rowsWritten: rowsWritten,
+          tableRows: configuration.countsTableRows ? countRows(store) : [:], committed: false)
+        totals.fill(&report)
+        report.plan = plan
+        throw PlanRollback(report: report)
+      }
+    } catch let rollback as PlanRollback {
+      return rollback.report
+    }
+    preconditionFailure("a plan's transaction always ends in its rollback")
+  }
+
+  /// `table` now against its copy `before` (nil: the table did not exist).
+  private func changes(of table: Table, before copy: String?, rowsBefore: Int, in store: some Store) throws
+    -> RunPlan.TableChanges
+  {
+    let dialect = store.dialect
+    let q = dialect.quote
+    let name = q(table.name)
+    let after = Int(try store.scalarInt("SELECT count(*) FROM \(name)") ?? 0)
+    guard let copy else {
+      return .init(
+        table: table.name, existed: false, rowsBefore: 0, inserts: after, updates: 0, unchanged: 0, deletes: 0,
+        columnsUpdated: [:])
+    }
+    let keys = table.key.map(q)
+    let match = keys.map { "a.\($0) = b.\($0)" }.joined(separator: " AND ")
+    let matched = Int(try store.scalarInt("SELECT count(*) FROM \(name) a JOIN \(copy) b ON \(match)") ?? 0)
+    let values = table.allColumns.map(\.name).filter { !table.key.contains($0) }
+    var columnsUpdated: [String: Int] = [:]
+    var updates = 0
+    if !values.isEmpty {
+      let differs = values.map { dialect.isDistinct("a.\(q($0))", "b.\(q($0))") }
+      let sums = differs.map { "sum(CASE WHEN \($0) THEN 1 ELSE 0 END)" }
+      let statement = try store.prepare(
+        "SELECT count(*), \(sums.joined(separator: ", ")) FROM \(name) a JOIN \(copy) b ON \(match) WHERE \(differs.joined(separator: " OR "))"
+      )
+      defer { statement.reset() }
+      if try statement.step() {
+        func integer(_ column: Int32) -> Int {
+          switch statement.columnValue(column) {
+          case .integer(let value): Int(value)
+          case .real(let value): Int(value)
+          case .text(let text): Int(text) ?? 0
+          default: 0
+          }
+        }
+        updates = integer(0)
+        for (offset, column) in values.enumerated() {
+          let count = integer(Int32(offset + 1))
+          if count > 0 { columnsUpdated[column] = count }
+        }
+      }
+    }
+    return .init(
+      table: table.name, existed: true, rowsBefore: rowsBefore, inserts: after - matched, updates: updates,
+      unchanged: matched - updates, deletes: rowsBefore - matched, columnsUpdated: columnsUpdated)
+  }
+}
+
+/// Ends a plan's transaction in a rollback, carrying the report out of it.
+private struct PlanRollback: Error {
+  var report: RunReport
+}
