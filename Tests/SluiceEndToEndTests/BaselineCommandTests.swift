@@ -103,3 +103,36 @@ struct BaselineCommandTests {
     #expect(several.status == 64 && several.stderr.contains("--baseline describes one dump"), "\(several.stderr)")
   }
 }
+
+/// A value an enum of the dataset does not list is breaking drift, against a saved contract or
+/// inspection alike — the change names the field path and counts, never the value.
+@Suite("validate --baseline: a new enum value")
+struct BaselineEnumValueTests {
+  @Test func aStatusTheContractDoesNotListIsBreakingDriftWithoutItsValue() throws {
+    let scratch = try TemporaryDirectory()
+    let contract = try SluiceBinary.run(["contract", "orders"])
+    try #require(contract.status == 0, "\(contract.stderr)")
+    let baseline = try scratch.write("orders-contract.json", contract.stdout)
+    let order =
+      #"{"orderId": "A-%d", "amount": 10, "currency": "EUR", "status": "%@", "createdAt": "2024-01-01T00:00:00Z", "customer": {"id": 1, "name": "Ann"}, "items": [{"sku": "S", "qty": 1, "priceMinor": 10}]}"#
+    let lines = (1...6).map { String(format: order, $0, $0 % 3 == 0 ? "refunded-later" : "pending") }
+    let input = try scratch.write("tonight.ndjson", lines.joined(separator: "\n") + "\n")
+    let report = scratch.file("report.json")
+    let junit = scratch.file("junit.xml")
+    let result = try SluiceBinary.run([
+      "validate", "Pipelines/orders.json", "--input", input, "--format", "ndjson", "--baseline", baseline, "--report",
+      report, "--junit", junit,
+    ])
+    #expect(result.status == 65)
+    let decoded = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
+    let change = try #require(decoded.baselineChanges?.first { $0.kind == "newEnumValue" })
+    #expect(change.impact == .breaking)
+    #expect(change.path == "status")
+    #expect(change.message.contains("1 value(s)"))
+    #expect(change.message.contains("2 record(s)"))
+    #expect(!change.message.contains("refunded"))
+    let xml = try String(contentsOfFile: junit, encoding: .utf8)
+    #expect(xml.contains("newEnumValue"))
+    #expect(!xml.contains("refunded-later\" ") && !result.stderr.contains("newEnumValue status: refunded"))
+  }
+}

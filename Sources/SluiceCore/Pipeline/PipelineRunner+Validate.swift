@@ -20,6 +20,27 @@ extension PipelineRunner {
     }
   }
 
+  /// A value the dataset's enum does not list, met by the run's decoder or mapper, is breaking
+  /// drift whatever the baseline says (an inspection lists no values; a contract's `enum` is the
+  /// dataset's): one change per field path, never the value itself.
+  static func newEnumValues(_ drift: DriftSummary) -> [BaselineChange] {
+    var byPath: [String: (values: Int, records: Int, first: Int)] = [:]
+    for entry in drift.unsupportedEnumValues {
+      var seen = byPath[entry.path] ?? (0, 0, entry.firstRecord)
+      seen.values += 1
+      seen.records += entry.count
+      seen.first = min(seen.first, entry.firstRecord)
+      byPath[entry.path] = seen
+    }
+    return byPath.sorted { $0.key < $1.key }.map { path, seen in
+      BaselineChange(
+        impact: .breaking, kind: "newEnumValue", path: path,
+        message:
+          "\(seen.values) value(s) the dataset's enum does not list, in \(seen.records) record(s) (first: record \(seen.first))"
+      )
+    }
+  }
+
   /// The reference checks of `validate --db`, over a connection that only reads.
   func openForChecks() throws -> ReferenceCheck {
     let store: any Store

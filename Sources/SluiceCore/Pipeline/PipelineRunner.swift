@@ -100,7 +100,7 @@ package struct PipelineRunner: Sendable {
           run.loadTotals = totals
         }
         if let baseline = configuration.baselinePath {
-          run.baselineChanges = try compare(with: baseline)
+          run.baselineChanges = try compare(with: baseline) + Self.newEnumValues(run.ledger.drift.summary)
         }
         let breaking = run.baselineChanges?.filter { $0.impact == .breaking } ?? []
         let drift =
