@@ -309,6 +309,31 @@ struct CheckpointCommandTests {
     #expect(try checkpoints(database) == 0)
   }
 
+  /// A disk that fills mid-run (a 512 KiB file-size limit, as `ulimit -f` sets it): the chunk
+  /// being written is rolled back, the committed ones stay with their checkpoint, and a resume
+  /// once there is room ends exactly as the uninterrupted run.
+  @Test func aFullDiskMidChunkLeavesTheRunResumable() throws {
+    try input(count: 5_000)
+    let spec = try spec()
+    let expected = try reference(spec)
+    let full = try SluiceBinary.shell(
+      #"ulimit -f 512; "$SLUICE" \#(arguments(spec, "full", ["--checkpoint-every", "300"]).map { "'\($0)'" }.joined(separator: " "))"#
+    )
+    #expect(full.status == 74, "\(full.stderr)")
+    #expect(full.stderr.contains("full") || full.stderr.contains("too large"), "\(full.stderr)")
+    let database = scratch.file("full.sqlite")
+    #expect(try checkpoints(database) == 1)
+    let committed =
+      try SQLiteConnection(path: database, options: .init(readOnly: false, create: false)).scalarInt(
+        "SELECT count(*) FROM orders") ?? 0
+    #expect(committed > 0 && committed < 4_990, "\(committed) orders committed")
+    let resumed = try SluiceBinary.run(arguments(spec, "full", ["--resume"]))
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    let result = try outcome(
+      database: database, report: scratch.file("full.json"), rejects: scratch.file("full-rejects.ndjson"))
+    #expect(result == expected)
+  }
+
   @Test func checkpointsRefuseWhatTheyCannotResume() throws {
     try input()
     let spec = try spec()
