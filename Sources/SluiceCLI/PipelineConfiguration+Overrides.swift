@@ -47,7 +47,7 @@ extension PipelineConfiguration {
       }
       // And of a checkpointed run: `chunk-N` dies just after the N-th chunk's commit.
       configuration.chunkCommitHook = { chunk in
-        if "chunk-\(chunk)" == point { kill(getpid(), SIGKILL) }
+        if "chunk-\(chunk)" == point || (chunk == -1 && point == "publish") { kill(getpid(), SIGKILL) }
       }
     }
     if let jobs = values["jobs"] {

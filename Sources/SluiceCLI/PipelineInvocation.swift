@@ -121,15 +121,26 @@ struct PipelineInvocation {
       configuration.checkpointEvery = records
     }
     configuration.resumes = parsed.flags.contains("resume")
+    if parsed.flags.contains("stage") { configuration.stages = true }
+    if configuration.stages {
+      guard !configuration.database.driver.connectsToServer else {
+        throw UsageError(
+          "--stage is built for SQLite databases; on \(configuration.database.driver.name) a checkpointed run (--checkpoint-every) commits chunk by chunk, and is not all-or-nothing"
+        )
+      }
+      if configuration.checkpointEvery == nil && !configuration.resumes {
+        configuration.checkpointEvery = PipelineConfiguration.defaultChunkRecords
+      }
+    }
     configuration.restarts = parsed.flags.contains("restart")
     if configuration.resumes && configuration.restarts {
       throw UsageError("--resume continues the interrupted run and --restart drops it: give one")
     }
-    if configuration.restarts && configuration.checkpointEvery == nil {
+    if configuration.restarts && configuration.checkpointEvery == nil && !configuration.stages {
       throw UsageError(
         "--restart starts a checkpointed run over: give --checkpoint-every too, or set 'checkpointEvery' in the spec")
     }
-    if configuration.checkpointEvery != nil || configuration.resumes {
+    if configuration.checkpointEvery != nil || configuration.resumes || configuration.stages {
       let what = configuration.resumes ? "--resume" : "a checkpointed run (--checkpoint-every)"
       if configuration.inputs.contains(where: \.isSnapshot) {
         throw UsageError(

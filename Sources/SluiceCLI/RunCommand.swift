@@ -16,6 +16,7 @@ struct RunCommand: PipelineSubcommand {
   ]
   static let flags: Set<String> = [
     "fail-on-rejects", "count-rows", "incremental", "reload-changed", "snapshot", "resume", "restart",
+    "stage",
   ]
 
   static let help = makeHelp(
@@ -70,6 +71,9 @@ struct RunCommand: PipelineSubcommand {
           --resume               continue the last unfinished checkpointed run of this pipeline
                                  in this database where its last chunk ended; refused (exit 65)
                                  when an input changed since, exit 64 when there is none
+          --stage                with checkpoints, into a side database readers never see,
+                                 published into the database in one transaction at the end:
+                                 resumable and all-or-nothing (SQLite)
           --restart              start a checkpointed run over although an unfinished one of
                                  this pipeline is in the database (otherwise refused, exit 65):
                                  its checkpoint is dropped, the chunks it committed stay

@@ -382,3 +382,136 @@ extension CheckpointCommandTests {
   /// Records (reader results) the default input holds: 1,800 orders, 2 broken lines, 1 repeat.
   static let recordsPerRun = 1_803
 }
+
+/// Staged runs (`--stage`): checkpointed into a side database readers never see, published in
+/// one transaction — killed anywhere, the target is exactly as it was until the publication,
+/// and the resume publishes exactly the uninterrupted run.
+@Suite("Staged runs: resumable and all-or-nothing", .tags(.slow))
+struct StagedRunCommandTests {
+  let tests: CheckpointCommandTests
+
+  init() throws { tests = try CheckpointCommandTests() }
+
+  var scratch: TemporaryDirectory { tests.scratch }
+
+  /// The target's rows and audit, read as the next run would open it (a hot journal left by a
+  /// kill is rolled back first).
+  func state(_ database: String) throws -> String {
+    let connection = try SQLiteConnection(path: database, options: .init(readOnly: false, create: false))
+    let runs = try connection.scalarInt("SELECT count(*) FROM sluice_runs WHERE status = 'succeeded'") ?? -1
+    let inputs = try connection.scalarInt("SELECT count(*) FROM sluice_inputs") ?? -1
+    return "\(try TableRows(sqlite: database, tables: CheckpointCommandTests.tables)) runs \(runs) inputs \(inputs)"
+  }
+
+  @Test func aStagedRunKilledAnywhereLeavesTheTargetAsItWasAndItsResumePublishesIt() throws {
+    try tests.input()
+    let spec = try tests.spec()
+    // The target holds an earlier load of the first 600 orders; tonight's run loads all.
+    let earlier = try scratch.write(
+      "earlier.ndjson",
+      try String(contentsOfFile: scratch.file("orders.ndjson"), encoding: .utf8).split(separator: "\n").prefix(600)
+        .joined(separator: "\n") + "\n")
+    let template = scratch.file("template.sqlite")
+    #expect(try SluiceBinary.run(["run", spec, "--db", template, "--input", earlier]).status == 0)
+    let old = try state(template)
+    let reference = scratch.file("reference.sqlite")
+    try FileManager.default.copyItem(atPath: template, toPath: reference)
+    #expect(try SluiceBinary.run(["run", spec, "--db", reference]).status == 0)
+    let new = try state(reference)
+    #expect(new != old)
+
+    let points: [[String]] = [
+      ["--test-kill-at", "chunk-1"], ["--test-kill-at", "chunk-3"], ["--test-kill-at", "publish"],
+    ]
+    for (index, point) in points.enumerated() {
+      let database = scratch.file("staged-\(index).sqlite")
+      try FileManager.default.copyItem(atPath: template, toPath: database)
+      let killed = try SluiceBinary.run(
+        ["run", spec, "--db", database, "--stage", "--checkpoint-every", "300"] + point)
+      #expect(killed.status == SIGKILL, "\(point): \(killed.stderr)")
+      #expect(try state(database) == old, "\(point): the target changed before the publication")
+      #expect(FileManager.default.fileExists(atPath: database + ".sluice-stage"))
+      let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--resume"])
+      #expect(resumed.status == 0, "\(point): \(resumed.stderr)")
+      #expect(try state(database) == new, "\(point)")
+      #expect(!FileManager.default.fileExists(atPath: database + ".sluice-stage"))
+    }
+
+    // And at random moments: whatever the kill hit — the copy, a chunk, the publication, or
+    // nothing — the target is the old state or the new one, and resuming (or, when nothing was
+    // staged yet, starting over) ends in the new one.
+    let started = Date()
+    #expect(try SluiceBinary.run(["run", spec, "--db", scratch.file("timing.sqlite"), "--stage"]).status == 0)
+    let duration = Date().timeIntervalSince(started)
+    for attempt in 0..<8 {
+      let database = scratch.file("random-\(attempt).sqlite")
+      try FileManager.default.copyItem(atPath: template, toPath: database)
+      let process = try SluiceBinary.start(["run", spec, "--db", database, "--stage", "--checkpoint-every", "300"])
+      usleep(useconds_t(Double.random(in: 0.01...max(duration, 0.05)) * 1_000_000))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      let now = try state(database)
+      #expect(now == old || now == new, "attempt \(attempt): a mixed state")
+      if FileManager.default.fileExists(atPath: database + ".sluice-stage") {
+        let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--resume"])
+        #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
+      } else if now == old {
+        #expect(try SluiceBinary.run(["run", spec, "--db", database, "--stage"]).status == 0)
+      }
+      #expect(try state(database) == new, "attempt \(attempt)")
+    }
+  }
+
+  @Test func aFirstStagedLoadIsPublishedByARenameAndLeavesNoTargetUntilThen() throws {
+    try tests.input()
+    let spec = try tests.spec()
+    let reference = scratch.file("reference.sqlite")
+    #expect(try SluiceBinary.run(["run", spec, "--db", reference]).status == 0)
+    let database = scratch.file("first.sqlite")
+    let killed = try SluiceBinary.run([
+      "run", spec, "--db", database, "--stage", "--checkpoint-every", "300", "--test-kill-at", "chunk-2",
+    ])
+    #expect(killed.status == SIGKILL)
+    #expect(!FileManager.default.fileExists(atPath: database))
+    let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--resume"])
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    #expect(try state(database) == state(reference))
+    let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
+    #expect(try connection.columns(of: "sluice_stage") == nil)
+    #expect(try connection.scalarInt("SELECT count(*) FROM sluice_checkpoints") == 0)
+  }
+
+  @Test func aTargetWrittenWhileStagedIsNotOverwritten() throws {
+    try tests.input()
+    let spec = try tests.spec()
+    let database = scratch.file("target.sqlite")
+    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
+    let killed = try SluiceBinary.run([
+      "run", spec, "--db", database, "--stage", "--checkpoint-every", "300", "--test-kill-at", "chunk-1",
+    ])
+    #expect(killed.status == SIGKILL)
+    // Another process writes to the target meanwhile.
+    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
+    let before = try Data(contentsOf: URL(fileURLWithPath: database))
+    let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--resume"])
+    #expect(resumed.status == 65, "\(resumed.stderr)")
+    #expect(resumed.stderr.contains("changed while the run was staged"))
+    #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
+    let again = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--restart"])
+    #expect(again.status == 0, "\(again.stderr)")
+    let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
+    #expect(try connection.scalarInt("SELECT count(*) FROM orders") == 1_792)  // 1,793 written, order 5 twice
+    #expect(try connection.scalarInt("SELECT count(*) FROM fruits") ?? 0 > 0)
+  }
+
+  @Test func stagingIsRefusedWhereItCannotHold() throws {
+    try tests.input()
+    let spec = try tests.spec()
+    let server = try SluiceBinary.run(["run", spec, "--db", "postgresql://nobody@127.0.0.1:1/none", "--stage"])
+    #expect(server.status == 64)
+    #expect(server.stderr.contains("--stage is built for SQLite"))
+    let nothing = try SluiceBinary.run(["run", spec, "--stage", "--resume"])
+    #expect(nothing.status == 64)
+    #expect(nothing.stderr.contains("no staged run"))
+  }
+}

@@ -98,8 +98,14 @@ public struct PipelineConfiguration: Sendable {
   /// `--max-changes` as given, for the report.
   public var maxChangesText: String?
 
+  /// Whether a checkpointed run loads into a side database and publishes it in one transaction
+  /// at its end (`--stage`, `"stage": true`): resumable and all-or-nothing.
+  public var stages = false
+  /// Records per chunk of a checkpointed or staged run when nothing says.
+  public static let defaultChunkRecords = 100_000
+
   /// Whether the run commits in chunks with checkpoints (or resumes one that did).
-  package var isChunked: Bool { !isDryRun && (checkpointEvery != nil || resumes) }
+  package var isChunked: Bool { !isDryRun && mode != .plan && (checkpointEvery != nil || resumes || stages) }
   /// How much memory the run's registry of natural keys holds before it spills (tests make it
   /// small, to spill a few hundred keys).
   package var keyRegistryLimits = KeyRegistry.Limits()

@@ -16,7 +16,12 @@ import Foundation
 /// stopped in again from the start, taking the records it had already taken from the reader
 /// without decoding them, so every record keeps its ordinal, line and byte offset.
 extension PipelineRunner {
-  func loadInChunks(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
+  /// `beforeFinalCommit` runs in the last chunk's transaction with the run's report (a staged
+  /// run keeps it in its side database).
+  func loadInChunks(
+    into store: some Store, outputs: RunOutputs, state: inout RunState,
+    beforeFinalCommit: ((RunReport) throws -> Void)? = nil
+  ) throws -> RunReport {
     let pipeline = configuration.name
     let owner = ChunkedRun.ownerName(startedAt: Date())
     let identity = RunCheckpoint.identity(of: self) + (configuration.rejectsPath == nil ? "" : "\nrejects")
@@ -90,13 +95,14 @@ extension PipelineRunner {
       entry.inputLedger = state.inputLedger
       try store.recordAudit(entry)
       try CheckpointTable.delete(pipeline, in: store)
+      try beforeFinalCommit?(report)
       try outputs.stage(report)
       return report
     }
   }
 
   /// Records per chunk when the spec and the command line do not say.
-  static var defaultChunkRecords: Int { 100_000 }
+  static var defaultChunkRecords: Int { PipelineConfiguration.defaultChunkRecords }
 
   /// Refuses a resume whose pipeline or inputs are not those of the interrupted run.
   private func checkResumable(_ row: CheckpointTable.Row, identity: String) throws {

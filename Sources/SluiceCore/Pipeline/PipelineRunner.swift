@@ -125,6 +125,8 @@ package struct PipelineRunner: Sendable {
         opened.store = store
         // Nothing is committed; the outputs are the plan's, published as a dry run's are.
         planned = try plan(into: store, outputs: outputs, state: &run)
+      } else if configuration.stages {
+        committed = try loadStaged(outputs: outputs, state: &run, opened: &opened)
       } else if configuration.isChunked {
         let store = try openDatabase()
         opened.store = store

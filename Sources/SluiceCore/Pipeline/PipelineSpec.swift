@@ -64,6 +64,8 @@ public struct PipelineSpec: Sendable {
   public var maxDeleteRate: Double?
   /// Records per committed chunk of a resumable run (`checkpointEvery`).
   public var checkpointEvery: Int?
+  /// Whether a checkpointed run is staged and published at its end (`stage`).
+  public var stages = false
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
 
@@ -124,6 +126,7 @@ public struct PipelineSpec: Sendable {
     isIncremental = document.incremental ?? false
     maxDeleteRate = document.maxDeleteRate
     checkpointEvery = document.checkpointEvery
+    stages = document.stage ?? false
     if let checkpointEvery, checkpointEvery < 1 {
       throw SpecError(path: path, message: "'checkpointEvery' must be a whole number of records, 1 or more")
     }
@@ -426,6 +429,7 @@ public struct PipelineSpec: Sendable {
     configuration.countsTableRows = countsRows
     if let maxDeleteRate { configuration.maxDeleteRate = maxDeleteRate }
     configuration.checkpointEvery = checkpointEvery
+    configuration.stages = stages
     configuration.htmlPath = html.map(resolve)
     return configuration
   }
@@ -506,7 +510,7 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery"
+    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage"
   static let knownInputKeys = "dataset, input, format, recordPath, optional, incremental, snapshot"
 
   var description: String?
@@ -531,6 +535,7 @@ struct SpecDocument: Decodable {
   var snapshot: Bool?
   var maxDeleteRate: Double?
   var checkpointEvery: Int?
+  var stage: Bool?
 
   /// One element of `inputs`.
   struct InputDocument: Decodable {

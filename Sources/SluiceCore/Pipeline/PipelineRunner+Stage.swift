@@ -1,0 +1,141 @@
+import Foundation
+
+/// A driver that can stage a run: load it, chunk by chunk, into a side database readers never
+/// see, then publish it into the target in one transaction (`--stage`).
+package protocol StagingDriver: StoreDriver {
+  /// The side database of a staged run into `target`.
+  func stagingTarget(for target: DatabaseTarget) -> DatabaseTarget
+  /// Whether a staged run into `target` is unfinished (its side database is there).
+  func stagingExists(for target: DatabaseTarget) -> Bool
+  /// Makes the side database a copy of the target as it is now (none: an empty one), noting
+  /// what the target was, so that `publish` can tell whether anyone wrote to it since.
+  func beginStaging(_ target: DatabaseTarget) throws(StagingError)
+  /// Replaces the target's `tables` and its audit tables by the side database's, in one
+  /// transaction (or, for a target that did not exist, renames the side database into place),
+  /// then deletes the side database. Refuses when the target changed since `beginStaging`.
+  /// `beforeCommit` runs with the transaction open (tests kill the process there).
+  func publishStaging(
+    _ target: DatabaseTarget, tables: [String], busyTimeoutMilliseconds: Int32, beforeCommit: () -> Void)
+    throws(StagingError)
+  /// Deletes the side database of `target` (`--restart`).
+  func discardStaging(_ target: DatabaseTarget)
+}
+
+/// Why staging or publishing failed.
+package struct StagingError: Error, Sendable, CustomStringConvertible {
+  package enum Kind: Sendable {
+    /// The target changed while the run was staged: publishing would lose what was written.
+    case targetChanged
+    /// Staging cannot be done for this database as it is (WAL mode).
+    case unsupported
+    /// The side database or the target could not be read or written.
+    case io
+  }
+  package var kind: Kind
+  package var message: String
+
+  package init(_ kind: Kind, _ message: String) {
+    self.kind = kind
+    self.message = message
+  }
+
+  package var description: String { message }
+}
+
+/// Staged runs (`--stage`): resumable *and* all-or-nothing. The run is checkpointed as with
+/// `--checkpoint-every` (`PipelineRunner+Checkpoint`), but into a side database that starts as a
+/// copy of the target; readers of the target see none of its chunks. Its last chunk also keeps
+/// the run's report there; then the side database is published into the target in one
+/// transaction. A crash while staging leaves the target as it was and the side database
+/// resumable; a crash while publishing rolls the target's transaction back, and `--resume`
+/// publishes again.
+extension PipelineRunner {
+  static let stagedReportTable = "sluice_stage_report"
+
+  func loadStaged(outputs: RunOutputs, state: inout RunState, opened: inout Opened) throws -> RunReport {
+    let target = configuration.database
+    guard let driver = target.driver as? any StagingDriver else {
+      throw RunAbort(
+        failure: .init(
+          kind: .configuration,
+          message:
+            "--stage is built for SQLite databases; on \(target.driver.name) a checkpointed run (--checkpoint-every) commits chunk by chunk"
+        ))
+    }
+    let staged = driver.stagingTarget(for: target)
+    do {
+      if configuration.resumes {
+        guard driver.stagingExists(for: target) else {
+          throw RunAbort(
+            failure: .init(
+              kind: .configuration,
+              message:
+                "there is no staged run into \(configuration.databaseDescription) to resume (its side database \(staged.location) is not there); run without --resume to start one"
+            ))
+        }
+      } else {
+        if driver.stagingExists(for: target) {
+          guard configuration.restarts else {
+            throw RunAbort(
+              failure: .init(
+                kind: .data,
+                message:
+                  "a staged run into \(configuration.databaseDescription) is unfinished (\(staged.location)): --resume finishes and publishes it; --restart discards it and starts over; nothing was written"
+              ))
+          }
+          driver.discardStaging(target)
+        }
+        try driver.beginStaging(target)
+      }
+    } catch let error as StagingError {
+      throw Self.abort(error)
+    }
+    let store = try driver.openForRun(staged, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+    opened.store = store
+    let report: RunReport
+    if configuration.resumes, let done = try Self.stagedReport(in: store) {
+      // The last chunk was committed to the side database; only the publication was lost.
+      report = done
+    } else {
+      report = try loadInChunks(into: store, outputs: outputs, state: &state) { report in
+        try Self.keep(report, in: store)
+      }
+    }
+    let hook = configuration.chunkCommitHook
+    do {
+      try driver.publishStaging(
+        target, tables: schema.tableNames + schema.lookups.map(\.table),
+        busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds, beforeCommit: { hook?(-1) })
+    } catch {
+      throw Self.abort(error)
+    }
+    return report
+  }
+
+  private static func abort(_ error: StagingError) -> RunAbort {
+    switch error.kind {
+    case .targetChanged: RunAbort(failure: .init(kind: .data, message: error.message))
+    case .unsupported: RunAbort(failure: .init(kind: .configuration, message: error.message))
+    case .io: RunAbort(failure: .init(kind: .io, message: error.message))
+    }
+  }
+
+  /// Keeps the run's report in the side database, in its last chunk's transaction.
+  private static func keep(_ report: RunReport, in store: some Store) throws {
+    let text = store.dialect.typeName(.text)
+    try store.execute("CREATE TABLE IF NOT EXISTS \(stagedReportTable) (report \(text) NOT NULL)")
+    try store.execute("DELETE FROM \(stagedReportTable)")
+    try store.prepare("INSERT INTO \(stagedReportTable) (report) VALUES (\(store.dialect.parameter(1)))").run([
+      .text(String(decoding: try report.jsonData(), as: UTF8.self))
+    ])
+  }
+
+  /// The report of a staged run whose last chunk committed, if one did.
+  private static func stagedReport(in store: some Store) throws -> RunReport? {
+    guard try store.columns(of: stagedReportTable) != nil else { return nil }
+    let query = try store.prepare("SELECT report FROM \(stagedReportTable)")
+    defer { query.reset() }
+    guard try query.step(), case .text(let text) = query.columnValue(0) else { return nil }
+    return try RunReport.decode(from: Data(text.utf8))
+  }
+}

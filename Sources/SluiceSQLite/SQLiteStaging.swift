@@ -1,0 +1,236 @@
+import Foundation
+@_spi(Internals) import SluiceCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Staged runs into a SQLite file (`--stage`): the side database is `DB.sluice-stage`, beside the
+/// target — a copy of it made with `VACUUM INTO` (consistent, streamed, compacted), or a new file
+/// when there is no target yet. Publishing replaces the run's tables and the audit tables of the
+/// target by the side database's in one transaction through `ATTACH`, after checking under the
+/// write lock that no other process wrote to the target since the copy (SQLite's file change
+/// counter, header bytes 24–27); a target that did not exist gets the side database by an atomic
+/// rename.
+///
+/// A target in WAL mode is refused: its change counter does not move with each commit.
+extension SQLiteDriver: StagingDriver {
+  /// What the side database remembers of the target it was copied from.
+  static let stagingTable = "sluice_stage"
+
+  package func stagingTarget(for target: DatabaseTarget) -> DatabaseTarget {
+    DatabaseTarget(location: target.location + ".sluice-stage", driver: self)
+  }
+
+  package func stagingExists(for target: DatabaseTarget) -> Bool {
+    FileManager.default.fileExists(atPath: stagingTarget(for: target).location)
+  }
+
+  package func discardStaging(_ target: DatabaseTarget) {
+    let path = stagingTarget(for: target).location
+    for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
+  }
+
+  package func beginStaging(_ target: DatabaseTarget) throws(StagingError) {
+    let path = target.location
+    let final = stagingTarget(for: target).location
+    // Made under another name and renamed when complete: a side database is never half a copy.
+    let stage = final + ".new"
+    do {
+      for suffix in ["", "-journal"] { unlink(stage + suffix) }
+      var counter: Int64 = -1
+      if Self.isDatabase(path) {
+        let source = try SQLiteConnection(path: path, options: .init(readOnly: true, create: false))
+        let mode = try source.prepare("PRAGMA journal_mode")
+        let journal = try mode.step() ? mode.columnText(0) : nil
+        mode.reset()
+        guard journal != "wal" else {
+          throw StagingError(
+            .unsupported,
+            "--stage cannot watch \(path) for other writers: it is in WAL mode, whose change counter does not move with each commit; run without --stage, or switch the database to journal_mode=DELETE"
+          )
+        }
+        // VACUUM INTO copies one consistent state; the counter read before and after it is that
+        // state's when no commit came between (else the copy is made again).
+        for attempt in 1...3 {
+          let before = try Self.changeCounter(path)
+          unlink(stage)
+          try source.prepare("VACUUM INTO ?1").run([.text(stage)])
+          if try Self.changeCounter(path) == before {
+            counter = before
+            break
+          }
+          if attempt == 3 {
+            throw StagingError(.io, "\(path) kept changing while it was copied to \(stage); nothing was staged")
+          }
+        }
+      }
+      let connection = try SQLiteConnection(path: stage, options: .init())
+      try connection.execute(
+        "CREATE TABLE IF NOT EXISTS \(Self.stagingTable) (target_counter INTEGER NOT NULL, target_existed INTEGER NOT NULL)"
+      )
+      try connection.prepare("INSERT INTO \(Self.stagingTable) VALUES (?1, ?2)").run([
+        .integer(counter), .integer(counter >= 0 ? 1 : 0),
+      ])
+      guard rename(stage, final) == 0 else {
+        throw StagingError(.io, "cannot rename \(stage) to \(final): \(String(cString: strerror(errno)))")
+      }
+    } catch let error as StagingError {
+      for suffix in ["", "-journal"] { unlink(stage + suffix) }
+      throw error
+    } catch {
+      for suffix in ["", "-journal"] { unlink(stage + suffix) }
+      throw StagingError(.io, "cannot stage \(path) in \(final): \(error)")
+    }
+  }
+
+  package func publishStaging(
+    _ target: DatabaseTarget, tables: [String], busyTimeoutMilliseconds: Int32, beforeCommit: () -> Void
+  ) throws(StagingError) {
+    let path = target.location
+    let stage = stagingTarget(for: target).location
+    do {
+      let side = try SQLiteConnection(path: stage, options: .init(create: false))
+      let statement = try side.prepare("SELECT target_counter, target_existed FROM \(Self.stagingTable)")
+      guard try statement.step() else { throw StagingError(.io, "\(stage) does not say what it was copied from") }
+      let counter = statement.columnInt64(0)
+      let existed = statement.columnInt64(1) == 1
+      statement.reset()
+      if !existed {
+        // Nothing to merge into: the side database becomes the target, whole, at once.
+        guard !Self.isDatabase(path) else {
+          throw StagingError(
+            .targetChanged,
+            "\(path) was created by another process while the run was staged in \(stage): publishing would replace it; nothing was published (--restart stages the run again over it)"
+          )
+        }
+        try side.execute("DROP TABLE \(Self.stagingTable)")
+        try side.execute("DROP TABLE IF EXISTS sluice_stage_report")
+        beforeCommit()
+        guard rename(stage, path) == 0 else {
+          throw StagingError(.io, "cannot rename \(stage) to \(path): \(String(cString: strerror(errno)))")
+        }
+        unlink(stage + "-journal")
+        return
+      }
+      let connection = try SQLiteConnection(
+        path: path, options: .init(create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+      try connection.execute("ATTACH DATABASE ?1 AS stage".replacingOccurrences(of: "?1", with: Self.literal(stage)))
+      try connection.withTransaction(.immediate) {
+        guard try Self.changeCounter(path) == counter else {
+          // A publication that committed just before a crash, the side database still there:
+          // the target holds this staged run's audit row already.
+          if (try? Self.holdsStagedRun(connection)) == true { throw AlreadyPublished() }
+          throw StagingError(
+            .targetChanged,
+            "\(path) changed while the run was staged in \(stage) (another process wrote to it): publishing would lose what it wrote; nothing was published (--restart stages the run again)"
+          )
+        }
+        try connection.execute("PRAGMA defer_foreign_keys = ON")
+        // The side database's tables in the order they were created: parents before children.
+        let query = try connection.prepare(
+          "SELECT name, sql FROM stage.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
+        var created: [(name: String, sql: String)] = []
+        while try query.step() {
+          created.append((query.columnText(0) ?? "", query.columnText(1) ?? ""))
+        }
+        query.reset()
+        let replaced = created.filter { table in
+          (tables.contains(table.name) || table.name.hasPrefix("sluice_"))
+            && table.name != Self.stagingTable && table.name != "sluice_stage_report"
+        }
+        for table in replaced where try !Self.exists(table.name, type: "table", in: connection) {
+          try connection.execute(table.sql)
+        }
+        for table in replaced.reversed() {
+          try connection.execute("DELETE FROM main.\(Self.quote(table.name))")
+        }
+        for table in replaced {
+          let columns = try Self.columns(of: table.name, schema: "stage", in: connection)
+          let list = columns.map(Self.quote).joined(separator: ", ")
+          try connection.execute(
+            "INSERT INTO main.\(Self.quote(table.name)) (\(list)) SELECT \(list) FROM stage.\(Self.quote(table.name))")
+        }
+        // Indexes the run created (a first load's deferred ones) that the target lacks.
+        let indexes = try connection.prepare(
+          "SELECT name, sql FROM stage.sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY rowid")
+        var missing: [String] = []
+        while try indexes.step() {
+          let name = indexes.columnText(0) ?? ""
+          if try !Self.exists(name, type: "index", in: connection), let sql = indexes.columnText(1) {
+            missing.append(sql)
+          }
+        }
+        indexes.reset()
+        for sql in missing { try connection.execute(sql) }
+        beforeCommit()
+      }
+      try connection.execute("DETACH DATABASE stage")
+      discardStaging(target)
+    } catch is AlreadyPublished {
+      discardStaging(target)
+    } catch let error as StagingError {
+      throw error
+    } catch let error as SQLiteError where error.failure == .busy {
+      throw StagingError(.io, "cannot publish into \(path): it is locked by another process (\(error.message))")
+    } catch {
+      throw StagingError(.io, "cannot publish \(stage) into \(path): \(error)")
+    }
+  }
+
+  private struct AlreadyPublished: Error {}
+
+  /// Whether the target's audit holds the staged run's own row (its newest, succeeded).
+  private static func holdsStagedRun(_ connection: SQLiteConnection) throws -> Bool {
+    let statement = try connection.prepare(
+      """
+      SELECT count(*) FROM main.sluice_runs m JOIN stage.sluice_runs s
+        ON m.run_id = s.run_id AND m.started_at = s.started_at AND m.pipeline = s.pipeline
+      WHERE s.run_id = (SELECT max(run_id) FROM stage.sluice_runs) AND s.status = 'succeeded'
+      """)
+    defer { statement.reset() }
+    return try statement.step() && statement.columnInt64(0) == 1
+  }
+
+  /// Whether `path` is a SQLite database with at least one page.
+  private static func isDatabase(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size > 0
+  }
+
+  /// SQLite's file change counter (header bytes 24–27), which every commit in rollback-journal
+  /// mode increments.
+  private static func changeCounter(_ path: String) throws -> Int64 {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw StagingError(.io, "cannot read \(path)")
+    }
+    defer { try? handle.close() }
+    guard let header = try handle.read(upToCount: 28), header.count == 28 else {
+      throw StagingError(.io, "\(path) is too short to be a SQLite database")
+    }
+    return header[24..<28].reduce(0) { $0 << 8 | Int64($1) }
+  }
+
+  private static func columns(of table: String, schema: String, in connection: SQLiteConnection) throws -> [String] {
+    let statement = try connection.prepare("SELECT name FROM pragma_table_info(?1, ?2)")
+    try statement.bind([.text(table), .text(schema)])
+    var names: [String] = []
+    while try statement.step() { names.append(statement.columnText(0) ?? "") }
+    statement.reset()
+    return names
+  }
+
+  /// Whether the target itself (not the attached side database) has a table or index `name`.
+  private static func exists(_ name: String, type: String, in connection: SQLiteConnection) throws -> Bool {
+    let statement = try connection.prepare("SELECT 1 FROM main.sqlite_schema WHERE type = ?1 AND name = ?2")
+    defer { statement.reset() }
+    try statement.bind([.text(type), .text(name)])
+    return try statement.step()
+  }
+
+  private static func quote(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  private static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+}
