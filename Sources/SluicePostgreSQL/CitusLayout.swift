@@ -54,11 +54,12 @@ package struct CitusLayout: SchemaLayout {
     let referenced = Set(family.flatMap { $0.columns.compactMap { $0.reference?.table.name } })
     var placements: [String: Placement] = [:]
     for table in family {
-      if let parent = table.parent?.table {
-        placements[table.name] = .distributed(column: parent.key[0], colocateWith: parent.name)
-      } else if parents.contains(table.name) || !referenced.contains(table.name) {
-        placements[table.name] = .distributed(column: table.key[0], colocateWith: nil)
+      if let parent = table.parent?.table, let column = parent.key.first {
+        placements[table.name] = .distributed(column: column, colocateWith: parent.name)
+      } else if let column = table.key.first, parents.contains(table.name) || !referenced.contains(table.name) {
+        placements[table.name] = .distributed(column: column, colocateWith: nil)
       } else {
+        // Referenced by other tables (or keyless): on every node.
         placements[table.name] = .reference
       }
     }

@@ -73,7 +73,9 @@ extension PipelineRunner {
     switch configuration.laneCommit {
     case .ordered: twoPhase = false
     case .twoPhase: twoPhase = true
-    case .automatic: twoPhase = try coordinator.maxPreparedTransactions() >= workers.count
+    // A Citus coordinator refuses PREPARE TRANSACTION once a transaction touched distributed
+    // tables ("cannot use 2PC in transactions involving multiple servers"): in order there.
+    case .automatic: twoPhase = try !coordinator.isCitus && coordinator.maxPreparedTransactions() >= workers.count
     }
     for worker in workers { worker.store.stagesInOrdinaryTables = twoPhase }
     // The schema, the lookup tables and the run's `running` row, committed before the lanes

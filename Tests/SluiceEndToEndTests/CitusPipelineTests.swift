@@ -183,4 +183,25 @@ struct CitusPipelineTests {
     #expect(issue.message == "fruits: a row with this key exists already (primary key fruit_id)")
     #expect(try schema.rows(of: ["fruits", "recipes"]) == loaded)
   }
+
+  /// `--jobs 2` on the cluster: its lanes commit in order (Citus refuses a client's PREPARE
+  /// TRANSACTION after distributed writes, which the automatic choice once made and failed on),
+  /// with the rows of one connection's run.
+  @Test func aJobsRunCommitsItsLanesInOrderWithTheRowsOfASerialRun() throws {
+    let tables = ["fruits", "recipes", "orders", "order_items", "customers", "order_statuses"]
+    let serial = CitusCluster.schema()
+    let lanes = CitusCluster.schema()
+    for schema in [serial, lanes] { try layOut(["fruits", "orders"], in: schema) }
+    let one = try run("Pipelines/fruits-and-orders.json", into: ["--db", serial.url, "--db-schema", serial.name])
+    try #require(one.status == 0, "\(one.stderr)")
+    let two = try run(
+      "Pipelines/fruits-and-orders.json", into: ["--db", lanes.url, "--db-schema", lanes.name], ["--jobs", "2"])
+    #expect(two.status == 0, "\(two.stderr)")
+    #expect(try lanes.rows(of: tables) == serial.rows(of: tables))
+    let store = try lanes.connect()
+    let commit = try store.prepare("SELECT lane_commit FROM sluice_runs")
+    defer { commit.reset() }
+    #expect(try commit.step())
+    #expect(commit.columnValue(0) == .text("ordered"))
+  }
 }
