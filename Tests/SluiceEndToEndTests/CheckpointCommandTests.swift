@@ -378,6 +378,51 @@ struct PostgreSQLCheckpointCommandTests {
   }
 }
 
+extension PostgreSQLCheckpointCommandTests {
+  /// The server ends the run's connection mid-chunk (`pg_terminate_backend`, once two chunks are
+  /// committed): the run fails with 74, the chunk in flight is rolled back, the committed ones
+  /// stay with their checkpoint, and the resume ends with the uninterrupted run's rows.
+  @Test func aConnectionKilledMidChunkLeavesTheRunResumable() throws {
+    let tests = try CheckpointCommandTests()
+    try tests.input(count: 6_000)
+    let spec = try tests.spec()
+    let reference = PostgreSQLSchema()
+    let chunked = PostgreSQLSchema()
+    #expect(
+      try SluiceBinary.run(["run", spec, "--db", reference.url, "--db-schema", reference.name]).status == 0)
+    let application = "sluice_ck_" + UUID().uuidString.prefix(8).lowercased()
+    let process = try SluiceBinary.start([
+      "run", spec, "--db", chunked.url + "&application_name=\(application)", "--db-schema", chunked.name,
+      "--checkpoint-every", "300",
+    ])
+    let admin = try PostgreSQLServer.connect()
+    var terminated = false
+    let deadline = Date().addingTimeInterval(120)
+    while process.isRunning && Date() < deadline {
+      let chunks = try? admin.scalarInt(
+        "SELECT chunk FROM \"\(chunked.name)\".sluice_checkpoints WHERE pipeline = 'pipeline'")
+      if let chunks, chunks >= 2 {
+        terminated =
+          (try admin.scalarInt(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'")
+            ?? 0) > 0
+        break
+      }
+      usleep(2_000)
+    }
+    process.waitUntilExit()
+    try #require(terminated, "the run ended before its second chunk could be interrupted")
+    #expect(process.terminationStatus == 74)
+    let store = try chunked.connect()
+    let committed = try store.scalarInt("SELECT count(*) FROM orders") ?? 0
+    #expect(committed > 0 && committed < 5_980, "\(committed) orders committed")
+    #expect(try store.scalarInt("SELECT count(*) FROM sluice_checkpoints") == 1)
+    let resumed = try SluiceBinary.run(["run", spec, "--db", chunked.url, "--db-schema", chunked.name, "--resume"])
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    #expect(try chunked.rows(of: CheckpointCommandTests.tables) == reference.rows(of: CheckpointCommandTests.tables))
+  }
+}
+
 extension CheckpointCommandTests {
   /// Records (reader results) the default input holds: 1,800 orders, 2 broken lines, 1 repeat.
   static let recordsPerRun = 1_803
