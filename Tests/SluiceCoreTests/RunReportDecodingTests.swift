@@ -61,7 +61,7 @@ struct RunReportDecodingTests {
     var object = try Self.object("16c76ec-fruits-lenient.json")
     for key in [
       "mode", "checks", "drift", "coercions", "quarantined", "outputErrors", "skippedByDesign", "parallel",
-      "inputsOmitted", "duplicateKeys", "inputsSkipped", "rowsDeleted", "baselineChanges",
+      "inputsOmitted", "duplicateKeys", "inputsSkipped", "rowsDeleted", "baselineChanges", "plan",
     ] {
       object.removeValue(forKey: key)
     }
@@ -78,6 +78,7 @@ struct RunReportDecodingTests {
     #expect(report.inputsSkipped == nil)
     #expect(report.rowsDeleted == nil)
     #expect(report.baselineChanges == nil)
+    #expect(report.plan == nil)
     #expect(report.inputs.allSatisfy { $0.sha256 == nil && $0.skipped == nil && $0.changedSinceRunId == nil })
   }
 
@@ -98,6 +99,13 @@ struct RunReportDecodingTests {
     report.baselineChanges = [
       .init(impact: .breaking, kind: "typeChanged", path: "price", message: "was integer; tonight also string")
     ]
+    report.plan = RunPlan(
+      tables: [
+        .init(
+          table: "orders", existed: true, rowsBefore: 10, inserts: 2, updates: 1, unchanged: 9, deletes: 0,
+          columnsUpdated: ["status_id": 1])
+      ], lookupChanges: ["order_statuses": 1], pendingMigrations: ["create index x"], maxChanges: "5%",
+      exceedsMaxChanges: false)
     report.inputs[0].sha256 = String(repeating: "ab", count: 32)
     report.inputs[0].skipped = .init(reason: .sameContent, loadedByRunId: 4, loadedAs: "/drops/a.json")
     report.inputs[0].changedSinceRunId = 3

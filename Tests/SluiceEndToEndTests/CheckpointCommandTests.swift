@@ -465,8 +465,11 @@ struct StagedRunCommandTests {
     let new = try state(reference)
     #expect(new != old)
 
+    // Just after the copy (nothing committed: the resume stages afresh), after chunks, inside
+    // the publication.
     let points: [[String]] = [
-      ["--test-kill-at", "chunk-1"], ["--test-kill-at", "chunk-3"], ["--test-kill-at", "publish"],
+      ["--test-kill-at", "chunk-0"], ["--test-kill-at", "chunk-1"], ["--test-kill-at", "chunk-3"],
+      ["--test-kill-at", "publish"],
     ]
     for (index, point) in points.enumerated() {
       let database = scratch.file("staged-\(index).sqlite")

@@ -18,10 +18,12 @@ import Foundation
 extension PipelineRunner {
   /// `beforeFinalCommit` runs in the last chunk's transaction with the run's report (a staged
   /// run keeps it in its side database).
+  /// `resuming` (by default `--resume`) continues the interrupted run in `store`.
   func loadInChunks(
-    into store: some Store, outputs: RunOutputs, state: inout RunState,
+    into store: some Store, outputs: RunOutputs, state: inout RunState, resuming: Bool? = nil,
     beforeFinalCommit: ((RunReport) throws -> Void)? = nil
   ) throws -> RunReport {
+    let resumes = resuming ?? configuration.resumes
     let pipeline = configuration.name
     let owner = ChunkedRun.ownerName(startedAt: Date())
     let identity = RunCheckpoint.identity(of: self) + (configuration.rejectsPath == nil ? "" : "\nrejects")
@@ -31,7 +33,7 @@ extension PipelineRunner {
       try CheckpointTable.create(in: store)
       let existing = try CheckpointTable.load(pipeline, from: store)
       var resumed: RunCheckpoint?
-      if configuration.resumes {
+      if resumes {
         guard let existing else {
           throw RunAbort(
             failure: .init(

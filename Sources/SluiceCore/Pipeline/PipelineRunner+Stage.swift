@@ -86,19 +86,38 @@ extension PipelineRunner {
           driver.discardStaging(target)
         }
         try driver.beginStaging(target)
+        configuration.chunkCommitHook?(0)  // Tests: `chunk-0` dies with the copy made.
       }
     } catch let error as StagingError {
       throw Self.abort(error)
     }
-    let store = try driver.openForRun(staged, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+    var store = try driver.openForRun(staged, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
     opened.store = store
+    var resuming = configuration.resumes
+    if resuming, try Self.stagedReport(in: store) == nil,
+      try CheckpointTable.load(configuration.name, from: store) == nil
+    {
+      // Interrupted before its first chunk committed: the side database is still the copy it
+      // began as, and the target untouched; the run starts over, staged afresh.
+      opened.store = nil
+      driver.discardStaging(target)
+      do {
+        try driver.beginStaging(target)
+      } catch {
+        throw Self.abort(error)
+      }
+      store = try driver.openForRun(staged, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+      opened.store = store
+      resuming = false
+    }
     let report: RunReport
-    if configuration.resumes, let done = try Self.stagedReport(in: store) {
+    if resuming, let done = try Self.stagedReport(in: store) {
       // The last chunk was committed to the side database; only the publication was lost.
       report = done
     } else {
-      report = try loadInChunks(into: store, outputs: outputs, state: &state) { report in
-        try Self.keep(report, in: store)
+      let inside = store
+      report = try loadInChunks(into: store, outputs: outputs, state: &state, resuming: resuming) { report in
+        try Self.keep(report, in: inside)
       }
     }
     let hook = configuration.chunkCommitHook
