@@ -14,13 +14,33 @@ package final class SQLiteRunHistory: RunHistory {
   private let hasRuns: Bool
 
   /// Checkpointed runs that did not finish (`sluice_checkpoints`).
-  public func notes() throws -> [String] { try CheckpointTable.notes(in: connection) }
+  /// and a staged run (`--stage`) whose side database is beside this one, unpublished.
+  public func notes() throws -> [String] {
+    var notes = try CheckpointTable.notes(in: connection)
+    if let staged = Self.stagedRunNote(path) { notes.append(staged) }
+    return notes
+  }
+
+  /// What a staged run left beside the database at `path`, if it left anything.
+  static func stagedRunNote(_ path: String) -> String? {
+    let stage = path + ".sluice-stage"
+    guard FileManager.default.fileExists(atPath: stage) else { return nil }
+    var note =
+      "a staged run into \(path) is unfinished in \(stage) (none of it is in \(path) yet): 'sluice run SPEC --stage --resume' finishes and publishes it, --restart discards it"
+    if let side = try? SQLiteConnection(path: stage, options: .init(readOnly: true, create: false)),
+      let inner = try? CheckpointTable.notes(in: side), let first = inner.first
+    {
+      note += "; in it, " + first
+    }
+    return note
+  }
 
   public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws {
     self.path = path
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw RunHistoryError(.databaseMissing, database: path, message: "no such file")
+      let staged = Self.stagedRunNote(path).map { "; \($0)" } ?? ""
+      throw RunHistoryError(.databaseMissing, database: path, message: "no such file\(staged)")
     }
     guard !isDirectory.boolValue else {
       throw RunHistoryError(.databaseMissing, database: path, message: "is a directory, not a database")
