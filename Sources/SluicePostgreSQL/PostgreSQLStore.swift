@@ -307,20 +307,18 @@ package final class PostgreSQLStore: Store {
       try? run("ROLLBACK")
       throw error
     }
-    // "COMMIT" on a transaction that failed is answered with the tag ROLLBACK, not an error.
-    let commit = PQexec(connection, "COMMIT")
-    defer { PQclear(commit) }
-    try check(commit, sql: "COMMIT")
-    if let commit, let tag = PQcmdStatus(commit), String(cString: tag) != "COMMIT" {
-      throw PostgreSQLError(
-        sqlState: "25P02", message: "the server rolled the transaction back at COMMIT: a statement in it had failed",
-        server: server, sql: "COMMIT")
-    }
-    createsSchema = false
+    try commit()
     return result
   }
 
   public func commitAndBegin() throws {
+    try commit()
+    try run("BEGIN")
+  }
+
+  /// Commits the open transaction; throws when the server rolled it back instead ("COMMIT" on a
+  /// transaction that failed is answered with the tag ROLLBACK, not an error).
+  private func commit() throws {
     let commit = PQexec(connection, "COMMIT")
     defer { PQclear(commit) }
     try check(commit, sql: "COMMIT")
@@ -330,7 +328,6 @@ package final class PostgreSQLStore: Store {
         server: server, sql: "COMMIT")
     }
     createsSchema = false
-    try run("BEGIN")
   }
 
   public func makeSavepoints() throws -> any RecordSavepoints { PostgreSQLSavepoints(store: self) }
