@@ -45,9 +45,9 @@ extension PipelineConfiguration {
       configuration.laneCommitHook = { reached, _ in
         if reached.description == point { kill(getpid(), SIGKILL) }
       }
-      // And of a checkpointed run: `chunk-N` dies just after the N-th chunk's commit.
-      configuration.chunkCommitHook = { chunk in
-        if "chunk-\(chunk)" == point || (chunk == -1 && point == "publish") { kill(getpid(), SIGKILL) }
+      // And of a checkpointed or staged run: `chunk-N` dies just after the N-th chunk's commit.
+      configuration.chunkCommitHook = { reached in
+        if reached.description == point { kill(getpid(), SIGKILL) }
       }
     }
     if let jobs = values["jobs"] {

@@ -68,9 +68,9 @@ public struct PipelineConfiguration: Sendable {
   /// For fault-injection tests: called at each point of a parallel run's commit with the
   /// backend process ids of its connections (the coordinating one first, then each lane's).
   package var laneCommitHook: (@Sendable (LaneCommitPoint, [Int32]) -> Void)?
-  /// For fault-injection tests: called just after each chunk of a checkpointed run commits, with
-  /// the chunk's number from 1.
-  package var chunkCommitHook: (@Sendable (Int) -> Void)?
+  /// For fault-injection tests: called at each point of a checkpointed or staged run where a
+  /// kill must leave it resumable (`ChunkPoint`).
+  package var chunkCommitHook: (@Sendable (ChunkPoint) -> Void)?
   /// A validate run that also checks what needs the database (`validate --db`): orphans, and
   /// keys already there under `--on-conflict fail`, on a connection that only reads.
   public var checksDatabase = false
@@ -189,6 +189,29 @@ public struct PipelineConfiguration: Sendable {
   private static func onlyInput(_ inputs: [PipelineInput]) -> Int {
     precondition(inputs.count == 1, "a pipeline with several inputs has no single input to change")
     return 0
+  }
+}
+
+/// A point of a checkpointed or staged run where fault-injection tests kill it
+/// (`sluice run --test-kill-at POINT`, named by `description`).
+package enum ChunkPoint: Sendable, Hashable, CustomStringConvertible {
+  /// A staged run made its side database, before its first chunk (`chunk-0`).
+  case staged
+  /// Chunk `n` (from 1, counted over the whole run) committed (`chunk-N`).
+  case committed(Int)
+  /// A resumed run took over the interrupted run's rejects and state, before its first commit
+  /// (`resumed`).
+  case resumed
+  /// A staged run is about to commit its publication (`publish`).
+  case publishing
+
+  package var description: String {
+    switch self {
+    case .staged: "chunk-0"
+    case .committed(let chunk): "chunk-\(chunk)"
+    case .resumed: "resumed"
+    case .publishing: "publish"
+    }
   }
 }
 

@@ -27,7 +27,10 @@ extension PipelineRunner {
     let pipeline = configuration.name
     let owner = ChunkedRun.ownerName(startedAt: Date())
     let identity = RunCheckpoint.identity(of: self) + (configuration.rejectsPath == nil ? "" : "\nrejects")
-    return try store.withTransaction {
+    // The rejects staging file the interrupted run's checkpoint names: it stays until a commit
+    // of this run no longer needs it (a resume killed before its first commit resumes from it).
+    var superseded: String?
+    let report = try store.withTransaction {
       let (deferred, lookupRows) = try migrateSchema(store)
       _ = try store.lockAgainstConcurrentRuns()
       try CheckpointTable.create(in: store)
@@ -44,10 +47,12 @@ extension PipelineRunner {
         }
         // The rejects so far first: a resume refused below publishes them as they were.
         try takeOverRejects(of: existing.checkpoint, state: &state)
+        superseded = existing.checkpoint.rejectsStaging
         try checkResumable(existing, identity: identity)
         try CheckpointTable.claim(pipeline, owner: owner, in: store)
         try restore(existing.checkpoint, pipeline: pipeline, store: store, state: &state)
         resumed = existing.checkpoint
+        configuration.chunkCommitHook?(.resumed)
       } else if let existing {
         guard configuration.restarts else {
           throw RunAbort(
@@ -58,12 +63,15 @@ extension PipelineRunner {
             ))
         }
         try CheckpointTable.delete(pipeline, in: store)
+        superseded = existing.checkpoint.rejectsStaging
       }
+      if superseded == state.quarantine?.file.stagingPath { superseded = nil }
       let chunks = ChunkedRun(
         store: store, pipeline: pipeline, owner: owner, identity: identity,
         recordsPerChunk: resumed?.recordsPerChunk ?? configuration.checkpointEvery ?? Self.defaultChunkRecords,
         resumedFrom: resumed, lookupRows: lookupRows,
-        relocks: inputs.contains { $0.input.isIncremental }, afterCommit: configuration.chunkCommitHook)
+        relocks: inputs.contains { $0.input.isIncremental }, superseded: superseded,
+        afterCommit: configuration.chunkCommitHook)
       state.chunks = chunks
       defer { state.chunks = nil }
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
@@ -99,8 +107,11 @@ extension PipelineRunner {
       try CheckpointTable.delete(pipeline, in: store)
       try beforeFinalCommit?(report)
       try outputs.stage(report)
+      superseded = chunks.superseded
       return report
     }
+    if let superseded { unlink(superseded) }
+    return report
   }
 
   /// Records per chunk when the spec and the command line do not say.
@@ -172,7 +183,6 @@ extension PipelineRunner {
         ))
     }
     try quarantine.takeOver(records: records, bytes: bytes, from: source)
-    if source == checkpoint.rejectsStaging, source != quarantine.file.stagingPath { unlink(source) }
   }
 
   private static func fileSize(_ path: String) -> Int64 {

@@ -86,7 +86,7 @@ extension PipelineRunner {
           driver.discardStaging(target)
         }
         try driver.beginStaging(target)
-        configuration.chunkCommitHook?(0)  // Tests: `chunk-0` dies with the copy made.
+        configuration.chunkCommitHook?(.staged)  // Tests: `chunk-0` dies with the copy made.
       }
     } catch let error as StagingError {
       throw Self.abort(error)
@@ -124,7 +124,7 @@ extension PipelineRunner {
     do {
       try driver.publishStaging(
         target, tables: schema.tableNames + schema.lookups.map(\.table),
-        busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds, beforeCommit: { hook?(-1) })
+        busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds, beforeCommit: { hook?(.publishing) })
     } catch {
       throw Self.abort(error)
     }

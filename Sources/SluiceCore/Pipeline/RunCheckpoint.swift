@@ -352,13 +352,16 @@ package final class ChunkedRun {
   private var keys = CheckpointKeys()
   private var keyParts = 0
   static var keysPerPart: Int { 8_192 }
-  /// Tests: called with the chunk's number just after each commit.
-  let afterCommit: (@Sendable (Int) -> Void)?
+  /// The rejects staging file of the run this one resumed or restarted, until the first commit
+  /// of this run's checkpoint (which names this run's file) lets it go.
+  private(set) var superseded: String?
+  /// Tests: called with `.committed(chunk)` just after each commit.
+  let afterCommit: (@Sendable (ChunkPoint) -> Void)?
 
   init(
     store: any Store, pipeline: String, owner: String, identity: String, recordsPerChunk: Int,
-    resumedFrom checkpoint: RunCheckpoint?, lookupRows: [String: Int], relocks: Bool,
-    afterCommit: (@Sendable (Int) -> Void)?
+    resumedFrom checkpoint: RunCheckpoint?, lookupRows: [String: Int], relocks: Bool, superseded: String?,
+    afterCommit: (@Sendable (ChunkPoint) -> Void)?
   ) {
     self.store = store
     self.pipeline = pipeline
@@ -371,6 +374,7 @@ package final class ChunkedRun {
     endedTotals = checkpoint?.totals ?? LoadTotals()
     self.lookupRows = checkpoint?.lookupRows ?? lookupRows
     self.relocks = relocks
+    self.superseded = superseded
     self.afterCommit = afterCommit
   }
 
@@ -430,7 +434,11 @@ package final class ChunkedRun {
     inserted = true
     chunk += 1
     sinceCommit = 0
-    afterCommit?(chunk)
+    if let superseded {
+      unlink(superseded)
+      self.superseded = nil
+    }
+    afterCommit?(.committed(chunk))
     if relocks { _ = try store.lockAgainstConcurrentRuns() }
   }
 
