@@ -123,11 +123,6 @@ struct PipelineInvocation {
     configuration.resumes = parsed.flags.contains("resume")
     if parsed.flags.contains("stage") { configuration.stages = true }
     if configuration.stages {
-      guard !configuration.database.driver.connectsToServer else {
-        throw UsageError(
-          "--stage is built for SQLite databases; on \(configuration.database.driver.name) a checkpointed run (--checkpoint-every) commits chunk by chunk, and is not all-or-nothing"
-        )
-      }
       if configuration.checkpointEvery == nil && !configuration.resumes {
         configuration.checkpointEvery = PipelineConfiguration.defaultChunkRecords
       }

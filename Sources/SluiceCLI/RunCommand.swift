@@ -71,9 +71,9 @@ struct RunCommand: PipelineSubcommand {
           --resume               continue the last unfinished checkpointed run of this pipeline
                                  in this database where its last chunk ended; refused (exit 65)
                                  when an input changed since, exit 64 when there is none
-          --stage                with checkpoints, into a side database readers never see,
-                                 published into the database in one transaction at the end:
-                                 resumable and all-or-nothing (SQLite)
+          --stage                with checkpoints, into a staging area readers never see (a
+                                 side database; on PostgreSQL a schema of the run), published
+                                 in one transaction at the end: resumable and all-or-nothing
           --restart              start a checkpointed run over although an unfinished one of
                                  this pipeline is in the database (otherwise refused, exit 65):
                                  its checkpoint is dropped, the chunks it committed stay

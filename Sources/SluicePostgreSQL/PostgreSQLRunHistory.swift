@@ -43,9 +43,29 @@ package final class PostgreSQLRunHistory: RunHistory {
         """)
     }
     guard tables == 2 else {
+      let staged = try stagedRunNote().map { "; \($0)" } ?? ""
       throw RunHistoryError(
         .noHistory, database: database,
-        message: "no run history (no sluice_runs table): no Sluice run was recorded here")
+        message: "no run history (no sluice_runs table): no Sluice run was recorded here\(staged)")
+    }
+  }
+
+  /// What a staged run (`--stage`) left in its staging schema, unpublished, if it left anything.
+  private func stagedRunNote() throws -> String? {
+    let stage = PostgreSQLDriver.stagingSchema(forSchema: schema)
+    return try reading {
+      let exists = try store.prepare("SELECT 1 FROM pg_namespace WHERE nspname = $1")
+      try exists.bind(.text(stage), at: 1)
+      defer { exists.reset() }
+      guard try exists.step() else { return nil }
+      var note =
+        "a staged run into \(database) is unfinished in schema \(stage) (none of it is in the target yet): 'sluice run SPEC --stage --resume' finishes and publishes it, --restart discards it"
+      try store.execute("SET LOCAL search_path TO \(store.dialect.quote(stage))")
+      if let first = try CheckpointTable.notes(in: store).first { note += "; in it, " + first }
+      if try store.columns(of: PipelineRunner.stagedReportTable) != nil {
+        note += "; every chunk is staged: --resume only publishes it"
+      }
+      return note
     }
   }
 
@@ -128,6 +148,7 @@ package final class PostgreSQLRunHistory: RunHistory {
       notes.append("prepared transaction \(gid) of an earlier Sluice holds its locks: \(recover) lists it")
     }
     notes += try reading { try CheckpointTable.notes(in: store) }
+    if let staged = try stagedRunNote() { notes.append(staged) }
     return notes
   }
 

@@ -154,6 +154,9 @@ package final class PostgreSQLStatement: StoreStatement {
 
   // MARK: - Columns
 
+  /// The columns of the current result.
+  var columnCount: Int32 { result.map { PQnfields($0) } ?? 0 }
+
   public func columnIsNull(_ index: Int32) -> Bool {
     guard let result, row >= 0, row < rowCount else { return true }
     return PQgetisnull(result, row, index) != 0

@@ -22,7 +22,7 @@ extension SQLiteDriver: StagingDriver {
     DatabaseTarget(location: target.location + ".sluice-stage", driver: self)
   }
 
-  package func stagingExists(for target: DatabaseTarget) -> Bool {
+  package func stagingExists(for target: DatabaseTarget) throws(StagingError) -> Bool {
     FileManager.default.fileExists(atPath: stagingTarget(for: target).location)
   }
 
@@ -31,7 +31,8 @@ extension SQLiteDriver: StagingDriver {
     for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
   }
 
-  package func beginStaging(_ target: DatabaseTarget) throws(StagingError) {
+  /// Copies the whole target (`tables` name only the run's share of it).
+  package func beginStaging(_ target: DatabaseTarget, tables: [String]) throws(StagingError) {
     let path = target.location
     let final = stagingTarget(for: target).location
     // Made under another name and renamed when complete: a side database is never half a copy.

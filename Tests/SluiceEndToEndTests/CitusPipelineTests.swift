@@ -162,6 +162,21 @@ struct CitusPipelineTests {
     #expect(try schema.rows(of: ["fruits", "recipes"]) == loaded)
   }
 
+  /// `--stage` is refused on Citus before anything is staged: its staged copies would be local
+  /// tables of the coordinator, not distributed ones.
+  @Test func aStagedRunIsRefusedOnTheClusterBeforeItStagesAnything() throws {
+    let schema = CitusCluster.schema()
+    try layOut(["fruits"], in: schema)
+    let target = ["--db", schema.url, "--db-schema", schema.name]
+    let result = try run("Pipelines/fruits.json", into: target, ["--stage"])
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains("--stage is not built for Citus"), "\(result.stderr)")
+    #expect(try schema.rows(of: ["fruits"]).tables["fruits"]?.count == 1, "rows were loaded")
+    let staged = try schema.connect().scalarInt(
+      "SELECT count(*) FROM pg_namespace WHERE nspname = 'sluice_stage_\(schema.name)'")
+    #expect(staged == 0)
+  }
+
   /// Under the lenient policy each record meeting a known key is its own constraint issue (a
   /// savepoint per record, rolled back on the cluster), as on PostgreSQL; with every record
   /// rejected the run fails and the cluster keeps its rows.

@@ -6,10 +6,11 @@ package protocol StagingDriver: StoreDriver {
   /// The side database of a staged run into `target`.
   func stagingTarget(for target: DatabaseTarget) -> DatabaseTarget
   /// Whether a staged run into `target` is unfinished (its side database is there).
-  func stagingExists(for target: DatabaseTarget) -> Bool
-  /// Makes the side database a copy of the target as it is now (none: an empty one), noting
-  /// what the target was, so that `publish` can tell whether anyone wrote to it since.
-  func beginStaging(_ target: DatabaseTarget) throws(StagingError)
+  func stagingExists(for target: DatabaseTarget) throws(StagingError) -> Bool
+  /// Makes the side database a copy of the target as it is now (none: an empty one) — at least
+  /// of its `tables` (the run's) and its audit tables — noting what the target was, so that
+  /// `publish` can tell whether anyone wrote to it since.
+  func beginStaging(_ target: DatabaseTarget, tables: [String]) throws(StagingError)
   /// Replaces the target's `tables` and its audit tables by the side database's, in one
   /// transaction (or, for a target that did not exist, renames the side database into place),
   /// then deletes the side database. Refuses when the target changed since `beginStaging`.
@@ -19,6 +20,13 @@ package protocol StagingDriver: StoreDriver {
     throws(StagingError)
   /// Deletes the side database of `target` (`--restart`).
   func discardStaging(_ target: DatabaseTarget)
+  /// Refuses to resume a staged run whose staged rows were lost (PostgreSQL: the server
+  /// restarted after a crash, which empties unlogged tables).
+  func checkStagingIntact(_ target: DatabaseTarget) throws(StagingError)
+}
+
+extension StagingDriver {
+  package func checkStagingIntact(_ target: DatabaseTarget) throws(StagingError) {}
 }
 
 /// Why staging or publishing failed.
@@ -50,7 +58,7 @@ package struct StagingError: Error, Sendable, CustomStringConvertible {
 /// resumable; a crash while publishing rolls the target's transaction back, and `--resume`
 /// publishes again.
 extension PipelineRunner {
-  static let stagedReportTable = "sluice_stage_report"
+  package static let stagedReportTable = "sluice_stage_report"
 
   func loadStaged(outputs: RunOutputs, state: inout RunState, opened: inout Opened) throws -> RunReport {
     let target = configuration.database
@@ -59,33 +67,36 @@ extension PipelineRunner {
         failure: .init(
           kind: .configuration,
           message:
-            "--stage is built for SQLite databases; on \(target.driver.name) a checkpointed run (--checkpoint-every) commits chunk by chunk"
+            "--stage is not built for \(target.driver.name) databases; a checkpointed run (--checkpoint-every) commits chunk by chunk"
         ))
     }
     let staged = driver.stagingTarget(for: target)
+    let place = staged.schema.map { "schema \($0)" } ?? staged.description
+    let tables = schema.tableNames + schema.lookups.map(\.table)
     do {
       if configuration.resumes {
-        guard driver.stagingExists(for: target) else {
+        guard try driver.stagingExists(for: target) else {
           throw RunAbort(
             failure: .init(
               kind: .configuration,
               message:
-                "there is no staged run into \(configuration.databaseDescription) to resume (its side database \(staged.location) is not there); run without --resume to start one"
+                "there is no staged run into \(configuration.databaseDescription) to resume (its staging, \(place), is not there); run without --resume to start one"
             ))
         }
+        try driver.checkStagingIntact(target)
       } else {
-        if driver.stagingExists(for: target) {
+        if try driver.stagingExists(for: target) {
           guard configuration.restarts else {
             throw RunAbort(
               failure: .init(
                 kind: .data,
                 message:
-                  "a staged run into \(configuration.databaseDescription) is unfinished (\(staged.location)): --resume finishes and publishes it; --restart discards it and starts over; nothing was written"
+                  "a staged run into \(configuration.databaseDescription) is unfinished (\(place)): --resume finishes and publishes it; --restart discards it and starts over; nothing was written"
               ))
           }
           driver.discardStaging(target)
         }
-        try driver.beginStaging(target)
+        try driver.beginStaging(target, tables: tables)
         configuration.chunkCommitHook?(.staged)  // Tests: `chunk-0` dies with the copy made.
       }
     } catch let error as StagingError {
@@ -102,7 +113,7 @@ extension PipelineRunner {
       opened.store = nil
       driver.discardStaging(target)
       do {
-        try driver.beginStaging(target)
+        try driver.beginStaging(target, tables: tables)
       } catch {
         throw Self.abort(error)
       }
@@ -123,7 +134,7 @@ extension PipelineRunner {
     let hook = configuration.chunkCommitHook
     do {
       try driver.publishStaging(
-        target, tables: schema.tableNames + schema.lookups.map(\.table),
+        target, tables: tables,
         busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds, beforeCommit: { hook?(.publishing) })
     } catch {
       throw Self.abort(error)
