@@ -576,6 +576,33 @@ struct StagedRunCommandTests {
     }
   }
 
+  /// A disk that fills while the run is staged (a 512 KiB file-size limit, as `ulimit -f` sets
+  /// it, which the side database outgrows): the run fails, the target is exactly as it was, and
+  /// the staging resumes once there is room.
+  @Test func aFullDiskWhileStagedLeavesTheTargetAsItWasAndTheStagingResumable() throws {
+    try tests.input(count: 5_000)
+    let spec = try tests.spec()
+    let template = scratch.file("template.sqlite")
+    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", template]).status == 0)
+    let old = try Data(contentsOf: URL(fileURLWithPath: template))
+    let reference = scratch.file("reference.sqlite")
+    try FileManager.default.copyItem(atPath: template, toPath: reference)
+    #expect(try SluiceBinary.run(["run", spec, "--db", reference]).status == 0)
+    let database = scratch.file("full.sqlite")
+    try FileManager.default.copyItem(atPath: template, toPath: database)
+    let arguments = ["run", spec, "--db", database, "--stage", "--checkpoint-every", "300"]
+    let full = try SluiceBinary.shell(
+      #"ulimit -f 512; "$SLUICE" \#(arguments.map { "'\($0)'" }.joined(separator: " "))"#)
+    #expect(full.status == 74, "\(full.stderr)")
+    #expect(full.stderr.contains("full") || full.stderr.contains("too large"), "\(full.stderr)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == old, "the target changed")
+    #expect(FileManager.default.fileExists(atPath: database + ".sluice-stage"))
+    let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--resume"])
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    #expect(try state(database) == state(reference))
+    #expect(!FileManager.default.fileExists(atPath: database + ".sluice-stage"))
+  }
+
   @Test func aFirstStagedLoadIsPublishedByARenameAndLeavesNoTargetUntilThen() throws {
     try tests.input()
     let spec = try tests.spec()
