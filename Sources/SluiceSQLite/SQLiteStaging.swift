@@ -70,6 +70,7 @@ extension SQLiteDriver: StagingDriver {
       try connection.execute(
         "CREATE TABLE IF NOT EXISTS \(Self.stagingTable) (target_counter INTEGER NOT NULL, target_existed INTEGER NOT NULL)"
       )
+      try connection.execute("DELETE FROM \(Self.stagingTable)")  // One left by a kill in a rename.
       try connection.prepare("INSERT INTO \(Self.stagingTable) VALUES (?1, ?2)").run([
         .integer(counter), .integer(counter >= 0 ? 1 : 0),
       ])
@@ -105,13 +106,16 @@ extension SQLiteDriver: StagingDriver {
             "\(path) was created by another process while the run was staged in \(stage): publishing would replace it; nothing was published (--restart stages the run again over it)"
           )
         }
-        try side.execute("DROP TABLE \(Self.stagingTable)")
-        try side.execute("DROP TABLE IF EXISTS sluice_stage_report")
         beforeCommit()
         guard rename(stage, path) == 0 else {
           throw StagingError(.io, "cannot rename \(stage) to \(path): \(String(cString: strerror(errno)))")
         }
         unlink(stage + "-journal")
+        // The staging's own tables go once it is the target (before, a kill would leave a side
+        // database that no longer says what it is); left by a kill here, they are harmless.
+        try SQLiteConnection(
+          path: path, options: .init(create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        ).execute("DROP TABLE IF EXISTS \(Self.stagingTable); DROP TABLE IF EXISTS sluice_stage_report")
         return
       }
       let connection = try SQLiteConnection(

@@ -124,6 +124,35 @@ struct PostgreSQLStagedRunTests {
     }
   }
 
+  /// Killed after the publication's commit, before the report and rejects were renamed into
+  /// place: `--stage --resume` finds the run's finished checkpoint in the target and puts them
+  /// there, exactly as the uninterrupted run's.
+  @Test func aStagedRunKilledAfterItsPublicationHasItsOutputsPutInPlaceByTheResume() throws {
+    try tests.input()
+    let spec = try tests.spec()
+    func outputs(_ name: String) -> [String] {
+      ["--report", scratch.file("\(name).json"), "--rejects", scratch.file("\(name)-rejects.ndjson")]
+    }
+    func outcome(_ name: String, _ target: Target) throws -> CheckpointCommandTests.Outcome {
+      var result = try tests.outcome(
+        database: tests.scratch.file("unused.sqlite"), report: scratch.file("\(name).json"),
+        rejects: scratch.file("\(name)-rejects.ndjson"), rows: target.schema.rows(of: CheckpointCommandTests.tables))
+      result.report = result.report.replacingOccurrences(of: target.schema.name, with: "S")
+      return result
+    }
+    let reference = Target()
+    #expect(try reference.run(spec, outputs("reference")).status == 0)
+    let target = Target()
+    let killed = try target.run(spec, ["--stage", "--test-kill-at", "finished"] + outputs("staged"))
+    #expect(killed.status == SIGKILL, "\(killed.stderr)")
+    #expect(try !target.stagingExists())
+    #expect(!FileManager.default.fileExists(atPath: scratch.file("staged.json")))
+    let resumed = try target.run(spec, ["--stage", "--resume"] + outputs("staged"))
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    #expect(try outcome("staged", target) == outcome("reference", reference))
+    #expect(try target.schema.connect().scalarInt("SELECT count(*) FROM sluice_checkpoints") == 0)
+  }
+
   /// Into a schema with no tables yet: the tables are created by the publication, with their
   /// keys, indexes and foreign keys, and are ordinary (logged) tables.
   @Test func aFirstStagedLoadCreatesTheTablesAtThePublication() throws {

@@ -204,6 +204,9 @@ package enum ChunkPoint: Sendable, Hashable, CustomStringConvertible {
   case resumed
   /// A staged run is about to commit its publication (`publish`).
   case publishing
+  /// A checkpointed or staged run committed (and published), before its outputs are renamed
+  /// into place (`finished`).
+  case finished
 
   package var description: String {
     switch self {
@@ -211,6 +214,7 @@ package enum ChunkPoint: Sendable, Hashable, CustomStringConvertible {
     case .committed(let chunk): "chunk-\(chunk)"
     case .resumed: "resumed"
     case .publishing: "publish"
+    case .finished: "finished"
     }
   }
 }

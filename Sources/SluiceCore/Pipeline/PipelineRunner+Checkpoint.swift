@@ -48,11 +48,24 @@ extension PipelineRunner {
         // The rejects so far first: a resume refused below publishes them as they were.
         try takeOverRejects(of: existing.checkpoint, state: &state)
         superseded = existing.checkpoint.rejectsStaging
+        if let finished = existing.checkpoint.finishedReport {
+          // The run committed; only its outputs were not put in place: they are, from its
+          // report and rejects (the checkpoint goes once they are, `settlePublication`).
+          try checkResumable(existing, identity: identity, inputs: false)
+          let report = try RunReport.decode(from: Data(finished.utf8))
+          try outputs.stage(report)
+          // The checkpoint still names that run's rejects until `settlePublication` drops it.
+          superseded = nil
+          return report
+        }
         try checkResumable(existing, identity: identity)
         try CheckpointTable.claim(pipeline, owner: owner, in: store)
         try restore(existing.checkpoint, pipeline: pipeline, store: store, state: &state)
         resumed = existing.checkpoint
         configuration.chunkCommitHook?(.resumed)
+      } else if let existing, existing.checkpoint.finishedReport != nil {
+        // A committed run whose outputs were not put in place: this run writes its own.
+        try CheckpointTable.delete(pipeline, in: store)
       } else if let existing {
         guard configuration.restarts else {
           throw RunAbort(
@@ -104,9 +117,13 @@ extension PipelineRunner {
       var entry = report.auditEntry
       entry.inputLedger = state.inputLedger
       try store.recordAudit(entry)
-      try CheckpointTable.delete(pipeline, in: store)
       try beforeFinalCommit?(report)
       try outputs.stage(report)
+      if outputs.writesFiles {
+        try chunks.finish(report, state: state)
+      } else {
+        try CheckpointTable.delete(pipeline, in: store)
+      }
       superseded = chunks.superseded
       return report
     }
@@ -114,11 +131,26 @@ extension PipelineRunner {
     return report
   }
 
+  /// After the outputs of a committed checkpointed or staged run are in place: its finished
+  /// checkpoint goes, in the target, and with it the rejects staging it named (an interrupted
+  /// run's, which this one took over; its own was renamed into place). Best effort: a checkpoint
+  /// left behind only makes a later `--resume` put the same outputs in place again.
+  func settlePublication() {
+    let target = configuration.database
+    guard
+      let store = try? target.driver.openForRun(target, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds),
+      let row = try? CheckpointTable.load(configuration.name, from: store), row.checkpoint.finishedReport != nil,
+      (try? CheckpointTable.settle(configuration.name, in: store)) != nil
+    else { return }
+    if let staging = row.checkpoint.rejectsStaging { unlink(staging) }
+  }
+
   /// Records per chunk when the spec and the command line do not say.
   static var defaultChunkRecords: Int { PipelineConfiguration.defaultChunkRecords }
 
-  /// Refuses a resume whose pipeline or inputs are not those of the interrupted run.
-  private func checkResumable(_ row: CheckpointTable.Row, identity: String) throws {
+  /// Refuses a resume whose pipeline or (unless `inputs` is false) inputs are not those of the
+  /// interrupted run.
+  private func checkResumable(_ row: CheckpointTable.Row, identity: String, inputs: Bool = true) throws {
     let checkpoint = row.checkpoint
     guard checkpoint.identity == identity else {
       let before = Set(checkpoint.identity.split(separator: "\n"))
@@ -133,7 +165,7 @@ extension PipelineRunner {
             "the pipeline is not the one whose run was interrupted (\(differences.joined(separator: "; "))): a resume reads the same inputs the same way; nothing was written"
         ))
     }
-    for saved in checkpoint.state.inputs {
+    for saved in checkpoint.state.inputs where inputs {
       guard let then = saved.fingerprint else { continue }
       let now = FileFingerprint(path: saved.path)
       guard now != then else { continue }

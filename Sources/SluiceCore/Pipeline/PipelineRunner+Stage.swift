@@ -75,6 +75,9 @@ extension PipelineRunner {
     let tables = schema.tableNames + schema.lookups.map(\.table)
     do {
       if configuration.resumes {
+        if try !driver.stagingExists(for: target), let report = try resumePublishedRun(outputs, &state, &opened) {
+          return report
+        }
         guard try driver.stagingExists(for: target) else {
           throw RunAbort(
             failure: .init(
@@ -123,8 +126,10 @@ extension PipelineRunner {
     }
     let report: RunReport
     if resuming, let done = try Self.stagedReport(in: store) {
-      // The last chunk was committed to the side database; only the publication was lost.
-      report = done
+      // The last chunk was committed to the side database; only the publication was lost (and
+      // the outputs, which the run's finished checkpoint there still has).
+      let finished = try CheckpointTable.load(configuration.name, from: store)?.checkpoint.finishedReport != nil
+      report = finished ? try loadInChunks(into: store, outputs: outputs, state: &state, resuming: true) : done
     } else {
       let inside = store
       report = try loadInChunks(into: store, outputs: outputs, state: &state, resuming: resuming) { report in
@@ -140,6 +145,22 @@ extension PipelineRunner {
       throw Self.abort(error)
     }
     return report
+  }
+
+  /// A staged run published, then stopped before its outputs were in place: its finished
+  /// checkpoint, published with it, is in the target; the outputs are put in place from it.
+  /// Nil when the target holds no such run.
+  private func resumePublishedRun(_ outputs: RunOutputs, _ state: inout RunState, _ opened: inout Opened) throws
+    -> RunReport?
+  {
+    let target = configuration.database
+    guard target.driver.connectsToServer || FileManager.default.fileExists(atPath: target.location) else { return nil }
+    let store = try target.driver.openForRun(target, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+    guard try CheckpointTable.load(configuration.name, from: store)?.checkpoint.finishedReport != nil else {
+      return nil
+    }
+    opened.store = store
+    return try loadInChunks(into: store, outputs: outputs, state: &state, resuming: true)
   }
 
   private static func abort(_ error: StagingError) -> RunAbort {

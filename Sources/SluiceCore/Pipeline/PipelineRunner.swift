@@ -366,7 +366,10 @@ package struct PipelineRunner: Sendable {
       committed ?? planned
       ?? makeReport(run, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
     if let outputs = opened.outputs {
+      let chunked = committed != nil && (configuration.isChunked || configuration.stages)
+      if chunked { configuration.chunkCommitHook?(.finished) }
       report.outputErrors = outputs.finish(report, committed: committed != nil)
+      if chunked, report.outputErrors.isEmpty { settlePublication() }
       if !report.outputErrors.isEmpty, report.failure == nil, !report.committed {
         // A dry run has nothing committed to protect: an output it could not write fails it.
         report.status = .failed

@@ -8,7 +8,9 @@ import Foundation
 /// It lives in the database, in `sluice_checkpoints`, one row per pipeline, written in the same
 /// transaction as the chunk's rows; the natural keys the run's records wrote, which later records
 /// are checked against for repeats, go chunk by chunk to `sluice_checkpoint_keys`. The final
-/// chunk's commit deletes both.
+/// chunk's commit deletes the keys and leaves the checkpoint with the run's report in it
+/// (`finishedReport`) until the run's outputs are in place: a run killed between its last commit
+/// and their renames still has its report and rejects, which `--resume` puts in place.
 package struct RunCheckpoint: Codable {
   /// The checkpoint's own format; a resume refuses another.
   static let currentVersion = 1
@@ -28,6 +30,10 @@ package struct RunCheckpoint: Codable {
   var state: RunState.Saved
   /// The temporary file the rejects were staged in (`OutputFile.stagingPath`).
   var rejectsStaging: String?
+  /// The report (JSON) of a run whose last chunk committed, kept until its outputs — report
+  /// files and rejects — are in place; nil while the run goes on. A resume of such a run only
+  /// puts them in place.
+  var finishedReport: String? = nil
 
   /// The input the run was reading: its place and saved progress.
   var openInput: InputProgress.Saved? { state.inputs.last { $0.end == nil } }
@@ -130,6 +136,10 @@ package enum CheckpointTable {
   /// and what `--resume` would do.
   package static func notes(in store: some Store) throws -> [String] {
     try unfinished(in: store).map { run in
+      if (try? load(run.pipeline, from: store))?.checkpoint.finishedReport != nil {
+        return
+          "pipeline \(run.pipeline): a checkpointed run started \(run.startedAt) committed its last chunk at \(run.updatedAt), but was stopped before it put its report and rejects in place (\(run.owner)): 'sluice run SPEC --resume' puts them there"
+      }
       var note =
         "pipeline \(run.pipeline): a checkpointed run started \(run.startedAt) is unfinished — interrupted, or still running (\(run.owner)): \(run.chunk) chunk(s) committed, \(run.records) record(s), the last commit at \(run.updatedAt)"
       if let open = (try? load(run.pipeline, from: store))?.checkpoint.openInput {
@@ -206,7 +216,22 @@ package enum CheckpointTable {
     guard try store.columns(of: table) != nil else { return }
     let p = store.dialect.parameter
     try store.prepare("DELETE FROM \(table) WHERE pipeline = \(p(1))").run([.text(pipeline)])
+    try deleteKeys(pipeline, in: store)
+  }
+
+  /// The keys of `pipeline`'s run go (its last chunk committed: no record comes after them).
+  static func deleteKeys(_ pipeline: String, in store: some Store) throws {
+    let p = store.dialect.parameter
     try store.prepare("DELETE FROM \(keysTable) WHERE pipeline = \(p(1))").run([.text(pipeline)])
+  }
+
+  /// The outputs of `pipeline`'s committed run are in place: its finished checkpoint goes (and
+  /// nothing else: a checkpoint of a run begun since stays).
+  package static func settle(_ pipeline: String, in store: some Store) throws {
+    try store.withTransaction {
+      guard let row = try load(pipeline, from: store), row.checkpoint.finishedReport != nil else { return }
+      try delete(pipeline, in: store)
+    }
   }
 
   static func corrupt(_ pipeline: String, _ why: String) -> RunAbort {
@@ -419,15 +444,7 @@ package final class ChunkedRun {
     guard
       try CheckpointTable.save(
         checkpoint, pipeline: pipeline, owner: owner, inserting: !inserted, records: records, in: store)
-    else {
-      let holder = (try? CheckpointTable.load(pipeline, from: store))?.owner ?? "another process"
-      throw RunAbort(
-        failure: .init(
-          kind: .io,
-          message:
-            "another run took this one over (\(holder) resumed it): this process stopped; its last chunk was rolled back and the other run goes on from the last checkpoint"
-        ))
-    }
+    else { throw takenOver() }
     try saveKeys()
     try store.commitAndBegin()
     keyParts = 0
@@ -440,6 +457,31 @@ package final class ChunkedRun {
     }
     afterCommit?(.committed(chunk))
     if relocks { _ = try store.lockAgainstConcurrentRuns() }
+  }
+
+  /// The last chunk, in its transaction: the keys go, and the checkpoint stays with the run's
+  /// report in it (its rejects synced beforehand) until the outputs are in place.
+  func finish(_ report: RunReport, state: RunState) throws {
+    var checkpoint = RunCheckpoint(
+      identity: identity, recordsPerChunk: recordsPerChunk, chunk: chunk + 1, lookupRows: lookupRows,
+      totals: endedTotals, state: state.saved(openRowsWritten: [:]), rejectsStaging: state.quarantine?.file.stagingPath)
+    checkpoint.finishedReport = String(decoding: try report.jsonData(), as: UTF8.self)
+    guard
+      try CheckpointTable.save(
+        checkpoint, pipeline: pipeline, owner: owner, inserting: !inserted, records: records, in: store)
+    else { throw takenOver() }
+    try CheckpointTable.deleteKeys(pipeline, in: store)
+  }
+
+  /// Another process resumed the run since this one's last commit.
+  private func takenOver() -> RunAbort {
+    let holder = (try? CheckpointTable.load(pipeline, from: store))?.owner ?? "another process"
+    return RunAbort(
+      failure: .init(
+        kind: .io,
+        message:
+          "another run took this one over (\(holder) resumed it): this process stopped; its last chunk was rolled back and the other run goes on from the last checkpoint"
+      ))
   }
 
   /// Who this process is, for `owner`.

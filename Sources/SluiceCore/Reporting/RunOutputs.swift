@@ -34,6 +34,10 @@ package final class RunOutputs {
     }
   }
 
+  /// Whether the run writes any file (a stream is not one): what a run killed between its
+  /// commit and their renames would lose.
+  var writesFiles: Bool { [rejects, report, junit, html].compactMap { $0 }.contains { !$0.isStream } }
+
   /// Writes and syncs everything a successful run leaves, before its commit; throws when the
   /// disk refuses, which rolls the run back.
   package func stage(_ finalReport: RunReport) throws(OutputError) {
