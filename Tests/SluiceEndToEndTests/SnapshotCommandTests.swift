@@ -18,10 +18,10 @@ struct SnapshotCommandTests {
 
   /// Orders `ids`, each with `id % 3 + 1` items, as a JSON array at `name`.
   @discardableResult
-  func dump(_ name: String, _ ids: [Int]) throws -> String {
+  func dump(_ name: String, _ ids: [Int], badCurrency: Set<Int> = []) throws -> String {
     let orders = ids.map { id in
       GeneratedOrder(
-        id: String(format: "%010d", id), currency: "EUR", status: "pending", createdAt: "2023-01-01T00:00:00Z",
+        id: String(format: "%010d", id), currency: badCurrency.contains(id) ? "euros" : "EUR", status: "pending", createdAt: "2023-01-01T00:00:00Z",
         customerID: 7, customerName: "Ann",
         items: (0...(id % 3)).map { .init(sku: "SKU-\(id)-\($0)", qty: 1, priceMinor: 10) }
       ).json
@@ -82,6 +82,34 @@ struct SnapshotCommandTests {
     let (again, same) = try run(["run", spec, "--input", scratch.file("tonight.json")])
     #expect(again.status == 0 && same.rowsDeleted == [:])
     #expect(again.stderr.contains("  snapshot: deleted nothing: every row's key was in the input"))
+  }
+
+  /// Under the lenient policy, a record rejected before its key was known (here: order 40 with a
+  /// broken currency, rejected at the validate stage) was in the dump all the same: its row must not be deleted as gone. The orders table then loses
+  /// nothing this run, a `snapshotHeld` warning says why, and once the dump is clean the
+  /// snapshot deletes exactly what is gone.
+  @Test func aLenientSnapshotWithRecordsRejectedBeforeTheirKeysDeletesNothingFromTheirTables() throws {
+    let all = Array(1...200)
+    try dump("full.json", all)
+    let spec = try spec(#", "policy": "lenient""#)
+    #expect(try run(["run", spec]).0.status == 0)
+    let before = try DatabaseSnapshot(of: scratch.file("orders.sqlite"), tables: Self.tables)
+    let gone = [17, 150]
+    let tonight = try dump("tonight.json", all.filter { !gone.contains($0) }, badCurrency: [40])
+    let (held, report) = try run(["run", spec, "--input", tonight])
+    #expect(held.status == 0, "\(held.stderr)")
+    #expect(report.stages.first { $0.stage == .validate }?.rejected == 1)
+    #expect(report.rowsDeleted == [:] || report.rowsDeleted == nil, "\(String(describing: report.rowsDeleted))")
+    let warning = try #require(report.issues.first { $0.code == .snapshotHeld })
+    #expect(warning.severity == .warning && warning.stage == .load && warning.path == "orders")
+    #expect(warning.message.hasPrefix("the snapshot deleted nothing from orders: 1 record(s) of its input were rejected"))
+    #expect(try DatabaseSnapshot(of: scratch.file("orders.sqlite"), tables: Self.tables) == before)
+    // The dump without the broken record: the two orders gone are deleted, order 40 stays.
+    try dump("fixed.json", all.filter { !gone.contains($0) })
+    let (fixed, deleted) = try run(["run", spec, "--input", scratch.file("fixed.json")])
+    #expect(fixed.status == 0, "\(fixed.stderr)")
+    #expect(deleted.rowsDeleted?["orders"] == 2)
+    #expect(try database.scalarInt("SELECT count(*) FROM orders WHERE order_id = '0000000040'") == 1)
   }
 
   @Test(arguments: ["empty", "truncated"])

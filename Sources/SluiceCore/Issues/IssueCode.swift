@@ -39,4 +39,7 @@ public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparab
   public static let skippedByDesign: IssueCode = "skippedByDesign"
   /// An input the spec marks `optional` is not there: the run goes on without it (a warning).
   public static let missingInput: IssueCode = "missingInput"
+  /// A snapshot deleted nothing from a table: records of its input were rejected before their
+  /// keys were known, so the rows they would have kept cannot be told from rows gone (a warning).
+  public static let snapshotHeld: IssueCode = "snapshotHeld"
 }

@@ -7,7 +7,8 @@ import Foundation
 /// table, in the run's own connection — a file-backed B-tree on SQLite, a temporary table on
 /// PostgreSQL — so the run never holds them all in memory; the delete is then one anti-join per
 /// table. A record rejected at the load stage counts as seen (its row is kept); a record
-/// rejected before it became rows (decode, validate) has no key to protect its row.
+/// rejected before it became rows (decode, validate) has no key to protect its row, so the run
+/// holds the deletes of its dataset's tables back (`holding`).
 ///
 /// Before it deletes, the mirror counts: a run that would delete more than `maxDeleteRate` of a
 /// table's rows fails (exit 65, nothing written), so an empty or truncated dump never wipes one.
@@ -107,7 +108,8 @@ package final class SnapshotMirror {
   /// tables whose rows went with them. Throws `SnapshotRefusal` when a table would lose more
   /// than `maxDeleteRate` of its rows, or when other rows still name the ones to delete
   /// (`ON DELETE RESTRICT`): the caller's transaction then rolls everything back.
-  package func apply(maxDeleteRate: Double) throws -> [String: Int] {
+  /// Tables in `holding` lose nothing.
+  package func apply(maxDeleteRate: Double, holding: Set<String> = []) throws -> [String: Int] {
     for index in mirrored.indices { try flush(index) }
     // Every table the deletes can reach, counted before and after: a mirrored table may lose
     // rows to another's cascade (alerts with their devices) besides its own delete.
@@ -117,7 +119,7 @@ package final class SnapshotMirror {
     }
     var before: [String: Int] = [:]
     for table in affected { before[table] = try count(table) }
-    for index in mirrored.indices {
+    for index in mirrored.indices where !holding.contains(mirrored[index].table.name) {
       let table = mirrored[index].table.name
       let total = try count(table)
       do {

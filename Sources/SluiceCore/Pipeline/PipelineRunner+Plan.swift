@@ -44,7 +44,7 @@ extension PipelineRunner {
         state.keys.finish()
         try state.checkRejectRate()
         try state.checkSomethingLoaded()
-        if let mirror { state.rowsDeleted = try deleteUnseen(mirror) }
+        if let mirror { state.rowsDeleted = try deleteUnseen(mirror, state: &state) }
         try buildDeferredIndexes(deferred, in: store)
         var plan = RunPlan(
           tables: try copies.map { try changes(of: $0.table, before: $0.copy, rowsBefore: $0.rowsBefore, in: store) },

@@ -11,9 +11,31 @@ extension PipelineRunner {
   }
 
   /// Deletes what the snapshot did not see, or refuses (exit 65) when the guard says no.
-  func deleteUnseen(_ mirror: SnapshotMirror) throws -> [String: Int] {
+  ///
+  /// A record rejected before it became rows — at the read, decode, validate or map stage — was
+  /// in the dump, but its key is unknown: the row it would have kept cannot be told from a row
+  /// gone from the dump. So a table of a dataset whose snapshot input had such a record loses
+  /// nothing this run, and a `snapshotHeld` warning names it and says why.
+  func deleteUnseen(_ mirror: SnapshotMirror, state: inout RunState) throws -> [String: Int] {
+    var unkeyed: [String: Int] = [:]
+    let now = state.ledger.snapshot()
+    for progress in state.inputs where inputs[progress.index].input.isSnapshot {
+      let rejected = progress.counts(now: now).statistics.filter { $0.stage != .load }.map(\.rejected).reduce(0, +)
+      guard rejected > 0 else { continue }
+      for table in inputs[progress.index].dataset.schema.tableNames where mirror.tables.contains(table) {
+        unkeyed[table, default: 0] += rejected
+      }
+    }
+    for (table, rejected) in unkeyed.sorted(by: { $0.key < $1.key }) {
+      state.ledger.warn(
+        Issue(
+          stage: .load, severity: .warning, code: .snapshotHeld, location: nil, path: table,
+          message:
+            "the snapshot deleted nothing from \(table): \(rejected) record(s) of its input were rejected before their keys were known, so the rows they would keep cannot be told from rows gone from the dump; once they load (sluice replay), a snapshot deletes what is gone"
+        ))
+    }
     do {
-      return try mirror.apply(maxDeleteRate: configuration.maxDeleteRate)
+      return try mirror.apply(maxDeleteRate: configuration.maxDeleteRate, holding: Set(unkeyed.keys))
     } catch let refusal as SnapshotRefusal {
       throw RunAbort(failure: .init(kind: .data, message: refusal.description))
     }

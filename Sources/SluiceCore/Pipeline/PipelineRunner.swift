@@ -297,7 +297,7 @@ package struct PipelineRunner: Sendable {
       state.keys.finish()
       try state.checkRejectRate()
       try state.checkSomethingLoaded()
-      if let mirror { state.rowsDeleted = try deleteUnseen(mirror) }
+      if let mirror { state.rowsDeleted = try deleteUnseen(mirror, state: &state) }
       try buildDeferredIndexes(deferred, in: store)
       let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
       // The report as the commit will make it true: the tables counted inside the
