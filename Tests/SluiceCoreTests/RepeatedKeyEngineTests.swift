@@ -35,6 +35,29 @@ struct RepeatedKeyEngineTests {
     return Run(report: report, database: try SQLiteConnection(path: directory.file("s.sqlite")), directory: directory)
   }
 
+  /// `validate --db --on-conflict fail` keeps the keys the run itself would write in a registry
+  /// that spills past its limit (here 4 KiB): memory stays bounded, and a key an earlier record
+  /// of the run wrote long before — spilled by then — is still found, as are the database's.
+  @Test func validateAgainstADatabaseFindsKeysTheRunWroteLongAgoWithBoundedMemory() throws {
+    let directory = try TemporaryDirectory()
+    _ = try run([Self.shipment("held-1"), Self.shipment("held-2")], policy: .strict, in: directory)
+    var ids = (0..<1500).map { String(format: "s%05d", $0) }
+    ids += ["s00007", "held-2", "s01234"]
+    let input = try directory.write("tonight.ndjson", ids.map { Self.shipment($0) }.joined(separator: "\n") + "\n")
+    var configuration = PipelineConfiguration(
+      name: "shipments", input: input, format: .ndjson, policy: .lenient,
+      database: .sqlite(directory.file("s.sqlite")), issueSampleLimit: 10_000)
+    configuration.mode = .validate
+    configuration.checksDatabase = true
+    configuration.conflict = .fail
+    configuration.policy.duplicateKeys = .ignore
+    configuration.keyRegistryLimits = KeyRegistry.Limits(recentBytes: 4 << 10, filterBytes: 256)
+    let report = try Pipeline(dataset: ShipmentsDataset(), configuration: configuration).run()
+    let constraints = report.issues.filter { $0.code == .constraint }
+    #expect(constraints.map(\.location?.ordinal) == [1501, 1502, 1503])
+    #expect(constraints.allSatisfy { $0.message.hasPrefix("shipments: a row with this key exists already") })
+  }
+
   private static func policy(_ preset: Policy.Preset, _ duplicates: Policy.DuplicateKeyAction) -> Policy {
     var policy = Policy(preset: preset)
     policy.duplicateKeys = duplicates

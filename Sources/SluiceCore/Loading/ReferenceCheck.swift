@@ -6,9 +6,9 @@
 /// Keys are looked up a batch at a time, a hundred a query, as the row writer does. What the run
 /// itself would have written counts too, in input order: an alert naming a device of an earlier
 /// record (or an earlier input) of the same run is no orphan, one naming a device that only a
-/// later record brings is. Those keys are kept, for the tables other rows name, for the whole
-/// run: memory grows with the distinct keys of referenced tables the input holds (100,000
-/// devices: a few MiB), not with its records.
+/// later record brings is. Those keys are kept for the whole run in a `KeyRegistry`, which
+/// moves them to the driver's temporary store past a few hundred KiB: memory stays bounded
+/// whatever the number of distinct keys (every order's, under `--on-conflict fail`).
 package final class ReferenceCheck {
   /// A table whose keys are looked up: one others reference, or one whose keys must be new.
   private final class Target {
@@ -17,8 +17,6 @@ package final class ReferenceCheck {
     let lookup: (any StoreStatement)?
     /// Keys the database holds, the most recently used.
     var present = KeyCache(generationLimit: RowWriter.keyCacheGeneration)
-    /// Keys records of this run wrote (would have written), in input order so far.
-    var written = Set<DatabaseValue>()
     var wanted = Set<DatabaseValue>()
     /// The key column among the table's own columns.
     let keyColumn: Int
@@ -38,9 +36,16 @@ package final class ReferenceCheck {
   /// Whether a record's top-level rows must have new keys (`--on-conflict fail`).
   private let keysMustBeNew: Bool
   package private(set) var lookups: [String: RunReport.ReferenceLookups] = [:]
+  /// Keys records of this run wrote (would have written), in input order so far, by table.
+  private let written: KeyRegistry
 
-  package init(store: any Store, schema: Schema, conflict: ConflictPolicy) throws {
+  /// `makeSpill` gives the registry of the run's keys somewhere to move them (nil: memory).
+  package init(
+    store: any Store, schema: Schema, conflict: ConflictPolicy, limits: KeyRegistry.Limits = .init(),
+    makeSpill: KeyRegistry.MakeSpill? = nil
+  ) throws {
     self.store = store
+    written = KeyRegistry(limits: limits, makeSpill: makeSpill)
     let sql = TableSQL(dialect: store.dialect)
     keysMustBeNew = conflict == .fail
     for table in schema.tables {
@@ -68,12 +73,12 @@ package final class ReferenceCheck {
         guard let target = targets[open.target], let key = rows.value(Int(open.entry), Int(open.column)) else {
           continue
         }
-        if !target.written.contains(key) && !target.present.contains(key) { target.wanted.insert(key) }
+        if try !isKnown(key, target) { target.wanted.insert(key) }
       }
       guard keysMustBeNew else { continue }
       for entry in 0..<rows.count {
         guard let (target, key) = ownKey(entry, rows) else { continue }
-        if !target.written.contains(key) && !target.present.contains(key) { target.wanted.insert(key) }
+        if try !isKnown(key, target) { target.wanted.insert(key) }
       }
     }
     for target in targets.values where !target.wanted.isEmpty {
@@ -87,12 +92,12 @@ package final class ReferenceCheck {
 
   /// A record's checks, in input order, after `begin` saw its batch: the issues that reject it
   /// (nothing of it would be written) or the warnings of `setNull` references.
-  package func check(_ rows: RecordRows, at location: RecordLocation?) -> BatchLoader.Outcome {
+  package func check(_ rows: RecordRows, at location: RecordLocation?) throws -> BatchLoader.Outcome {
     var warnings: [Issue] = []
     for open in rows.openReferences {
       let entry = Int(open.entry)
       guard let target = targets[open.target], let key = rows.value(entry, Int(open.column)) else { continue }
-      if target.written.contains(key) || target.present.contains(key) { continue }
+      if try isKnown(key, target) { continue }
       guard let table = tables[rows.entries[entry].serial] else { continue }
       let path = rows.path(entry, column: table.inheritedCount + Int(open.column), in: table)
       if open.isPatchKey {
@@ -121,9 +126,7 @@ package final class ReferenceCheck {
       guard let (target, key) = ownKey(entry, rows) else { continue }
       // Under `fail` a key already there — in the database, or written by an earlier record
       // of the run — breaks the table's primary key, as the insert would.
-      if keysMustBeNew && target.table.onConflict == nil
-        && (target.written.contains(key) || target.present.contains(key))
-      {
+      if keysMustBeNew && target.table.onConflict == nil, try isKnown(key, target) {
         let table = target.table
         return .rejected([
           Issue(
@@ -136,8 +139,18 @@ package final class ReferenceCheck {
       }
       owned.append((target, key))
     }
-    for (target, key) in owned { target.written.insert(key) }
+    for (target, key) in owned { try written.insert(table: target.table.name, value: key) }
     return .written(keptExisting: false, warnings: warnings)
+  }
+
+  /// Whether the database holds `key` (as far as looked up) or a record of this run wrote it.
+  private func isKnown(_ key: DatabaseValue, _ target: Target) throws -> Bool {
+    if target.present.contains(key) { return true }
+    do {
+      return try written.contains(table: target.table.name, value: key)
+    } catch {
+      throw RunAbort(failure: .init(kind: .io, message: error.message))
+    }
   }
 
   /// The key of row `entry` when it is a top-level whole row of a target table.

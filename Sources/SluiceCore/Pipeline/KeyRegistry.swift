@@ -254,6 +254,23 @@ package final class KeyRegistry: Sendable {
     }
   }
 
+  // MARK: - A set of keys
+
+  /// Adds `value` to the keys of `table` (a registry used as a bounded set of keys).
+  package func insert(table: String, value: DatabaseValue) throws(KeyRegistryError) {
+    try state.withLock { state throws(KeyRegistryError) in
+      _ = try state.insertIfNew(
+        Key(table: state.id(of: table), value: value), Entry(first: Occurrence(input: 0, ordinal: 0), isVoid: false))
+    }
+  }
+
+  /// Whether `value` is among the keys of `table`, in memory or spilled.
+  package func contains(table: String, value: DatabaseValue) throws(KeyRegistryError) -> Bool {
+    try state.withLock { state throws(KeyRegistryError) in
+      try state.find(Key(table: state.id(of: table), value: value)) != nil
+    }
+  }
+
   // MARK: - Keys
 
   /// The key of row `entry` when the record owns it: a top-level whole row of an owned table,
@@ -322,6 +339,15 @@ package protocol KeySpill: AnyObject {
   func update(_ key: KeyRegistry.Key, _ entry: KeyRegistry.Entry) throws(KeyRegistryError) -> Bool
   /// Every key it holds, for a Bloom filter made from them.
   func forEachKey(_ body: (KeyRegistry.Key) -> Void) throws(KeyRegistryError)
+}
+
+extension PipelineConfiguration {
+  /// Where a run's key registries move their keys: the database driver's temporary store, when
+  /// it offers one (nil: they stay in memory).
+  var keySpill: KeyRegistry.MakeSpill? {
+    guard let driver = database.driver as? any KeySpillingDriver else { return nil }
+    return { () throws(KeyRegistryError) -> any KeySpill in try driver.makeKeySpill() }
+  }
 }
 
 /// A store driver that can keep a run's spilled natural keys (`KeySpill`) out of memory.

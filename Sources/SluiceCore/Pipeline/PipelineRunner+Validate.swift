@@ -51,6 +51,8 @@ extension PipelineRunner {
       let kind: RunReport.Failure.Kind = error.kind == .missing ? .inputMissing : .io
       throw RunAbort(failure: .init(kind: kind, message: error.message))
     }
-    return try ReferenceCheck(store: store, schema: schema, conflict: configuration.conflict)
+    return try ReferenceCheck(
+      store: store, schema: schema, conflict: configuration.conflict, limits: configuration.keyRegistryLimits,
+      makeSpill: configuration.keySpill)
   }
 }

@@ -88,11 +88,7 @@ package struct RunState {
     namesInputs = configuration.hasSeveralInputs
     ledger = RunLedger(issueSampleLimit: configuration.issueSampleLimit, rules: rules)
     progress = configuration.progress.map { ProgressTicker(handler: $0, configuration: configuration) }
-    var makeSpill: KeyRegistry.MakeSpill?
-    if let driver = configuration.database.driver as? any KeySpillingDriver {
-      makeSpill = { () throws(KeyRegistryError) -> any KeySpill in try driver.makeKeySpill() }
-    }
-    keys = KeyRegistry(limits: configuration.keyRegistryLimits, makeSpill: makeSpill)
+    keys = KeyRegistry(limits: configuration.keyRegistryLimits, makeSpill: configuration.keySpill)
     inputPaths = configuration.inputs.map(\.path)
   }
 
