@@ -21,7 +21,8 @@ struct SnapshotCommandTests {
   func dump(_ name: String, _ ids: [Int], badCurrency: Set<Int> = []) throws -> String {
     let orders = ids.map { id in
       GeneratedOrder(
-        id: String(format: "%010d", id), currency: badCurrency.contains(id) ? "euros" : "EUR", status: "pending", createdAt: "2023-01-01T00:00:00Z",
+        id: String(format: "%010d", id), currency: badCurrency.contains(id) ? "euros" : "EUR", status: "pending",
+        createdAt: "2023-01-01T00:00:00Z",
         customerID: 7, customerName: "Ann",
         items: (0...(id % 3)).map { .init(sku: "SKU-\(id)-\($0)", qty: 1, priceMinor: 10) }
       ).json
@@ -102,7 +103,8 @@ struct SnapshotCommandTests {
     #expect(report.rowsDeleted == [:] || report.rowsDeleted == nil, "\(String(describing: report.rowsDeleted))")
     let warning = try #require(report.issues.first { $0.code == .snapshotHeld })
     #expect(warning.severity == .warning && warning.stage == .load && warning.path == "orders")
-    #expect(warning.message.hasPrefix("the snapshot deleted nothing from orders: 1 record(s) of its input were rejected"))
+    #expect(
+      warning.message.hasPrefix("the snapshot deleted nothing from orders: 1 record(s) of its input were rejected"))
     #expect(try DatabaseSnapshot(of: scratch.file("orders.sqlite"), tables: Self.tables) == before)
     // The dump without the broken record: the two orders gone are deleted, order 40 stays.
     try dump("fixed.json", all.filter { !gone.contains($0) })
