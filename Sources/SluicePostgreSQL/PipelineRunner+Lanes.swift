@@ -72,7 +72,26 @@ extension PipelineRunner {
     let twoPhase: Bool
     switch configuration.laneCommit {
     case .ordered: twoPhase = false
-    case .twoPhase: twoPhase = true
+    case .twoPhase:
+      // Refused now, before anything is written, rather than at the PREPARE after the load.
+      if coordinator.isCitus {
+        throw RunAbort(
+          failure: .init(
+            kind: .configuration,
+            message:
+              "--lane-commit two-phase is refused on Citus: its coordinator cannot prepare a transaction that touched distributed tables; leave --lane-commit automatic (ordered on Citus); nothing was written"
+          ))
+      }
+      let allowed = try coordinator.maxPreparedTransactions()
+      guard allowed >= workers.count else {
+        throw RunAbort(
+          failure: .init(
+            kind: .configuration,
+            message:
+              "--lane-commit two-phase needs \(workers.count) prepared transactions and the server allows \(allowed) (max_prepared_transactions): raise it, or leave --lane-commit automatic; nothing was written"
+          ))
+      }
+      twoPhase = true
     // A Citus coordinator refuses PREPARE TRANSACTION once a transaction touched distributed
     // tables ("cannot use 2PC in transactions involving multiple servers"): in order there.
     case .automatic: twoPhase = try !coordinator.isCitus && coordinator.maxPreparedTransactions() >= workers.count

@@ -218,5 +218,14 @@ struct CitusPipelineTests {
     defer { commit.reset() }
     #expect(try commit.step())
     #expect(commit.columnValue(0) == .text("ordered"))
+    // Two-phase, asked for, is refused before anything is loaded, not at its PREPARE.
+    let refused = CitusCluster.schema()
+    try layOut(["fruits", "orders"], in: refused)
+    let asked = try run(
+      "Pipelines/fruits-and-orders.json", into: ["--db", refused.url, "--db-schema", refused.name],
+      ["--jobs", "2", "--lane-commit", "two-phase"])
+    #expect(asked.status == 64, "\(asked.stderr)")
+    #expect(asked.stderr.contains("--lane-commit two-phase is refused on Citus"), "\(asked.stderr)")
+    #expect(try refused.rows(of: ["fruits"]).tables["fruits"]?.count == 1, "fruits were loaded")
   }
 }
