@@ -461,16 +461,21 @@ struct PostgreSQLCheckpointCommandTests {
       try SluiceBinary.run(["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra)
     }
     #expect(try run(reference, []).status == 0)
-    for chunk in [1, 3] {
-      let killed = try run(chunked, ["--checkpoint-every", "300", "--test-kill-at", "chunk-\(chunk)", "--restart"])
+    // After chunks, and after the last commit (before the report is renamed into place).
+    for (runs, point) in [(1, "chunk-1"), (2, "chunk-3"), (3, "finished")] {
+      let report = tests.scratch.file("\(point).json")
+      let killed = try run(
+        chunked, ["--checkpoint-every", "300", "--test-kill-at", point, "--restart", "--report", report])
       #expect(killed.status != 0)
-      let resumed = try run(chunked, ["--resume"])
+      let resumed = try run(chunked, ["--resume", "--report", report])
       #expect(resumed.status == 0, "\(resumed.stderr)")
       #expect(try chunked.rows(of: CheckpointCommandTests.tables) == reference.rows(of: CheckpointCommandTests.tables))
       let store = try chunked.connect()
       #expect(try store.scalarInt("SELECT count(*) FROM sluice_checkpoints") == 0)
       let ledger = try store.scalarInt("SELECT sum(records_read)::bigint FROM sluice_inputs WHERE status = 'loaded'")
-      #expect(ledger == Int64(CheckpointCommandTests.recordsPerRun) * Int64(chunk == 1 ? 1 : 2))
+      #expect(ledger == Int64(CheckpointCommandTests.recordsPerRun) * Int64(runs))
+      let written = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
+      #expect(written.committed && written.stages.first?.recordsIn == CheckpointCommandTests.recordsPerRun, "\(point)")
     }
   }
 }
