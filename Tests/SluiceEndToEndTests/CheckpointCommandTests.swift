@@ -305,6 +305,32 @@ struct CheckpointCommandTests {
     #expect(Set(left).isDisjoint(with: first), "the interrupted run's staging file is left after the resume committed")
   }
 
+  /// The checkpoint keeps when the run started to the millisecond (a date, not text rounded to
+  /// the second), so the resumed run's audit row starts when the interrupted run did; the chunks'
+  /// keys are compact BLOBs.
+  @Test func aResumedRunStartsWhenTheInterruptedRunStartedToTheMillisecond() throws {
+    try input()
+    let spec = try spec()
+    let killed = try SluiceBinary.run(arguments(spec, "started", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"]))
+    #expect(killed.status == SIGKILL)
+    let database = scratch.file("started.sqlite")
+    let interrupted = try SQLiteConnection(path: database, options: .init(readOnly: true))
+    let started = try interrupted.prepare("SELECT started_at FROM sluice_checkpoints")
+    #expect(try started.step())
+    let startedAt = started.columnText(0) ?? ""
+    let kinds = try interrupted.prepare(
+      "SELECT group_concat(DISTINCT typeof(keys)), max(length(keys)) < 300 * 12 FROM sluice_checkpoint_keys")
+    #expect(try kinds.step())
+    #expect(kinds.columnText(0) == "blob")
+    #expect(kinds.columnInt64(1) == 1, "an order's key takes more than 12 bytes")
+    let finished = try SluiceBinary.run(arguments(spec, "started", ["--resume"]))
+    #expect(finished.status == 0, "\(finished.stderr)")
+    let audit = try SQLiteConnection(path: database, options: .init(readOnly: true)).prepare(
+      "SELECT started_at FROM sluice_runs")
+    #expect(try audit.step())
+    #expect(audit.columnText(0) == startedAt)
+  }
+
   @Test func aResumeWithNothingToResumeSaysSoWithExit64() throws {
     try input()
     let spec = try spec()
