@@ -314,21 +314,30 @@ struct CheckpointCommandTests {
     let killed = try SluiceBinary.run(arguments(spec, "started", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"]))
     #expect(killed.status == SIGKILL)
     let database = scratch.file("started.sqlite")
-    let interrupted = try SQLiteConnection(path: database, options: .init(readOnly: true))
-    let started = try interrupted.prepare("SELECT started_at FROM sluice_checkpoints")
-    #expect(try started.step())
-    let startedAt = started.columnText(0) ?? ""
-    let kinds = try interrupted.prepare(
-      "SELECT group_concat(DISTINCT typeof(keys)), max(length(keys)) < 300 * 12 FROM sluice_checkpoint_keys")
-    #expect(try kinds.step())
-    #expect(kinds.columnText(0) == "blob")
-    #expect(kinds.columnInt64(1) == 1, "an order's key takes more than 12 bytes")
+    // Read, then closed: an open read would hold the database against the resume's commits.
+    func interrupted() throws -> (startedAt: String?, kinds: String?, compact: Int64) {
+      let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
+      let started = try connection.prepare("SELECT started_at FROM sluice_checkpoints")
+      defer { started.reset() }
+      let keys = try connection.prepare(
+        """
+        SELECT group_concat(DISTINCT typeof(keys)), sum(length(keys)) < 12 * (SELECT records FROM sluice_checkpoints) \
+        FROM sluice_checkpoint_keys
+        """)
+      defer { keys.reset() }
+      guard try started.step(), try keys.step() else { return (nil, nil, 0) }
+      return (started.columnText(0), keys.columnText(0), keys.columnInt64(1))
+    }
+    let (startedAt, kinds, compact) = try interrupted()
+    #expect(kinds == "blob")
+    #expect(compact == 1, "an order's key takes more than 12 bytes")
     let finished = try SluiceBinary.run(arguments(spec, "started", ["--resume"]))
     #expect(finished.status == 0, "\(finished.stderr)")
-    let audit = try SQLiteConnection(path: database, options: .init(readOnly: true)).prepare(
-      "SELECT started_at FROM sluice_runs")
-    #expect(try audit.step())
-    #expect(audit.columnText(0) == startedAt)
+    let audit = try SQLiteConnection(path: database, options: .init(readOnly: true))
+    let started = try audit.prepare("SELECT started_at FROM sluice_runs")
+    defer { started.reset() }
+    #expect(try started.step())
+    #expect(startedAt != nil && started.columnText(0) == startedAt)
   }
 
   @Test func aResumeWithNothingToResumeSaysSoWithExit64() throws {
