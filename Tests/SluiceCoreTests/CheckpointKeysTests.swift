@@ -60,7 +60,8 @@ struct CheckpointKeysTests {
     let orders = registry.ownedTablesID("orders")
     for ordinal in 1...8_192 {
       let id = "ORD-" + String(repeating: "0", count: 8 - String(ordinal).count) + String(ordinal)
-      keys.append(.init(table: orders, value: .text(id)), first: .init(input: 0, ordinal: Int64(ordinal)), registry: registry)
+      keys.append(
+        .init(table: orders, value: .text(id)), first: .init(input: 0, ordinal: Int64(ordinal)), registry: registry)
     }
     #expect(keys.encoded.count < 8 * 8_192)
     var read = 0

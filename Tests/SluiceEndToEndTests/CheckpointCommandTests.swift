@@ -311,7 +311,8 @@ struct CheckpointCommandTests {
   @Test func aResumedRunStartsWhenTheInterruptedRunStartedToTheMillisecond() throws {
     try input()
     let spec = try spec()
-    let killed = try SluiceBinary.run(arguments(spec, "started", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"]))
+    let killed = try SluiceBinary.run(
+      arguments(spec, "started", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"]))
     #expect(killed.status == SIGKILL)
     let database = scratch.file("started.sqlite")
     // Read, then closed: an open read would hold the database against the resume's commits.

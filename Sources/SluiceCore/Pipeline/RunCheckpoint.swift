@@ -198,7 +198,9 @@ package enum CheckpointTable {
     defer { query.reset() }
     try query.bind(.text(pipeline), at: 1)
     while try query.step() {
-      guard case .blob(let keys) = query.columnValue(0) else { throw corrupt(pipeline, "a chunk's keys are not a BLOB") }
+      guard case .blob(let keys) = query.columnValue(0) else {
+        throw corrupt(pipeline, "a chunk's keys are not a BLOB")
+      }
       try body(keys)
     }
   }
