@@ -286,7 +286,8 @@ struct CheckpointCommandTests {
     let spec = try spec()
     let expected = try reference(spec)
     // Chunk 2 holds record 331, the first reject.
-    let killed = try SluiceBinary.run(arguments(spec, "twice", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"]))
+    let killed = try SluiceBinary.run(
+      arguments(spec, "twice", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"]))
     #expect(killed.status == SIGKILL)
     let first = try rejectsStagingFiles("twice")
     #expect(first.count == 1)
