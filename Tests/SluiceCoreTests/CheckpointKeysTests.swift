@@ -30,18 +30,47 @@ struct CheckpointKeysTests {
     #expect(read.map(\.2) == written.map(\.2))
   }
 
-  @Test func textThatIsNotACheckpointsKeysIsRefused() throws {
+  @Test func bytesThatAreNotACheckpointsKeysAreRefused() throws {
     var keys = CheckpointKeys()
     let registry = KeyRegistry()
     keys.append(
       .init(table: registry.ownedTablesID("orders"), value: .text("abc")), first: .init(input: 0, ordinal: 1),
       registry: registry)
-    let whole = Data(base64Encoded: keys.encoded) ?? Data()
-    for broken in ["not base64!", Data(whole.dropLast(3)).base64EncodedString()] {
+    keys.append(
+      .init(table: registry.ownedTablesID("orders"), value: .text("abd")), first: .init(input: 0, ordinal: 2),
+      registry: registry)
+    let whole = keys.encoded
+    // Cut short; a varint that never ends; a second key sharing more bytes than the first has.
+    var overshared = whole
+    let second = (0..<(whole.count - 3)).first { Array(whole[$0..<($0 + 4)]) == [0, 2, 2, 1] }
+    #expect(second != nil)
+    if let second { overshared[second + 2] = 9 }
+    for broken in [Array(whole.dropLast(3)), [0xFF, 0xFF, 0xFF], overshared] {
       #expect(throws: RunAbort.self) {
         try CheckpointKeys.decode(broken, pipeline: "p") { _, _, _ in }
       }
     }
+  }
+
+  /// Ids that grow share most of their bytes with the previous one: the chunk's keys take a few
+  /// bytes each, not the tens a fixed-width, base64 form took.
+  @Test func growingTextKeysTakeAFewBytesEach() throws {
+    var keys = CheckpointKeys()
+    let registry = KeyRegistry()
+    let orders = registry.ownedTablesID("orders")
+    for ordinal in 1...8_192 {
+      let id = "ORD-" + String(repeating: "0", count: 8 - String(ordinal).count) + String(ordinal)
+      keys.append(
+        .init(table: orders, value: .text(id)), first: .init(input: 0, ordinal: Int64(ordinal)), registry: registry)
+    }
+    #expect(keys.encoded.count < 8 * 8_192)
+    var read = 0
+    try CheckpointKeys.decode(keys.encoded, pipeline: "p") { _, value, first in
+      read += 1
+      #expect(value == .text("ORD-" + String(repeating: "0", count: 8 - String(read).count) + String(read)))
+      #expect(first == .init(input: 0, ordinal: Int64(read)))
+    }
+    #expect(read == 8_192)
   }
 
   /// A resumed run's registry: the keys the chunks before the checkpoint wrote, restored, make

@@ -340,6 +340,42 @@ struct CheckpointCommandTests {
     #expect(try checkpoints(database) == 0)
   }
 
+  /// The checkpoint keeps when the run started to the millisecond (a date, not text rounded to
+  /// the second), so the resumed run's audit row starts when the interrupted run did; the chunks'
+  /// keys are compact BLOBs.
+  @Test func aResumedRunStartsWhenTheInterruptedRunStartedToTheMillisecond() throws {
+    try input()
+    let spec = try spec()
+    let killed = try SluiceBinary.run(
+      arguments(spec, "started", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"]))
+    #expect(killed.status == SIGKILL)
+    let database = scratch.file("started.sqlite")
+    // Read, then closed: an open read would hold the database against the resume's commits.
+    func interrupted() throws -> (startedAt: String?, kinds: String?, compact: Int64) {
+      let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
+      let started = try connection.prepare("SELECT started_at FROM sluice_checkpoints")
+      defer { started.reset() }
+      let keys = try connection.prepare(
+        """
+        SELECT group_concat(DISTINCT typeof(keys)), sum(length(keys)) < 12 * (SELECT records FROM sluice_checkpoints) \
+        FROM sluice_checkpoint_keys
+        """)
+      defer { keys.reset() }
+      guard try started.step(), try keys.step() else { return (nil, nil, 0) }
+      return (started.columnText(0), keys.columnText(0), keys.columnInt64(1))
+    }
+    let (startedAt, kinds, compact) = try interrupted()
+    #expect(kinds == "blob")
+    #expect(compact == 1, "an order's key takes more than 12 bytes")
+    let finished = try SluiceBinary.run(arguments(spec, "started", ["--resume"]))
+    #expect(finished.status == 0, "\(finished.stderr)")
+    let audit = try SQLiteConnection(path: database, options: .init(readOnly: true))
+    let started = try audit.prepare("SELECT started_at FROM sluice_runs")
+    defer { started.reset() }
+    #expect(try started.step())
+    #expect(startedAt != nil && started.columnText(0) == startedAt)
+  }
+
   @Test func aResumeWithNothingToResumeSaysSoWithExit64() throws {
     try input()
     let spec = try spec()
