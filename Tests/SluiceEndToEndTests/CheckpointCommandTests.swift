@@ -517,6 +517,59 @@ struct PostgreSQLCheckpointCommandTests {
 }
 
 extension PostgreSQLCheckpointCommandTests {
+  /// Killed at random moments (some before the first commit, some after the last), then
+  /// resumed — or, with nothing committed, started over — until done: the rows, the ledger and
+  /// the report's counts are the uninterrupted run's every time.
+  @Test func aRunKilledAtRandomAndResumedEqualsTheUninterruptedRun() throws {
+    let tests = try CheckpointCommandTests()
+    try tests.input()
+    let spec = try tests.spec()
+    let reference = PostgreSQLSchema()
+    func arguments(_ schema: PostgreSQLSchema, _ extra: [String]) -> [String] {
+      ["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra
+    }
+    func counts(_ report: String) throws -> String {
+      let decoded = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
+      return decoded.stages.map { "\($0.stage.rawValue) \($0.recordsIn) \($0.recordsOut) \($0.rejected)" }
+        .joined(separator: "; ") + " \(decoded.issueCounts.sorted { $0.key < $1.key })"
+    }
+    let started = Date()
+    let plain = tests.scratch.file("reference.json")
+    #expect(try SluiceBinary.run(arguments(reference, ["--report", plain])).status == 0)
+    let duration = Date().timeIntervalSince(started)
+    let expected = try reference.rows(of: CheckpointCommandTests.tables)
+    for attempt in 0..<8 {
+      let schema = PostgreSQLSchema()
+      let report = tests.scratch.file("random-\(attempt).json")
+      let process = try SluiceBinary.start(arguments(schema, ["--checkpoint-every", "300", "--report", report]))
+      usleep(useconds_t(Double.random(in: 0.02...max(duration * 1.2, 0.05)) * 1_000_000))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      var finished = process.terminationReason == .exit && process.terminationStatus == 0
+      var tries = 0
+      while !finished && tries < 3 {
+        tries += 1
+        let resumed = try SluiceBinary.run(arguments(schema, ["--resume", "--report", report]))
+        if resumed.status == 0 {
+          finished = true
+        } else {
+          #expect(resumed.status == 64, "attempt \(attempt): \(resumed.stderr)")
+          // Killed after its outputs were in place, before it ended: nothing left to do.
+          let ledger = try schema.exists() ? (try? schema.connect().scalarInt("SELECT count(*) FROM sluice_inputs")) : nil
+          if ledger == 1 { break }
+          let fresh = try SluiceBinary.run(arguments(schema, ["--checkpoint-every", "300", "--report", report]))
+          #expect(fresh.status == 0, "attempt \(attempt): \(fresh.stderr)")
+          finished = fresh.status == 0
+        }
+      }
+      #expect(try schema.rows(of: CheckpointCommandTests.tables) == expected, "attempt \(attempt)")
+      let store = try schema.connect()
+      #expect(try store.scalarInt("SELECT count(*) FROM sluice_checkpoints") == 0, "attempt \(attempt)")
+      #expect(try store.scalarInt("SELECT count(*) FROM sluice_inputs") == 1, "attempt \(attempt)")
+      #expect(try counts(report) == counts(plain), "attempt \(attempt)")
+    }
+  }
+
   /// The server ends the run's connection mid-chunk (`pg_terminate_backend`, once two chunks are
   /// committed): the run fails with 74, the chunk in flight is rolled back, the committed ones
   /// stay with their checkpoint, and the resume ends with the uninterrupted run's rows.

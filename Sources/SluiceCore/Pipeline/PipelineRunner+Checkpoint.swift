@@ -54,7 +54,9 @@ extension PipelineRunner {
           try checkResumable(existing, identity: identity, inputs: false)
           let report = try RunReport.decode(from: Data(finished.utf8))
           try outputs.stage(report)
+          try CheckpointTable.claim(pipeline, owner: owner, in: store)
           // The checkpoint still names that run's rejects until `settlePublication` drops it.
+          state.finishedCheckpoint = (owner, superseded)
           superseded = nil
           return report
         }
@@ -121,6 +123,7 @@ extension PipelineRunner {
       try outputs.stage(report)
       if outputs.writesFiles {
         try chunks.finish(report, state: state)
+        state.finishedCheckpoint = (owner, nil)
       } else {
         try CheckpointTable.delete(pipeline, in: store)
       }
@@ -132,17 +135,20 @@ extension PipelineRunner {
   }
 
   /// After the outputs of a committed checkpointed or staged run are in place: its finished
-  /// checkpoint goes, in the target, and with it the rejects staging it named (an interrupted
-  /// run's, which this one took over; its own was renamed into place). Best effort: a checkpoint
-  /// left behind only makes a later `--resume` put the same outputs in place again.
-  func settlePublication() {
+  /// checkpoint goes — on the run's own connection, or for a staged run (whose staging is gone)
+  /// a new one to the target — and with it the rejects staging of the interrupted run this one
+  /// took over. Best effort: a checkpoint left behind only makes a later `--resume` put the same
+  /// outputs in place again.
+  func settlePublication(_ state: RunState, store: (any Store)?) {
+    guard let finished = state.finishedCheckpoint else { return }
     let target = configuration.database
     guard
-      let store = try? target.driver.openForRun(target, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds),
-      let row = try? CheckpointTable.load(configuration.name, from: store), row.checkpoint.finishedReport != nil,
-      (try? CheckpointTable.settle(configuration.name, in: store)) != nil
+      let store = configuration.stages
+        ? try? target.driver.openForRun(target, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        : store,
+      (try? CheckpointTable.settle(configuration.name, owner: finished.owner, in: store)) != nil
     else { return }
-    if let staging = row.checkpoint.rejectsStaging { unlink(staging) }
+    if let stale = finished.staleRejects { unlink(stale) }
   }
 
   /// Records per chunk when the spec and the command line do not say.

@@ -369,7 +369,7 @@ package struct PipelineRunner: Sendable {
       let chunked = committed != nil && (configuration.isChunked || configuration.stages)
       if chunked { configuration.chunkCommitHook?(.finished) }
       report.outputErrors = outputs.finish(report, committed: committed != nil)
-      if chunked, report.outputErrors.isEmpty { settlePublication() }
+      if chunked, report.outputErrors.isEmpty { settlePublication(run, store: opened.store) }
       if !report.outputErrors.isEmpty, report.failure == nil, !report.committed {
         // A dry run has nothing committed to protect: an output it could not write fails it.
         report.status = .failed

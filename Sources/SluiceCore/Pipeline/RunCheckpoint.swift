@@ -229,12 +229,15 @@ package enum CheckpointTable {
     try store.prepare("DELETE FROM \(keysTable) WHERE pipeline = \(p(1))").run([.text(pipeline)])
   }
 
-  /// The outputs of `pipeline`'s committed run are in place: its finished checkpoint goes (and
-  /// nothing else: a checkpoint of a run begun since stays).
-  package static func settle(_ pipeline: String, in store: some Store) throws {
+  /// The outputs of `pipeline`'s committed run are in place: its finished checkpoint, which
+  /// `owner` wrote or claimed, goes (and nothing else: a checkpoint of a run begun since has
+  /// another owner).
+  static func settle(_ pipeline: String, owner: String, in store: some Store) throws {
+    let p = store.dialect.parameter
     try store.withTransaction {
-      guard let row = try load(pipeline, from: store), row.checkpoint.finishedReport != nil else { return }
-      try delete(pipeline, in: store)
+      try store.prepare("DELETE FROM \(table) WHERE pipeline = \(p(1)) AND owner = \(p(2))").run([
+        .text(pipeline), .text(owner),
+      ])
     }
   }
 

@@ -69,6 +69,9 @@ package struct RunState {
   /// A checkpointed run's chunks: what commits them and what the next checkpoint carries
   /// (`ChunkedRun`); nil for a run that commits once.
   package var chunks: ChunkedRun?
+  /// A committed checkpointed run's finished checkpoint, whose owner this process is, to drop
+  /// once the outputs are in place — with the interrupted run's rejects staging it took over.
+  var finishedCheckpoint: (owner: String, staleRejects: String?)?
   /// What a validate run's checks against the database looked up (`validate --db`).
   package var loadTotals: LoadTotals?
   /// How tonight's input differs from a validate run's baseline (`--baseline`).
