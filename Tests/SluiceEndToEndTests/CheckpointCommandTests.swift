@@ -555,7 +555,8 @@ extension PostgreSQLCheckpointCommandTests {
         } else {
           #expect(resumed.status == 64, "attempt \(attempt): \(resumed.stderr)")
           // Killed after its outputs were in place, before it ended: nothing left to do.
-          let ledger = try schema.exists() ? (try? schema.connect().scalarInt("SELECT count(*) FROM sluice_inputs")) : nil
+          let ledger =
+            try schema.exists() ? (try? schema.connect().scalarInt("SELECT count(*) FROM sluice_inputs")) : nil
           if ledger == 1 { break }
           let fresh = try SluiceBinary.run(arguments(schema, ["--checkpoint-every", "300", "--report", report]))
           #expect(fresh.status == 0, "attempt \(attempt): \(fresh.stderr)")
