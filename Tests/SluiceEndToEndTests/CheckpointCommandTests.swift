@@ -306,6 +306,37 @@ struct CheckpointCommandTests {
     #expect(Set(left).isDisjoint(with: first), "the interrupted run's staging file is left after the resume committed")
   }
 
+  /// A first load defers its secondary indexes to its last chunk; a resume keeps them deferred
+  /// (rather than sort the rows committed so far into them at its start and keep them up to date
+  /// for every row after), and the finished run has exactly the uninterrupted run's schema.
+  @Test func aResumeKeepsTheIndexesAFirstLoadDeferredForItsEnd() throws {
+    try input()
+    let spec = try spec()
+    _ = try reference(spec)
+    func indexes(_ name: String) throws -> [String] {
+      let connection = try SQLiteConnection(path: scratch.file(name), options: .init(readOnly: true))
+      let query = try connection.prepare(
+        "SELECT name || ': ' || sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+      var names: [String] = []
+      while try query.step() {
+        if case .text(let name) = query.columnValue(0) { names.append(name) }
+      }
+      return names
+    }
+    let expected = try indexes("reference.sqlite")
+    #expect(expected.contains { $0.hasPrefix("orders_by_customer:") }, "\(expected)")
+    let killed = try SluiceBinary.run(
+      arguments(spec, "deferred", ["--checkpoint-every", "300", "--test-kill-at", "chunk-1"]))
+    #expect(killed.status == SIGKILL)
+    #expect(try indexes("deferred.sqlite").isEmpty)
+    let resumedOnce = try SluiceBinary.run(arguments(spec, "deferred", ["--resume", "--test-kill-at", "chunk-3"]))
+    #expect(resumedOnce.status == SIGKILL, "\(resumedOnce.stderr)")
+    #expect(try indexes("deferred.sqlite").isEmpty, "the resume built the deferred indexes before its last chunk")
+    let finished = try SluiceBinary.run(arguments(spec, "deferred", ["--resume"]))
+    #expect(finished.status == 0, "\(finished.stderr)")
+    #expect(try indexes("deferred.sqlite") == expected)
+  }
+
   /// Killed after its last commit, before its report and rejects were renamed into place: the
   /// run is in the database, and its finished checkpoint (holding its report, naming its staged
   /// rejects) lets `--resume` put exactly those outputs in place; a new run goes on regardless.

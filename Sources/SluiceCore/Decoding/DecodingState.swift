@@ -15,6 +15,7 @@ final class DecodingState {
   private let cursors: UnsafeMutablePointer<CursorStack>
   let legacyScalars: Bool
   let dates: DateParser
+  let datesAsReferenceSeconds: Bool
   var coercions = 0
   /// How the current XML record's arrays were read.
   var xml = XMLReadings()
@@ -24,6 +25,7 @@ final class DecodingState {
   init(options: SluiceDecoder.Options) {
     legacyScalars = options.legacyScalars
     dates = DateParser(formats: options.dateFormats)
+    datesAsReferenceSeconds = options.datesAsReferenceSeconds
     tapeStorage = .allocate(capacity: 1)
     tapeStorage.initialize(to: RecordTape())
     cursors = .allocate(capacity: 1)
@@ -285,6 +287,8 @@ final class DecodingState {
       parsed = dates.parse(try text(node))
     case .string:
       parsed = dates.parse(text: tape.bytes[range(node)])
+    case .number where datesAsReferenceSeconds:
+      parsed = parseDouble(range(node)).flatMap { $0.isFinite ? Date(timeIntervalSinceReferenceDate: $0) : nil }
     case .number:
       parsed = parseDouble(range(node)).flatMap { dates.parse(number: $0) }
     case .null:

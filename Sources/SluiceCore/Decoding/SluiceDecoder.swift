@@ -13,6 +13,9 @@
     public var dateFormats: [DateFormat]
     /// Collect keys the DTO never asked for (the pipeline decides their severity).
     public var reportsUnknownFields: Bool
+    /// Dates are numbers of seconds since `Date`'s reference date (2001), as Sluice's own state
+    /// writes them (`StateJSONEncoder`), read exactly; `dateFormats` apply to no number then.
+    package var datesAsReferenceSeconds = false
 
     public init(
       legacyScalars: Bool = false, dateFormats: [DateFormat] = [.iso8601],

@@ -44,13 +44,14 @@ package enum Migrator {
   /// With `deferringIndexesOnFreshSchema`, when none of `migrations` had been applied before —
   /// the dataset's tables are being created, so they are empty — deferrable indexes are left
   /// out and returned in `deferred`; apply them with `migrate` after the load, in the same
-  /// transaction.
+  /// transaction. `stillDeferred` names deferrable indexes an interrupted first load left for
+  /// its end: they are deferred again, whether or not the schema is fresh.
   @discardableResult
   /// `locking: false` applies them without `Store.lockMigrations` — for a parallel run's lane
   /// building its deferred indexes, whose transaction lasts until every lane has loaded.
   public static func migrate(
     _ connection: some Store, _ migrations: [Migration], deferringIndexesOnFreshSchema: Bool = false,
-    locking: Bool = true
+    stillDeferred: Set<String> = [], locking: Bool = true
   ) throws -> (applied: [String], deferred: [Migration]) {
     let dialect = connection.dialect
     // A store shared with other runs is locked before the first look at what is applied when
@@ -90,7 +91,7 @@ package enum Migrator {
         applied.append(migration.identifier)
         continue
       }
-      if fresh && migration.isDeferrableIndex {
+      if migration.isDeferrableIndex && (fresh || stillDeferred.contains(migration.identifier)) {
         deferred.append(migration)
         continue
       }

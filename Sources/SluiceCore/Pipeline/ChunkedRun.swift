@@ -24,6 +24,8 @@ package final class ChunkedRun {
   /// The loaders' counts of the inputs that have ended.
   var endedTotals: LoadTotals
   let lookupRows: [String: Int]
+  /// The indexes a first load deferred to its last chunk (their migrations' identifiers).
+  let deferredIndexes: [String]
   /// Whether each chunk takes the store's lock against concurrent runs again (an incremental
   /// run's decisions).
   let relocks: Bool
@@ -41,7 +43,8 @@ package final class ChunkedRun {
 
   init(
     store: any Store, pipeline: String, owner: String, identity: String, recordsPerChunk: Int,
-    resumedFrom checkpoint: RunCheckpoint?, lookupRows: [String: Int], relocks: Bool, superseded: String?,
+    resumedFrom checkpoint: RunCheckpoint?, lookupRows: [String: Int], deferredIndexes: [String], relocks: Bool,
+    superseded: String?,
     afterCommit: (@Sendable (ChunkPoint) -> Void)?
   ) {
     self.store = store
@@ -54,6 +57,7 @@ package final class ChunkedRun {
     inserted = checkpoint != nil
     endedTotals = checkpoint?.totals ?? LoadTotals()
     self.lookupRows = checkpoint?.lookupRows ?? lookupRows
+    self.deferredIndexes = deferredIndexes
     self.relocks = relocks
     self.superseded = superseded
     self.afterCommit = afterCommit
@@ -96,7 +100,8 @@ package final class ChunkedRun {
     if let quarantine = state.quarantine { try quarantine.file.prepare() }
     let checkpoint = RunCheckpoint(
       identity: identity, recordsPerChunk: recordsPerChunk, chunk: chunk + 1, lookupRows: lookupRows, totals: totals,
-      state: state.saved(openRowsWritten: openRowsWritten), rejectsStaging: state.quarantine?.file.stagingPath)
+      state: state.saved(openRowsWritten: openRowsWritten), rejectsStaging: state.quarantine?.file.stagingPath,
+      deferredIndexes: deferredIndexes.isEmpty ? nil : deferredIndexes)
     guard
       try CheckpointTable.save(
         checkpoint, pipeline: pipeline, owner: owner, inserting: !inserted, records: records, in: store)

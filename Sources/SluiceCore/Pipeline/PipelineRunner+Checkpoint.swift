@@ -31,7 +31,10 @@ extension PipelineRunner {
     // of this run no longer needs it (a resume killed before its first commit resumes from it).
     var superseded: String?
     let report = try store.withTransaction {
-      let (deferred, lookupRows) = try migrateSchema(store)
+      // The indexes the interrupted run deferred stay deferred: built over the rows committed
+      // so far, they would cost a sort now and upkeep for every row after.
+      let interrupted = resumes ? try CheckpointTable.load(pipeline, from: store)?.checkpoint.deferredIndexes : nil
+      let (deferred, lookupRows) = try migrateSchema(store, stillDeferred: Set(interrupted ?? []))
       _ = try store.lockAgainstConcurrentRuns()
       try CheckpointTable.create(in: store)
       let existing = try CheckpointTable.load(pipeline, from: store)
@@ -84,7 +87,7 @@ extension PipelineRunner {
       let chunks = ChunkedRun(
         store: store, pipeline: pipeline, owner: owner, identity: identity,
         recordsPerChunk: resumed?.recordsPerChunk ?? configuration.checkpointEvery ?? Self.defaultChunkRecords,
-        resumedFrom: resumed, lookupRows: lookupRows,
+        resumedFrom: resumed, lookupRows: lookupRows, deferredIndexes: deferred.map(\.identifier),
         relocks: inputs.contains { $0.input.isIncremental }, superseded: superseded,
         afterCommit: configuration.chunkCommitHook)
       state.chunks = chunks

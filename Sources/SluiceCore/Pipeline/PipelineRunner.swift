@@ -317,9 +317,13 @@ package struct PipelineRunner: Sendable {
   /// Applies the schema's missing migrations, all but the deferrable indexes of a fresh schema
   /// (returned, to build after the load), and brings the lookup tables in line with their enums
   /// (the rows that changed, per table).
-  package func migrateSchema(_ store: some Store) throws -> (deferred: [Migration], lookupRows: [String: Int]) {
+  /// `stillDeferred`: indexes an interrupted run deferred, which its resume defers too.
+  package func migrateSchema(
+    _ store: some Store, stillDeferred: Set<String> = []
+  ) throws -> (deferred: [Migration], lookupRows: [String: Int]) {
     let deferred = try Migrator.migrate(
-      store, schema.migrations(dialect: store.dialect), deferringIndexesOnFreshSchema: true
+      store, schema.migrations(dialect: store.dialect), deferringIndexesOnFreshSchema: true,
+      stillDeferred: stillDeferred
     ).deferred
     var lookupRows: [String: Int] = [:]
     for lookup in schema.lookups {
