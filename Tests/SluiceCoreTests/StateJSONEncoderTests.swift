@@ -8,7 +8,10 @@ import Testing
 /// what it cannot write faithfully is refused.
 @Suite("State JSON encoder: the checkpoint's JSON, read back exactly")
 struct StateJSONEncoderTests {
-  enum Kind: String, Codable, Equatable { case plain, odd = "o\"dd" }
+  enum Kind: String, Codable, Equatable {
+    case plain
+    case odd = "o\"dd"
+  }
 
   enum Shape: Codable, Equatable {
     case point
@@ -44,10 +47,13 @@ struct StateJSONEncoderTests {
     text: "quote \" backslash \\ newline \n tab \t nul \u{0} bell \u{7} é 🙂 \u{2028} end",
     integers: [0, -1, Int64.min, Int64.max],
     unsigned: UInt64.max,
-    doubles: [0, -0.0, 0.1, 1.0 / 3, 1e300, .leastNonzeroMagnitude, -2.5e-7, 1_723_456_789.123_456_7, 4_503_599_627_370_497],
+    doubles: [
+      0, -0.0, 0.1, 1.0 / 3, 1e300, .leastNonzeroMagnitude, -2.5e-7, 1_723_456_789.123_456_7, 4_503_599_627_370_497,
+    ],
     flag: true, kind: .odd,
     shapes: [.point, .circle(radius: 2.25), .labelled("a\"b", -3)],
-    inner: Inner(name: "", counts: ["b": 2, "a": 1, "ä": 3], byInput: [10: "ten", 2: "two"], missing: nil, present: 0),
+    inner: Inner(
+      name: "", counts: ["b": 2, "a": 1, "ä": 3], byInput: [10: "ten", 2: "two"], missing: nil, present: 0),
     nested: [[], [Inner(name: "x", counts: [:], byInput: [:], missing: nil, present: nil)]],
     empty: [], emptyObject: [:], optionalArray: [1, nil, 3],
     dates: [

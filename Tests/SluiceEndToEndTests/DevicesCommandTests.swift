@@ -37,6 +37,45 @@ struct DevicesCommandTests {
     #expect(try strings(database, "SELECT count(*) FROM alerts") == ["15"])
   }
 
+  /// Alerts loaded into a database that holds only devices: the alerts table is new, so its
+  /// deferrable index waits for the load (`Migrator`), and is there, recorded, when the run ends —
+  /// and a failed run leaves neither table nor index behind.
+  @Test func alertsLoadedBesideExistingDevicesEndWithTheirIndexBuilt() throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("devices.sqlite")
+    let devicesOnly = try scratch.write(
+      "devices-only.json",
+      #"""
+      {"dataset": "devices", "input": "\#(Repository.path("SampleData/devices/devices.json"))", "format": "json",
+       "database": "devices.sqlite"}
+      """#)
+    let first = try SluiceCommand.run(["run", devicesOnly, "--db", database])
+    #expect(first.status == 0, "\(first.stderr)")
+    let index = "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'alerts_by_device'"
+    #expect(try strings(database, "SELECT count(*) FROM sqlite_schema WHERE name = 'alerts'") == ["0"])
+
+    let brokenSpec = try scratch.write(
+      "broken.json",
+      #"""
+      {"inputs": [
+        {"dataset": "devices", "input": "\#(Repository.path("SampleData/devices/devices.json"))", "format": "json"},
+        {"dataset": "alerts", "input": "\#(Self.brokenAlerts)", "format": "json"}],
+       "database": "devices.sqlite"}
+      """#)
+    let broken = try SluiceCommand.run(["run", brokenSpec, "--db", database])
+    #expect(broken.status != 0)
+    #expect(try strings(database, "SELECT count(*) FROM sqlite_schema WHERE name = 'alerts'") == ["0"])
+    #expect(try strings(database, index) == ["0"])
+
+    let alerts = try SluiceCommand.run(["run", "Pipelines/devices.json", "--db", database])
+    #expect(alerts.status == 0, "\(alerts.stderr)")
+    #expect(try strings(database, index) == ["1"])
+    #expect(
+      try strings(database, "SELECT count(*) FROM sluice_migrations WHERE identifier = 'create index alerts_by_device'")
+        == ["1"])
+    #expect(try strings(database, "SELECT count(*) FROM alerts") == ["15"])
+  }
+
   @Test func theLenientPipelineSkipsTheOrphanAndTheExpiredAlertAndSaysWhere() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("devices.sqlite")

@@ -12,6 +12,9 @@ package struct Migration: Sendable {
   /// B-tree insert per row, which dominates a bulk load once the index outgrows the page cache.
   /// Only for indexes no constraint depends on: the load runs without them.
   public var isDeferrableIndex: Bool
+  /// The table an index migration indexes: a deferrable index of a table the same migration
+  /// run creates (so empty) waits for the load.
+  public var indexedTable: String?
   /// The table or index the migration creates, when it creates one: a database that already has
   /// it — made by an earlier Sluice, or by hand from `sluice schema` — adopts it instead.
   public var creates: CreatedObject?
@@ -22,10 +25,14 @@ package struct Migration: Sendable {
     case index(String)
   }
 
-  public init(_ identifier: String, sql: String, isDeferrableIndex: Bool = false, creates: CreatedObject? = nil) {
+  public init(
+    _ identifier: String, sql: String, isDeferrableIndex: Bool = false, indexedTable: String? = nil,
+    creates: CreatedObject? = nil
+  ) {
     self.identifier = identifier
     self.sql = sql
     self.isDeferrableIndex = isDeferrableIndex
+    self.indexedTable = indexedTable
     self.creates = creates
   }
 }
@@ -41,16 +48,16 @@ package enum Migrator {
   /// Applies the missing migrations and returns the identifiers it applied. Call it inside a
   /// transaction so a failed run leaves no half-migrated schema.
   ///
-  /// With `deferringIndexesOnFreshSchema`, when none of `migrations` had been applied before —
-  /// the dataset's tables are being created, so they are empty — deferrable indexes are left
-  /// out and returned in `deferred`; apply them with `migrate` after the load, in the same
-  /// transaction. `stillDeferred` names deferrable indexes an interrupted first load left for
-  /// its end: they are deferred again, whether or not the schema is fresh.
+  /// With `deferringIndexesOfNewTables`, the deferrable indexes of tables this call creates —
+  /// empty, so a load into them is a first load — are left out and returned in `deferred`
+  /// (all of them when none of `migrations` had been applied before); apply them with `migrate`
+  /// after the load, in the same transaction. `stillDeferred` names deferrable indexes an
+  /// interrupted first load left for its end: they are deferred again.
   @discardableResult
   /// `locking: false` applies them without `Store.lockMigrations` — for a parallel run's lane
   /// building its deferred indexes, whose transaction lasts until every lane has loaded.
   public static func migrate(
-    _ connection: some Store, _ migrations: [Migration], deferringIndexesOnFreshSchema: Bool = false,
+    _ connection: some Store, _ migrations: [Migration], deferringIndexesOfNewTables: Bool = false,
     stillDeferred: Set<String> = [], locking: Bool = true
   ) throws -> (applied: [String], deferred: [Migration]) {
     let dialect = connection.dialect
@@ -82,20 +89,25 @@ package enum Migrator {
       // Another run may have applied them while this one waited.
       if locked { pending = try unapplied() }
     }
-    let fresh = deferringIndexesOnFreshSchema && !migrations.isEmpty && pending.count == migrations.count
+    let fresh = deferringIndexesOfNewTables && !migrations.isEmpty && pending.count == migrations.count
     var applied: [String] = []
     var deferred: [Migration] = []
+    var created = Set<String>()
     for migration in pending {
       if try adopts(migration, in: connection) {
         try record.run([.text(migration.identifier), now])
         applied.append(migration.identifier)
         continue
       }
-      if migration.isDeferrableIndex && (fresh || stillDeferred.contains(migration.identifier)) {
+      if migration.isDeferrableIndex,
+        fresh || stillDeferred.contains(migration.identifier)
+          || (deferringIndexesOfNewTables && migration.indexedTable.map(created.contains) == true)
+      {
         deferred.append(migration)
         continue
       }
       try connection.execute(migration.sql)
+      if case .table(let name, _) = migration.creates { created.insert(name) }
       try record.run([.text(migration.identifier), now])
       applied.append(migration.identifier)
     }

@@ -322,7 +322,7 @@ package struct PipelineRunner: Sendable {
     _ store: some Store, stillDeferred: Set<String> = []
   ) throws -> (deferred: [Migration], lookupRows: [String: Int]) {
     let deferred = try Migrator.migrate(
-      store, schema.migrations(dialect: store.dialect), deferringIndexesOnFreshSchema: true,
+      store, schema.migrations(dialect: store.dialect), deferringIndexesOfNewTables: true,
       stillDeferred: stillDeferred
     ).deferred
     var lookupRows: [String: Int] = [:]

@@ -39,7 +39,9 @@ private final class StateNode {
     }
     if T.self == Data.self || T.self == Decimal.self || T.self == URL.self {
       throw EncodingError.invalidValue(
-        value, .init(codingPath: codingPath, debugDescription: "\(T.self) has no state encoding; store it as a number or text"))
+        value,
+        .init(codingPath: codingPath, debugDescription: "\(T.self) has no state encoding; store it as a number or text")
+      )
     }
     try value.encode(to: StateNodeEncoder(node: self, codingPath: codingPath))
   }

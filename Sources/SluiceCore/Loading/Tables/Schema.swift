@@ -72,7 +72,7 @@ public struct Schema: Sendable {
       migrations += table.indexes.map { index in
         Migration(
           "create index \(index.name)", sql: sql.create(index, on: table), isDeferrableIndex: index.isDeferrable,
-          creates: .index(index.name))
+          indexedTable: table.name, creates: .index(index.name))
       }
     }
     return migrations
