@@ -90,6 +90,9 @@ package final class OutputFile {
     guard opened >= 0 else { throw failure(Self.explain(errno, path: directory)) }
     descriptor = opened
     temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    // Held until the descriptor closes — by the kernel when the process dies, even by SIGKILL:
+    // a staging file nobody holds is one a killed run left (`removeAbandonedStagingFiles`).
+    flock(opened, LOCK_EX | LOCK_NB)
     // mkstemp creates the file 0600; give it the mode the target has, or a new file would get.
     let mode = status.st_mode & S_IFMT == S_IFREG ? status.st_mode & 0o7777 : Self.newFileMode
     fchmod(opened, mode)
@@ -251,6 +254,40 @@ package final class OutputFile {
     }
     guard rename(temporary, target) == 0 else { throw writeError(errno) }
     isPublished = true
+  }
+
+  /// Removes the staging files a killed run left beside this file's target: its siblings named
+  /// as `mkstemp` names them (`.NAME.sluice-XXXXXX`), regular files of this user that no process
+  /// holds (a running one keeps an exclusive `flock` on its own until it ends) and that are at
+  /// least `minimumAge` seconds old (one just made may not be locked yet). They hold a killed
+  /// run's rejects — record values — or reports that never became true. Returns how many went.
+  ///
+  /// Only for a run that committed: an interrupted checkpointed run's rejects staging is what its
+  /// `--resume` continues from, and a committed run of the same pipeline means there is none
+  /// (a resume's commits let the interrupted run's go themselves). Another pipeline writing the
+  /// same rejects path while its own run is unfinished would lose it: its resume then refuses.
+  @discardableResult
+  package func removeAbandonedStagingFiles(minimumAge: Double = 60) -> Int {
+    guard !isStream else { return 0 }
+    let directory = (target as NSString).deletingLastPathComponent
+    let prefix = ".\((target as NSString).lastPathComponent).sluice-"
+    let place = directory.isEmpty ? "." : directory
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: place) else { return 0 }
+    let now = Date().timeIntervalSince1970
+    var removed = 0
+    for name in names where name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 6 {
+      let path = place + "/" + name
+      guard path != temporary else { continue }
+      let file = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+      guard file >= 0 else { continue }
+      defer { close(file) }
+      var status = stat()
+      guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == getuid(),
+        now - Double(status.st_mtim.tv_sec) >= minimumAge, flock(file, LOCK_EX | LOCK_NB) == 0
+      else { continue }
+      if unlink(path) == 0 { removed += 1 }
+    }
+    return removed
   }
 
   /// Writes all of `bytes` to a file descriptor, retrying interrupted and partial writes; the

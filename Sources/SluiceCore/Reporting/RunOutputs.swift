@@ -11,6 +11,8 @@ import Foundation
 /// stream (a FIFO, `/dev/stdout`) cannot be staged; it gets the report once the outcome is
 /// final, and when that write fails the data stays committed and the report says so
 /// (`outputErrors`, exit 75). A failed run publishes its rejects and a report of the failure.
+/// A committed run also removes the staging files runs killed earlier left beside its outputs
+/// (`OutputFile.removeAbandonedStagingFiles`).
 package final class RunOutputs {
   let rejects: OutputFile?
   private let report: OutputFile?
@@ -69,6 +71,11 @@ package final class RunOutputs {
       } catch {
         errors.append(error.message)
       }
+    }
+    // What runs killed before left beside these files goes once a run has committed: then no
+    // run of this pipeline in this database is unfinished, so none of them is resumable.
+    if committed {
+      for file in [rejects, self.report, junit, html].compactMap({ $0 }) { file.removeAbandonedStagingFiles() }
     }
     return errors
   }
