@@ -145,6 +145,68 @@ struct HandOffTests {
     producer.wait()
     #expect(results.values == [true, false])
   }
+
+  /// A batch the consumer recycles is freed by the producer — at its next `put`, on its own
+  /// thread — and not before; a cancelled hand-off lets go of what was recycled.
+  @Test func recycledBatchesAreFreedOnTheProducersThreadAtItsNextPut() {
+    let handOff = HandOff<Tracked>(maxBatches: 4, maxBytes: 1_000)
+    let freed = FreedLog()
+    let producerThread = ThreadName()
+    let firstTaken = DispatchSemaphore(value: 0)
+    let recycled = DispatchSemaphore(value: 0)
+    let producer = onThread {
+      producerThread.set()
+      _ = handOff.put([Tracked(1, freed), Tracked(2, freed)], weight: 10)
+      firstTaken.wait()
+      recycled.wait()
+      #expect(freed.values.isEmpty, "a recycled batch was freed before the producer's next put")
+      _ = handOff.put([Tracked(3, freed)], weight: 10)
+      #expect(freed.values.map(\.id) == [1, 2])
+      handOff.finish()
+    }
+    // The consumer keeps no reference to a batch it recycles (the record loop consumes it).
+    var first = handOff.take(upTo: 1)
+    #expect(first?.map(\.id) == [1, 2])
+    firstTaken.signal()
+    handOff.recycle(first.take() ?? [])
+    recycled.signal()
+    var second = handOff.take(upTo: 1)
+    producer.wait()
+    #expect(freed.values.allSatisfy { $0.thread == producerThread.value })
+    #expect(second?.map(\.id) == [3])
+    handOff.recycle(second.take() ?? [])
+    handOff.cancel()
+    #expect(freed.values.map(\.id) == [1, 2, 3])
+  }
+}
+
+/// An element that logs its own deinitialization, with the thread it happened on.
+private final class Tracked: Sendable {
+  let id: Int
+  let log: FreedLog
+  init(_ id: Int, _ log: FreedLog) {
+    self.id = id
+    self.log = log
+  }
+  deinit { log.append(id) }
+}
+
+private final class FreedLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var storage: [(id: Int, thread: String)] = []
+  func append(_ id: Int) {
+    let thread = "\(Unmanaged.passUnretained(Thread.current).toOpaque())"
+    lock.withLock { storage.append((id, thread)) }
+  }
+  var values: [(id: Int, thread: String)] { lock.withLock { storage } }
+}
+
+/// The identity of the thread that called `set`.
+private final class ThreadName: @unchecked Sendable {
+  private let lock = NSLock()
+  private var name = ""
+  func set() { lock.withLock { name = "\(Unmanaged.passUnretained(Thread.current).toOpaque())" } }
+  var value: String { lock.withLock { name } }
 }
 
 /// Collects values from another thread; read only after that thread has finished.

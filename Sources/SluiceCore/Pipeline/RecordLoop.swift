@@ -161,6 +161,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
         }
       }
       try afterBatch(batch.count, &state)
+      handOff.recycle(consume batch)
       state.tickProgress()
       try state.checkLane()
     }
