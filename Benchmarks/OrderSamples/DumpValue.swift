@@ -1,3 +1,5 @@
+import SluiceCore
+
 /// A record as a format-neutral tree, so that one order — valid or damaged — is written alike as
 /// JSON and as XML: the generators build the tree once and render it in every format.
 ///
@@ -52,26 +54,7 @@ public indirect enum DumpValue: Sendable {
   /// `text` as a JSON string literal: quotes, backslashes and control characters escaped.
   public static func jsonString(_ text: String) -> String { "\"" + jsonEscaped(text) + "\"" }
 
-  static func jsonEscaped(_ text: String) -> String {
-    guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-      return text
-    }
-    var out = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
-  }
+  static func jsonEscaped(_ text: String) -> String { JSONString.escaped(text) }
 
   // MARK: - XML
 

@@ -1,5 +1,29 @@
-/// Turns the bytes between a JSON string's quotes into a Swift `String`, resolving escapes.
+/// Turns the bytes between a JSON string's quotes into a Swift `String`, resolving escapes, and
+/// a `String` into a JSON string's body.
 package enum JSONString {
+  /// `text` as the body of a JSON string: quotes, backslashes and control characters escaped
+  /// (`\n`, `\r`, `\t`, otherwise `\u00XX`), everything else as it is, in UTF-8.
+  package static func escaped(_ text: String) -> String {
+    guard text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+      return text
+    }
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case _ where scalar.value < 0x20:
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
   /// Returns nil for a malformed escape or a lone surrogate; the bytes are otherwise assumed to
   /// be valid UTF-8, as the record readers guarantee.
   public static func decode<C: Collection<UInt8>>(_ body: C) -> String? {
