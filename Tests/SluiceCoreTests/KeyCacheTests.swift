@@ -44,4 +44,19 @@ struct KeyCacheTests {
     #expect(cache.count == 0)
     #expect(!knows(&cache, 3))
   }
+
+  /// The writer's generation fills a set's table to its load limit and never doubles it: the
+  /// cache's memory stays that of two tables of 2^17 buckets, however many keys pass through.
+  @Test func theWritersCacheNeverOutgrowsTwoGenerationsOfItsSize() {
+    var cache = KeyCache(generationLimit: RowWriter.keyCacheGeneration)
+    let oneGeneration = Set<DatabaseValue>(minimumCapacity: RowWriter.keyCacheGeneration).capacity
+    #expect(oneGeneration == RowWriter.keyCacheGeneration)
+    var most = (keys: 0, capacity: 0)
+    for number in 0..<(3 * RowWriter.keyCacheGeneration + 17) {
+      cache.insert(key(number))
+      most = (max(most.keys, cache.count), max(most.capacity, cache.capacity))
+    }
+    #expect(most.keys == 2 * RowWriter.keyCacheGeneration - 1)
+    #expect(most.capacity <= 2 * oneGeneration)
+  }
 }

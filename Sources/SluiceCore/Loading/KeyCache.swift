@@ -32,8 +32,13 @@ struct KeyCache {
   mutating func insert(_ key: DatabaseValue) {
     guard recent.insert(key).inserted, recent.count >= generationLimit else { return }
     older = recent
-    recent = Set(minimumCapacity: min(generationLimit, 1024))
+    // Sized for a whole generation at once: grown by doubling, the set would hold its old and
+    // its new table at once, each time, beside the older generation.
+    recent = Set(minimumCapacity: generationLimit)
   }
+
+  /// Keys the two generations have room for without growing: what the cache's memory is sized by.
+  var capacity: Int { recent.capacity + older.capacity }
 
   mutating func removeAll() {
     recent.removeAll()
