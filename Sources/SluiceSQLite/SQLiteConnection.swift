@@ -204,6 +204,11 @@ package final class SQLiteConnection: Store {
     try execute("PRAGMA cache_size = -\(Self.indexBuildCacheKibibytes)")
   }
 
+  public func writeChangedPages() throws {
+    let code = sqlite3_db_cacheflush(handle)
+    guard code == SQLITE_OK else { throw error(sql: nil) }
+  }
+
   public func makeSavepoints() throws -> any RecordSavepoints { try SQLiteSavepoints(self) }
 
   func error(sql: String?) -> SQLiteError {

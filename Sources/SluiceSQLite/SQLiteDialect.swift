@@ -25,6 +25,10 @@ package struct SQLiteDialect: SQLDialect {
   /// An upsert into a table with foreign keys gets a statement journal (see `RowWriter.Plan`).
   public var prefersInsertThenUpdate: Bool { true }
 
+  /// Patches over a table bigger than the page cache each read and dirty a page of their own
+  /// (see `SQLDialect.appliesPatchesInKeyOrder`).
+  public var appliesPatchesInKeyOrder: Bool { true }
+
   /// Bare when the name is a plain identifier and not one of SQLite's keywords, so the DDL
   /// `sluice schema` prints reads like hand-written SQL; quoted otherwise.
   public func quote(_ identifier: String) -> String {

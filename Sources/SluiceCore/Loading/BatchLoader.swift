@@ -80,6 +80,7 @@ package final class BatchLoader {
         bulk.countRowByRow()
       }
     }
+    if writer.stagedPatchBytes >= RowWriter.patchStageBytes { try writer.applyStagedPatches() }
     writer.beginBatch()
     for rows in records { try writer.want(rows) }
     try writer.fetchWanted()
@@ -95,6 +96,7 @@ package final class BatchLoader {
       return .written(keptExisting: kept[nextBulkRecord], warnings: [])
     }
     var rows = rows
+    try writer.applyStagedPatches(before: rows)
     let outcome: RowWriter.Outcome
     do {
       try savepoints?.begin()
@@ -110,6 +112,13 @@ package final class BatchLoader {
     writer.commitRecord()
     try mirror?.saw(rows)
     return .written(keptExisting: outcome.keptExisting, warnings: outcome.warnings)
+  }
+
+  /// Applies what the writer holds back — patches staged to be applied in key order — so that
+  /// the tables hold every record written so far: at the end of the input, and before a
+  /// checkpoint commits. Between records only.
+  package func finish() throws {
+    try writer.applyStagedPatches()
   }
 
   /// Rows written by the records written so far, per table, whichever writer wrote them.

@@ -39,6 +39,9 @@ extension RowWriter {
     var missing = Set<DatabaseValue>()
     var rowCache: [DatabaseValue: [DatabaseValue?]] = [:]
     var patchStatements: [UInt64: (any StoreStatement, [Int])] = [:]
+    /// Where the table's patches wait to be applied in key order, once one came
+    /// (`SQLDialect.appliesPatchesInKeyOrder`).
+    private(set) var patchStage: PatchStage?
     /// A merge's update of its given columns, by the mask of the columns it leaves unchanged;
     /// nil when it gives only the key.
     var mergeStatements: [UInt64: (any StoreStatement, [Int])?] = [:]
@@ -85,10 +88,39 @@ extension RowWriter {
       keyColumn = isChild || table.key.count != 1 ? nil : table.columns.firstIndex { $0.name == table.key[0] }
     }
 
+    /// Creates the temporary table the table's patches are staged in, where the store applies
+    /// patches in key order and the table has a single-column key; idempotent. Called between
+    /// records (never inside one's savepoint, whose rollback would drop the table again).
+    func stagesPatches(store: any Store, sql: TableSQL) throws {
+      guard patchStage == nil, keyColumn != nil, sql.dialect.appliesPatchesInKeyOrder else { return }
+      try store.execute(sql.createPatchStage(table))
+      patchStage = PatchStage(
+        insert: try store.prepare(sql.stagePatch(table)), staged: try store.prepare(sql.stagedPatches(table)),
+        clear: try store.prepare(sql.clearPatchStage(table)))
+    }
+
     func tracksKeys(store: any Store, sql: TableSQL) throws {
       guard !isTracked, keyColumn != nil else { return }
       isTracked = true
       lookup = try store.prepare(sql.existingKeys(table, count: RowWriter.lookupChunk))
+    }
+  }
+
+  /// A table's staged patches: the statements that stage, read back in key order and clear them,
+  /// and how many were staged since the last time they were applied (a record rolled back
+  /// takes its row back, not the count: a count too high only costs an early apply).
+  final class PatchStage {
+    let insert: any StoreStatement
+    let staged: any StoreStatement
+    let clear: any StoreStatement
+    var count = 0
+    /// The next patch's place in the order patches came.
+    var order: Int64 = 0
+
+    init(insert: any StoreStatement, staged: any StoreStatement, clear: any StoreStatement) {
+      self.insert = insert
+      self.staged = staged
+      self.clear = clear
     }
   }
 }

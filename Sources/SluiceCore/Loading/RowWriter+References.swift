@@ -20,6 +20,7 @@ extension RowWriter {
     for open in rows.openReferences {
       guard let key = rows.value(Int(open.entry), Int(open.column)) else { continue }
       let target = plans[planIndex(serial: open.target)]
+      if open.isPatchKey { try target.stagesPatches(store: store, sql: sql) }
       if target.known.contains(key) { continue }
       // A patch names its own row: it must exist, like a referenced one.
       if open.isPatchKey { try target.tracksKeys(store: store, sql: sql) }

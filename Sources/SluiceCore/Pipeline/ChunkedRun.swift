@@ -90,6 +90,7 @@ package final class ChunkedRun {
     sinceCommit += count
     records += count
     guard sinceCommit >= recordsPerChunk else { return }
+    try loader.finish()
     try commit(state: &state, openRowsWritten: loader.rowsWritten, openTotals: loader.totals)
   }
 

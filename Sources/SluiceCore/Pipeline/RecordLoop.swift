@@ -73,6 +73,9 @@ struct RecordLoop<D: Dataset>: RecordLoading {
         state.consumed(count)
         try chunks.took(count, state: &state, loader: loader)
       })
+    var mark = Stopwatch.now()
+    defer { state.ledger.lap(.load, from: &mark) }
+    try loader.finish()
   }
 
   /// Counts what the load stage made of a record — written (or, validating, would be) or

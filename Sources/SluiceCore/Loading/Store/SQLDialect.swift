@@ -18,10 +18,17 @@ public protocol SQLDialect: Sendable {
   /// (SQLite: a statement journal per row). Such a store's row writer takes the two statements;
   /// one that pays a round trip per statement (PostgreSQL) keeps the one upsert. Default: false.
   var prefersInsertThenUpdate: Bool { get }
+  /// Whether the row writer stages a table's patches in a temporary table and applies them in
+  /// key order (each key's in the order they came) before anything else writes: a patch feed
+  /// names rows all over a big table, and key order reads each page once rather than once a
+  /// patch. For a store in the process (SQLite); one that pays a round trip per statement
+  /// gains nothing from it. Default: false.
+  var appliesPatchesInKeyOrder: Bool { get }
 }
 
 extension SQLDialect {
   public var prefersInsertThenUpdate: Bool { false }
+  public var appliesPatchesInKeyOrder: Bool { false }
 
   public func quote(_ identifier: String) -> String {
     "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""

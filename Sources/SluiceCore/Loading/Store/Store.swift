@@ -88,6 +88,12 @@ public protocol Store: AnyObject {
   var busyTimeoutMilliseconds: Int32 { get set }
   /// Secondary indexes are about to be built over the loaded rows: trade cache for sort memory.
   func prepareForIndexBuild() throws
+  /// Writes the pages the open transaction changed to the database file, keeping them cached
+  /// but clean, where the store caches pages in the process (SQLite: `sqlite3_db_cacheflush`).
+  /// A cache full of changed pages keeps only a few slots for the pages reads need (SQLite
+  /// recycles clean pages first), so after a pass that changed pages all over a table, reads
+  /// of another B-tree miss nearly every time until the changed pages are written.
+  func writeChangedPages() throws
   /// Waits (up to the busy timeout) until no other run's transaction can be migrating the same
   /// schema, and holds that until this transaction ends; false when the store needs no such lock
   /// (SQLite's write transaction already excludes every other writer).
@@ -113,6 +119,7 @@ public protocol Store: AnyObject {
 }
 
 extension Store {
+  public func writeChangedPages() throws {}
   public func lockMigrations() throws -> Bool { false }
   public func lockAgainstConcurrentRuns() throws -> Bool { false }
   public func lockHoldersNote(describing target: DatabaseTarget) -> String { "" }

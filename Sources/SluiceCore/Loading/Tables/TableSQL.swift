@@ -145,6 +145,48 @@ struct TableSQL {
     return "SELECT \(key) FROM \(q(table.name)) WHERE \(key) IN (\(list))"
   }
 
+  // MARK: - Patches applied in key order
+
+  /// The temporary table a run stages a top-level table's patches in (`SQLDialect.
+  /// appliesPatchesInKeyOrder`): their order, which columns each leaves unchanged, and the
+  /// table's own columns with their types and check constraints (named as the table's, so a
+  /// value that breaks one is refused when it is staged, as the update would refuse it). NOT
+  /// NULL and the key's existence are checked before a patch is written (`RecordRows`, the
+  /// look-ups), foreign keys when it is applied.
+  func createPatchStage(_ table: Table) -> String {
+    var lines = ["  \(q(Self.patchOrder)) \(dialect.typeName(.integer)) PRIMARY KEY",
+      "  \(q(Self.patchUnchanged)) \(dialect.typeName(.integer)) NOT NULL"]
+    for column in table.columns {
+      var line = "  \(q(column.name)) \(dialect.typeName(column.type))"
+      if let check = checkExpression(column) {
+        line += " CONSTRAINT \(q(Self.checkName(table: table.name, column: column.name))) CHECK (\(check))"
+      }
+      lines.append(line)
+    }
+    let options = dialect.tableOptions(hasCompositeKey: false)
+    return "CREATE TEMP TABLE IF NOT EXISTS \(patchStage(table)) (\n\(lines.joined(separator: ",\n"))\n)"
+      + (options.isEmpty ? "" : " " + options)
+  }
+
+  /// Stages one patch: its order, its unchanged columns' mask, then the table's own columns.
+  func stagePatch(_ table: Table) -> String {
+    let values = (1...table.columns.count + 2).map(dialect.parameter).joined(separator: ", ")
+    return "INSERT INTO \(patchStage(table)) VALUES (\(values))"
+  }
+
+  /// The staged patches by key, each key's in the order they came: mask, then own columns.
+  func stagedPatches(_ table: Table) -> String {
+    let columns = table.columns.map { q($0.name) }.joined(separator: ", ")
+    let order = (table.key + [Self.patchOrder]).map(q).joined(separator: ", ")
+    return "SELECT \(q(Self.patchUnchanged)), \(columns) FROM \(patchStage(table)) ORDER BY \(order)"
+  }
+
+  func clearPatchStage(_ table: Table) -> String { "DELETE FROM \(patchStage(table))" }
+
+  private func patchStage(_ table: Table) -> String { "temp.\(q("sluice_patches_" + table.name))" }
+  private static let patchOrder = "sluice_order"
+  private static let patchUnchanged = "sluice_unchanged"
+
   // MARK: - Lookups
 
   func lookupUpsert(_ lookup: LookupDeclaration) -> String {
