@@ -154,8 +154,10 @@ struct TableSQL {
   /// NULL and the key's existence are checked before a patch is written (`RecordRows`, the
   /// look-ups), foreign keys when it is applied.
   func createPatchStage(_ table: Table) -> String {
-    var lines = ["  \(q(Self.patchOrder)) \(dialect.typeName(.integer)) PRIMARY KEY",
-      "  \(q(Self.patchUnchanged)) \(dialect.typeName(.integer)) NOT NULL"]
+    var lines = [
+      "  \(q(Self.patchOrder)) \(dialect.typeName(.integer)) PRIMARY KEY",
+      "  \(q(Self.patchUnchanged)) \(dialect.typeName(.integer)) NOT NULL",
+    ]
     for column in table.columns {
       var line = "  \(q(column.name)) \(dialect.typeName(column.type))"
       if let check = checkExpression(column) {
