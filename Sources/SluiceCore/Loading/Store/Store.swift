@@ -88,6 +88,9 @@ public protocol Store: AnyObject {
   var busyTimeoutMilliseconds: Int32 { get set }
   /// Secondary indexes are about to be built over the loaded rows: trade cache for sort memory.
   func prepareForIndexBuild() throws
+  /// A plan's transaction began (`sluice plan`): it reads every table it may write — copies of
+  /// them, to compare with after the load — before it writes any.
+  func prepareForPlan() throws
   /// Waits (up to the busy timeout) until no other run's transaction can be migrating the same
   /// schema, and holds that until this transaction ends; false when the store needs no such lock
   /// (SQLite's write transaction already excludes every other writer).
@@ -113,6 +116,7 @@ public protocol Store: AnyObject {
 }
 
 extension Store {
+  public func prepareForPlan() throws {}
   public func lockMigrations() throws -> Bool { false }
   public func lockAgainstConcurrentRuns() throws -> Bool { false }
   public func lockHoldersNote(describing target: DatabaseTarget) -> String { "" }
