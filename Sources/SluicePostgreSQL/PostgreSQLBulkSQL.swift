@@ -60,7 +60,11 @@ struct PostgreSQLBulkSQL {
       if isCitus {
         // One statement Citus runs on reference and distributed tables alike. Its count is the
         // rows inserted and those updated because they differ, as MERGE's; unlike MERGE, it
-        // locks the rows it meets unchanged until the run commits.
+        // locks the rows it meets unchanged until the run commits. The count is of the rows it
+        // returns: Citus answers an `INSERT … SELECT` from a table of the coordinator (the
+        // staging table) with the rows the SELECT produced, written or not — a re-run that
+        // changed nothing counted each customer once per batch naming it, as many as the
+        // batches, which follow the machine's load, happened to split.
         let update =
           others.isEmpty
           ? "DO NOTHING"
@@ -68,8 +72,12 @@ struct PostgreSQLBulkSQL {
             + others.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
         return [
           Step(
-            "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) ON CONFLICT (\(keyList)) \(update)",
-            .changes(index))
+            """
+            WITH written AS (
+              INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage)
+              ON CONFLICT (\(keyList)) \(update) RETURNING 1
+            ) SELECT count(*) FROM written
+            """, .count(index))
         ]
       }
       if usesMerge {

@@ -366,6 +366,19 @@ package final class PostgreSQLStore: Store {
   /// Index builds take `maintenance_work_mem` on the server; nothing to trade on this side.
   public func prepareForIndexBuild() throws {}
 
+  /// On Citus, the plan's copies read each distributed table over several connections per
+  /// worker, and Citus then refuses the load's first write to a reference table that a
+  /// distributed table points at ("cannot modify table … because there was a parallel operation
+  /// on a distributed table"; its detail: "When there is a foreign key to a reference table or to
+  /// a local table, Citus needs to perform all operations over a single connection per node to
+  /// ensure consistency."). The plan's transaction therefore runs every multi-shard statement over
+  /// one connection per worker, as Citus's hint says — as a run does anyway once it has written
+  /// such a reference table (Citus switches to that mode itself there).
+  public func prepareForPlan() throws {
+    guard isCitus else { return }
+    try execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
+  }
+
   /// A transaction-scoped advisory lock named after the schema the session writes: two first
   /// runs into one schema would otherwise both create its tables, and the second would wait for
   /// the first's catalog rows, then fail on a duplicate name. With it, the second waits for the

@@ -14,6 +14,7 @@ extension PipelineRunner {
   func plan(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
     do {
       try store.withTransaction {
+        try store.prepareForPlan()
         let pending = try Migrator.pending(store, schema.migrations(dialect: store.dialect))
         var copies: [(table: Table, copy: String?, rowsBefore: Int)] = []
         for (number, table) in schema.tables.enumerated() {

@@ -94,6 +94,9 @@ public protocol Store: AnyObject {
   /// recycles clean pages first), so after a pass that changed pages all over a table, reads
   /// of another B-tree miss nearly every time until the changed pages are written.
   func writeChangedPages() throws
+  /// A plan's transaction began (`sluice plan`): it reads every table it may write — copies of
+  /// them, to compare with after the load — before it writes any.
+  func prepareForPlan() throws
   /// Waits (up to the busy timeout) until no other run's transaction can be migrating the same
   /// schema, and holds that until this transaction ends; false when the store needs no such lock
   /// (SQLite's write transaction already excludes every other writer).
@@ -120,6 +123,7 @@ public protocol Store: AnyObject {
 
 extension Store {
   public func writeChangedPages() throws {}
+  public func prepareForPlan() throws {}
   public func lockMigrations() throws -> Bool { false }
   public func lockAgainstConcurrentRuns() throws -> Bool { false }
   public func lockHoldersNote(describing target: DatabaseTarget) -> String { "" }
