@@ -165,10 +165,14 @@ struct InitCommand: Subcommand {
     return nil
   }
 
-  /// The first records as NDJSON (one line each), for a JSON or NDJSON dump; nil for XML.
-  private func fixture(_ inspection: Inspection) throws -> String? {
-    guard inspection.format != .xml else { return nil }
+  /// The first three records: NDJSON (one line each) for a JSON or NDJSON dump; for XML, the
+  /// record elements as libxml2 writes them, inside the elements of the record path.
+  private func fixture(_ inspection: Inspection) throws -> InitPackage.Fixture? {
     let input = try Input(path: PipelineConfiguration.absolute(dump))
+    if inspection.format == .xml {
+      let excerpt = try XMLExcerpt(source: input, path: inspection.recordPath, limit: 3)
+      return excerpt.text.map { InitPackage.Fixture(text: $0, fileExtension: "xml") }
+    }
     let reader = RecordReaders.make(format: inspection.format, recordPath: inspection.recordPath, source: input)
     var lines: [String] = []
     while lines.count < 3, let record = try reader.next() {
@@ -176,6 +180,7 @@ struct InitCommand: Subcommand {
       let bytes = record.bytes.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
       lines.append(String(decoding: bytes, as: UTF8.self))
     }
-    return lines.isEmpty ? nil : lines.joined(separator: "\n") + "\n"
+    return lines.isEmpty
+      ? nil : InitPackage.Fixture(text: lines.joined(separator: "\n") + "\n", fileExtension: "ndjson")
   }
 }

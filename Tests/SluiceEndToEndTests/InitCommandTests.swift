@@ -1,14 +1,18 @@
 import Foundation
+import FoundationXML
 @_spi(Internals) import SluiceCore
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// `sluice init DUMP NAME` on the real binary: the package it writes for a real dump (the
-/// Shopify orders sample of the corpus), and what it refuses. Building and running the package
-/// takes minutes: `.ci/run` does it, on two corpus dumps.
+/// Shopify orders sample of the corpus; an OpenStreetMap extract and a MediaWiki export, for
+/// XML), and what it refuses. Building and running the package takes minutes: `.ci/run` does
+/// it, on three corpus dumps.
 @Suite("sluice init: a dataset package from a dump")
 struct InitCommandTests {
   static let dump = Repository.path("Tests/Corpus/products-orders/shopify/orders.json")
+  static let osmDump = Repository.path("Tests/Corpus/xml-legacy/osm/planet_10.068_48.135_10.071_48.137.osm")
+  static let wikiDump = Repository.path("Tests/Corpus/xml-legacy/mediawiki/mwtest_current_pages.xml")
 
   @Test func writesAPackageWhoseDTODatasetSpecAndFixtureComeFromTheDump() throws {
     let scratch = try TemporaryDirectory()
@@ -98,5 +102,177 @@ struct InitCommandTests {
     #expect(!FileManager.default.fileExists(atPath: scratch.file("a")))
     let badName = try SluiceBinary.run(["init", Self.dump, "Shop_Orders"])
     #expect(badName.status == 64 && badName.stderr.contains("NAME must be lower-case letters"), "\(badName.stderr)")
+  }
+
+  // MARK: - XML dumps
+
+  @Test func anXMLDumpsFixtureIsItsFirstRecordElementsInsideTheRecordPath() throws {
+    let scratch = try TemporaryDirectory()
+    let directory = scratch.file("osm")
+    // No --record-path: init infers osm.node, the element the extract repeats most.
+    let result = try SluiceBinary.run(["init", Self.osmDump, "osm-nodes", "--dir", directory])
+    try #require(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("osm-nodes: 281 record(s) → osm_nodes, osm_nodes_tag"), "\(result.stdout)")
+    let fixture = "Fixtures/osm-nodes/valid/001-first-records.xml"
+    let files = try FileManager.default.subpathsOfDirectory(atPath: directory)
+    #expect(files.contains(fixture))
+    #expect(!files.contains { $0.hasSuffix(".ndjson") })
+    func path(_ file: String) -> String { (directory as NSString).appendingPathComponent(file) }
+    let spec = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("Pipelines/osm-nodes.json"))))
+        as? [String: Any])
+    #expect(spec["format"] as? String == "xml")
+    #expect(spec["recordPath"] as? [String] == ["osm", "node"])
+    let readme = try String(contentsOfFile: path("README.md"), encoding: .utf8).split(separator: "\n")
+    #expect(readme.count == 5)
+    #expect(
+      readme.last
+        == "`swift run osm-nodes-sluice validate Pipelines/osm-nodes.json --input \(fixture) --format xml --record-path osm.node` checks the contract fixture."
+    )
+
+    // An independent parser (Foundation's) reads the wrapper and three nodes, attribute for
+    // attribute the dump's first three.
+    let written = try XMLElements(path(fixture))
+    #expect(written.elements.map(\.name) == ["osm", "node", "node", "node"])
+    #expect(written.elements.first?.attributes.isEmpty == true)
+    let first = try XMLElements(Self.osmDump).records(named: "node", limit: 3)
+    #expect(first.flatMap { $0 }.count == 3)
+    #expect(Array(written.elements.dropFirst()) == first.flatMap { $0 })
+    #expect(first.first?.first?.attributes["id"] == "51283125")
+
+    // Sluice reads exactly the dump's first three records from it, at the spec's record path.
+    #expect(
+      try Self.records(path(fixture), at: ["osm", "node"])
+        == Array(try Self.records(Self.osmDump, at: ["osm", "node"]).prefix(3)))
+    let inspected = try SluiceBinary.run([
+      "inspect", path(fixture), "--format", "xml", "--record-path", "osm.node", "--all", "--json",
+    ])
+    try #require(inspected.status == 0, "\(inspected.stderr)")
+    let inspection = try #require(
+      try JSONSerialization.jsonObject(with: Data(inspected.stdout.utf8)) as? [String: Any])
+    #expect(inspection["records"] as? Int == 3)
+    let fields = (inspection["fields"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+    #expect(fields == ["id", "lat", "lon", "version"])
+
+    // Gzip is read as for a run: the same dump compressed gives the same fixture.
+    let gzipped = try SluiceBinary.shell(
+      #"gzip -c "$1" > "$2/osm.osm.gz" && "$SLUICE" init "$2/osm.osm.gz" osm-nodes --dir "$2/gz""#
+        .replacingOccurrences(of: "$1", with: Self.osmDump).replacingOccurrences(of: "$2", with: scratch.path))
+    try #require(gzipped.status == 0, "\(gzipped.stderr)")
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: scratch.file("gz/\(fixture)")))
+        == Data(contentsOf: URL(fileURLWithPath: path(fixture))))
+  }
+
+  /// A MediaWiki export's pages: nested elements, text with markup escaped, attributes in the
+  /// `xml` namespace, and a default namespace declared on the root, which each record carries
+  /// in the fixture (libxml2 declares on a copied element the namespaces it uses).
+  @Test func anXMLFixtureKeepsChildrenTextAndTheNamespacesItsRecordsUse() throws {
+    let scratch = try TemporaryDirectory()
+    let directory = scratch.file("wiki")
+    let result = try SluiceBinary.run([
+      "init", Self.wikiDump, "wiki-pages", "--dir", directory, "--record-path", "mediawiki.page",
+    ])
+    try #require(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("wiki-pages: 4 record(s)"), "\(result.stdout)")
+    let fixture = (directory as NSString).appendingPathComponent("Fixtures/wiki-pages/valid/001-first-records.xml")
+    let text = try String(contentsOfFile: fixture, encoding: .utf8)
+    #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<mediawiki>\n"))
+    #expect(text.components(separatedBy: #"<page xmlns="http://www.mediawiki.org/xml/export-0.11/">"#).count == 4)
+
+    let written = try XMLElements(fixture)
+    let first = try XMLElements(Self.wikiDump).records(named: "page", limit: 3)
+    #expect(first.count == 3)
+    #expect(first.allSatisfy { $0.first?.namespace == "http://www.mediawiki.org/xml/export-0.11/" })
+    #expect(Array(written.elements.dropFirst()) == first.flatMap { $0 })
+    #expect(written.elements.contains { $0.name == "text" && $0.attributes["xml:space"] == "preserve" })
+
+    // Text, CDATA and entities included: each record is the tape Sluice reads from the dump.
+    let records = try Self.records(fixture, at: ["mediawiki", "page"])
+    #expect(records.count == 3)
+    #expect(records == Array(try Self.records(Self.wikiDump, at: ["mediawiki", "page"]).prefix(3)))
+    #expect(records.first?.contains(#""title":"Whiskers the Cat""#) == true)
+    let inspected = try SluiceBinary.run([
+      "inspect", fixture, "--format", "xml", "--record-path", "mediawiki.page", "--all",
+    ])
+    #expect(inspected.status == 0 && inspected.stdout.contains("records  3 at mediawiki.page, all of them"))
+  }
+
+  /// The records of an XML document at `path`, as Sluice reads them: each one's tape as JSON text.
+  static func records(_ file: String, at path: [String]) throws -> [String] {
+    let reader = RecordReaders.make(format: .xml, recordPath: path, source: try Input(path: file))
+    var records: [String] = []
+    while let record = try reader.next() { records.append(String(decoding: record.bytes, as: UTF8.self)) }
+    return records
+  }
+}
+
+/// Every element of an XML document as Foundation's `XMLParser` reads it — a parser independent
+/// of Sluice's libxml2 — with its depth, local name, namespace and attributes.
+struct XMLElements {
+  struct Element: Equatable {
+    var depth: Int
+    var name: String
+    var namespace: String?
+    var attributes: [String: String]
+  }
+
+  var elements: [Element] = []
+
+  init(_ path: String) throws {
+    let parser = XMLParser(data: try Data(contentsOf: URL(fileURLWithPath: path)))
+    parser.shouldProcessNamespaces = true
+    let collector = Collector()
+    parser.delegate = collector
+    guard parser.parse() else { throw ParseFailure(path: path) }
+    elements = collector.elements
+  }
+
+  /// The elements of the first `limit` elements named `name` below the root, each with its
+  /// descendants, depths counted from the record (0).
+  func records(named name: String, limit: Int) -> [[Element]] {
+    var records: [[Element]] = []
+    var inRecord = false
+    var recordDepth = 0
+    for element in elements {
+      if inRecord && element.depth > recordDepth {
+        var nested = element
+        nested.depth -= recordDepth - 1
+        records[records.count - 1].append(nested)
+        continue
+      }
+      inRecord = false
+      guard element.name == name, element.depth > 0, records.count < limit else { continue }
+      inRecord = true
+      recordDepth = element.depth
+      var record = element
+      record.depth = 1
+      records.append([record])
+    }
+    return records
+  }
+
+  struct ParseFailure: Error {
+    var path: String
+  }
+
+  private final class Collector: NSObject, XMLParserDelegate {
+    var elements: [Element] = []
+    private var depth = 0
+
+    func parser(
+      _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+      attributes: [String: String] = [:]
+    ) {
+      elements.append(
+        Element(
+          depth: depth, name: elementName, namespace: namespaceURI?.isEmpty == true ? nil : namespaceURI,
+          attributes: attributes))
+      depth += 1
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+      depth -= 1
+    }
   }
 }

@@ -2,7 +2,8 @@ import Foundation
 @_spi(Internals) import SluiceCore
 
 /// Runs a dataset's contract fixtures (seed 002, item 10): each fixture file holds one record,
-/// run as a one-record array through every stage but the load.
+/// run through every stage but the load — a JSON record as a one-record array, an XML record as
+/// the one element under its document's root.
 public enum ContractFixtures {
   /// The fixture directory of a dataset, beside the test file that asks.
   public static func directory(_ dataset: String, testFile: String = #filePath) -> URL {
@@ -36,12 +37,22 @@ public enum ContractFixtures {
   }
 
   /// Validates one fixture with a dataset picked by name (a dry run) and returns the run's report.
+  /// A `.json` fixture is one record, read as a one-record array; an `.xml` fixture is a document
+  /// whose root holds the record elements, read with `--format xml` at the root's children.
   public static func validate(_ fixture: URL, with dataset: AnyDataset, policy: Policy) throws -> RunReport {
     let directory = try TemporaryDirectory()
-    let bytes = Array("[".utf8) + Array(try Data(contentsOf: fixture)) + Array("]".utf8)
-    let input = try directory.write("fixture.json", bytes)
+    let input: String
+    var format = PipelineConfiguration.Format.json
+    if fixture.pathExtension == "xml" {
+      input = try directory.write("fixture.xml", Array(try Data(contentsOf: fixture)))
+      format = .xml
+    } else {
+      input = try directory.write(
+        "fixture.json", Array("[".utf8) + Array(try Data(contentsOf: fixture)) + Array("]".utf8))
+    }
     var configuration = PipelineConfiguration(
-      name: fixture.lastPathComponent, input: input, policy: policy, database: .sqlite(directory.file("unused.sqlite")))
+      name: fixture.lastPathComponent, input: input, format: format, policy: policy,
+      database: .sqlite(directory.file("unused.sqlite")))
     configuration.mode = .validate
     let report = try dataset.run(configuration)
     if FileManager.default.fileExists(atPath: directory.file("unused.sqlite")) {

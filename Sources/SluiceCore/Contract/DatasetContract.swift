@@ -68,7 +68,7 @@ public struct DatasetContract: Sendable {
       (
         "$comment",
         .string(
-          "Derived by `sluice contract` from the dataset's DTO and rules; do not edit. From XML (--format xml), the record is the element after Sluice's conventions: attributes and child elements are properties by name, an element's text is its value, repeated elements are an array (docs/reference/commands.md)."
+          "Derived by `sluice contract` from the dataset's DTO and rules; do not edit. From XML (--format xml), the record is the element after Sluice's conventions: attributes and child elements are properties by local name, an element's text is its value, repeated elements are an array, and text is the type its property allows (Score=\"12\" is 12, True/False/1/0 a boolean, empty text null where null is allowed) (docs/reference/commands.md#contract)."
         )
       ),
     ])
