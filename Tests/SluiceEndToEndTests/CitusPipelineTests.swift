@@ -8,7 +8,8 @@ import Testing
 
 /// Every committed pipeline on a real Citus cluster (`.ci/with-citus`), into tables laid out by
 /// `sluice schema --dialect citus`: the first run ends as the same run on plain PostgreSQL (or,
-/// without that server, SQLite) does — the same exit status and, table by table, the same rows —
+/// without that server, SQLite) does — the same exit status and, table by table, the same rows
+/// (and, against PostgreSQL, the same rows written) —
 /// a failed one leaves the cluster as it was, and a second run changes nothing.
 @Suite(
   "Citus pipelines on a real cluster", .serialized, .enabled(if: CitusCluster.isAvailable, CitusCluster.skipReason))
@@ -67,25 +68,39 @@ struct CitusPipelineTests {
     }
   }
 
-  func run(_ pipeline: String, into target: [String], _ extra: [String] = []) throws -> SluiceBinary.Result {
+  func run(_ pipeline: String, into target: [String], _ extra: [String] = [], report: String? = nil) throws
+    -> SluiceBinary.Result
+  {
     try SluiceCommand.run(
-      ["run", pipeline, "--report", scratch.file("report-\(UUID().uuidString).json")] + target + extra)
+      ["run", pipeline, "--report", report ?? scratch.file("report-\(UUID().uuidString).json")] + target + extra)
+  }
+
+  /// The rows a run's report says it wrote, per table.
+  func rowsWritten(_ report: String) throws -> [String: Int] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: report))
+    let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    return json["rowsWritten"] as? [String: Int] ?? [:]
   }
 
   /// The same load on plain PostgreSQL when the tests have that server, else into SQLite: its
   /// exit status and rows.
-  func reference(_ pipeline: String, tables: [String]) throws -> (status: Int32, rows: TableRows) {
+  func reference(_ pipeline: String, tables: [String]) throws -> (
+    status: Int32, rows: TableRows, written: [String: Int]?
+  ) {
     if PostgreSQLServer.isAvailable {
       let plain = PostgreSQLSchema()
       let target = ["--db", plain.url, "--db-schema", plain.name]
       if let first = Self.loadedFirst[pipeline] { try #require(try run(first, into: target).status == 0) }
-      let result = try run(pipeline, into: target)
-      return (result.status, try plain.rows(of: tables))
+      let report = scratch.file("reference-\(UUID().uuidString).json")
+      let result = try run(pipeline, into: target, report: report)
+      return (result.status, try plain.rows(of: tables), try rowsWritten(report))
     }
     let path = scratch.file("reference-\(UUID().uuidString).sqlite")
     if let first = Self.loadedFirst[pipeline] { try #require(try run(first, into: ["--db", path]).status == 0) }
     let result = try run(pipeline, into: ["--db", path])
-    return (result.status, try TableRows(sqlite: path, tables: tables))
+    // Without a PostgreSQL server only the rows are compared (the counts are checked against
+    // PostgreSQL's).
+    return (result.status, try TableRows(sqlite: path, tables: tables), nil)
   }
 
   @Test(arguments: try pipelines())
@@ -100,10 +115,14 @@ struct CitusPipelineTests {
     }
     let before = try schema.rows(of: tables)
 
-    let first = try run(pipeline, into: target)
+    let firstReport = scratch.file("first-\(UUID().uuidString).json")
+    let first = try run(pipeline, into: target, report: firstReport)
     let loaded = try schema.rows(of: tables)
     let reference = try reference(pipeline, tables: tables)
     #expect(first.status == reference.status, "\(first.stderr)")
+    // The rows written, table by table, as plain PostgreSQL's report says (Citus's command tags
+    // once counted rows an upsert met unchanged).
+    if let written = reference.written { #expect(try rowsWritten(firstReport) == written) }
     if first.status != 0 {
       // A failed run (the strict messages sample holds a bad record) leaves the cluster as it
       // was, and the reference without a row (in a schema it did not even create).
