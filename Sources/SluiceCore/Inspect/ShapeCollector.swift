@@ -253,21 +253,7 @@ package struct ShapeCollector {
   }
 
   /// A string as JSON writes it, so an example shows what kind of value it is.
-  static func quoted(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
-  }
+  static func quoted(_ text: String) -> String { "\"" + JSONString.escaped(text) + "\"" }
 
   /// `-`? digits whose value fits `Int64`: what the decoder reads as an `Int64`.
   static func fitsInt64(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
