@@ -15,10 +15,11 @@ import Foundation
 /// under `fail` every row (a second one of a key is the primary key's error). Children go in with
 /// their picked parent row, after the children the table had for those keys were deleted.
 ///
-/// It takes only records of whole rows whose references the record itself resolves (orders,
-/// fruits, devices): patches, merges and references looked up by natural key stay with
-/// `RowWriter`, as do schemas where a `replace` table is referenced by another of the same
-/// schema (a delete that cascades within a batch depends on the order of the records). A batch
+/// It takes records of whole rows whose references the record itself resolves (orders, fruits,
+/// devices), and batches of patches (`PostgreSQLBulkWriter+Patches`): merges and references
+/// looked up by natural key stay with `RowWriter`, as do schemas where a `replace` table is
+/// referenced by another of the same schema (a delete that cascades within a batch depends on
+/// the order of the records). A batch
 /// whose rows break a constraint is rolled back to the savepoint and returned to the caller,
 /// which writes it through `RowWriter`: that finds the culprits, with their issues and locations.
 final class PostgreSQLBulkWriter: BulkWriter {
@@ -38,14 +39,34 @@ final class PostgreSQLBulkWriter: BulkWriter {
     let copyDirect: String
   }
 
-  private let store: PostgreSQLStore
-  private var plans: [Plan] = []
+  let store: PostgreSQLStore
+  var plans: [Plan] = []
   /// Each plan's index by its table's serial; -1 for tables not in the schema.
-  private var planBySerial: [Int] = []
-  private var written: [Int]
+  var planBySerial: [Int] = []
+  var written: [Int]
   /// The statements, derived from the table declarations.
-  private let sql: PostgreSQLBulkSQL
-  private(set) var batches = RunReport.BulkWrites()
+  let sql: PostgreSQLBulkSQL
+  var batches = RunReport.BulkWrites()
+  /// How staging tables are made: temporary by default, ordinary unlogged ones named after the
+  /// server process in a transaction that is to be prepared (`PostgreSQLStore+Lanes`).
+  let staging: StagingTables
+  /// Per plan, the table its patches are staged in, made at the first batch of patches
+  /// (`PostgreSQLBulkWriter+Patches`).
+  var patchStages: [String?]
+  /// Per plan, batches of patches that go row by row before the bulk path is tried again, and
+  /// how many that will be after its next miss (a batch naming a row that does not exist).
+  var patchSkips: [Int]
+  var patchBackoff: [Int]
+
+  struct StagingTables {
+    let ordinary: Bool
+    var prefix: String
+    var namespace: String { ordinary ? "" : "pg_temp." }
+    var create: String { ordinary ? "CREATE UNLOGGED TABLE" : "CREATE TEMP TABLE" }
+    /// Emptied, not dropped, at a commit: a checkpointed run commits chunk after chunk on the
+    /// same connection and keeps staging into them (each batch empties them before it stages).
+    var onCommit: String { ordinary ? "" : " ON COMMIT DELETE ROWS" }
+  }
 
   /// Nil when the schema needs `RowWriter` throughout.
   init?(store: PostgreSQLStore, schema: Schema, conflict: ConflictPolicy) throws {
@@ -73,16 +94,14 @@ final class PostgreSQLBulkWriter: BulkWriter {
     written = Array(repeating: 0, count: tables.count)
     directSkips = Array(repeating: 0, count: tables.count)
     directBackoff = Array(repeating: 0, count: tables.count)
+    patchStages = Array(repeating: nil, count: tables.count)
+    patchSkips = Array(repeating: 0, count: tables.count)
+    patchBackoff = Array(repeating: 0, count: tables.count)
     var setup: [String] = []
-    // Temporary tables by default; ordinary unlogged ones, named after the server process, in
-    // a transaction that is to be prepared (`PostgreSQLStore+Lanes`).
     let ordinary = store.stagesInOrdinaryTables
-    let prefix = ordinary ? "sluice_\(store.backendProcessID)_" : "sluice_"
-    let namespace = ordinary ? "" : "pg_temp."
-    let create = ordinary ? "CREATE UNLOGGED TABLE" : "CREATE TEMP TABLE"
-    // Emptied, not dropped, at a commit: a checkpointed run commits chunk after chunk on the same
-    // connection and keeps staging into them (each batch empties them before it stages).
-    let onCommit = ordinary ? "" : " ON COMMIT DELETE ROWS"
+    staging = StagingTables(
+      ordinary: ordinary, prefix: ordinary ? "sluice_\(store.backendProcessID)_" : "sluice_")
+    let (prefix, namespace, create, onCommit) = (staging.prefix, staging.namespace, staging.create, staging.onCommit)
     for (index, table) in tables.enumerated() {
       let stage = "\(prefix)stage_\(index)"
       let pick = "\(prefix)pick_\(index)"
@@ -125,6 +144,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
   func countRowByRow() { batches.rowByRow += 1 }
 
   func accepts(_ rows: RecordRows) -> Bool {
+    if rows.entries.first?.isPatch == true { return acceptsPatches(rows) }
     guard rows.openReferences.isEmpty else { return false }
     for entry in rows.entries {
       if entry.unchanged != 0 || entry.isPatch { return false }
@@ -142,15 +162,24 @@ final class PostgreSQLBulkWriter: BulkWriter {
   private var directSkips: [Int] = []
   private var directBackoff: [Int] = []
   /// Staging tables holding an earlier batch's rows, truncated before the next batch.
-  private var dirty = Set<Int>()
+  var dirty = Set<Int>()
 
   /// A row holds a value COPY cannot carry (text with a NUL): the row writer reports it.
-  private struct Uncopyable: Error {}
+  struct Uncopyable: Error {}
 
   /// Writes a batch, table family by table family in schema order (a top-level table, then its
   /// children): each family either straight into its tables (`copyDirectly`) or staged and
   /// applied with its policy's rules (`applyStaged`), all inside one savepoint.
   func write(_ records: [RecordRows]) throws -> [Bool]? {
+    // Patches go their own way (`writePatches`); a batch mixing them with whole rows, row by row.
+    let patches = records.count(where: { $0.entries.first?.isPatch == true })
+    if patches > 0 {
+      guard patches == records.count(where: { !$0.isEmpty }) else {
+        batches.rowByRow += 1
+        return nil
+      }
+      return try writePatches(records)
+    }
     /// Each plan's rows of the batch, as (record's ordinal, entry).
     var rowsOf = Array(repeating: [(ordinal: Int32, entry: Int32)](), count: plans.count)
     /// Per record, its rows of tables that follow the run's policy: (plan, entry).
@@ -345,7 +374,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
   /// Appends one row in COPY's text format: tab-separated, `\N` for NULL, backslash escapes;
   /// for a staging table, led by the record's ordinal in the batch, the row's entry and its
   /// top-level row's entry. False for a value the format cannot carry (text with a NUL).
-  private func encode(
+  func encode(
     _ buffer: inout [UInt8], staging: (ordinal: Int, root: Int)?, entry: Int, rows: RecordRows, table: Table
   ) -> Bool {
     if let staging {

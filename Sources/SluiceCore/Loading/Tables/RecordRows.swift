@@ -55,7 +55,7 @@ public struct RecordRows: Sendable {
     var column: Int32
     var target: Int32
     var orphans: OrphanPolicy
-    var isPatchKey: Bool
+    package var isPatchKey: Bool
   }
 
   @usableFromInline var values: [DatabaseValue?] = []

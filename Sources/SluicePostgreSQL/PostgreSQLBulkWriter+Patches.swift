@@ -1,0 +1,205 @@
+@_spi(Internals) import SluiceCore
+
+// Patches, a batch at a time: staged by one COPY per table and applied by a few UPDATE … FROM,
+// with `RowWriter`'s results — each patch sets only the columns it carries, patches of one key
+// apply in the order they came, and a patch counts as a row written when it changed its row.
+//
+// The stage holds, per patch, the record's ordinal, which columns it leaves alone (the mask
+// `RecordRows` gives it) and its round: how many patches of the same key came before it in the
+// batch. One UPDATE per round applies the patches of that round, at most one per key, so a key's
+// patches apply in order and each UPDATE's count of changed rows is the patches that changed
+// their row — as the row writer's `UPDATE … WHERE key = ? AND (a column differs)`, one a patch.
+// A patch naming a row that does not exist, or one breaking a constraint (clearing a NOT NULL
+// column), sends the batch back to the row writer, which finds the record and its issue.
+
+extension PostgreSQLBulkWriter {
+  /// Patches of one key in one batch beyond which the batch goes row by row: each is a round,
+  /// an UPDATE of its own.
+  static var patchRoundLimit: Int { 16 }
+
+  /// Whether a record is patches this writer applies set-based: every row a patch of a top-level
+  /// table of the schema with a single-column key, naming no other row by its natural key. Not
+  /// on Citus, where an `UPDATE … FROM` a staging table joins a table of the coordinator with a
+  /// distributed one.
+  func acceptsPatches(_ rows: RecordRows) -> Bool {
+    guard !sql.isCitus, rows.openReferences.allSatisfy(\.isPatchKey) else { return false }
+    return rows.entries.allSatisfy { entry in
+      let serial = Int(entry.serial)
+      guard entry.isPatch, serial < planBySerial.count, planBySerial[serial] >= 0 else { return false }
+      let table = plans[planBySerial[serial]].table
+      return table.parent == nil && table.key.count == 1 && table.columns.count < 64
+    }
+  }
+
+  /// Applies a batch of patch records (every record `acceptsPatches`) set-based, inside a
+  /// savepoint. Nil, with nothing written, when a patch names a row that does not exist, breaks
+  /// a constraint or carries what COPY cannot (text with a NUL), when a key comes more than
+  /// `patchRoundLimit` times, or while an earlier such batch's back-off lasts: the caller writes
+  /// the batch row by row.
+  func writePatches(_ records: [RecordRows]) throws -> [Bool]? {
+    /// Per plan, its patches of the batch: (record's ordinal, entry, round).
+    var rowsOf = Array(repeating: [(ordinal: Int32, entry: Int32, round: Int32)](), count: plans.count)
+    var seen: [Int: [DatabaseValue?: Int32]] = [:]
+    for (ordinal, rows) in records.enumerated() {
+      for entry in 0..<rows.count {
+        let index = planBySerial[Int(rows.entries[entry].serial)]
+        let table = plans[index].table
+        guard let keyColumn = table.columns.firstIndex(where: { $0.name == table.key[0] }) else { return rowByRow() }
+        let key = rows.fullValue(entry, keyColumn, in: table)
+        let round = seen[index, default: [:]][key, default: 0]
+        guard round < Self.patchRoundLimit else { return rowByRow() }
+        seen[index, default: [:]][key] = round + 1
+        rowsOf[index].append((Int32(ordinal), Int32(entry), round))
+      }
+    }
+    let used = plans.indices.filter { !rowsOf[$0].isEmpty }
+    // Backing off after a batch that went row by row: this one goes too.
+    if used.contains(where: { patchSkips[$0] > 0 }) {
+      for index in used where patchSkips[index] > 0 { patchSkips[index] -= 1 }
+      return rowByRow()
+    }
+    var setup: [String] = []
+    for index in used where patchStages[index] == nil {
+      setup += makePatchStage(index)
+    }
+    // Emptied at the transaction's top level, so a stage made in it is truncated in place.
+    setup.append("TRUNCATE " + used.compactMap { patchStages[$0] }.joined(separator: ", "))
+    setup += ["SAVEPOINT sluice_batch", "SET LOCAL enable_hashjoin TO off", "SET LOCAL enable_mergejoin TO off"]
+    try store.run(setup.joined(separator: "; "))
+    var counts = Array(repeating: 0, count: plans.count)
+    do {
+      var statements: [String] = []
+      var effects: [Int?] = []
+      for index in used {
+        guard let stage = patchStages[index] else { continue }
+        try store.copy(
+          "COPY \(stage) (sluice_ord, sluice_mask, sluice_round, \(plans[index].table.columns.map { store.dialect.quote($0.name) }.joined(separator: ", "))) FROM STDIN",
+          data: try encodePatches(rowsOf[index], of: records, plan: index))
+        let rounds = Int(rowsOf[index].lazy.map(\.round).max() ?? 0) + 1
+        let steps = patchStatements(index, stage: stage, rounds: rounds)
+        statements += steps
+        // The first counts the patches naming no row; each update's changes are rows written.
+        effects += [nil] + Array(repeating: index, count: steps.count - 1)
+      }
+      let results = try store.runEach(statements)
+      for (effect, result) in zip(effects, results) {
+        if let index = effect {
+          counts[index] += result.changes
+        } else if (result.rows.first?.first ?? 0) > 0 {
+          // A patch names a row that does not exist: the row writer finds the record.
+          try store.run("ROLLBACK TO SAVEPOINT sluice_batch; RELEASE SAVEPOINT sluice_batch")
+          backOffPatches(used)
+          return rowByRow()
+        }
+      }
+      try store.run("RESET enable_hashjoin; RESET enable_mergejoin; RELEASE SAVEPOINT sluice_batch")
+    } catch let error as PostgreSQLError {
+      guard case .constraint = error.failure else { throw error }
+      try store.run("ROLLBACK TO SAVEPOINT sluice_batch; RELEASE SAVEPOINT sluice_batch")
+      backOffPatches(used)
+      return rowByRow()
+    } catch is Uncopyable {
+      try store.run("ROLLBACK TO SAVEPOINT sluice_batch; RELEASE SAVEPOINT sluice_batch")
+      return rowByRow()
+    }
+    for index in used {
+      written[index] += counts[index]
+      patchBackoff[index] = 0
+      batches.tables[plans[index].table.name, default: .init()].staged += 1
+    }
+    // A patch writes no row of its own to keep: no record kept what was there.
+    return Array(repeating: false, count: records.count)
+  }
+
+  /// Counts a batch that goes row by row, and says so.
+  private func rowByRow() -> [Bool]? {
+    batches.rowByRow += 1
+    return nil
+  }
+
+  /// After a batch that went back to the row writer: the next 1, 2, 4 … 64 batches of these
+  /// tables' patches go row by row before the bulk path is tried again, so that a feed with
+  /// many orphans does not pay for both.
+  private func backOffPatches(_ used: [Int]) {
+    for index in used {
+      patchBackoff[index] = min(max(1, patchBackoff[index] * 2), 64)
+      patchSkips[index] = patchBackoff[index]
+    }
+  }
+
+  /// The statements that make a table's patch stage: its own columns with their types, every
+  /// one nullable (a column a patch leaves alone holds NULL there), led by the patch's ordinal,
+  /// mask and round.
+  private func makePatchStage(_ index: Int) -> [String] {
+    let stage = "\(staging.prefix)patch_\(index)"
+    patchStages[index] = stage
+    if staging.ordinary && !store.stagingTables.contains(stage) { store.stagingTables.append(stage) }
+    return [
+      // Dropped first: an earlier input of the run may have staged into the same name.
+      "DROP TABLE IF EXISTS \(staging.namespace)\(stage)",
+      """
+      \(staging.create) \(stage)\(staging.onCommit) AS SELECT 0::integer AS sluice_ord, 0::bigint AS sluice_mask, \
+      0::integer AS sluice_round, sluice_target.* FROM \(store.dialect.quote(plans[index].table.name)) AS sluice_target \
+      WITH NO DATA
+      """,
+    ]
+  }
+
+  /// The statements that apply a table's staged patches: a count of those naming no row, then
+  /// one UPDATE per round that sets each column a patch carries, where some column it carries
+  /// differs — so a patch applied twice changes, and counts, nothing the second time.
+  private func patchStatements(_ index: Int, stage: String, rounds: Int) -> [String] {
+    let table = plans[index].table
+    let q = store.dialect.quote
+    let key = q(table.key[0])
+    let target = q(table.name)
+    let settable = table.columns.enumerated().filter { $0.element.name != table.key[0] }
+    func carries(_ column: Int) -> String { "(s.sluice_mask & \(Int64(bitPattern: 1 << UInt64(column)))) = 0" }
+    let assignments = settable.map { column, declaration in
+      let name = q(declaration.name)
+      return "\(name) = CASE WHEN \(carries(column)) THEN s.\(name) ELSE t.\(name) END"
+    }
+    let differs = settable.map { column, declaration in
+      let name = q(declaration.name)
+      return "(\(carries(column)) AND t.\(name) IS DISTINCT FROM s.\(name))"
+    }
+    var statements = [
+      "SELECT count(*) FROM \(stage) AS s WHERE NOT EXISTS (SELECT 1 FROM \(target) AS t WHERE t.\(key) = s.\(key))"
+    ]
+    // A table whose only column is its key: a patch can only name its row.
+    guard !settable.isEmpty else { return statements }
+    for round in 0..<rounds {
+      statements.append(
+        """
+        UPDATE \(target) AS t SET \(assignments.joined(separator: ", ")) FROM \(stage) AS s \
+        WHERE s.sluice_round = \(round) AND t.\(key) = s.\(key) AND (\(differs.joined(separator: " OR ")))
+        """)
+    }
+    return statements
+  }
+
+  /// A table's patches of the batch in COPY's text format, each led by its ordinal, mask and
+  /// round; a column the patch leaves alone is NULL.
+  private func encodePatches(
+    _ rows: [(ordinal: Int32, entry: Int32, round: Int32)], of records: [RecordRows], plan: Int
+  ) throws -> [UInt8] {
+    var buffer: [UInt8] = []
+    let table = plans[plan].table
+    for (ordinal, entry, round) in rows {
+      let record = records[Int(ordinal)]
+      let unchanged = record.entries[Int(entry)].unchanged
+      COPYText.appendInteger(Int64(ordinal), to: &buffer)
+      buffer.append(0x09)
+      COPYText.appendInteger(Int64(bitPattern: unchanged), to: &buffer)
+      buffer.append(0x09)
+      COPYText.appendInteger(Int64(round), to: &buffer)
+      for column in 0..<table.columns.count {
+        buffer.append(0x09)
+        let value = unchanged & (1 << UInt64(column)) == 0 ? record.fullValue(Int(entry), column, in: table) : nil
+        guard COPYText.append(value, to: &buffer) else { throw Uncopyable() }
+      }
+      buffer.append(0x0A)
+    }
+    return buffer
+  }
+}
