@@ -149,10 +149,14 @@ struct PostgreSQLBulkSQL {
     var steps: [Step]
     switch plan.policy {
     case .upsert:
-      // Every row is written (inserted, or its row updated), and its children replaced.
+      // Every row is written (inserted, or its row updated), and its children replaced. A row
+      // whose columns are all the same is left as it is — counted, as the row writer counts it,
+      // but not rewritten: a re-run of the same orders writes no new version of each order.
       let update =
         others.isEmpty
-        ? "DO NOTHING" : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))"
+        ? "DO NOTHING"
+        : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
+          + others.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
       steps =
         [
           Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w"),

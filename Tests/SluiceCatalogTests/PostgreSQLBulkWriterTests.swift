@@ -98,6 +98,43 @@ struct PostgreSQLBulkWriterTests {
     #expect(postgreSQL == sqlite)
   }
 
+  /// A staged upsert rewrites a parent row only where a column differs: after a re-run of the
+  /// same fruits with one renamed, every other fruit keeps its row version (`xmin`), the renamed
+  /// one has a new one — and the counts and rows are still the row writer's.
+  @Test func aReRunRewritesOnlyTheParentRowsThatChanged() throws {
+    let twin = try TwinStores()
+    let fruits = (0..<600).map { FruitsDump.fruit($0, recipes: $0 % 3) }
+    let input = try twin.directory.write("fruits.json", FruitsDump.array(fruits))
+    _ = try twin.run(PipelineConfiguration(name: "first", input: input, database: .sqlite("")), datasets: Self.fruits)
+    func versions() throws -> [String: String] {
+      let store = try twin.schema.connect()
+      let statement = try store.prepare("SELECT fruit_id, xmin::text FROM fruits")
+      var versions: [String: String] = [:]
+      while try statement.step() {
+        if case .text(let id)? = statement.columnValue(0), case .text(let version)? = statement.columnValue(1) {
+          versions[id] = version
+        }
+      }
+      return versions
+    }
+    let before = try versions()
+    var again = fruits
+    again[7] = FruitsDump.fruit(7, recipes: 1, name: "Renamed")
+    let second = try twin.directory.write("again.json", FruitsDump.array(again))
+    let reports = try twin.run(
+      PipelineConfiguration(name: "again", input: second, database: .sqlite("")), datasets: Self.fruits)
+    #expect(reports.postgreSQL.status == .succeeded)
+    #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
+    #expect((reports.postgreSQL.bulkWrites?.tables["fruits"]?.staged ?? 0) >= 1)
+    let after = try versions()
+    #expect(before.count == 600)
+    let rewritten = after.filter { before[$0.key] != $0.value }.map(\.key)
+    #expect(rewritten.count == 1)
+    #expect(rewritten.first == "F7")
+    let (sqlite, postgreSQL) = try twin.tables(["fruits", "recipes"])
+    #expect(postgreSQL == sqlite)
+  }
+
   /// A feed whose known keys come first and new ones after: the known ones are staged, and once
   /// the back-off has passed, the new ones go straight in again — with the row writer's rows.
   @Test func newKeysAfterKnownOnesAreCopiedStraightInAgain() throws {
