@@ -118,6 +118,11 @@ final class PostgreSQLBulkWriter: BulkWriter {
       setup.append(
         "\(create) \(stage) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL, sluice_root integer NOT NULL, LIKE \(q(table.name)))\(onCommit)"
       )
+      // A child's stage is keyed by the child's key, so that an upsert finds the children it
+      // brings again unchanged with a probe (`PostgreSQLBulkSQL.apply`).
+      if table.parent != nil && !store.isCitus {
+        setup.append("CREATE INDEX ON \(stage) (\(table.key.map(q).joined(separator: ", ")))")
+      }
       // Keyed, so joining the staged rows with the picked ones probes it.
       setup.append(
         "\(create) \(pick) (sluice_ord integer NOT NULL, sluice_sub integer NOT NULL, PRIMARY KEY (sluice_ord, sluice_sub))\(onCommit)"

@@ -98,17 +98,17 @@ struct PostgreSQLBulkWriterTests {
     #expect(postgreSQL == sqlite)
   }
 
-  /// A staged upsert rewrites a parent row only where a column differs: after a re-run of the
-  /// same fruits with one renamed, every other fruit keeps its row version (`xmin`), the renamed
-  /// one has a new one — and the counts and rows are still the row writer's.
-  @Test func aReRunRewritesOnlyTheParentRowsThatChanged() throws {
+  /// A staged upsert rewrites a parent row only where a column differs, and replaces only the
+  /// children that differ: after a re-run of the same fruits with one renamed and one given
+  /// another recipe, every other fruit and recipe keeps its row version (`xmin`) — and the
+  /// counts and rows are still the row writer's.
+  @Test func aReRunRewritesOnlyTheRowsThatChanged() throws {
     let twin = try TwinStores()
     let fruits = (0..<600).map { FruitsDump.fruit($0, recipes: $0 % 3) }
     let input = try twin.directory.write("fruits.json", FruitsDump.array(fruits))
     _ = try twin.run(PipelineConfiguration(name: "first", input: input, database: .sqlite("")), datasets: Self.fruits)
-    func versions() throws -> [String: String] {
-      let store = try twin.schema.connect()
-      let statement = try store.prepare("SELECT fruit_id, xmin::text FROM fruits")
+    func versions(_ query: String) throws -> [String: String] {
+      let statement = try twin.schema.connect().prepare(query)
       var versions: [String: String] = [:]
       while try statement.step() {
         if case .text(let id)? = statement.columnValue(0), case .text(let version)? = statement.columnValue(1) {
@@ -117,20 +117,27 @@ struct PostgreSQLBulkWriterTests {
       }
       return versions
     }
-    let before = try versions()
+    let fruitVersions = "SELECT fruit_id, xmin::text FROM fruits"
+    let recipeVersions = "SELECT fruit_id || '/' || position, xmin::text FROM recipes"
+    let (fruitsBefore, recipesBefore) = (try versions(fruitVersions), try versions(recipeVersions))
     var again = fruits
+    // Fruit 7 keeps its one recipe; fruit 8 (two recipes) gets another second one and a third.
     again[7] = FruitsDump.fruit(7, recipes: 1, name: "Renamed")
+    again[8] = FruitsDump.fruit(8, recipes: 2).replacingOccurrences(of: "Stir 1 times", with: "Stir once")
+    again[8] = again[8].replacingOccurrences(
+      of: "]}", with: #", {"title": "New", "description": "Added.", "videoTutorial": "https://v.example.com/n"}]}"#)
     let second = try twin.directory.write("again.json", FruitsDump.array(again))
     let reports = try twin.run(
       PipelineConfiguration(name: "again", input: second, database: .sqlite("")), datasets: Self.fruits)
     #expect(reports.postgreSQL.status == .succeeded)
     #expect(reports.postgreSQL.outcome == reports.sqlite.outcome)
     #expect((reports.postgreSQL.bulkWrites?.tables["fruits"]?.staged ?? 0) >= 1)
-    let after = try versions()
-    #expect(before.count == 600)
-    let rewritten = after.filter { before[$0.key] != $0.value }.map(\.key)
-    #expect(rewritten.count == 1)
-    #expect(rewritten.first == "F7")
+    let (fruitsAfter, recipesAfter) = (try versions(fruitVersions), try versions(recipeVersions))
+    #expect(fruitsBefore.count == 600)
+    #expect(fruitsAfter.filter { fruitsBefore[$0.key] != $0.value }.keys.sorted() == ["F7"])
+    let rewritten = recipesAfter.filter { recipesBefore[$0.key] != $0.value }.keys.sorted()
+    #expect(rewritten == ["F8/1", "F8/2"])
+    #expect(recipesAfter.count == recipesBefore.count + 1)
     let (sqlite, postgreSQL) = try twin.tables(["fruits", "recipes"])
     #expect(postgreSQL == sqlite)
   }
