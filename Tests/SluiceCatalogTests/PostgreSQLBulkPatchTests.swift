@@ -155,4 +155,34 @@ struct PostgreSQLBulkPatchTests {
     #expect(try stored.step())
     #expect(stored.columnValue(0) == .text(#"\N"#))
   }
+  /// In a run over two connections (`--jobs 2`: profiles then their patches in one lane, fruits
+  /// in the other, each lane a prepared transaction), the patch stage is an ordinary unlogged
+  /// table named after the server process: the patches apply in bulk, the tables and report equal
+  /// a serial run's, and no staging table is left behind.
+  @Test func patchesInALaneOfAParallelRunApplyInBulkAsInASerialOne() throws {
+    let directory = try TemporaryDirectory()
+    let profiles = (0..<800).map { #"{"id":"p-\#($0)","nickname":"N\#($0)"}"# }
+    let inputs = [
+      PipelineInput(
+        dataset: "profiles", path: try directory.write("profiles.ndjson", FruitsDump.ndjson(profiles)), format: .ndjson),
+      PipelineInput(
+        dataset: "profile-patches",
+        path: try directory.write("patches.ndjson", FruitsDump.ndjson(Self.patchLines(5000, keys: 800, seed: 3))),
+        format: .ndjson),
+      PipelineInput(dataset: "fruits", path: Repository.path("SampleData/fruits-broken.ndjson.gz"), format: .ndjson),
+    ]
+    let serialSchema = PostgreSQLSchema()
+    let parallelSchema = PostgreSQLSchema()
+    let serial = try ParallelLoadTests.run(inputs, into: serialSchema, jobs: 1)
+    let parallel = try ParallelLoadTests.run(inputs, into: parallelSchema, jobs: 2)
+    #expect(serial.status == .succeeded, "\(serial.failure?.message ?? "")")
+    #expect(parallel.status == .succeeded, "\(parallel.failure?.message ?? "")")
+    #expect(parallel.parallel?.commit == "two-phase")
+    #expect(ParallelLoadTests.essence(parallel) == ParallelLoadTests.essence(serial))
+    #expect((parallel.bulkWrites?.tables["profiles"]?.staged ?? 0) >= 1, "\(String(describing: parallel.bulkWrites))")
+    let tables = ["profiles", "fruits", "recipes"]
+    #expect(try parallelSchema.rows(of: tables) == serialSchema.rows(of: tables))
+    let store = try parallelSchema.connect()
+    #expect(try store.scalarInt("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'sluice\\_%\\_patch\\_%'") == 0)
+  }
 }
