@@ -138,32 +138,30 @@ struct PostgreSQLBulkSQL {
       ]
     }
 
-    // The children the table had for the batch's keys, whether or not the batch brings any.
-    let deleteChildren = plan.children.map { child in
-      Step(
-        "DELETE FROM \(q(plans[child].table.name)) c USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("c", "s"))"
-      )
-    }
-    // Under upsert, only those that are not, column for column, a child the batch brings again
+    // The children the table had for the batch's keys, whether or not the batch brings any —
+    // under upsert, only those that are not, column for column, a child the batch brings again
     // for the row it writes: an unchanged child stays as it is (a re-run of the same orders
     // neither deletes nor inserts an item), and the insert below skips the ones that stayed.
     // The stage of a child table is keyed by the child's key (`PostgreSQLBulkWriter`), so the
     // check is a probe. Not on Citus, which refuses the correlated subquery over tables of the
     // coordinator in a statement on a distributed table ("relation … is not distributed").
     let keepsUnchangedChildren = plan.policy == .upsert && !isCitus
-    let deleteChangedChildren = plan.children.map { child in
+    let deleteChildren = plan.children.map { child in
       let childTable = plans[child].table
-      let childKeys = childTable.key.map(q)
-      let all = childTable.allColumns.map { q($0.name) }
-      return Step(
-        """
-        DELETE FROM \(q(childTable.name)) c USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("c", "s"))
-        AND NOT EXISTS (
-          SELECT 1 FROM \(plans[child].stage) x JOIN \(plan.pick) p ON p.sluice_ord = x.sluice_ord AND p.sluice_sub = x.sluice_root
-          WHERE \(childKeys.map { "x.\($0) = c.\($0)" }.joined(separator: " AND "))
-          AND ROW(\(all.map { "x.\($0)" }.joined(separator: ", "))) IS NOT DISTINCT FROM ROW(\(all.map { "c.\($0)" }.joined(separator: ", ")))
-        )
-        """)
+      var delete =
+        "DELETE FROM \(q(childTable.name)) c USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("c", "s"))"
+      if keepsUnchangedChildren {
+        let all = childTable.allColumns.map { q($0.name) }
+        delete += """
+
+          AND NOT EXISTS (
+            SELECT 1 FROM \(plans[child].stage) x JOIN \(plan.pick) p ON p.sluice_ord = x.sluice_ord AND p.sluice_sub = x.sluice_root
+            WHERE \(childTable.key.map(q).map { "x.\($0) = c.\($0)" }.joined(separator: " AND "))
+            AND ROW(\(all.map { "x.\($0)" }.joined(separator: ", "))) IS NOT DISTINCT FROM ROW(\(all.map { "c.\($0)" }.joined(separator: ", ")))
+          )
+          """
+      }
+      return Step(delete)
     }
     let insertPicked =
       "INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) JOIN \(plan.pick) USING (sluice_ord, sluice_sub)"
@@ -182,7 +180,7 @@ struct PostgreSQLBulkSQL {
         [
           Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w"),
           Step("\(insertPicked) ON CONFLICT (\(keyList)) \(update)"),
-        ] + (keepsUnchangedChildren ? deleteChangedChildren : deleteChildren)
+        ] + deleteChildren
       counts[index] += staged[index]
     case .replace:
       steps =
@@ -212,7 +210,7 @@ struct PostgreSQLBulkSQL {
     for child in plan.children where staged[child] > 0 {
       let childPlan = plans[child]
       let childColumns = childPlan.table.allColumns.map { "c.\(q($0.name))" }.joined(separator: ", ")
-      // Under upsert, a child left in place (`deleteChangedChildren`) is not inserted again.
+      // Under upsert, a child left in place (by `deleteChildren`) is not inserted again.
       let unchangedLeft =
         keepsUnchangedChildren
         ? "\nWHERE NOT EXISTS (SELECT 1 FROM \(q(childPlan.table.name)) t WHERE \(childPlan.table.key.map { "t.\(q($0)) = c.\(q($0))" }.joined(separator: " AND ")))"

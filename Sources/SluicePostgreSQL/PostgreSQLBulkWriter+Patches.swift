@@ -40,11 +40,17 @@ extension PostgreSQLBulkWriter {
     /// Per plan, its patches of the batch: (record's ordinal, entry, round).
     var rowsOf = Array(repeating: [(ordinal: Int32, entry: Int32, round: Int32)](), count: plans.count)
     var seen: [Int: [DatabaseValue?: Int32]] = [:]
+    /// Per plan of the batch, its key's column.
+    var keyColumns: [Int: Int] = [:]
     for (ordinal, rows) in records.enumerated() {
       for entry in 0..<rows.count {
         let index = planBySerial[Int(rows.entries[entry].serial)]
         let table = plans[index].table
-        guard let keyColumn = table.columns.firstIndex(where: { $0.name == table.key[0] }) else { return rowByRow() }
+        guard
+          let keyColumn = keyColumns[index]
+            ?? table.columns.firstIndex(where: { $0.name == table.key[0] })
+        else { return rowByRow() }
+        keyColumns[index] = keyColumn
         let key = rows.fullValue(entry, keyColumn, in: table)
         let round = seen[index, default: [:]][key, default: 0]
         guard round < Self.patchRoundLimit else { return rowByRow() }
