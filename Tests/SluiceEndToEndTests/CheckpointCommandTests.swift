@@ -420,9 +420,25 @@ struct CheckpointCommandTests {
     let fresh = try SluiceBinary.run(["run", spec, "--resume"])
     #expect(fresh.status == 64)
     #expect(fresh.stderr.contains("no unfinished run of pipeline pipeline"))
-    #expect(try SluiceBinary.run(["run", spec, "--checkpoint-every", "300"]).status == 0)
-    let after = try SluiceBinary.run(["run", spec, "--resume"])
+    #expect(try SluiceBinary.run(arguments(spec, "done", ["--checkpoint-every", "300"])).status == 0)
+    // The finished run's outputs — its rejects the only copy of the records it rejected — are
+    // not the refused resume's to overwrite (a run killed after publishing them, before it
+    // exited, is resumed so): they stay byte for byte, and no staging file is left beside them.
+    let outputs = [scratch.file("done.json"), scratch.file("done-rejects.ndjson")]
+    let before = try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    #expect(!before[1].isEmpty)
+    let after = try SluiceBinary.run(arguments(spec, "done", ["--resume"]))
     #expect(after.status == 64)
+    #expect(after.stderr.contains("the report and rejects files at the run's paths were left as they were"))
+    #expect(try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
+    let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".sluice-") }
+    #expect(left.isEmpty, "\(left)")
+    // A stream (here a pipe) still gets the report of the refusal.
+    let streamed = try SluiceBinary.shell(
+      #"set -o pipefail; "$SLUICE" run "$1" --db "$2" --resume --report /dev/stdout 2>/dev/null | cat"#
+        .replacingOccurrences(of: "$1", with: spec).replacingOccurrences(of: "$2", with: scratch.file("done.sqlite")))
+    #expect(streamed.status == 64)
+    #expect(streamed.stdout.contains("no unfinished run of pipeline pipeline"))
   }
 
   @Test func aNewRunOverAnUnfinishedOneIsRefusedUnlessRestarted() throws {

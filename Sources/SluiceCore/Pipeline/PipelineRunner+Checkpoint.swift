@@ -41,12 +41,15 @@ extension PipelineRunner {
       var resumed: RunCheckpoint?
       if resumes {
         guard let existing else {
+          // The outputs at the run's paths are the last run's: one killed after it published
+          // them and ended its checkpoint, before it exited, finished. Its report and rejects —
+          // the only copy of the records it rejected — stay as they are.
           throw RunAbort(
             failure: .init(
               kind: .configuration,
               message:
-                "there is no unfinished run of pipeline \(pipeline) in \(configuration.databaseDescription) to resume (sluice runs lists the runs; run without --resume to start one)"
-            ))
+                "there is no unfinished run of pipeline \(pipeline) in \(configuration.databaseDescription) to resume (sluice runs lists the runs; run without --resume to start one); the report and rejects files at the run's paths were left as they were"
+            ), leavesOutputFiles: true)
         }
         // The rejects so far first: a resume refused below publishes them as they were.
         try takeOverRejects(of: existing.checkpoint, state: &state)

@@ -140,6 +140,7 @@ package struct PipelineRunner: Sendable {
       }
     } catch {
       run.failure = classify(error, state: &run)
+      if let abort = error as? RunAbort, abort.leavesOutputFiles { run.leavesOutputFiles = true }
       if run.waitedForLock, !run.auditSettled, let store = opened.store {
         run.failure?.message += store.lockHoldersNote(describing: configuration.database)
       }
@@ -372,7 +373,7 @@ package struct PipelineRunner: Sendable {
     if let outputs = opened.outputs {
       let chunked = committed != nil && (configuration.isChunked || configuration.stages)
       if chunked { configuration.chunkCommitHook?(.finished) }
-      report.outputErrors = outputs.finish(report, committed: committed != nil)
+      report.outputErrors = outputs.finish(report, committed: committed != nil, files: !run.leavesOutputFiles)
       if chunked, report.outputErrors.isEmpty { settlePublication(run, store: opened.store) }
       if !report.outputErrors.isEmpty, report.failure == nil, !report.committed {
         // A dry run has nothing committed to protect: an output it could not write fails it.

@@ -20,6 +20,8 @@ package struct RunState {
   var failure: RunReport.Failure?
   /// The run failed because another connection held the database past the busy timeout.
   package var waitedForLock = false
+  /// The run failed before it had outputs of its own to write (`RunAbort.leavesOutputFiles`).
+  var leavesOutputFiles = false
   /// A parallel run keeps its audit row itself from its start (`PipelineRunner+LaneCommit`):
   /// `finish` must not add another.
   package var auditSettled = false

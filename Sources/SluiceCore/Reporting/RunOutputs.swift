@@ -10,7 +10,9 @@ import Foundation
 /// outputs never contradict the database. After the commit only renames remain (`finish`). A
 /// stream (a FIFO, `/dev/stdout`) cannot be staged; it gets the report once the outcome is
 /// final, and when that write fails the data stays committed and the report says so
-/// (`outputErrors`, exit 75). A failed run publishes its rejects and a report of the failure.
+/// (`outputErrors`, exit 75). A failed run publishes its rejects and a report of the failure —
+/// unless it failed before it had outputs of its own (a `--resume` with nothing to resume: the
+/// files there are the finished run's), when only streams get the report.
 /// A committed run also removes the staging files runs killed earlier left beside its outputs
 /// (`OutputFile.removeAbandonedStagingFiles`).
 package final class RunOutputs {
@@ -52,16 +54,18 @@ package final class RunOutputs {
   }
 
   /// Publishes every output: the staged ones when the run committed, otherwise `finalReport`
-  /// (a failure, or a dry run). Returns what could not be written, one message each.
-  func finish(_ finalReport: RunReport, committed: Bool) -> [String] {
+  /// (a failure, or a dry run). Without `files`, only the streams: the files at the outputs'
+  /// paths are left as they are, and their staging files go (`RunAbort.leavesOutputFiles`).
+  /// Returns what could not be written, one message each.
+  func finish(_ finalReport: RunReport, committed: Bool, files: Bool = true) -> [String] {
     var errors: [String] = []
     do {
-      try rejects?.publish()
+      if files || rejects?.isStream == true { try rejects?.publish() }
     } catch {
       errors.append(error.message)
     }
     let report = committed ? staged ?? finalReport : finalReport
-    for (file, content) in contents(of: report) {
+    for (file, content) in contents(of: report) where files || file.isStream {
       do {
         if !(committed && staged != nil && !file.isStream) {
           try file.rewind()
