@@ -28,7 +28,7 @@ package struct PostgreSQLDialect: SQLDialect {
     }
   }
 
-  public func tableOptions(keyOrdered: Bool) -> String { "" }
+  public func tableOptions(hasCompositeKey: Bool) -> String { "" }
   public func parameter(_ n: Int) -> String { "$\(n)" }
   public func isDistinct(_ a: String, _ b: String) -> String { "\(a) IS DISTINCT FROM \(b)" }
   /// The protocol counts parameters in 16 bits.

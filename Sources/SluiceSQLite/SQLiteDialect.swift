@@ -1,7 +1,7 @@
 internal import CSQLite
 @_spi(Internals) import SluiceCore
 
-/// SQLite's spelling: STRICT tables, `WITHOUT ROWID` for key-ordered ones, numbered `?` parameters.
+/// SQLite's spelling: STRICT tables, `WITHOUT ROWID` for composite keys, numbered `?` parameters.
 package struct SQLiteDialect: SQLDialect {
   public init() {}
 
@@ -14,11 +14,10 @@ package struct SQLiteDialect: SQLDialect {
     }
   }
 
-  public func tableOptions(keyOrdered: Bool) -> String {
-    // A composite natural key, or one a table declares key-ordered, is the table's real
-    // identity: storing rows in its B-tree instead of a rowid one saves an index and a lookup
-    // per insert.
-    keyOrdered ? "STRICT, WITHOUT ROWID" : "STRICT"
+  public func tableOptions(hasCompositeKey: Bool) -> String {
+    // A composite natural key is the table's real identity: storing rows in its B-tree instead
+    // of a rowid one saves an index and a lookup per insert.
+    hasCompositeKey ? "STRICT, WITHOUT ROWID" : "STRICT"
   }
 
   public func parameter(_ n: Int) -> String { "?\(n)" }

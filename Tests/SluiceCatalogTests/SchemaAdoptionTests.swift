@@ -79,37 +79,6 @@ struct SchemaAdoptionTests {
     #expect(failed.issues.first?.path == "orderId")
   }
 
-  /// Orders are stored in key order (`WITHOUT ROWID`) in a new database; an orders table stored
-  /// by rowid — the previous release's — is adopted as it is: not rebuilt, its rowids kept,
-  /// loading and rejecting a repeated key as before.
-  @Test func aNewDatabaseStoresOrdersByKeyAndAnOldOneKeepsItsRowids() throws {
-    let directory = try TemporaryDirectory()
-    let fresh = directory.file("fresh.sqlite")
-    let old = directory.file("old.sqlite")
-    try SQLiteConnection(path: old).execute(Self.previousReleaseSchema)
-    for database in [fresh, old] {
-      let report = try run(
-        database,
-        [
-          OrdersLoaderTests.order("NEW-1", customer: 7, name: "Seven"),
-          OrdersLoaderTests.order("NEW-2", customer: 8, name: "Eight"),
-        ], in: directory)
-      #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
-    }
-    let freshDB = try SQLiteConnection(path: fresh, options: .init(readOnly: true))
-    for (table, keyOrdered) in [("orders", 1), ("order_items", 1), ("customers", 0), ("order_statuses", 0)] {
-      let sql = "SELECT sql LIKE '%WITHOUT ROWID' FROM sqlite_schema WHERE name = '\(table)'"
-      #expect(try freshDB.scalarInt(sql) == Int64(keyOrdered), "\(table)")
-    }
-    #expect(throws: (any Error).self) { try freshDB.scalarInt("SELECT max(rowid) FROM orders") }
-    let oldDB = try SQLiteConnection(path: old, options: .init(readOnly: true))
-    #expect(try oldDB.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'orders' AND sql LIKE '%ROWID%'") == 0)
-    // The rows arrived after OLD-1, in input order.
-    #expect(try oldDB.scalarInt("SELECT rowid FROM orders WHERE order_id = 'NEW-2'") == 3)
-    #expect(try freshDB.scalarInt("SELECT count(*) FROM orders") == 2)
-    #expect(try oldDB.scalarInt("SELECT count(*) FROM orders") == 3)
-  }
-
   @Test func aTableOfTheSameNameWithAnotherShapeStopsTheRunBeforeAnyWrite() throws {
     let directory = try TemporaryDirectory()
     let database = directory.file("orders.sqlite")

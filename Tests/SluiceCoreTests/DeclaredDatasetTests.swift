@@ -225,26 +225,6 @@ struct DeclaredDatasetTests {
     #expect(ddl["create index projects_by_owner"] == "CREATE INDEX projects_by_owner ON projects (owner_id);")
   }
 
-  /// `keyOrdered` makes a table `WITHOUT ROWID` in SQLite where its key is not one integer (the
-  /// rowid already); a composite key always is; PostgreSQL has no such layout.
-  @Test func aKeyOrderedTableIsWithoutRowIDWhereItsKeyIsNotTheRowID() {
-    let byText = Table("by_text", key: ["id"], columns: [.text("id"), .text("name")], keyOrdered: true)
-    let byInteger = Table("by_integer", key: ["id"], columns: [.integer("id"), .text("name")], keyOrdered: true)
-    let byRowID = Table("by_rowid", key: ["id"], columns: [.text("id"), .text("name")])
-    let pairs = Table("pairs", key: ["a", "b"], columns: [.text("a"), .integer("b")])
-    let children = Table("children", childOf: byRowID, position: "position", field: "children", columns: [.text("x")])
-    let extended = Table("extended", extending: byText, columns: [.text("y")])
-    #expect(
-      [byText, byInteger, byRowID, pairs, children, extended].map(\.isKeyOrdered)
-        == [true, false, false, true, true, false])
-    let sqlite = TableSQL(dialect: SQLiteDialect())
-    #expect(sqlite.create(byText).hasSuffix(") STRICT, WITHOUT ROWID;"))
-    #expect(sqlite.create(byInteger).hasSuffix(") STRICT;"))
-    #expect(sqlite.create(byRowID).hasSuffix(") STRICT;"))
-    #expect(sqlite.create(children).hasSuffix(") STRICT, WITHOUT ROWID;"))
-    #expect(TableSQL(dialect: PostgreSQLDialect()).create(byText).hasSuffix("PRIMARY KEY (\"id\")\n);"))
-  }
-
   @Test func loadsEndToEndIntoSQLite() throws {
     let db = try ProjectsDatabase()
     let report = try db.run([

@@ -19,7 +19,7 @@ public enum Devices {
       .text("name", checks: [.notEmpty]),
       .real("latitude", checks: [.atLeast(-90), .atMost(90)]),
       .real("longitude", checks: [.atLeast(-180), .atMost(180)]),
-    ], keyOrdered: true)
+    ])
 
   public static let alerts = Table(
     "alerts", key: ["alert_id"],
@@ -33,7 +33,7 @@ public enum Devices {
       .integer("code", checks: [.atLeast(0), .atMost(9999)]),
     ],
     // Finds a device's alerts: for the cascade when a device is deleted, and for readers.
-    indexes: [Index("alerts_by_device", on: ["device_id"], deferrable: true)], keyOrdered: true)
+    indexes: [Index("alerts_by_device", on: ["device_id"], deferrable: true)])
 }
 
 /// A device as the devices feed carries it (seed 000's `Device`, without its `alerts`

@@ -22,7 +22,7 @@ public struct OrdersDataset: Dataset {
       .timestamp("created_at", field: "createdAt"),
       .reference("customer_id", to: customers, field: "customer.id"),
     ],
-    indexes: [Index("orders_by_customer", on: ["customer_id"], deferrable: true)], keyOrdered: true)
+    indexes: [Index("orders_by_customer", on: ["customer_id"], deferrable: true)])
   static let items = Table(
     "order_items", childOf: orders, position: "line", startingAt: 1, field: "items",
     columns: [

@@ -11,7 +11,7 @@ public enum Profiles {
       .text("profile_id", field: "id", checks: [.notEmpty]),
       .text("nickname", checks: [.notEmpty]),
       .text("introduction", nullable: true),
-    ], keyOrdered: true)
+    ])
 
   static let idNotBlank = ValidationRule(
     "profile ids are not blank", message: "must not be blank", constraints: [.notBlank(at: "id")])

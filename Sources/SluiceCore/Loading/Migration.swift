@@ -69,7 +69,7 @@ package enum Migrator {
       CREATE TABLE IF NOT EXISTS sluice_migrations (
         identifier \(dialect.typeName(.text)) NOT NULL PRIMARY KEY,
         applied_at \(dialect.typeName(.timestamp)) NOT NULL
-      ) \(dialect.tableOptions(keyOrdered: false))
+      ) \(dialect.tableOptions(hasCompositeKey: false))
       """)
     let check = try connection.prepare("SELECT 1 FROM sluice_migrations WHERE identifier = \(dialect.parameter(1))")
     let record = try connection.prepare(

@@ -3,9 +3,8 @@
 public protocol SQLDialect: Sendable {
   /// The column type for a declared type (`TEXT`, `INTEGER`; PostgreSQL: `timestamptz`, …).
   func typeName(_ type: ColumnType) -> String
-  /// What follows the closing parenthesis of `CREATE TABLE` (`STRICT`, `WITHOUT ROWID`), for a
-  /// table whose rows are stored in key order or not (`Table.isKeyOrdered`).
-  func tableOptions(keyOrdered: Bool) -> String
+  /// What follows the closing parenthesis of `CREATE TABLE` (`STRICT`, `WITHOUT ROWID`).
+  func tableOptions(hasCompositeKey: Bool) -> String
   /// Parameter `n` (1-based) of a statement: `?1` or `$1`.
   func parameter(_ n: Int) -> String
   /// `a` and `b` differ, NULLs compared as values (`IS NOT`, `IS DISTINCT FROM`).

@@ -29,10 +29,6 @@ public final class Table: Sendable {
   /// rows that many records share — customers, senders — says `.upsert`: the last one wins.
   public let onConflict: ConflictPolicy?
   public let indexes: [Index]
-  /// Whether the rows are stored in their key's order rather than their insertion's: a table
-  /// with a composite key (child tables), or one declared `keyOrdered`, whose key is not one
-  /// integer (SQLite stores those by key anyway). SQLite: `WITHOUT ROWID`.
-  public let isKeyOrdered: Bool
   /// Every column in table order: a child's parent key and position, then its own.
   public let allColumns: [Column]
   /// How many of `allColumns` come before the table's own: a child's parent key and position.
@@ -74,17 +70,8 @@ public final class Table: Sendable {
   }
 
   /// A table with a natural key of its own.
-  ///
-  /// `keyOrdered` stores the rows in the order of their key instead of the order they were
-  /// first written (SQLite: a `WITHOUT ROWID` table): each row written, patched or looked up by
-  /// its key then costs one B-tree instead of two — a table and its key's index — which made a
-  /// 1M-order load about 10 % faster. For tables whose key is the rows' identity and whose rows
-  /// are small (SQLite advises under 1/20 of a page, ~800 bytes at Sluice's 16 KiB pages); SQL
-  /// that reads `rowid` — the order rows arrived in — does not work on them. A composite key is
-  /// always key-ordered; a key of one integer column already is. PostgreSQL ignores it.
   public init(
-    _ name: String, key: [String], columns: [Column], onConflict: ConflictPolicy? = nil, indexes: [Index] = [],
-    keyOrdered: Bool = false
+    _ name: String, key: [String], columns: [Column], onConflict: ConflictPolicy? = nil, indexes: [Index] = []
   ) {
     self.name = name
     self.columns = columns
@@ -92,8 +79,6 @@ public final class Table: Sendable {
     self.parent = nil
     self.onConflict = onConflict
     self.indexes = indexes
-    let integerKey = key.count == 1 && columns.contains { $0.name == key[0] && [.integer, .boolean].contains($0.type) }
-    self.isKeyOrdered = key.count > 1 || (keyOrdered && !key.isEmpty && !integerKey)
     self.allColumns = columns
     self.inheritedCount = 0
     self.parentKeySources = []
@@ -126,7 +111,6 @@ public final class Table: Sendable {
     self.parent = ParentLink(table: parent, position: position, firstPosition: firstPosition, field: field)
     self.onConflict = nil
     self.indexes = indexes
-    self.isKeyOrdered = key.count > 1
     // A table's key columns are declared (its initializer checks that), so each is found.
     let inherited = parent.key.map { name in
       guard let column = parent.allColumns.first(where: { $0.name == name }) else {

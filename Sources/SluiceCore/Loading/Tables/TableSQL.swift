@@ -37,7 +37,7 @@ struct TableSQL {
       let keys = parent.table.key.map(q).joined(separator: ", ")
       lines.append("  FOREIGN KEY (\(keys)) REFERENCES \(q(parent.table.name)) (\(keys)) ON DELETE CASCADE")
     }
-    let options = dialect.tableOptions(keyOrdered: table.isKeyOrdered)
+    let options = dialect.tableOptions(hasCompositeKey: table.key.count > 1)
     return
       "CREATE TABLE \(q(table.name)) (\n\(lines.joined(separator: ",\n"))\n)\(options.isEmpty ? "" : " " + options);"
   }
@@ -55,7 +55,7 @@ struct TableSQL {
       lines.append("  \(q(column.name)) \(dialect.typeName(column.type))\(column.isNullable ? "" : " NOT NULL")")
     }
     lines.append("  \(q("retired")) \(dialect.typeName(.boolean)) NOT NULL DEFAULT 0 CHECK (\(q("retired")) IN (0, 1))")
-    let options = dialect.tableOptions(keyOrdered: false)
+    let options = dialect.tableOptions(hasCompositeKey: false)
     return
       "CREATE TABLE \(q(lookup.table)) (\n\(lines.joined(separator: ",\n"))\n)\(options.isEmpty ? "" : " " + options);"
   }
@@ -165,7 +165,7 @@ struct TableSQL {
       }
       lines.append(line)
     }
-    let options = dialect.tableOptions(keyOrdered: false)
+    let options = dialect.tableOptions(hasCompositeKey: false)
     return "CREATE TEMP TABLE IF NOT EXISTS \(patchStage(table)) (\n\(lines.joined(separator: ",\n"))\n)"
       + (options.isEmpty ? "" : " " + options)
   }
