@@ -804,6 +804,14 @@ struct StagedRunCommandTests {
       database: database, report: scratch.file("staged.json"), rejects: scratch.file("staged-rejects.ndjson"))
     #expect(result == expected)
     #expect(try tests.checkpoints(database) == 0)
+    // Resumed once more, there is nothing left to resume: refused (64), the finished run's
+    // report and rejects stay as they are.
+    let outputs = [scratch.file("staged.json"), scratch.file("staged-rejects.ndjson")]
+    let before = try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    let again = try SluiceBinary.run(tests.arguments(spec, "staged", ["--stage", "--resume"]))
+    #expect(again.status == 64, "\(again.stderr)")
+    #expect(again.stderr.contains("the report and rejects files at the run's paths were left as they were"))
+    #expect(try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
   }
 
   /// Killed inside the publication: the resume publishes, with the rejects and report of the
