@@ -48,7 +48,7 @@ extension PipelineRunner {
             failure: .init(
               kind: .configuration,
               message:
-                "there is no unfinished run of pipeline \(pipeline) in \(configuration.databaseDescription) to resume (sluice runs lists the runs; run without --resume to start one); the report and rejects files at the run's paths were left as they were"
+                "there is no unfinished run of pipeline \(pipeline) in \(configuration.databaseDescription) to resume (sluice runs lists the runs; run without --resume to start one)"
             ), leavesOutputFiles: true)
         }
         // The rejects so far first: a resume refused below publishes them as they were.

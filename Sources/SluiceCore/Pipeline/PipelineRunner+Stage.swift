@@ -83,7 +83,7 @@ extension PipelineRunner {
             failure: .init(
               kind: .configuration,
               message:
-                "there is no staged run into \(configuration.databaseDescription) to resume (its staging, \(place), is not there); run without --resume to start one; the report and rejects files at the run's paths were left as they were"
+                "there is no staged run into \(configuration.databaseDescription) to resume (its staging, \(place), is not there); run without --resume to start one"
             ), leavesOutputFiles: true)
         }
         try driver.checkStagingIntact(target)

@@ -140,7 +140,12 @@ package struct PipelineRunner: Sendable {
       }
     } catch {
       run.failure = classify(error, state: &run)
-      if let abort = error as? RunAbort, abort.leavesOutputFiles { run.leavesOutputFiles = true }
+      if let abort = error as? RunAbort, abort.leavesOutputFiles {
+        run.leavesOutputFiles = true
+        if opened.outputs?.writesFiles == true {
+          run.failure?.message += "; the report and rejects files at the run's paths were left as they were"
+        }
+      }
       if run.waitedForLock, !run.auditSettled, let store = opened.store {
         run.failure?.message += store.lockHoldersNote(describing: configuration.database)
       }
