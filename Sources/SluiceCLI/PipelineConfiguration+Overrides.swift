@@ -110,8 +110,8 @@ extension PipelineConfiguration {
     } catch {
       throw UsageError("\(option): \(error.message)")
     }
-    if let problem = driver.problem(in: text) {
-      throw UsageError("\(option) is not a \(driver.name) connection string it can read: \(problem)")
+    if let problem = driver.misnaming(text) {
+      throw UsageError("\(option) \(problem)")
     }
     if driver.hasPassword(text) {
       printError(

@@ -169,7 +169,7 @@ struct PipelineInvocation {
       configuration.input = rejects
       configuration.rejectsPath = nil
     }
-    if let conflict = RunFiles(configuration).conflict() { throw UsageError(conflict.description) }
+    if let problem = RunFiles(configuration).problem() { throw UsageError(problem) }
     var listed = Set<String>()
     resolved = Resolved(
       configuration: configuration, datasets: try spec.datasets(for: configuration, in: context.datasets),

@@ -27,6 +27,11 @@ public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
 
   public func redacted(_ location: String) -> String { location }
 
+  /// `-` names standard input on Sluice's command line; a database is a file.
+  public func problem(in location: String) -> String? {
+    location == "-" ? "'-' is standard input, not a database file: name a file (nightly.sqlite)" : nil
+  }
+
   public var dialect: any SQLDialect { SQLiteDialect() }
 
   public func files(at location: String) -> [(role: String, path: String)] {

@@ -63,6 +63,60 @@ struct RunFilesAndTerminalTextTests {
     #expect(FilePaths.absolute("-") == "-")
   }
 
+  /// Foundation's `lastPathComponent` and `deletingLastPathComponent` trap on Linux on a
+  /// one-character path without a slash; `--report -` crashed the run in `RunFiles` before it
+  /// opened anything. These are the answers `NSString` gives where it does not trap.
+  @Test(arguments: [
+    ("/a/b", "b", "/a"), ("/a/b/", "b", "/a"), ("/a", "a", "/"), ("/", "/", "/"), ("", "", ""),
+    ("a", "a", ""), ("-", "-", ""), ("a/", "a", ""), ("é", "é", ""), ("x/y", "y", "x"), ("./a", "a", "."),
+    ("a//b", "b", "a"), ("//a", "a", "/"), ("/a/bé/c.json", "c.json", "/a/bé"),
+  ])
+  func pathComponentsAreTakenWithoutFoundation(path: String, last: String, folder: String) {
+    #expect(FilePaths.lastComponent(of: path) == last)
+    #expect(FilePaths.folder(of: path) == folder)
+  }
+
+  @Test func extensionsAndJoinedPaths() throws {
+    #expect(FilePaths.deletingExtension("orders.json") == "orders")
+    #expect(FilePaths.deletingExtension("a.b.c") == "a.b")
+    #expect(FilePaths.deletingExtension(".hidden") == ".hidden")
+    #expect(FilePaths.deletingExtension("x") == "x")
+    #expect(FilePaths.deletingExtension("x.") == "x.")
+    #expect(FilePaths.joined("", "a") == "a")
+    #expect(FilePaths.joined("/", "a") == "/a")
+    #expect(FilePaths.joined("/r", "a") == "/r/a")
+    // A spec's name is its file's stem, whatever its length (a one-letter name trapped).
+    let spec = #"{"dataset": "shipments", "input": "-", "database": "d.sqlite"}"#
+    #expect(try PipelineSpec(data: Data(spec.utf8), path: "x").name == "x")
+    #expect(try PipelineSpec(data: Data(spec.utf8), path: "nightly.json").name == "nightly")
+  }
+
+  /// `-` is standard input: a run refuses it as a file it writes, before anything is opened,
+  /// and says what to give instead; as an input it is no file and takes part in no comparison.
+  @Test func standardInputIsNoFileARunWrites() throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("d.sqlite")
+    let input = try scratch.write("in.json", "[]")
+    let report = try #require(RunFiles(configuration(database: database, input: input, report: "-")).problem())
+    #expect(report.hasPrefix("the report cannot be '-'"))
+    #expect(report.contains("/dev/stdout"))
+    let html = try #require(RunFiles(configuration(database: database, input: input, html: "-")).problem())
+    #expect(html.hasPrefix("the HTML report cannot be '-'"))
+    let intoDash = try #require(RunFiles(configuration(database: "-", input: input)).problem())
+    #expect(intoDash.hasPrefix("the database cannot be '-'") && intoDash.contains("name a database file"))
+    #expect(RunFiles(configuration(database: database, input: "-", report: scratch.file("r.json"))).problem() == nil)
+    // The engine refuses it too, as a configuration failure, and writes nothing.
+    let refused = try Pipeline(
+      dataset: ShipmentsDataset(), configuration: configuration(database: database, input: input, report: "-")
+    ).run()
+    #expect(refused.status == .failed)
+    #expect(refused.exitCode == 64)
+    #expect(refused.failure?.message.hasPrefix("the report cannot be '-'") == true)
+    #expect(!FileManager.default.fileExists(atPath: database))
+    #expect(SQLiteDriver().problem(in: "-")?.contains("standard input") == true)
+    #expect(SQLiteDriver().problem(in: "a") == nil)
+  }
+
   @Test func theDriftSummaryFoldsIndexesAndKeepsOtherBrackets() {
     #expect(DriftCounter.folded("items[3].sku") == "items[].sku")
     #expect(DriftCounter.folded("a[12][0].b") == "a[][].b")

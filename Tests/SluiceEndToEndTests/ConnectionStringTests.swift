@@ -46,7 +46,7 @@ struct ConnectionStringTests {
     let report = scratch.file("report.json")
     let viaOption = try run(["run", fruits, "--db", text, "--report", report])
     #expect(viaOption.status == 64, "\(viaOption.stderr)")
-    #expect(viaOption.stderr.contains("--db is not a PostgreSQL connection string it can read: "))
+    #expect(viaOption.stderr.contains("--db is not a PostgreSQL connection string it can use: "))
     #expect(viaOption.stderr.contains(problem), "\(viaOption.stderr)")
     let spec = try scratch.write(
       "spec.json",
@@ -54,7 +54,7 @@ struct ConnectionStringTests {
     )
     let viaSpec = try run(["run", spec, "--report", report])
     #expect(viaSpec.status == 64, "\(viaSpec.stderr)")
-    #expect(viaSpec.stderr.contains("'database' is not a PostgreSQL connection string it can read: "))
+    #expect(viaSpec.stderr.contains("'database' is not a PostgreSQL connection string it can use: "))
     let runs = try run(["runs", text])
     #expect(runs.status == 64, "\(runs.stderr)")
     #expect(runs.stderr.contains(problem))

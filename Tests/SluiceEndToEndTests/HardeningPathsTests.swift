@@ -86,6 +86,38 @@ struct HardeningPathsTests {
     #expect(!input.isEmpty)
   }
 
+  /// `-` is standard input. As a database or an output it crashed the binary (Foundation traps
+  /// on a one-character path's last component); it is a usage error naming what to give instead,
+  /// before anything is opened, and no file named `-` appears.
+  @Test(arguments: [
+    (["--db", "-"], "--db is not a SQLite database file name it can use: '-' is standard input"),
+    (["--report", "-"], "the report cannot be '-': '-' is standard input"),
+    (["--junit", "-"], "the JUnit file cannot be '-'"), (["--html", "-"], "the HTML report cannot be '-'"),
+    (["--rejects", "-"], "the rejects file cannot be '-'"),
+  ])
+  func standardInputAsADatabaseOrAnOutputIsAUsageError(_ options: [String], message: String) throws {
+    let scratch = try TemporaryDirectory()
+    let (database, input, before) = try committedDatabase(in: scratch)
+    let arguments = ["run", Repository.path("Pipelines/fruits.json"), "--input", input, "--format", "ndjson"]
+    let result = try SluiceCommand.run(
+      arguments + (options.first == "--db" ? options : ["--db", database] + options), in: scratch.path)
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains(message), "\(result.stderr)")
+    #expect(!result.stderr.contains("crashed"))
+    #expect(bytes(database) == before)
+    #expect(!FileManager.default.fileExists(atPath: scratch.file("-")))
+  }
+
+  @Test func aSpecWhoseDatabaseIsStandardInputIsRefused() throws {
+    let scratch = try TemporaryDirectory()
+    let spec = try scratch.write(
+      "spec.json", #"{"dataset": "fruits", "input": "tonight.ndjson", "format": "ndjson", "database": "-"}"#)
+    let result = try SluiceCommand.run(["run", spec], in: scratch.path)
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains("'database' is not a SQLite database file name it can use: '-' is standard input"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["spec.json"])
+  }
+
   @Test func outputsToCharacterDevicesMayShareOne() throws {
     let scratch = try TemporaryDirectory()
     let (database, input, _) = try committedDatabase(in: scratch)

@@ -47,7 +47,7 @@ public enum ChatExport {
   /// The last path component without its extension: `langchain_facebook_chat` for
   /// `…/facebook/langchain_facebook_chat.json`.
   static func fileStem(_ path: String) -> String {
-    ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+    FilePaths.deletingExtension(FilePaths.lastComponent(of: path))
   }
 
   /// The mapping error for a discriminator value the export's mapping does not know: its path,

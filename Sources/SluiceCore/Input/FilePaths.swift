@@ -21,6 +21,45 @@ package enum FilePaths {
     return normalized((base ?? FileManager.default.currentDirectoryPath) + "/" + path)
   }
 
+  /// The last component of `path`, trailing slashes aside: `b` for `/a/b/`, `a` for `a`, `/`
+  /// for `/`, empty for an empty path.
+  ///
+  /// Written here, not taken from `NSString`: on Linux, Foundation's `lastPathComponent` and
+  /// `deletingLastPathComponent` trap on a one-character path without a slash (`-`, `a`,
+  /// `a/`), and `-` is a path every command takes.
+  public static func lastComponent(of path: String) -> String {
+    let trimmed = path.utf8.reversed().drop { $0 == UInt8(ascii: "/") }.count
+    if trimmed == 0 { return path.isEmpty ? "" : "/" }
+    let body = path.utf8.prefix(trimmed)
+    guard let slash = body.lastIndex(of: UInt8(ascii: "/")) else { return String(Substring(body)) }
+    return String(Substring(body[body.index(after: slash)...]))
+  }
+
+  /// The folder `path` is in, as written: `/a` for `/a/b` and `/a/b/`, `/` for `/a`, empty for a
+  /// name without a folder (`a`, `a/`), `/` for `/`.
+  public static func folder(of path: String) -> String {
+    let trimmed = path.utf8.reversed().drop { $0 == UInt8(ascii: "/") }.count
+    if trimmed == 0 { return path.isEmpty ? "" : "/" }
+    let body = path.utf8.prefix(trimmed)
+    guard let slash = body.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+    let folder = body[..<slash].reversed().drop { $0 == UInt8(ascii: "/") }.count
+    return folder == 0 ? "/" : String(Substring(body.prefix(folder)))
+  }
+
+  /// `name` without its extension: `orders` for `orders.json`, `a.b` for `a.b.c`; a name whose
+  /// only dot leads it (`.hidden`) or ends it has none.
+  public static func deletingExtension(_ name: String) -> String {
+    guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.utf8.startIndex,
+      name.utf8.index(after: dot) != name.utf8.endIndex
+    else { return name }
+    return String(Substring(name.utf8[..<dot]))
+  }
+
+  /// `name` in `folder` (`name` alone when `folder` is empty).
+  public static func joined(_ folder: String, _ name: String) -> String {
+    folder.isEmpty ? name : folder.hasSuffix("/") ? folder + name : folder + "/" + name
+  }
+
   /// An absolute path without `.`, empty or `..` components, each `..` taken from the real
   /// location of what precedes it.
   static func normalized(_ path: String) -> String {

@@ -75,8 +75,8 @@ package struct PipelineRunner: Sendable {
       }
     }
     do {
-      if let conflict = RunFiles(configuration).conflict() {
-        throw RunAbort(failure: .init(kind: .configuration, message: conflict.description))
+      if let problem = RunFiles(configuration).problem() {
+        throw RunAbort(failure: .init(kind: .configuration, message: problem))
       }
       let outputs = try RunOutputs(configuration: configuration)
       opened.outputs = outputs

@@ -330,13 +330,12 @@ public struct PipelineSpec: Sendable {
 
   /// The spec's name for reports: its file name without the extension.
   public var name: String {
-    let file = (path as NSString).lastPathComponent
-    return (file as NSString).deletingPathExtension
+    FilePaths.deletingExtension(FilePaths.lastComponent(of: path))
   }
 
   /// Resolves a path written in the spec against the spec's directory.
   public func resolve(_ relative: String) -> String {
-    resolve(relative, against: (path as NSString).deletingLastPathComponent)
+    resolve(relative, against: FilePaths.folder(of: path))
   }
 
   /// Resolves `relative` against `directory` (itself against the working directory when it is
@@ -369,9 +368,8 @@ public struct PipelineSpec: Sendable {
       } catch {
         throw SpecError(path: path, message: "'database': \(error.message)")
       }
-      if let problem = driver.problem(in: database) {
-        throw SpecError(
-          path: path, message: "'database' is not a \(driver.name) connection string it can read: \(problem)")
+      if let problem = driver.misnaming(database) {
+        throw SpecError(path: path, message: "'database' \(problem)")
       }
       target = DatabaseTarget(location: driver.connectsToServer ? database : resolve(database), driver: driver)
     }
@@ -396,7 +394,7 @@ public struct PipelineSpec: Sendable {
 
   /// The configuration with its database already named.
   private func configuration(inputDirectory: String?, database target: DatabaseTarget) -> PipelineConfiguration {
-    let specDirectory = (path as NSString).deletingLastPathComponent
+    let specDirectory = FilePaths.folder(of: path)
     var paths = inputs.map { resolve($0.input, against: specDirectory) }
     if let inputDirectory {
       let relative = inputs.indices.filter { !inputs[$0].input.hasPrefix("/") && inputs[$0].input != "-" }
@@ -494,7 +492,7 @@ public struct PipelineSpec: Sendable {
   /// folder stops before its first component with glob characters).
   public static func commonFolder(of paths: [String]) -> String {
     let folders = paths.map {
-      ($0 as NSString).deletingLastPathComponent.split(separator: "/", omittingEmptySubsequences: true)
+      FilePaths.folder(of: $0).split(separator: "/", omittingEmptySubsequences: true)
         .prefix { !isPattern($0) }.map(String.init)
     }
     guard var common = folders.first else { return "/" }

@@ -51,6 +51,19 @@ package struct RunFiles: Sendable {
     }
   }
 
+  /// Why the run's files cannot be used, before anything is opened; nil when they can: a file
+  /// the run writes named `-` (standard input is only ever read), or two of its files that are
+  /// one (`conflict()`).
+  public func problem() -> String? {
+    if let entry = entries.first(where: { !$0.isRead && $0.path == "-" }) {
+      let instead =
+        entry.role == "database"
+        ? "name a database file" : "give it a file, or /dev/stdout to write it to standard output"
+      return "the \(entry.role) cannot be '-': '-' is standard input, which only an input reads; \(instead)"
+    }
+    return conflict()?.description
+  }
+
   /// The first file the run writes that is also another of its files (the database, an
   /// input, another output); nil when each has a file of its own.
   public func conflict() -> RunFilesConflict? {
@@ -96,8 +109,8 @@ package struct RunFiles: Sendable {
           defer { free(resolved) }
           return ([String(cString: resolved)] + missing.reversed()).joined(separator: "/")
         }
-        missing.append((folder as NSString).lastPathComponent)
-        folder = (folder as NSString).deletingLastPathComponent
+        missing.append(FilePaths.lastComponent(of: folder))
+        folder = FilePaths.folder(of: folder)
       }
       return FilePaths.absolute(target)
     }

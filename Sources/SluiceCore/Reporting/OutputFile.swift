@@ -75,14 +75,14 @@ package final class OutputFile {
       guard error == ENOENT else { throw failure(Self.explain(error, path: path)) }
       target = Self.destination(ofDanglingLink: path) ?? path
       isStream = false
-      let directory = (target as NSString).deletingLastPathComponent
+      let directory = FilePaths.folder(of: target)
       if !directory.isEmpty, let problem = Self.makeDirectories(directory) {
         throw failure(problem)
       }
     }
 
-    let directory = (target as NSString).deletingLastPathComponent
-    let name = (target as NSString).lastPathComponent
+    let directory = FilePaths.folder(of: target)
+    let name = FilePaths.lastComponent(of: target)
     var template = Array(((directory.isEmpty ? "." : directory) + "/.\(name).sluice-XXXXXX").utf8CString)
     let opened = template.withUnsafeMutableBufferPointer { buffer in
       buffer.baseAddress.map { mkstemp($0) } ?? -1
@@ -269,8 +269,8 @@ package final class OutputFile {
   @discardableResult
   package func removeAbandonedStagingFiles(minimumAge: Double = 60) -> Int {
     guard !isStream else { return 0 }
-    let directory = (target as NSString).deletingLastPathComponent
-    let prefix = ".\((target as NSString).lastPathComponent).sluice-"
+    let directory = FilePaths.folder(of: target)
+    let prefix = ".\(FilePaths.lastComponent(of: target)).sluice-"
     let place = directory.isEmpty ? "." : directory
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: place) else { return 0 }
     let now = Date().timeIntervalSince1970
@@ -341,7 +341,7 @@ package final class OutputFile {
       return status.st_mode & S_IFMT == S_IFDIR ? nil : "\(directory) is a file, not a directory"
     }
     guard errno == ENOENT else { return explain(errno, path: directory) }
-    let parent = (directory as NSString).deletingLastPathComponent
+    let parent = FilePaths.folder(of: directory)
     if !parent.isEmpty, parent != directory, let problem = makeDirectories(parent) { return problem }
     guard mkdir(directory, 0o777) == 0 || errno == EEXIST else {
       return "cannot create the directory \(directory): \(explain(errno, path: directory))"
@@ -352,7 +352,7 @@ package final class OutputFile {
   /// The first existing component of `path` that is not a directory.
   static func firstNonDirectory(in path: String) -> String? {
     var prefix = path.hasPrefix("/") ? "" : "."
-    for component in (path as NSString).pathComponents where component != "/" {
+    for component in path.split(separator: "/", omittingEmptySubsequences: true) {
       prefix += "/" + component
       var status = stat()
       if stat(prefix, &status) != 0 { return nil }
@@ -369,7 +369,7 @@ package final class OutputFile {
       let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
     else { return nil }
     if destination.hasPrefix("/") { return destination }
-    return ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
+    return FilePaths.joined(FilePaths.folder(of: path), destination)
   }
 }
 

@@ -47,6 +47,14 @@ public protocol StoreDriver: Sendable {
 
 extension StoreDriver {
   public func problem(in location: String) -> String? { nil }
+
+  /// `problem(in:)` as the end of a sentence about where the name came from (`--db …`,
+  /// `'database' …`): a server's connection string or a file's name.
+  package func misnaming(_ location: String) -> String? {
+    problem(in: location).map {
+      "is not a \(name) \(connectsToServer ? "connection string" : "database file name") it can use: \($0)"
+    }
+  }
   public func hasPassword(_ location: String) -> Bool { false }
   public var schemaNameLimit: Int? { nil }
   public var layouts: [any SchemaLayout] { [] }
@@ -99,8 +107,8 @@ public struct StoreDrivers: Sendable {
     for location: String, schema: String? = nil, connectTimeoutSeconds: Int? = nil
   ) throws(DatabaseTargetError) -> DatabaseTarget {
     let driver = try driver(for: location)
-    if let problem = driver.problem(in: location) {
-      throw DatabaseTargetError(message: "is not a \(driver.name) database name it can read: \(problem)")
+    if let problem = driver.misnaming(location) {
+      throw DatabaseTargetError(message: problem)
     }
     return DatabaseTarget(
       location: location, driver: driver, schema: schema, connectTimeoutSeconds: connectTimeoutSeconds)
