@@ -45,9 +45,14 @@ extension PipelineConfiguration {
       configuration.laneCommitHook = { reached, _ in
         if reached.description == point { kill(getpid(), SIGKILL) }
       }
-      // And of a checkpointed or staged run: `chunk-N` dies just after the N-th chunk's commit.
+      // And of a checkpointed or staged run: `chunk-N` dies just after the N-th chunk's commit;
+      // `late-chunk-N` waits 2 s before that commit, then commits and dies — as a run killed
+      // with its COMMIT on the wire, which the server carries out after the process is gone.
       configuration.chunkCommitHook = { reached in
-        if reached.description == point { kill(getpid(), SIGKILL) }
+        if case .committing(let chunk) = reached, point == "late-chunk-\(chunk)" { usleep(2_000_000) }
+        if reached.description == point || "late-\(reached)" == point && reached.description.hasPrefix("chunk-") {
+          kill(getpid(), SIGKILL)
+        }
       }
     }
     if let jobs = values["jobs"] {

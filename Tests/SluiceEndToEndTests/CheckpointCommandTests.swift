@@ -571,6 +571,49 @@ struct PostgreSQLCheckpointCommandTests {
 }
 
 extension PostgreSQLCheckpointCommandTests {
+  /// The run is killed with its second chunk's COMMIT on the wire: the server carries it out
+  /// after the process is gone (here 2 s after the chunk was ready, `late-chunk-2`), while a
+  /// `--resume` has already started. The resume must wait for that transaction and go on from
+  /// the second chunk — not read the first chunk's checkpoint, redo the second, and fail on its
+  /// keys (duplicate key in `sluice_checkpoint_keys`, as a random kill once made it do).
+  @Test func aResumeStartedWhileTheKilledRunsLastCommitIsInFlightGoesOnFromThatCommit() throws {
+    let tests = try CheckpointCommandTests()
+    try tests.input()
+    let spec = try tests.spec()
+    let reference = PostgreSQLSchema()
+    let chunked = PostgreSQLSchema()
+    func arguments(_ schema: PostgreSQLSchema, _ extra: [String]) -> [String] {
+      ["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra
+    }
+    let plain = tests.scratch.file("reference.json")
+    #expect(try SluiceBinary.run(arguments(reference, ["--report", plain])).status == 0)
+    let report = tests.scratch.file("late.json")
+    let process = try SluiceBinary.start(
+      arguments(chunked, ["--checkpoint-every", "300", "--test-kill-at", "late-chunk-2", "--report", report]))
+    // The first chunk's checkpoint is committed; the second's commit is held back.
+    var committed: Int64?
+    for _ in 0..<1_000 where committed != 1 {
+      committed = try? chunked.connect().scalarInt("SELECT chunk FROM sluice_checkpoints")
+      if committed != 1 { usleep(10_000) }
+    }
+    try #require(committed == 1, "the first chunk's checkpoint never showed")
+    let resumed = try SluiceBinary.run(arguments(chunked, ["--resume", "--report", report]))
+    process.waitUntilExit()
+    #expect(process.terminationReason == .uncaughtSignal)
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    #expect(try chunked.rows(of: CheckpointCommandTests.tables) == reference.rows(of: CheckpointCommandTests.tables))
+    let store = try chunked.connect()
+    #expect(try store.scalarInt("SELECT count(*) FROM sluice_checkpoints") == 0)
+    #expect(try store.scalarInt("SELECT count(*) FROM sluice_checkpoint_keys") == 0)
+    let ledger = try store.scalarInt("SELECT sum(records_read)::bigint FROM sluice_inputs WHERE status = 'loaded'")
+    #expect(ledger == Int64(CheckpointCommandTests.recordsPerRun))
+    let written = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
+    let expected = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: plain)))
+    #expect(written.committed)
+    #expect(written.stages.map(\.recordsOut) == expected.stages.map(\.recordsOut))
+    #expect(written.issueCounts == expected.issueCounts)
+  }
+
   /// Killed at random moments (some before the first commit, some after the last), then
   /// resumed — or, with nothing committed, started over — until done: the rows, the ledger and
   /// the report's counts are the uninterrupted run's every time.

@@ -26,9 +26,6 @@ package final class ChunkedRun {
   let lookupRows: [String: Int]
   /// The indexes a first load deferred to its last chunk (their migrations' identifiers).
   let deferredIndexes: [String]
-  /// Whether each chunk takes the store's lock against concurrent runs again (an incremental
-  /// run's decisions).
-  let relocks: Bool
   /// Keys the chunk's records wrote (only when repeated keys are looked for), and how many
   /// parts of them were saved already: they go to the database every `keysPerPart`, so memory
   /// does not grow with the chunk.
@@ -38,13 +35,13 @@ package final class ChunkedRun {
   /// The rejects staging file of the run this one resumed or restarted, until the first commit
   /// of this run's checkpoint (which names this run's file) lets it go.
   private(set) var superseded: String?
-  /// Tests: called with `.committed(chunk)` just after each commit.
+  /// Tests: called with `.committing(chunk)` just before each commit, `.committed(chunk)` just
+  /// after it.
   let afterCommit: (@Sendable (ChunkPoint) -> Void)?
 
   init(
     store: any Store, pipeline: String, owner: String, identity: String, recordsPerChunk: Int,
-    resumedFrom checkpoint: RunCheckpoint?, lookupRows: [String: Int], deferredIndexes: [String], relocks: Bool,
-    superseded: String?,
+    resumedFrom checkpoint: RunCheckpoint?, lookupRows: [String: Int], deferredIndexes: [String], superseded: String?,
     afterCommit: (@Sendable (ChunkPoint) -> Void)?
   ) {
     self.store = store
@@ -58,7 +55,6 @@ package final class ChunkedRun {
     endedTotals = checkpoint?.totals ?? LoadTotals()
     self.lookupRows = checkpoint?.lookupRows ?? lookupRows
     self.deferredIndexes = deferredIndexes
-    self.relocks = relocks
     self.superseded = superseded
     self.afterCommit = afterCommit
   }
@@ -108,6 +104,7 @@ package final class ChunkedRun {
         checkpoint, pipeline: pipeline, owner: owner, inserting: !inserted, records: records, in: store)
     else { throw takenOver() }
     try saveKeys()
+    afterCommit?(.committing(chunk + 1))
     try store.commitAndBegin()
     keyParts = 0
     inserted = true
@@ -118,7 +115,12 @@ package final class ChunkedRun {
       self.superseded = nil
     }
     afterCommit?(.committed(chunk))
-    if relocks { _ = try store.lockAgainstConcurrentRuns() }
+    // Every chunk holds the store's lock against concurrent runs, as the first does: another
+    // run deciding from the tables (an incremental run, a snapshot) never sees a run half
+    // loaded, and a `--resume` waits for the transaction of a run killed with its COMMIT on the
+    // wire, which the server may carry out after the resume began, and then reads the
+    // checkpoint that COMMIT wrote — not the one before it, whose chunk it would load again.
+    _ = try store.lockAgainstConcurrentRuns()
   }
 
   /// The last chunk, in its transaction: the keys go, and the checkpoint stays with the run's

@@ -199,6 +199,9 @@ package enum ChunkPoint: Sendable, Hashable, CustomStringConvertible {
   case staged
   /// Chunk `n` (from 1, counted over the whole run) committed (`chunk-N`).
   case committed(Int)
+  /// Chunk `n`'s checkpoint and keys are written in its transaction, which commits next
+  /// (`committing-N`).
+  case committing(Int)
   /// A resumed run took over the interrupted run's rejects and state, before its first commit
   /// (`resumed`).
   case resumed
@@ -212,6 +215,7 @@ package enum ChunkPoint: Sendable, Hashable, CustomStringConvertible {
     switch self {
     case .staged: "chunk-0"
     case .committed(let chunk): "chunk-\(chunk)"
+    case .committing(let chunk): "committing-\(chunk)"
     case .resumed: "resumed"
     case .publishing: "publish"
     case .finished: "finished"

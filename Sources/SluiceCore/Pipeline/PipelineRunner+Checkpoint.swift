@@ -91,7 +91,7 @@ extension PipelineRunner {
         store: store, pipeline: pipeline, owner: owner, identity: identity,
         recordsPerChunk: resumed?.recordsPerChunk ?? configuration.checkpointEvery ?? Self.defaultChunkRecords,
         resumedFrom: resumed, lookupRows: lookupRows, deferredIndexes: deferred.map(\.identifier),
-        relocks: inputs.contains { $0.input.isIncremental }, superseded: superseded,
+        superseded: superseded,
         afterCommit: configuration.chunkCommitHook)
       state.chunks = chunks
       defer { state.chunks = nil }
