@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a run does with its input.
 public enum RunMode: String, Sendable, Hashable, Codable, CaseIterable {
   /// Reads the input and loads it into the database.
@@ -73,9 +71,6 @@ public struct PipelineConfiguration: Sendable {
   /// For fault-injection tests: called at each point of a checkpointed or staged run where a
   /// kill must leave it resumable (`ChunkPoint`).
   package var chunkCommitHook: (@Sendable (ChunkPoint) -> Void)?
-  /// Whether each input's records are read on a thread of their own, ahead of the decoding
-  /// thread (`ReadAhead`): where the machine has more than one core. Tests run both ways.
-  package var readsAhead = ProcessInfo.processInfo.activeProcessorCount > 1
   /// A validate run that also checks what needs the database (`validate --db`): orphans, and
   /// keys already there under `--on-conflict fail`, on a connection that only reads.
   public var checksDatabase = false

@@ -114,7 +114,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       maxBatches: joining > 1 ? 2 * Self.handOffBatches : Self.handOffBatches, maxBytes: Self.handOffBytes)
     let producer = RecordProducer(
       dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff,
-      keepsRawRecords: state.quarantine != nil, readsAhead: configuration.readsAhead, inputPath: state.inputs.last?.input.path ?? "",
+      keepsRawRecords: state.quarantine != nil, inputPath: state.inputs.last?.input.path ?? "",
       keys: configuration.policy.duplicateKeys == .ignore ? nil : state.keys,
       inputIndex: state.inputs.last?.index ?? 0)
     let owned = state.keys.ownedTables(in: dataset.schema)

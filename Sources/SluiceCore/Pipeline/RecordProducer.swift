@@ -27,8 +27,6 @@ final class RecordProducer<D: Dataset> {
   private let batchSize: Int
   private let batchBytes: Int
   private let keepsRawRecords: Bool
-  /// Whether the reader runs on a thread of its own (`ReadAhead`).
-  private let readsAhead: Bool
   /// The input's path, for the map stage's context.
   private let inputPath: String
   /// Where the records' own natural keys are registered, and the input's place in the pipeline.
@@ -43,10 +41,9 @@ final class RecordProducer<D: Dataset> {
 
   init(
     dataset: D, reader: any RecordReader, policy: Policy, handOff: HandOff<Item>, batchSize: Int = 256,
-    batchBytes: Int = 1 << 20, keepsRawRecords: Bool = true, readsAhead: Bool = false, inputPath: String = "",
-    keys: KeyRegistry? = nil, inputIndex: Int = 0
+    batchBytes: Int = 1 << 20, keepsRawRecords: Bool = true, inputPath: String = "", keys: KeyRegistry? = nil,
+    inputIndex: Int = 0
   ) {
-    self.readsAhead = readsAhead
     self.inputPath = inputPath
     self.keys = keys
     self.inputIndex = inputIndex
@@ -87,16 +84,6 @@ final class RecordProducer<D: Dataset> {
     let ownedTables = keys?.ownedTables(in: dataset.schema)
     var seconds: [Stage: Double] = [:]
     defer { timings.withLock { $0 = seconds } }
-    // Read ahead, the read stage's time is the reading thread's, not this one's wait for it; and
-    // that thread has stopped when this one has.
-    let readAhead = readsAhead ? ReadAhead(self.reader) : nil
-    let reader = readAhead ?? self.reader
-    defer {
-      if let readAhead {
-        readAhead.close()
-        seconds[.read] = readAhead.seconds
-      }
-    }
     func lap(_ stage: Stage, _ mark: inout UInt64) {
       let now = Stopwatch.now()
       seconds[stage, default: 0] += Double(now - mark) / 1e9
