@@ -75,7 +75,7 @@ extension PostgreSQLBulkWriter {
     var counts = Array(repeating: 0, count: plans.count)
     do {
       var statements: [String] = []
-      var effects: [Int?] = []
+      var effects: [Int] = []
       for index in used {
         guard let stage = patchStages[index] else { continue }
         try store.copy(
@@ -84,14 +84,20 @@ extension PostgreSQLBulkWriter {
         let rounds = Int(rowsOf[index].lazy.map(\.round).max() ?? 0) + 1
         let steps = patchStatements(index, stage: stage, rounds: rounds)
         statements += steps
-        // The first counts the patches naming no row; each update's changes are rows written.
-        effects += [nil] + Array(repeating: index, count: steps.count - 1)
+        effects += Array(repeating: index, count: steps.count)
       }
       let results = try store.runEach(statements)
-      for (effect, result) in zip(effects, results) {
-        if let index = effect {
+      var first = Set<Int>()
+      for (index, result) in zip(effects, results) {
+        guard first.insert(index).inserted else {
+          // A later round's UPDATE: the rows it changed are rows written.
           counts[index] += result.changes
-        } else if (result.rows.first?.first ?? 0) > 0 {
+          continue
+        }
+        // The first answers the rows its round changed and the patches naming no row.
+        let answer = result.rows.first ?? []
+        counts[index] += Int(answer.first ?? 0)
+        if answer.count > 1 && answer[1] > 0 {
           // A patch names a row that does not exist: the row writer finds the record.
           try store.run("ROLLBACK TO SAVEPOINT sluice_batch; RELEASE SAVEPOINT sluice_batch")
           backOffPatches(used)
@@ -151,15 +157,23 @@ extension PostgreSQLBulkWriter {
     ]
   }
 
-  /// The statements that apply a table's staged patches: a count of those naming no row, then
-  /// one UPDATE per round that sets each column a patch carries, where some column it carries
-  /// differs — so a patch applied twice changes, and counts, nothing the second time.
+  /// The statements that apply a table's staged patches: one UPDATE per round that sets each
+  /// column a patch carries, where some column it carries differs — so a patch applied twice
+  /// changes, and counts, nothing the second time. The first answers one row: the rows its
+  /// round changed, and the patches naming no row — every key has a patch in round 0, and only
+  /// those its UPDATE did not change are looked up again (the UPDATE has fetched the others: a
+  /// separate check of every key cost a third of a batch's time).
   private func patchStatements(_ index: Int, stage: String, rounds: Int) -> [String] {
     let table = plans[index].table
     let q = store.dialect.quote
     let key = q(table.key[0])
     let target = q(table.name)
     let settable = table.columns.enumerated().filter { $0.element.name != table.key[0] }
+    let missing = "NOT EXISTS (SELECT 1 FROM \(target) AS t WHERE t.\(key) = s.\(key))"
+    // A table whose only column is its key: a patch can only name its row.
+    guard !settable.isEmpty else {
+      return ["SELECT 0, count(*) FROM \(stage) AS s WHERE \(missing)"]
+    }
     func carries(_ column: Int) -> String { "(s.sluice_mask & \(Int64(bitPattern: 1 << UInt64(column)))) = 0" }
     let assignments = settable.map { column, declaration in
       let name = q(declaration.name)
@@ -169,19 +183,22 @@ extension PostgreSQLBulkWriter {
       let name = q(declaration.name)
       return "(\(carries(column)) AND t.\(name) IS DISTINCT FROM s.\(name))"
     }
-    var statements = [
-      "SELECT count(*) FROM \(stage) AS s WHERE NOT EXISTS (SELECT 1 FROM \(target) AS t WHERE t.\(key) = s.\(key))"
-    ]
-    // A table whose only column is its key: a patch can only name its row.
-    guard !settable.isEmpty else { return statements }
-    for round in 0..<rounds {
-      statements.append(
-        """
-        UPDATE \(target) AS t SET \(assignments.joined(separator: ", ")) FROM \(stage) AS s \
-        WHERE s.sluice_round = \(round) AND t.\(key) = s.\(key) AND (\(differs.joined(separator: " OR ")))
-        """)
+    func update(_ round: Int) -> String {
+      """
+      UPDATE \(target) AS t SET \(assignments.joined(separator: ", ")) FROM \(stage) AS s \
+      WHERE s.sluice_round = \(round) AND t.\(key) = s.\(key) AND (\(differs.joined(separator: " OR ")))
+      """
     }
-    return statements
+    // The outer query sees the table as the statement began, before the UPDATE: a
+    // patch is missing when its key was not changed and is not in the table. `NOT IN` over the
+    // changed keys is a hashed subplan; a NULL key is never among them.
+    let first = """
+      WITH sluice_changed AS (\(update(0)) RETURNING s.\(key) AS sluice_key) \
+      SELECT (SELECT count(*) FROM sluice_changed), \
+      (SELECT count(*) FROM \(stage) AS s WHERE s.sluice_round = 0 \
+      AND (s.\(key) IS NULL OR s.\(key) NOT IN (SELECT sluice_key FROM sluice_changed)) AND \(missing))
+      """
+    return [first] + (1..<max(rounds, 1)).map(update)
   }
 
   /// A table's patches of the batch in COPY's text format, each led by its ordinal, mask and
