@@ -16,8 +16,10 @@ import Foundation
 /// their picked parent row, after the children the table had for those keys were deleted.
 ///
 /// It takes records of whole rows whose references the record itself resolves (orders, fruits,
-/// devices), and batches of patches (`PostgreSQLBulkWriter+Patches`): merges and references
-/// looked up by natural key stay with `RowWriter`, as do schemas where a `replace` table is
+/// devices) or a foreign key of the table checks (alerts naming their device: a batch with an
+/// orphan breaks it and goes row by row, where the row writer finds the record), and batches of
+/// patches (`PostgreSQLBulkWriter+Patches`): merges, references whose orphans become NULL and
+/// references on Citus stay with `RowWriter`, as do schemas where a `replace` table is
 /// referenced by another of the same schema (a delete that cascades within a batch depends on
 /// the order of the records). A batch
 /// whose rows break a constraint is rolled back to the savepoint and returned to the caller,
@@ -53,6 +55,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
   /// Per plan, the table its patches are staged in, made at the first batch of patches
   /// (`PostgreSQLBulkWriter+Patches`).
   var patchStages: [String?]
+  /// The references a foreign key checks (`foreignKeys(of:in:)`).
+  var checkedReferences: Set<Reference> = []
   /// Per plan, batches of patches that go row by row before the bulk path is tried again, and
   /// how many that will be after its next miss (a batch naming a row that does not exist).
   var patchSkips: [Int]
@@ -135,9 +139,44 @@ final class PostgreSQLBulkWriter: BulkWriter {
       }
     }
     try store.run(setup.joined(separator: "; "))
+    if !store.isCitus { checkedReferences = try Self.foreignKeys(of: tables, in: store) }
     var planBySerial = Array(repeating: -1, count: Int(tables.map(\.serial).max() ?? 0) + 1)
     for (index, table) in tables.enumerated() { planBySerial[Int(table.serial)] = index }
     self.planBySerial = planBySerial
+  }
+
+  /// A column of a table (by serial, the column among its own) that references another table.
+  struct Reference: Hashable {
+    var table: Int32
+    var column: Int32
+  }
+
+  /// The references of the dataset's tables that a foreign key of the database checks as each
+  /// row is written: declared on that column to that table, validated, not deferred. Sluice
+  /// declares one for each reference of a table it creates; a table it adopted may lack it, and
+  /// its references stay with the row writer's look-ups.
+  private static func foreignKeys(of tables: [Table], in store: PostgreSQLStore) throws -> Set<Reference> {
+    func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    let q = store.dialect.quote
+    var references: [Reference] = []
+    var queries: [String] = []
+    for table in tables {
+      for (index, column) in table.columns.enumerated() {
+        guard let target = column.reference?.table else { continue }
+        references.append(Reference(table: table.serial, column: Int32(index)))
+        queries.append(
+          "SELECT count(*) FROM pg_constraint AS c JOIN pg_attribute AS a ON a.attrelid = c.conrelid "
+            + "AND a.attnum = c.conkey[1] WHERE c.contype = 'f' AND cardinality(c.conkey) = 1 AND c.convalidated "
+            + "AND NOT c.condeferred AND c.conrelid = to_regclass(\(literal(q(table.name)))) "
+            + "AND c.confrelid = to_regclass(\(literal(q(target.name)))) AND a.attname = \(literal(column.name))")
+      }
+    }
+    guard !queries.isEmpty else { return [] }
+    let results = try store.runEach(queries)
+    return Set(
+      zip(references, results).compactMap { reference, result in
+        (result.rows.first?.first ?? 0) > 0 ? reference : nil
+      })
   }
 
   var rowsWritten: [String: Int] {
@@ -150,7 +189,18 @@ final class PostgreSQLBulkWriter: BulkWriter {
 
   func accepts(_ rows: RecordRows) -> Bool {
     if rows.entries.first?.isPatch == true { return acceptsPatches(rows) }
-    guard rows.openReferences.isEmpty else { return false }
+    // A reference the record does not resolve itself (an alert's device) is for the table's
+    // foreign key to check (`write`), where the table has one that checks each row as it is
+    // written; one whose orphans become NULL is the row writer's, as are all of them on Citus.
+    // Not under `ignore`: a row whose key the table has is not written, so its reference would
+    // go unchecked, where the row writer rejects the record.
+    for reference in rows.openReferences {
+      let serial = rows.entries[Int(reference.entry)].serial
+      guard reference.isForeignKeyCheck, checkedReferences.contains(Reference(table: serial, column: reference.column)),
+        Int(serial) < planBySerial.count, planBySerial[Int(serial)] >= 0,
+        plans[planBySerial[Int(serial)]].policy != .ignore
+      else { return false }
+    }
     for entry in rows.entries {
       if entry.unchanged != 0 || entry.isPatch { return false }
       let serial = Int(entry.serial)
@@ -168,6 +218,10 @@ final class PostgreSQLBulkWriter: BulkWriter {
   private var directBackoff: [Int] = []
   /// Staging tables holding an earlier batch's rows, truncated before the next batch.
   var dirty = Set<Int>()
+  /// Batches with open references that go row by row before the bulk path is tried again, and
+  /// how many that will be after the next batch with an orphan.
+  private var referenceSkips = 0
+  private var referenceBackoff = 0
 
   /// A row holds a value COPY cannot carry (text with a NUL): the row writer reports it.
   struct Uncopyable: Error {}
@@ -184,6 +238,23 @@ final class PostgreSQLBulkWriter: BulkWriter {
         return nil
       }
       return try writePatches(records)
+    }
+    let references = records.contains { !$0.openReferences.isEmpty }
+    if references {
+      // Backing off after a batch with an orphan: this one goes row by row too.
+      if referenceSkips > 0 {
+        referenceSkips -= 1
+        batches.rowByRow += 1
+        return nil
+      }
+      // A record naming a row a later record of the batch brings is an orphan to the row
+      // writer, which writes record by record; copied table by table, the later row would be
+      // there first. Such a batch goes row by row.
+      let targets = Set(records.lazy.flatMap(\.openReferences).map(\.target))
+      if records.contains(where: { $0.entries.contains { targets.contains($0.serial) } }) {
+        batches.rowByRow += 1
+        return nil
+      }
     }
     /// Each plan's rows of the batch, as (record's ordinal, entry).
     var rowsOf = Array(repeating: [(ordinal: Int32, entry: Int32)](), count: plans.count)
@@ -244,8 +315,15 @@ final class PostgreSQLBulkWriter: BulkWriter {
       }
       try store.run("RESET enable_hashjoin; RESET enable_mergejoin; RELEASE SAVEPOINT sluice_batch")
     } catch let error as PostgreSQLError {
-      guard case .constraint = error.failure else { throw error }
+      guard case .constraint(let violation) = error.failure else { throw error }
       try store.run("ROLLBACK TO SAVEPOINT sluice_batch; RELEASE SAVEPOINT sluice_batch")
+      if references && violation.kind == .foreignKey {
+        // An orphan: the row writer finds it, and the next 1, 2, 4 … 64 batches with references
+        // go row by row before the bulk path is tried again — a feed with many orphans does
+        // not pay for both.
+        referenceBackoff = min(max(1, referenceBackoff * 2), 64)
+        referenceSkips = referenceBackoff
+      }
       batches.rowByRow += 1
       return nil
     } catch is Uncopyable {
@@ -253,6 +331,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
       batches.rowByRow += 1
       return nil
     }
+    if references { referenceBackoff = 0 }
     for index in counts.indices { written[index] += counts[index] }
     for index in copied { batches.tables[plans[index].table.name, default: .init()].copied += 1 }
     for index in staged { batches.tables[plans[index].table.name, default: .init()].staged += 1 }

@@ -50,12 +50,16 @@ public struct RecordRows: Sendable {
   /// A reference no earlier row of the record resolves, or a patch's own key: the writer looks
   /// these up in the table.
   package struct OpenReference: Sendable {
-    var entry: Int32
+    package var entry: Int32
     /// Among the row's own columns.
-    var column: Int32
-    var target: Int32
-    var orphans: OrphanPolicy
+    package var column: Int32
+    package var target: Int32
+    package var orphans: OrphanPolicy
     package var isPatchKey: Bool
+
+    /// A reference to a row by its key whose orphans are rejected: a foreign key of the
+    /// table's, checked as the row is written, finds the same orphans.
+    package var isForeignKeyCheck: Bool { !isPatchKey && orphans == .reject }
   }
 
   @usableFromInline var values: [DatabaseValue?] = []
