@@ -80,37 +80,7 @@ struct PostgreSQLBulkSQL {
             """, .count(index))
         ]
       }
-      if usesMerge {
-        // One probe of the key per staged row (MERGE, PostgreSQL 15), where an UPDATE and an
-        // anti-joined INSERT would take two.
-        let changed =
-          others.isEmpty
-          ? ""
-          : "WHEN MATCHED AND (\(others.map { "t.\($0) IS DISTINCT FROM s.\($0)" }.joined(separator: " OR "))) THEN UPDATE SET \(others.map { "\($0) = s.\($0)" }.joined(separator: ", "))\n"
-        return [
-          Step(
-            """
-            MERGE INTO \(target) t USING \(plan.stage) s ON \(match("t", "s"))
-            \(changed)WHEN NOT MATCHED THEN INSERT (\(columnList)) VALUES (\(columns.map { "s.\($0)" }.joined(separator: ", ")))
-            """, .changes(index))
-        ]
-      }
-      var steps: [Step] = []
-      if !others.isEmpty {
-        steps.append(
-          Step(
-            """
-            UPDATE \(target) t SET \(others.map { "\($0) = s.\($0)" }.joined(separator: ", ")) FROM \(plan.stage) s
-            WHERE \(match("t", "s")) AND (\(others.map { "t.\($0) IS DISTINCT FROM s.\($0)" }.joined(separator: " OR ")))
-            """, .changes(index)))
-      }
-      steps.append(
-        Step(
-          """
-          INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage) s
-          WHERE NOT EXISTS (SELECT 1 FROM \(target) t WHERE \(match("t", "s")))
-          """, .changes(index)))
-      return steps
+      return upsertEachKey(index, of: plans, from: plan.stage, given: others)
     }
     if plan.policy == .upsert && plan.children.isEmpty {
       // Counted as the row writer counts its one-statement upsert: each row that differs from
@@ -232,4 +202,46 @@ struct PostgreSQLBulkSQL {
     return steps
   }
 
+  /// The statements that write the rows of `source` — a table or a parenthesized query, each
+  /// key at most once — into a plan's table, counted as the row writer counts its upsert of one
+  /// row: a key the table lacks is inserted (every column, as `source` has it), a row whose
+  /// `given` columns differ is updated in those and counted, a row whose `given` columns are the
+  /// same is only read. Empty `given`: only the keys the table lacks are written.
+  func upsertEachKey(_ index: Int, of plans: [PostgreSQLBulkWriter.Plan], from source: String, given: [String])
+    -> [Step]
+  {
+    let table = plans[index].table
+    let q = dialect.quote
+    let keys = table.key.map(q)
+    let columns = table.allColumns.map { q($0.name) }
+    let columnList = columns.joined(separator: ", ")
+    let target = q(table.name)
+    let match = keys.map { "t.\($0) = s.\($0)" }.joined(separator: " AND ")
+    let differs = given.map { "t.\($0) IS DISTINCT FROM s.\($0)" }.joined(separator: " OR ")
+    let assignments = given.map { "\($0) = s.\($0)" }.joined(separator: ", ")
+    if usesMerge {
+      // One probe of the key per staged row (MERGE, PostgreSQL 15), where an UPDATE and an
+      // anti-joined INSERT would take two.
+      let changed = given.isEmpty ? "" : "WHEN MATCHED AND (\(differs)) THEN UPDATE SET \(assignments)\n"
+      return [
+        Step(
+          """
+          MERGE INTO \(target) t USING \(source) s ON \(match)
+          \(changed)WHEN NOT MATCHED THEN INSERT (\(columnList)) VALUES (\(columns.map { "s.\($0)" }.joined(separator: ", ")))
+          """, .changes(index))
+      ]
+    }
+    var steps: [Step] = []
+    if !given.isEmpty {
+      steps.append(
+        Step("UPDATE \(target) t SET \(assignments) FROM \(source) s WHERE \(match) AND (\(differs))", .changes(index)))
+    }
+    steps.append(
+      Step(
+        """
+        INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(source) s
+        WHERE NOT EXISTS (SELECT 1 FROM \(target) t WHERE \(match))
+        """, .changes(index)))
+    return steps
+  }
 }

@@ -65,11 +65,11 @@ extension PostgreSQLBulkWriter {
       return rowByRow()
     }
     var setup: [String] = []
-    for index in used where patchStages[index] == nil {
-      setup += makePatchStage(index)
+    for index in used where partialStages[index] == nil {
+      setup += makePartialStage(index)
     }
     // Emptied at the transaction's top level, so a stage made in it is truncated in place.
-    setup.append("TRUNCATE " + used.compactMap { patchStages[$0] }.joined(separator: ", "))
+    setup.append("TRUNCATE " + used.compactMap { partialStages[$0] }.joined(separator: ", "))
     setup += ["SAVEPOINT sluice_batch", "SET LOCAL enable_hashjoin TO off", "SET LOCAL enable_mergejoin TO off"]
     try store.run(setup.joined(separator: "; "))
     var counts = Array(repeating: 0, count: plans.count)
@@ -77,10 +77,9 @@ extension PostgreSQLBulkWriter {
       var statements: [String] = []
       var effects: [Int] = []
       for index in used {
-        guard let stage = patchStages[index] else { continue }
+        guard let stage = partialStages[index] else { continue }
         try store.copy(
-          "COPY \(stage) (sluice_ord, sluice_mask, sluice_round, \(plans[index].table.columns.map { store.dialect.quote($0.name) }.joined(separator: ", "))) FROM STDIN",
-          data: try encodePatches(rowsOf[index], of: records, plan: index))
+          copyPartialRows(index, stage: stage), data: try encodePartialRows(rowsOf[index], of: records, plan: index))
         let rounds = Int(rowsOf[index].lazy.map(\.round).max() ?? 0) + 1
         let steps = patchStatements(index, stage: stage, rounds: rounds)
         statements += steps
@@ -124,7 +123,7 @@ extension PostgreSQLBulkWriter {
   }
 
   /// Counts a batch that goes row by row, and says so.
-  private func rowByRow() -> [Bool]? {
+  func rowByRow() -> [Bool]? {
     batches.rowByRow += 1
     return nil
   }
@@ -139,12 +138,13 @@ extension PostgreSQLBulkWriter {
     }
   }
 
-  /// The statements that make a table's patch stage: its own columns with their types, every
-  /// one nullable (a column a patch leaves alone holds NULL there), led by the patch's ordinal,
-  /// mask and round.
-  private func makePatchStage(_ index: Int) -> [String] {
-    let stage = "\(staging.prefix)patch_\(index)"
-    patchStages[index] = stage
+  /// The statements that make a table's stage of partial rows — patches, or merges
+  /// (`PostgreSQLBulkWriter+Merges`): a batch holds one kind or the other, never both. Its own
+  /// columns with their types, every one nullable (a column a row leaves alone holds NULL
+  /// there), led by the row's ordinal, mask and round.
+  func makePartialStage(_ index: Int) -> [String] {
+    let stage = "\(staging.prefix)partial_\(index)"
+    partialStages[index] = stage
     if staging.ordinary && !store.stagingTables.contains(stage) { store.stagingTables.append(stage) }
     return [
       // Dropped first: an earlier input of the run may have staged into the same name.
@@ -155,6 +155,12 @@ extension PostgreSQLBulkWriter {
       WITH NO DATA
       """,
     ]
+  }
+
+  /// `COPY` into a table's stage of partial rows (`makePartialStage`).
+  func copyPartialRows(_ index: Int, stage: String) -> String {
+    let columns = plans[index].table.columns.map { store.dialect.quote($0.name) }.joined(separator: ", ")
+    return "COPY \(stage) (sluice_ord, sluice_mask, sluice_round, \(columns)) FROM STDIN"
   }
 
   /// The statements that apply a table's staged patches: one UPDATE per round that sets each
@@ -201,9 +207,9 @@ extension PostgreSQLBulkWriter {
     return [first] + (1..<max(rounds, 1)).map(update)
   }
 
-  /// A table's patches of the batch in COPY's text format, each led by its ordinal, mask and
-  /// round; a column the patch leaves alone is NULL.
-  private func encodePatches(
+  /// A table's patches or merges of the batch in COPY's text format, each led by its ordinal,
+  /// mask and round; a column the row leaves alone is NULL.
+  func encodePartialRows(
     _ rows: [(ordinal: Int32, entry: Int32, round: Int32)], of records: [RecordRows], plan: Int
   ) throws -> [UInt8] {
     var buffer: [UInt8] = []

@@ -17,9 +17,10 @@ import Foundation
 ///
 /// It takes records of whole rows whose references the record itself resolves (orders, fruits,
 /// devices) or a foreign key of the table checks (alerts naming their device: a batch with an
-/// orphan breaks it and goes row by row, where the row writer finds the record), and batches of
-/// patches (`PostgreSQLBulkWriter+Patches`): merges, references whose orphans become NULL and
-/// references on Citus stay with `RowWriter`, as do schemas where a `replace` table is
+/// orphan breaks it and goes row by row, where the row writer finds the record), merged rows
+/// (`PostgreSQLBulkWriter+Merges`: a chat message's sender) and batches of patches
+/// (`PostgreSQLBulkWriter+Patches`): references whose orphans become NULL, references and merges
+/// on Citus stay with `RowWriter`, as do schemas where a `replace` table is
 /// referenced by another of the same schema (a delete that cascades within a batch depends on
 /// the order of the records). A batch
 /// whose rows break a constraint is rolled back to the savepoint and returned to the caller,
@@ -54,7 +55,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
   let staging: StagingTables
   /// Per plan, the table its patches are staged in, made at the first batch of patches
   /// (`PostgreSQLBulkWriter+Patches`).
-  var patchStages: [String?]
+  var partialStages: [String?]
   /// The references a foreign key checks (`foreignKeys(of:in:)`).
   var checkedReferences: Set<Reference> = []
   /// Per plan, batches of patches that go row by row before the bulk path is tried again, and
@@ -98,7 +99,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
     written = Array(repeating: 0, count: tables.count)
     directSkips = Array(repeating: 0, count: tables.count)
     directBackoff = Array(repeating: 0, count: tables.count)
-    patchStages = Array(repeating: nil, count: tables.count)
+    partialStages = Array(repeating: nil, count: tables.count)
     patchSkips = Array(repeating: 0, count: tables.count)
     patchBackoff = Array(repeating: 0, count: tables.count)
     var setup: [String] = []
@@ -202,9 +203,10 @@ final class PostgreSQLBulkWriter: BulkWriter {
       else { return false }
     }
     for entry in rows.entries {
-      if entry.unchanged != 0 || entry.isPatch { return false }
       let serial = Int(entry.serial)
-      if serial >= planBySerial.count || planBySerial[serial] < 0 { return false }
+      if entry.isPatch || serial >= planBySerial.count || planBySerial[serial] < 0 { return false }
+      // A merge (`PostgreSQLBulkWriter+Merges`), where its table takes them.
+      if entry.unchanged != 0 && !takesMerges(planBySerial[serial]) { return false }
     }
     return true
   }
@@ -260,29 +262,40 @@ final class PostgreSQLBulkWriter: BulkWriter {
     var rowsOf = Array(repeating: [(ordinal: Int32, entry: Int32)](), count: plans.count)
     /// Per record, its rows of tables that follow the run's policy: (plan, entry).
     var followers: [[(plan: Int, entry: Int32)]] = Array(repeating: [], count: records.count)
+    /// The tables with a merge among their rows of the batch.
+    var merging = Set<Int>()
     for (ordinal, rows) in records.enumerated() {
       for entry in 0..<rows.count {
         let index = planBySerial[Int(rows.entries[entry].serial)]
         rowsOf[index].append((Int32(ordinal), Int32(entry)))
         if plans[index].followsRun { followers[ordinal].append((index, Int32(entry))) }
+        if rows.entries[entry].unchanged != 0 { merging.insert(index) }
       }
+    }
+    /// Per table with merges, its rows that may change it, by round.
+    var merges: [Int: [StagedMerge]] = [:]
+    for index in merging {
+      guard let staged = mergeRounds(rowsOf[index], plan: index, records: records) else { return rowByRow() }
+      merges[index] = staged
     }
     /// Upsert tables without children whose batch repeats a key with other values.
     var keysRepeat = Set<Int>()
     for index in plans.indices
-    where plans[index].policy == .upsert && plans[index].table.parent == nil && plans[index].children.isEmpty {
+    where plans[index].policy == .upsert && plans[index].table.parent == nil && plans[index].children.isEmpty
+      && !merging.contains(index)
+    {
       if dropRepeatedRows(&rowsOf[index], plan: index, records: records) { keysRepeat.insert(index) }
     }
     // Truncated at the transaction's top level, so the tables made in it are truncated in place.
     // The staging tables have no statistics: without hash and merge joins, each join with a
     // target is an index probe per staged row, never a scan of the growing target (and each
     // join of two staging tables a probe of the picked rows' primary key).
-    var start = ["SAVEPOINT sluice_batch", "SET LOCAL enable_hashjoin TO off", "SET LOCAL enable_mergejoin TO off"]
+    var start = mergeStageSetup(merging.sorted())
     if !dirty.isEmpty {
-      start.insert(
-        "TRUNCATE " + dirty.sorted().flatMap { [plans[$0].stage, plans[$0].pick] }.joined(separator: ", "), at: 0)
+      start.append("TRUNCATE " + dirty.sorted().flatMap { [plans[$0].stage, plans[$0].pick] }.joined(separator: ", "))
       dirty.removeAll()
     }
+    start += ["SAVEPOINT sluice_batch", "SET LOCAL enable_hashjoin TO off", "SET LOCAL enable_mergejoin TO off"]
     try store.run(start.joined(separator: "; "))
     var counts = Array(repeating: 0, count: plans.count)
     /// Rows of `ignore` tables that were written, as (plan, ordinal, entry).
@@ -292,6 +305,11 @@ final class PostgreSQLBulkWriter: BulkWriter {
     var staged: [Int] = []
     do {
       for top in plans.indices where plans[top].table.parent == nil && !rowsOf[top].isEmpty {
+        if let merges = merges[top] {
+          try applyMerges(top, merges, records: records, counts: &counts)
+          staged.append(top)
+          continue
+        }
         let family = [top] + plans[top].children.filter { !rowsOf[$0].isEmpty }
         if directSkips[top] > 0 {
           directSkips[top] -= 1
