@@ -57,29 +57,6 @@ struct PostgreSQLBulkSQL {
       // table lacked them, are those the row writer counts. Unlike `INSERT … ON CONFLICT DO
       // UPDATE`, which locks (and so writes) every row it meets, a row that does not change is
       // only read — a customer named by a thousand orders is not rewritten a thousand times.
-      if isCitus {
-        // One statement Citus runs on reference and distributed tables alike. Its count is the
-        // rows inserted and those updated because they differ, as MERGE's; unlike MERGE, it
-        // locks the rows it meets unchanged until the run commits. The count is of the rows it
-        // returns: Citus answers an `INSERT … SELECT` from a table of the coordinator (the
-        // staging table) with the rows the SELECT produced, written or not — a re-run that
-        // changed nothing counted each customer once per batch naming it, as many as the
-        // batches, which follow the machine's load, happened to split.
-        let update =
-          others.isEmpty
-          ? "DO NOTHING"
-          : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
-            + others.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
-        return [
-          Step(
-            """
-            WITH written AS (
-              INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(plan.stage)
-              ON CONFLICT (\(keyList)) \(update) RETURNING 1
-            ) SELECT count(*) FROM written
-            """, .count(index))
-        ]
-      }
       return upsertEachKey(index, of: plans, from: plan.stage, given: others)
     }
     if plan.policy == .upsert && plan.children.isEmpty {
@@ -206,7 +183,8 @@ struct PostgreSQLBulkSQL {
   /// key at most once — into a plan's table, counted as the row writer counts its upsert of one
   /// row: a key the table lacks is inserted (every column, as `source` has it), a row whose
   /// `given` columns differ is updated in those and counted, a row whose `given` columns are the
-  /// same is only read. Empty `given`: only the keys the table lacks are written.
+  /// same is only read (but on Citus, where it is `INSERT … ON CONFLICT`, locked). Empty
+  /// `given`: only the keys the table lacks are written.
   func upsertEachKey(_ index: Int, of plans: [PostgreSQLBulkWriter.Plan], from source: String, given: [String])
     -> [Step]
   {
@@ -219,6 +197,29 @@ struct PostgreSQLBulkSQL {
     let match = keys.map { "t.\($0) = s.\($0)" }.joined(separator: " AND ")
     let differs = given.map { "t.\($0) IS DISTINCT FROM s.\($0)" }.joined(separator: " OR ")
     let assignments = given.map { "\($0) = s.\($0)" }.joined(separator: ", ")
+    if isCitus {
+      // One statement Citus runs on reference and distributed tables alike. Its count is the
+      // rows inserted and those updated because they differ, as MERGE's; unlike MERGE, it
+      // locks the rows it meets unchanged until the run commits. The count is of the rows it
+      // returns: Citus answers an `INSERT … SELECT` from a table of the coordinator (the
+      // staging table) with the rows the SELECT produced, written or not — a re-run that
+      // changed nothing counted each customer once per batch naming it, as many as the
+      // batches, which follow the machine's load, happened to split.
+      let update =
+        given.isEmpty
+        ? "DO NOTHING"
+        : "DO UPDATE SET \(given.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
+          + given.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
+      return [
+        Step(
+          """
+          WITH written AS (
+            INSERT INTO \(target) (\(columnList)) SELECT \(columnList) FROM \(source) s
+            ON CONFLICT (\(keys.joined(separator: ", "))) \(update) RETURNING 1
+          ) SELECT count(*) FROM written
+          """, .count(index))
+      ]
+    }
     if usesMerge {
       // One probe of the key per staged row (MERGE, PostgreSQL 15), where an UPDATE and an
       // anti-joined INSERT would take two.

@@ -17,13 +17,13 @@
 // sender merges, in at most 2 rounds (Benchmarks/RESULTS.md).
 //
 // The table is one that takes merges (top-level, declared `onConflict: .upsert`, without
-// children) and its rows go in before the tables that reference it (schema order). Not on
-// Citus, whose `INSERT … SELECT` from a coordinator's table counts the rows it read, not those
-// it wrote.
+// children) and its rows go in before the tables that reference it (schema order). On Citus the
+// statement is `INSERT … ON CONFLICT`, counted by the rows it returns (`PostgreSQLBulkSQL`).
 
 extension PostgreSQLBulkWriter {
-  /// Merges of one key in one batch beyond which the batch goes row by row (each is a round).
-  static var mergeRoundLimit: Int { 16 }
+  /// Merges of one key in one batch beyond which the batch goes row by row (each is a round, a
+  /// statement per mask: 64 rounds of a batch cost less than writing it row by row).
+  static var mergeRoundLimit: Int { 64 }
 
   /// A merge of the batch that may change its row: where it is, and its round.
   typealias StagedMerge = (ordinal: Int32, entry: Int32, round: Int32)
@@ -31,7 +31,7 @@ extension PostgreSQLBulkWriter {
   /// Whether a plan's table takes merges in bulk.
   func takesMerges(_ index: Int) -> Bool {
     let plan = plans[index]
-    return !sql.isCitus && plan.table.parent == nil && plan.children.isEmpty && plan.policy == .upsert
+    return plan.table.parent == nil && plan.children.isEmpty && plan.policy == .upsert
       && plan.table.columns.count <= 64
   }
 
@@ -119,7 +119,11 @@ extension PostgreSQLBulkWriter {
     }
     let results = try store.runEach(steps.map(\.sql))
     for (step, result) in zip(steps, results) {
-      if case .changes(let plan) = step.effect { counts[plan] += result.changes }
+      switch step.effect {
+      case .changes(let plan): counts[plan] += result.changes
+      case .count(let plan): counts[plan] += Int(result.rows.first?.first ?? 0)
+      case .none, .picked: break
+      }
     }
   }
 

@@ -19,8 +19,8 @@ import Foundation
 /// devices) or a foreign key of the table checks (alerts naming their device: a batch with an
 /// orphan breaks it and goes row by row, where the row writer finds the record), merged rows
 /// (`PostgreSQLBulkWriter+Merges`: a chat message's sender) and batches of patches
-/// (`PostgreSQLBulkWriter+Patches`): references whose orphans become NULL, references and merges
-/// on Citus stay with `RowWriter`, as do schemas where a `replace` table is
+/// (`PostgreSQLBulkWriter+Patches`): references whose orphans become NULL and references on
+/// Citus stay with `RowWriter`, as do schemas where a `replace` table is
 /// referenced by another of the same schema (a delete that cascades within a batch depends on
 /// the order of the records). A batch
 /// whose rows break a constraint is rolled back to the savepoint and returned to the caller,

@@ -247,4 +247,52 @@ struct CitusPipelineTests {
     #expect(asked.stderr.contains("--lane-commit two-phase is refused on Citus"), "\(asked.stderr)")
     #expect(try refused.rows(of: ["fruits"]).tables["fruits"]?.count == 1, "fruits were loaded")
   }
+
+  /// Chat messages whose senders and conversations are merged (a name given by some messages,
+  /// left alone by others, renamed by a few) go in bulk on the cluster — one `INSERT … ON
+  /// CONFLICT` per round and mask — with plain PostgreSQL's rows and counts of rows written, on a
+  /// first run and on a second that names the same keys with other names.
+  @Test func mergedSendersAndConversationsGoInBulkWithPostgreSQLsRowsAndCounts() throws {
+    let tables = ["conversations", "senders", "messages", "text_messages"]
+    func messages(_ count: Int, first: Int, names: [String]) -> String {
+      (first..<first + count).map { index in
+        var fields = [
+          #""id":"\#(index)""#, #""conversationId":"c\#(index % 7)""#, #""type":"text""#,
+          #""sender":"u\#(index % 25)""#, #""sentAt":"2024-05-01T09:00:00Z""#, #""text":"m\#(index)""#,
+        ]
+        // Renamed every 100 messages: a few rounds per key and batch.
+        let name = names[(index / 100) % names.count]
+        if index % 3 == 0 { fields.append(#""senderName":"\#(name) \#(index % 25)""#) }
+        if index % 5 == 0 { fields.append(#""conversationName":"\#(name)""#) }
+        return "{" + fields.joined(separator: ",") + "}"
+      }.joined(separator: "\n") + "\n"
+    }
+    let schema = CitusCluster.schema()
+    try layOut(["messages"], in: schema)
+    let plain = PostgreSQLServer.isAvailable ? PostgreSQLSchema() : nil
+    for (round, names) in [(1, ["Ana", "Bo"]), (2, ["Ana", "Cy", "Di"])] {
+      let input = scratch.file("merged-\(round).ndjson")
+      try messages(3000, first: (round - 1) * 1000, names: names).write(
+        toFile: input, atomically: true, encoding: .utf8)
+      let report = scratch.file("merged-\(round).json")
+      let loaded = try run(
+        "Pipelines/messages-lenient.json", into: ["--db", schema.url, "--db-schema", schema.name],
+        ["--input", input], report: report)
+      try #require(loaded.status == 0, "\(loaded.stderr)")
+      let decoded = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
+      let writes = try #require(decoded.bulkWrites)
+      #expect((writes.tables["senders"]?.staged ?? 0) >= 1, "\(writes)")
+      #expect((writes.tables["conversations"]?.staged ?? 0) >= 1, "\(writes)")
+      #expect(writes.rowByRow == 0, "\(writes)")
+      #expect((decoded.rowsWritten["senders"] ?? 0) > 0)
+      guard let plain else { continue }
+      let reference = scratch.file("merged-plain-\(round).json")
+      let plainRun = try run(
+        "Pipelines/messages-lenient.json", into: ["--db", plain.url, "--db-schema", plain.name], ["--input", input],
+        report: reference)
+      try #require(plainRun.status == 0, "\(plainRun.stderr)")
+      #expect(try rowsWritten(report) == rowsWritten(reference), "round \(round)")
+      #expect(try schema.rows(of: tables) == plain.rows(of: tables), "round \(round)")
+    }
+  }
 }
