@@ -21,10 +21,6 @@
 // statement is `INSERT … ON CONFLICT`, counted by the rows it returns (`PostgreSQLBulkSQL`).
 
 extension PostgreSQLBulkWriter {
-  /// Merges of one key in one batch beyond which the batch goes row by row (each is a round, a
-  /// statement per mask: 64 rounds of a batch cost less than writing it row by row).
-  static var mergeRoundLimit: Int { 64 }
-
   /// A merge of the batch that may change its row: where it is, and its round.
   typealias StagedMerge = (ordinal: Int32, entry: Int32, round: Int32)
 
@@ -37,7 +33,7 @@ extension PostgreSQLBulkWriter {
 
   /// A table's rows of the batch — merges and whole rows, in the order they came — less those
   /// that can change nothing, each with its round: how many rows of its key were kept before it.
-  /// Nil when a key comes in more than `mergeRoundLimit` rounds, or a merge leaves a column of
+  /// Nil when a key comes in more than `roundLimit` rounds, or a merge leaves a column of
   /// the key alone: the batch goes row by row.
   func mergeRounds(
     _ rows: [(ordinal: Int32, entry: Int32)], plan index: Int, records: [RecordRows]
@@ -85,7 +81,7 @@ extension PostgreSQLBulkWriter {
         }
       }
       guard changes else { continue }
-      guard state.rounds < Self.mergeRoundLimit else { return nil }
+      guard state.rounds < Self.roundLimit else { return nil }
       state.given |= given
       staged.append((ordinal, entry, state.rounds))
       state.rounds += 1

@@ -14,8 +14,9 @@
 
 extension PostgreSQLBulkWriter {
   /// Patches of one key in one batch beyond which the batch goes row by row: each is a round,
-  /// an UPDATE of its own.
-  static var patchRoundLimit: Int { 16 }
+  /// an UPDATE of its own (64 of them cost less than the batch written row by row). Merges
+  /// stop at the same (`PostgreSQLBulkWriter+Merges`).
+  static var roundLimit: Int { 64 }
 
   /// Whether a record is patches this writer applies set-based: every row a patch of a top-level
   /// table of the schema with a single-column key, naming no other row by its natural key. Not
@@ -34,7 +35,7 @@ extension PostgreSQLBulkWriter {
   /// Applies a batch of patch records (every record `acceptsPatches`) set-based, inside a
   /// savepoint. Nil, with nothing written, when a patch names a row that does not exist, breaks
   /// a constraint or carries what COPY cannot (text with a NUL), when a key comes more than
-  /// `patchRoundLimit` times, or while an earlier such batch's back-off lasts: the caller writes
+  /// `roundLimit` times, or while an earlier such batch's back-off lasts: the caller writes
   /// the batch row by row.
   func writePatches(_ records: [RecordRows]) throws -> [Bool]? {
     /// Per plan, its patches of the batch: (record's ordinal, entry, round).
@@ -53,7 +54,7 @@ extension PostgreSQLBulkWriter {
         keyColumns[index] = keyColumn
         let key = rows.fullValue(entry, keyColumn, in: table)
         let round = seen[index, default: [:]][key, default: 0]
-        guard round < Self.patchRoundLimit else { return rowByRow() }
+        guard round < Self.roundLimit else { return rowByRow() }
         seen[index, default: [:]][key] = round + 1
         rowsOf[index].append((Int32(ordinal), Int32(entry), round))
       }

@@ -135,7 +135,7 @@ struct PostgreSQLBulkPatchTests {
     let twin = try TwinStores()
     try Self.loadProfiles(twin, count: 10)
     let names = [#"back\\slash"#, #"tab\there"#, #"new\nline"#, #"\\N"#, "emoji 🍓 ü", #"quote \" '"#]
-    var lines = (0..<40).map { #"{"id":"p-1","nickname":"\#(names[$0 % names.count])"}"# }
+    var lines = (0..<100).map { #"{"id":"p-1","nickname":"\#(names[$0 % names.count])"}"# }
     lines += names.enumerated().map { #"{"id":"p-\#($0.offset + 2)","introduction":"\#($0.element)"}"# }
     let reports = try runPatches(twin, lines, name: "many")
     #expect(reports.postgreSQL.status == .succeeded, "\(reports.postgreSQL.failure?.message ?? "")")
