@@ -72,11 +72,7 @@ struct PostgreSQLBulkSQL {
         WHERE CASE WHEN q.sluice_n = 1 THEN t.\(keys[0]) IS NULL OR \(row("t")) IS DISTINCT FROM q.sluice_row
           ELSE q.sluice_row IS DISTINCT FROM q.sluice_previous END
         """
-      let update =
-        others.isEmpty
-        ? "DO NOTHING"
-        : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
-          + others.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
+      let update = onConflict(updating: others, of: target)
       return [
         Step(count, .count(index)),
         Step(
@@ -118,11 +114,7 @@ struct PostgreSQLBulkSQL {
       // Every row is written (inserted, or its row updated), and its children replaced. A row
       // whose columns are all the same is left as it is — counted, as the row writer counts it,
       // but not rewritten: a re-run of the same orders writes no new version of each order.
-      let update =
-        others.isEmpty
-        ? "DO NOTHING"
-        : "DO UPDATE SET \(others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
-          + others.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
+      let update = onConflict(updating: others, of: target)
       steps =
         [
           Step("INSERT INTO \(plan.pick) SELECT sluice_ord, sluice_sub FROM (\(lastPerKey)) w"),
@@ -205,11 +197,7 @@ struct PostgreSQLBulkSQL {
       // staging table) with the rows the SELECT produced, written or not — a re-run that
       // changed nothing counted each customer once per batch naming it, as many as the
       // batches, which follow the machine's load, happened to split.
-      let update =
-        given.isEmpty
-        ? "DO NOTHING"
-        : "DO UPDATE SET \(given.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
-          + given.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
+      let update = onConflict(updating: given, of: target)
       return [
         Step(
           """
@@ -244,5 +232,13 @@ struct PostgreSQLBulkSQL {
         WHERE NOT EXISTS (SELECT 1 FROM \(target) t WHERE \(match))
         """, .changes(index)))
     return steps
+  }
+
+  /// The `ON CONFLICT` action that sets `columns` from the proposed row where one of them
+  /// differs (so an unchanged row is not written), or does nothing when there are none.
+  private func onConflict(updating columns: [String], of target: String) -> String {
+    guard !columns.isEmpty else { return "DO NOTHING" }
+    return "DO UPDATE SET \(columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")) WHERE "
+      + columns.map { "\(target).\($0) IS DISTINCT FROM excluded.\($0)" }.joined(separator: " OR ")
   }
 }
