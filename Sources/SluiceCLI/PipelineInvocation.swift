@@ -171,8 +171,12 @@ struct PipelineInvocation {
     }
     if let problem = RunFiles(configuration).problem() { throw UsageError(problem) }
     var listed = Set<String>()
+    let datasets = try spec.datasets(for: configuration, in: context.datasets)
+    if let problem = PipelineRunner.snapshotProblem(inputs: configuration.inputs, datasets: datasets) {
+      throw UsageError(problem)
+    }
     resolved = Resolved(
-      configuration: configuration, datasets: try spec.datasets(for: configuration, in: context.datasets),
+      configuration: configuration, datasets: datasets,
       tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted })
   }
 

@@ -13,8 +13,10 @@ import Foundation
 /// - **Publish**, in one transaction: the target's tables are locked against writers (readers go
 ///   on seeing them as they were); their fingerprints must be those taken at the copy — a table
 ///   another process wrote to meanwhile makes the run refuse rather than lose that write; then
-///   each table is replaced set-based (`DELETE`, then `INSERT … SELECT` from the staged table,
-///   children before parents and parents before children), tables the run made are created in
+///   each table is made equal to its staged copy set-based, changing only the rows that differ
+///   (`DELETE` of the rows gone, children before parents, then `INSERT … ON CONFLICT DO UPDATE`
+///   of the rows new or changed, parents before children: a row deleted and inserted again would
+///   take with it the rows of other tables that reference it `ON DELETE CASCADE`), tables the run made are created in
 ///   the target, identity sequences are moved on past the rows, and the staging schema is
 ///   dropped — all in the same transaction, so a crash at any point leaves either the target as
 ///   it was and the staging schema resumable, or the run published and no staging left.
@@ -136,10 +138,23 @@ extension PostgreSQLDriver: StagingDriver {
         let made = replaced.filter { !existing.contains($0) }
         try Self.copyDefinitions(of: made, from: stage, to: schema, unlogged: false, in: store)
         let order = try Self.dependencyOrder(of: replaced, in: stage, store: store)
-        for table in order.reversed() where existing.contains(table) {
-          try store.execute("DELETE FROM \(store.dialect.quote(schema)).\(store.dialect.quote(table))")
+        // Only the rows that differ change: a row deleted and inserted again would take with it
+        // the rows of tables outside the run that reference it ON DELETE CASCADE (a device's
+        // alerts). Rows gone first, children before parents; then rows new or changed.
+        var keys: [String: [String]] = [:]
+        for table in order where existing.contains(table) {
+          keys[table] = try Self.primaryKey(of: table, in: schema, store: store)
         }
-        for table in order { try Self.copyRows(of: table, from: stage, to: schema, in: store) }
+        for table in order.reversed() where existing.contains(table) {
+          try Self.deleteGone(from: table, key: keys[table] ?? [], in: schema, stage: stage, store: store)
+        }
+        for table in order {
+          if let key = keys[table] {
+            try Self.upsertRows(of: table, key: key, from: stage, to: schema, in: store)
+          } else {
+            try Self.copyRows(of: table, from: stage, to: schema, in: store)
+          }
+        }
         try Self.copyForeignKeys(of: made, from: stage, to: schema, in: store)
         try Self.copyIndexes(missingFrom: replaced.filter(existing.contains), from: stage, to: schema, in: store)
         try Self.moveSequences(of: replaced, in: schema, in: store)
@@ -337,16 +352,72 @@ extension PostgreSQLDriver: StagingDriver {
     throws
   {
     let quote = store.dialect.quote
-    let columns = try rows(
+    let columns = try storedColumns(of: table, in: source, store: store).map(quote).joined(separator: ", ")
+    try store.execute(
+      "INSERT INTO \(quote(destination)).\(quote(table)) (\(columns)) OVERRIDING SYSTEM VALUE SELECT \(columns) FROM \(quote(source)).\(quote(table))"
+    )
+  }
+
+  /// The columns of `table` a row stores (not generated ones), in order.
+  private static func storedColumns(of table: String, in schema: String, store: PostgreSQLStore) throws -> [String] {
+    try rows(
       """
       SELECT a.attname FROM pg_attribute a JOIN pg_class t ON t.oid = a.attrelid JOIN pg_namespace n ON n.oid = t.relnamespace
       WHERE n.nspname = $1 AND t.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
       ORDER BY a.attnum
-      """, [.text(source), .text(table)], in: store
-    ).compactMap { $0[0] }.map(quote).joined(separator: ", ")
+      """, [.text(schema), .text(table)], in: store
+    ).compactMap { $0[0] }
+  }
+
+  /// The primary key columns of `table` in `schema`, in key order (empty: a table without one).
+  private static func primaryKey(of table: String, in schema: String, store: PostgreSQLStore) throws -> [String] {
+    try rows(
+      """
+      SELECT a.attname FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+        CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, position)
+        JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+      WHERE n.nspname = $1 AND t.relname = $2 AND x.indisprimary ORDER BY k.position
+      """, [.text(schema), .text(table)], in: store
+    ).compactMap { $0[0] }
+  }
+
+  /// Deletes `destination`'s rows of `table` whose key the staged copy no longer holds (every
+  /// row of a table without a primary key, whose rows cannot be matched).
+  private static func deleteGone(
+    from table: String, key: [String], in destination: String, stage: String, store: PostgreSQLStore
+  ) throws {
+    let quote = store.dialect.quote
+    let target = "\(quote(destination)).\(quote(table))"
+    guard !key.isEmpty else { return try store.execute("DELETE FROM \(target)") }
+    let matches = key.map { "s.\(quote($0)) = t.\(quote($0))" }.joined(separator: " AND ")
     try store.execute(
-      "INSERT INTO \(quote(destination)).\(quote(table)) (\(columns)) OVERRIDING SYSTEM VALUE SELECT \(columns) FROM \(quote(source)).\(quote(table))"
+      "DELETE FROM \(target) AS t WHERE NOT EXISTS (SELECT 1 FROM \(quote(stage)).\(quote(table)) AS s WHERE \(matches))"
     )
+  }
+
+  /// Inserts the staged rows of `table` that `destination` lacks and updates those whose columns
+  /// differ, by primary key; rows equal on both sides are not written.
+  private static func upsertRows(
+    of table: String, key: [String], from source: String, to destination: String, in store: PostgreSQLStore
+  ) throws {
+    let quote = store.dialect.quote
+    let columns = try storedColumns(of: table, in: source, store: store)
+    let list = columns.map(quote).joined(separator: ", ")
+    var sql =
+      "INSERT INTO \(quote(destination)).\(quote(table)) AS t (\(list)) OVERRIDING SYSTEM VALUE SELECT \(list) FROM \(quote(source)).\(quote(table))"
+    let values = columns.filter { !key.contains($0) }
+    if key.isEmpty {
+      // No key to match on: the caller deleted every row; all go in again.
+    } else if values.isEmpty {
+      sql += " ON CONFLICT DO NOTHING"
+    } else {
+      let assignments = values.map { "\(quote($0)) = EXCLUDED.\(quote($0))" }.joined(separator: ", ")
+      let old = values.map { "t.\(quote($0))" }.joined(separator: ", ")
+      let new = values.map { "EXCLUDED.\(quote($0))" }.joined(separator: ", ")
+      sql +=
+        " ON CONFLICT (\(key.map(quote).joined(separator: ", "))) DO UPDATE SET \(assignments) WHERE ROW(\(old)) IS DISTINCT FROM ROW(\(new))"
+    }
+    try store.execute(sql)
   }
 
   /// Moves each identity or serial sequence of `tables` in `schema` past the column's largest

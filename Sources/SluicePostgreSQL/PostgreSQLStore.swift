@@ -356,6 +356,25 @@ package final class PostgreSQLStore: Store {
     return columns.isEmpty ? nil : columns
   }
 
+  /// Foreign keys from tables of the current schema (those of other schemas are not counted).
+  public func tablesCascadingDeletes(from table: String) throws -> [String] {
+    let statement = try prepare(
+      """
+      SELECT DISTINCT source.relname FROM pg_constraint c
+        JOIN pg_class source ON source.oid = c.conrelid JOIN pg_class target ON target.oid = c.confrelid
+      WHERE c.contype = 'f' AND c.confdeltype = 'c' AND target.relname = $1
+        AND target.relnamespace = current_schema()::regnamespace AND source.relnamespace = target.relnamespace
+      ORDER BY source.relname
+      """)
+    try statement.bind(.text(table), at: 1)
+    defer { statement.reset() }
+    var tables: [String] = []
+    while try statement.step() {
+      if case .text(let name)? = statement.columnValue(0) { tables.append(name) }
+    }
+    return tables
+  }
+
   public func indexExists(_ name: String) throws -> Bool {
     let statement = try prepare("SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1")
     try statement.bind(.text(name), at: 1)

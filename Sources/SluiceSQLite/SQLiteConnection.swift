@@ -166,6 +166,20 @@ package final class SQLiteConnection: Store {
     return columns.isEmpty ? nil : columns
   }
 
+  public func tablesCascadingDeletes(from table: String) throws -> [String] {
+    let statement = try prepare(
+      """
+      SELECT DISTINCT m.name FROM main.sqlite_schema m, pragma_foreign_key_list(m.name) f
+      WHERE m.type = 'table' AND f."table" = ?1 COLLATE NOCASE AND upper(f.on_delete) = 'CASCADE'
+      ORDER BY m.name
+      """)
+    defer { statement.reset() }
+    try statement.bind(.text(table), at: 1)
+    var tables: [String] = []
+    while try statement.step() { tables.append(statement.columnText(0) ?? "") }
+    return tables
+  }
+
   public func indexExists(_ name: String) throws -> Bool {
     let statement = try prepare("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?1")
     try statement.bind(.text(name), at: 1)

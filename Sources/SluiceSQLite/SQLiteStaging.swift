@@ -8,7 +8,8 @@ import Foundation
 /// Staged runs into a SQLite file (`--stage`): the side database is `DB.sluice-stage`, beside the
 /// target — a copy of it made with `VACUUM INTO` (consistent, streamed, compacted), or a new file
 /// when there is no target yet. Publishing replaces the run's tables and the audit tables of the
-/// target by the side database's in one transaction through `ATTACH`, after checking under the
+/// target by the side database's in one transaction through `ATTACH` — only the rows that differ
+/// are deleted, inserted or updated, so no row of another table cascades away —, after checking under the
 /// write lock that no other process wrote to the target since the copy (SQLite's file change
 /// counter, header bytes 24–27); a target that did not exist gets the side database by an atomic
 /// rename.
@@ -147,14 +148,18 @@ extension SQLiteDriver: StagingDriver {
         for table in replaced where try !Self.exists(table.name, type: "table", in: connection) {
           try connection.execute(table.sql)
         }
-        for table in replaced.reversed() {
-          try connection.execute("DELETE FROM main.\(Self.quote(table.name))")
+        // Only the rows that differ change: a row deleted and inserted again would take with it
+        // the rows of other datasets' tables that reference it ON DELETE CASCADE (a device's
+        // alerts), which the run never touched. Rows gone first, children before parents (their
+        // cascades are the run's own: the side database is the target as it was, plus the
+        // run), then rows new or changed, parents before children.
+        let keys = try replaced.map { try Self.primaryKey(of: $0.name, in: connection) }
+        for (table, key) in zip(replaced, keys).reversed() {
+          try connection.execute(Self.deleteGone(from: table.name, key: key))
         }
-        for table in replaced {
+        for (table, key) in zip(replaced, keys) {
           let columns = try Self.columns(of: table.name, schema: "stage", in: connection)
-          let list = columns.map(Self.quote).joined(separator: ", ")
-          try connection.execute(
-            "INSERT INTO main.\(Self.quote(table.name)) (\(list)) SELECT \(list) FROM stage.\(Self.quote(table.name))")
+          try connection.execute(Self.upsert(into: table.name, columns: columns, key: key))
         }
         // Indexes the run created (a first load's deferred ones) that the target lacks.
         let indexes = try connection.prepare(
@@ -214,6 +219,42 @@ extension SQLiteDriver: StagingDriver {
       throw StagingError(.io, "\(path) is too short to be a SQLite database")
     }
     return header[24..<28].reduce(0) { $0 << 8 | Int64($1) }
+  }
+
+  /// The target's primary key columns of `table`, in key order (empty: a table without one).
+  private static func primaryKey(of table: String, in connection: SQLiteConnection) throws -> [String] {
+    let statement = try connection.prepare("SELECT name FROM pragma_table_info(?1, 'main') WHERE pk > 0 ORDER BY pk")
+    try statement.bind([.text(table)])
+    var names: [String] = []
+    while try statement.step() { names.append(statement.columnText(0) ?? "") }
+    statement.reset()
+    return names
+  }
+
+  /// Deletes the target's rows of `table` whose key the side database no longer holds; every
+  /// row of a table without a key (no other table can reference one by its primary key, and
+  /// `VACUUM INTO` may renumber its rowids, so its rows cannot be matched).
+  static func deleteGone(from table: String, key: [String]) -> String {
+    let name = quote(table)
+    guard !key.isEmpty else { return "DELETE FROM main.\(name)" }
+    let matches = key.map { "s.\(quote($0)) = t.\(quote($0))" }.joined(separator: " AND ")
+    return "DELETE FROM main.\(name) AS t WHERE NOT EXISTS (SELECT 1 FROM stage.\(name) AS s WHERE \(matches))"
+  }
+
+  /// Inserts the side database's rows of `table` the target lacks and updates those whose
+  /// columns differ, by key; rows equal on both sides are not written.
+  static func upsert(into table: String, columns: [String], key: [String]) -> String {
+    let name = quote(table)
+    let list = columns.map(quote).joined(separator: ", ")
+    // `WHERE true` keeps SQLite from reading ON CONFLICT as the SELECT's join constraint.
+    let insert = "INSERT INTO main.\(name) AS t (\(list)) SELECT \(list) FROM stage.\(name) WHERE true"
+    let values = columns.filter { !key.contains($0) }
+    guard !key.isEmpty else { return insert }
+    guard !values.isEmpty else { return insert + " ON CONFLICT DO NOTHING" }
+    let keys = key.map(quote).joined(separator: ", ")
+    let assignments = values.map { "\(quote($0)) = excluded.\(quote($0))" }.joined(separator: ", ")
+    let differs = values.map { "t.\(quote($0)) IS NOT excluded.\(quote($0))" }.joined(separator: " OR ")
+    return insert + " ON CONFLICT (\(keys)) DO UPDATE SET \(assignments) WHERE \(differs)"
   }
 
   private static func columns(of table: String, schema: String, in connection: SQLiteConnection) throws -> [String] {

@@ -129,7 +129,7 @@ struct SnapshotCommandTests {
     let share = kind == "empty" ? "100%" : "90%"
     #expect(
       result.stderr.contains(
-        "snapshot: this run would delete \(doomed) of the 200 rows of orders (\(share) > maxDeleteRate 5%), more than an incomplete dump should; nothing was written"
+        "snapshot: this run would delete \(doomed) of the 200 rows orders held before it (\(share) > maxDeleteRate 5%), more than an incomplete dump should; nothing was written"
       ), "\(result.stderr)")
     #expect(!report.committed && report.rowsDeleted == nil)
     #expect(try DatabaseSnapshot(of: scratch.file("orders.sqlite"), tables: Self.tables) == before)
@@ -232,7 +232,7 @@ struct PostgreSQLSnapshotCommandTests {
     try tests.dump("full.json", Array(1...10))
     let refused = try SluiceBinary.run(["run", spec])
     #expect(refused.status == 65, "\(refused.stderr)")
-    #expect(refused.stderr.contains("would delete 89 of the 99 rows of orders"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("would delete 89 of the 99 rows orders held before it"), "\(refused.stderr)")
     #expect(try store.scalarInt("SELECT count(*) FROM orders") == 99)
     let runs = try SluiceBinary.run(["runs", schema.url, "2", "--db-schema", schema.name])
     #expect(runs.stdout.contains("rows deleted (snapshot): order_items \(items), orders 1"), "\(runs.stdout)")

@@ -10,8 +10,12 @@ import Foundation
 /// rejected before it became rows (decode, validate) has no key to protect its row, so the run
 /// holds the deletes of its dataset's tables back (`holding`).
 ///
-/// Before it deletes, the mirror counts: a run that would delete more than `maxDeleteRate` of a
-/// table's rows fails (exit 65, nothing written), so an empty or truncated dump never wipes one.
+/// The guard counts every table the deletes can reach — the mirrored tables, their children, and
+/// every table of the database whose foreign keys cascade from them, whichever dataset declared
+/// it (alerts with their devices) — when the run begins, before it writes: a run whose deletes
+/// remove more than `maxDeleteRate` of the rows any of those tables held then fails (exit 65,
+/// nothing written), so an empty or truncated dump never wipes one, and the rows the run itself
+/// inserts never dilute the share.
 package final class SnapshotMirror {
   /// One mirrored table: a top-level table with a natural key that records own.
   private struct Mirrored {
@@ -26,6 +30,9 @@ package final class SnapshotMirror {
 
   private let store: any Store
   private var mirrored: [Mirrored]
+  /// Every table the deletes can reach, mirrored ones first, and the rows each held when the
+  /// run began: the guard's base.
+  private let reached: [(table: String, rowsBefore: Int)]
   /// Where each mirrored table is in `mirrored`, by table serial.
   private var bySerial: [Int32: Int] = [:]
   private let schema: Schema
@@ -57,6 +64,11 @@ package final class SnapshotMirror {
     }
     self.mirrored = mirrored
     for (index, table) in mirrored.enumerated() { bySerial[table.serial] = index }
+    var reached: [(table: String, rowsBefore: Int)] = []
+    for table in try Self.reach(from: mirrored.map(\.table.name), in: schema, store: store) {
+      reached.append((table, Int(try store.scalarInt("SELECT count(*) FROM \(dialect.quote(table))") ?? 0)))
+    }
+    self.reached = reached
     let widest = max(mirrored.map(\.keyColumns.count).max() ?? 1, 1)
     keysPerStatement = max(1, min(256, dialect.maxParameters / widest))
   }
@@ -103,48 +115,74 @@ package final class SnapshotMirror {
     return "NOT EXISTS (SELECT 1 FROM \(table.seen) s WHERE \(matches.joined(separator: " AND ")))"
   }
 
+  /// The rows each table the deletes can reach held when the run began (a plan lists those
+  /// that are not the run's own).
+  package var rowsBefore: [String: Int] {
+    Dictionary(reached.map { ($0.table, $0.rowsBefore) }, uniquingKeysWith: { first, _ in first })
+  }
+
   /// Deletes the rows of each mirrored table whose keys the run did not write, and returns the
-  /// rows deleted per table: the mirrored tables' and — counted before and after — those of the
-  /// tables whose rows went with them. Throws `SnapshotRefusal` when a table would lose more
-  /// than `maxDeleteRate` of its rows, or when other rows still name the ones to delete
-  /// (`ON DELETE RESTRICT`): the caller's transaction then rolls everything back.
+  /// rows deleted per table — counted before and after, the mirrored tables' and those of every
+  /// table whose rows went with them. Throws `SnapshotRefusal` when a table would lose more than
+  /// `maxDeleteRate` of the rows it held when the run began, or when other rows still name the
+  /// ones to delete (`ON DELETE RESTRICT`): the caller's transaction then rolls everything back.
   /// Tables in `holding` lose nothing.
   package func apply(maxDeleteRate: Double, holding: Set<String> = []) throws -> [String: Int] {
     for index in mirrored.indices { try flush(index) }
-    // Every table the deletes can reach, counted before and after: a mirrored table may lose
-    // rows to another's cascade (alerts with their devices) besides its own delete.
-    let affected = mirrored.map(\.table.name) + Self.dependents(of: Set(mirrored.map(\.table.name)), in: schema)
     func count(_ table: String) throws -> Int {
       Int(try store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table))") ?? 0)
     }
     var before: [String: Int] = [:]
-    for table in affected { before[table] = try count(table) }
+    for (table, _) in reached { before[table] = try count(table) }
     for index in mirrored.indices where !holding.contains(mirrored[index].table.name) {
       let table = mirrored[index].table.name
-      let total = try count(table)
       do {
         try store.execute("DELETE FROM \(store.dialect.quote(table)) AS t WHERE \(unseen(index))")
       } catch let error as any StoreError {
         guard case .constraint = error.failure else { throw error }
         let doomed = Int(
           try store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table)) t WHERE \(unseen(index))") ?? 0)
-        throw SnapshotRefusal(table: table, rows: doomed, of: total, maxDeleteRate: maxDeleteRate, restricted: true)
-      }
-      let rows = store.changes
-      if rows > 0 && Double(rows) > maxDeleteRate * Double(total) {
-        throw SnapshotRefusal(table: table, rows: rows, of: total, maxDeleteRate: maxDeleteRate, restricted: false)
+        throw SnapshotRefusal(
+          table: table, rows: doomed, of: rowsBefore[table] ?? 0, maxDeleteRate: maxDeleteRate, restricted: true)
       }
     }
     var deleted: [String: Int] = [:]
-    for table in affected {
+    let mirroredNames = Set(mirrored.map(\.table.name))
+    for (table, existed) in reached {
       let gone = (before[table] ?? 0) - (try count(table))
-      if gone > 0 { deleted[table] = gone }
+      guard gone > 0 else { continue }
+      deleted[table] = gone
+      // A table that held nothing when the run began loses nothing to it; one that did loses
+      // at most the guard's share.
+      if Double(gone) > maxDeleteRate * Double(existed) {
+        throw SnapshotRefusal(
+          table: table, rows: gone, of: existed, maxDeleteRate: maxDeleteRate, restricted: false,
+          cascaded: !mirroredNames.contains(table))
+      }
     }
     return deleted
   }
 
-  /// The tables whose rows a delete from `tables` can take with it: their children and the
-  /// tables that reference them `ON DELETE CASCADE`, and theirs in turn.
+  /// The tables a delete from `tables` can reach, `tables` first: their children in the
+  /// datasets' model and every table of the database whose foreign keys cascade from them, and
+  /// theirs in turn.
+  private static func reach(from tables: [String], in schema: Schema, store: some Store) throws -> [String] {
+    var found = tables
+    var reached = Set(tables)
+    var next = 0
+    for table in dependents(of: reached, in: schema) where reached.insert(table).inserted { found.append(table) }
+    while next < found.count {
+      for table in try store.tablesCascadingDeletes(from: found[next]) where reached.insert(table).inserted {
+        found.append(table)
+      }
+      next += 1
+    }
+    return found
+  }
+
+  /// The tables whose rows a delete from `tables` can take with it, as the datasets declare
+  /// them: their children and the tables that reference them `ON DELETE CASCADE`, and theirs in
+  /// turn.
   static func dependents(of tables: Set<String>, in schema: Schema) -> [String] {
     var reached = tables
     var found: [String] = []
@@ -177,6 +215,9 @@ package struct SnapshotRefusal: Error, CustomStringConvertible {
   package var maxDeleteRate: Double
   /// Rows of another table name them and may not lose their row (`ON DELETE RESTRICT`).
   package var restricted: Bool
+  /// The rows are `table`'s that a foreign key `ON DELETE CASCADE` took with the rows the
+  /// snapshot deleted from another table.
+  package var cascaded = false
 
   package var description: String {
     if restricted {
@@ -184,8 +225,9 @@ package struct SnapshotRefusal: Error, CustomStringConvertible {
         "snapshot: \(rows) row(s) of \(table) are not in this run's input, but rows of other tables still name them (their references do not cascade); nothing was written"
     }
     let share = of > 0 ? Double(rows) / Double(of) * 100 : 100
+    let how = cascaded ? ", through foreign keys ON DELETE CASCADE from the rows it deletes," : ""
     return
-      "snapshot: this run would delete \(rows) of the \(of) rows of \(table) (\(Self.percent(share)) > maxDeleteRate \(Self.percent(maxDeleteRate * 100))), more than an incomplete dump should; nothing was written (raise maxDeleteRate if the dump is right)"
+      "snapshot: this run would delete\(how) \(rows) of the \(of) rows \(table) held before it (\(Self.percent(share)) > maxDeleteRate \(Self.percent(maxDeleteRate * 100))), more than an incomplete dump should; nothing was written (raise maxDeleteRate if the dump is right)"
   }
 
   private static func percent(_ value: Double) -> String {

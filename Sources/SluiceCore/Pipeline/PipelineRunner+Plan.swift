@@ -47,9 +47,18 @@ extension PipelineRunner {
         try state.checkSomethingLoaded()
         if let mirror { state.rowsDeleted = try deleteUnseen(mirror, state: &state) }
         try buildDeferredIndexes(deferred, in: store)
-        var plan = RunPlan(
-          tables: try copies.map { try changes(of: $0.table, before: $0.copy, rowsBefore: $0.rowsBefore, in: store) },
-          lookupChanges: lookupRows, pendingMigrations: pending)
+        var tables = try copies.map { try changes(of: $0.table, before: $0.copy, rowsBefore: $0.rowsBefore, in: store) }
+        // Rows of tables outside the run's datasets that a snapshot's deletes took with them
+        // (`ON DELETE CASCADE`): the run changes them too.
+        let own = Set(tables.map(\.table))
+        for (table, deleted) in (state.rowsDeleted ?? [:]).sorted(by: { $0.key < $1.key }) where !own.contains(table) {
+          let before = mirror?.rowsBefore[table] ?? deleted
+          tables.append(
+            .init(
+              table: table, existed: true, rowsBefore: before, inserts: 0, updates: 0, unchanged: before - deleted,
+              deletes: deleted, columnsUpdated: [:]))
+        }
+        var plan = RunPlan(tables: tables, lookupChanges: lookupRows, pendingMigrations: pending)
         if let limit = configuration.maxChanges {
           plan.maxChanges = configuration.maxChangesText
           plan.exceedsMaxChanges = limit.isExceeded(by: plan)

@@ -44,6 +44,9 @@ package struct PipelineRunner: Sendable {
       throw PipelineError(
         message: "\(configuration.inputs.count) input(s) and \(datasets.count) dataset(s): give one dataset per input")
     }
+    if let problem = Self.snapshotProblem(inputs: configuration.inputs, datasets: datasets) {
+      throw PipelineError(message: problem)
+    }
     self.configuration = configuration
     inputs = zip(configuration.inputs, datasets).map(Source.init)
     do {

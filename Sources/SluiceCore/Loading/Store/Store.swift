@@ -84,6 +84,10 @@ public protocol Store: AnyObject {
   func columns(of table: String) throws -> [String]?
   /// Whether an index of this name exists.
   func indexExists(_ name: String) throws -> Bool
+  /// The tables of the database (its schema, on a server) with a foreign key to `table` that
+  /// deletes `ON DELETE CASCADE`: a delete from `table` removes rows of theirs too, whichever
+  /// dataset declared them. A snapshot counts and guards those rows too (`SnapshotMirror`).
+  func tablesCascadingDeletes(from table: String) throws -> [String]
   /// How long a statement waits for another connection's lock, in milliseconds; 0 fails at once.
   var busyTimeoutMilliseconds: Int32 { get set }
   /// Secondary indexes are about to be built over the loaded rows: trade cache for sort memory.
