@@ -58,6 +58,13 @@ package final class PostgreSQLRunHistory: RunHistory {
       try exists.bind(.text(stage), at: 1)
       defer { exists.reset() }
       guard try exists.step() else { return nil }
+      // The unlogged marker is emptied, with the staged rows, by a crash of the server itself:
+      // there is nothing left to resume.
+      let sentinel = "\(store.dialect.quote(stage)).\(PostgreSQLDriver.stagingSentinel)"
+      if try store.scalarInt("SELECT count(*) FROM \(sentinel)") == 0 {
+        return
+          "a staged run into \(database) was interrupted in schema \(stage) and its staged rows were lost: the server restarted after a crash, which empties unlogged tables (none of it is in the target): 'sluice run SPEC --stage --restart' stages it again"
+      }
       var note =
         "a staged run into \(database) is unfinished in schema \(stage) (none of it is in the target yet): 'sluice run SPEC --stage --resume' finishes and publishes it, --restart discards it"
       try store.execute("SET LOCAL search_path TO \(store.dialect.quote(stage))")

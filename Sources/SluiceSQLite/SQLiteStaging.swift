@@ -67,6 +67,12 @@ extension SQLiteDriver: StagingDriver {
           }
         }
       }
+      if counter < 0 && Self.isEmptyFile(path) {
+        // An empty file: a database another process opened and has not written yet. The run is
+        // published into it, under its write lock, as into any database (never by replacing the
+        // file); a write by that process meanwhile moves its counter from 0.
+        counter = 0
+      }
       let connection = try SQLiteConnection(path: stage, options: .init())
       try connection.execute(
         "CREATE TABLE IF NOT EXISTS \(Self.stagingTable) (target_counter INTEGER NOT NULL, target_existed INTEGER NOT NULL)"
@@ -100,15 +106,23 @@ extension SQLiteDriver: StagingDriver {
       let existed = statement.columnInt64(1) == 1
       statement.reset()
       if !existed {
-        // Nothing to merge into: the side database becomes the target, whole, at once.
-        guard !Self.isDatabase(path) else {
-          throw StagingError(
-            .targetChanged,
-            "\(path) was created by another process while the run was staged in \(stage): publishing would replace it; nothing was published (--restart stages the run again over it)"
-          )
-        }
-        beforeCommit()
-        guard rename(stage, path) == 0 else {
+        // Nothing to merge into: the side database becomes the target, whole, at once — by a
+        // link, which fails where any file is at the path, rather than a rename, which would
+        // replace it: a file there, even an empty one, is another process's (SQLite creates the
+        // file when it opens it), which may be waiting for its lock and would then write into
+        // a file no longer at the path.
+        let created =
+          "\(path) was created by another process while the run was staged in \(stage) (it may be writing to it now): publishing would replace it; nothing was published (--restart stages the run again over it)"
+        // Killed between the link and the unlink: the target is the side database already.
+        let published = Self.isSameFile(stage, path)
+        guard published || !Self.isDatabase(path) else { throw StagingError(.targetChanged, created) }
+        if !published { beforeCommit() }
+        if published || link(stage, path) == 0 {
+          unlink(stage)
+        } else if errno == EEXIST {
+          throw StagingError(.targetChanged, created)
+        } else if rename(stage, path) != 0 {
+          // A file system without hard links: the rename, after the check above.
           throw StagingError(.io, "cannot rename \(stage) to \(path): \(String(cString: strerror(errno)))")
         }
         unlink(stage + "-journal")
@@ -202,6 +216,20 @@ extension SQLiteDriver: StagingDriver {
     return try statement.step() && statement.columnInt64(0) == 1
   }
 
+  /// Whether `path` is an empty regular file.
+  private static func isEmptyFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_size == 0
+  }
+
+  /// Whether both paths name one file (hard links of one inode).
+  private static func isSameFile(_ one: String, _ other: String) -> Bool {
+    var first = stat()
+    var second = stat()
+    return stat(one, &first) == 0 && stat(other, &second) == 0 && first.st_dev == second.st_dev
+      && first.st_ino == second.st_ino
+  }
+
   /// Whether `path` is a SQLite database with at least one page.
   private static func isDatabase(_ path: String) -> Bool {
     var info = stat()
@@ -215,7 +243,9 @@ extension SQLiteDriver: StagingDriver {
       throw StagingError(.io, "cannot read \(path)")
     }
     defer { try? handle.close() }
-    guard let header = try handle.read(upToCount: 28), header.count == 28 else {
+    let header = try handle.read(upToCount: 28) ?? Data()
+    if header.isEmpty { return 0 }  // An empty database: nothing committed yet.
+    guard header.count == 28 else {
       throw StagingError(.io, "\(path) is too short to be a SQLite database")
     }
     return header[24..<28].reduce(0) { $0 << 8 | Int64($1) }

@@ -245,6 +245,13 @@ struct PostgreSQLStagedRunTests {
     }
     unlogged.reset()
     try admin.execute("TRUNCATE \(list) CASCADE")
+    // The operator's first command after the crash says there is nothing to resume, and what to run.
+    let runs = try SluiceBinary.run(["runs", target.schema.url, "--db-schema", target.schema.name])
+    #expect(runs.status == 0, "\(runs.stderr)")
+    #expect(
+      runs.stderr.contains("and its staged rows were lost: the server restarted after a crash")
+        && runs.stderr.contains("'sluice run SPEC --stage --restart' stages it again"), "\(runs.stderr)")
+    #expect(!runs.stderr.contains("--stage --resume' finishes"), "\(runs.stderr)")
     let resumed = try target.run(spec, ["--stage", "--resume"])
     #expect(resumed.status == 74, "\(resumed.stderr)")
     #expect(resumed.stderr.contains("were lost: the server restarted after a crash"))

@@ -70,11 +70,12 @@ package struct PipelineRunner: Sendable {
     var opened = Opened()
     var committed: RunReport?
     var planned: RunReport?
-    var createdByPlan: String?
+    var planFolder: String?
     defer {
-      if let createdByPlan {
+      if let planFolder {
         opened.store = nil
-        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(createdByPlan + suffix) }
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(planFolder + "/plan.sqlite" + suffix) }
+        rmdir(planFolder)
       }
     }
     do {
@@ -118,13 +119,17 @@ package struct PipelineRunner: Sendable {
         }
         if let drift { throw RunAbort(failure: .init(kind: .data, message: drift)) }
       } else if configuration.mode == .plan {
-        // A plan leaves no database file it did not find.
-        if !configuration.database.driver.connectsToServer
-          && !FileManager.default.fileExists(atPath: configuration.database.location)
-        {
-          createdByPlan = configuration.database.location
+        // A plan leaves no database file it did not find, and never makes one at the target's
+        // path: a run that opened it meanwhile, waiting for the plan's lock, would then write
+        // into a file the plan removes. The plan of a first load runs against an empty
+        // database of its own, in a folder only this process can name.
+        var target = configuration.database
+        if !target.driver.connectsToServer && !FileManager.default.fileExists(atPath: target.location) {
+          let folder = try Self.privateFolder()
+          planFolder = folder
+          target.location = folder + "/plan.sqlite"
         }
-        let store = try openDatabase()
+        let store = try openDatabase(target)
         opened.store = store
         // Nothing is committed; the outputs are the plan's, published as a dry run's are.
         planned = try plan(into: store, outputs: outputs, state: &run)
@@ -555,10 +560,10 @@ package struct PipelineRunner: Sendable {
   /// Opens the run's database through its driver. One that cannot be created is exit 73; a
   /// server that cannot be reached or refuses the login is an I/O failure (exit 74) naming the
   /// server without its password; a lock held past the busy timeout is the store's busy error.
-  package func openDatabase() throws -> any Store {
+  package func openDatabase(_ target: DatabaseTarget? = nil) throws -> any Store {
     do {
       return try configuration.database.driver.openForRun(
-        configuration.database, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        target ?? configuration.database, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
     } catch let error as StoreOpenError {
       switch error.kind {
       case .cannotCreate: throw OutputError(kind: .cannotCreate, message: error.message)
@@ -566,6 +571,19 @@ package struct PipelineRunner: Sendable {
       case .missing: throw RunAbort(failure: .init(kind: .inputMissing, message: error.message))
       }
     }
+  }
+
+  /// A new folder under the temporary directory that only this process can name (`mkdtemp`,
+  /// mode 0700).
+  private static func privateFolder() throws -> String {
+    var template = Array((NSTemporaryDirectory() + "/sluice-plan-XXXXXX").utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+    guard made != nil else {
+      throw OutputError(
+        kind: .cannotCreate,
+        message: "cannot create a folder for the plan's empty database: \(String(cString: strerror(errno)))")
+    }
+    return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   package func countRows(_ store: some Store) -> [String: Int] {
