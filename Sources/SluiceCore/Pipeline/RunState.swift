@@ -32,8 +32,9 @@ package struct RunState {
   package private(set) var inputs: [InputProgress] = []
   /// The ended inputs past the first `RunReport.inputSectionLimit`, summed (serial runs).
   private(set) var omitted = OmittedInputs()
-  /// The first of `omitted` whose every record was rejected: its path and records read.
-  private var omittedLoadingNothing: (path: String, read: Int)?
+  /// The records `omitted` read and rejected, per declared input (its glob pattern, or its
+  /// path): what `checkSomethingLoaded` judges.
+  private var omittedByDeclaration: [String: DeclaredCounts] = [:]
   /// Replays name their inputs' format `rejects` in the report.
   let isReplay: Bool
   /// The configuration's progress handler and when it is next due (`tickProgress`).
@@ -170,12 +171,13 @@ package struct RunState {
     guard let last = inputs.popLast() else { return }
     let section = last.section(format: formatName(of: last.input), now: ledger.snapshot())
     omitted.add(section)
-    let read = section.statistics(for: .read).recordsIn
-    let rejected = last.counts(now: ledger.snapshot()).rejectedRecords
-    if omittedLoadingNothing == nil && read > 0 && rejected >= read {
-      omittedLoadingNothing = (last.input.path, read)
-    }
+    let counts = last.counts(now: ledger.snapshot())
+    omittedByDeclaration[Self.declaration(of: last.input), default: .init()].add(
+      read: counts.recordsRead, rejected: counts.rejectedRecords)
   }
+
+  /// The input of the spec `input` is, or is one file of: its glob pattern, or its path.
+  static func declaration(of input: PipelineInput) -> String { input.pattern ?? input.path }
 
   /// The rows every input's records wrote, per table, the folded ones included.
   package var rowsWrittenByInputs: [String: Int] {
@@ -275,16 +277,26 @@ package struct RunState {
 
   /// A run that rejected every record of a non-empty input fails whatever its budget — a wrong
   /// `--format` or record path looks exactly like that — unless the policy allows it. With
-  /// several inputs each is judged on its own, since each has its own format and record path.
+  /// several inputs each input the spec declares is judged on its own, since each has its own
+  /// format and record path: a glob pattern's files together (they share both), so one file
+  /// whose every record was rejected — a chat export's day file with one bad message — is
+  /// within the budget when the pattern's other files loaded.
   package func checkSomethingLoaded() throws {
     guard !policy.allowsNothingLoaded else { return }
     let now = ledger.snapshot()
-    var loadingNothing: [(path: String, read: Int)] = inputs.compactMap { progress in
+    var declared = omittedByDeclaration
+    var order: [String] = []
+    var listed = Set<String>()
+    for progress in inputs {
+      let key = Self.declaration(of: progress.input)
+      if listed.insert(key).inserted { order.append(key) }
       let counts = progress.counts(now: now)
-      return counts.recordsRead > 0 && counts.rejectedRecords >= counts.recordsRead
-        ? (progress.input.path, counts.recordsRead) : nil
+      declared[key, default: .init()].add(read: counts.recordsRead, rejected: counts.rejectedRecords)
     }
-    if let omittedLoadingNothing { loadingNothing.append(omittedLoadingNothing) }
+    order += declared.keys.filter { !listed.contains($0) }.sorted()
+    let loadingNothing = order.compactMap { key in
+      declared[key].flatMap { $0.read > 0 && $0.rejected >= $0.read ? (key, $0.read) : nil }
+    }
     guard let (path, read) = loadingNothing.first else { return }
     let source = namesInputs ? " from \(path)" : ""
     throw RunAbort(
@@ -312,6 +324,17 @@ package struct RunState {
 
 }
 
+/// The records an input the spec declares read and rejected, over all the files it names.
+package struct DeclaredCounts: Codable, Sendable {
+  var read = 0
+  var rejected = 0
+
+  mutating func add(read: Int, rejected: Int) {
+    self.read += read
+    self.rejected += rejected
+  }
+}
+
 // MARK: - Checkpoints
 
 extension RunState {
@@ -322,8 +345,7 @@ extension RunState {
     var ledger: RunLedger.Saved
     var inputs: [InputProgress.Saved]
     var omitted: OmittedInputs
-    var omittedLoadingNothingPath: String?
-    var omittedLoadingNothingRead: Int?
+    var omittedByDeclaration: [String: DeclaredCounts]?
     var endedInputBytes: Int64
     var inputLedger: [InputLedgerEntry]
     var incremental: [Int: IncrementalNote]
@@ -345,7 +367,7 @@ extension RunState {
     Saved(
       startedAt: startedAt, ledger: ledger.saved,
       inputs: inputs.map { $0.saved(rowsWritten: openRowsWritten) }, omitted: omitted,
-      omittedLoadingNothingPath: omittedLoadingNothing?.path, omittedLoadingNothingRead: omittedLoadingNothing?.read,
+      omittedByDeclaration: omittedByDeclaration,
       endedInputBytes: endedInputBytes, inputLedger: inputLedger, incremental: incremental,
       loadedContent: loadedContent.flatMap { key, entries in
         entries.map {
@@ -363,9 +385,7 @@ extension RunState {
     ledger = RunLedger(saved: saved.ledger, rules: ledger.rules)
     inputs = saved.inputs.filter { $0.end != nil }.map { InputProgress(saved: $0, input: pipelineInputs[$0.index]) }
     omitted = saved.omitted
-    if let path = saved.omittedLoadingNothingPath, let read = saved.omittedLoadingNothingRead {
-      omittedLoadingNothing = (path, read)
-    }
+    omittedByDeclaration = saved.omittedByDeclaration ?? [:]
     endedInputBytes = saved.endedInputBytes
     inputLedger = saved.inputLedger
     incremental = saved.incremental
