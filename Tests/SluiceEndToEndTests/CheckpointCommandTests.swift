@@ -313,6 +313,54 @@ struct CheckpointCommandTests {
       try rejectsStagingFiles("twice") == [], "a committed run leaves no abandoned staging file beside its rejects")
   }
 
+  /// The interrupted run's rejects staging is gone (a tmp cleaner, an operator) and the rejects
+  /// path holds another run's rejects — last night's: the resume refuses, writes nothing and
+  /// says what to do, rather than start tonight's rejects file with last night's records. A
+  /// rejects file that does begin with the interrupted run's rejects (as a failure publishes
+  /// them) is taken over.
+  @Test func aResumeRefusesRejectsThatAreNotTheInterruptedRunsAndWritesNothing() throws {
+    try input()
+    let spec = try spec()
+    let expected = try reference(spec)
+    // Last night: another dump, its rejects at tonight's rejects path.
+    let lastNight = try input("last-night.ndjson", count: 1_500)
+    let previous = try SluiceBinary.run(arguments(spec, "gone", ["--input", lastNight]))
+    #expect(previous.status == 0, "\(previous.stderr)")
+    let rejectsPath = scratch.file("gone-rejects.ndjson")
+    let lastNightsRejects = try Data(contentsOf: URL(fileURLWithPath: rejectsPath))
+    // Tonight: killed after chunk 2, which holds record 331, the first reject; its staging goes.
+    let killed = try SluiceBinary.run(
+      arguments(spec, "gone", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"]))
+    #expect(killed.status == SIGKILL)
+    let staging = try rejectsStagingFiles("gone")
+    try #require(staging.count == 1)
+    try FileManager.default.removeItem(atPath: scratch.file(staging[0]))
+    let refused = try SluiceBinary.run(arguments(spec, "gone", ["--resume"]))
+    #expect(refused.status == 65, "\(refused.stderr)")
+    #expect(
+      refused.stderr.contains("the rejects the interrupted run wrote before its last checkpoint"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("\(rejectsPath) holds other records"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("--restart"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("nothing was written"), "\(refused.stderr)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: rejectsPath)) == lastNightsRejects)
+    #expect(try checkpoints(scratch.file("gone.sqlite")) == 1)
+
+    // The same kill, with the staging renamed over the rejects path as a failure publishes it:
+    // that file begins with the interrupted run's rejects, and the resume finishes the run.
+    #expect(
+      try SluiceBinary.run(arguments(spec, "moved", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"])).status
+        == SIGKILL)
+    let moved = try rejectsStagingFiles("moved")
+    try #require(moved.count == 1)
+    #expect(rename(scratch.file(moved[0]), scratch.file("moved-rejects.ndjson")) == 0)
+    let resumed = try SluiceBinary.run(arguments(spec, "moved", ["--resume"]))
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    let result = try outcome(
+      database: scratch.file("moved.sqlite"), report: scratch.file("moved.json"),
+      rejects: scratch.file("moved-rejects.ndjson"))
+    #expect(result == expected)
+  }
+
   /// A first load defers its secondary indexes to its last chunk; a resume keeps them deferred
   /// (rather than sort the rows committed so far into them at its start and keep them up to date
   /// for every row after), and the finished run has exactly the uninterrupted run's schema.

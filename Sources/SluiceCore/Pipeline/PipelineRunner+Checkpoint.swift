@@ -216,15 +216,25 @@ extension PipelineRunner {
     let records = checkpoint.state.quarantined
     guard bytes > 0 else { return }
     // The staging file of the interrupted run, or — after a failure, which publishes the
-    // rejects — the rejects file itself: the first `bytes` of either are the rejects so far.
+    // rejects — the rejects file itself: the one whose first `bytes` are the rejects so far. The
+    // checkpoint's digest tells them from what else may sit at those paths now (another run's
+    // rejects file, last night's); a checkpoint without one trusts only its own staging file.
     let candidates = [checkpoint.rejectsStaging, configuration.rejectsPath].compactMap { $0 }
-    guard let source = candidates.first(where: { Self.fileSize($0) >= Int64(bytes) }) else {
+    let source = candidates.first { path in
+      guard Self.fileSize(path) >= Int64(bytes) else { return false }
+      guard let digest = checkpoint.rejectsDigest else { return path == checkpoint.rejectsStaging }
+      return QuarantineWriter.digest(ofFirst: bytes, ofFileAt: path) == digest
+    }
+    guard let source else {
+      let places = candidates.map { path in
+        Self.fileSize(path) < 0 ? "\(path) is not there" : "\(path) holds other records"
+      }
       throw RunAbort(
         failure: .init(
-          kind: .io,
+          kind: .data,
           message:
-            "the rejects of the interrupted run (\(records) record(s), \(bytes) bytes) are in neither \(candidates.joined(separator: " nor ")): a resumed run would write an incomplete rejects file; nothing was written"
-        ))
+            "the rejects the interrupted run wrote before its last checkpoint (\(records) record(s), \(bytes) bytes) are gone (\(places.joined(separator: "; "))): resuming would start the rejects file with records that are not this run's; nothing was written (put that run's rejects file back at \(configuration.rejectsPath ?? "its path") and resume, or run with --restart to load the inputs again from the start)"
+        ), leavesOutputFiles: true)
     }
     try quarantine.takeOver(records: records, bytes: bytes, from: source)
   }
