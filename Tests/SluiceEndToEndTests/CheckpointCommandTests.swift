@@ -185,24 +185,17 @@ struct CheckpointCommandTests {
         resume.waitUntilExit()
         finished = resume.terminationReason == .exit && resume.terminationStatus == 0
       }
-      // Resume until done: a run killed before its first commit has nothing to resume (64) and
-      // starts over; one that was not killed at all finished (0) and has nothing to resume.
+      // Resume until done: a run killed before its first commit has nothing to resume, and the
+      // resume starts it; one killed after it ended (its outputs in place) is done.
       var attempts = 0
+      let killedDatabase = scratch.file("\(name).sqlite")
       while !finished && attempts < 4 {
         attempts += 1
+        if (try? checkpoints(killedDatabase)) == 0, !((try? ledger(killedDatabase)) ?? []).isEmpty { break }
         let resumed = try SluiceBinary.run(arguments(spec, name, ["--resume"]))
-        if resumed.status == 0 {
-          resumedPoints.insert(index)
-          finished = true
-        } else {
-          #expect(resumed.status == 64, "\(point.name): resume exited \(resumed.status): \(resumed.stderr)")
-          #expect(resumed.stderr.contains("no unfinished run"))
-          // Killed after its outputs were in place, before it ended: nothing left to do.
-          if try !ledger(scratch.file("\(name).sqlite")).isEmpty { break }
-          let fresh = try SluiceBinary.run(arguments(spec, name, ["--checkpoint-every", "300"]))
-          #expect(fresh.status == 0, "\(point.name): \(fresh.stderr)")
-          finished = fresh.status == 0
-        }
+        #expect(resumed.status == 0, "\(point.name): resume exited \(resumed.status): \(resumed.stderr)")
+        finished = resumed.status == 0
+        if finished && !resumed.stderr.contains("nothing to resume") { resumedPoints.insert(index) }
       }
       let database = scratch.file("\(name).sqlite")
       let (ledger, wanted) = (try ledger(database), try ledger(scratch.file("reference.sqlite")))
@@ -415,7 +408,11 @@ struct CheckpointCommandTests {
     #expect(result == expected)
     #expect(try checkpoints(database) == 0)
     #expect(try rejectsStagingFiles("late").isEmpty, "the killed run's staged rejects are left")
-    #expect(try SluiceBinary.run(arguments(spec, "late", ["--resume"])).status == 64)
+    // Resumed once more, the run is done: there is nothing to resume, and the resume starts the
+    // next run (the nightly command is the same every night).
+    let next = try SluiceBinary.run(arguments(spec, "late", ["--resume"]))
+    #expect(next.status == 0, "\(next.stderr)")
+    #expect(next.stderr.contains("nothing to resume"), "\(next.stderr)")
 
     // Killed there again, then a new run instead of a resume: not refused.
     let again = try SluiceBinary.run(
@@ -462,31 +459,47 @@ struct CheckpointCommandTests {
     #expect(startedAt != nil && started.columnText(0) == startedAt)
   }
 
-  @Test func aResumeWithNothingToResumeSaysSoWithExit64() throws {
+  /// The restart command of a nightly job is the same every night (`--resume`): a run killed
+  /// before its first chunk committed, or one that finished, leaves nothing to resume, and the
+  /// resume starts the run — saying so on stderr and in the report — rather than refuse.
+  @Test func aResumeWithNothingToResumeStartsTheRunAndSaysSo() throws {
     try input()
     let spec = try spec()
+    let expected = try reference(spec)
+    let note = "nothing to resume: no chunk of an unfinished run of pipeline pipeline is committed in"
+    // Killed inside its first chunk's transaction, just before the commit: nothing committed.
+    let killed = try SluiceBinary.run(
+      arguments(spec, "early", ["--checkpoint-every", "300", "--test-kill-at", "committing-1"]))
+    #expect(killed.status == SIGKILL, "\(killed.stderr)")
+    let runs = try SluiceBinary.run(["runs", scratch.file("early.sqlite")])
+    #expect(!runs.stderr.contains("unfinished"), "\(runs.stderr)")
+    let resumed = try SluiceBinary.run(arguments(spec, "early", ["--checkpoint-every", "300", "--resume"]))
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    #expect(resumed.stderr.contains(note), "\(resumed.stderr)")
+    let report = try JSONSerialization.jsonObject(
+      with: Data(contentsOf: URL(fileURLWithPath: scratch.file("early.json"))))
+    let notes = (report as? [String: Any])?["notes"] as? [String] ?? []
+    #expect(notes.first?.hasPrefix(note) == true, "\(notes)")
+    let result = try outcome(
+      database: scratch.file("early.sqlite"), report: scratch.file("early.json"),
+      rejects: scratch.file("early-rejects.ndjson"))
+    #expect(result == expected)
+    #expect(try ledger(scratch.file("early.sqlite")) == ledger(scratch.file("reference.sqlite")))
+    // With no database at all, and after a run that finished: the same.
     let fresh = try SluiceBinary.run(["run", spec, "--resume"])
-    #expect(fresh.status == 64)
-    #expect(fresh.stderr.contains("no unfinished run of pipeline pipeline"))
-    #expect(try SluiceBinary.run(arguments(spec, "done", ["--checkpoint-every", "300"])).status == 0)
-    // The finished run's outputs — its rejects the only copy of the records it rejected — are
-    // not the refused resume's to overwrite (a run killed after publishing them, before it
-    // exited, is resumed so): they stay byte for byte, and no staging file is left beside them.
-    let outputs = [scratch.file("done.json"), scratch.file("done-rejects.ndjson")]
-    let before = try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-    #expect(!before[1].isEmpty)
-    let after = try SluiceBinary.run(arguments(spec, "done", ["--resume"]))
-    #expect(after.status == 64)
-    #expect(after.stderr.contains("the report and rejects files at the run's paths were left as they were"))
-    #expect(try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
-    let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".sluice-") }
-    #expect(left.isEmpty, "\(left)")
-    // A stream (here a pipe) still gets the report of the refusal.
-    let streamed = try SluiceBinary.shell(
-      #"set -o pipefail; "$SLUICE" run "$1" --db "$2" --resume --report /dev/stdout 2>/dev/null | cat"#
-        .replacingOccurrences(of: "$1", with: spec).replacingOccurrences(of: "$2", with: scratch.file("done.sqlite")))
-    #expect(streamed.status == 64)
-    #expect(streamed.stdout.contains("no unfinished run of pipeline pipeline"))
+    #expect(fresh.status == 0, "\(fresh.stderr)")
+    #expect(fresh.stderr.contains(note), "\(fresh.stderr)")
+    let again = try SluiceBinary.run(arguments(spec, "early", ["--checkpoint-every", "300", "--resume"]))
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stderr.contains(note), "\(again.stderr)")
+    // What must be refused still is: a resume of an unfinished run whose input changed.
+    #expect(
+      try SluiceBinary.run(arguments(spec, "late", ["--checkpoint-every", "300", "--test-kill-at", "chunk-1"])).status
+        == SIGKILL)
+    try input(count: 1_900)
+    let changed = try SluiceBinary.run(arguments(spec, "late", ["--resume"]))
+    #expect(changed.status == 65, "\(changed.stderr)")
+    #expect(!changed.stderr.contains("nothing to resume"))
   }
 
   @Test func aNewRunOverAnUnfinishedOneIsRefusedUnlessRestarted() throws {
@@ -895,14 +908,16 @@ struct StagedRunCommandTests {
       database: database, report: scratch.file("staged.json"), rejects: scratch.file("staged-rejects.ndjson"))
     #expect(result == expected)
     #expect(try tests.checkpoints(database) == 0)
-    // Resumed once more, there is nothing left to resume: refused (64), the finished run's
-    // report and rejects stay as they are.
-    let outputs = [scratch.file("staged.json"), scratch.file("staged-rejects.ndjson")]
-    let before = try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    // Resumed once more, there is nothing left to resume: the resume stages and publishes the
+    // run again (tomorrow night's, with the same command), and says so.
     let again = try SluiceBinary.run(tests.arguments(spec, "staged", ["--stage", "--resume"]))
-    #expect(again.status == 64, "\(again.stderr)")
-    #expect(again.stderr.contains("the report and rejects files at the run's paths were left as they were"))
-    #expect(try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stderr.contains("nothing to resume"), "\(again.stderr)")
+    #expect(
+      try tests.outcome(
+        database: database, report: scratch.file("staged.json"), rejects: scratch.file("staged-rejects.ndjson")
+      ).rows
+        == expected.rows)
   }
 
   /// Killed inside the publication: the resume publishes, with the rejects and report of the
@@ -968,11 +983,19 @@ struct StagedRunCommandTests {
     #expect(try connection.scalarInt("SELECT count(*) FROM fruits") ?? 0 > 0)
   }
 
-  @Test func stagingIsRefusedWhereItCannotHold() throws {
+  /// `--stage --resume` with no staging to go on from (killed before its copy was made, or
+  /// nothing unfinished) stages and publishes the run, and says there was nothing to resume.
+  @Test func aStagedResumeWithNothingToResumeStartsTheStagedRun() throws {
     try tests.input()
     let spec = try tests.spec()
-    let nothing = try SluiceBinary.run(["run", spec, "--stage", "--resume"])
-    #expect(nothing.status == 64)
-    #expect(nothing.stderr.contains("no staged run"))
+    let expected = try tests.reference(spec)
+    let started = try SluiceBinary.run(tests.arguments(spec, "nothing", ["--stage", "--resume"]))
+    #expect(started.status == 0, "\(started.stderr)")
+    #expect(started.stderr.contains("nothing to resume"), "\(started.stderr)")
+    let database = scratch.file("nothing.sqlite")
+    #expect(!FileManager.default.fileExists(atPath: database + ".sluice-stage"))
+    let result = try tests.outcome(
+      database: database, report: scratch.file("nothing.json"), rejects: scratch.file("nothing-rejects.ndjson"))
+    #expect(result == expected)
   }
 }

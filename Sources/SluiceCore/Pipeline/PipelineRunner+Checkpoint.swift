@@ -39,18 +39,13 @@ extension PipelineRunner {
       try CheckpointTable.create(in: store)
       let existing = try CheckpointTable.load(pipeline, from: store)
       var resumed: RunCheckpoint?
-      if resumes {
-        guard let existing else {
-          // The outputs at the run's paths are the last run's: one killed after it published
-          // them and ended its checkpoint, before it exited, finished. Its report and rejects —
-          // the only copy of the records it rejected — stay as they are.
-          throw RunAbort(
-            failure: .init(
-              kind: .configuration,
-              message:
-                "there is no unfinished run of pipeline \(pipeline) in \(configuration.databaseDescription) to resume (sluice runs lists the runs; run without --resume to start one)"
-            ), leavesOutputFiles: true)
-        }
+      if resumes, existing == nil {
+        // A run killed before its first commit left nothing to go on from, and one that
+        // finished left nothing to finish: an operator's restart command is the same every
+        // night (`--resume`), and resuming nothing is starting.
+        state.notes.append(Self.nothingToResume(pipeline, in: configuration.databaseDescription))
+      }
+      if resumes, let existing {
         // The rejects so far first: a resume refused below publishes them as they were.
         try takeOverRejects(of: existing.checkpoint, state: &state)
         superseded = existing.checkpoint.rejectsStaging
@@ -155,6 +150,11 @@ extension PipelineRunner {
       (try? CheckpointTable.settle(configuration.name, owner: finished.owner, in: store)) != nil
     else { return }
     if let stale = finished.staleRejects { unlink(stale) }
+  }
+
+  /// What a `--resume` that finds no unfinished run says before it starts the run.
+  static func nothingToResume(_ pipeline: String, in database: String) -> String {
+    "nothing to resume: no chunk of an unfinished run of pipeline \(pipeline) is committed in \(database); starting the run"
   }
 
   /// Records per chunk when the spec and the command line do not say.
