@@ -98,7 +98,9 @@ extension PipelineConfiguration {
     if !configuration.hasSeveralInputs && configuration.format == .ndjson && !configuration.recordPath.isEmpty {
       throw UsageError("--record-path applies to --format json, not ndjson")
     }
-    if configuration.jobs > 1 && !(configuration.database.driver is any ParallelLoadingDriver) {
+    if configuration.jobs > 1 && !configuration.database.location.isEmpty
+      && !(configuration.database.driver is any ParallelLoadingDriver)
+    {
       printError(
         "sluice: note: --jobs applies to a database server that loads in lanes (PostgreSQL); a \(configuration.database.driver.name) database takes one writer, so the inputs load one after another"
       )

@@ -55,8 +55,11 @@ struct PipelineInvocation {
     let database = try parsed.values["db"].map { text throws(UsageError) in
       try PipelineConfiguration.target(text, option: "--db", drivers: context.drivers)
     }
+    // Only `validate` without --db opens no database; every other command needs one, from the
+    // spec or from --db.
     var configuration = try spec.configuration(
-      inputDirectory: inputDirectory, drivers: context.drivers, database: database
+      inputDirectory: inputDirectory, drivers: context.drivers, database: database,
+      needsDatabase: command.runMode != .validate
     ).applying(parsed.values)
     configuration.mode = command.runMode
     if command.runMode == .plan {

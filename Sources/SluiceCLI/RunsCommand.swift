@@ -25,7 +25,9 @@ struct RunsCommand: Subcommand {
     code and field path with their counts (from sluice_rejects, which keeps the first issues of
     each code and never a record's values), and the inputs it loaded or, incremental, skipped,
     each with its size, modification time and SHA-256 (from the input ledger, sluice_inputs). The database is opened read-only: nothing is
-    created, changed or locked for writing (PostgreSQL: a read-only session).
+    created, changed or locked for writing (PostgreSQL: a read-only session) — but for the hot
+    journal of a transaction a crashed process left, which is rolled back as the next run would
+    (or, where the user may not write, read through a private copy), and said so.
 
     OPTIONS:
       --last N            list the N most recent runs (default \(defaultLast))

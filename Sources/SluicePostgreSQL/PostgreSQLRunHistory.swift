@@ -20,6 +20,8 @@ package final class PostgreSQLRunHistory: RunHistory {
   /// The schema asked for, and the connection string as printed.
   private let schema: String?
   private let location: String
+  /// Whether the audit tables exist (a schema may hold only an unfinished checkpointed run).
+  private var hasRuns = true
 
   public init(url: String, schema: String? = nil, connectTimeoutSeconds: Int? = nil) throws {
     let location = PostgreSQLConnectionString.redact(url)
@@ -42,7 +44,17 @@ package final class PostgreSQLRunHistory: RunHistory {
         WHERE table_schema = current_schema() AND table_name IN ('sluice_runs', 'sluice_rejects')
         """)
     }
-    guard tables == 2 else {
+    // A checkpointed run interrupted before any run was recorded has a history all the same:
+    // that unfinished run (`notes`).
+    hasRuns = tables == 2
+    let checkpoints = try reading {
+      try store.scalarInt(
+        """
+        SELECT count(*) FROM information_schema.tables
+        WHERE table_schema = current_schema() AND table_name = 'sluice_checkpoints'
+        """)
+    }
+    guard hasRuns || checkpoints == 1 else {
       let staged = try stagedRunNote().map { "; \($0)" } ?? ""
       throw RunHistoryError(
         .noHistory, database: database,
@@ -77,7 +89,8 @@ package final class PostgreSQLRunHistory: RunHistory {
   }
 
   public func recentRuns(limit: Int) throws -> [RecordedRun] {
-    try reading {
+    guard hasRuns else { return [] }
+    return try reading {
       let statement = try store.prepare("\(runColumns) ORDER BY run_id DESC LIMIT $1")
       try statement.bind(.integer(Int64(max(limit, 0))), at: 1)
       defer { statement.reset() }
@@ -88,7 +101,10 @@ package final class PostgreSQLRunHistory: RunHistory {
   }
 
   public func run(id: Int64) throws -> RecordedRun {
-    try reading {
+    guard hasRuns else {
+      throw RunHistoryError(.unknownRun, database: database, message: "no run \(id) (it records no runs)")
+    }
+    return try reading {
       let statement = try store.prepare("\(runColumns) WHERE run_id = $1")
       try statement.bind(.integer(id), at: 1)
       defer { statement.reset() }

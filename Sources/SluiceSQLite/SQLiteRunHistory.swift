@@ -2,8 +2,10 @@ import Foundation
 @_spi(Internals) import SluiceCore
 
 /// The run history of a SQLite database (`sluice_runs`, `sluice_rejects`, written by
-/// `SQLiteAuditLog`), read without ever writing: the database is opened read-only, so looking at
-/// last night's runs cannot change, lock for writing or create anything.
+/// `SQLiteAuditLog`), read without writing: the database is opened read-only, so looking at
+/// last night's runs cannot change, lock for writing or create anything — with one exception,
+/// the hot journal a crashed writer left, which must be rolled back before anything can be read
+/// (`rollBack`): that is done as the next writer would do it, and said in `notes`.
 ///
 /// Opening checks the file first, so a missing path is `databaseMissing` rather than SQLite's
 /// "unable to open database file", and a file that is not SQLite is `notADatabase`.
@@ -12,11 +14,20 @@ package final class SQLiteRunHistory: RunHistory {
   private let connection: SQLiteConnection
   /// Whether the audit tables exist (a database may hold only an unfinished checkpointed run).
   private let hasRuns: Bool
+  /// What was done about a transaction a crashed process left in a hot rollback journal.
+  private var crashNote: String?
+  /// The private folder of the copy read instead of a database that could not be rolled back.
+  private var copyFolder: String?
+
+  deinit {
+    if let copyFolder { try? FileManager.default.removeItem(atPath: copyFolder) }
+  }
 
   /// Checkpointed runs that did not finish (`sluice_checkpoints`).
   /// and a staged run (`--stage`) whose side database is beside this one, unpublished.
   public func notes() throws -> [String] {
-    var notes = try CheckpointTable.notes(in: connection)
+    var notes = crashNote.map { [$0] } ?? []
+    notes += try CheckpointTable.notes(in: connection)
     if let staged = Self.stagedRunNote(path) { notes.append(staged) }
     return notes
   }
@@ -49,15 +60,25 @@ package final class SQLiteRunHistory: RunHistory {
       throw RunHistoryError(.databaseMissing, database: path, message: "cannot be read (permission denied)")
     }
     do {
-      connection = try SQLiteConnection(
-        path: path,
-        options: .init(
-          readOnly: true, create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
-          immutable: Self.isIdleWALDatabase(path)))
+      let options = SQLiteConnection.OpenOptions(
+        readOnly: true, create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+        immutable: Self.isIdleWALDatabase(path))
+      let tablesQuery =
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('sluice_runs', 'sluice_rejects')"
+      var opened = try SQLiteConnection(path: path, options: options)
       // SQLite reads the file lazily: this first query is where a file that is not a database
-      // says so.
-      let tables = try connection.scalarInt(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('sluice_runs', 'sluice_rejects')")
+      // says so — and where a hot journal is found.
+      let tables: Int64?
+      do {
+        tables = try opened.scalarInt(tablesQuery)
+      } catch let error as SQLiteError where error.extendedCode == Self.readOnlyRollback {
+        let recovered = try Self.rollBack(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        opened = try SQLiteConnection(path: recovered.path, options: options)
+        tables = try opened.scalarInt(tablesQuery)
+        crashNote = recovered.note
+        copyFolder = recovered.copyFolder
+      }
+      connection = opened
       // A checkpointed run interrupted before any run was recorded has a history all the same:
       // that unfinished run (`notes`).
       hasRuns = tables == 2
@@ -69,6 +90,61 @@ package final class SQLiteRunHistory: RunHistory {
       }
     } catch let error as SQLiteError {
       throw Self.translate(error, path: path)
+    }
+  }
+
+  /// `SQLITE_READONLY_ROLLBACK` (776): "a database cannot be opened because it has a hot
+  /// journal that needs to be rolled back but cannot because the database is readonly."
+  static let readOnlyRollback: Int32 = 776
+
+  /// Rolls back the transaction a crashed process left in the hot journal beside `path` — what
+  /// the next writer would do anyway — and returns the database to read and what was done.
+  ///
+  /// "Before reading from a database file, SQLite always checks to see if that database file
+  /// has a hot journal. If the file does have a hot journal, then the journal is rolled back
+  /// before the file is read." A read-write connection's first read does it. Where the
+  /// database or its folder may not be written, the database and its journal are copied into
+  /// a private folder and the copy is rolled back instead: the history is read as of the last
+  /// commit, and the database itself is left as it is.
+  static func rollBack(_ path: String, busyTimeoutMilliseconds: Int32) throws -> (
+    path: String, note: String, copyFolder: String?
+  ) {
+    let journal = path + "-journal"
+    let rerun =
+      "a run killed in it wrote nothing of it: run it again ('sluice run SPEC'; a checkpointed run: 'sluice run SPEC --resume')"
+    let folder = FilePaths.folder(of: path)
+    if access(path, W_OK) == 0, access(folder.isEmpty ? "." : folder, W_OK) == 0 {
+      let writer = try SQLiteConnection(
+        path: path, options: .init(create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+      _ = try writer.scalarInt("SELECT count(*) FROM sqlite_schema")
+      return (
+        path,
+        "a transaction left unfinished by a process that crashed (its hot journal \(journal)) was found and rolled back: \(path) is as of its last commit, as the next run would have found it; \(rerun)",
+        nil
+      )
+    }
+    let copyFolder = NSTemporaryDirectory() + "/sluice-runs-" + UUID().uuidString
+    do {
+      try FileManager.default.createDirectory(
+        atPath: copyFolder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+      let copy = copyFolder + "/database"
+      try FileManager.default.copyItem(atPath: path, toPath: copy)
+      try FileManager.default.copyItem(atPath: journal, toPath: copy + "-journal")
+      let writer = try SQLiteConnection(
+        path: copy, options: .init(create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+      _ = try writer.scalarInt("SELECT count(*) FROM sqlite_schema")
+      return (
+        copy,
+        "a transaction left unfinished by a process that crashed (its hot journal \(journal)) was found; this user may not roll it back in place, so the history was read from a copy with it rolled back, as of the last commit (the next run that writes to \(path) rolls it back there); \(rerun)",
+        copyFolder
+      )
+    } catch {
+      try? FileManager.default.removeItem(atPath: copyFolder)
+      throw RunHistoryError(
+        .unreachable, database: path,
+        message:
+          "holds a transaction a crashed process left unfinished (hot journal \(journal)), which this user may not roll back, and a copy to read it from could not be made (\(error)): run 'sluice runs' as a user who may write \(path) and its folder"
+      )
     }
   }
 

@@ -89,7 +89,6 @@ struct PipelineSpecTests {
   @Test(arguments: [
     (#"{"input": "i", "database": "d"}"#, "'dataset': missing required key"),
     (#"{"dataset": "fruits", "database": "d"}"#, "'input': missing required key"),
-    (#"{"dataset": "fruits", "input": "i"}"#, "'database': missing required key"),
     (
       #"{"dataset": "fruits", "input": "i", "database": "d", "format": "yaml"}"#,
       "'format' is 'yaml', expected one of: json, ndjson, xml"
@@ -148,6 +147,23 @@ struct PipelineSpecTests {
   func badSpecNamesTheProblem(text: String, expected: String) {
     let message = specError(text)
     #expect(message.contains(expected), "\(message)")
+  }
+
+  /// `--db` (or no database at all, for `validate` without `--db`) stands in for a spec's
+  /// missing `database`; a command that needs one and gets neither says both ways to give it.
+  @Test func aSpecWithoutDatabaseTakesItFromTheCommandLineOrNeedsNone() throws {
+    let parsed = try spec(#"{"dataset": "fruits", "input": "i"}"#)
+    #expect(parsed.database == nil)
+    let given = try parsed.configuration(
+      drivers: .all, database: DatabaseTarget(location: "/tmp/given.sqlite", driver: SQLiteDriver()))
+    #expect(given.database.location == "/tmp/given.sqlite")
+    #expect(try parsed.configuration(drivers: .all, needsDatabase: false).database.location == "")
+    #expect {
+      try parsed.configuration(drivers: .all)
+    } throws: { error in
+      let message = (error as? SpecError)?.message ?? ""
+      return message.contains("'database' in the spec") && message.contains("--db on the command line")
+    }
   }
 
   @Test func inputsAreReadInOrderAndResolveAgainstTheSpecOrTheInputDirectory() throws {

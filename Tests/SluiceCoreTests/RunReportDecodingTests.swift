@@ -109,6 +109,9 @@ struct RunReportDecodingTests {
     report.inputs[0].sha256 = String(repeating: "ab", count: 32)
     report.inputs[0].skipped = .init(reason: .sameContent, loadedByRunId: 4, loadedAs: "/drops/a.json")
     report.inputs[0].changedSinceRunId = 3
+    report.notes = [
+      "nothing to resume: no chunk of an unfinished run of pipeline p is committed in d; starting the run"
+    ]
     let data = try report.jsonData()
     #expect(try RunReport.decode(from: data).jsonData() == data)
     let object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])

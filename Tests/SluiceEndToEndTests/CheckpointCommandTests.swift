@@ -185,24 +185,17 @@ struct CheckpointCommandTests {
         resume.waitUntilExit()
         finished = resume.terminationReason == .exit && resume.terminationStatus == 0
       }
-      // Resume until done: a run killed before its first commit has nothing to resume (64) and
-      // starts over; one that was not killed at all finished (0) and has nothing to resume.
+      // Resume until done: a run killed before its first commit has nothing to resume, and the
+      // resume starts it; one killed after it ended (its outputs in place) is done.
       var attempts = 0
+      let killedDatabase = scratch.file("\(name).sqlite")
       while !finished && attempts < 4 {
         attempts += 1
+        if (try? checkpoints(killedDatabase)) == 0, !((try? ledger(killedDatabase)) ?? []).isEmpty { break }
         let resumed = try SluiceBinary.run(arguments(spec, name, ["--resume"]))
-        if resumed.status == 0 {
-          resumedPoints.insert(index)
-          finished = true
-        } else {
-          #expect(resumed.status == 64, "\(point.name): resume exited \(resumed.status): \(resumed.stderr)")
-          #expect(resumed.stderr.contains("no unfinished run"))
-          // Killed after its outputs were in place, before it ended: nothing left to do.
-          if try !ledger(scratch.file("\(name).sqlite")).isEmpty { break }
-          let fresh = try SluiceBinary.run(arguments(spec, name, ["--checkpoint-every", "300"]))
-          #expect(fresh.status == 0, "\(point.name): \(fresh.stderr)")
-          finished = fresh.status == 0
-        }
+        #expect(resumed.status == 0, "\(point.name): resume exited \(resumed.status): \(resumed.stderr)")
+        finished = resumed.status == 0
+        if finished && !resumed.stderr.contains("nothing to resume") { resumedPoints.insert(index) }
       }
       let database = scratch.file("\(name).sqlite")
       let (ledger, wanted) = (try ledger(database), try ledger(scratch.file("reference.sqlite")))
@@ -313,6 +306,54 @@ struct CheckpointCommandTests {
       try rejectsStagingFiles("twice") == [], "a committed run leaves no abandoned staging file beside its rejects")
   }
 
+  /// The interrupted run's rejects staging is gone (a tmp cleaner, an operator) and the rejects
+  /// path holds another run's rejects — last night's: the resume refuses, writes nothing and
+  /// says what to do, rather than start tonight's rejects file with last night's records. A
+  /// rejects file that does begin with the interrupted run's rejects (as a failure publishes
+  /// them) is taken over.
+  @Test func aResumeRefusesRejectsThatAreNotTheInterruptedRunsAndWritesNothing() throws {
+    try input()
+    let spec = try spec()
+    let expected = try reference(spec)
+    // Last night: another dump, its rejects at tonight's rejects path.
+    let lastNight = try input("last-night.ndjson", count: 1_500)
+    let previous = try SluiceBinary.run(arguments(spec, "gone", ["--input", lastNight]))
+    #expect(previous.status == 0, "\(previous.stderr)")
+    let rejectsPath = scratch.file("gone-rejects.ndjson")
+    let lastNightsRejects = try Data(contentsOf: URL(fileURLWithPath: rejectsPath))
+    // Tonight: killed after chunk 2, which holds record 331, the first reject; its staging goes.
+    let killed = try SluiceBinary.run(
+      arguments(spec, "gone", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"]))
+    #expect(killed.status == SIGKILL)
+    let staging = try rejectsStagingFiles("gone")
+    try #require(staging.count == 1)
+    try FileManager.default.removeItem(atPath: scratch.file(staging[0]))
+    let refused = try SluiceBinary.run(arguments(spec, "gone", ["--resume"]))
+    #expect(refused.status == 65, "\(refused.stderr)")
+    #expect(
+      refused.stderr.contains("the rejects the interrupted run wrote before its last checkpoint"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("\(rejectsPath) holds other records"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("--restart"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("nothing was written"), "\(refused.stderr)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: rejectsPath)) == lastNightsRejects)
+    #expect(try checkpoints(scratch.file("gone.sqlite")) == 1)
+
+    // The same kill, with the staging renamed over the rejects path as a failure publishes it:
+    // that file begins with the interrupted run's rejects, and the resume finishes the run.
+    #expect(
+      try SluiceBinary.run(arguments(spec, "moved", ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"])).status
+        == SIGKILL)
+    let moved = try rejectsStagingFiles("moved")
+    try #require(moved.count == 1)
+    #expect(rename(scratch.file(moved[0]), scratch.file("moved-rejects.ndjson")) == 0)
+    let resumed = try SluiceBinary.run(arguments(spec, "moved", ["--resume"]))
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    let result = try outcome(
+      database: scratch.file("moved.sqlite"), report: scratch.file("moved.json"),
+      rejects: scratch.file("moved-rejects.ndjson"))
+    #expect(result == expected)
+  }
+
   /// A first load defers its secondary indexes to its last chunk; a resume keeps them deferred
   /// (rather than sort the rows committed so far into them at its start and keep them up to date
   /// for every row after), and the finished run has exactly the uninterrupted run's schema.
@@ -367,7 +408,11 @@ struct CheckpointCommandTests {
     #expect(result == expected)
     #expect(try checkpoints(database) == 0)
     #expect(try rejectsStagingFiles("late").isEmpty, "the killed run's staged rejects are left")
-    #expect(try SluiceBinary.run(arguments(spec, "late", ["--resume"])).status == 64)
+    // Resumed once more, the run is done: there is nothing to resume, and the resume starts the
+    // next run (the nightly command is the same every night).
+    let next = try SluiceBinary.run(arguments(spec, "late", ["--resume"]))
+    #expect(next.status == 0, "\(next.stderr)")
+    #expect(next.stderr.contains("nothing to resume"), "\(next.stderr)")
 
     // Killed there again, then a new run instead of a resume: not refused.
     let again = try SluiceBinary.run(
@@ -414,31 +459,47 @@ struct CheckpointCommandTests {
     #expect(startedAt != nil && started.columnText(0) == startedAt)
   }
 
-  @Test func aResumeWithNothingToResumeSaysSoWithExit64() throws {
+  /// The restart command of a nightly job is the same every night (`--resume`): a run killed
+  /// before its first chunk committed, or one that finished, leaves nothing to resume, and the
+  /// resume starts the run — saying so on stderr and in the report — rather than refuse.
+  @Test func aResumeWithNothingToResumeStartsTheRunAndSaysSo() throws {
     try input()
     let spec = try spec()
+    let expected = try reference(spec)
+    let note = "nothing to resume: no chunk of an unfinished run of pipeline pipeline is committed in"
+    // Killed inside its first chunk's transaction, just before the commit: nothing committed.
+    let killed = try SluiceBinary.run(
+      arguments(spec, "early", ["--checkpoint-every", "300", "--test-kill-at", "committing-1"]))
+    #expect(killed.status == SIGKILL, "\(killed.stderr)")
+    let runs = try SluiceBinary.run(["runs", scratch.file("early.sqlite")])
+    #expect(!runs.stderr.contains("unfinished"), "\(runs.stderr)")
+    let resumed = try SluiceBinary.run(arguments(spec, "early", ["--checkpoint-every", "300", "--resume"]))
+    #expect(resumed.status == 0, "\(resumed.stderr)")
+    #expect(resumed.stderr.contains(note), "\(resumed.stderr)")
+    let report = try JSONSerialization.jsonObject(
+      with: Data(contentsOf: URL(fileURLWithPath: scratch.file("early.json"))))
+    let notes = (report as? [String: Any])?["notes"] as? [String] ?? []
+    #expect(notes.first?.hasPrefix(note) == true, "\(notes)")
+    let result = try outcome(
+      database: scratch.file("early.sqlite"), report: scratch.file("early.json"),
+      rejects: scratch.file("early-rejects.ndjson"))
+    #expect(result == expected)
+    #expect(try ledger(scratch.file("early.sqlite")) == ledger(scratch.file("reference.sqlite")))
+    // With no database at all, and after a run that finished: the same.
     let fresh = try SluiceBinary.run(["run", spec, "--resume"])
-    #expect(fresh.status == 64)
-    #expect(fresh.stderr.contains("no unfinished run of pipeline pipeline"))
-    #expect(try SluiceBinary.run(arguments(spec, "done", ["--checkpoint-every", "300"])).status == 0)
-    // The finished run's outputs — its rejects the only copy of the records it rejected — are
-    // not the refused resume's to overwrite (a run killed after publishing them, before it
-    // exited, is resumed so): they stay byte for byte, and no staging file is left beside them.
-    let outputs = [scratch.file("done.json"), scratch.file("done-rejects.ndjson")]
-    let before = try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-    #expect(!before[1].isEmpty)
-    let after = try SluiceBinary.run(arguments(spec, "done", ["--resume"]))
-    #expect(after.status == 64)
-    #expect(after.stderr.contains("the report and rejects files at the run's paths were left as they were"))
-    #expect(try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
-    let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".sluice-") }
-    #expect(left.isEmpty, "\(left)")
-    // A stream (here a pipe) still gets the report of the refusal.
-    let streamed = try SluiceBinary.shell(
-      #"set -o pipefail; "$SLUICE" run "$1" --db "$2" --resume --report /dev/stdout 2>/dev/null | cat"#
-        .replacingOccurrences(of: "$1", with: spec).replacingOccurrences(of: "$2", with: scratch.file("done.sqlite")))
-    #expect(streamed.status == 64)
-    #expect(streamed.stdout.contains("no unfinished run of pipeline pipeline"))
+    #expect(fresh.status == 0, "\(fresh.stderr)")
+    #expect(fresh.stderr.contains(note), "\(fresh.stderr)")
+    let again = try SluiceBinary.run(arguments(spec, "early", ["--checkpoint-every", "300", "--resume"]))
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stderr.contains(note), "\(again.stderr)")
+    // What must be refused still is: a resume of an unfinished run whose input changed.
+    #expect(
+      try SluiceBinary.run(arguments(spec, "late", ["--checkpoint-every", "300", "--test-kill-at", "chunk-1"])).status
+        == SIGKILL)
+    try input(count: 1_900)
+    let changed = try SluiceBinary.run(arguments(spec, "late", ["--resume"]))
+    #expect(changed.status == 65, "\(changed.stderr)")
+    #expect(!changed.stderr.contains("nothing to resume"))
   }
 
   @Test func aNewRunOverAnUnfinishedOneIsRefusedUnlessRestarted() throws {
@@ -646,19 +707,17 @@ extension PostgreSQLCheckpointCommandTests {
       var tries = 0
       while !finished && tries < 3 {
         tries += 1
-        let resumed = try SluiceBinary.run(arguments(schema, ["--resume", "--report", report]))
-        if resumed.status == 0 {
-          finished = true
-        } else {
-          #expect(resumed.status == 64, "attempt \(attempt): \(resumed.stderr)")
-          // Killed after its outputs were in place, before it ended: nothing left to do.
-          let ledger =
-            try schema.exists() ? (try? schema.connect().scalarInt("SELECT count(*) FROM sluice_inputs")) : nil
-          if ledger == 1 { break }
-          let fresh = try SluiceBinary.run(arguments(schema, ["--checkpoint-every", "300", "--report", report]))
-          #expect(fresh.status == 0, "attempt \(attempt): \(fresh.stderr)")
-          finished = fresh.status == 0
+        // Killed after its outputs were in place, before it ended: nothing left to do. (A run
+        // killed before its first commit has nothing to resume either: the resume starts it.)
+        if try schema.exists(), let store = try? schema.connect(),
+          (try? store.scalarInt("SELECT count(*) FROM sluice_checkpoints")) == 0,
+          (try? store.scalarInt("SELECT count(*) FROM sluice_inputs")) == 1
+        {
+          break
         }
+        let resumed = try SluiceBinary.run(arguments(schema, ["--resume", "--report", report]))
+        #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
+        finished = resumed.status == 0
       }
       #expect(try schema.rows(of: CheckpointCommandTests.tables) == expected, "attempt \(attempt)")
       let store = try schema.connect()
@@ -847,14 +906,16 @@ struct StagedRunCommandTests {
       database: database, report: scratch.file("staged.json"), rejects: scratch.file("staged-rejects.ndjson"))
     #expect(result == expected)
     #expect(try tests.checkpoints(database) == 0)
-    // Resumed once more, there is nothing left to resume: refused (64), the finished run's
-    // report and rejects stay as they are.
-    let outputs = [scratch.file("staged.json"), scratch.file("staged-rejects.ndjson")]
-    let before = try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    // Resumed once more, there is nothing left to resume: the resume stages and publishes the
+    // run again (tomorrow night's, with the same command), and says so.
     let again = try SluiceBinary.run(tests.arguments(spec, "staged", ["--stage", "--resume"]))
-    #expect(again.status == 64, "\(again.stderr)")
-    #expect(again.stderr.contains("the report and rejects files at the run's paths were left as they were"))
-    #expect(try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before)
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stderr.contains("nothing to resume"), "\(again.stderr)")
+    #expect(
+      try tests.outcome(
+        database: database, report: scratch.file("staged.json"), rejects: scratch.file("staged-rejects.ndjson")
+      ).rows
+        == expected.rows)
   }
 
   /// Killed inside the publication: the resume publishes, with the rejects and report of the
@@ -920,11 +981,19 @@ struct StagedRunCommandTests {
     #expect(try connection.scalarInt("SELECT count(*) FROM fruits") ?? 0 > 0)
   }
 
-  @Test func stagingIsRefusedWhereItCannotHold() throws {
+  /// `--stage --resume` with no staging to go on from (killed before its copy was made, or
+  /// nothing unfinished) stages and publishes the run, and says there was nothing to resume.
+  @Test func aStagedResumeWithNothingToResumeStartsTheStagedRun() throws {
     try tests.input()
     let spec = try tests.spec()
-    let nothing = try SluiceBinary.run(["run", spec, "--stage", "--resume"])
-    #expect(nothing.status == 64)
-    #expect(nothing.stderr.contains("no staged run"))
+    let expected = try tests.reference(spec)
+    let started = try SluiceBinary.run(tests.arguments(spec, "nothing", ["--stage", "--resume"]))
+    #expect(started.status == 0, "\(started.stderr)")
+    #expect(started.stderr.contains("nothing to resume"), "\(started.stderr)")
+    let database = scratch.file("nothing.sqlite")
+    #expect(!FileManager.default.fileExists(atPath: database + ".sluice-stage"))
+    let result = try tests.outcome(
+      database: database, report: scratch.file("nothing.json"), rejects: scratch.file("nothing-rejects.ndjson"))
+    #expect(result == expected)
   }
 }

@@ -5,6 +5,10 @@ import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `sluice runs`: the history a database's audit tables keep, read back read-only.
 @Suite("sluice runs, end to end")
 struct RunsCommandTests {
@@ -216,6 +220,60 @@ struct RunsCommandTests {
       try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("history.sqlite") } == [
         "history.sqlite"
       ])
+  }
+
+  /// Leaves a hot rollback journal beside `database`, as a process killed mid-transaction does:
+  /// python3's sqlite3 begins a big transaction with an 8-page cache, so changed pages spill into
+  /// the database file before the commit (renaming every run's pipeline `crashed` on the way), and is then
+  /// SIGKILLed.
+  static func leaveHotJournal(_ database: String, scratch: TemporaryDirectory) throws {
+    let script = try scratch.write(
+      "crash.py",
+      """
+      import os, signal, sqlite3, sys
+      connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+      connection.execute("PRAGMA cache_size = 8")
+      connection.execute("BEGIN")
+      connection.execute("UPDATE sluice_runs SET pipeline = 'crashed'")
+      connection.execute("CREATE TABLE crashed (payload BLOB)")
+      for _ in range(2000):
+          connection.execute("INSERT INTO crashed VALUES (randomblob(2000))")
+      os.kill(os.getpid(), signal.SIGKILL)
+
+      """)
+    let before = try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int ?? 0
+    let crashed = try SluiceBinary.shell("exec python3 '\(script)' '\(database)'")
+    try #require(crashed.status == SIGKILL, "\(crashed.stderr)")
+    // Hot: the journal is there, not empty, begins with a rollback journal's magic number, and
+    // the process that wrote it is gone; pages of the transaction are in the database file.
+    let journal = try Data(contentsOf: URL(fileURLWithPath: database + "-journal"))
+    try #require(journal.starts(with: [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]))
+    let after = try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int ?? 0
+    try #require(after > before + 1_000_000, "no page spilled into the database (\(before) → \(after) bytes)")
+  }
+
+  /// After a crash, `sluice runs` is the first thing an operator runs: a hot journal is rolled
+  /// back (as the next writer would) and said so, and the history is the committed one.
+  @Test func aHotJournalACrashLeftIsRolledBackAndTheHistoryRead() throws {
+    let scratch = try TemporaryDirectory()
+    let database = try historyDatabase(in: scratch)
+    try Self.leaveHotJournal(database, scratch: scratch)
+    let result = try SluiceBinary.run(["runs", database])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(!result.stderr.contains("SQLite error"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains(
+        "a transaction left unfinished by a process that crashed (its hot journal \(database)-journal) was found and rolled back"
+      ), "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n")
+    #expect(lines.count == 4, "\(result.stdout)")
+    #expect(lines.dropFirst().map { cells($0)[1] } == ["fruits", "fruits-lenient", "fruits"], "\(result.stdout)")
+    #expect(!FileManager.default.fileExists(atPath: database + "-journal"))
+    let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
+    #expect(try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'crashed'") == 0)
+    let check = try connection.prepare("PRAGMA integrity_check")
+    _ = try check.step()
+    #expect(check.columnText(0) == "ok")
   }
 
   @Test func aMissingDatabaseExits66AndIsNotCreated() throws {

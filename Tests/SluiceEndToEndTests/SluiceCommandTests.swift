@@ -146,6 +146,38 @@ struct SluiceCommandTests {
     #expect(result.stderr.contains("unknown dataset 'vegetables'; known: fruits"))
   }
 
+  /// Options override the spec, `--db` included: a spec without `database` runs, plans and
+  /// replays into the `--db` given, validates without one (it opens none), and only a command
+  /// that needs a database and gets neither is refused, with both ways to give it.
+  @Test func aSpecWithoutDatabaseTakesTheOneDbNamesAndValidateNeedsNone() throws {
+    let scratch = try TemporaryDirectory()
+    let spec = try scratch.write(
+      "nodb.json",
+      #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits.json.gz"))", "recordPath": "fruits"}"#
+    )
+    let validated = try SluiceBinary.run(["validate", spec])
+    #expect(validated.status == 0, "\(validated.stderr)")
+    #expect(validated.stdout.contains("valid: 48 record(s) meet the fruits contract"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["nodb.json"])
+    let database = scratch.file("given.sqlite")
+    let planned = try SluiceBinary.run(["plan", spec, "--db", database])
+    #expect(planned.status == 0, "\(planned.stderr)")
+    let ran = try SluiceBinary.run(["run", spec, "--db", database])
+    #expect(ran.status == 0, "\(ran.stderr)")
+    #expect(try count(database, "SELECT count(*) FROM fruits") == 48)
+    let checked = try SluiceBinary.run(["validate", spec, "--db", database])
+    #expect(checked.status == 0, "\(checked.stderr)")
+    for command in ["run", "plan"] {
+      let refused = try SluiceBinary.run([command, spec])
+      #expect(refused.status == 64, "\(command): \(refused.stderr)")
+      #expect(
+        refused.stderr.contains(
+          "pipeline spec \(spec): no database to load into: name it with 'database' in the spec or with --db on the command line"
+        ), "\(command): \(refused.stderr)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: scratch.file("fruits.sqlite")))
+  }
+
   @Test func helpDescribesCommandsAndExitCodes() throws {
     let top = try SluiceBinary.run(["--help"])
     #expect(top.status == 0)

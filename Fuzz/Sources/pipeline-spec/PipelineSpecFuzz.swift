@@ -25,7 +25,7 @@ public func fuzzPipelineSpec(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
   do {
     let spec = try PipelineSpec(data: data, path: path)
     fuzzCheck(
-      !spec.dataset.isEmpty && !spec.input.isEmpty && !spec.database.isEmpty,
+      !spec.dataset.isEmpty && !spec.input.isEmpty && spec.database?.isEmpty != true,
       "a spec with an empty dataset, input or database was accepted")
     fuzzCheck(spec.policy.inconsistency == nil, "an inconsistent policy was accepted: \(spec.policy)")
     let configuration: PipelineConfiguration

@@ -89,6 +89,18 @@ package final class SHA256 {
     return words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) } }
   }
 
+  /// The digest of what was fed so far, and the hasher goes on taking more: a file written bit
+  /// by bit (a checkpointed run's rejects) is summed up at each checkpoint without being read
+  /// again from its start.
+  package func digestSoFar() -> [UInt8] {
+    let copy = SHA256(accelerated: accelerated)
+    copy.state.update(from: state, count: 8)
+    copy.pending.copyMemory(from: UnsafeRawBufferPointer(pending))
+    copy.pendingCount = pendingCount
+    copy.byteCount = byteCount
+    return copy.finish()
+  }
+
   /// The digest of `bytes` as lowercase hexadecimal, as `sha256sum` prints it.
   package static func hex(of bytes: some Sequence<UInt8>) -> String {
     let hasher = SHA256()

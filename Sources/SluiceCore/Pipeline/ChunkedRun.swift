@@ -95,10 +95,11 @@ package final class ChunkedRun {
     var totals = endedTotals
     totals.add(openTotals)
     if let quarantine = state.quarantine { try quarantine.file.prepare() }
-    let checkpoint = RunCheckpoint(
+    var checkpoint = RunCheckpoint(
       identity: identity, recordsPerChunk: recordsPerChunk, chunk: chunk + 1, lookupRows: lookupRows, totals: totals,
       state: state.saved(openRowsWritten: openRowsWritten), rejectsStaging: state.quarantine?.file.stagingPath,
       deferredIndexes: deferredIndexes.isEmpty ? nil : deferredIndexes)
+    checkpoint.rejectsDigest = state.quarantine?.digestSoFar()
     guard
       try CheckpointTable.save(
         checkpoint, pipeline: pipeline, owner: owner, inserting: !inserted, records: records, in: store)
@@ -129,6 +130,7 @@ package final class ChunkedRun {
     var checkpoint = RunCheckpoint(
       identity: identity, recordsPerChunk: recordsPerChunk, chunk: chunk + 1, lookupRows: lookupRows,
       totals: endedTotals, state: state.saved(openRowsWritten: [:]), rejectsStaging: state.quarantine?.file.stagingPath)
+    checkpoint.rejectsDigest = state.quarantine?.digestSoFar()
     checkpoint.finishedReport = String(decoding: try report.jsonData(), as: UTF8.self)
     guard
       try CheckpointTable.save(

@@ -39,18 +39,13 @@ extension PipelineRunner {
       try CheckpointTable.create(in: store)
       let existing = try CheckpointTable.load(pipeline, from: store)
       var resumed: RunCheckpoint?
-      if resumes {
-        guard let existing else {
-          // The outputs at the run's paths are the last run's: one killed after it published
-          // them and ended its checkpoint, before it exited, finished. Its report and rejects —
-          // the only copy of the records it rejected — stay as they are.
-          throw RunAbort(
-            failure: .init(
-              kind: .configuration,
-              message:
-                "there is no unfinished run of pipeline \(pipeline) in \(configuration.databaseDescription) to resume (sluice runs lists the runs; run without --resume to start one)"
-            ), leavesOutputFiles: true)
-        }
+      if resumes, existing == nil {
+        // A run killed before its first commit left nothing to go on from, and one that
+        // finished left nothing to finish: an operator's restart command is the same every
+        // night (`--resume`), and resuming nothing is starting.
+        state.notes.append(Self.nothingToResume(pipeline, in: configuration.databaseDescription))
+      }
+      if resumes, let existing {
         // The rejects so far first: a resume refused below publishes them as they were.
         try takeOverRejects(of: existing.checkpoint, state: &state)
         superseded = existing.checkpoint.rejectsStaging
@@ -157,6 +152,11 @@ extension PipelineRunner {
     if let stale = finished.staleRejects { unlink(stale) }
   }
 
+  /// What a `--resume` that finds no unfinished run says before it starts the run.
+  static func nothingToResume(_ pipeline: String, in database: String) -> String {
+    "nothing to resume: no chunk of an unfinished run of pipeline \(pipeline) is committed in \(database); starting the run"
+  }
+
   /// Records per chunk when the spec and the command line do not say.
   static var defaultChunkRecords: Int { PipelineConfiguration.defaultChunkRecords }
 
@@ -216,15 +216,25 @@ extension PipelineRunner {
     let records = checkpoint.state.quarantined
     guard bytes > 0 else { return }
     // The staging file of the interrupted run, or — after a failure, which publishes the
-    // rejects — the rejects file itself: the first `bytes` of either are the rejects so far.
+    // rejects — the rejects file itself: the one whose first `bytes` are the rejects so far. The
+    // checkpoint's digest tells them from what else may sit at those paths now (another run's
+    // rejects file, last night's); a checkpoint without one trusts only its own staging file.
     let candidates = [checkpoint.rejectsStaging, configuration.rejectsPath].compactMap { $0 }
-    guard let source = candidates.first(where: { Self.fileSize($0) >= Int64(bytes) }) else {
+    let source = candidates.first { path in
+      guard Self.fileSize(path) >= Int64(bytes) else { return false }
+      guard let digest = checkpoint.rejectsDigest else { return path == checkpoint.rejectsStaging }
+      return QuarantineWriter.digest(ofFirst: bytes, ofFileAt: path) == digest
+    }
+    guard let source else {
+      let places = candidates.map { path in
+        Self.fileSize(path) < 0 ? "\(path) is not there" : "\(path) holds other records"
+      }
       throw RunAbort(
         failure: .init(
-          kind: .io,
+          kind: .data,
           message:
-            "the rejects of the interrupted run (\(records) record(s), \(bytes) bytes) are in neither \(candidates.joined(separator: " nor ")): a resumed run would write an incomplete rejects file; nothing was written"
-        ))
+            "the rejects the interrupted run wrote before its last checkpoint (\(records) record(s), \(bytes) bytes) are gone (\(places.joined(separator: "; "))): resuming would start the rejects file with records that are not this run's; nothing was written (put that run's rejects file back at \(configuration.rejectsPath ?? "its path") and resume, or run with --restart to load the inputs again from the start)"
+        ), leavesOutputFiles: true)
     }
     try quarantine.takeOver(records: records, bytes: bytes, from: source)
   }

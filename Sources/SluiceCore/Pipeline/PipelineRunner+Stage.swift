@@ -73,21 +73,22 @@ extension PipelineRunner {
     let staged = driver.stagingTarget(for: target)
     let place = staged.schema.map { "schema \($0)" } ?? staged.description
     let tables = schema.tableNames + schema.lookups.map(\.table)
+    // A resume with no staging to go on from starts the run (killed before its staging was
+    // made, or nothing unfinished): the restart command is the same every night.
+    var starts = !configuration.resumes
     do {
       if configuration.resumes {
         if try !driver.stagingExists(for: target), let report = try resumePublishedRun(outputs, &state, &opened) {
           return report
         }
-        guard try driver.stagingExists(for: target) else {
-          throw RunAbort(
-            failure: .init(
-              kind: .configuration,
-              message:
-                "there is no staged run into \(configuration.databaseDescription) to resume (its staging, \(place), is not there); run without --resume to start one"
-            ), leavesOutputFiles: true)
+        if try driver.stagingExists(for: target) {
+          try driver.checkStagingIntact(target)
+        } else {
+          state.notes.append(Self.nothingToResume(configuration.name, in: configuration.databaseDescription))
+          starts = true
         }
-        try driver.checkStagingIntact(target)
-      } else {
+      }
+      if starts {
         if try driver.stagingExists(for: target) {
           guard configuration.restarts else {
             throw RunAbort(
@@ -107,12 +108,13 @@ extension PipelineRunner {
     }
     var store = try driver.openForRun(staged, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
     opened.store = store
-    var resuming = configuration.resumes
+    var resuming = !starts
     if resuming, try Self.stagedReport(in: store) == nil,
       try CheckpointTable.load(configuration.name, from: store) == nil
     {
       // Interrupted before its first chunk committed: the side database is still the copy it
       // began as, and the target untouched; the run starts over, staged afresh.
+      state.notes.append(Self.nothingToResume(configuration.name, in: configuration.databaseDescription))
       opened.store = nil
       driver.discardStaging(target)
       do {

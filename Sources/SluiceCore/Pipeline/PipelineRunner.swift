@@ -494,6 +494,7 @@ package struct PipelineRunner: Sendable {
     report.rowsDeleted = run.rowsDeleted
     run.loadTotals?.fill(&report)
     report.baselineChanges = run.baselineChanges
+    report.notes = run.notes.isEmpty ? nil : run.notes
     return report
   }
 

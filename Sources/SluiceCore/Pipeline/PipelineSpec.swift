@@ -40,7 +40,9 @@ public struct PipelineSpec: Sendable {
   /// Whether the spec lists its inputs under `inputs` (its errors then name `inputs[N].…`).
   public var listsInputs: Bool
   public var policy: Policy
-  public var database: String
+  /// The database as the spec names it; nil when it names none (`--db` gives it, or the
+  /// command needs none: `validate` without `--db`).
+  public var database: String?
   public var onConflict: ConflictPolicy
   public var report: String?
   public var junit: String?
@@ -210,7 +212,7 @@ public struct PipelineSpec: Sendable {
           isSnapshot: input.snapshot ?? document.snapshot ?? false))
     }
     self.inputs = inputs
-    if database.isEmpty {
+    if database?.isEmpty == true {
       throw SpecError(path: path, message: "'database' must not be empty")
     }
   }
@@ -355,13 +357,28 @@ public struct PipelineSpec: Sendable {
   /// The spec's `database` is named among `drivers` (a file's path resolved against the spec's
   /// folder, a server's connection string as written) unless `database` replaces it (`--db`);
   /// either way the spec's `databaseSchema` and `connectTimeout` must suit the database's kind.
+  /// With neither, the spec is refused unless `needsDatabase` is false (`validate` without
+  /// `--db`, which opens none): its configuration then names no database (an empty location).
   public func configuration(
-    inputDirectory: String? = nil, drivers: StoreDrivers, database override: DatabaseTarget? = nil
+    inputDirectory: String? = nil, drivers: StoreDrivers, database override: DatabaseTarget? = nil,
+    needsDatabase: Bool = true
   ) throws(SpecError) -> PipelineConfiguration {
     var target: DatabaseTarget
     if let override {
       target = override
     } else {
+      guard let database else {
+        guard !needsDatabase,
+          let driver = drivers.drivers.first(where: { !$0.connectsToServer }) ?? drivers.drivers.first
+        else {
+          throw SpecError(
+            path: path,
+            message:
+              "no database to load into: name it with 'database' in the spec or with --db on the command line (a SQLite file, or a PostgreSQL URL)"
+          )
+        }
+        return configuration(inputDirectory: inputDirectory, database: DatabaseTarget(location: "", driver: driver))
+      }
       let driver: any StoreDriver
       do {
         driver = try drivers.driver(for: database)
@@ -518,7 +535,7 @@ struct SpecDocument: Decodable {
   var recordPath: RecordPathValue?
   var inputs: [InputDocument]?
   var policy: PolicyValue?
-  var database: String
+  var database: String?
   var onConflict: String?
   var report: String?
   var junit: String?

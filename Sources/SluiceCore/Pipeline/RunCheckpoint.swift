@@ -31,6 +31,10 @@ package struct RunCheckpoint: Codable {
   var state: RunState.Saved
   /// The temporary file the rejects were staged in (`OutputFile.stagingPath`).
   var rejectsStaging: String?
+  /// The SHA-256 of the rejects so far (the first `state.quarantineBytes` bytes): a resume takes
+  /// them over only from a file that begins with exactly them — not from another run's rejects
+  /// file at the same path. Nil in checkpoints written before (then only `rejectsStaging` is).
+  var rejectsDigest: String? = nil
   /// The indexes a first load deferred to its last chunk (migration identifiers): a resume
   /// defers them too, rather than build them over the rows committed so far and keep them up
   /// to date while it loads the rest. Nil when none were (and in checkpoints written before).

@@ -22,6 +22,8 @@ package struct RunState {
   package var waitedForLock = false
   /// The run failed before it had outputs of its own to write (`RunAbort.leavesOutputFiles`).
   var leavesOutputFiles = false
+  /// What the report tells the operator besides the counts (`RunReport.notes`).
+  var notes: [String] = []
   /// A parallel run keeps its audit row itself from its start (`PipelineRunner+LaneCommit`):
   /// `finish` must not add another.
   package var auditSettled = false

@@ -27,6 +27,9 @@ package final class QuarantineWriter {
   /// The format of the input being read: an XML input's records are written as JSON text.
   var format: PipelineConfiguration.Format
   private let encoder: JSONEncoder
+  /// The running SHA-256 of the file's first `hashedBytes` bytes (`digestSoFar`).
+  private let hasher = SHA256()
+  private var hashedBytes = 0
   package private(set) var count = 0
   /// Bytes written so far: where the next record's line begins.
   var byteCount: Int { file.byteCount }
@@ -46,6 +49,43 @@ package final class QuarantineWriter {
     try file.write(try encoder.encode(entry))
     try file.write(CollectionOfOne(0x0A))
     count += 1
+  }
+
+  /// The SHA-256 of the bytes written so far (read back from the staging file: lines copied
+  /// from elsewhere count too), for a checkpoint: a resumed run takes over only a file that
+  /// begins with exactly these bytes. Nil for a stream, or when they cannot be read back.
+  func digestSoFar() -> String? {
+    guard let staging = file.stagingPath, (try? file.flush()) != nil,
+      Self.feed(hasher, from: staging, range: hashedBytes..<byteCount)
+    else { return nil }
+    hashedBytes = byteCount
+    return SHA256.hex(hasher.digestSoFar())
+  }
+
+  /// The SHA-256 of the first `count` bytes of the file at `path`, or nil when it has fewer or
+  /// cannot be read.
+  static func digest(ofFirst count: Int, ofFileAt path: String) -> String? {
+    let hasher = SHA256()
+    guard feed(hasher, from: path, range: 0..<count) else { return nil }
+    return SHA256.hex(hasher.finish())
+  }
+
+  /// Feeds the bytes `range` of the file at `path` to `hasher`; false when they cannot be read.
+  private static func feed(_ hasher: SHA256, from path: String, range: Range<Int>) -> Bool {
+    guard !range.isEmpty else { return true }
+    let source = open(path, O_RDONLY | O_CLOEXEC)
+    guard source >= 0 else { return false }
+    defer { close(source) }
+    var chunk = [UInt8](repeating: 0, count: min(1 << 20, range.count))
+    var offset = range.lowerBound
+    while offset < range.upperBound {
+      let wanted = min(chunk.count, range.upperBound - offset)
+      let read = chunk.withUnsafeMutableBytes { pread(source, $0.baseAddress, wanted, off_t(offset)) }
+      guard read > 0 else { return false }
+      chunk.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<read])) }
+      offset += read
+    }
+    return true
   }
 
   /// Adds `records` lines written by another writer (a lane's), already in `file`.

@@ -5,7 +5,7 @@ import Foundation
 /// `reportVersion` 1 grew keys as Sluice grew — `mode`, `checks`, `drift`, `coercions` and
 /// `quarantined` with validate and replay, `outputErrors` with staged outputs, `inputs` with
 /// pipelines of several inputs, `parallel` with `--jobs`, `inputsOmitted` with bounded input sections, `duplicateKeys` with repeated keys, `inputsSkipped` and each input's `sha256`, `skipped` and
-/// `changedSinceRunId` with incremental loads, `rowsDeleted` with snapshots, `baselineChanges` with `validate --baseline` — without a new version, since nothing an older key meant
+/// `changedSinceRunId` with incremental loads, `rowsDeleted` with snapshots, `baselineChanges` with `validate --baseline`, `notes` with resumes that found nothing to resume — without a new version, since nothing an older key meant
 /// changed. A report written before a key existed decodes as what that run did: mode `run`, no
 /// checks, drift, coercions, quarantined records or lost outputs, and one input section with the
 /// run's totals (an older Sluice read one input). A report of a later version is refused rather
@@ -21,7 +21,7 @@ extension RunReport {
     case finishedAt, durationSeconds, peakMemoryBytes, input, inputs, stages, issueCounts, issueSampleLimit
     case issues, checks, drift, coercions, skippedByDesign, quarantined, rowsWritten, referenceLookups, tableRows
     case bulkWrites, committed, outputErrors, parallel, inputsOmitted, duplicateKeys, inputsSkipped, rowsDeleted, plan
-    case baselineChanges
+    case baselineChanges, notes
   }
 
   public init(from decoder: any Decoder) throws {
@@ -69,6 +69,7 @@ extension RunReport {
     rowsDeleted = try container.decodeIfPresent([String: Int].self, forKey: .rowsDeleted)
     baselineChanges = try container.decodeIfPresent([BaselineChange].self, forKey: .baselineChanges)
     plan = try container.decodeIfPresent(RunPlan.self, forKey: .plan)
+    notes = try container.decodeIfPresent([String].self, forKey: .notes)
   }
 
   /// The one input of a report written before reports had `inputs`: the run's totals.

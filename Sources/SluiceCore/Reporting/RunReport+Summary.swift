@@ -8,6 +8,7 @@ extension RunReport {
     lines.append(
       "sluice: \(pipeline) (\(dataset), \(policy)) \(outcome) in \(Self.seconds(durationSeconds))")
     if let failure { lines.append("  reason: \(failure.message)") }
+    for note in notes ?? [] { lines.append("  note: \(note)") }
     let header = ["stage", "in", "out", "rejected", "warnings", "time"]
     var rows = [header]
     for stage in stages {

@@ -243,6 +243,9 @@ public struct RunReport: Sendable, Codable {
   /// How a validate run's input differs from its baseline (`--baseline`), breaking changes
   /// first; nil without a baseline, empty when nothing changed.
   public var baselineChanges: [BaselineChange]? = nil
+  /// What the run has to tell its operator about how it went (a `--resume` that found nothing
+  /// to resume, and started the run); nil when nothing.
+  public var notes: [String]? = nil
   /// Rows this run wrote, per table.
   public var rowsWritten: [String: Int]
   /// The keys of referenced tables (and of patched rows) the run looked up in the database,
