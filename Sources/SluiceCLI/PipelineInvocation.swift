@@ -59,6 +59,7 @@ struct PipelineInvocation {
       inputDirectory: inputDirectory, drivers: context.drivers, database: database
     ).applying(parsed.values)
     configuration.mode = command.runMode
+    configuration.specPath = PipelineConfiguration.absolute(specPath)
     if command.runMode == .plan {
       // A plan writes only the outputs its command line names: the spec's are the run's.
       configuration.reportPath = parsed.values["report"].map(PipelineConfiguration.absolute)

@@ -74,6 +74,9 @@ public struct PipelineConfiguration: Sendable {
   /// A validate run that also checks what needs the database (`validate --db`): orphans, and
   /// keys already there under `--on-conflict fail`, on a connection that only reads.
   public var checksDatabase = false
+  /// The pipeline spec the configuration was read from, nil when it was built in code: a file
+  /// the run reads, so no output may replace it (`RunFiles`).
+  public var specPath: String?
   /// A validate run's baseline (`--baseline`): a saved `inspect --json` of the dump its input is
   /// compared with, field by field (`BaselineDrift`).
   public var baselinePath: String?

@@ -1,0 +1,121 @@
+import Foundation
+@_spi(Internals) import SluiceCore
+import SluiceSQLite
+@_spi(Internals) import SluiceTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Issue 38 (“Hardening”), the findings about the files a run reads and writes, on the real
+/// binary: an output over any file the command reads or the staging database (7), the modes of
+/// the files that hold record values and links planted in a shared folder (8), an input FIFO
+/// nobody writes (9), and an input rewritten without its fingerprint changing (12).
+@Suite("Hardening, issue 38: the files a run reads and writes")
+struct HardeningRunFilesTests {
+  private func fruits(_ count: Int, from first: Int = 1) -> String {
+    (first..<(first + count)).map { #"{"fruitID":"F\#($0)","name":"N\#($0)","color":"red","recipes":[]}"# }
+      .joined(separator: "\n") + "\n"
+  }
+
+  /// One fruit the strict contract takes and one it rejects (no name): a lenient run writes a
+  /// rejects file.
+  private static let oneGoodOneBad =
+    #"{"fruitID":"F1","name":"Apple","color":"red","recipes":[]}"# + "\n"
+    + #"{"fruitID":"F2","color":"red","recipes":[]}"# + "\n"
+
+  /// A spec of the test's own, beside its input: fruits from `in.ndjson` into `d.sqlite`, no
+  /// outputs unless `extra` names some.
+  private func makeSpec(in scratch: TemporaryDirectory, extra: String = "") throws -> String {
+    try scratch.write(
+      "spec.json",
+      #"{"dataset": "fruits", "input": "in.ndjson", "format": "ndjson", "database": "d.sqlite"\#(extra)}"#)
+  }
+
+  private func rows(_ database: String, _ sql: String) throws -> [String] {
+    let statement = try SQLiteConnection(path: database, options: .init(readOnly: true)).prepare(sql)
+    var result: [String] = []
+    while try statement.step() { result.append(statement.columnText(0) ?? "NULL") }
+    return result
+  }
+
+  private func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+  /// The permission bits of `path` (links not followed).
+  private func mode(_ path: String) -> mode_t? {
+    var status = stat()
+    return lstat(path, &status) == 0 ? status.st_mode & 0o7777 : nil
+  }
+
+  // MARK: Finding 7 — an output over a file the command reads
+
+  @Test(arguments: [
+    (["--report", "spec.json"], #""#), (["--html", "./spec.json"], #""#), (["--rejects", "spec.json"], #""#),
+    ([], #", "report": "spec.json""#), ([], #", "junit": "spec.json""#),
+  ])
+  func anOutputOverThePipelineSpecIsRefusedBeforeAnythingIsWritten(_ options: [String], key: String) throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write("in.ndjson", fruits(2))
+    let spec = try makeSpec(in: scratch, extra: key)
+    let before = try #require(bytes(spec))
+    let result = try SluiceCommand.run(["run", "spec.json"] + options, in: scratch.path)
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains("is the same file as the pipeline spec"), "\(result.stderr)")
+    #expect(bytes(spec) == before)
+    #expect(!FileManager.default.fileExists(atPath: scratch.file("d.sqlite")))
+  }
+
+  @Test func aValidateReportOverItsBaselineIsRefused() throws {
+    let scratch = try TemporaryDirectory()
+    let input = try scratch.write("in.ndjson", fruits(3))
+    _ = try makeSpec(in: scratch)
+    let inspected = try SluiceCommand.run(["inspect", input, "--format", "ndjson", "--json"], in: scratch.path)
+    #expect(inspected.status == 0, "\(inspected.stderr)")
+    let baseline = try scratch.write("b.json", inspected.stdout)
+    let accepted = try SluiceCommand.run(
+      ["validate", "spec.json", "--baseline", "b.json", "--report", "r.json"], in: scratch.path)
+    #expect(accepted.status == 0, "\(accepted.stderr)")
+    for output in ["--report", "--junit", "--html"] {
+      let result = try SluiceCommand.run(
+        ["validate", "spec.json", "--baseline", "b.json", output, "b.json"], in: scratch.path)
+      #expect(result.status == 64, "\(output): \(result.stderr)")
+      #expect(result.stderr.contains("is the same file as the baseline"), "\(result.stderr)")
+      #expect(bytes(baseline) == Data(inspected.stdout.utf8), "\(output)")
+    }
+  }
+
+  @Test(arguments: ["r.json", "./r.json", "link-to-r.json"])
+  func reportRefusesAnHTMLPageOverTheReportItRenders(_ html: String) throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write("in.ndjson", fruits(2))
+    _ = try makeSpec(in: scratch)
+    let ran = try SluiceCommand.run(["run", "spec.json", "--report", "r.json"], in: scratch.path)
+    #expect(ran.status == 0, "\(ran.stderr)")
+    try FileManager.default.createSymbolicLink(atPath: scratch.file("link-to-r.json"), withDestinationPath: "r.json")
+    let before = try #require(bytes(scratch.file("r.json")))
+    let result = try SluiceCommand.run(["report", "r.json", "--html", html], in: scratch.path)
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains("is the same file as the JSON report it renders"), "\(result.stderr)")
+    #expect(bytes(scratch.file("r.json")) == before)
+    #expect(try RunReport.decode(from: before).committed)
+    let rendered = try SluiceCommand.run(["report", "r.json", "--html", "r.html"], in: scratch.path)
+    #expect(rendered.status == 0, "\(rendered.stderr)")
+  }
+
+  /// A report at the staging database's path (`DB.sluice-stage`) or one of its side files made
+  /// every later `--stage` run refuse: it is the database's as much as `-journal` is.
+  @Test(arguments: [".sluice-stage", ".sluice-stage-journal", ".sluice-stage-wal"])
+  func anOutputAtTheStagingDatabaseIsRefused(_ suffix: String) throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write("in.ndjson", fruits(2))
+    _ = try makeSpec(in: scratch)
+    let result = try SluiceCommand.run(["run", "spec.json", "--report", "d.sqlite" + suffix], in: scratch.path)
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains("is the same file as the staging database"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: scratch.file("d.sqlite" + suffix)))
+    let staged = try SluiceCommand.run(["run", "spec.json", "--stage"], in: scratch.path)
+    #expect(staged.status == 0, "\(staged.stderr)")
+    #expect(try rows(scratch.file("d.sqlite"), "SELECT count(*) FROM fruits") == ["2"])
+  }
+}
