@@ -118,4 +118,111 @@ struct HardeningRunFilesTests {
     #expect(staged.status == 0, "\(staged.stderr)")
     #expect(try rows(scratch.file("d.sqlite"), "SELECT count(*) FROM fruits") == ["2"])
   }
+
+  // MARK: Finding 8 — modes of the files that hold record values; links in shared folders
+
+  /// Rejects hold record values and `replay` loads them: 0600 whatever the umask. Reports are
+  /// 0644 under the umask and never writable by the group or others; folders made for outputs
+  /// are 0755 under the umask.
+  @Test(arguments: [("000", 0o644, 0o755), ("022", 0o644, 0o755), ("027", 0o640, 0o750), ("077", 0o600, 0o700)])
+  func outputsAreNeverWritableByOthersAndRejectsAreTheOwnersOnly(
+    _ mask: String, report: mode_t, folder: mode_t
+  ) throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write("in.ndjson", Self.oneGoodOneBad)
+    _ = try makeSpec(in: scratch)
+    let result = try SluiceBinary.shell(
+      """
+      umask \(mask)
+      exec "$SLUICE" run spec.json --policy lenient --rejects out/rejects.ndjson --report out/report.json \
+        --junit out/junit.xml --html out/report.html
+      """, in: scratch.path)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(mode(scratch.file("out/rejects.ndjson")) == 0o600)
+    for name in ["report.json", "junit.xml", "report.html"] {
+      #expect(mode(scratch.file("out/" + name)) == report, "\(name)")
+    }
+    #expect(mode(scratch.file("out")) == folder)
+  }
+
+  /// A file an older run left world-writable (or rejects left world-readable) is replaced by
+  /// one that is not.
+  @Test func replacingAnOutputDropsTheWriteBitsOfOthersAndRejectsStayTheOwnersOnly() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write("in.ndjson", Self.oneGoodOneBad)
+    _ = try makeSpec(in: scratch)
+    let rejects = try scratch.write("rejects.ndjson", "old\n")
+    let report = try scratch.write("report.json", "old\n")
+    chmod(rejects, 0o666)
+    chmod(report, 0o4777)
+    let result = try SluiceBinary.shell(
+      #"umask 000; exec "$SLUICE" run spec.json --policy lenient --rejects rejects.ndjson --report report.json"#,
+      in: scratch.path)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(mode(rejects) == 0o600)
+    #expect(mode(report) == 0o755)
+  }
+
+  /// While the run reads its input the outputs are staging files beside their paths; they hold
+  /// the rejects' record values already, so they are 0600 until they are published, whatever
+  /// the umask. The run waits on a FIFO input while the modes are looked at.
+  @Test func stagingFilesAreTheOwnersOnlyWhileTheRunWrites() throws {
+    let scratch = try TemporaryDirectory()
+    let source = try scratch.write("source.ndjson", Self.oneGoodOneBad)
+    _ = try makeSpec(in: scratch)
+    let result = try SluiceBinary.shell(
+      """
+      set -u
+      umask 000
+      mkfifo in.fifo
+      "$SLUICE" run spec.json --input in.fifo --policy lenient --rejects rejects.ndjson --report report.json \
+        --busy-timeout 120 &
+      run=$!
+      for _ in $(seq 1 1200); do
+        [ "$(ls -A | grep -c '\\.sluice-')" -ge 2 ] && break
+        sleep 0.05
+      done
+      stat -c '%a %n' .rejects.ndjson.sluice-* .report.json.sluice-* > modes.txt
+      cat '\(source)' > in.fifo
+      wait $run
+      """, in: scratch.path)
+    #expect(result.status == 0, "\(result.stderr)")
+    let modes = try String(contentsOfFile: scratch.file("modes.txt"), encoding: .utf8)
+      .split(separator: "\n")
+    #expect(modes.count == 2, "\(modes)")
+    for line in modes { #expect(line.hasPrefix("600 "), "\(line)") }
+    #expect(mode(scratch.file("rejects.ndjson")) == 0o600)
+    #expect(mode(scratch.file("report.json")) == 0o644)
+  }
+
+  /// A symbolic link in a sticky folder anyone may write into (`/tmp`), owned by someone who
+  /// owns neither the folder nor this process, may have been planted to make the run write
+  /// through it: refused, as the kernel's `protected_symlinks` refuses it where it is on.
+  @Test(arguments: ["--report", "--rejects"])
+  func anOutputThatIsAnotherUsersLinkInASharedStickyFolderIsRefused(_ option: String) throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write("in.ndjson", Self.oneGoodOneBad)
+    _ = try makeSpec(in: scratch)
+    let shared = scratch.file("shared")
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+    #expect(chmod(shared, 0o1777) == 0)
+    let victim = try scratch.write("victim.txt", "keep\n")
+    let link = shared + "/out.json"
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
+    #expect(lchown(link, 65534, 65534) == 0)
+    let result = try SluiceCommand.run(
+      ["run", "spec.json", "--policy", "lenient", option, link], in: scratch.path)
+    #expect(result.status == 73, "\(result.stderr)")
+    #expect(result.stderr.contains("\(link): it is a symbolic link owned by user 65534"), "\(result.stderr)")
+    #expect(result.stderr.contains("sticky folder anyone may write into"), "\(result.stderr)")
+    #expect(bytes(victim) == Data("keep\n".utf8))
+    #expect(!FileManager.default.fileExists(atPath: scratch.file("d.sqlite")))
+
+    // The folder's owner's link, or this user's own, is followed as before.
+    #expect(lchown(link, getuid(), getgid()) == 0)
+    let followed = try SluiceCommand.run(
+      ["run", "spec.json", "--policy", "lenient", option, link], in: scratch.path)
+    #expect(followed.status == 0, "\(followed.stderr)")
+    #expect(bytes(victim) != Data("keep\n".utf8))
+  }
 }
