@@ -225,4 +225,37 @@ struct HardeningRunFilesTests {
     #expect(followed.status == 0, "\(followed.stderr)")
     #expect(bytes(victim) != Data("keep\n".utf8))
   }
+
+  // MARK: Finding 9 — an input FIFO nobody writes
+
+  @Test func anInputFIFOWithoutAWriterFailsAfterTheBusyTimeoutNamingIt() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try makeSpec(in: scratch)
+    let fifo = scratch.file("in.fifo")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let result = try SluiceBinary.shell(
+      #"timeout -k 5 30 "$SLUICE" run spec.json --input in.fifo --busy-timeout 0.5"#, in: scratch.path)
+    #expect(result.status == 66, "\(result.stderr)")
+    #expect(
+      result.stderr.contains("\(fifo): no process opened this FIFO for writing within 0.5 s"), "\(result.stderr)")
+    #expect(try rows(scratch.file("d.sqlite"), "SELECT status FROM sluice_runs") == ["failed"])
+  }
+
+  @Test func anInputFIFOWhoseWriterComesLateIsReadWhole() throws {
+    let scratch = try TemporaryDirectory()
+    let source = try scratch.write("source.ndjson", fruits(300))
+    _ = try makeSpec(in: scratch)
+    let result = try SluiceBinary.shell(
+      """
+      mkfifo in.fifo
+      ( sleep 0.5; cat '\(source)' > in.fifo; echo "writer $?" > writer ) &
+      timeout -k 5 60 "$SLUICE" run spec.json --input in.fifo --busy-timeout 30
+      status=$?
+      wait
+      exit $status
+      """, in: scratch.path)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try rows(scratch.file("d.sqlite"), "SELECT count(*) FROM fruits") == ["300"])
+    #expect((try? String(contentsOfFile: scratch.file("writer"), encoding: .utf8)) == "writer 0\n")
+  }
 }
