@@ -154,6 +154,13 @@ struct PipelineInvocation {
       }
       configuration.reloadsChanged = true
     }
+    if parsed.flags.contains("verify-content") {
+      guard configuration.inputs.contains(where: \.isIncremental) else {
+        throw UsageError(
+          "--verify-content applies to an incremental run: give --incremental too, or set 'incremental' in the spec")
+      }
+      configuration.verifiesContent = true
+    }
     let rejects = parsed.values["rejects"].map(PipelineConfiguration.absolute)
     switch command.rejects {
     case .written:

@@ -258,4 +258,79 @@ struct HardeningRunFilesTests {
     #expect(try rows(scratch.file("d.sqlite"), "SELECT count(*) FROM fruits") == ["300"])
     #expect((try? String(contentsOfFile: scratch.file("writer"), encoding: .utf8)) == "writer 0\n")
   }
+
+  // MARK: Finding 12 — content that changed under an unchanged fingerprint
+
+  /// Writes `replacement` over the bytes of `path` at `offset` through a shared writable
+  /// mapping, as a program that maps its file would: same inode, same size.
+  private func writeThroughSharedMapping(_ path: String, offset: Int, _ replacement: String) throws {
+    let file = open(path, O_RDWR)
+    try #require(file >= 0)
+    defer { close(file) }
+    var status = stat()
+    try #require(fstat(file, &status) == 0)
+    let size = Int(status.st_size)
+    let mapping = try #require(mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0))
+    try #require(mapping != MAP_FAILED)
+    for (index, byte) in replacement.utf8.enumerated() {
+      mapping.storeBytes(of: byte, toByteOffset: offset + index, as: UInt8.self)
+    }
+    #expect(msync(mapping, size, MS_SYNC) == 0)
+    #expect(munmap(mapping, size) == 0)
+  }
+
+  @Test func verifyContentFindsAFileRewrittenInPlaceUnderTheSameFingerprint() throws {
+    let scratch = try TemporaryDirectory()
+    let input = try scratch.write("in.ndjson", fruits(3))
+    _ = try makeSpec(in: scratch)
+    let database = scratch.file("d.sqlite")
+    let first = try SluiceCommand.run(["run", "spec.json", "--incremental"], in: scratch.path)
+    #expect(first.status == 0, "\(first.stderr)")
+
+    let before = try #require(FileFingerprint(path: input))
+    let text = fruits(3)
+    let offset = try #require(text.range(of: #""N2""#)).lowerBound.utf16Offset(in: text)
+    try writeThroughSharedMapping(input, offset: offset + 1, "M")
+    let after = try #require(FileFingerprint(path: input))
+    #expect(after.inode == before.inode && after.size == before.size)
+    #expect(try String(contentsOfFile: input, encoding: .utf8).contains(#""M2""#))
+    // Linux 6.x on ext4 and tmpfs moves both times on the write fault (page_mkwrite); a file
+    // system without that hook, or a write within the times' granularity, leaves them as they
+    // were. The ledger is put where such a kernel leaves it: the file's fingerprint, old content.
+    if after != before {
+      let ledger = try SQLiteConnection(path: database)
+      try ledger.execute("UPDATE sluice_inputs SET fingerprint = '\(after.text)'")
+    }
+
+    // The limit the docs state: the fingerprint is trusted, the new content is not seen.
+    let trusted = try SluiceCommand.run(["run", "spec.json", "--incremental"], in: scratch.path)
+    #expect(trusted.status == 0, "\(trusted.stderr)")
+    #expect(trusted.stderr.contains("unchanged since run 1"), "\(trusted.stderr)")
+    #expect(try rows(database, "SELECT name FROM fruits WHERE fruit_id = 'F2'") == ["N2"])
+
+    // --verify-content hashes it: a changed file, refused as one is without --reload-changed.
+    let verified = try SluiceCommand.run(
+      ["run", "spec.json", "--incremental", "--verify-content"], in: scratch.path)
+    #expect(verified.status == 65, "\(verified.stderr)")
+    #expect(verified.stderr.contains("was loaded by run 1 with other content"), "\(verified.stderr)")
+
+    let reloaded = try SluiceCommand.run(
+      ["run", "spec.json", "--incremental", "--verify-content", "--reload-changed"], in: scratch.path)
+    #expect(reloaded.status == 0, "\(reloaded.stderr)")
+    #expect(try rows(database, "SELECT name FROM fruits WHERE fruit_id = 'F2'") == ["M2"])
+
+    // Content that is what the ledger holds is still skipped, after being hashed.
+    let again = try SluiceCommand.run(["run", "spec.json", "--incremental", "--verify-content"], in: scratch.path)
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stderr.contains("unchanged since run"), "\(again.stderr)")
+  }
+
+  @Test func verifyContentAppliesToAnIncrementalRun() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write("in.ndjson", fruits(1))
+    _ = try makeSpec(in: scratch)
+    let result = try SluiceCommand.run(["run", "spec.json", "--verify-content"], in: scratch.path)
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains("--verify-content applies to an incremental run"), "\(result.stderr)")
+  }
 }

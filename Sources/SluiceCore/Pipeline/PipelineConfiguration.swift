@@ -83,6 +83,11 @@ public struct PipelineConfiguration: Sendable {
   /// Whether an incremental input whose path the ledger knows with other content is loaded
   /// again (`--reload-changed`) rather than refusing the run (exit 65).
   public var reloadsChanged = false
+  /// Whether an incremental run hashes an input whose fingerprint is the one the ledger
+  /// recorded instead of skipping it unread (`--verify-content`): a file rewritten in place
+  /// through a shared writable mapping, or on a file system whose times do not move, keeps its
+  /// fingerprint but not its content.
+  public var verifiesContent = false
   /// The largest share of a table's rows a snapshot run may delete (`maxDeleteRate`, default
   /// 0.05): one that would delete more fails, exit 65, nothing written.
   public var maxDeleteRate = 0.05
