@@ -85,6 +85,23 @@ struct HardeningRunFilesTests {
     }
   }
 
+  /// `validate --db` reads the database it checks: an output over it is refused as a run's is.
+  @Test(arguments: ["d.sqlite", "d.sqlite-journal"])
+  func aValidateOutputOverTheDatabaseItChecksIsRefused(_ report: String) throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write("in.ndjson", fruits(2))
+    _ = try makeSpec(in: scratch)
+    let loaded = try SluiceCommand.run(["run", "spec.json"], in: scratch.path)
+    #expect(loaded.status == 0, "\(loaded.stderr)")
+    let before = try #require(bytes(scratch.file("d.sqlite")))
+    let result = try SluiceCommand.run(
+      ["validate", "spec.json", "--db", "d.sqlite", "--report", report], in: scratch.path)
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains("is the same file as the database"), "\(result.stderr)")
+    #expect(bytes(scratch.file("d.sqlite")) == before)
+    #expect(!FileManager.default.fileExists(atPath: scratch.file("d.sqlite-journal")))
+  }
+
   @Test(arguments: ["r.json", "./r.json", "link-to-r.json"])
   func reportRefusesAnHTMLPageOverTheReportItRenders(_ html: String) throws {
     let scratch = try TemporaryDirectory()
