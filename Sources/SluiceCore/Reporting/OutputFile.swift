@@ -260,7 +260,9 @@ package final class OutputFile {
   /// closes the stream.
   public func publish() throws(OutputError) {
     try prepare()
-    if !isStream && fchmod(descriptor, mode) != 0 { throw writeError(errno) }
+    // A file system that keeps no modes (vfat, some network mounts) refuses: the file then
+    // stays as mkstemp made it, 0600, and is published all the same — after a commit.
+    if !isStream { _ = fchmod(descriptor, mode) }
     isClosed = true
     let closed = close(descriptor)
     if closed != 0 { throw writeError(errno) }
