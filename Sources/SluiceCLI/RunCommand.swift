@@ -81,7 +81,9 @@ struct RunCommand: PipelineSubcommand {
           --restart              start a checkpointed run over although an unfinished one of
                                  this pipeline is in the database (otherwise refused, exit 65):
                                  its checkpoint is dropped, the chunks it committed stay
-          --busy-timeout SECONDS how long to wait for another process's lock (default 5)
+          --busy-timeout SECONDS how long to wait for another process's lock, or for a FIFO
+                                 given as an input or output to be opened at its other end
+                                 (default 5)
       """ + "\n" + failOnRejectsOption)
 
   var invocation: PipelineInvocation
