@@ -62,6 +62,7 @@ struct PipelineInvocation {
       needsDatabase: command.runMode != .validate
     ).applying(parsed.values)
     configuration.mode = command.runMode
+    configuration.specPath = PipelineConfiguration.absolute(specPath)
     if command.runMode == .plan {
       // A plan writes only the outputs its command line names: the spec's are the run's.
       configuration.reportPath = parsed.values["report"].map(PipelineConfiguration.absolute)
@@ -155,6 +156,13 @@ struct PipelineInvocation {
           "--reload-changed applies to an incremental run: give --incremental too, or set 'incremental' in the spec")
       }
       configuration.reloadsChanged = true
+    }
+    if parsed.flags.contains("verify-content") {
+      guard configuration.inputs.contains(where: \.isIncremental) else {
+        throw UsageError(
+          "--verify-content applies to an incremental run: give --incremental too, or set 'incremental' in the spec")
+      }
+      configuration.verifiesContent = true
     }
     let rejects = parsed.values["rejects"].map(PipelineConfiguration.absolute)
     switch command.rejects {

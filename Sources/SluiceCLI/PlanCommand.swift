@@ -12,7 +12,9 @@ struct PlanCommand: PipelineSubcommand {
     "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "on-conflict", "db",
     "db-schema", "connect-timeout", "rejects", "busy-timeout", "max-delete-rate", "max-changes",
   ]
-  static let flags: Set<String> = ["count-rows", "incremental", "reload-changed", "snapshot", "json"]
+  static let flags: Set<String> = [
+    "count-rows", "incremental", "reload-changed", "verify-content", "snapshot", "json",
+  ]
 
   static let help = makeHelp(
     usage: "sluice plan PIPELINE.json [--db PATH|URL] [--max-changes N|P%] [--json] [options]",
@@ -28,8 +30,9 @@ struct PlanCommand: PipelineSubcommand {
     options: specInputOptions + "\n" + """
           --db PATH|URL          the database to plan against (the spec's by default)
           --on-conflict upsert|replace|ignore|fail, --db-schema NAME, --connect-timeout SECONDS,
-          --busy-timeout SECONDS, --incremental, --reload-changed, --snapshot,
-          --max-delete-rate R    as for run
+          --busy-timeout SECONDS, --incremental, --reload-changed, --verify-content,
+          --snapshot, --max-delete-rate R
+                                 as for run
           --max-changes N|P%     a gate: exit 1 when the run would insert, update and delete more
                                  than N rows, or more than P % of the rows the tables hold
           --json                 print the plan as JSON on stdout

@@ -26,7 +26,9 @@ struct ReplayCommand: PipelineSubcommand {
           --db-schema NAME       PostgreSQL: the schema of the tables (default public)
           --connect-timeout SECONDS
                                  PostgreSQL: how long to wait for the server (default 10)
-          --busy-timeout SECONDS how long to wait for another process's lock (default 5)
+          --busy-timeout SECONDS how long to wait for another process's lock, or for a FIFO
+                                 given as an input or output to be opened at its other end
+                                 (default 5)
           --report PATH          write the JSON run report here
           --junit PATH           write the contract's checks as JUnit XML here
           --html PATH            write the run report as one self-contained HTML page here

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// The page is a function of the report alone: nothing else is read, and the HTML file is
 /// written like every output (a temporary file renamed over the path). Its errors follow the
-/// table (`FailureExit`): the file missing or unreadable is 66, like a missing input; a file
+/// table (`FailureExit`): an HTML path that is the report itself is 64, found before anything
+/// is read; the file missing or unreadable is 66, like a missing input; a file
 /// that is not a run report (not JSON, a key missing, a newer `reportVersion`) is 65, a data
 /// error in the command's one input, since the command line itself was right; an HTML path
 /// that cannot be created is 73, one that cannot be written 74.
@@ -27,9 +28,9 @@ struct ReportCommand: Subcommand {
       --html PATH            write the report as an HTML page here (no scripts, loads nothing)
       -h, --help             show this help
 
-    EXIT CODES: 0 rendered (whatever the run's outcome) · 64 usage · 65 not a run report this
-    sluice reads · 66 the report is missing or unreadable · 73 the HTML file cannot be created
-    · 74 it cannot be written
+    EXIT CODES: 0 rendered (whatever the run's outcome) · 64 usage, or an HTML path that is the
+    report itself · 65 not a run report this sluice reads · 66 the report is missing or
+    unreadable · 73 the HTML file cannot be created · 74 it cannot be written
     """
 
   var reportPath: String
@@ -48,6 +49,13 @@ struct ReportCommand: Subcommand {
   }
 
   func run() throws -> Int32 {
+    if let htmlPath {
+      let files = RunFiles([
+        .init(role: "JSON report it renders", path: PipelineConfiguration.absolute(reportPath), isRead: true),
+        .init(role: "HTML report", path: htmlPath, isRead: false),
+      ])
+      if let problem = files.problem() { throw UsageError(problem) }
+    }
     let report = try read()
     guard let htmlPath else {
       printOutput(report.summary())

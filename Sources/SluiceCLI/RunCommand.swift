@@ -15,8 +15,8 @@ struct RunCommand: PipelineSubcommand {
     "test-kill-at",
   ]
   static let flags: Set<String> = [
-    "fail-on-rejects", "count-rows", "incremental", "reload-changed", "snapshot", "resume", "restart",
-    "stage",
+    "fail-on-rejects", "count-rows", "incremental", "reload-changed", "verify-content", "snapshot", "resume",
+    "restart", "stage",
   ]
 
   static let help = makeHelp(
@@ -61,6 +61,10 @@ struct RunCommand: PipelineSubcommand {
                                  under any name (the input ledger, sluice_inputs); a path it
                                  loaded with other content is refused (exit 65)
           --reload-changed       with --incremental: load such a changed file again instead
+          --verify-content       with --incremental: hash every input, even one whose
+                                 fingerprint (inode, size, modification and change times) is
+                                 the one the ledger recorded, instead of trusting it: a file
+                                 rewritten in place through a shared mapping can keep it
           --snapshot             the inputs are a full dump: after the load, delete the top-level
                                  rows whose keys were not in them (their children with them)
           --max-delete-rate R    the largest share of a table a snapshot may delete (default
@@ -77,7 +81,9 @@ struct RunCommand: PipelineSubcommand {
           --restart              start a checkpointed run over although an unfinished one of
                                  this pipeline is in the database (otherwise refused, exit 65):
                                  its checkpoint is dropped, the chunks it committed stay
-          --busy-timeout SECONDS how long to wait for another process's lock (default 5)
+          --busy-timeout SECONDS how long to wait for another process's lock, or for a FIFO
+                                 given as an input or output to be opened at its other end
+                                 (default 5)
       """ + "\n" + failOnRejectsOption)
 
   var invocation: PipelineInvocation

@@ -34,9 +34,13 @@ public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
 
   public var dialect: any SQLDialect { SQLiteDialect() }
 
+  /// The database, the side database of a staged run (`stagingTarget`, which every later
+  /// `--stage` run would take for an unfinished one's), and the journals of each.
   public func files(at location: String) -> [(role: String, path: String)] {
-    [("database", location)]
-      + ["-journal", "-wal", "-shm"].map { ("database's \($0.dropFirst()) file", location + $0) }
+    let stage = stagingTarget(for: DatabaseTarget(location: location, driver: self)).location
+    return [("database", location), ("staging database", stage)].flatMap { role, path in
+      [(role, path)] + ["-journal", "-wal", "-shm"].map { ("\(role)'s \($0.dropFirst()) file", path + $0) }
+    }
   }
 
   /// A run's spilled natural keys go to a private temporary SQLite file (`SQLiteKeySpill`).

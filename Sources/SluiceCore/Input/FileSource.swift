@@ -23,8 +23,9 @@ import Glibc
   private let headDigest: SHA256?
 
   /// Opens `path` for reading; `-` means standard input. With `digesting`, every byte read is
-  /// hashed on the way (`finishDigest`).
-  public init(path: String, digesting: Bool = false) throws {
+  /// hashed on the way (`finishDigest`). A FIFO is waited for up to `writerWait` seconds for a
+  /// process to open it for writing (`openFIFO`); then the input fails rather than hang.
+  public init(path: String, digesting: Bool = false, writerWait: Double = 5) throws {
     self.path = path
     digest = digesting ? SHA256() : nil
     headDigest = digesting ? SHA256() : nil
@@ -35,7 +36,9 @@ import Glibc
       fingerprint = nil
       return
     }
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    var found = stat()
+    let isFIFO = stat(path, &found) == 0 && found.st_mode & S_IFMT == S_IFIFO
+    let fd = isFIFO ? try Self.openFIFO(path, writerWait: writerWait) : open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
       let code = errno
       throw InputError(

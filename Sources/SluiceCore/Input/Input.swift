@@ -12,10 +12,11 @@
   static let gzipMagic: [UInt8] = [0x1f, 0x8b]
 
   /// Opens `path`; with `digesting`, the file's bytes (compressed, for gzip) are hashed as they
-  /// are read, for the input ledger (`finishDigest`).
-  public init(path: String, digesting: Bool = false) throws {
+  /// are read, for the input ledger (`finishDigest`). A FIFO nobody opens for writing within
+  /// `writerWait` seconds fails the open.
+  public init(path: String, digesting: Bool = false, writerWait: Double = 5) throws {
     self.path = path
-    file = try FileSource(path: path, digesting: digesting)
+    file = try FileSource(path: path, digesting: digesting, writerWait: writerWait)
     if try file.peek(2) == Self.gzipMagic {
       gzip = try GzipSource(upstream: file, path: path)
       isGzip = true

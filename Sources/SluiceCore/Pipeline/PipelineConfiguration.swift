@@ -74,12 +74,20 @@ public struct PipelineConfiguration: Sendable {
   /// A validate run that also checks what needs the database (`validate --db`): orphans, and
   /// keys already there under `--on-conflict fail`, on a connection that only reads.
   public var checksDatabase = false
+  /// The pipeline spec the configuration was read from, nil when it was built in code: a file
+  /// the run reads, so no output may replace it (`RunFiles`).
+  public var specPath: String?
   /// A validate run's baseline (`--baseline`): a saved `inspect --json` of the dump its input is
   /// compared with, field by field (`BaselineDrift`).
   public var baselinePath: String?
   /// Whether an incremental input whose path the ledger knows with other content is loaded
   /// again (`--reload-changed`) rather than refusing the run (exit 65).
   public var reloadsChanged = false
+  /// Whether an incremental run hashes an input whose fingerprint is the one the ledger
+  /// recorded instead of skipping it unread (`--verify-content`): a file rewritten in place
+  /// through a shared writable mapping, or on a file system whose times do not move, keeps its
+  /// fingerprint but not its content.
+  public var verifiesContent = false
   /// The largest share of a table's rows a snapshot run may delete (`maxDeleteRate`, default
   /// 0.05): one that would delete more fails, exit 65, nothing written.
   public var maxDeleteRate = 0.05

@@ -8,7 +8,10 @@ import Foundation
 /// lock; PostgreSQL's `Store.lockAgainstConcurrentRuns`), so two runs never both load a file:
 ///
 /// 1. The very file the ledger last recorded under this path — same device, inode, size,
-///    modification and change times (`FileFingerprint`) — is skipped without being read.
+///    modification and change times (`FileFingerprint`) — is skipped without being read; with
+///    `verifiesContent` (`--verify-content`), only once its SHA-256 is the one recorded, for a
+///    file rewritten in place through a shared writable mapping keeps its times on some file
+///    systems (and within their granularity on all), so its fingerprint says nothing.
 /// 2. Otherwise its first 64 KiB are hashed. Only when some input loaded as the same dataset,
 ///    in the ledger or earlier in this run, has its size and those first bytes is the whole file
 ///    hashed; if that content was loaded, the file is skipped, whatever its name.
@@ -41,7 +44,13 @@ extension PipelineRunner {
     }
 
     if let known, known.fingerprint == fingerprint.text {
-      return skip(.unchanged, sha256: known.sha256, head: known.headSHA256, run: known.loadedBy, as: nil)
+      guard configuration.verifiesContent else {
+        return skip(.unchanged, sha256: known.sha256, head: known.headSHA256, run: known.loadedBy, as: nil)
+      }
+      let digest = try hashing(path) { try InputDigest.of(file: path) }
+      if digest.sha256 == known.sha256, digest.bytes == fingerprint.size {
+        return skip(.unchanged, sha256: known.sha256, head: known.headSHA256, run: known.loadedBy, as: nil)
+      }
     }
     let head = try hashing(path) { try InputDigest.head(of: path) }
     let thisRun =

@@ -190,8 +190,11 @@ package struct PipelineRunner: Sendable {
     _ source: Source, index: Int? = nil, state: inout RunState, resuming: InputProgress.Saved? = nil,
     _ body: (any RecordReader, any RecordLoading, inout RunState) throws -> [String: Int]
   ) throws {
-    // A run that writes hashes each input as it reads it, for the input ledger.
-    let stream = try opening(source.input.path) { try Input(path: $0, digesting: !configuration.isDryRun) }
+    // A run that writes hashes each input as it reads it, for the input ledger. A FIFO's writer
+    // is waited for as long as an output FIFO's reader: `busyTimeout`.
+    let stream = try opening(source.input.path) {
+      try Input(path: $0, digesting: !configuration.isDryRun, writerWait: configuration.busyTimeoutSeconds)
+    }
     let reader = makeReader(for: source.input, source: stream)
     var rowsWritten: [String: Int] = [:]
     if let resuming {

@@ -4,9 +4,10 @@ import Foundation
   import Glibc
 #endif
 
-/// The files a run touches — its inputs, its SQLite database with the database's side files,
-/// and its outputs — checked before anything is opened, so that no output can replace the
-/// database, an input or another output.
+/// The files a command touches — its inputs and every other file it reads (the pipeline spec,
+/// a baseline, the report `sluice report` renders), its SQLite database with the database's side
+/// files and staging database, and its outputs — checked before anything is opened, so that no
+/// output can replace the database, a file the command reads or another output.
 ///
 /// A typo in a spec (`"report": "nightly.sqlite"`) would otherwise publish the report over the
 /// committed database after a run that succeeded. Files are compared by identity, not by
@@ -23,17 +24,23 @@ package struct RunFiles: Sendable {
     /// Whether the run only reads the file: two inputs may be one file (loading it twice is
     /// idempotent); anything the run writes may be nothing else.
     public var isRead: Bool
+
+    public init(role: String, path: String, isRead: Bool) {
+      self.role = role
+      self.path = path
+      self.isRead = isRead
+    }
   }
 
   public private(set) var entries: [Entry] = []
 
   /// The files of `configuration`: the database's files, as its driver names them (a file
-  /// database and its journals; none for a server), unless the run only validates; every
-  /// input; every output.
+  /// database, its staging database and their journals; none for a server), unless the run
+  /// only validates without `--db`; every input; the spec and the baseline; every output.
   public init(_ configuration: PipelineConfiguration) {
-    if configuration.mode != .validate {
+    if configuration.mode != .validate || configuration.checksDatabase {
       for file in configuration.database.driver.files(at: configuration.database.location) {
-        entries.append(Entry(role: file.role, path: file.path, isRead: false))
+        entries.append(Entry(role: file.role, path: file.path, isRead: configuration.mode == .validate))
       }
     }
     for input in configuration.inputs where input.path != "-" {
@@ -42,6 +49,10 @@ package struct RunFiles: Sendable {
           role: configuration.mode == .replay ? "rejects file being replayed" : "input", path: input.path, isRead: true)
       )
     }
+    let read: [(String, String?)] = [
+      ("pipeline spec", configuration.specPath), ("baseline", configuration.baselinePath),
+    ]
+    for case (let role, let path?) in read { entries.append(Entry(role: role, path: path, isRead: true)) }
     let outputs: [(String, String?)] = [
       ("rejects file", configuration.rejectsPath), ("report", configuration.reportPath),
       ("JUnit file", configuration.junitPath), ("HTML report", configuration.htmlPath),
@@ -50,6 +61,9 @@ package struct RunFiles: Sendable {
       entries.append(Entry(role: role, path: path, isRead: false))
     }
   }
+
+  /// The files `entries` name, for a command that is not a pipeline run (`sluice report`).
+  public init(_ entries: [Entry]) { self.entries = entries }
 
   /// Why the run's files cannot be used, before anything is opened; nil when they can: a file
   /// the run writes named `-` (standard input is only ever read), or two of its files that are
@@ -117,8 +131,8 @@ package struct RunFiles: Sendable {
   }
 }
 
-/// Two of a run's files that are one file: an output that would replace the database, an
-/// input or another output. The run is refused before anything is opened (exit 64).
+/// Two of a run's files that are one file: an output that would replace the database, a file
+/// the command reads or another output. The run is refused before anything is opened (exit 64).
 package struct RunFilesConflict: Error, Sendable, CustomStringConvertible {
   public var first: RunFiles.Entry
   public var second: RunFiles.Entry
@@ -126,6 +140,6 @@ package struct RunFilesConflict: Error, Sendable, CustomStringConvertible {
   public var description: String {
     let same = first.path == second.path ? "" : " (\(first.path))"
     return
-      "the \(second.role) \(second.path) is the same file as the \(first.role)\(same): a run never writes an output over its database, its inputs or another output; give it a path of its own"
+      "the \(second.role) \(second.path) is the same file as the \(first.role)\(same): Sluice never writes an output over its database, a file it reads or another output; give it a path of its own"
   }
 }

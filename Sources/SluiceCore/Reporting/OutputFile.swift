@@ -14,6 +14,13 @@ import Foundation
 /// such as `/dev/stdout`, a socket — is opened once and written in place; it cannot be staged, so
 /// what goes to it is final when it is written. Errors name the path and the operating system's
 /// reason in words, never an error domain.
+///
+/// Modes do not follow a permissive umask: a file that holds record values (`isPrivate`: the
+/// rejects, which `replay` loads) is 0600; any other is 0644 under the umask, or the mode of the
+/// file it replaces, never writable by the group or others; the temporary file is 0600 until it
+/// is published, and a folder made for an output 0755 under the umask. A symbolic link that
+/// another user may have planted in a shared sticky folder (`/tmp`) is not followed
+/// (`plantedLink`).
 package final class OutputFile {
   /// The path as the user gave it, for messages.
   public let path: String
@@ -23,6 +30,8 @@ package final class OutputFile {
   public let isStream: Bool
   /// Where the content ends up: the path with symbolic links resolved.
   private let target: String
+  /// The mode the file gets when it is published (regular files only).
+  private let mode: mode_t
   /// The temporary file beside `target` (regular files only).
   private let temporary: String?
   private var descriptor: Int32
@@ -46,12 +55,14 @@ package final class OutputFile {
   /// A FIFO is opened only once a process reads it: Sluice waits up to `readerWait` seconds
   /// for one (the reader of `sluice run … --report fifo & cat fifo` may start a moment later),
   /// then gives up rather than block a nightly job forever before it has even started.
-  public init(path: String, purpose: String, readerWait: Double = 5) throws(OutputError) {
+  /// `isPrivate`: the file holds record values, and only its owner may read it (0600).
+  public init(path: String, purpose: String, readerWait: Double = 5, isPrivate: Bool = false) throws(OutputError) {
     self.path = path
     self.purpose = purpose
     func failure(_ reason: String) -> OutputError {
       OutputError(kind: .cannotCreate, message: "cannot create the \(purpose) \(path): \(reason)")
     }
+    if let planted = Self.plantedLink(path) { throw failure(planted) }
 
     var status = stat()
     if stat(path, &status) == 0 {
@@ -68,6 +79,7 @@ package final class OutputFile {
         target = path
         temporary = nil
         isStream = true
+        mode = 0
         return
       }
     } else {
@@ -93,9 +105,13 @@ package final class OutputFile {
     // Held until the descriptor closes — by the kernel when the process dies, even by SIGKILL:
     // a staging file nobody holds is one a killed run left (`removeAbandonedStagingFiles`).
     flock(opened, LOCK_EX | LOCK_NB)
-    // mkstemp creates the file 0600; give it the mode the target has, or a new file would get.
-    let mode = status.st_mode & S_IFMT == S_IFREG ? status.st_mode & 0o7777 : Self.newFileMode
-    fchmod(opened, mode)
+    // mkstemp creates the file 0600, which it stays until `publish` gives it its mode: that of
+    // the file it replaces, or of a new file, without the write bits of the group and others.
+    if isPrivate {
+      mode = 0o600
+    } else {
+      mode = (status.st_mode & S_IFMT == S_IFREG ? status.st_mode & 0o777 : Self.newFileMode) & ~0o022
+    }
   }
 
   /// A file only this process can read, for what a run keeps on the side (a parallel lane's
@@ -111,8 +127,7 @@ package final class OutputFile {
     }
     let directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     do {
-      let file = try OutputFile(path: directory + "/spool", purpose: purpose)
-      fchmod(file.descriptor, 0o600)
+      let file = try OutputFile(path: directory + "/spool", purpose: purpose, isPrivate: true)
       file.privateDirectory = directory
       return file
     } catch {
@@ -245,6 +260,9 @@ package final class OutputFile {
   /// closes the stream.
   public func publish() throws(OutputError) {
     try prepare()
+    // A file system that keeps no modes (vfat, some network mounts) refuses: the file then
+    // stays as mkstemp made it, 0600, and is published all the same — after a commit.
+    if !isStream { _ = fchmod(descriptor, mode) }
     isClosed = true
     let closed = close(descriptor)
     if closed != 0 { throw writeError(errno) }
@@ -312,12 +330,38 @@ package final class OutputFile {
   // MARK: - Paths and reasons
 
   /// The mode a new file gets under the process's umask, read once: `umask` can only be read
-  /// by setting it, which must not race with files other threads create.
+  /// by setting it, which must not race with files other threads create. 0644, not 0666: an
+  /// output is never writable by others, whatever the umask.
   private static let newFileMode: mode_t = {
     let mask = umask(0o022)
     umask(mask)
-    return 0o666 & ~mask
+    return 0o644 & ~mask
   }()
+
+  /// Why `path` must not be followed, when it is a symbolic link — or a chain of them — that
+  /// another user may have planted: a link in a sticky folder anyone may write into (`/tmp`),
+  /// owned by neither this process's user nor the folder's owner. That is the rule of the
+  /// kernel's `protected_symlinks` (which refuses such a link with `EACCES` where it is on),
+  /// kept where it is off: otherwise whoever made the link chooses the file a run overwrites.
+  static func plantedLink(_ path: String) -> String? {
+    var link = path
+    for _ in 0..<8 {
+      var status = stat()
+      guard lstat(link, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return nil }
+      var folder = stat()
+      let directory = FilePaths.folder(of: link)
+      if stat(directory.isEmpty ? "." : directory, &folder) == 0, folder.st_mode & S_ISVTX != 0,
+        folder.st_mode & S_IWOTH != 0, status.st_uid != geteuid(), status.st_uid != folder.st_uid
+      {
+        let place = link == path ? "" : " (\(link), where the link leads)"
+        return
+          "it is a symbolic link\(place) owned by user \(status.st_uid), in \(directory.isEmpty ? "." : directory), a sticky folder anyone may write into that user does not own: another user may have planted it there, so it is not followed (the kernel's protected_symlinks rule)"
+      }
+      guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else { return nil }
+      link = destination.hasPrefix("/") ? destination : FilePaths.joined(directory, destination)
+    }
+    return nil
+  }
 
   /// `strerror`'s text, starting lower-case so it reads inside a sentence.
   static func reason(_ code: Int32) -> String {
@@ -343,7 +387,8 @@ package final class OutputFile {
     guard errno == ENOENT else { return explain(errno, path: directory) }
     let parent = FilePaths.folder(of: directory)
     if !parent.isEmpty, parent != directory, let problem = makeDirectories(parent) { return problem }
-    guard mkdir(directory, 0o777) == 0 || errno == EEXIST else {
+    // 0755, not 0777: a folder made for an output is never writable by others, whatever the umask.
+    guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
       return "cannot create the directory \(directory): \(explain(errno, path: directory))"
     }
     return nil

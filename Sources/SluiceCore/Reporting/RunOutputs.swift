@@ -25,7 +25,8 @@ package final class RunOutputs {
 
   init(configuration: PipelineConfiguration) throws(OutputError) {
     rejects = try configuration.rejectsPath.map { path throws(OutputError) in
-      try OutputFile(path: path, purpose: "rejects file", readerWait: configuration.busyTimeoutSeconds)
+      try OutputFile(
+        path: path, purpose: "rejects file", readerWait: configuration.busyTimeoutSeconds, isPrivate: true)
     }
     report = try configuration.reportPath.map { path throws(OutputError) in
       try OutputFile(path: path, purpose: "report", readerWait: configuration.busyTimeoutSeconds)

@@ -31,8 +31,9 @@ public protocol StoreDriver: Sendable {
   var schemaNameLimit: Int? { get }
   /// Whether the database is a server a run connects to (a connect timeout applies).
   var connectsToServer: Bool { get }
-  /// The files a run at `location` writes besides its outputs — the database file and its
-  /// journals — so no output can be one of them (`RunFiles`); none for a server.
+  /// The files a run at `location` writes besides its outputs — the database file, a staged
+  /// run's side database, and their journals — so no output can be one of them (`RunFiles`);
+  /// none for a server.
   func files(at location: String) -> [(role: String, path: String)]
   /// Opens the store a run writes into, creating the database when the store can. Throws
   /// `StoreOpenError` when it cannot, and a `StoreError` of kind busy when it waited too long.
