@@ -67,6 +67,14 @@ struct InitCommand: Subcommand {
     else {
       throw UsageError("NAME must be lower-case letters, digits and hyphens, starting with a letter, not '\(name)'")
     }
+    // Every table the package declares starts with NAME's: `sluice` (and `sluice-…`) would
+    // declare tables among Sluice's own (sluice_runs, sluice_inputs, …), `sqlite` among SQLite's.
+    let table = DatasetScaffold.tableName(name)
+    for prefix in ["sluice", "sqlite"] where table == prefix || table.hasPrefix(prefix + "_") {
+      throw UsageError(
+        "NAME '\(name)' would name the dataset's tables \(prefix)_…, a prefix reserved for \(prefix == "sluice" ? "Sluice's own tables (sluice_runs, sluice_rejects, sluice_inputs, …)" : "SQLite's internal tables"): choose another name"
+      )
+    }
     if dump == "-" { throw UsageError("init reads a file (it reads it more than once), not standard input") }
     if driver.isEmpty { throw UsageError("init needs a store driver to register in the package; this tool has none") }
   }
