@@ -21,6 +21,10 @@ struct InitCommand: Subcommand {
     sluice command line over that dataset; Pipelines/NAME.json; a contract fixture of the
     first records; a README. Then, in DIR: swift run NAME-sluice run Pipelines/NAME.json
 
+    NAME names the dataset and its tables: lower-case letters, digits and hyphens, starting
+    with a letter; not sluice or sqlite (nor sluice-…, sqlite-…), whose tables' prefixes are
+    Sluice's own and SQLite's. Keys that make one table name (x-y, x_y, xY) get _2, _3, ….
+
     OPTIONS:
       --dir DIR            where to write the package (default: ./NAME); it must be empty
       --force              write into a directory that is not empty, replacing the files
