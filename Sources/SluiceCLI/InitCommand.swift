@@ -21,6 +21,10 @@ struct InitCommand: Subcommand {
     sluice command line over that dataset; Pipelines/NAME.json; a contract fixture of the
     first records; a README. Then, in DIR: swift run NAME-sluice run Pipelines/NAME.json
 
+    NAME names the dataset and its tables: lower-case letters, digits and hyphens, starting
+    with a letter; not sluice or sqlite (nor sluice-…, sqlite-…), whose tables' prefixes are
+    Sluice's own and SQLite's. Keys that make one table name (x-y, x_y, xY) get _2, _3, ….
+
     OPTIONS:
       --dir DIR            where to write the package (default: ./NAME); it must be empty
       --force              write into a directory that is not empty, replacing the files
@@ -66,6 +70,14 @@ struct InitCommand: Subcommand {
       scalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }), !name.hasSuffix("-")
     else {
       throw UsageError("NAME must be lower-case letters, digits and hyphens, starting with a letter, not '\(name)'")
+    }
+    // Every table the package declares starts with NAME's: `sluice` (and `sluice-…`) would
+    // declare tables among Sluice's own (sluice_runs, sluice_inputs, …), `sqlite` among SQLite's.
+    let table = DatasetScaffold.tableName(name)
+    for prefix in ["sluice", "sqlite"] where table == prefix || table.hasPrefix(prefix + "_") {
+      throw UsageError(
+        "NAME '\(name)' would name the dataset's tables \(prefix)_…, a prefix reserved for \(prefix == "sluice" ? "Sluice's own tables (sluice_runs, sluice_rejects, sluice_inputs, …)" : "SQLite's internal tables"): choose another name"
+      )
     }
     if dump == "-" { throw UsageError("init reads a file (it reads it more than once), not standard input") }
     if driver.isEmpty { throw UsageError("init needs a store driver to register in the package; this tool has none") }

@@ -77,8 +77,10 @@ extension RunsCommand {
   }
 
   /// The run's inputs from the ledger: status, records, size, SHA-256 (its first 16 digits),
-  /// then the path; a skipped one says which run loaded its content.
-  static func inputLines(_ inputs: [InputLedgerEntry]) -> [String] {
+  /// then the path; a skipped one says which run loaded its content. Past the listed ones, one
+  /// line sums the rest.
+  static func inputLines(_ all: ListedInputs) -> [String] {
+    let inputs = all.listed
     guard !inputs.isEmpty else { return [] }
     var table = TextTable([
       ("#", .right), ("status", .left), ("read", .right), ("loaded", .right), ("rejected", .right),
@@ -93,10 +95,18 @@ extension RunsCommand {
         input.modifiedAt.map(TimestampText.text) ?? "-", String(input.sha256.prefix(16)), input.path,
       ])
     }
-    let skipped = inputs.filter { $0.status == .skipped }.count
-    var heading = "  inputs (sluice_inputs): \(inputs.count)"
-    if skipped > 0 { heading += ", \(skipped) skipped by an incremental run (their content loaded by the run named)" }
-    return [heading + ":"] + table.lines(indent: "    ")
+    var heading = "  inputs (sluice_inputs): \(all.count)"
+    if all.omitted != nil { heading += ", the first \(inputs.count) listed" }
+    if all.skipped > 0 {
+      heading += ", \(all.skipped) skipped by an incremental run (their content loaded by the run named)"
+    }
+    var lines = [heading + ":"] + table.lines(indent: "    ")
+    if let rest = all.omitted {
+      lines.append(
+        "    … \(rest.count) more: \(rest.recordsRead) read, \(rest.recordsLoaded) loaded, \(rest.recordsRejected) rejected, \(rest.recordsSkipped) skipped, \(rest.bytes) bytes"
+          + (rest.skipped > 0 ? "; \(rest.skipped) of them skipped by an incremental run" : ""))
+    }
+    return lines
   }
 
   /// Durations as the run summary prints them: milliseconds under 10 s, tenths above.

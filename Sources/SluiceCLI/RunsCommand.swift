@@ -24,7 +24,8 @@ struct RunsCommand: Subcommand {
     RUN_ID, prints that run's summary, its per-stage counts, its issues grouped by stage,
     code and field path with their counts (from sluice_rejects, which keeps the first issues of
     each code and never a record's values), and the inputs it loaded or, incremental, skipped,
-    each with its size, modification time and SHA-256 (from the input ledger, sluice_inputs). The database is opened read-only: nothing is
+    each with its size, modification time and SHA-256 (from the input ledger, sluice_inputs;
+    the first \(RunReport.inputSectionLimit) one by one and the rest summed, as in a run report). The database is opened read-only: nothing is
     created, changed or locked for writing (PostgreSQL: a read-only session) — but for the hot
     journal of a transaction a crashed process left, which is rolled back as the next run would
     (or, where the user may not write, read through a private copy), and said so.
@@ -110,9 +111,10 @@ struct RunsCommand: Subcommand {
     if let runID {
       let run = try history.run(id: runID)
       let issues = try history.issueGroups(ofRun: runID)
-      let inputs = try history.inputs(ofRun: runID)
+      let inputs = ListedInputs(try history.inputs(ofRun: runID))
       if json {
-        printOutput(try Self.json(RunDetail(run: run, issues: issues, inputs: inputs)))
+        printOutput(
+          try Self.json(RunDetail(run: run, issues: issues, inputs: inputs.listed, inputsOmitted: inputs.omitted)))
       } else {
         for line in Self.detailLines(run, issues: issues) + Self.inputLines(inputs) {
           printOutput(TerminalText.escape(line))
@@ -135,8 +137,54 @@ struct RunsCommand: Subcommand {
   struct RunDetail: Encodable {
     var run: RecordedRun
     var issues: [IssueGroup]
-    /// The run's rows in the input ledger (`sluice_inputs`).
+    /// The run's first rows in the input ledger (`sluice_inputs`), as many as a run report lists.
     var inputs: [InputLedgerEntry]
+    /// The rest of them, summed; absent when every input is listed.
+    var inputsOmitted: OmittedLedgerInputs?
+  }
+
+  /// A run's inputs as its view shows them: the first `RunReport.inputSectionLimit` one by one,
+  /// the rest summed, as a run report lists a glob's. A run of 100,000 files printed them all:
+  /// 60 MB of JSON, and 379 MB of memory to encode it.
+  struct ListedInputs {
+    var listed: [InputLedgerEntry]
+    var omitted: OmittedLedgerInputs?
+    /// Every input of the run, and those an incremental run skipped.
+    var count: Int
+    var skipped: Int
+
+    init(_ inputs: [InputLedgerEntry], limit: Int = RunReport.inputSectionLimit) {
+      listed = Array(inputs.prefix(limit))
+      count = inputs.count
+      skipped = inputs.reduce(0) { $0 + ($1.status == .skipped ? 1 : 0) }
+      guard inputs.count > limit else { return }
+      var rest = OmittedLedgerInputs()
+      for input in inputs[limit...] { rest.add(input) }
+      omitted = rest
+    }
+  }
+
+  /// The ledger rows of a run that its view does not list, summed.
+  struct OmittedLedgerInputs: Encodable {
+    var count = 0
+    /// Of those, the inputs an incremental run skipped (their content already loaded).
+    var skipped = 0
+    /// Their sizes in bytes (compressed, for gzip), summed; standard input counts none.
+    var bytes: Int64 = 0
+    var recordsRead = 0
+    var recordsLoaded = 0
+    var recordsRejected = 0
+    var recordsSkipped = 0
+
+    mutating func add(_ input: InputLedgerEntry) {
+      count += 1
+      if input.status == .skipped { skipped += 1 }
+      bytes += input.size ?? 0
+      recordsRead += input.recordsRead
+      recordsLoaded += input.recordsLoaded
+      recordsRejected += input.recordsRejected
+      recordsSkipped += input.recordsSkipped
+    }
   }
 
   static func json(_ value: some Encodable) throws -> String {

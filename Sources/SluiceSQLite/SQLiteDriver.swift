@@ -56,6 +56,9 @@ public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
         message:
           "cannot open or create database \(path): \(Self.describe(fileType: status.st_mode)), not a database file")
     }
+    if let problem = Self.writeProblem(path, exists: stat(path, &status) == 0) {
+      throw StoreOpenError(kind: .cannotCreate, message: "cannot write database \(path): \(problem)")
+    }
     do {
       return try SQLiteConnection.openForImport(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     } catch let error as SQLiteError where error.failure == .busy {
@@ -87,6 +90,23 @@ public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
     } catch let error as SQLiteError {
       throw StoreOpenError(kind: .unreachable, message: "cannot read database \(path): \(error.message)")
     }
+  }
+
+  /// Why this user cannot write the database at `path`, or nil. Asked before opening: SQLite
+  /// opens a read-only file read-only without a word, and its first write — a plan's too, which
+  /// rolls everything back — fails with the statement's SQL (`UPDATE order_statuses …`).
+  static func writeProblem(_ path: String, exists: Bool) -> String? {
+    let directory = FilePaths.folder(of: path)
+    let readOnly = "(a plan writes too, then rolls it all back; 'sluice validate --db' and 'sluice runs' only read)"
+    if exists && access(path, W_OK) != 0 {
+      return "the file is read-only to this user, and every run writes into it \(readOnly)"
+    }
+    if access(directory.isEmpty ? "." : directory, W_OK) != 0 {
+      let journal = FilePaths.lastComponent(of: path) + "-journal"
+      return
+        "its directory is read-only to this user, and SQLite writes a journal beside the database (\(journal)) in every write transaction \(readOnly)"
+    }
+    return nil
   }
 
   public func openHistory(_ target: DatabaseTarget) throws -> any RunHistory {

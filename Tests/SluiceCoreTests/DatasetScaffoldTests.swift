@@ -89,6 +89,19 @@ struct DatasetScaffoldTests {
     #expect(column.value == "record.dto.customer?.name")
   }
 
+  /// Keys that differ only in case or punctuation make one table name (`x-y`, `x_y`, `xY` →
+  /// `orders_x_y`); two tables of one name made a package that failed in `swift build`.
+  @Test func keysThatMakeOneTableNameMakeDistinctTables() throws {
+    let scaffold = try Self.scaffold(
+      #"[{"id": "1", "x-y": [{"a": 1}], "x_y": [{"a": 2}], "xY": [{"a": 3}], "t-s": ["a"], "tS": ["b"]}]"#)
+    let names = scaffold.tables.map(\.name)
+    #expect(names == ["orders", "orders_x_y", "orders_x_y_2", "orders_x_y_3", "orders_t_s", "orders_t_s_2"])
+    #expect(Set(scaffold.tables.map(\.property)).count == names.count)
+    #expect(scaffold.tables[1...3].map(\.field) == ["x-y", "x_y", "xY"])
+    let source = scaffold.source(from: "dump.json")
+    #expect(source.contains(#"static let ordersXY2 = Table(\#n    "orders_x_y_2", childOf: orders"#), "\(source)")
+  }
+
   @Test func longTableNamesAreCutToPostgreSQLsLimitAndStayApart() {
     let a = DatasetScaffold.tableName(String(repeating: "segment_", count: 10) + "a")
     let b = DatasetScaffold.tableName(String(repeating: "segment_", count: 10) + "b")

@@ -304,8 +304,8 @@ struct XMLRecordReaderTests {
       return
     }
     #expect(code == .syntax)
-    #expect(message.hasPrefix("malformed XML: "))
-    #expect(message.contains("ordr"), "\(message)")
+    // libxml2's own message names both tags; Sluice's names neither (names can be data).
+    #expect(message == "malformed XML: an end tag that does not match its start tag (column 36)", "\(message)")
     #expect(at.line == 4)
     #expect(at.ordinal == 3)
     #expect(!recoverable)
@@ -323,7 +323,7 @@ struct XMLRecordReaderTests {
       Issue.record("chunk \(chunkSize): expected a record and a syntax error, read \(read)")
       return
     }
-    #expect(message.contains("Namespace prefix p on order is not defined"), "\(message)")
+    #expect(message == "malformed XML: a namespace prefix that is not declared (column 16)", "\(message)")
     #expect(at.line == 3)
     #expect(at.ordinal == 1)
   }
@@ -493,7 +493,9 @@ struct XMLRecordReaderTests {
       Issue.record("expected a syntax error, read \(read)")
       return
     }
-    #expect(message.contains("'e'"), "\(message)")
+    // libxml2 names the entity ("Entity 'e' not defined"); a name from the document stays out.
+    #expect(message.hasPrefix("malformed XML: a reference to an undefined entity"), "\(message)")
+    #expect(!message.contains("'e'"), "\(message)")
     #expect(at.line == 2)
   }
 

@@ -104,6 +104,21 @@ struct InitCommandTests {
     #expect(badName.status == 64 && badName.stderr.contains("NAME must be lower-case letters"), "\(badName.stderr)")
   }
 
+  /// A NAME whose tables would start with `sluice_` declares tables among Sluice's own
+  /// (`sluice-runs` declared `sluice_runs`, and the first run failed with SQL text, exit 73/74);
+  /// `sqlite_` is SQLite's. Refused before the dump is read, with nothing written.
+  @Test(arguments: ["sluice-runs", "sluice", "sluice-x", "sqlite-stat1"])
+  func aNameInAReservedPrefixIsAUsageError(name: String) throws {
+    let scratch = try TemporaryDirectory()
+    let result = try SluiceBinary.run(["init", Self.dump, name, "--dir", scratch.file("package")])
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stderr.contains("NAME '\(name)' would name the dataset's tables"), "\(result.stderr)")
+    #expect(result.stderr.contains("choose another name"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: scratch.file("package")))
+    let allowed = try SluiceBinary.run(["init", Self.dump, "sluiceway", "--dir", scratch.file("other")])
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+  }
+
   // MARK: - XML dumps
 
   @Test func anXMLDumpsFixtureIsItsFirstRecordElementsInsideTheRecordPath() throws {

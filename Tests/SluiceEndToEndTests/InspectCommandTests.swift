@@ -25,6 +25,24 @@ struct InspectCommandTests {
     return line.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
   }
 
+  /// JSON lines nested past the record limit (256): inspect says why it found no record — the
+  /// limit, and where — beside the 0, and in the DTO it writes; a first line that deep no longer
+  /// makes the file one JSON document ("unexpected '{' after the end of the document").
+  @Test func linesNestedPastTheLimitAreNamedWithTheirPlace() throws {
+    let scratch = try TemporaryDirectory()
+    let deep = String(repeating: #"{"a":"#, count: 300) + "1" + String(repeating: "}", count: 300)
+    let reason = "the first at line 1, byte 1280: nesting deeper than 256 levels"
+    let two = try inspect([try scratch.write("deep.ndjson", deep + "\n" + deep + "\n")])
+    #expect(two.contains("format   NDJSON, one record per line (detected)"), "\(two)")
+    #expect(two.contains("records  0, all of them; 2 could not be read, \(reason)\n"), "\(two)")
+    let one = try scratch.write("one.ndjson", deep + "\n")
+    let single = try inspect([one, "--format", "ndjson"])
+    #expect(single.contains("records  0, all of them; 1 could not be read, \(reason)\n"), "\(single)")
+    let dto = try inspect([one, "--format", "ndjson", "--swift", "Deep"])
+    #expect(dto.contains("// No record was read (1 could not be read, \(reason)): there are no fields"), "\(dto)")
+    #expect(!dto.contains("are not objects"), "\(dto)")
+  }
+
   private func json(_ arguments: [String]) throws -> [String: Any] {
     let output = try inspect(arguments + ["--json"])
     return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
@@ -233,7 +251,8 @@ struct InspectCommandTests {
     let brokenXML = try SluiceCommand.run(["inspect", badXML])
     #expect(brokenXML.status == 65)
     #expect(brokenXML.stderr.hasPrefix("sluice: \(badXML): line 4, byte "))
-    #expect(brokenXML.stderr.contains("malformed XML: Opening and ending tag mismatch"))
+    #expect(brokenXML.stderr.contains("malformed XML: an end tag that does not match its start tag (column "))
+    #expect(!brokenXML.stderr.contains("posts"), "libxml2's message named the tags: \(brokenXML.stderr)")
 
     let bomb = try SluiceCommand.run(["inspect", Corpus.root + "/attacks/xml-defusedxml/xmlbomb.xml"])
     #expect(bomb.status == 65)

@@ -168,6 +168,51 @@ struct PlanCommandTests {
     #expect(runs == 1, "a plan records no run, not even a failed one")
   }
 
+  /// A plan writes inside a transaction it rolls back, so it needs what a run needs: a file it
+  /// may write and a directory where SQLite may write its journal. Where this user has neither,
+  /// it says so before it starts (exit 73), not with the SQL of its first write; what only
+  /// reads (`validate --db`, `runs`) works there. Run as `nobody` when the tests run as root,
+  /// for whom permissions do not hold.
+  @Test(arguments: [true, false])
+  func aPlanWhereThisUserCannotWriteSaysWhatItNeeds(fileIsWritable: Bool) throws {
+    let directory = scratch.file("readonly")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    let database = (directory as NSString).appendingPathComponent("orders.sqlite")
+    // All in the scratch folder, which the other user can read (a CI clone may sit in a folder
+    // only root can enter): the input, the binary, and a spec that names no report — what only
+    // reads must have nothing to write.
+    let input = scratch.file("orders.json.gz")
+    try FileManager.default.copyItem(atPath: Repository.path("SampleData/orders.json.gz"), toPath: input)
+    let binary = scratch.file("sluice")
+    try FileManager.default.copyItem(atPath: SluiceBinary.path, toPath: binary)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
+    let spec = try scratch.write(
+      "orders.json", #"{"dataset": "orders", "input": "\#(input)", "database": "\#(database)"}"#)
+    #expect(try SluiceBinary.run(["run", spec]).status == 0)
+    try FileManager.default.setAttributes([.posixPermissions: fileIsWritable ? 0o666 : 0o444], ofItemAtPath: database)
+    try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
+    defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory) }
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: database))
+    let asUser = getuid() == 0 ? "runuser -u nobody -- " : ""
+    func sluice(_ arguments: String) throws -> SluiceBinary.Result {
+      try SluiceBinary.shell("\(asUser)'\(binary)' \(arguments)", in: "/")
+    }
+    let plan = try sluice("plan '\(spec)'")
+    #expect(plan.status == 73, "\(plan.stderr)")
+    let reason =
+      fileIsWritable
+      ? "its directory is read-only to this user, and SQLite writes a journal beside the database (orders.sqlite-journal)"
+      : "the file is read-only to this user"
+    #expect(plan.stderr.contains("cannot write database \(database): \(reason)"), "\(plan.stderr)")
+    #expect(plan.stderr.contains("'sluice validate --db' and 'sluice runs' only read"), "\(plan.stderr)")
+    #expect(!plan.stderr.contains("UPDATE"), "\(plan.stderr)")
+    let validate = try sluice("validate '\(spec)' --db '\(database)'")
+    #expect(validate.status == 0, "\(validate.stderr)")
+    let runs = try sluice("runs '\(database)'")
+    #expect(runs.status == 0, "\(runs.stderr)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == bytes)
+  }
+
   @Test func thePlanIsInTheHTMLReport() throws {
     let html = scratch.file("plan.html")
     let database = scratch.file("fruits.sqlite")

@@ -194,6 +194,50 @@ struct RunsCommandTests {
     #expect(issues.allSatisfy { $0["severity"] as? String == "error" })
   }
 
+  /// A run of a glob of many files: its view lists the first inputs as a run report does and
+  /// sums the rest, in JSON and as text (a run of 100k files made a 60 MB JSON and took 379 MB
+  /// to print it; issue 38, finding 11c). The run's own counts still cover every input.
+  @Test func oneRunOfManyFilesListsTheFirstInputsAndSumsTheRest() throws {
+    let scratch = try TemporaryDirectory()
+    let count = RunReport.inputSectionLimit + 1_000
+    try FileManager.default.createDirectory(atPath: scratch.file("drops"), withIntermediateDirectories: true)
+    for index in 0..<count {
+      _ = try scratch.write(
+        String(format: "drops/%05d.ndjson", index),
+        #"{"fruitID":"F\#(index)","name":"N","color":"red","recipes":[]}"# + "\n")
+    }
+    let database = scratch.file("d.sqlite")
+    let spec = try scratch.write(
+      "spec.json", #"{"dataset": "fruits", "input": "drops/*.ndjson", "format": "ndjson", "database": "d.sqlite"}"#)
+    let run = try SluiceCommand.run(["run", spec, "--no-progress"])
+    try #require(run.status == 0, "\(run.stderr)")
+
+    let json = try SluiceBinary.run(["runs", database, "1", "--json"])
+    #expect(json.status == 0, "\(json.stderr)")
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let inputs = try #require(object["inputs"] as? [[String: Any]])
+    #expect(inputs.count == RunReport.inputSectionLimit)
+    #expect(inputs.first?["path"] as? String == scratch.file("drops/00000.ndjson"))
+    #expect(inputs.last?["position"] as? Int == RunReport.inputSectionLimit - 1)
+    let omitted = try #require(object["inputsOmitted"] as? [String: Any], "\(object.keys)")
+    #expect(omitted["count"] as? Int == 1_000)
+    #expect(omitted["recordsRead"] as? Int == 1_000 && omitted["recordsLoaded"] as? Int == 1_000)
+    #expect(omitted["skipped"] as? Int == 0)
+    #expect((omitted["bytes"] as? Int ?? 0) > 0)
+    #expect((object["run"] as? [String: Any])?["recordsLoaded"] as? Int == count)
+    #expect(json.stdout.utf8.count < 1_500_000, "\(json.stdout.utf8.count) bytes")
+
+    let text = try SluiceBinary.run(["runs", database, "1"])
+    #expect(text.status == 0, "\(text.stderr)")
+    #expect(
+      text.stdout.contains("  inputs (sluice_inputs): \(count), the first \(RunReport.inputSectionLimit) listed:\n"))
+    #expect(
+      text.stdout.contains("    … 1000 more: 1000 read, 1000 loaded, 0 rejected, 0 skipped"),
+      "\(text.stdout.suffix(500))")
+    #expect(!text.stdout.contains("drops/01000.ndjson"))
+    #expect(text.stdout.contains("drops/00999.ndjson"))
+  }
+
   @Test func aRunWhoseIssuesWereSampledSaysHowManyAreKept() throws {
     let scratch = try TemporaryDirectory()
     let database = try historyDatabase(in: scratch)

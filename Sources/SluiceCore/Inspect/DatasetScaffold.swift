@@ -132,6 +132,7 @@ package struct DatasetScaffold: Sendable {
     fieldPrefix: String = "", key: [String],
     indent: String
   ) -> (rows: [String], children: [String]) {
+    let name = distinctTableName(name)
     let index = tables.count
     tables.append(
       TableLayout(
@@ -166,7 +167,8 @@ package struct DatasetScaffold: Sendable {
       let chunk = Array(overflow.prefix(Self.maximumColumns - ancestorKeys(of: base).count - tables[base].key.count))
       overflow.removeFirst(chunk.count)
       let extensionIndex = tables.count
-      let extensionName = Self.tableName("\(name)_more" + (chunkNumber == 1 ? "" : "_\(chunkNumber)"))
+      let extensionName = distinctTableName(
+        Self.tableName("\(name)_more" + (chunkNumber == 1 ? "" : "_\(chunkNumber)")))
       chunkNumber += 1
       tables.append(
         TableLayout(
@@ -230,6 +232,7 @@ package struct DatasetScaffold: Sendable {
         ).rows
       lines.append(indent + "}")
     case .scalar(let type):
+      let childName = distinctTableName(childName)
       let childIndex = tables.count
       tables.append(
         TableLayout(
@@ -341,13 +344,28 @@ package struct DatasetScaffold: Sendable {
 
   /// A table's name: `columnName`, cut to PostgreSQL's 63 bytes with a hash of the whole name
   /// when longer (a deep path), so two long names stay apart.
-  static func tableName(_ text: String) -> String {
+  package static func tableName(_ text: String) -> String {
     let name = columnName(text.replacingOccurrences(of: ".", with: "_"))
     guard name.utf8.count > 63 else { return name }
     var hash: UInt32 = 2_166_136_261
     for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
     let suffix = String(hash, radix: 16)
     return String(name.prefix(62 - suffix.count)) + "_" + suffix
+  }
+
+  /// `name`, or `name_2`, `name_3`… when an earlier table has it or its property: keys that
+  /// differ only in case or punctuation (`x-y`, `x_y`, `xY`) make one name, and two tables of
+  /// one name would make a dataset that does not build.
+  private func distinctTableName(_ name: String) -> String {
+    let names = Set(tables.map(\.name))
+    let properties = Set(tables.map(\.property))
+    func isFree(_ candidate: String) -> Bool {
+      !names.contains(candidate) && !properties.contains(SwiftNames.propertyName(candidate))
+    }
+    guard !isFree(name) else { return name }
+    var number = 2
+    while !isFree(Self.tableName("\(name)_\(number)")) { number += 1 }
+    return Self.tableName("\(name)_\(number)")
   }
 
   /// The Swift type name of a dataset name: `open-food-facts` → `OpenFoodFacts`.

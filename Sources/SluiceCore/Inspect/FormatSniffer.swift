@@ -57,10 +57,49 @@ enum FormatSniffer {
       try scanner.scanValue(depth: 0)
       try scanner.skipWhitespace()
       return try scanner.peek() != nil
+    } catch let error as RecordReadError where error.code == .nestingTooDeep {
+      // A first line nested past the record limit is still a line: one the record pass skips
+      // and reports (`nestingTooDeep`, where), rather than a document with "unexpected '{'
+      // after the end of the document" on line 2.
+      return valueIsFollowed(prefix)
     } catch {
       // Cut off by the prefix, or malformed: either way the outline reads it as one document
       // and reports what is wrong with it, where.
       return false
     }
+  }
+
+  /// Whether the prefix's first value ends, counted by its brackets alone (strings skipped),
+  /// and something follows it: for a value too deep for the scanner, without recursion.
+  private static func valueIsFollowed(_ prefix: [UInt8]) -> Bool {
+    var depth = 0
+    var inString = false
+    var escaped = false
+    var index = prefix.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    while index < prefix.count {
+      let byte = prefix[index]
+      index += 1
+      if inString {
+        if escaped {
+          escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+          escaped = true
+        } else if byte == UInt8(ascii: "\"") {
+          inString = false
+        }
+        continue
+      }
+      switch byte {
+      case UInt8(ascii: "\""): inString = true
+      case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+      case UInt8(ascii: "]"), UInt8(ascii: "}"):
+        depth -= 1
+        if depth == 0 {
+          return prefix[index...].contains { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        }
+      default: break
+      }
+    }
+    return false
   }
 }

@@ -99,7 +99,12 @@ extension Inspection {
     if hasMoreRecords, let sampleSize {
       return "\(records) read\(place): a sample of --sample \(sampleSize), more follow (--all reads them all)"
     }
-    return "\(records)\(place), all of them"
+    var description = "\(records)\(place), all of them"
+    // No record, yet some were there: the reason belongs beside the 0.
+    if records == 0, skippedRecords > 0, let first = firstSkippedRecord {
+      description += "; \(skippedRecords) could not be read, the first at \(first)"
+    }
+    return description
   }
 
   /// `string`, `integer 700, number 300`; a string's look when every non-empty value has it.

@@ -81,7 +81,13 @@ package struct SwiftDTOGenerator {
       stack.last?.children.append(node)
       stack.append(node)
     }
-    if inspection.record.kinds.object == 0 {
+    if inspection.records == 0 {
+      var reason = ""
+      if inspection.skippedRecords > 0, let first = inspection.firstSkippedRecord {
+        reason = " (\(inspection.skippedRecords) could not be read, the first at \(first))"
+      }
+      lines.append("// No record was read\(SwiftNames.comment(reason)): there are no fields to decode.")
+    } else if inspection.record.kinds.object == 0 {
       lines.append("// The records are not objects: there are no fields to decode.")
     }
     lines += structure(named: typeName, for: root, enclosing: [typeName], indent: "").lines

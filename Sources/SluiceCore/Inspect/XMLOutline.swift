@@ -276,7 +276,7 @@ struct XMLOutlineState {
     guard status != 0, failure == nil, !sampleReached else { return }
     fail(
       RecordReadError(
-        code: .syntax, message: XMLAssembler.stopMessage(status: status), location: location(line: nil),
+        code: .syntax, message: XMLParserFailure.stopMessage(status: status), location: location(line: nil),
         isRecoverable: false),
       stopping: false)
   }
@@ -298,11 +298,10 @@ struct XMLOutlineState {
   /// frees), but the events after it are ignored and `run` feeds it nothing more.
   mutating func parserError(_ error: UnsafePointer<xmlError>) {
     guard error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-    let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
-    let trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
+    let mapped = XMLParserFailure(error)
     fail(
       RecordReadError(
-        code: .syntax, message: "malformed XML: \(trimmed)", location: location(line: Int(error.pointee.line)),
+        code: mapped.code, message: mapped.message, location: location(line: Int(error.pointee.line)),
         isRecoverable: false),
       stopping: false)
   }

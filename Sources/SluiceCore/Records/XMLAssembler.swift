@@ -373,16 +373,16 @@ struct XMLAssembler {
   /// (a namespace error) libxml2 reads past; the events after it are ignored, so the records
   /// delivered do not depend on how far the parser got. The parser is not stopped here: libxml2
   /// may be inside a start tag whose attribute values point into the buffer stopping frees.
+  /// libxml2's message quotes the document, so Sluice's own is made from the code.
   mutating func parserError(_ error: UnsafePointer<xmlError>) {
     guard failure == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-    let message = error.pointee.message.map { String(cString: $0) } ?? "malformed XML"
-    var trimmed = message.hasSuffix("\n") ? String(message.dropLast()) : message
+    var mapped = XMLParserFailure(error)
     // libxml2 calls a document cut short "Extra content at the end of the document".
     if inputEnded, depth > 0, error.pointee.code == Int32(XML_ERR_DOCUMENT_END.rawValue) {
-      trimmed = "the input ends before the document does (\(depth) element(s) still open)"
+      mapped.message = "malformed XML: the input ends before the document does (\(depth) element(s) still open)"
     }
     failure = RecordReadError(
-      code: .syntax, message: "malformed XML: \(trimmed)",
+      code: mapped.code, message: mapped.message,
       location: .init(ordinal: recordCount, byteOffset: byteOffset(), line: Int(error.pointee.line)),
       isRecoverable: false)
   }
@@ -396,18 +396,8 @@ struct XMLAssembler {
   mutating func parsed(status: Int32, slice: Int64) {
     guard status != 0, failure == nil else { return }
     failure = RecordReadError(
-      code: .syntax, message: XMLAssembler.stopMessage(status: status),
+      code: .syntax, message: XMLParserFailure.stopMessage(status: status),
       location: .init(ordinal: recordCount, byteOffset: max(byteOffset(), slice), line: line()), isRecoverable: false)
-  }
-
-  /// Why the parser stopped, from `xmlParseChunk`'s status.
-  static func stopMessage(status: Int32) -> String {
-    // A failed conversion returns XML_ERR_INVALID_ENCODING, or XML_PARSER_EOF (-1) when pushing the
-    // bytes into the converter failed.
-    if status == Int32(XML_ERR_INVALID_ENCODING.rawValue) || status == -1 {
-      return "malformed XML: the input is not valid in its encoding (the declared one, or UTF-8)"
-    }
-    return "malformed XML: the parser stopped with libxml2 error \(status)"
   }
 
   mutating func fail(code: IssueCode, _ message: String) {
