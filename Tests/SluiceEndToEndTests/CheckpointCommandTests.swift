@@ -738,29 +738,10 @@ extension PostgreSQLCheckpointCommandTests {
     let chunked = PostgreSQLSchema()
     #expect(
       try SluiceBinary.run(["run", spec, "--db", reference.url, "--db-schema", reference.name]).status == 0)
-    let application = "sluice_ck_" + UUID().uuidString.prefix(8).lowercased()
-    let process = try SluiceBinary.start([
-      "run", spec, "--db", chunked.url + "&application_name=\(application)", "--db-schema", chunked.name,
-      "--checkpoint-every", "300",
-    ])
-    let admin = try PostgreSQLServer.connect()
-    var terminated = false
-    let deadline = Date().addingTimeInterval(120)
-    while process.isRunning && Date() < deadline {
-      let chunks = try? admin.scalarInt(
-        "SELECT chunk FROM \"\(chunked.name)\".sluice_checkpoints WHERE pipeline = 'pipeline'")
-      if let chunks, chunks >= 2 {
-        terminated =
-          (try admin.scalarInt(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'")
-            ?? 0) > 0
-        break
-      }
-      usleep(2_000)
-    }
-    process.waitUntilExit()
+    let (terminated, status) = try CheckpointCommandTests.runEndedBySessionAfterTwoChunks(
+      ["run", spec, "--checkpoint-every", "300"], into: chunked)
     try #require(terminated, "the run ended before its second chunk could be interrupted")
-    #expect(process.terminationStatus == 74)
+    #expect(status == 74)
     let store = try chunked.connect()
     let committed = try store.scalarInt("SELECT count(*) FROM orders") ?? 0
     #expect(committed > 0 && committed < 5_980, "\(committed) orders committed")
@@ -995,5 +976,36 @@ struct StagedRunCommandTests {
     let result = try tests.outcome(
       database: database, report: scratch.file("nothing.json"), rejects: scratch.file("nothing-rejects.ndjson"))
     #expect(result == expected)
+  }
+}
+
+extension CheckpointCommandTests {
+  /// Runs `arguments` — a checkpointed run, `--db` and `--db-schema` added for `schema` — and,
+  /// once its second chunk has committed, ends its session as a server that stops does
+  /// (`pg_terminate_backend`), so that the other tests using the server go on. Returns whether
+  /// the session was ended before the run finished, and the run's exit status.
+  static func runEndedBySessionAfterTwoChunks(_ arguments: [String], into schema: PostgreSQLSchema) throws -> (
+    terminated: Bool, status: Int32
+  ) {
+    let application = "sluice_ck_" + UUID().uuidString.prefix(8).lowercased()
+    let process = try SluiceBinary.start(
+      arguments + ["--db", schema.url + "&application_name=\(application)", "--db-schema", schema.name])
+    let admin = try PostgreSQLServer.connect()
+    var terminated = false
+    let deadline = Date().addingTimeInterval(120)
+    while process.isRunning && Date() < deadline {
+      let chunks = try? admin.scalarInt(
+        "SELECT chunk FROM \"\(schema.name)\".sluice_checkpoints WHERE pipeline = 'pipeline'")
+      if let chunks, chunks >= 2 {
+        terminated =
+          (try admin.scalarInt(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'")
+            ?? 0) > 0
+        break
+      }
+      usleep(2_000)
+    }
+    process.waitUntilExit()
+    return (terminated, process.terminationStatus)
   }
 }

@@ -158,29 +158,11 @@ struct PostgreSQLCrashWalkthroughTests {
     let reference = PostgreSQLSchema()
     let nightly = PostgreSQLSchema()
     #expect(try SluiceBinary.run(["run", spec, "--db", reference.url, "--db-schema", reference.name]).status == 0)
-    let application = "sluice_walk_" + UUID().uuidString.prefix(8).lowercased()
     let command = ["run", spec, "--db", nightly.url, "--db-schema", nightly.name, "--checkpoint-every", "300"]
-    var killed = command
-    killed[3] = nightly.url + "&application_name=\(application)"
-    let process = try SluiceBinary.start(killed)
-    let admin = try PostgreSQLServer.connect()
-    var terminated = false
-    let deadline = Date().addingTimeInterval(120)
-    while process.isRunning && Date() < deadline {
-      let chunks = try? admin.scalarInt(
-        "SELECT chunk FROM \"\(nightly.name)\".sluice_checkpoints WHERE pipeline = 'pipeline'")
-      if let chunks, chunks >= 2 {
-        terminated =
-          (try admin.scalarInt(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(application)'")
-            ?? 0) > 0
-        break
-      }
-      usleep(2_000)
-    }
-    process.waitUntilExit()
+    let (terminated, status) = try CheckpointCommandTests.runEndedBySessionAfterTwoChunks(
+      ["run", spec, "--checkpoint-every", "300"], into: nightly)
     try #require(terminated, "the run ended before its second chunk could be interrupted")
-    #expect(process.terminationStatus == 74)
+    #expect(status == 74)
 
     let runs = try SluiceBinary.run(["runs", nightly.url, "--db-schema", nightly.name])
     #expect(runs.status == 0, "\(runs.stderr)")

@@ -24,6 +24,10 @@ package struct RunFiles: Sendable {
     /// Whether the run only reads the file: two inputs may be one file (loading it twice is
     /// idempotent); anything the run writes may be nothing else.
     public var isRead: Bool
+    /// One of the database's own files, as its driver names them: which of those may be one
+    /// file is the driver's concern (a staged first load killed between linking its side
+    /// database into place and removing its other name leaves both names on one file).
+    public var isDatabaseFile = false
 
     public init(role: String, path: String, isRead: Bool) {
       self.role = role
@@ -40,7 +44,9 @@ package struct RunFiles: Sendable {
   public init(_ configuration: PipelineConfiguration) {
     if configuration.mode != .validate || configuration.checksDatabase {
       for file in configuration.database.driver.files(at: configuration.database.location) {
-        entries.append(Entry(role: file.role, path: file.path, isRead: configuration.mode == .validate))
+        var entry = Entry(role: file.role, path: file.path, isRead: configuration.mode == .validate)
+        entry.isDatabaseFile = true
+        entries.append(entry)
       }
     }
     for input in configuration.inputs where input.path != "-" {
@@ -84,7 +90,9 @@ package struct RunFiles: Sendable {
     var seen: [Identity: Entry] = [:]
     for entry in entries {
       guard let identity = Identity(path: entry.path) else { continue }
-      if let earlier = seen[identity], !(earlier.isRead && entry.isRead) {
+      if let earlier = seen[identity], !(earlier.isRead && entry.isRead),
+        !(earlier.isDatabaseFile && entry.isDatabaseFile)
+      {
         return RunFilesConflict(first: earlier, second: entry)
       }
       if seen[identity] == nil { seen[identity] = entry }
