@@ -25,7 +25,6 @@ struct ContractSchemaRoundTripTests {
     "fruits/012-invalid-utf8.json": "not UTF-8: the read stage's syntax error",
     "fruits/013-lone-surrogate.json": "a lone surrogate escape, which a JSON parser accepts",
     "messages/016-sender-name-without-sender.json": "a cross-field rule (senderName needs a sender)",
-    "messenger/001-no-content.json": "a cross-field rule (content or a media field)",
     "profile-patches/005-orphan-profile.json": "a patch names a profiles row in the database",
     "slack-channels/001-created-not-an-integer.json": "a number in a string, parsed by the DTO's own init(from:)",
     "slack-messages/003-file-share-without-file.json": "either file or a non-empty files",

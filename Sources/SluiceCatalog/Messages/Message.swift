@@ -23,10 +23,13 @@ public struct Message: Sendable, Hashable {
   public var content: MessageContent
   /// Images and files attached to the message, in order.
   public var attachments: [MessageAttachment]
+  /// Links the message shares (a post, a reel, a web page), in order: attachments of kind
+  /// `link`, after its images and files.
+  public var links: [LinkContent]
 
   public init(
     id: String, conversation: Conversation, sender: Sender?, sentAt: Timestamp, replyTo: String? = nil,
-    content: MessageContent, attachments: [MessageAttachment] = []
+    content: MessageContent, attachments: [MessageAttachment] = [], links: [LinkContent] = []
   ) {
     self.id = id
     self.conversation = conversation
@@ -35,6 +38,7 @@ public struct Message: Sendable, Hashable {
     self.replyTo = replyTo
     self.content = content
     self.attachments = attachments
+    self.links = links
   }
 
   public var kind: MessageKind { content.kind }
@@ -154,7 +158,21 @@ public struct SystemContent: Sendable, Hashable {
   }
 }
 
-/// An image or file attached to a message. Only these two kinds can be attachments.
+/// A link a message shares: a post, a reel, a web page. An attachment of kind `link`, never a
+/// message of its own.
+public struct LinkContent: Sendable, Hashable {
+  public var url: String
+  /// The text the service shows with the link (a preview's title), when the export has one.
+  public var caption: String?
+
+  public init(url: String, caption: String? = nil) {
+    self.url = url
+    self.caption = caption
+  }
+}
+
+/// An image or file attached to a message. Only these two kinds (and links, `Message.links`)
+/// can be attachments.
 public enum MessageAttachment: Sendable, Hashable {
   case image(ImageContent)
   case file(FileContent)

@@ -13,8 +13,9 @@
 ///   `file_messages(name, url, mime_type, size_bytes)`, `system_messages(event, text)`.
 ///   Every message has exactly one row in its kind's table; a re-imported message that changed
 ///   kind loses its old kind's row.
-/// - `message_attachments(message_id, position, kind_id, …)`: images and files attached to a
-///   message, in order from 0, replaced with it.
+/// - `message_attachments(message_id, position, kind_id, …)`: images, files and links attached
+///   to a message, in order from 0, replaced with it. A link (kind `link`) has its `url` and,
+///   when the export shows one, its `caption`.
 /// - `message_kinds`: owned by `MessageKind` (design rule 12).
 ///
 /// A dataset lists `MessageTables.schema` as its schema and calls `rows(for:into:)` from its
@@ -76,18 +77,21 @@ public enum MessageTables {
     conversations, senders, messages, textMessages, imageMessages, fileMessages, systemMessages, attachments,
   ])
 
-  /// The table holding the fields of messages of `kind`.
-  public static func table(for kind: MessageKind) -> Table {
+  /// The table holding the fields of messages of `kind`; nil for `link`, an attachment's kind
+  /// only.
+  public static func table(for kind: MessageKind) -> Table? {
     switch kind {
     case .text: return textMessages
     case .image: return imageMessages
     case .file: return fileMessages
     case .system: return systemMessages
+    case .link: return nil
     }
   }
 
   /// Turns a message into its rows: its conversation and sender (merged: a name the message
-  /// does not know is left as it is), the message, its kind's row and its attachments.
+  /// does not know is left as it is), the message, its kind's row and its attachments, links
+  /// last.
   public static func rows(for message: Message, into rows: inout RecordRows) {
     rows.merge(conversations, message.conversation.id, patch(message.conversation.name))
     if let sender = message.sender {
@@ -117,6 +121,11 @@ public enum MessageTables {
           attachments, MessageKind.file, file.url, file.name, String?.none, file.mimeType, file.sizeBytes, Int?.none,
           Int?.none)
       }
+    }
+    for link in message.links {
+      rows.add(
+        attachments, MessageKind.link, link.url, String?.none, link.caption, String?.none, Int64?.none, Int?.none,
+        Int?.none)
     }
   }
 

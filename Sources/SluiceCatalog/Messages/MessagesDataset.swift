@@ -73,9 +73,13 @@ public struct MessagesDataset: Dataset {
     ]
   }
 
-  /// The map stage reads `type` as a `MessageKind`, and an attachment's as image or file.
+  /// The map stage reads `type` as a message's `MessageKind`, and an attachment's as image or
+  /// file.
   public var recordConstraints: [FieldConstraint] {
-    [.oneOf(MessageKind.self, at: "type"), .oneOf(["image", "file"], at: "attachments[].type")]
+    [
+      .oneOf(MessageKind.messageKinds.map(\.rawValue), at: "type"),
+      .oneOf(["image", "file"], at: "attachments[].type"),
+    ]
   }
 
   public func validate(_ message: MessageDTO, into validation: inout Validation) {

@@ -15,9 +15,15 @@
 /// across re-exports, which prepend newer messages and so shift positions.
 ///
 /// Kinds: `photos`, `gifs` or a `sticker` → image (the first; the rest are attachments, with the
-/// text as the caption); `videos`, `audio_files` or `files` → file; otherwise `content` → text.
-/// Messenger's `type` `Call`, `Subscribe` and `Unsubscribe` are system events; `Generic` and
-/// `Share` (or none) are decided by content; any other type is `unsupportedEnumValue` at `type`.
+/// text as the caption); `videos`, `audio_files` or `files` → file; otherwise text: `content`,
+/// or a share's link (or, a live location, its `share_text`) when there is no `content`, or ""
+/// when there is neither (a message with only `reactions`, or an empty one: it was sent, so it
+/// is kept). A `share`'s link is always a `link` attachment too, with its `share_text` as the
+/// caption, so a reel shared with words keeps both. Messenger's `type` `Call`, `Subscribe` and
+/// `Unsubscribe` are system events, and so is a message without a `type` (Instagram, newest
+/// Messenger) that has a `call_duration` (event `Call`); an unsent message (`is_unsent: true`)
+/// is the event `unsent`, its text gone. `Generic` and `Share` (or none) are decided by
+/// content; any other type is `unsupportedEnumValue` at `type`.
 ///
 /// **Text is stored as it was written.** Facebook's and Instagram's JSON exports write UTF-8 as
 /// Latin-1 escapes (`"Ã©"` for `é`, four escapes for an emoji); names, text and file paths
@@ -32,14 +38,8 @@ public struct MessengerDataset: Dataset {
   static let export = "messenger"
   static let contentTypes: Set<String> = ["Generic", "Share"]
   static let systemTypes: Set<String> = ["Call", "Subscribe", "Unsubscribe"]
-
-  static let hasContent = ValidationRule(
-    "Messenger messages have content, photos or files", code: .missingField,
-    message: "a message must have content, photos, gifs, a sticker, videos, audio files or files",
-    constraints: [
-      .unexpressed(
-        "a cross-field rule: content, or one of the media fields, unless the type is an event", at: "content")
-    ])
+  /// The event of an unsent message.
+  static let unsentEvent = "unsent"
   static let timeInRange = ValidationRule(
     "Messenger timestamp_ms values are milliseconds in years 1…9999", code: .outOfRange,
     message: "must be milliseconds since 1970 within years 1…9999",
@@ -52,14 +52,11 @@ public struct MessengerDataset: Dataset {
     [.oneOf(Self.contentTypes.sorted() + Self.systemTypes.sorted(), at: "type")]
   }
 
-  public var rules: [ValidationRule] { [Self.hasContent, Self.timeInRange, Self.senderNotBlank] }
+  public var rules: [ValidationRule] { [Self.timeInRange, Self.senderNotBlank] }
 
   public func validate(_ message: Messenger.MessageDTO, into validation: inout Validation) {
     validation.checkNotBlank(Self.senderNotBlank, message.senderName, at: "sender_name")
     validation.check(Self.timeInRange, ChatExport.isEpochMilliseconds(message.timestampMs), at: "timestamp_ms")
-    let isEvent = message.type.map(Self.systemTypes.contains) ?? false
-    validation.check(
-      Self.hasContent, isEvent || message.content != nil || !Self.media(of: message).isEmpty, at: "content")
   }
 
   public func map(_ message: Messenger.MessageDTO, context: inout MappingContext) throws(MappingError) -> Message {
@@ -67,6 +64,8 @@ public struct MessengerDataset: Dataset {
       id: ChatExport.key(Self.export, Self.conversation(path: context.inputPath, folder: context.folder)))
     let senderName = Self.repaired(message.senderName)
     let text = message.content.map(Self.repaired)
+    let link = ChatExport.nonEmpty(message.share?.link.map(Self.repaired))
+    let shareText = ChatExport.nonEmpty(message.share?.shareText.map(Self.repaired))
     let content: MessageContent
     var attachments: [MessageAttachment] = []
     switch message.type {
@@ -75,27 +74,29 @@ public struct MessengerDataset: Dataset {
     case let type? where !Self.contentTypes.contains(type):
       throw ChatExport.unsupported(
         type, at: "type", known: (Self.contentTypes.sorted() + Self.systemTypes.sorted()).joined(separator: ", "))
+    case _ where message.isUnsent == true:
+      content = .system(SystemContent(event: Self.unsentEvent, text: ChatExport.nonEmpty(text)))
+    case nil where message.callDuration != nil:
+      content = .system(SystemContent(event: "Call", text: ChatExport.nonEmpty(text)))
     default:
       let media = Self.media(of: message)
-      if let first = media.first {
-        switch first {
-        case .image(var image):
-          image.caption = ChatExport.nonEmpty(text)
-          content = .image(image)
-        case .file(let file):
-          content = .file(file)
-        }
+      switch media.first {
+      case .image(var image)?:
+        image.caption = ChatExport.nonEmpty(text)
+        content = .image(image)
         attachments = Array(media.dropFirst())
-      } else if let text {
-        content = .text(text)
-      } else {
-        throw MappingError(code: .missingField, path: "content", message: Self.hasContent.message)
+      case .file(let file)?:
+        content = .file(file)
+        attachments = Array(media.dropFirst())
+      case nil:
+        content = .text(text ?? link ?? shareText ?? "")
       }
     }
     return Message(
       id: Message.scopedID("\(message.timestampMs):\(senderName)", in: conversation.id),
       conversation: conversation, sender: ChatExport.sender(Self.export, senderName, name: senderName),
-      sentAt: ChatExport.timestamp(milliseconds: message.timestampMs), content: content, attachments: attachments)
+      sentAt: ChatExport.timestamp(milliseconds: message.timestampMs), content: content, attachments: attachments,
+      links: link.map { [LinkContent(url: $0, caption: shareText)] } ?? [])
   }
 
   public func rows(for message: Message, into rows: inout RecordRows) {
