@@ -403,7 +403,9 @@ struct SlackExportTests {
   ///   `developersForum/canvas_in_the_conversation.json` (Bioconductor's Slack, exported 2025-04):
   ///   an array of one file object (`filetype` `quip`, `pretty_type` `Canvas`) with no `type` and
   ///   no `ts`. The day file beside it (`2025-03-31.json`, same commit) gives the 2025 message keys:
-  ///   `is_locked`, app unfurls in `attachments` (`bot_id`, `app_unfurl_url`, `is_app_unfurl`, …).
+  ///   `is_locked`, app unfurls in `attachments` (`bot_id`, `app_unfurl_url`, `is_app_unfurl`, …),
+  ///   and a `message_changed` record (`editor_id`, `edited_by`, `original`, `thread_ts`
+  ///   `"0000000000.000000"`).
   /// - The text-less file message: rusq/slackdump @ 1b2138950f9a73e154aa8bdaa9051a86cd77d023 :
   ///   `internal/fixtures/assets/source_export_dir/B75B4C7/2025-01-11.json` (ts 1736582524.607359):
   ///   `files` and no `text` key, every file key slackdump writes, `replace_original`,
@@ -433,9 +435,9 @@ struct SlackExportTests {
     #expect(warning.stage == .read && warning.severity == .warning && warning.input == canvas)
     #expect(warning.message.contains("canvas_in_the_conversation.json"))
     #expect(report.inputs(endingWith: "canvas_in_the_conversation.json").isEmpty)
-    #expect(report.recordsRead == 2 + 1 + 1 + 3 + 3 + 1 && report.recordsRejected == 0)
+    #expect(report.recordsRead == 2 + 1 + 1 + 3 + 4 + 1 && report.recordsRejected == 0)
 
-    #expect(try workspace.kinds() == ["text": 3, "system": 3, "image": 1])
+    #expect(try workspace.kinds() == ["text": 3, "system": 4, "image": 1])
     // The file conversation is named by file_conversations.json, like a channel by channels.json.
     #expect(
       try workspace.rows("SELECT conversation_id, coalesce(name, '∅') FROM conversations ORDER BY 1") == [
@@ -452,6 +454,18 @@ struct SlackExportTests {
     #expect(
       try workspace.rows("SELECT message_id, reply_to, sender_id FROM messages WHERE reply_to LIKE '%FC_%'") == [
         "slack:FC_F05JM5XK9SL_My notes/1743510400.057089|slack:FC_F05JM5XK9SL_My notes/1743510284.332529|slack:U07BO00002"
+      ])
+    // An edit (`message_changed`, its thread_ts all zeros) is a system message with the edited
+    // text, a reply to nothing; the message as it was keeps its own text.
+    #expect(
+      try workspace.rows(
+        "SELECT m.message_id, coalesce(m.reply_to, '∅'), m.sender_id, s.text FROM messages m JOIN system_messages s USING (message_id) WHERE s.event = 'message_changed'"
+      ) == [
+        "slack:general/1743465458.000000|∅|slack:U07ANA0001|The import runs on 2025 exports now (canvases too): <https://github.com/example/sluice>"
+      ])
+    #expect(
+      try workspace.rows("SELECT text FROM text_messages WHERE message_id = 'slack:general/1743465456.933089'") == [
+        "The import runs on 2025 exports now: <https://github.com/example/sluice>"
       ])
     // slackdump's file-only message without text is the image it shares.
     #expect(

@@ -74,7 +74,7 @@ struct ChatExportCommandTests {
       "run", "Pipelines/slack.json", "--input-dir", export, "--db", database, "--report", scratch.file("r.json"),
     ])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stdout.contains("  messages: 7 rows"), "\(result.stdout)")
+    #expect(result.stdout.contains("  messages: 8 rows"), "\(result.stdout)")
     #expect(result.stderr.contains("excludedInput"), "\(result.stderr)")
     #expect(!result.stderr.contains("unknownField"), "\(result.stderr)")
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("r.json"))))

@@ -110,6 +110,9 @@ extension Slack {
     public let isLocked, hidden, replaceOriginal, deleteOriginal, metadata: Unmapped?
     /// The comment thread a file conversation's `document_comment_root` anchors (`thread_id`).
     public let documentComment: Unmapped?
+    /// A `message_changed` record's editor and the message as it was (which the day file also
+    /// holds as a record of its own).
+    public let editorID, editedBy, original: Unmapped?
 
     enum CodingKeys: String, CodingKey {
       case type, subtype, ts, text, user
@@ -138,6 +141,9 @@ extension Slack {
       case deleteOriginal = "delete_original"
       case metadata
       case documentComment = "document_comment"
+      case editorID = "editor_id"
+      case editedBy = "edited_by"
+      case original
     }
   }
 

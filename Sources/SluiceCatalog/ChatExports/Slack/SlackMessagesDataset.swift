@@ -128,7 +128,10 @@ public struct SlackMessagesDataset: Dataset {
       }
     }
     var replyTo: String?
-    if let thread = message.threadTS, thread != message.ts {
+    // A thread at ts 0 is none: a `message_changed` record names "0000000000.000000".
+    if let thread = message.threadTS, thread != message.ts, let start = Slack.instant(thread),
+      start.seconds != 0 || start.microseconds != 0
+    {
       replyTo = Message.scopedID(thread, in: conversation.id)
     }
     return Message(
