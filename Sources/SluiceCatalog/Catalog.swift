@@ -20,6 +20,7 @@ public enum Catalog {
     AnyDataset(StackExchangePostHistoryDataset()),
     AnyDataset(SlackUsersDataset()),
     AnyDataset(SlackChannelsDataset()),
+    AnyDataset(SlackFileConversationsDataset()),
     AnyDataset(SlackMessagesDataset()),
     AnyDataset(DiscordDataset()),
     AnyDataset(MattermostDataset()),

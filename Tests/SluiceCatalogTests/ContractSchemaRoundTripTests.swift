@@ -28,6 +28,7 @@ struct ContractSchemaRoundTripTests {
     "profile-patches/005-orphan-profile.json": "a patch names a profiles row in the database",
     "slack-channels/001-created-not-an-integer.json": "a number in a string, parsed by the DTO's own init(from:)",
     "slack-messages/003-file-share-without-file.json": "either file or a non-empty files",
+    "slack-messages/006-missing-text.json": "text, or a non-empty files (slackdump's file-only message)",
     "telegram/003-date-unixtime-not-an-integer.json": "a number in a string, parsed by the DTO's own init(from:)",
     "telegram/004-no-date.json": "a cross-field rule (date_unixtime or date)",
     "stackexchange-posts/009-answer-without-parent.xml": "a cross-field rule (ParentId exactly on answers)",

@@ -269,6 +269,50 @@ struct PipelineSpecTests {
     #expect(wrongType.contains("inputs[0].optional"), "\(wrongType)")
   }
 
+  /// `exclude` leaves files of a glob's matches out by name (a Slack channel's
+  /// `canvas_in_the_conversation.json` among its day files): they are no inputs, but listed for
+  /// the run to name; a match that is all excluded leaves the pattern unmatched.
+  @Test func aGlobInputMayExcludeFilesByName() throws {
+    let scratch = try TemporaryDirectory()
+    for file in [
+      "export/general/2025-03-31.json", "export/general/canvas_in_the_conversation.json",
+      "export/random/canvas_in_the_conversation.json", "export/random/2025-04-01.json", "export/random/notes.json",
+      "only/general/canvas_in_the_conversation.json",
+    ] {
+      let path = scratch.file(file)
+      try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      _ = FileManager.default.createFile(atPath: path, contents: Data("[]".utf8))
+    }
+    let parsed = try spec(
+      #"{"inputs": [{"dataset": "fruits", "input": "export/*/*.json", "exclude": ["canvas_in_the_conversation.json", "n?tes.*"]}], "database": "d"}"#,
+      at: scratch.file("slack.json"))
+    #expect(parsed.inputs.map(\.exclusions) == [["canvas_in_the_conversation.json", "n?tes.*"]])
+    let configuration = try parsed.configuration(drivers: .all)
+    #expect(
+      configuration.inputs.map(\.path)
+        == ["export/general/2025-03-31.json", "export/random/2025-04-01.json"].map(
+          scratch.file))
+    #expect(
+      configuration.excludedInputs.map { "\($0.path) \($0.exclusion) \($0.dataset)" } == [
+        "\(scratch.file("export/general/canvas_in_the_conversation.json")) canvas_in_the_conversation.json fruits",
+        "\(scratch.file("export/random/canvas_in_the_conversation.json")) canvas_in_the_conversation.json fruits",
+        "\(scratch.file("export/random/notes.json")) n?tes.* fruits",
+      ])
+    let rebased = try parsed.configuration(inputDirectory: scratch.file("only"), drivers: .all)
+    #expect(rebased.inputs.map(\.isUnmatchedPattern) == [true])
+    #expect(rebased.excludedInputs.map(\.path) == [scratch.file("only/general/canvas_in_the_conversation.json")])
+
+    let single = specError(
+      #"{"inputs": [{"dataset": "fruits", "input": "f.json", "exclude": ["canvas.json"]}], "database": "d"}"#)
+    #expect(single.contains("'inputs[0].exclude' applies to a glob input"), "\(single)")
+    let folder = specError(
+      #"{"inputs": [{"dataset": "fruits", "input": "*/*.json", "exclude": ["a", "general/x.json"]}], "database": "d"}"#)
+    #expect(folder.contains("'inputs[0].exclude[1]' must be a file name"), "\(folder)")
+    let empty = specError(#"{"inputs": [{"dataset": "fruits", "input": "*.json", "exclude": [""]}], "database": "d"}"#)
+    #expect(empty.contains("'inputs[0].exclude[0]'"), "\(empty)")
+  }
+
   @Test func jobsSetsTheConnectionsOfAParallelLoad() throws {
     let parsed = try spec(
       #"{"inputs": [{"dataset": "fruits", "input": "f.json"}, {"dataset": "orders", "input": "o.json"}], "jobs": 3, "database": "postgresql://u@h/d"}"#

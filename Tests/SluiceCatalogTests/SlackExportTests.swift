@@ -57,8 +57,10 @@ struct SlackExportTests {
     let folder = ChatCorpus.path(export) + "/"
     #expect(
       configuration.inputs.map { String($0.path.dropFirst(folder.count)) }
-        == ["users.json", "channels.json"] + kinds.keys.sorted())
-    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+        == ["users.json", "channels.json", "file_conversations.json"] + kinds.keys.sorted())
+    // Exports before 2024 have no file_conversations.json: the optional input's one warning.
+    #expect(report.issueCounts == ["missingInput": 1], "\(report.issues.map(\.description))")
+    #expect(report.issues.map(\.input) == [folder + "file_conversations.json"])
     for (file, expected) in kinds {
       let messages = try ChatCorpus.array("\(export)/\(file)")
       let section = try #require(report.inputs(endingWith: "/" + file).first)
@@ -152,7 +154,8 @@ struct SlackExportTests {
     let (report, configuration) = try workspace.runSpec("slack.json")
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
-    #expect(configuration.inputs.count == 5)
+    // users, channels, an empty file_conversations.json (as Slack writes it without any), 3 day files.
+    #expect(configuration.inputs.count == 6)
     #expect(try workspace.kinds() == ["text": 5, "image": 1, "file": 1, "system": 3])
     // A thread reply names its thread's first message; a message's files are its attachments,
     // an image only with a URL to show it by.
@@ -382,9 +385,133 @@ struct SlackExportTests {
     let (expected, expectedConfiguration) = try plain.runSpec("slack.json", inputDirectory: source)
     let workspace = try ChatExportWorkspace()
     let (report, configuration) = try workspace.runSpec("slack.json", inputDirectory: copy.path)
-    #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.status == .succeeded, "\(report.issues.map(\.description))")
+    #expect(report.issueCounts == expected.issueCounts, "\(report.issues.map(\.description))")
     #expect(configuration.inputs.count == expectedConfiguration.inputs.count)
     #expect(report.recordsRead == expected.recordsRead && report.recordsLoaded == expected.recordsLoaded)
     #expect(try workspace.snapshot() == plain.snapshot())
+  }
+
+  // MARK: - 2024–2025 exports: canvases, file conversations, slackdump (issue 39)
+
+  /// The committed 2025-shaped export, every file shaped as a real one (sources below and in
+  /// docs/datasets.md): a channel's day files beside its `canvas_in_the_conversation.json`, a
+  /// file conversation's folder `FC_F05JM5XK9SL_My notes` named in `file_conversations.json`, and
+  /// a file-only message as slackdump writes it, without `text`.
+  ///
+  /// - The canvas file: vjcitn/slackExportDemo @ d3e1b19215247c8eb5bd1705d7eb2b1b91654376 :
+  ///   `developersForum/canvas_in_the_conversation.json` (Bioconductor's Slack, exported 2025-04):
+  ///   an array of one file object (`filetype` `quip`, `pretty_type` `Canvas`) with no `type` and
+  ///   no `ts`. The day file beside it (`2025-03-31.json`, same commit) gives the 2025 message keys:
+  ///   `is_locked`, app unfurls in `attachments` (`bot_id`, `app_unfurl_url`, `is_app_unfurl`, …),
+  ///   and a `message_changed` record (`editor_id`, `edited_by`, `original`, `thread_ts`
+  ///   `"0000000000.000000"`).
+  /// - The text-less file message: rusq/slackdump @ 1b2138950f9a73e154aa8bdaa9051a86cd77d023 :
+  ///   `internal/fixtures/assets/source_export_dir/B75B4C7/2025-01-11.json` (ts 1736582524.607359):
+  ///   `files` and no `text` key, every file key slackdump writes, `replace_original`,
+  ///   `delete_original`, `metadata`.
+  /// - `file_conversations.json` lists its conversations as `channels.json` lists channels
+  ///   (gabrielmicro1/cdp-harness @ 3bbebcb4371ba169d6097ed0150b9997a821cbde :
+  ///   `tests/fixtures/make_slack_export_mini.py`, "built to the schema observed on a real
+  ///   Business+ compliance export"); `document_comment_root` with `document_comment.thread_id`
+  ///   and `reply_count` as Slack's API returns it there. The folder name is issue 39's.
+  static let export2025 = Repository.path("SampleData/slack-2025")
+
+  @Test func a2025ExportLoadsUnderStrictWithItsCanvasExcludedAndNamed() throws {
+    let workspace = try ChatExportWorkspace()
+    let (report, configuration) = try workspace.runSpec("slack.json", inputDirectory: Self.export2025)
+    #expect(report.status == .succeeded && report.committed, "\(report.failure?.message ?? "")")
+    let folder = Self.export2025 + "/"
+    #expect(
+      configuration.inputs.map { String($0.path.dropFirst(folder.count)) } == [
+        "users.json", "channels.json", "file_conversations.json", "FC_F05JM5XK9SL_My notes/2025-04-01.json",
+        "general/2025-03-31.json", "general/2025-04-01.json",
+      ])
+    // The canvas is not read as messages: left out, and the one issue is the warning naming it.
+    let canvas = folder + "general/canvas_in_the_conversation.json"
+    #expect(configuration.excludedInputs.map(\.path) == [canvas])
+    #expect(report.issueCounts == ["excludedInput": 1], "\(report.issues.map(\.description))")
+    let warning = try #require(report.issues.first)
+    #expect(warning.stage == .read && warning.severity == .warning && warning.input == canvas)
+    #expect(warning.message.contains("canvas_in_the_conversation.json"))
+    #expect(report.inputs(endingWith: "canvas_in_the_conversation.json").isEmpty)
+    #expect(report.recordsRead == 2 + 1 + 1 + 3 + 4 + 1 && report.recordsRejected == 0)
+
+    #expect(try workspace.kinds() == ["text": 3, "system": 4, "image": 1])
+    // The file conversation is named by file_conversations.json, like a channel by channels.json.
+    #expect(
+      try workspace.rows("SELECT conversation_id, coalesce(name, '∅') FROM conversations ORDER BY 1") == [
+        "slack:FC_F05JM5XK9SL_My notes|FC_F05JM5XK9SL_My notes", "slack:general|general",
+      ])
+    // Its document events are system messages that keep their text; the comment on the passage
+    // is a reply to the comment thread's root.
+    #expect(
+      try workspace.rows("SELECT message_id, event, text FROM system_messages WHERE event LIKE 'document%' ORDER BY 1")
+        == [
+          "slack:FC_F05JM5XK9SL_My notes/1743510000.000100|document_unfurl|<https://sluice-example.slack.com/docs/T07SLUICE0/F05JM5XK9SL>",
+          "slack:FC_F05JM5XK9SL_My notes/1743510284.332529|document_comment_root|Check list",
+        ])
+    #expect(
+      try workspace.rows("SELECT message_id, reply_to, sender_id FROM messages WHERE reply_to LIKE '%FC_%'") == [
+        "slack:FC_F05JM5XK9SL_My notes/1743510400.057089|slack:FC_F05JM5XK9SL_My notes/1743510284.332529|slack:U07BO00002"
+      ])
+    // An edit (`message_changed`, its thread_ts all zeros) is a system message with the edited
+    // text, a reply to nothing; the message as it was keeps its own text.
+    #expect(
+      try workspace.rows(
+        "SELECT m.message_id, coalesce(m.reply_to, '∅'), m.sender_id, s.text FROM messages m JOIN system_messages s USING (message_id) WHERE s.event = 'message_changed'"
+      ) == [
+        "slack:general/1743465458.000000|∅|slack:U07ANA0001|The import runs on 2025 exports now (canvases too): <https://github.com/example/sluice>"
+      ])
+    #expect(
+      try workspace.rows("SELECT text FROM text_messages WHERE message_id = 'slack:general/1743465456.933089'") == [
+        "The import runs on 2025 exports now: <https://github.com/example/sluice>"
+      ])
+    // slackdump's file-only message without text is the image it shares.
+    #expect(
+      try workspace.rows("SELECT message_id, url, caption FROM image_messages") == [
+        "slack:general/1743500524.607359|https://files.slack.com/files-pri/T07SLUICE0-F07PHOTO01/whiteboard.jpg|Whiteboard"
+      ])
+  }
+
+  /// A message without `text` is slackdump's file-only message; without files too it carries
+  /// nothing, and is `missingField` at `text` (the validate stage), never an empty text message.
+  @Test func aMessageWithoutTextMustCarryFiles() throws {
+    let messages = [
+      #"{"type": "message", "user": "U1", "ts": "1743500524.607359", "files": [\#(Self.uploadFile)]}"#,
+      #"{"type": "message", "user": "U1", "ts": "1743500525.000001"}"#,
+      #"{"type": "message", "user": "U1", "ts": "1743500526.000001", "files": []}"#,
+    ]
+    let strict = try ChatExportWorkspace()
+    let failed = try loadDay(messages, in: "general", into: strict)
+    #expect(failed.status == .failed && !failed.committed)
+    #expect(
+      failed.issues.first.map { "\($0.stage) \($0.code) \($0.path) \($0.location?.ordinal ?? 0)" }
+        == "validate missingField text 2")
+    #expect(try strict.snapshot().count("messages") == 0)
+
+    let lenient = try ChatExportWorkspace()
+    try FileManager.default.createDirectory(
+      atPath: lenient.directory.file("general"), withIntermediateDirectories: true)
+    let day = try lenient.directory.write("general/2025-04-01.json", "[" + messages.joined(separator: ",\n") + "]")
+    let report = try lenient.run("slack-messages", day, policy: .lenient)
+    #expect(report.recordsLoaded == 1 && report.recordsRejected == 2)
+    #expect(
+      report.issues.map { "\($0.stage) \($0.code) \($0.path) \($0.location?.ordinal ?? 0)" } == [
+        "validate missingField text 2", "validate missingField text 3",
+      ])
+    #expect(try lenient.kinds() == ["image": 1])
+  }
+
+  /// A canvas read as messages (a spec without `exclude`) is what 2024–2025 exports did to the
+  /// shipped pipeline: its file object has no `type` and no `ts`, so strict fails at decode.
+  @Test func aCanvasReadAsADayFileFailsAtDecodeWhichIsWhyTheSpecExcludesIt() throws {
+    let workspace = try ChatExportWorkspace()
+    let report = try workspace.run(
+      "slack-messages", Self.export2025 + "/general/canvas_in_the_conversation.json")
+    #expect(report.status == .failed)
+    #expect(report.issues.first.map { "\($0.stage) \($0.code) \($0.path)" } == "decode missingField type")
+    let spec = try String(contentsOfFile: Repository.path("Pipelines/slack.json"), encoding: .utf8)
+    #expect(spec.contains(#""exclude": ["canvas_in_the_conversation.json"]"#))
   }
 }

@@ -50,11 +50,36 @@ struct ChatExportCommandTests {
         "\(export)/traveling-sailor/2016-03-27.json (slack-messages, json): 8 read, 0 rejected, 8 loaded"),
       "\(result.stderr)")
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("r.json"))))
-    #expect(report.inputs.count == 2 + 17)
+    // users, channels, the optional file_conversations.json this 2016 export has not (a warning),
+    // and the 17 day files.
+    #expect(report.inputs.count == 3 + 17)
+    #expect(report.issueCounts == ["missingInput": 1])
+    #expect(result.stderr.contains("missingInput"), "\(result.stderr)")
     #expect(try count(database, "SELECT count(*) FROM senders") == 7)
 
     let validated = try SluiceCommand.run(["validate", "Pipelines/slack.json", "--input-dir", export])
     #expect(validated.status == 0, "\(validated.stderr)")
     #expect(validated.stdout.contains("valid: 164 record(s)"), "\(validated.stdout)")
+  }
+
+  /// A 2025-shaped export (SampleData/slack-2025: a canvas beside the day files, a file
+  /// conversation named in file_conversations.json, slackdump's text-less file message; the
+  /// real sources of each shape are in SlackExportTests) loads under strict with the shipped
+  /// spec, and the canvas it did not read is named on stderr and in the report, not in silence.
+  @Test func theSlackSpecLoadsA2025ExportUnderStrictAndNamesTheCanvasItLeftOut() throws {
+    let scratch = try TemporaryDirectory()
+    let database = scratch.file("slack.sqlite")
+    let export = Repository.path("SampleData/slack-2025")
+    let result = try SluiceCommand.run([
+      "run", "Pipelines/slack.json", "--input-dir", export, "--db", database, "--report", scratch.file("r.json"),
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("  messages: 8 rows"), "\(result.stdout)")
+    #expect(result.stderr.contains("excludedInput"), "\(result.stderr)")
+    #expect(!result.stderr.contains("unknownField"), "\(result.stderr)")
+    let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("r.json"))))
+    #expect(report.issueCounts == ["excludedInput": 1])
+    #expect(report.issues.map(\.input) == ["\(export)/general/canvas_in_the_conversation.json"])
+    #expect(try count(database, "SELECT count(*) FROM conversations WHERE name IS NOT NULL") == 2)
   }
 }

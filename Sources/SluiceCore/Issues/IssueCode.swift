@@ -39,6 +39,9 @@ public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparab
   public static let skippedByDesign: IssueCode = "skippedByDesign"
   /// An input the spec marks `optional` is not there: the run goes on without it (a warning).
   public static let missingInput: IssueCode = "missingInput"
+  /// A file a glob input matched but the spec's `exclude` leaves out (a Slack channel's
+  /// `canvas_in_the_conversation.json` among its day files): not read, named (a warning).
+  public static let excludedInput: IssueCode = "excludedInput"
   /// A snapshot deleted nothing from a table: records of its input were rejected before their
   /// keys were known, so the rows they would have kept cannot be told from rows gone (a warning).
   public static let snapshotHeld: IssueCode = "snapshotHeld"

@@ -29,6 +29,9 @@ public struct PipelineConfiguration: Sendable {
   public var name: String
   /// What the run reads, in load order: one input, or several loaded into one transaction.
   public var inputs: [PipelineInput]
+  /// The files a glob input matched but its spec's `exclude` leaves out: never read, each named
+  /// by a warning of the read stage (`excludedInput`), so the report says what was not loaded.
+  public var excludedInputs: [ExcludedInput] = []
   public var policy: Policy
   /// The database the run loads into, with the driver that opens it; print
   /// `databaseDescription`, which never shows a password.
@@ -164,6 +167,16 @@ public struct PipelineConfiguration: Sendable {
     self.junitPath = junitPath
     self.rejectsPath = rejectsPath
     self.issueSampleLimit = issueSampleLimit
+  }
+
+  /// A file a glob input matched and its `exclude` left out (`PipelineSpec.Input.exclusions`).
+  public struct ExcludedInput: Sendable, Hashable {
+    public var path: String
+    /// The dataset the glob's other files are read as.
+    public var dataset: String
+    /// The glob the file matched, and the `exclude` pattern that left it out.
+    public var pattern: String
+    public var exclusion: String
   }
 
   /// The database as messages and reports name it: a connection string without its password.

@@ -217,7 +217,7 @@ package struct PipelineRunner: Sendable {
   /// Every required input is there and readable: a missing one fails the run before the
   /// database is opened, let alone written. An optional input that is missing (a dump folder
   /// without `PostHistory.xml`) is a warning of the read stage naming it, and its place is
-  /// returned: the run skips it.
+  /// returned: the run skips it. So is each file a glob matched and its `exclude` left out.
   ///
   /// The check looks and never opens: each input is opened exactly once, when it is read. A
   /// FIFO opened here and closed again would block until its writer came, then cut the writer
@@ -234,6 +234,15 @@ package struct PipelineRunner: Sendable {
         stage: .read, severity: .warning, code: .missingInput, location: nil,
         message: "the optional input is not there (\(problem)); the run goes on without it")
       warning.input = source.input.path
+      state.ledger.warn(warning)
+    }
+    for excluded in configuration.excludedInputs {
+      var warning = Issue(
+        stage: .read, severity: .warning, code: .excludedInput, location: nil,
+        message:
+          "not read: the file matches the input \(excluded.pattern) (\(excluded.dataset)), and its name the input's exclude '\(excluded.exclusion)'"
+      )
+      warning.input = excluded.path
       state.ledger.warn(warning)
     }
     return missing

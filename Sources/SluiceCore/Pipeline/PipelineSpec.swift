@@ -33,6 +33,11 @@ public struct PipelineSpec: Sendable {
     public var isIncremental = false
     /// The input is a full snapshot of its dataset (`"snapshot": true` here, or at the top).
     public var isSnapshot = false
+    /// File names a glob input does not read (`"exclude": ["canvas_in_the_conversation.json"]`),
+    /// each a pattern of glob(3)'s syntax matched against a match's last path component: files
+    /// that sit among the input's files but are not its dataset's kind. Each one the pattern
+    /// matches is left out and named in the report (`excludedInput`), never read in silence.
+    public var exclusions: [String] = []
   }
 
   /// The inputs in load order: one, or those listed under `inputs`.
@@ -177,7 +182,7 @@ public struct PipelineSpec: Sendable {
           "",
           .init(
             dataset: dataset, input: input, format: document.format, recordPath: document.recordPath, optional: nil,
-            incremental: nil, snapshot: nil)
+            incremental: nil, snapshot: nil, exclude: nil)
         )
       ]
     }
@@ -205,11 +210,21 @@ public struct PipelineSpec: Sendable {
             "'\(input.incremental == true ? prefix : "")incremental': standard input ('-') cannot be skipped by its content before it is read; read files"
         )
       }
+      let exclusions = input.exclude ?? []
+      if !exclusions.isEmpty && !Self.isPattern(input.input) {
+        throw SpecError(
+          path: path,
+          message: "'\(prefix)exclude' applies to a glob input (with *, ? or [): '\(input.input)' names one file")
+      }
+      if let bad = exclusions.firstIndex(where: { $0.isEmpty || $0.contains("/") }) {
+        throw SpecError(
+          path: path, message: "'\(prefix)exclude[\(bad)]' must be a file name or a pattern of one, without '/'")
+      }
       inputs.append(
         Input(
           dataset: input.dataset, input: input.input, format: format, recordPath: recordPath,
           isOptional: input.optional ?? false, isIncremental: input.incremental ?? document.incremental ?? false,
-          isSnapshot: input.snapshot ?? document.snapshot ?? false))
+          isSnapshot: input.snapshot ?? document.snapshot ?? false, exclusions: exclusions))
     }
     self.inputs = inputs
     if database?.isEmpty == true {
@@ -421,10 +436,19 @@ public struct PipelineSpec: Sendable {
         paths[index] = FilePaths.absolute(String(below), in: inputDirectory)
       }
     }
+    var excluded: [PipelineConfiguration.ExcludedInput] = []
     var configuration = PipelineConfiguration(
       name: name,
       inputs: zip(inputs, paths).flatMap { input, path in
-        Self.expand(path).map { match in
+        let matches = Self.expand(path)
+        let kept = matches.filter { match in
+          guard !match.isUnmatchedPattern,
+            let exclusion = input.exclusions.first(where: { Self.matches(FilePaths.lastComponent(of: match.path), $0) })
+          else { return true }
+          excluded.append(.init(path: match.path, dataset: input.dataset, pattern: path, exclusion: exclusion))
+          return false
+        }
+        return (kept.isEmpty ? [(path, true)] : kept).map { match in
           var expanded = PipelineInput(
             dataset: input.dataset, path: match.path, format: input.format, recordPath: input.recordPath)
           expanded.isUnmatchedPattern = match.isUnmatchedPattern
@@ -439,6 +463,7 @@ public struct PipelineSpec: Sendable {
       conflict: onConflict,
       reportPath: report.map(resolve), junitPath: junit.map(resolve),
       rejectsPath: rejects.map(resolve))
+    configuration.excludedInputs = excluded
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
     if let jobs { configuration.jobs = jobs }
     configuration.countsTableRows = countsRows
@@ -467,6 +492,11 @@ public struct PipelineSpec: Sendable {
       matches.gl_pathv[index].map { String(cString: $0) }
     }
     return found.isEmpty ? [(path, true)] : found.sorted().map { ($0, false) }
+  }
+
+  /// Whether a file name matches an `exclude` pattern, as glob(3) would match it.
+  static func matches(_ name: String, _ pattern: String) -> Bool {
+    fnmatch(pattern, name, 0) == 0
   }
 
   /// Whether `path` holds a glob character that no backslash escapes.
@@ -526,7 +556,7 @@ public struct PipelineSpec: Sendable {
 struct SpecDocument: Decodable {
   static let knownKeys =
     "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage"
-  static let knownInputKeys = "dataset, input, format, recordPath, optional, incremental, snapshot"
+  static let knownInputKeys = "dataset, input, format, recordPath, optional, incremental, snapshot, exclude"
 
   var description: String?
   var dataset: String?
@@ -564,6 +594,8 @@ struct SpecDocument: Decodable {
     var incremental: Bool?
     /// The input is a full snapshot of its dataset.
     var snapshot: Bool?
+    /// File names a glob input leaves out, with a warning naming each.
+    var exclude: [String]?
   }
 
   /// `"data.fruits"` or `["data", "fruits"]` (for keys that contain dots).

@@ -14,7 +14,12 @@ extension Slack {
   ///   the first of its `files` (newer ones); a message without subtype whose only content is
   ///   `files` is the same (`SlackMessagesDataset`).
   /// - Channel events (`channel_join`, `bot_add`, `pinned_item`, …): system, the subtype being
-  ///   the event.
+  ///   the event. So are the two events of a file conversation (an `FC_<file id>_<title>`
+  ///   folder, 2024 on): `document_unfurl`, Slack showing the document the conversation is
+  ///   about, and `document_comment_root`, the passage of the document a comment thread is on
+  ///   (the comments are its thread's replies); their text is kept as the event's text. And
+  ///   `message_changed` (2025 exports): an edit, at a `ts` of its own, the edited text as the
+  ///   event's text; the message as it was is a record of its own in the same day file.
   /// Any other subtype is `unsupportedEnumValue` at `subtype`, never guessed.
   enum Kind {
     case text
@@ -45,7 +50,8 @@ extension Slack {
       "channel_join", "channel_leave", "channel_topic", "channel_purpose", "channel_name", "channel_archive",
       "channel_unarchive", "channel_convert_to_private", "group_join", "group_leave", "group_topic",
       "group_purpose", "group_name", "group_archive", "group_unarchive", "bot_add", "bot_remove", "bot_enable",
-      "bot_disable", "pinned_item", "unpinned_item", "reminder_add", "tombstone",
+      "bot_disable", "pinned_item", "unpinned_item", "reminder_add", "tombstone", "document_unfurl",
+      "document_comment_root", "message_changed",
     ]
 
     /// Every subtype the mapping knows.

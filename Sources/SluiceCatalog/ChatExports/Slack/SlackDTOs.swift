@@ -1,8 +1,9 @@
 // A Slack workspace export as Slack writes it: `users.json` and `channels.json` (top-level
 // arrays), and one folder per channel of `<YYYY-MM-DD>.json` day files (top-level arrays of
-// messages). Every key the 2016 and 2023 exports carry is declared; the ones the import does not
-// map are `Unmapped`. Which fields a message has depends on its `subtype`, so nearly all are
-// optional; `ts` and `text` are always there.
+// messages). Every key the 2016, 2023 and 2025 exports (Slack's and slackdump's) carry is
+// declared; the ones the import does not map are `Unmapped`. Which fields a message has depends
+// on its `subtype`, so nearly all are optional; `ts` is always there, and so is `text` in
+// Slack's own exports (slackdump leaves it out of a message that is only files).
 
 /// The Slack export's wire format.
 public enum Slack {}
@@ -84,7 +85,8 @@ extension Slack {
     /// Seconds since 1970 with a six-digit sequence (`"1458980525.000012"`): the message's key
     /// in its channel, and its time.
     public let ts: String
-    public let text: String
+    /// The text; absent (not empty) in a slackdump export's message that is only files.
+    public let text: String?
     public let user: String?
     public let botID: String?
     public let username: String?
@@ -103,6 +105,14 @@ extension Slack {
     public let blocks, reactions, edited, upload, displayAsBot, isIntro, clientMessageID: Unmapped?
     public let team, userTeam, sourceTeam, replyCount, replyUsersCount, latestReply, replyUsers, replies: Unmapped?
     public let subscribed, lastRead, parentUserID, icons: Unmapped?
+    /// Keys of 2025 exports: a locked thread, a hidden tombstone, and what slackdump copies from
+    /// the API's message (`replace_original`, `delete_original`, `metadata`).
+    public let isLocked, hidden, replaceOriginal, deleteOriginal, metadata: Unmapped?
+    /// The comment thread a file conversation's `document_comment_root` anchors (`thread_id`).
+    public let documentComment: Unmapped?
+    /// A `message_changed` record's editor and the message as it was (which the day file also
+    /// holds as a record of its own).
+    public let editorID, editedBy, original: Unmapped?
 
     enum CodingKeys: String, CodingKey {
       case type, subtype, ts, text, user
@@ -125,6 +135,15 @@ extension Slack {
       case lastRead = "last_read"
       case parentUserID = "parent_user_id"
       case icons
+      case isLocked = "is_locked"
+      case hidden
+      case replaceOriginal = "replace_original"
+      case deleteOriginal = "delete_original"
+      case metadata
+      case documentComment = "document_comment"
+      case editorID = "editor_id"
+      case editedBy = "edited_by"
+      case original
     }
   }
 
@@ -148,6 +167,12 @@ extension Slack {
     public let initialComment: Unmapped?
     /// Keys of newer exports' files (2020 on): the uploader's team, preview and access flags.
     public let userTeam, fileAccess, isStarred, skippedShares, hasRichPreview, mediaDisplayType, updated: Unmapped?
+    /// Keys slackdump writes for every file (2025): more thumbnails and their sizes, empty
+    /// `url`/`url_download`, stars and shares.
+    public let imageExifRotation, url, urlDownload, thumb360Gif, thumb480, thumb480W, thumb480H: Unmapped?
+    public let thumb720, thumb720W, thumb720H, thumb960, thumb960W, thumb960H, thumb1024, thumb1024W,
+      thumb1024H: Unmapped?
+    public let numStars, shares: Unmapped?
 
     enum CodingKeys: String, CodingKey {
       case id, name, title, mimetype, filetype, size
@@ -188,6 +213,24 @@ extension Slack {
       case hasRichPreview = "has_rich_preview"
       case mediaDisplayType = "media_display_type"
       case updated
+      case imageExifRotation = "image_exif_rotation"
+      case url
+      case urlDownload = "url_download"
+      case thumb360Gif = "thumb_360_gif"
+      case thumb480 = "thumb_480"
+      case thumb480W = "thumb_480_w"
+      case thumb480H = "thumb_480_h"
+      case thumb720 = "thumb_720"
+      case thumb720W = "thumb_720_w"
+      case thumb720H = "thumb_720_h"
+      case thumb960 = "thumb_960"
+      case thumb960W = "thumb_960_w"
+      case thumb960H = "thumb_960_h"
+      case thumb1024 = "thumb_1024"
+      case thumb1024W = "thumb_1024_w"
+      case thumb1024H = "thumb_1024_h"
+      case numStars = "num_stars"
+      case shares
     }
   }
 
@@ -200,6 +243,8 @@ extension Slack {
     public let serviceName, serviceURL, serviceIcon, authorName, authorLink, authorIcon, videoHTML,
       videoHTMLWidth: Unmapped?
     public let videoHTMLHeight, imageURL, imageWidth, imageHeight, imageBytes, fields, footer, footerIcon, ts: Unmapped?
+    /// An app's unfurl of a link (2025 exports: GitHub's preview of a repository).
+    public let botID, botTeamID, appUnfurlURL, isAppUnfurl, appID: Unmapped?
 
     enum CodingKeys: String, CodingKey {
       case fallback, id, text, pretext, color
@@ -226,6 +271,11 @@ extension Slack {
       case fields, footer
       case footerIcon = "footer_icon"
       case ts
+      case botID = "bot_id"
+      case botTeamID = "bot_team_id"
+      case appUnfurlURL = "app_unfurl_url"
+      case isAppUnfurl = "is_app_unfurl"
+      case appID = "app_id"
     }
   }
 

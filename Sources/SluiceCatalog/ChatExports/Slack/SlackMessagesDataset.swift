@@ -13,10 +13,11 @@
 ///
 /// **Uploads of every vintage are one kind.** Older exports write an upload as a `file_share`
 /// message with its `file` (and a `text` that is Slack's rendering, "<@U…> uploaded a file:
-/// …"); newer ones drop the subtype and write `files[]`, often with no text. Either way a
-/// message whose only content is files is an image or a file by the first file's MIME type
-/// (`content(of:)`), the other files its attachments; a message with text of its own is a text
-/// message with its files as attachments.
+/// …"); newer ones drop the subtype and write `files[]`, often with an empty text (slackdump:
+/// no `text` key at all; a message with neither text nor files is `missingField` at `text`).
+/// Either way a message whose only content is files is an image or a file by the first file's
+/// MIME type (`content(of:)`), the other files its attachments; a message with text of its own
+/// is a text message with its files as attachments.
 public struct SlackMessagesDataset: Dataset {
   public init() {}
 
@@ -39,6 +40,10 @@ public struct SlackMessagesDataset: Dataset {
       .present(at: "file").when("subtype", is: "file_comment"),
       .unexpressed("a file_share message carries file, or files with at least one element", at: "file"),
     ])
+  static let textOrFiles = ValidationRule(
+    "Slack messages carry text, or files", code: .missingField,
+    message: "a Slack message must carry text, or files (slackdump leaves out the text of a file-only message)",
+    constraints: [.unexpressed("text, unless files has at least one element", at: "text")])
   static let fileCommentsHaveTheirComment = ValidationRule(
     "file_comment messages carry their comment", code: .missingField,
     message: "a file_comment message must carry its comment",
@@ -50,13 +55,16 @@ public struct SlackMessagesDataset: Dataset {
   }
 
   public var rules: [ValidationRule] {
-    [Self.tsFormat, Self.fileMessagesHaveTheirFile, Self.fileCommentsHaveTheirComment]
+    [Self.tsFormat, Self.textOrFiles, Self.fileMessagesHaveTheirFile, Self.fileCommentsHaveTheirComment]
   }
 
   public func validate(_ message: Slack.MessageDTO, into validation: inout Validation) {
     validation.check(Self.tsFormat, Slack.instant(message.ts) != nil, at: "ts")
     if let thread = message.threadTS {
       validation.check(Self.tsFormat, Slack.instant(thread) != nil, at: "thread_ts")
+    }
+    if message.text == nil {
+      validation.check(Self.textOrFiles, !(message.files ?? []).isEmpty, at: "text")
     }
     if message.subtype == "file_share" {
       validation.check(
@@ -120,7 +128,10 @@ public struct SlackMessagesDataset: Dataset {
       }
     }
     var replyTo: String?
-    if let thread = message.threadTS, thread != message.ts {
+    // A thread at ts 0 is none: a `message_changed` record names "0000000000.000000".
+    if let thread = message.threadTS, thread != message.ts, let start = Slack.instant(thread),
+      start.seconds != 0 || start.microseconds != 0
+    {
       replyTo = Message.scopedID(thread, in: conversation.id)
     }
     return Message(
@@ -151,7 +162,8 @@ public struct SlackMessagesDataset: Dataset {
   /// The message's text; a bot message whose text is empty says what it says in its
   /// attachments, whose plain-text `fallback`s (one per line) are then the text.
   static func text(of message: Slack.MessageDTO) -> String {
-    guard message.text.isEmpty, let attachments = message.attachments else { return message.text }
+    let text = message.text ?? ""
+    guard text.isEmpty, let attachments = message.attachments else { return text }
     return attachments.compactMap(\.fallback).joined(separator: "\n")
   }
 
