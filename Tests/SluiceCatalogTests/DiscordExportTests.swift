@@ -69,7 +69,8 @@ struct DiscordExportTests {
     let (report, _) = try workspace.runSpec("discord.json")
     #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
     #expect(try workspace.rows("SELECT * FROM conversations") == ["discord:1100|Sluice - Imports - general"])
-    #expect(try workspace.kinds() == ["text": 4, "system": 2])
+    // 1405 is an image sent without text: an image message, as the other exports make one.
+    #expect(try workspace.kinds() == ["text": 3, "image": 1, "system": 2])
     // Offsets are instants: +01:00 is an hour earlier in UTC. A pin's reference is not a reply.
     #expect(
       try workspace.rows(
@@ -80,7 +81,11 @@ struct DiscordExportTests {
       try workspace.rows(
         "SELECT message_id, position, kind_id, coalesce(name, '∅'), coalesce(size_bytes, '∅') FROM message_attachments ORDER BY 1, 2"
       )
-        == ["discord:1404|0|2|∅|∅", "discord:1404|1|3|report.json|9120", "discord:1405|0|2|∅|∅"])
+        == ["discord:1404|0|2|∅|∅", "discord:1404|1|3|report.json|9120"])
+    #expect(
+      try workspace.rows("SELECT message_id, url FROM image_messages") == [
+        "discord:1405|https://cdn.example.org/attachments/1100/1502/diagram.webp"
+      ])
   }
 
   // MARK: - Partitions, threads, renamed files (issue 23)
@@ -116,11 +121,16 @@ struct DiscordExportTests {
     // By DCE's kinds: 3 system (two joins, a pin), the rest text; attachments by extension.
     let systemTypes = parts.joined().compactMap { $0["type"] as? String }.filter { !["Default", "Reply"].contains($0) }
     #expect(systemTypes.sorted() == ["ChannelPinnedMessage", "GuildMemberJoin", "GuildMemberJoin"])
-    #expect(try workspace.kinds() == ["text": 22, "system": 3])
+    // Two uploads without text (a text file, a video) are file messages; the screenshot sent
+    // with text stays its message's attachment.
+    #expect(try workspace.kinds() == ["text": 20, "file": 2, "system": 3])
     #expect(
-      try workspace.rows("SELECT message_id, kind_id, name FROM message_attachments ORDER BY 1") == [
-        "discord:1519313051889963128|2|∅", "discord:1519313109049806910|3|textfile.txt",
-        "discord:1519316075357933610|3|20260624-1219-22.1575795.mp4",
+      try workspace.rows("SELECT message_id, kind_id, coalesce(name, '∅') FROM message_attachments ORDER BY 1") == [
+        "discord:1519313051889963128|2|∅"
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, name, size_bytes FROM file_messages ORDER BY 1") == [
+        "discord:1519313109049806910|textfile.txt|7", "discord:1519316075357933610|20260624-1219-22.1575795.mp4|589471",
       ])
     // A reply in part 2 answers a message of part 1.
     #expect(
@@ -166,6 +176,121 @@ struct DiscordExportTests {
       try workspace.rows("SELECT message_id FROM messages WHERE conversation_id = 'discord:200' ORDER BY 1") == [
         "discord:msg201", "discord:msg202",
       ])
+  }
+
+  // MARK: - Thread starters, uploads without text (issue 39)
+
+  /// Files shaped as DCE 2.48 writes them (see `Fixtures/discord/dce-2.48/SOURCE.md`: the
+  /// shape of a real capture, nordscope-fi/Discord-stoat-ferry @ `772c8c8b…`, and DCE's
+  /// `JsonMessageWriter`).
+  static func shaped(_ name: String) -> String {
+    ContractFixtures.directory("discord").appendingPathComponent("dce-2.48/\(name).json").path
+  }
+  static let channelFile = shaped("Sluice Test - general [1700000000000000100]")
+  static let threadFile = shaped("Sluice Test - general - Release thread [1700000000000000102]")
+
+  /// DCE writes the message a thread was started from in its channel's file and first in the
+  /// thread's file, with one id (the thread's). It belongs to the channel, where Discord shows
+  /// it: both load orders give the same tables, and the thread's file is noted for repeating it.
+  @Test func aThreadsStarterStaysInItsChannelWhicheverFileIsLoadedFirst() throws {
+    let channelFirst = try ChatExportWorkspace()
+    let report = try channelFirst.run([input(Self.channelFile), input(Self.threadFile)])
+    #expect(report.status == .succeeded && report.recordsLoaded == 6, "\(report.issues.map(\.description))")
+    // One note, on the thread's first record, at `id`; and, the two files being one run, the
+    // engine's warning that the run wrote that message's row twice.
+    let expected = [DiscordDataset.threadStarterRepeated.rawValue: 1, "duplicateKey": 1]
+    #expect(report.issueCounts == expected, "\(report.issues.map(\.description))")
+    let starter = "discord:1700000000000000102"
+    let general = "discord:1700000000000000100"
+    #expect(
+      try channelFirst.rows("SELECT message_id, conversation_id FROM messages ORDER BY 1") == [
+        "discord:1700000000000000101|\(general)", "\(starter)|\(general)",
+        "discord:1700000000000000103|\(general)", "discord:1700000000000000105|\(starter)",
+        "discord:1700000000000000106|\(general)",
+      ])
+    // The thread is a conversation of its own, keyed by its id (the starter's), named under its
+    // parent; the channel keeps the name its own file gives.
+    #expect(
+      try channelFirst.rows("SELECT * FROM conversations ORDER BY 1") == [
+        "\(general)|Sluice Test - general", "\(starter)|Sluice Test - general - Release thread",
+      ])
+    #expect(
+      try channelFirst.rows("SELECT text FROM text_messages WHERE message_id = '\(starter)'") == [
+        "Shall we plan the release in a thread?"
+      ])
+
+    let threadFirst = try ChatExportWorkspace()
+    let reverse = try threadFirst.run([input(Self.threadFile), input(Self.channelFile)])
+    #expect(reverse.status == .succeeded && reverse.issueCounts == expected)
+    #expect(try threadFirst.snapshot() == channelFirst.snapshot())
+
+    let note = try #require(report.issues.first { $0.code == DiscordDataset.threadStarterRepeated })
+    #expect(note.stage == .map && note.severity == .warning && note.path == "id" && note.location?.ordinal == 1)
+    #expect(note.input?.hasSuffix("Release thread [1700000000000000102].json") == true)
+
+    // Loaded alone, in separate runs, in either order: the same.
+    let separate = try ChatExportWorkspace()
+    let alone = try separate.run([input(Self.threadFile)])
+    #expect(alone.status == .succeeded && alone.issueCounts == [DiscordDataset.threadStarterRepeated.rawValue: 1])
+    #expect(
+      try separate.rows("SELECT conversation_id, coalesce(name, '∅') FROM conversations ORDER BY 1") == [
+        "\(general)|∅", "\(starter)|Sluice Test - general - Release thread",
+      ])
+    #expect(try separate.run([input(Self.channelFile)]).status == .succeeded)
+    #expect(try separate.run([input(Self.threadFile)]).status == .succeeded)
+    #expect(try separate.snapshot() == channelFirst.snapshot())
+  }
+
+  /// Before DCE 2.48 a thread's file opened with Discord's placeholder for the starter (type 21,
+  /// printed `"21"`, no content), not the message: skipped by design, the rest loaded.
+  @Test func aPre248ThreadFilesStarterPlaceholderIsSkippedByDesign() throws {
+    let workspace = try ChatExportWorkspace()
+    let file = Self.shaped("Sluice Test - general - Release thread [1700000000000000102] (DCE 2.47)")
+    let report = try workspace.run([input(file)])
+    #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 2 && report.recordsLoaded == 1 && report.statistics(for: .map).skipped == 1)
+    #expect(
+      try workspace.rows("SELECT message_id, conversation_id FROM messages") == [
+        "discord:1700000000000000105|discord:1700000000000000102"
+      ])
+  }
+
+  /// A sticker is an image at its `sourceUrl` (a Lottie one a JSON file), as Messenger's are;
+  /// an upload without text is an image or file message, its first attachment the content, as
+  /// Telegram, Messenger and Slack make theirs. Nothing a user sent is left out.
+  @Test func stickersAndUploadsWithoutTextAreImageOrFileMessages() throws {
+    let workspace = try ChatExportWorkspace()
+    let report = try workspace.run([input(Self.shaped("Sluice Test - Text - uploads [1700000000000000200]"))])
+    #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsLoaded == 5)
+    #expect(
+      try workspace.rows(
+        "SELECT m.message_id, k.name FROM messages m JOIN message_kinds k ON k.id = m.kind_id ORDER BY 1")
+        == [
+          "discord:1700000000000000201|image", "discord:1700000000000000202|image", "discord:1700000000000000203|file",
+          "discord:1700000000000000204|file", "discord:1700000000000000205|text",
+        ])
+    #expect(
+      try workspace.rows("SELECT message_id, url, coalesce(caption, '∅') FROM image_messages ORDER BY 1") == [
+        "discord:1700000000000000201|https://cdn.discordapp.com/stickers/904215665597120572.png|∅",
+        "discord:1700000000000000202|https://cdn.discordapp.com/attachments/1700000000000000200/1700000000000000292/whiteboard.jpg|∅",
+      ])
+    #expect(
+      try workspace.rows(
+        "SELECT message_id, name, url, coalesce(mime_type, '∅'), coalesce(size_bytes, '∅') FROM file_messages ORDER BY 1"
+      )
+        == [
+          "discord:1700000000000000203|notes.txt|https://cdn.discordapp.com/attachments/1700000000000000200/1700000000000000293/notes.txt|∅|312",
+          "discord:1700000000000000204|Yikes|https://cdn.discordapp.com/stickers/816087132447178774.json|application/json|∅",
+        ])
+    // The rest of an upload, and a reply's attachment then its sticker, stay attachments.
+    #expect(
+      try workspace.rows("SELECT message_id, position, kind_id, url FROM message_attachments ORDER BY 1, 2") == [
+        "discord:1700000000000000203|0|2|https://cdn.discordapp.com/attachments/1700000000000000200/1700000000000000294/photo.png",
+        "discord:1700000000000000205|0|2|https://cdn.discordapp.com/attachments/1700000000000000200/1700000000000000295/reply.gif",
+        "discord:1700000000000000205|1|2|https://cdn.discordapp.com/stickers/749054660769218631.png",
+      ])
+    #expect(try workspace.rows("SELECT text FROM text_messages") == ["Nice board!"])
   }
 
   @Test(

@@ -473,4 +473,130 @@ struct TelegramExportTests {
     #expect(try load(file, into: workspace, recordPath: Self.account).status == .succeeded)
     #expect(try workspace.snapshot() == before)
   }
+
+  // MARK: - Captions, to-do lists, media the export could not fetch (issue 39)
+
+  /// A real export's audio and video files sent with text (frozenspider/chat-history-manager's
+  /// `telegram_2023-10_audio-video`): the text is the message, the file its attachment —
+  /// neither is lost, whatever the `media_type`.
+  @Test func aCaptionedAudioOrVideoKeepsItsTextAndItsFile() throws {
+    let file = "chat-history-manager_2023-10_audio-video.json"
+    let messages = try ChatCorpus.array("telegram/\(file)", at: ["chats", "list"]).flatMap {
+      $0["messages"] as? [[String: Any]] ?? []
+    }
+    #expect(messages.count == 4 && messages.allSatisfy { $0["file"] != nil && !Self.plainText($0["text"]).isEmpty })
+    let workspace = try ChatExportWorkspace()
+    let report = try load(file, into: workspace, recordPath: Self.account)
+    #expect(report.status == .succeeded && report.recordsLoaded == 4, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(try workspace.kinds() == ["text": 4])
+    #expect(
+      try workspace.rows("SELECT message_id, text FROM text_messages ORDER BY 1") == [
+        "telegram:123123123/11111|Audio file (incomplete) message",
+        "telegram:123123123/11112|Audio file (full) message",
+        "telegram:123123123/21111|Video file (incomplete) message",
+        "telegram:123123123/21112|Video file (full) message",
+      ])
+    #expect(
+      try workspace.rows(
+        "SELECT message_id, position, kind_id, name, url, mime_type FROM message_attachments ORDER BY 1, 2") == [
+          "telegram:123123123/11111|0|3|audio_file.mp3|audio_file.mp3|audio/mpeg",
+          "telegram:123123123/11112|0|3|audio_file.mp3|audio_file.mp3|audio/mpeg",
+          "telegram:123123123/21111|0|3|video_file.mp4|video_file.mp4|video/mp4",
+          "telegram:123123123/21112|0|3|video_file.mp4|video_file.mp4|video/mp4",
+        ])
+    let before = try workspace.snapshot()
+    #expect(try load(file, into: workspace, recordPath: Self.account).status == .succeeded)
+    #expect(try workspace.snapshot() == before)
+  }
+
+  /// A real export of 2025 (chat-history-manager's `telegram_2025-12`): a to-do list (`todo_list`,
+  /// its tasks under `answers`) is text — its title, then its tasks — never empty; a one-time
+  /// video Telegram could not serve (`"(File unavailable, please try again later)"`) is a file
+  /// with no url, named `file`, not after the sentence.
+  @Test func aToDoListIsItsTitleAndTasksAndAnUnavailableFileHasNoURL() throws {
+    let file = "chat-history-manager_2025-12_todo-list.json"
+    let workspace = try ChatExportWorkspace()
+    let report = try load(file, into: workspace, recordPath: Self.account)
+    #expect(report.status == .succeeded && report.recordsLoaded == 6, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(try workspace.kinds() == ["text": 3, "system": 2, "file": 1])
+    #expect(
+      try workspace.rows("SELECT text FROM text_messages WHERE message_id = 'telegram:123123123/11113'") == [
+        "testing\npoint 1\npoint 2\npoint 3"
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, event, coalesce(text, '∅') FROM system_messages ORDER BY 1") == [
+        "telegram:123123123/11111|paid_messages_price_change|∅", "telegram:123123123/11114|todo_completions|∅",
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, name, coalesce(url, '∅'), size_bytes FROM file_messages") == [
+        "telegram:123123123/11115|file|∅|0"
+      ])
+    #expect(try workspace.count("SELECT count(*) FROM message_attachments") == 0)
+  }
+
+  /// The shapes no real sample has yet, as Telegram Desktop writes them
+  /// (telegramdesktop/tdesktop @ `929032d598f7c521adc1869152463cf9e1160533`,
+  /// `Telegram/SourceFiles/export/output/export_output_json.cpp`): a to-do list whose title
+  /// and tasks are texts with entities (`SerializeText`), tasks added later (`todo_append_tasks`
+  /// with `items`), a file over the size limit with its `file_name` (`SkipReason::FileSize`), an
+  /// unavailable document sent with text, and an unavailable photo (which keeps the sentence as
+  /// its url, as a left-out photo does).
+  @Test func toDoTasksAddedLaterAndFilesLeftOutKeepEveryText() throws {
+    let workspace = try ChatExportWorkspace()
+    let input = try workspace.directory.write(
+      "result.json",
+      """
+      {"name": "Plans", "type": "private_group", "id": 4242, "messages": [
+        {"id": 1, "type": "message", "date": "2025-07-01T10:00:00", "date_unixtime": "1751364000",
+         "from": "Ana", "from_id": "user7", "todo_list": {"title": ["Trip ", {"type": "bold", "text": "prep"}],
+         "others_can_append": false, "others_can_complete": true,
+         "answers": [{"text": "tickets", "id": 1}, {"text": [{"type": "italic", "text": "visa"}], "id": 2}]},
+         "text": "", "text_entities": []},
+        {"id": 2, "type": "service", "date": "2025-07-01T10:05:00", "date_unixtime": "1751364300",
+         "actor": "Ben", "actor_id": "user8", "action": "todo_append_tasks",
+         "items": [{"text": "hotel", "id": 3}, {"text": "insurance", "id": 4}], "text": "", "text_entities": []},
+        {"id": 3, "type": "service", "date": "2025-07-01T10:06:00", "date_unixtime": "1751364360",
+         "actor": "Ben", "actor_id": "user8", "action": "todo_completions", "completed": [1, 3], "incompleted": [],
+         "text": "", "text_entities": []},
+        {"id": 4, "type": "message", "date": "2025-07-01T10:07:00", "date_unixtime": "1751364420",
+         "from": "Ana", "from_id": "user7",
+         "file": "(File exceeds maximum size. Change data exporting settings to download.)",
+         "file_name": "itinerary.pdf", "file_size": 73400320, "mime_type": "application/pdf",
+         "text": "", "text_entities": []},
+        {"id": 5, "type": "message", "date": "2025-07-01T10:08:00", "date_unixtime": "1751364480",
+         "from": "Ben", "from_id": "user8", "file": "(File unavailable, please try again later)",
+         "file_size": 0, "media_type": "voice_message", "mime_type": "audio/ogg", "duration_seconds": 4,
+         "text": ["Listen to ", {"type": "bold", "text": "this"}],
+         "text_entities": [{"type": "plain", "text": "Listen to "}, {"type": "bold", "text": "this"}]},
+        {"id": 6, "type": "message", "date": "2025-07-01T10:09:00", "date_unixtime": "1751364540",
+         "from": "Ana", "from_id": "user7", "photo": "(File unavailable, please try again later)",
+         "photo_file_size": 0, "text": "", "text_entities": []}
+      ]}
+      """)
+    let report = try workspace.run("telegram", input, recordPath: ["messages"], policy: .strict)
+    #expect(report.status == .succeeded && report.recordsLoaded == 6, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(
+      try workspace.rows("SELECT message_id, text FROM text_messages ORDER BY 1") == [
+        "telegram:4242/1|Trip prep\ntickets\nvisa", "telegram:4242/5|Listen to this",
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, event, coalesce(text, '∅') FROM system_messages ORDER BY 1") == [
+        "telegram:4242/2|todo_append_tasks|hotel\ninsurance", "telegram:4242/3|todo_completions|∅",
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, name, coalesce(url, '∅'), mime_type, size_bytes FROM file_messages") == [
+        "telegram:4242/4|itinerary.pdf|∅|application/pdf|73400320"
+      ])
+    #expect(
+      try workspace.rows(
+        "SELECT message_id, position, kind_id, name, coalesce(url, '∅'), mime_type FROM message_attachments")
+        == ["telegram:4242/5|0|3|voice_message|∅|audio/ogg"])
+    #expect(
+      try workspace.rows("SELECT message_id, url FROM image_messages") == [
+        "telegram:4242/6|(File unavailable, please try again later)"
+      ])
+  }
 }

@@ -82,4 +82,36 @@ struct ChatExportCommandTests {
     #expect(report.issues.map(\.input) == ["\(export)/general/canvas_in_the_conversation.json"])
     #expect(try count(database, "SELECT count(*) FROM conversations WHERE name IS NOT NULL") == 2)
   }
+
+  /// A Discord thread's file repeats the message the thread was started from (DCE 2.48): the
+  /// user sees a warning naming the thread's file, the run exits 0, and the message stays in
+  /// its channel whichever file comes first. The files are the catalog suite's, shaped as DCE
+  /// 2.48 writes them (`Fixtures/discord/dce-2.48/SOURCE.md`).
+  @Test func aDiscordThreadFileRepeatingItsStarterIsReportedAndMovesNothing() throws {
+    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("SluiceCatalogTests/Fixtures/discord/dce-2.48").path
+    let channel = fixtures + "/Sluice Test - general [1700000000000000100].json"
+    let thread = fixtures + "/Sluice Test - general - Release thread [1700000000000000102].json"
+    var placements: [[Int64]] = []
+    for order in [[thread, channel], [channel, thread]] {
+      let scratch = try TemporaryDirectory()
+      let database = scratch.file("discord.sqlite")
+      for file in order {
+        let result = try SluiceCommand.run(["run", "Pipelines/discord.json", "--input", file, "--db", database])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("threadStarterRepeated") == (file == thread), "\(result.stderr)")
+      }
+      let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
+      #expect(
+        try connection.scalarInt(
+          "SELECT count(*) FROM messages WHERE message_id = 'discord:1700000000000000102' AND conversation_id = 'discord:1700000000000000100'"
+        ) == 1)
+      // The channel's four messages (its starter among them) and the thread's reply.
+      placements.append(
+        try ["discord:1700000000000000100", "discord:1700000000000000102"].map { conversation in
+          try connection.scalarInt("SELECT count(*) FROM messages WHERE conversation_id = '\(conversation)'") ?? -1
+        })
+    }
+    #expect(placements == [[4, 1], [4, 1]])
+  }
 }

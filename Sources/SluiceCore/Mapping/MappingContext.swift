@@ -25,6 +25,8 @@ public struct MappingContext: Sendable {
   public let lenientArrays: Bool
   /// The elements dropped so far, with their paths.
   public private(set) var drops: [MappingError] = []
+  /// What the dataset noted about a record it still maps, with their paths.
+  public private(set) var notes: [MappingError] = []
 
   public init(fields: [String: String] = [:], inputPath: String = "", position: Int = 0, lenientArrays: Bool = false) {
     self.fields = fields
@@ -43,6 +45,14 @@ public struct MappingContext: Sendable {
     let error = MappingError(code: code, path: path, message: message, value: value)
     guard lenientArrays else { throw error }
     drops.append(error)
+  }
+
+  /// Something a person should know about a record that still loads, under any policy: the
+  /// engine reports it as a map-stage warning with this code at this path (an export that
+  /// repeats a message in another file, say, and where the import keeps it). No record value
+  /// belongs in `message`.
+  public mutating func note(at path: String, code: IssueCode, _ message: String) {
+    notes.append(MappingError(code: code, path: path, message: message))
   }
 }
 

@@ -204,6 +204,12 @@ final class RecordProducer<D: Dataset> {
         issue.value = drop.value
         item.warnings.append(issue)
       }
+      for note in context.notes {
+        item.warnings.append(
+          Issue(
+            stage: .map, severity: .warning, code: note.code, location: raw.location, path: note.path,
+            message: note.message))
+      }
       lap(.map, &mark)
       guard rows.violations.isEmpty else {
         return .rejected(

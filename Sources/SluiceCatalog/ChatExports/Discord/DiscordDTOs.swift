@@ -18,7 +18,9 @@ extension Discord {
     public let author: AuthorDTO
     public let reference: ReferenceDTO?
     public let attachments: [AttachmentDTO]
-    public let timestampEdited, callEndedTimestamp, isPinned, embeds, stickers, reactions, mentions: Unmapped?
+    /// Stickers sent with (or as) the message; absent from exports older than DCE's stickers.
+    public let stickers: [StickerDTO]?
+    public let timestampEdited, callEndedTimestamp, isPinned, embeds, reactions, mentions: Unmapped?
     public let interaction, inlineEmojis: Unmapped?
   }
 
@@ -37,6 +39,16 @@ extension Discord {
     public let channelId: String?
     public let guildId: String?
     public let type: Unmapped?
+  }
+
+  /// A sticker as `JsonMessageWriter.WriteStickerAsync` writes it: `{id, name, format,
+  /// sourceUrl}`, `format` one of DCE's `StickerFormat` (`Png`, `Apng`, `Lottie`, `Gif`); a
+  /// Lottie sticker is a JSON animation, not an image.
+  public struct StickerDTO: Decodable, Sendable {
+    public let id: String
+    public let name: String
+    public let format: String
+    public let sourceUrl: String
   }
 
   public struct AttachmentDTO: Decodable, Sendable {

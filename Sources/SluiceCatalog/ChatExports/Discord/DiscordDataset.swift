@@ -17,12 +17,25 @@ import Foundation
 /// id is a conversation of its own, keyed by its stem (parts of one file still together),
 /// unnamed.
 ///
+/// **A thread's starter message belongs to the channel it was posted in.** Discord gives a
+/// thread started from a message that message's id, and DCE (since 2.48, PR #1557) writes the
+/// message both in its channel's file and first in the thread's file. In a thread's file
+/// (`channel.type` `Guild…Thread`), the message whose id is the thread's is kept in the parent
+/// channel (`channel.categoryId`), where Discord shows it, whichever file is loaded first; the
+/// run notes it (`threadStarterRepeated`, a map-stage warning at `id`). (A forum post's opening
+/// message has its thread's id too, and so goes to the forum's conversation.) DCE before 2.48
+/// wrote a placeholder in its place instead (type `21`, later `ThreadStarterMessage`, no
+/// content): skipped by design.
+///
 /// Kinds follow DCE's own rule (`MessageKind.IsSystemMessage`): `Default` and `Reply` are text,
 /// DCE's other kinds (`GuildMemberJoin`, `ChannelPinnedMessage`, `RecipientAdd`, `Call`, …)
 /// are system, the kind being the event; any other is `unsupportedEnumValue` at `type`. A reply
 /// keeps the id of the message it answers. Attachments become image or file attachments by
-/// their file name's extension (DCE gives no content type). Discord's ids are global, so a
-/// message's key is its id (`discord:…`).
+/// their file name's extension (DCE gives no content type); stickers follow them, images by
+/// their `sourceUrl` (a Lottie sticker, a JSON animation, is a file). A `Default` or `Reply`
+/// without text is its first attachment or sticker — an image or file message, as the other
+/// exports make an upload — the rest its attachments. Discord's ids are global, so a message's
+/// key is its id (`discord:…`).
 public struct DiscordDataset: Dataset {
   public init() {}
 
@@ -32,6 +45,10 @@ public struct DiscordDataset: Dataset {
 
   static let export = "discord"
   static let textKinds: Set<String> = ["Default", "Reply"]
+  /// DCE's placeholder for a thread's starter message before 2.48: its number, then its name.
+  static let starterPlaceholders: Set<String> = ["21", "ThreadStarterMessage"]
+  /// The warning that a thread's file repeated the message its thread was started from.
+  public static let threadStarterRepeated: IssueCode = "threadStarterRepeated"
   static let systemKinds: Set<String> = [
     "RecipientAdd", "RecipientRemove", "Call", "ChannelNameChange", "ChannelIconChange", "ChannelPinnedMessage",
     "GuildMemberJoin", "ThreadCreated",
@@ -45,9 +62,9 @@ public struct DiscordDataset: Dataset {
     "Discord attachment sizes are not negative", code: .outOfRange, message: "must not be negative",
     constraints: [.atLeast(0, at: "attachments[].fileSizeBytes")])
 
-  /// The map stage knows these message types.
+  /// The map stage knows these message types (and skips the starter placeholders).
   public var recordConstraints: [FieldConstraint] {
-    [.oneOf(Self.textKinds.sorted() + Self.systemKinds.sorted(), at: "type")]
+    [.oneOf(Self.textKinds.sorted() + Self.systemKinds.sorted() + Self.starterPlaceholders.sorted(), at: "type")]
   }
 
   public var rules: [ValidationRule] { [Self.idNotBlank, Self.authorIDNotBlank, Self.attachmentSize] }
@@ -62,25 +79,67 @@ public struct DiscordDataset: Dataset {
 
   public func map(_ message: Discord.MessageDTO, context: inout MappingContext) throws(MappingError) -> Message {
     let content: MessageContent
+    var attachments = message.attachments.map(Self.attachment) + (message.stickers ?? []).map(Self.sticker)
     if Self.textKinds.contains(message.type) {
-      content = .text(message.content)
+      if message.content.isEmpty, let first = attachments.first {
+        attachments.removeFirst()
+        switch first {
+        case .image(let image): content = .image(image)
+        case .file(let file): content = .file(file)
+        }
+      } else {
+        content = .text(message.content)
+      }
     } else if Self.systemKinds.contains(message.type) {
       content = .system(SystemContent(event: message.type, text: ChatExport.nonEmpty(message.content)))
+    } else if Self.starterPlaceholders.contains(message.type) {
+      throw MappingError.skipped("a thread's starter placeholder (DCE before 2.48); the message is its channel's")
     } else {
       throw ChatExport.unsupported(
         message.type, at: "type", known: (Self.textKinds.sorted() + Self.systemKinds.sorted()).joined(separator: ", "))
     }
-    let channel = Self.channel(fields: context.fields, path: context.inputPath)
+    let conversation: Conversation
+    if let parent = Self.parentOfStarter(message.id, fields: context.fields) {
+      // The parent's name is not in this file (only its own, without its category): left as
+      // the parent's own file gives it, so the load order changes nothing.
+      conversation = Conversation(id: ChatExport.key(Self.export, parent))
+      context.note(
+        at: "id", code: Self.threadStarterRepeated,
+        "the thread's file repeats the message the thread was started from; it is kept in the parent channel (channel.categoryId), where it was posted"
+      )
+    } else {
+      let channel = Self.channel(fields: context.fields, path: context.inputPath)
+      conversation = Conversation(id: ChatExport.key(Self.export, channel.id), name: channel.name)
+    }
     return Message(
       id: ChatExport.key(Self.export, message.id),
-      conversation: Conversation(id: ChatExport.key(Self.export, channel.id), name: channel.name),
+      conversation: conversation,
       sender: ChatExport.sender(
         Self.export, message.author.id, name: ChatExport.nonEmpty(message.author.nickname) ?? message.author.name),
       sentAt: Timestamp(message.timestamp),
       // A pin's `reference` names the pinned message, which it does not reply to.
       replyTo: message.type == "Reply" ? message.reference?.messageId.map { ChatExport.key(Self.export, $0) } : nil,
       content: content,
-      attachments: message.attachments.map(Self.attachment))
+      attachments: attachments)
+  }
+
+  /// The parent channel of a thread whose file this message starts: a thread's file
+  /// (`channel.type` `GuildPublicThread`, `GuildPrivateThread`, `GuildNewsThread`) whose message
+  /// has the thread's own id, with the parent's id in `channel.categoryId`.
+  static func parentOfStarter(_ id: String, fields: [String: String]) -> String? {
+    guard let type = fields["channel.type"], type.hasPrefix("Guild"), type.hasSuffix("Thread"),
+      fields["channel.id"] == id, let parent = ChatExport.nonEmpty(fields["channel.categoryId"]),
+      !parent.allSatisfy(\.isWhitespace), parent != id
+    else { return nil }
+    return parent
+  }
+
+  /// A sticker: an image at its `sourceUrl`, or, for a Lottie animation, a file named after it.
+  static func sticker(_ sticker: Discord.StickerDTO) -> MessageAttachment {
+    if sticker.format == "Lottie" {
+      return .file(FileContent(name: sticker.name, url: sticker.sourceUrl, mimeType: "application/json"))
+    }
+    return .image(ImageContent(url: sticker.sourceUrl))
   }
 
   public func rows(for message: Message, into rows: inout RecordRows) {

@@ -12,7 +12,12 @@
 // - `from` is `null` for a deleted account, which keeps its `from_id`;
 // - a shared contact is a `message` with `contact_information` (and often `contact_vcard`) and
 //   an empty `text`; a shared location one with `location_information` (`ContactDTO`,
-//   `LocationDTO`); a call is a `service` message `phone_call` with `discard_reason`.
+//   `LocationDTO`); a call is a `service` message `phone_call` with `discard_reason`;
+// - a to-do list (layer 205, 2025) is a `message` with `todo_list` `{title, others_can_append,
+//   others_can_complete, answers: [{text, id}]}` and an empty `text` (`TodoListDTO`); tasks added
+//   later are a `service` message `todo_append_tasks` with `items: [{text, id}]`, ticks one
+//   `todo_completions` with `completed` and `incompleted` (task ids);
+// - media the export left out is a sentence in place of the path (`Telegram.placeholders`).
 
 /// Telegram Desktop's JSON wire format.
 public enum Telegram {}
@@ -48,10 +53,16 @@ extension Telegram {
     public let contactInformation: ContactDTO?
     /// A shared location, live for `live_location_period_seconds` (the message's `text` is empty).
     public let locationInformation: LocationDTO?
+    /// A to-do list: its title and tasks (the message's own `text` is empty).
+    public let todoList: TodoListDTO?
+    /// The tasks a `todo_append_tasks` service message added.
+    public let items: [TodoListDTO.TaskDTO]?
     public let contactVcard, liveLocationPeriodSeconds, discardReason: Unmapped?
     public let textEntities, edited, editedUnixtime, forwardedFrom, viaBot, photoFileSize: Unmapped?
     public let thumbnail, durationSeconds, stickerEmoji, reactions, members, title, inlineBotButtons, inviter: Unmapped?
     public let messageID: Unmapped?
+    public let performer, selfDestructPeriodSeconds, forwardedFromID, completed, incompleted: Unmapped?
+    public let priceStars, isBroadcastMessagesAllowed: Unmapped?
 
     enum CodingKeys: String, CodingKey {
       case id, type, date
@@ -86,6 +97,13 @@ extension Telegram {
       case locationInformation = "location_information"
       case liveLocationPeriodSeconds = "live_location_period_seconds"
       case discardReason = "discard_reason"
+      case todoList = "todo_list"
+      case items, performer
+      case selfDestructPeriodSeconds = "self_destruct_period_seconds"
+      case forwardedFromID = "forwarded_from_id"
+      case completed, incompleted
+      case priceStars = "price_stars"
+      case isBroadcastMessagesAllowed = "is_broadcast_messages_allowed"
     }
   }
 
@@ -114,6 +132,32 @@ extension Telegram {
 
     /// The place as a geo URI (RFC 5870): `geo:41.311194,69.279725`.
     public var plainText: String { "geo:\(latitude),\(longitude)" }
+  }
+
+  /// A message's `todo_list`, as Telegram Desktop writes it since layer 205 (`export_output_json.cpp`):
+  /// `{title, others_can_append, others_can_complete, answers: [{text, id}]}` — the tasks are
+  /// under `answers`, as a poll's are; titles and tasks are texts (a string, or parts).
+  public struct TodoListDTO: Decodable, Sendable {
+    public let title: TextDTO
+    public let answers: [TaskDTO]?
+    public let othersCanAppend, othersCanComplete: Unmapped?
+
+    enum CodingKeys: String, CodingKey {
+      case title, answers
+      case othersCanAppend = "others_can_append"
+      case othersCanComplete = "others_can_complete"
+    }
+
+    /// A task of a to-do list, numbered by `id` within it.
+    public struct TaskDTO: Decodable, Sendable {
+      public let text: TextDTO
+      public let id: Unmapped?
+    }
+
+    /// The list as a reader sees it: the title, then each task, one per line.
+    public var plainText: String {
+      ([title.plainText] + (answers ?? []).map(\.text.plainText)).joined(separator: "\n")
+    }
   }
 
   /// A message's `poll`: `{question, closed, total_voters, answers: [{text, voters, chosen}]}`;

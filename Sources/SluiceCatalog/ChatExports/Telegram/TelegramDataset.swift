@@ -10,11 +10,14 @@
 ///   (chat-miner's minimal exports) falls back to the input file: `telegram:<file stem>`, with
 ///   `#<name>` when the chat has a name, so that the id-less chats of one account file stay apart.
 /// - **Kind**: `type` `service` → system (the `action` is the event); `message` with a `photo` →
-///   image (the text is the caption), with a `file` or `media_type` → file, otherwise text; any
-///   other `type` is `unsupportedEnumValue` at `type`. `text` — a string, or strings and entity
-///   objects — is flattened to plain text. A poll (a `message` with `poll` and an empty `text`)
-///   is text: its question, then its answers, one per line; so is a shared contact (its name,
-///   then its phone number) and a shared location (a geo URI, `geo:<latitude>,<longitude>`).
+///   image (the text is the caption), with a `file` or `media_type` → file — or, when it has
+///   text (a captioned document, audio or video), text with the file as its attachment —
+///   otherwise text; any other `type` is `unsupportedEnumValue` at `type`. `text` — a string, or
+///   strings and entity objects — is flattened to plain text. A poll (a `message` with `poll`
+///   and an empty `text`) is text: its question, then its answers, one per line; so is a to-do
+///   list (its title, then its tasks), a shared contact (its name, then its phone number) and a
+///   shared location (a geo URI, `geo:<latitude>,<longitude>`). A `todo_append_tasks` service
+///   message's text is the tasks it added.
 /// - **Key**: the message's `id` within its chat (`telegram:5965280513/42`). A message without an
 ///   `id` (chat-miner's minimal exports) is keyed by its 0-based position in its chat's
 ///   `messages` (`telegram:chat-miner_single_export/@0`; `@` never starts an id, which is a
@@ -23,8 +26,9 @@
 ///   changes nothing. (A later export of a chat whose earlier messages were deleted shifts them;
 ///   exports that have ids — every Telegram Desktop one — are keyed by id and never do.)
 /// - **Media left out of the export** (`"(File not included. Change data exporting settings to
-///   download.)"`): a file has no `url` and is named by its `media_type` (or `file`); a photo
-///   keeps the sentence as its `url`.
+///   download.)"`, `"(File exceeds maximum size. …)"`, `"(File unavailable, please try again
+///   later)"`): a file has no `url` and is named by its `file_name` or `media_type` (or `file`); a
+///   photo keeps the sentence as its `url`.
 /// - **Time**: `date_unixtime` (a number in a string); older exports have only `date`, the
 ///   exporting computer's local time without a zone, read as UTC.
 /// - **Sender**: `from_id` (`user123…`, or a bare number in older exports — the same key either
@@ -80,6 +84,7 @@ public struct TelegramDataset: Dataset {
 
   public func map(_ message: Telegram.MessageDTO, context: inout MappingContext) throws(MappingError) -> Message {
     let content: MessageContent
+    var attachments: [MessageAttachment] = []
     let sender: Sender?
     let text = message.text.plainText
     switch message.type {
@@ -89,11 +94,21 @@ public struct TelegramDataset: Dataset {
         content = .image(
           ImageContent(url: photo, caption: ChatExport.nonEmpty(text), width: message.width, height: message.height))
       } else if message.file != nil || message.mediaType != nil {
-        let file = message.file.flatMap { $0 == Self.notIncluded ? nil : $0 }
+        let file = message.file.flatMap { Self.placeholders.contains($0) ? nil : $0 }
         let name = message.fileName ?? file.map(Self.lastComponent) ?? message.mediaType ?? "file"
-        content = .file(FileContent(name: name, url: file, mimeType: message.mimeType, sizeBytes: message.fileSize))
+        let document = FileContent(name: name, url: file, mimeType: message.mimeType, sizeBytes: message.fileSize)
+        // A document, audio or video sent with text: the text is the message, the file its
+        // attachment (as a Slack file shared with a comment), so neither is lost.
+        if text.isEmpty {
+          content = .file(document)
+        } else {
+          content = .text(text)
+          attachments = [.file(document)]
+        }
       } else if let poll = message.poll, text.isEmpty {
         content = .text(poll.plainText)
+      } else if let todoList = message.todoList, text.isEmpty {
+        content = .text(todoList.plainText)
       } else if let contact = message.contactInformation, text.isEmpty {
         content = .text(contact.plainText)
       } else if let location = message.locationInformation, text.isEmpty {
@@ -103,7 +118,11 @@ public struct TelegramDataset: Dataset {
       }
     case "service":
       sender = Self.sender(id: message.actorID, name: message.actor)
-      content = .system(SystemContent(event: message.action ?? "service", text: ChatExport.nonEmpty(text)))
+      // Tasks added to a to-do list are the service message's text, one per line.
+      let added = (message.items ?? []).map(\.text.plainText).joined(separator: "\n")
+      content = .system(
+        SystemContent(event: message.action ?? "service", text: ChatExport.nonEmpty(text) ?? ChatExport.nonEmpty(added))
+      )
     default:
       throw ChatExport.unsupported(message.type, at: "type", known: Self.types, what: "a Telegram message type")
     }
@@ -113,7 +132,7 @@ public struct TelegramDataset: Dataset {
       id: Message.scopedID(key, in: conversation.id), conversation: conversation, sender: sender,
       sentAt: try Self.sentAt(message),
       replyTo: message.replyToMessageID.map { Message.scopedID(String($0), in: conversation.id) },
-      content: content)
+      content: content, attachments: attachments)
   }
 
   public func rows(for message: Message, into rows: inout RecordRows) {
@@ -152,9 +171,15 @@ public struct TelegramDataset: Dataset {
   }
 
   /// What Telegram Desktop writes for `file`, `photo` and `thumbnail` when the export left the
-  /// media out: a file of that kind has no path (its name is its `media_type`, or `file`); a
-  /// photo keeps it as its `url`, which an image must have.
-  static let notIncluded = "(File not included. Change data exporting settings to download.)"
+  /// media out (`export_output_json.cpp`, by `SkipReason`): a type the settings excluded, a file
+  /// over their size limit, or one Telegram could not serve (`Unavailable`, also a
+  /// self-destructing one). A file of that kind has no path (its name is its `file_name`, its
+  /// `media_type`, or `file`); a photo keeps the sentence as its `url`, which an image must have.
+  static let placeholders: Set<String> = [
+    "(File not included. Change data exporting settings to download.)",
+    "(File exceeds maximum size. Change data exporting settings to download.)",
+    "(File unavailable, please try again later)",
+  ]
 
   static func lastComponent(_ path: String) -> String {
     path.split(separator: "/").last.map(String.init) ?? path
