@@ -104,24 +104,11 @@ struct XMLAssembler {
 
   // MARK: - Positions
 
-  /// The offset, in the decompressed stream, of the parser's current position (or `cursor`, a
-  /// place in the parser's buffer before it).
-  ///
-  /// A document in another encoding (ISO-8859-1, UTF-16, …) reaches the parser as libxml2's
-  /// UTF-8 copy, whose offsets are not the stream's: there libxml2 tells the stream's offset of
-  /// its current position (`xmlByteConsumed`, which converts the rest of its buffer back), asked
-  /// with `cur` moved to `cursor` for the call and put back at once.
+  /// The offset, in the decompressed stream, of the parser's current position.
   private func byteOffset(at cursor: UnsafePointer<xmlChar>? = nil) -> Int64 {
-    guard let context, let input = context.pointee.input, let base = input.pointee.base else { return 0 }
-    let current = cursor ?? input.pointee.cur ?? base
-    if input.pointee.buf?.pointee.encoder != nil {
-      let saved = input.pointee.cur
-      input.pointee.cur = current
-      let consumed = xmlByteConsumed(context)
-      input.pointee.cur = saved
-      if consumed >= 0 { return Int64(consumed) }
-    }
-    return Int64(input.pointee.consumed) + Int64(base.distance(to: current))
+    guard let input = context?.pointee.input?.pointee, let base = input.base else { return 0 }
+    let current = cursor ?? input.cur ?? base
+    return Int64(input.consumed) + Int64(base.distance(to: current))
   }
 
   private func line() -> Int { Int(context?.pointee.input?.pointee.line ?? 1) }
