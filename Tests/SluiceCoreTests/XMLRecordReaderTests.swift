@@ -334,7 +334,7 @@ struct XMLRecordReaderTests {
   @Test(arguments: chunkSizes)
   func anInputInvalidInItsEncodingIsASyntaxErrorNotAnEnd(chunkSize: Int) throws {
     let bytes =
-      Array("<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?>\n<r>\n<rec>a</rec>\n<rec>".utf8) + [0xC1, 0xC1]
+      Array("<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<r>\n<rec>a</rec>\n<rec>".utf8) + [0xFF, 0xFF]
       + Array("</rec>\n<rec>c</rec>\n</r>\n".utf8)
     let read = try steps(bytes, path: ["r", "rec"], chunkSize: chunkSize)
     #expect(read.count <= 2, "\(read)")
@@ -708,8 +708,9 @@ struct XMLRecordReaderTests {
     #expect(at.byteOffset < 8 + 7 * 520)
   }
 
-  /// A document in another encoding reaches the parser as libxml2's UTF-8 copy, and positions
-  /// are read off that copy: lines are right, byte offsets are not those of the stream.
+  /// A document in another encoding reaches the parser as libxml2's UTF-8 copy; its lines and
+  /// byte offsets are still the stream's own (fuzz finding 9: a Latin-1 document's offsets
+  /// counted the copy's bytes, past the input's end).
   @Test(arguments: [1, 4096])
   func recordsInATranscodedDocumentHaveTheirLines(chunkSize: Int) throws {
     let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<r>\n<rec a=\"é\">x</rec>\n<rec>y</rec>\n</r>\n"
@@ -729,9 +730,81 @@ struct XMLRecordReaderTests {
         expected.append(Int64(index))
       }
       #expect(expected.count == 2)
-      withKnownIssue("byte offsets of transcoded documents count libxml2's UTF-8 copy, not the stream") {
-        #expect(read.map(\.location.byteOffset) == expected)
+      #expect(read.map(\.location.byteOffset) == expected)
+    }
+  }
+
+  /// Fuzz finding 9: a Latin-1 document whose text before its record holds 120 accented bytes
+  /// (240 in libxml2's UTF-8 copy) — the record's offset is where its `<` is in the input.
+  @Test(arguments: [1, 7, 4096])
+  func aLatin1RecordAfterManyAccentedBytesIsWhereItsTagIs(chunkSize: Int) throws {
+    let head = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<r>\n".utf8) + Array(repeating: 0xEB, count: 120)
+    let bytes = head + Array("<rec a=\"".utf8) + [0xE9] + Array("\">x</rec>\n</r>\n".utf8)
+    let read = try steps(bytes, path: ["r", "rec"], chunkSize: chunkSize)
+    #expect(read.map(\.location.byteOffset) == [Int64(head.count)], "\(read)")
+    #expect(read.allSatisfy { $0.location.byteOffset < bytes.count })
+  }
+
+  /// A legacy document in a stateless encoding other than UTF-8 — a code page, UTF-16 of a
+  /// stated order, a CJK multi-byte set — has its records where their `<` is in the input,
+  /// fed a byte at a time or in the parser's slices, as the fuzz target checks for UTF-8 (fuzz
+  /// finding 9 was a Latin-1 record reported past the input's end, counted in libxml2's UTF-8
+  /// copy). The text between the records is in the encoding's own script, so its bytes and its
+  /// UTF-8 differ in length.
+  @Test(arguments: [
+    ("ISO-8859-1", "café Übermaß"), ("ISO-8859-15", "coût 5 €"), ("windows-1252", "naïve “quotes” €"),
+    ("ISO-8859-7", "καλημέρα"), ("KOI8-R", "привет"), ("CP1251", "привет"), ("CP866", "привет"),
+    ("Shift_JIS", "日本語のテキスト"), ("EUC-JP", "日本語"), ("GB18030", "中文文本"), ("GBK", "中文"),
+    ("BIG5", "中文"), ("EUC-KR", "한국어"), ("UTF-16LE", "ü 日本 😀"), ("UTF-16BE", "ü 日本 😀"),
+    ("IBM437", "café"),
+  ])
+  func recordsOfALegacyEncodingAreWhereTheirTagsAre(encoding: String, sample: String) throws {
+    let parts = [
+      "<?xml version=\"1.0\" encoding=\"\(encoding)\"?>\n<r>\n<!-- \(sample) \(sample) -->\n",
+      "<rec a=\"\(sample)\">\(sample)</rec>\n",
+      "<rec>\(sample)</rec>\n", "</r>\n",
+    ]
+    let encoded = try parts.map { try #require(iconvEncode($0, to: encoding), "\(encoding)") }
+    let bytes = encoded.flatMap { $0 }
+    let expected = [Int64(encoded[0].count), Int64(encoded[0].count + encoded[1].count)]
+    for chunkSize in chunkSizes {
+      let read = try steps(bytes, path: ["r", "rec"], chunkSize: chunkSize)
+      #expect(read.compactMap(\.text).count == 2, "\(encoding), chunks of \(chunkSize): \(read)")
+      #expect(read.map(\.location.byteOffset) == expected, "\(encoding), chunks of \(chunkSize)")
+      #expect(read.map(\.location.line) == [4, 5], "\(encoding), chunks of \(chunkSize)")
+    }
+    let first = try steps(bytes, path: ["r", "rec"]).first?.text
+    #expect(first == "{\"a\":\"\(sample)\",\"#text\":\"\(sample)\"}", "\(encoding)")
+  }
+
+  /// A document in an encoding where a character may be spelled two ways or depends on the
+  /// bytes before it (UTF-7, ISO-2022-JP) is refused at its start, saying how to read it: the
+  /// fuzz target found a UTF-7 document whose records moved with the chunk size.
+  @Test(arguments: ["UTF-7", "ISO-2022-JP"])
+  func aDocumentInAnEncodingWithStateIsRefusedWithTheWayToReadIt(encoding: String) throws {
+    // The markup in ASCII, as such documents are written (iconv's UTF-7 would spell `<` `+ADw-`).
+    let bytes =
+      Array("<?xml version=\"1.0\" encoding=\"\(encoding)\"?>\n<r>\n<rec>".utf8)
+      + (try #require(iconvEncode("日本", to: encoding))) + Array("</rec>\n</r>\n".utf8)
+    for chunkSize in [1, 4096] {
+      let read = try steps(bytes, path: ["r", "rec"], chunkSize: chunkSize)
+      guard case .error(let code, let message, let location, recoverable: false)? = read.first, read.count == 1 else {
+        Issue.record("\(encoding), chunks of \(chunkSize): \(read)")
+        continue
       }
+      #expect(code == .syntax)
+      #expect(message.contains(encoding) && message.contains("iconv -f \(encoding) -t UTF-8"), "\(message)")
+      #expect(location == RecordLocation(ordinal: 0, byteOffset: 0, line: 1))
+    }
+  }
+
+  /// The encodings whose offsets are exact, by the names documents give them.
+  @Test func encodingNamesAreComparedAsIconvDoes() {
+    for name in ["utf-8", "ISO-8859-1", "iso_8859-15", "Latin1", "windows-1252", "CP1252", "IBM037", "Shift_JIS"] {
+      #expect(XMLEncodings.isLocatable(name), "\(name)")
+    }
+    for name in ["UTF-7", "ISO-2022-JP", "HZ-GB-2312", "windows-1258", "CP1255", "IBM930", "UTF-32", "CP"] {
+      #expect(!XMLEncodings.isLocatable(name), "\(name)")
     }
   }
 
@@ -786,4 +859,27 @@ struct XMLRecordReaderTests {
     #expect(count == 4)
     #expect((reader as? XMLRecordReader)?.recordCount == 4)
   }
+}
+
+/// `text` in `encoding`, by glibc's iconv (what libxml2 converts with), or nil if it cannot.
+private func iconvEncode(_ text: String, to encoding: String) -> [UInt8]? {
+  let converter = iconv_open(encoding, "UTF-8")
+  guard converter != iconv_t(bitPattern: -1) else { return nil }
+  defer { iconv_close(converter) }
+  var input = Array(text.utf8).map { CChar(bitPattern: $0) }
+  var output = [CChar](repeating: 0, count: input.count * 8 + 16)
+  let produced: Int? = input.withUnsafeMutableBufferPointer { inputBuffer in
+    output.withUnsafeMutableBufferPointer { outputBuffer in
+      var inPointer = inputBuffer.baseAddress
+      var inLeft = inputBuffer.count
+      var outPointer = outputBuffer.baseAddress
+      var outLeft = outputBuffer.count
+      guard iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft) != -1, inLeft == 0,
+        iconv(converter, nil, nil, &outPointer, &outLeft) != -1
+      else { return nil }
+      return outputBuffer.count - outLeft
+    }
+  }
+  guard let produced else { return nil }
+  return output.prefix(produced).map { UInt8(bitPattern: $0) }
 }

@@ -35,6 +35,9 @@ struct XMLAssembler {
   /// The text of the open elements, innermost last (`Frame.textStart`).
   private var text = GrowableBuffer<UInt8>(capacity: 4096)
   private var recordStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
+  /// Whether the document's encoding, once known at the root, is one whose byte offsets are
+  /// exact (`XMLEncodings`); nil before the root or for UTF-8.
+  private var encodingIsLocatable: Bool?
   /// Set when the record went past a limit: the rest of it is skipped, then reported.
   private var skipped: RecordReadError?
 
@@ -104,11 +107,31 @@ struct XMLAssembler {
 
   // MARK: - Positions
 
-  /// The offset, in the decompressed stream, of the parser's current position.
+  /// The offset, in the decompressed stream, of the parser's current position (or `cursor`, a
+  /// place in the parser's buffer before it).
+  ///
+  /// A document in another encoding (ISO-8859-1, UTF-16, Shift_JIS, …) reaches the parser as
+  /// libxml2's UTF-8 copy, whose offsets are not the stream's. libxml2 tells the stream's offset
+  /// of its current position (`xmlByteConsumed`: the bytes it has converted, less the length in
+  /// the original encoding of the copy's rest, which it converts back to count); it is asked with
+  /// `cur` moved to `cursor` for the call and put back at once. That count is exact only for an
+  /// encoding in which every character has one spelling and no state (`XMLEncodings`); a
+  /// document in any other is refused at its root (`checkEncoding()`), and an error before it is
+  /// placed where libxml2's conversion had got to.
   private func byteOffset(at cursor: UnsafePointer<xmlChar>? = nil) -> Int64 {
-    guard let input = context?.pointee.input?.pointee, let base = input.base else { return 0 }
-    let current = cursor ?? input.cur ?? base
-    return Int64(input.consumed) + Int64(base.distance(to: current))
+    guard let context, let input = context.pointee.input, let base = input.pointee.base else { return 0 }
+    let current = cursor ?? input.pointee.cur ?? base
+    if let buffer = input.pointee.buf, let encoder = buffer.pointee.encoder {
+      guard encodingIsLocatable ?? XMLEncodings.isLocatable(encoder.pointee.name) else {
+        return Int64(buffer.pointee.rawconsumed)
+      }
+      let saved = input.pointee.cur
+      input.pointee.cur = current
+      let consumed = xmlByteConsumed(context)
+      input.pointee.cur = saved
+      if consumed >= 0 { return Int64(consumed) }
+    }
+    return Int64(input.pointee.consumed) + Int64(base.distance(to: current))
   }
 
   private func line() -> Int { Int(context?.pointee.input?.pointee.line ?? 1) }
@@ -141,6 +164,10 @@ struct XMLAssembler {
     guard failure == nil else { return }
     let attributeCount = max(0, attributeCount - max(0, defaulted))
     depth += 1
+    if depth == 1 {
+      checkEncoding()
+      guard failure == nil else { return }
+    }
     // libxml2's push parser keeps state for every open element and sets no bound of its own: a
     // record nested too deep is skipped, but one nested past twice the limit (or anything that
     // deep outside a record) gives the document up, so memory stays bounded.
@@ -398,6 +425,22 @@ struct XMLAssembler {
     failure = RecordReadError(
       code: .syntax, message: XMLParserFailure.stopMessage(status: status),
       location: .init(ordinal: recordCount, byteOffset: max(byteOffset(), slice), line: line()), isRecoverable: false)
+  }
+
+  /// At the root element, the encoding is known: a document in one whose byte offsets Sluice
+  /// cannot tell (`XMLEncodings`) is refused, with the way to read it.
+  private mutating func checkEncoding() {
+    guard let encoder = context?.pointee.input?.pointee.buf?.pointee.encoder else { return }
+    encodingIsLocatable = XMLEncodings.isLocatable(encoder.pointee.name)
+    guard encodingIsLocatable == false else { return }
+    let name = encoder.pointee.name.map { String(cString: $0) } ?? "?"
+    failure = RecordReadError(
+      code: .syntax,
+      message: "the document is in \(name), an encoding in which Sluice cannot tell byte offsets "
+        + "(a character may be written more than one way, or depends on the bytes before it); "
+        + "convert it to UTF-8 first, e.g. iconv -f \(name) -t UTF-8",
+      location: .init(ordinal: 0, byteOffset: 0, line: 1), isRecoverable: false)
+    if let context { xmlStopParser(context) }
   }
 
   mutating func fail(code: IssueCode, _ message: String) {
