@@ -2,9 +2,9 @@
 // Sluice — a streaming batch import pipeline: gzip/plain JSON, NDJSON and XML dumps into SQLite or
 // PostgreSQL.
 //
-// The only dependencies are the toolchain and four C libraries, installed from Debian's
-// packages: libsqlite3-dev, zlib1g-dev, libxml2-dev and libpq-dev (see README.md and .ci/run).
-// The engine links zlib and libxml2 only; each database is a driver in a target of its own, so a
+// The only dependencies are the toolchain and five C libraries, installed from Debian's
+// packages: libsqlite3-dev, zlib1g-dev, libxml2-dev, libssl-dev (libcrypto) and libpq-dev (see
+// README.md and .ci/run). The engine links zlib, libxml2 and libcrypto only; each database is a driver in a target of its own, so a
 // program that loads into SQLite alone never needs libpq.
 import PackageDescription
 
@@ -42,14 +42,18 @@ let package = Package(
       pkgConfig: "libpq",
       providers: [.apt(["libpq-dev"])]
     ),
-    // SHA-256 blocks on the CPU's SHA extensions (x86-64), for the input ledger's digest; the
-    // engine's Swift compression serves every other CPU.
-    .target(name: "CSHA256"),
+    // OpenSSL's libcrypto, for the SHA-256 of every input the ledger records (vectorized for the
+    // CPU it runs on, SHA extensions included).
+    .systemLibrary(
+      name: "CLibCrypto",
+      pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]
+    ),
     // The engine: stages, policies, reports, the table model and the store protocols. It knows
     // no dataset and no database library.
     .target(
       name: "SluiceCore",
-      dependencies: ["CZlib", "CLibXML2", "CSHA256"]
+      dependencies: ["CZlib", "CLibXML2", "CLibCrypto"]
     ),
     // The SQLite driver: a file, one writer, the run in one transaction.
     .target(

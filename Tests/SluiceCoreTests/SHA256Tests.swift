@@ -5,8 +5,8 @@ import Testing
 @_spi(Internals) @testable import SluiceCore
 
 /// SHA-256 as the input ledger computes it: FIPS 180-4's examples, every way of cutting the
-/// input into pieces, and coreutils' `sha256sum` on real files, gzip included — through the
-/// Swift compression and, where the CPU has them, the SHA extensions (`CSHA256`), alike.
+/// input into pieces, the digest so far of a file still being written, and coreutils'
+/// `sha256sum` on real files, gzip included.
 @Suite("SHA-256 of inputs")
 struct SHA256Tests {
   @Test(arguments: [
@@ -23,33 +23,37 @@ struct SHA256Tests {
   ])
   func theStandardsExamples(message: String, digest: String) {
     #expect(SHA256.hex(of: Array(message.utf8)) == digest)
-    for accelerated in [false, true] {
-      let hasher = SHA256(accelerated: accelerated)
-      hasher.update(Array(message.utf8))
-      #expect(SHA256.hex(hasher.finish()) == digest, "accelerated: \(accelerated)")
-    }
+    let hasher = SHA256()
+    Array(message.utf8).withUnsafeBytes { hasher.update($0) }
+    #expect(SHA256.hex(hasher.finish()) == digest)
   }
 
-  @Test(arguments: [false, true])
-  func aMillionAs(accelerated: Bool) {
-    let hasher = SHA256(accelerated: accelerated)
+  @Test func aMillionAs() {
+    let hasher = SHA256()
     let block = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
     for _ in 0..<1000 { block.withUnsafeBytes { hasher.update($0) } }
     #expect(SHA256.hex(hasher.finish()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     #expect(hasher.byteCount == 1_000_000)
   }
 
-  /// The two compressions agree on every length up to a few blocks, on bytes of every value.
-  @Test func theSwiftAndTheCPUsCompressionAgree() {
+  /// The digest so far, taken after every byte of random input, is the digest of the bytes fed
+  /// until then, and taking it changes nothing of what follows.
+  @Test func theDigestSoFarIsThatOfThePrefixAndLeavesTheHasherGoing() {
     var generator = SystemRandomNumberGenerator()
-    for length in 0..<300 {
-      let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-      let portable = SHA256(accelerated: false)
-      portable.update(bytes)
-      let fast = SHA256(accelerated: true)
-      fast.update(bytes)
-      #expect(portable.finish() == fast.finish(), "length \(length)")
+    let bytes = (0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    let hasher = SHA256()
+    for length in 1...bytes.count {
+      hasher.update(bytes[(length - 1)..<length])
+      #expect(hasher.digestSoFar() == Self.digest(bytes.prefix(length)), "length \(length)")
     }
+    #expect(hasher.byteCount == Int64(bytes.count))
+    #expect(hasher.finish() == Self.digest(bytes[...]))
+  }
+
+  private static func digest(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    let hasher = SHA256()
+    hasher.update(bytes)
+    return hasher.finish()
   }
 
   /// Lengths around the padding's edges (55, 56, 63, 64, 65 bytes), fed whole and in pieces of
@@ -59,7 +63,7 @@ struct SHA256Tests {
       let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
       let whole = SHA256.hex(of: bytes)
       for piece in 1...70 {
-        let hasher = SHA256(accelerated: piece % 2 == 0)
+        let hasher = SHA256()
         var start = 0
         while start < bytes.count {
           let end = min(start + piece, bytes.count)
