@@ -119,6 +119,13 @@ let package = Package(
       dependencies: ["SluiceCore", "OrderSamples", "GzipOutput"],
       path: "Benchmarks/DevicesGenerator"
     ),
+    // `sluice` plus `run --test-kill-at POINT`, for the tests that kill a run at a chosen point;
+    // the shipped binary has no test hook.
+    .executableTarget(
+      name: "sluice-faults",
+      dependencies: ["SluiceCLI", "SluiceCatalog", "SluiceSQLite", "SluicePostgreSQL"],
+      path: "Tests/SluiceFaults"
+    ),
     // Files, gzip streams and corpus paths shared by the test targets.
     .target(
       name: "SluiceTestSupport",
@@ -147,7 +154,8 @@ let package = Package(
     .testTarget(
       name: "SluiceEndToEndTests",
       dependencies: [
-        "sluice", "orders-generator", "messages-generator", "devices-generator", "SluiceCLI", "SluiceCatalog",
+        "sluice", "sluice-faults", "orders-generator", "messages-generator", "devices-generator", "SluiceCLI",
+        "SluiceCatalog",
         "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples",
       ]
     ),

@@ -40,21 +40,6 @@ extension PipelineConfiguration {
       }
       configuration.laneCommit = value
     }
-    if let point = values["test-kill-at"] {
-      // Fault injection for the tests of a parallel run's commit: dies there as kill -9 would.
-      configuration.laneCommitHook = { reached, _ in
-        if reached.description == point { kill(getpid(), SIGKILL) }
-      }
-      // And of a checkpointed or staged run: `chunk-N` dies just after the N-th chunk's commit;
-      // `late-chunk-N` waits 2 s before that commit, then commits and dies — as a run killed
-      // with its COMMIT on the wire, which the server carries out after the process is gone.
-      configuration.chunkCommitHook = { reached in
-        if case .committing(let chunk) = reached, point == "late-chunk-\(chunk)" { usleep(2_000_000) }
-        if reached.description == point || "late-\(reached)" == point && reached.description.hasPrefix("chunk-") {
-          kill(getpid(), SIGKILL)
-        }
-      }
-    }
     if let jobs = values["jobs"] {
       guard let count = Int(jobs), (1...Self.maxJobs).contains(count) else {
         throw UsageError("--jobs must be a whole number from 1 to \(Self.maxJobs), not '\(jobs)'")

@@ -25,8 +25,9 @@ struct PipelineInvocation {
   init(_ command: any PipelineSubcommand.Type, arguments: [String], context: CommandContext) throws {
     self.command = command
     self.context = context
+    let extra = command.runMode == .run ? context.extra?.names ?? [] : []
     parsed = try ArgumentParser(
-      valueOptions: command.valueOptions, flags: command.flags.union(["help", "progress", "no-progress"])
+      valueOptions: command.valueOptions.union(extra), flags: command.flags.union(["help", "progress", "no-progress"])
     )
     .parse(arguments)
     guard parsed.positionals.count == 1, let specPath = parsed.positionals.first else {
@@ -63,6 +64,7 @@ struct PipelineInvocation {
     ).applying(parsed.values)
     configuration.mode = command.runMode
     configuration.specPath = PipelineConfiguration.absolute(specPath)
+    if command.runMode == .run, let extra = context.extra { extra.apply(parsed.values, &configuration) }
     if command.runMode == .plan {
       // A plan writes only the outputs its command line names: the spec's are the run's.
       configuration.reportPath = parsed.values["report"].map(PipelineConfiguration.absolute)

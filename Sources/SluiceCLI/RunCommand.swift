@@ -11,8 +11,6 @@ struct RunCommand: PipelineSubcommand {
     "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "on-conflict", "db",
     "db-schema", "connect-timeout", "rejects", "busy-timeout", "jobs", "lane-commit", "max-delete-rate", "share",
     "checkpoint-every",
-    // Fault injection for the tests of a parallel run's commit; not in the help.
-    "test-kill-at",
   ]
   static let flags: Set<String> = [
     "fail-on-rejects", "count-rows", "incremental", "reload-changed", "verify-content", "snapshot", "resume",

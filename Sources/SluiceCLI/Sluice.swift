@@ -32,8 +32,17 @@ public enum Sluice {
   /// Installs the standard streams' signal handling first (`StandardStreams.install()`), so a
   /// closed pipe or a file-size limit is a reported error, never a silent death.
   public static func main(datasets: [AnyDataset], drivers: [any StoreDriver]) -> Never {
+    main(datasets: datasets, drivers: drivers, extraRunOptions: nil)
+  }
+
+  /// `main(datasets:drivers:)` with options of the caller's own added to `run` (the tests'
+  /// fault-injection binary, `Tests/SluiceFaults`: the shipped command line has none).
+  package static func main(
+    datasets: [AnyDataset], drivers: [any StoreDriver], extraRunOptions: ExtraRunOptions?
+  ) -> Never {
     StandardStreams.install()
-    exit(run(arguments: Array(CommandLine.arguments.dropFirst()), datasets: datasets, drivers: drivers))
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    exit(run(arguments: arguments, datasets: datasets, drivers: drivers, io: CommandIO(), extra: extraRunOptions))
   }
 
   /// Runs `sluice arguments…` over `datasets` and the store `drivers`, writing to the
@@ -45,17 +54,19 @@ public enum Sluice {
   /// Runs `sluice arguments…` with its output, its diagnostics and its working directory in `io`:
   /// commands run side by side in one process, as the tests run them.
   package static func run(
-    arguments: [String], datasets: [AnyDataset], drivers: [any StoreDriver], io: CommandIO
+    arguments: [String], datasets: [AnyDataset], drivers: [any StoreDriver], io: CommandIO,
+    extra: ExtraRunOptions? = nil
   ) -> Int32 {
     CommandIO.$current.withValue(io) {
-      runHere(arguments: arguments, datasets: datasets, drivers: drivers)
+      runHere(
+        arguments: arguments, context: CommandContext(datasets: datasets, drivers: StoreDrivers(drivers), extra: extra))
     }
   }
 
-  private static func runHere(arguments: [String], datasets: [AnyDataset], drivers: [any StoreDriver]) -> Int32 {
-    let names = datasets.map(\.name)
+  private static func runHere(arguments: [String], context: CommandContext) -> Int32 {
+    let names = context.datasets.map(\.name)
     precondition(Set(names).count == names.count, "two datasets share a name: \(names)")
-    var status = dispatch(arguments, context: CommandContext(datasets: datasets, drivers: StoreDrivers(drivers)))
+    var status = dispatch(arguments, context: context)
     if let failure = CommandIO.current.failure, status == ExitCode.success {
       // A pipeline command decides for itself (its data may be committed); anything else just
       // failed to deliver its results.

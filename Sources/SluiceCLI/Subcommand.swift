@@ -33,4 +33,23 @@ extension Subcommand {
 struct CommandContext {
   let datasets: [AnyDataset]
   let drivers: StoreDrivers
+  /// Options `run` takes beyond its own, from a program built for tests.
+  var extra: ExtraRunOptions? = nil
+}
+
+/// Value options a program adds to `sluice run` (neither listed in its help nor known to the
+/// shipped binary), and what they do to the run's configuration: the fault injection of the
+/// tests' `sluice-faults` binary (`Tests/SluiceFaults`), which kills a run at a chosen point
+/// as `kill -9` would.
+package struct ExtraRunOptions: Sendable {
+  package var names: Set<String>
+  package var apply: @Sendable (_ values: [String: String], _ configuration: inout PipelineConfiguration) -> Void
+
+  package init(
+    names: Set<String>,
+    apply: @escaping @Sendable (_ values: [String: String], _ configuration: inout PipelineConfiguration) -> Void
+  ) {
+    self.names = names
+    self.apply = apply
+  }
 }

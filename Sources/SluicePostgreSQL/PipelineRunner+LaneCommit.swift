@@ -301,7 +301,7 @@ extension PipelineRunner {
       return "sluice recover '\(runner.configuration.databaseDescription)'\(schema)"
     }
 
-    /// Calls the fault-injection hook, if a test set one (`sluice run --test-kill-at` sets one
+    /// Calls the fault-injection hook, if a test set one (`--test-kill-at` of `sluice-faults` sets one
     /// that dies here as `kill -9` would).
     private func reach(_ point: LaneCommitPoint) {
       if let hook = runner.configuration.laneCommitHook {

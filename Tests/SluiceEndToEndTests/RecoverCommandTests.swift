@@ -5,8 +5,9 @@ import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
-/// `sluice run --jobs 3` killed with SIGKILL at each point of its commit (`--test-kill-at`
-/// makes the real binary kill itself there, as `kill -9` would), then `sluice runs` and
+/// `sluice run --jobs 3` killed with SIGKILL at each point of its commit (`--test-kill-at`, an
+/// option of the tests' build of the binary, `sluice-faults`, makes it kill itself there, as
+/// `kill -9` would), then `sluice runs` and
 /// `sluice recover` as a person would use them: after `recover --apply` the database holds the
 /// whole run or nothing of it, and `sluice runs` says which.
 @Suite(
@@ -22,7 +23,7 @@ struct RecoverCommandTests {
 
   func sluice(_ arguments: [String], environment: [String: String] = [:]) throws -> (SluiceBinary.Result, Process) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
+    process.executableURL = SluiceBinary.executable(for: arguments)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

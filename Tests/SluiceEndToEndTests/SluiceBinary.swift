@@ -14,20 +14,30 @@ struct SluiceBinary {
   }
 
   /// The executable sits next to the test bundle in the build products directory.
-  static let path: String = {
+  static let path = builtExecutable("sluice")
+  /// `sluice` plus `run --test-kill-at POINT` (`Tests/SluiceFaults`): what runs the command
+  /// lines that kill a run at a chosen point, as the shipped binary has no test hook.
+  static let faultsPath = builtExecutable("sluice-faults")
+
+  private static func builtExecutable(_ name: String) -> String {
     let candidates = [
       URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        .appendingPathComponent("sluice").path,
-      Repository.path(".build/debug/sluice"),
+        .appendingPathComponent(name).path,
+      Repository.path(".build/debug/\(name)"),
     ]
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
-  }()
+  }
+
+  /// The executable for `arguments`: `sluice-faults` when they ask for a kill, else `sluice`.
+  static func executable(for arguments: [String]) -> URL {
+    URL(fileURLWithPath: arguments.contains("--test-kill-at") ? faultsPath : path)
+  }
 
   /// Runs `sluice arguments…` in `directory`, with `stdin` (a file path) as standard input.
   static func run(_ arguments: [String], in directory: String = Repository.root, stdin: String? = nil) throws -> Result
   {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
+    process.executableURL = executable(for: arguments)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     process.standardInput =
@@ -71,7 +81,7 @@ extension SluiceBinary {
   /// Starts `sluice arguments…` without waiting, output discarded, for tests that kill it.
   static func start(_ arguments: [String], in directory: String = Repository.root) throws -> Process {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
+    process.executableURL = executable(for: arguments)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     process.standardOutput = FileHandle.nullDevice

@@ -214,7 +214,7 @@ public struct PipelineConfiguration: Sendable {
 }
 
 /// A point of a checkpointed or staged run where fault-injection tests kill it
-/// (`sluice run --test-kill-at POINT`, named by `description`).
+/// (`run --test-kill-at POINT` of the tests' `sluice-faults` binary, named by `description`).
 package enum ChunkPoint: Sendable, Hashable, CustomStringConvertible {
   /// A staged run made its side database, before its first chunk (`chunk-0`).
   case staged
@@ -246,7 +246,8 @@ package enum ChunkPoint: Sendable, Hashable, CustomStringConvertible {
 
 /// A point of a parallel run's commit, where fault-injection tests break it: a connection
 /// terminated there (`PipelineConfiguration.laneCommitHook`), or the process killed there
-/// (`sluice run --test-kill-at POINT` raises SIGKILL, as `kill -9` would).
+/// (`run --test-kill-at POINT` of the tests' `sluice-faults` binary raises SIGKILL, as `kill -9`
+/// would).
 package enum LaneCommitPoint: Sendable, Hashable, CustomStringConvertible {
   /// Lane transaction `k` (from 1) was prepared.
   case prepared(Int)
