@@ -599,4 +599,47 @@ struct TelegramExportTests {
         "telegram:4242/6|(File unavailable, please try again later)"
       ])
   }
+
+  /// A poll whose question and answers are formatted text, as Telegram Desktop writes them since
+  /// polls took entities (telegramdesktop/tdesktop @ `929032d598f7c521adc1869152463cf9e1160533`,
+  /// `export_output_json.cpp`: `{ "question", SerializeText(context, data.question) }` and each
+  /// answer's `{ "text", SerializeText(context, answer.text) }` — a string when the text has no
+  /// entity, else strings and entity objects), beside a poll of the older plain shape and a star
+  /// gift's words (`gift_text`, `SerializeText` too). Strict loads all three, every word kept.
+  @Test func pollsWithFormattedQuestionsAndAnswersAndAGiftsWordsKeepEveryText() throws {
+    let workspace = try ChatExportWorkspace()
+    let input = try workspace.directory.write(
+      "result.json",
+      """
+      {"name": "Votes", "type": "public_supergroup", "id": 5151, "messages": [
+        {"id": 1, "type": "message", "date": "2025-03-02T09:00:00", "date_unixtime": "1740906000",
+         "from": "Ana", "from_id": "user7",
+         "poll": {"question": ["Which ", {"type": "bold", "text": "day"}, "?"], "closed": false, "total_voters": 3,
+          "answers": [{"text": "Monday", "voters": 1, "chosen": false},
+           {"text": [{"type": "italic", "text": "Friday"}, " night"], "voters": 2, "chosen": true}]},
+         "text": "", "text_entities": []},
+        {"id": 2, "type": "message", "date": "2025-03-02T09:01:00", "date_unixtime": "1740906060",
+         "from": "Ben", "from_id": "user8",
+         "poll": {"question": "Tea or coffee?", "closed": true, "total_voters": 0,
+          "answers": [{"text": "Tea", "voters": 0, "chosen": false}, {"text": "Coffee", "voters": 0, "chosen": false}]},
+         "text": "", "text_entities": []},
+        {"id": 3, "type": "service", "date": "2025-03-02T09:02:00", "date_unixtime": "1740906120",
+         "actor": "Ben", "actor_id": "user8", "action": "send_star_gift", "gift_id": 5170233102089322756,
+         "stars": 15, "is_limited": false, "is_anonymous": false,
+         "gift_text": ["Happy ", {"type": "bold", "text": "birthday"}], "text": "", "text_entities": []}
+      ]}
+      """)
+    let report = try workspace.run("telegram", input, recordPath: ["messages"], policy: .strict)
+    #expect(report.status == .succeeded && report.recordsLoaded == 3, "\(report.failure?.message ?? "")")
+    #expect(
+      try workspace.rows("SELECT message_id, text FROM text_messages ORDER BY 1") == [
+        "telegram:5151/1|Which day?\nMonday\nFriday night", "telegram:5151/2|Tea or coffee?\nTea\nCoffee",
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, event, text FROM system_messages") == [
+        "telegram:5151/3|send_star_gift|Happy birthday"
+      ])
+    // The gift's other fields are not mapped: warnings, never failures.
+    #expect(Set(report.issues.map(\.path)) == ["gift_id", "stars", "is_limited", "is_anonymous"])
+  }
 }

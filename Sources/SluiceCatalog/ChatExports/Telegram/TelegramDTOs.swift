@@ -8,7 +8,8 @@
 //   local time without a zone;
 // - `from_id` is `"user123…"` or, in older exports, a bare number (`IdentifierText`);
 // - minimal exports (chat-miner's) have no `id`, `date`, `from_id` or `text_entities`;
-// - a poll is a `message` with a `poll` object and an empty `text` (`PollDTO`);
+// - a poll is a `message` with a `poll` object and an empty `text` (`PollDTO`); its question
+//   and answers are texts like `text` (a string, or parts);
 // - `from` is `null` for a deleted account, which keeps its `from_id`;
 // - a shared contact is a `message` with `contact_information` (and often `contact_vcard`) and
 //   an empty `text`; a shared location one with `location_information` (`ContactDTO`,
@@ -17,6 +18,7 @@
 //   others_can_complete, answers: [{text, id}]}` and an empty `text` (`TodoListDTO`); tasks added
 //   later are a `service` message `todo_append_tasks` with `items: [{text, id}]`, ticks one
 //   `todo_completions` with `completed` and `incompleted` (task ids);
+// - a star gift is a `service` message `send_star_gift` whose words are `gift_text`, a text;
 // - media the export left out is a sentence in place of the path (`Telegram.placeholders`).
 
 /// Telegram Desktop's JSON wire format.
@@ -57,6 +59,8 @@ extension Telegram {
     public let todoList: TodoListDTO?
     /// The tasks a `todo_append_tasks` service message added.
     public let items: [TodoListDTO.TaskDTO]?
+    /// The words sent with a star gift (a `send_star_gift` service message), a text.
+    public let giftText: TextDTO?
     public let contactVcard, liveLocationPeriodSeconds, discardReason: Unmapped?
     public let textEntities, edited, editedUnixtime, forwardedFrom, viaBot, photoFileSize: Unmapped?
     public let thumbnail, durationSeconds, stickerEmoji, reactions, members, title, inlineBotButtons, inviter: Unmapped?
@@ -99,6 +103,7 @@ extension Telegram {
       case discardReason = "discard_reason"
       case todoList = "todo_list"
       case items, performer
+      case giftText = "gift_text"
       case selfDestructPeriodSeconds = "self_destruct_period_seconds"
       case forwardedFromID = "forwarded_from_id"
       case completed, incompleted
@@ -161,9 +166,11 @@ extension Telegram {
   }
 
   /// A message's `poll`: `{question, closed, total_voters, answers: [{text, voters, chosen}]}`;
-  /// the counts are the exporting account's view when it exported.
+  /// the counts are the exporting account's view when it exported. The question and the
+  /// answers are texts (a string, or parts): Telegram Desktop writes them with `SerializeText`
+  /// since polls took formatted text (TextWithEntities, 2024), and as plain strings before.
   public struct PollDTO: Decodable, Sendable {
-    public let question: String
+    public let question: TextDTO
     public let answers: [AnswerDTO]?
     public let closed, totalVoters: Unmapped?
 
@@ -174,13 +181,13 @@ extension Telegram {
 
     /// An answer of a poll, with how many voted for it and whether the exporting account did.
     public struct AnswerDTO: Decodable, Sendable {
-      public let text: String
+      public let text: TextDTO
       public let voters, chosen: Unmapped?
     }
 
     /// The poll as a reader sees it: the question, then each answer, one per line.
     public var plainText: String {
-      ([question] + (answers ?? []).map(\.text)).joined(separator: "\n")
+      ([question.plainText] + (answers ?? []).map(\.text.plainText)).joined(separator: "\n")
     }
   }
 
