@@ -18,6 +18,8 @@
 //   others_can_complete, answers: [{text, id}]}` and an empty `text` (`TodoListDTO`); tasks added
 //   later are a `service` message `todo_append_tasks` with `items: [{text, id}]`, ticks one
 //   `todo_completions` with `completed` and `incompleted` (task ids);
+// - a reply to another chat's message (a channel post, from its discussion group) names that
+//   chat in `reply_to_peer_id` (`"channel9876543210"`);
 // - a star gift is a `service` message `send_star_gift` whose words are `gift_text`, a text;
 // - media the export left out is a sentence in place of the path (`Telegram.placeholders`).
 
@@ -45,6 +47,9 @@ extension Telegram {
     public let mediaType: String?
     public let mimeType: String?
     public let replyToMessageID: Int64?
+    /// The chat of the message replied to, when it is another chat's (a reply to a channel's
+    /// post from its discussion group): `"channel9876543210"`, `"chat…"` or `"user…"`.
+    public let replyToPeerID: String?
     /// A photo's size in pixels.
     public let width: Int?
     public let height: Int?
@@ -67,6 +72,9 @@ extension Telegram {
     public let messageID: Unmapped?
     public let performer, selfDestructPeriodSeconds, forwardedFromID, completed, incompleted: Unmapped?
     public let priceStars, isBroadcastMessagesAllowed: Unmapped?
+    /// A channel post's `author` (its signature), a `saved_from`, a TTL's `period`, a boost's
+    /// `boosts`, a file's `thumbnail_file_size`: written by newer exports, not read.
+    public let author, savedFrom, period, boosts, thumbnailFileSize: Unmapped?
 
     enum CodingKeys: String, CodingKey {
       case id, type, date
@@ -80,6 +88,7 @@ extension Telegram {
       case mediaType = "media_type"
       case mimeType = "mime_type"
       case replyToMessageID = "reply_to_message_id"
+      case replyToPeerID = "reply_to_peer_id"
       case textEntities = "text_entities"
       case edited
       case editedUnixtime = "edited_unixtime"
@@ -108,6 +117,10 @@ extension Telegram {
       case forwardedFromID = "forwarded_from_id"
       case completed, incompleted
       case priceStars = "price_stars"
+      case author
+      case savedFrom = "saved_from"
+      case period, boosts
+      case thumbnailFileSize = "thumbnail_file_size"
       case isBroadcastMessagesAllowed = "is_broadcast_messages_allowed"
     }
   }
