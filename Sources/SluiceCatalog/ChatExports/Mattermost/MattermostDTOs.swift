@@ -41,7 +41,7 @@ extension Mattermost {
 
   /// A direct (two people, or one with themself) or group (three to eight) message channel. It
   /// has no name: its members are its identity (`DirectChannelImportData`). Older exports list
-  /// them as `members` (usernames); newer ones (Mattermost 9.x on) as `participants`, objects
+  /// them as `members` (usernames); newer ones (the exporter of 2025) as `participants`, objects
   /// with a `username` and that member's channel state.
   public struct DirectChannelDTO: Decodable, Sendable {
     /// Usernames (older exports).
