@@ -352,4 +352,31 @@ struct DiscordExportTests {
     #expect(
       lenient.drift.unsupportedEnumValues.map { "\($0.path) \($0.value ?? "-") \($0.count)" } == ["type GuildBoost 1"])
   }
+
+  /// A forward, as DCE writes it since February 2026 (see the fixture's SOURCE.md): its own
+  /// `content` is empty and what was forwarded is `forwardedMessage`. The forwarded words are
+  /// the message's text and its files its attachments; a forwarded sticker alone makes an image
+  /// message, as a sticker sent directly does. Nothing forwarded is left out, and no warning.
+  @Test func aForwardIsTheForwardedMessagesTextAndFiles() throws {
+    let workspace = try ChatExportWorkspace()
+    let report = try workspace.run([input(Self.shaped("Sluice Test - Text - forwards [1700000000000000300]"))])
+    #expect(report.status == .succeeded && report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 2 && report.recordsLoaded == 2)
+    #expect(
+      try workspace.rows("SELECT message_id, text FROM text_messages") == [
+        "discord:1700000000000000301|Release notes are up: see the doc"
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, position, kind_id, name, url FROM message_attachments") == [
+        "discord:1700000000000000301|0|3|notes.pdf|https://cdn.discordapp.com/attachments/1700000000000000100/1700000000000000391/notes.pdf"
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, url FROM image_messages") == [
+        "discord:1700000000000000302|https://cdn.discordapp.com/stickers/904215665597120572.png"
+      ])
+    #expect(
+      try workspace.rows("SELECT conversation_id, count(*) FROM messages GROUP BY 1") == [
+        "discord:1700000000000000300|2"
+      ])
+  }
 }

@@ -283,4 +283,56 @@ struct MattermostExportTests {
     #expect(issues.allSatisfy { $0.stage == .validate && $0.code == .missingField })
     #expect(report.recordsLoaded == 0)
   }
+
+  /// A bulk export written by a newer Mattermost server, shaped exactly as its exporter writes
+  /// each line (mattermost/mattermost @ `e23ba0df77cb541f1ffdf299ef30095d259758db`,
+  /// `server/channels/app/export_converters.go`, and @ `3f5b97b933277adca560c0c0338c26f5ae0d823a`,
+  /// `server/channels/app/imports/import_types.go`; no real export of it is public): the
+  /// version line's `info`, a channel's `deleted_at`, a user's `delete_at` and preferences, a
+  /// `bot` line, posts with `thread_followers` and pinned replies, a `role` and a `scheme` line,
+  /// and a direct channel whose members are `participants` objects (with Mattermost's own
+  /// `urgend_mention_count`) instead of `members`. Values are made up. Strict loads every line
+  /// without a warning; the bot is a sender, the participants make the same conversation
+  /// `members` would, and the lines no message comes from are skipped by design.
+  @Test func aNewerServersExportWithParticipantsBotsAndSchemesLoadsStrict() throws {
+    let workspace = try ChatExportWorkspace()
+    let input = try workspace.directory.write(
+      "import.jsonl",
+      """
+      {"type":"version","version":1,"info":{"generator":"mattermost-server","version":"10.5.0 (a1b2c3d)","created":"2025-04-01T09:00:00.000000000Z"}}
+      {"type":"role","role":{"name":"custom_role","display_name":"Custom","description":"","permissions":["create_post"],"scheme_managed":false}}
+      {"type":"scheme","scheme":{"name":"sch","display_name":"Scheme","description":"","scope":"channel","default_team_admin_role":null,"default_team_user_role":null,"default_channel_admin_role":{"name":"a","display_name":"a","description":"","permissions":[],"scheme_managed":true},"default_channel_user_role":{"name":"u","display_name":"u","description":"","permissions":[],"scheme_managed":true},"default_team_guest_role":null,"default_channel_guest_role":{"name":"g","display_name":"g","description":"","permissions":[],"scheme_managed":true}}}
+      {"type":"team","team":{"name":"ops","display_name":"Ops","type":"O","description":"","allow_open_invite":false}}
+      {"type":"channel","channel":{"team":"ops","name":"alerts","display_name":"Alerts","type":"O","header":"","purpose":"","deleted_at":0}}
+      {"type":"user","user":{"username":"ana","email":"ana@example.com","auth_service":null,"nickname":"","first_name":"Ana","last_name":"Lima","position":"","roles":"system_user","locale":"en","delete_at":0,"teams":[{"name":"ops","roles":"team_user","channels":[{"name":"alerts","roles":"channel_user","notify_props":{"desktop":"default","mobile":"default","mark_unread":"all"},"favorite":false,"mention_count":0,"mention_count_root":0,"urgend_mention_count":0,"msg_count":2,"msg_count_root":1,"last_viewed_at":1743498000000}]}],"theme":"{}","military_time":"false","link_previews":"true","message_display":"clean","colorize_usernames":"true","channel_display_mode":"full","tutorial_step":"999","email_interval":"30","send_on_ctrl_enter":"false","show_join_leave":"true","sync_drafts":"true","name_format":"username","notify_props":{"desktop":"mention","desktop_sound":"true","email":"true","mobile":"mention","mobile_push_status":"away","channel":"true","comments":"never","mention_keys":""}}}
+      {"type":"bot","bot":{"username":"deploybot","owner":"ana","display_name":"Deploy Bot","description":"","delete_at":0}}
+      {"type":"post","post":{"team":"ops","channel":"alerts","user":"deploybot","type":"","message":"deployed 1.2","props":{"from_bot":"true"},"create_at":1743498000000,"edit_at":0,"flagged_by":[],"is_pinned":false,"replies":[{"user":"ana","type":"","message":"thanks","props":{},"create_at":1743498060000,"edit_at":0,"flagged_by":[],"is_pinned":true}],"thread_followers":[{"user":"ana","last_viewed":1743498060000,"unread_mentions":0}]}}
+      {"type":"direct_channel","direct_channel":{"header":"","participants":[{"username":"ana","notify_props":{"desktop":"default","mobile":"default","mark_unread":"all"},"scheme_user":true,"msg_count":1,"last_viewed_at":1743498100000},{"username":"bo","notify_props":{"desktop":"default","mobile":"default","mark_unread":"all"},"scheme_user":true,"urgend_mention_count":1}],"shown_by":["ana"]}}
+      {"type":"direct_post","direct_post":{"channel_members":["bo","ana"],"user":"ana","type":"","message":"lunch?","props":{},"create_at":1743498100000,"edit_at":0,"flagged_by":[],"is_pinned":false,"reactions":null,"replies":null,"attachments":null}}
+      {"type":"emoji","emoji":{"name":"shipit","image":"data/emoji/abc/image"}}
+
+      """)
+    let report = try load(input, into: workspace)
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 11 && report.recordsLoaded == 6)
+    #expect(report.stages.first { $0.stage == .map }?.skipped == 5)
+    #expect(
+      try workspace.rows("SELECT * FROM conversations ORDER BY 1") == [
+        "mattermost:@ana,bo|ana, bo", "mattermost:ops:alerts|Alerts",
+      ])
+    #expect(
+      try workspace.rows("SELECT * FROM senders ORDER BY 1") == [
+        "mattermost:ana|Ana Lima", "mattermost:deploybot|Deploy Bot",
+      ])
+    let root = "mattermost:ops:alerts/1743498000000:deploybot"
+    #expect(
+      try workspace.rows(
+        "SELECT message_id, coalesce(reply_to, '∅'), t.text FROM messages JOIN text_messages t USING (message_id) ORDER BY sent_at"
+      )
+        == [
+          "\(root)|∅|deployed 1.2", "mattermost:ops:alerts/1743498060000:ana|\(root)|thanks",
+          "mattermost:@ana,bo/1743498100000:ana|∅|lunch?",
+        ])
+  }
 }

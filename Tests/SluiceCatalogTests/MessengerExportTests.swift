@@ -43,8 +43,9 @@ struct MessengerExportTests {
       LEFT JOIN text_messages t USING (message_id) LEFT JOIN image_messages i USING (message_id)
       """)
     #expect(stored.sorted() == expected.sorted())
-    // The file's title comes after its messages: the conversation is the file, unnamed.
-    #expect(try workspace.rows("SELECT * FROM conversations") == ["\(conversation)|∅"])
+    // The file's title comes after its messages: the conversation is keyed by the file and
+    // named by its title once the messages are read.
+    #expect(try workspace.rows("SELECT * FROM conversations") == ["\(conversation)|User 1 and User 2 chat"])
     #expect(
       try workspace.rows("SELECT sender_id, name FROM senders ORDER BY 1") == [
         "messenger:User 1|User 1", "messenger:User 2|User 2",
@@ -122,6 +123,7 @@ struct MessengerExportTests {
           "\(conversation)/1579359180000:❤️|Testing username only emoji: ❤️",
         ])
     #expect(try workspace.count("SELECT count(*) FROM text_messages WHERE text LIKE '%â%' OR text LIKE '%Ã%'") == 0)
+    #expect(try workspace.rows("SELECT * FROM conversations") == ["messenger:chat-miner_instagram_testlog|Test Log"])
     // The message with only reactions, and the post shared with a text: its text and its link.
     #expect(
       try workspace.rows("SELECT text FROM text_messages WHERE message_id = '\(conversation)/1646025943621:John Doe'")
@@ -176,6 +178,8 @@ struct MessengerExportTests {
           "\(thread)/1722415390000:Zoé|text|https://www.instagram.com/reel/C9wXyZaBcDe/?igsh=em9l",
           "\(thread)/1722415450811:Mira|text|Mira sent an attachment.",
         ])
+    // The title, after the messages and escaped as their text is, names the conversation.
+    #expect(try workspace.rows("SELECT * FROM conversations") == ["\(thread)|Zoé"])
     // Every share's link is an attachment, with the text Instagram shows for it.
     #expect(
       try workspace.rows(
@@ -225,8 +229,82 @@ struct MessengerExportTests {
         "\(thread)/1656501400000:Bo|https://www.powerlanguage.co.uk/wordle/|Wordle - A daily word game",
         "\(thread)/1656501500000:Ana Lima|https://www.nytimes.com/games/wordle/index.html|∅",
       ])
-    // The title comes after the messages: the conversation stays unnamed (see docs/datasets.md).
-    #expect(try workspace.rows("SELECT * FROM conversations") == ["\(thread)|∅"])
+    // The title comes after the messages, and names the conversation all the same.
+    #expect(try workspace.rows("SELECT * FROM conversations") == ["\(thread)|Wordle Scores"])
+  }
+
+  // MARK: - The title after the messages (issue 39)
+
+  /// The Wordle thread again (its title, `"Wordle Scores"`, after 7 messages), under strict and
+  /// lenient: the title is no record (7 read, 7 loaded, nothing rejected or skipped), names the
+  /// conversation in the run's transaction, and a second run changes nothing.
+  @Test(arguments: [Policy.strict, Policy.lenient])
+  func theTitleAfterTheMessagesNamesTheConversationAndARerunChangesNothing(policy: Policy) throws {
+    let path = Self.conversation("messenger-2022/inbox/wordlescores_5120")
+    let workspace = try ChatExportWorkspace()
+    let report = try load(path, into: workspace, policy: policy)
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == 7 && report.recordsLoaded == 7 && report.recordsRejected == 0)
+    #expect(report.stages.allSatisfy { $0.recordsIn <= 7 && $0.rejected == 0 && $0.skipped == 0 })
+    // The conversation's row is written twice: made by the first message, named by the title.
+    #expect(report.rowsWritten["conversations"] == 2 && report.rowsWritten["messages"] == 7, "\(report.rowsWritten)")
+    #expect(try workspace.rows("SELECT * FROM conversations") == ["messenger:wordlescores_5120|Wordle Scores"])
+    let before = try workspace.snapshot()
+    let again = try load(path, into: workspace, policy: policy)
+    #expect(again.status == .succeeded && again.recordsLoaded == 7 && again.issueCounts.isEmpty)
+    #expect(try workspace.snapshot() == before)
+  }
+
+  /// A file with no `title` (no real export seen lacks one; the format does not promise it)
+  /// leaves the conversation unnamed, and leaves a name another file gave as it is: here the
+  /// second file of the Wordle thread, `message_2.json`, without its title.
+  @Test func aFileWithoutATitleLeavesTheNameAsItIs() throws {
+    let untitled = Self.conversation("untitled/inbox/wordlescores_5120").replacingOccurrences(
+      of: "message_1.json", with: "message_2.json")
+    let alone = try ChatExportWorkspace()
+    let report = try load(untitled, into: alone)
+    #expect(report.status == .succeeded && report.recordsLoaded == 2, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(try alone.rows("SELECT * FROM conversations") == ["messenger:wordlescores_5120|∅"])
+
+    let workspace = try ChatExportWorkspace()
+    #expect(try load(Self.conversation("messenger-2022/inbox/wordlescores_5120"), into: workspace).status == .succeeded)
+    #expect(try load(untitled, into: workspace).status == .succeeded)
+    #expect(try workspace.rows("SELECT * FROM conversations") == ["messenger:wordlescores_5120|Wordle Scores"])
+    #expect(try workspace.count("SELECT count(*) FROM messages") == 9)
+  }
+
+  /// `sluice plan` on a thread whose title changed since it was loaded (the group was renamed)
+  /// says the run would update the conversation's name and nothing else, and writes nothing.
+  @Test func aPlanShowsARenamedConversationAsOneUpdate() throws {
+    let workspace = try ChatExportWorkspace()
+    let original = Self.conversation("messenger-2022/inbox/wordlescores_5120")
+    #expect(try load(original, into: workspace).status == .succeeded)
+    let renamed = try String(contentsOfFile: original, encoding: .utf8).replacingOccurrences(
+      of: #""title": "Wordle Scores""#, with: #""title": "Wordle Scores \u00f0\u009f\u009f\u00a9""#)
+    try FileManager.default.createDirectory(
+      atPath: workspace.directory.file("inbox/wordlescores_5120"), withIntermediateDirectories: true)
+    let path = try workspace.directory.write("inbox/wordlescores_5120/message_1.json", renamed)
+    let before = try workspace.snapshot()
+    var configuration = PipelineConfiguration(
+      name: "chat-exports-test",
+      inputs: [PipelineInput(dataset: "messenger", path: path, format: .json, recordPath: ["messages"])],
+      policy: .strict, database: .sqlite(workspace.database))
+    configuration.mode = .plan
+    let report = try Pipeline(
+      datasets: [try #require(Catalog.dataset(named: "messenger"))], configuration: configuration
+    )
+    .run()
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    let plan = try #require(report.plan)
+    let conversations = try #require(plan.tables.first { $0.table == "conversations" })
+    #expect(conversations.updates == 1 && conversations.inserts == 0 && conversations.columnsUpdated == ["name": 1])
+    #expect(plan.tables.filter { $0.table != "conversations" }.allSatisfy { $0.changes == 0 })
+    #expect(try workspace.snapshot() == before)
+    // The run itself then stores the new name, repaired as the messages' text is.
+    #expect(try load(path, into: workspace).status == .succeeded)
+    #expect(try workspace.rows("SELECT * FROM conversations") == ["messenger:wordlescores_5120|Wordle Scores 🟩"])
   }
 
   @Test(arguments: [

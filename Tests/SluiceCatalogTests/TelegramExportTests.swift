@@ -599,4 +599,176 @@ struct TelegramExportTests {
         "telegram:4242/6|(File unavailable, please try again later)"
       ])
   }
+
+  /// A poll whose question and answers are formatted text, as Telegram Desktop writes them since
+  /// polls took entities (telegramdesktop/tdesktop @ `929032d598f7c521adc1869152463cf9e1160533`,
+  /// `export_output_json.cpp`: `{ "question", SerializeText(context, data.question) }` and each
+  /// answer's `{ "text", SerializeText(context, answer.text) }` — a string when the text has no
+  /// entity, else strings and entity objects), beside a poll of the older plain shape and a star
+  /// gift's words (`gift_text`, `SerializeText` too). Strict loads all three, every word kept.
+  @Test func pollsWithFormattedQuestionsAndAnswersAndAGiftsWordsKeepEveryText() throws {
+    let workspace = try ChatExportWorkspace()
+    let input = try workspace.directory.write(
+      "result.json",
+      """
+      {"name": "Votes", "type": "public_supergroup", "id": 5151, "messages": [
+        {"id": 1, "type": "message", "date": "2025-03-02T09:00:00", "date_unixtime": "1740906000",
+         "from": "Ana", "from_id": "user7",
+         "poll": {"question": ["Which ", {"type": "bold", "text": "day"}, "?"], "closed": false, "total_voters": 3,
+          "answers": [{"text": "Monday", "voters": 1, "chosen": false},
+           {"text": [{"type": "italic", "text": "Friday"}, " night"], "voters": 2, "chosen": true}]},
+         "text": "", "text_entities": []},
+        {"id": 2, "type": "message", "date": "2025-03-02T09:01:00", "date_unixtime": "1740906060",
+         "from": "Ben", "from_id": "user8",
+         "poll": {"question": "Tea or coffee?", "closed": true, "total_voters": 0,
+          "answers": [{"text": "Tea", "voters": 0, "chosen": false}, {"text": "Coffee", "voters": 0, "chosen": false}]},
+         "text": "", "text_entities": []},
+        {"id": 3, "type": "service", "date": "2025-03-02T09:02:00", "date_unixtime": "1740906120",
+         "actor": "Ben", "actor_id": "user8", "action": "send_star_gift", "gift_id": 5170233102089322756,
+         "stars": 15, "is_limited": false, "is_anonymous": false,
+         "gift_text": ["Happy ", {"type": "bold", "text": "birthday"}], "text": "", "text_entities": []}
+      ]}
+      """)
+    let report = try workspace.run("telegram", input, recordPath: ["messages"], policy: .strict)
+    #expect(report.status == .succeeded && report.recordsLoaded == 3, "\(report.failure?.message ?? "")")
+    #expect(
+      try workspace.rows("SELECT message_id, text FROM text_messages ORDER BY 1") == [
+        "telegram:5151/1|Which day?\nMonday\nFriday night", "telegram:5151/2|Tea or coffee?\nTea\nCoffee",
+      ])
+    #expect(
+      try workspace.rows("SELECT message_id, event, text FROM system_messages") == [
+        "telegram:5151/3|send_star_gift|Happy birthday"
+      ])
+    // The gift's other fields are not mapped: warnings, never failures.
+    #expect(Set(report.issues.map(\.path)) == ["gift_id", "stars", "is_limited", "is_anonymous"])
+  }
+
+  // MARK: - More of chat-history-manager's Telegram files (issue 39, item 6)
+
+  /// Five more of the carrier's parser test files (see `Tests/Corpus/messages/SOURCE.md`), one
+  /// per export feature, pinned per message: every key Telegram Desktop wrote into them is
+  /// declared (no warning under strict), a reply to a channel's post (`reply_to_peer_id`) is
+  /// keyed in that channel's conversation, not in the replying chat's, and a channel's own
+  /// posts (`from_id` `channel…`, with its `author` signature) come from the channel.
+  @Test(arguments: [
+    (
+      "chat-history-manager_2024-01.json",
+      [
+        "telegram:123123123/11111|text|telegram:9876543210/1234567|My reply to a channel post!",
+        "telegram:123123123/11112|system|-|set_messages_ttl",
+      ]
+    ),
+    (
+      "chat-history-manager_2024-02_create-channel_saved-from.json",
+      [
+        "telegram:123123123/11111|system|-|create_channel",
+        "telegram:123123123/11112|text|-|Forward of a forward of a message",
+      ]
+    ),
+    (
+      "chat-history-manager_2024-05_boosts_file-name_etc.json",
+      [
+        "telegram:123123123/11111|file|-|my-file.jpg", "telegram:123123123/11112|file|-|sticker.webm",
+        "telegram:123123123/11113|system|-|boost_apply",
+      ]
+    ),
+    (
+      "chat-history-manager_2024-08.json",
+      [
+        "telegram:123123123/11111|text|-|Admin msg!", "telegram:123123123/11112|text|-|Bot msg!",
+        "telegram:123123123/11113|system|-|join_group_by_request",
+        "telegram:123123123/11114|image|-|(File unavailable, please try again later)",
+      ]
+    ),
+    (
+      "chat-history-manager_2025-02_joined_file-size.json",
+      [
+        "telegram:123123123/11111|system|-|joined_telegram", "telegram:123123123/11112|file|-|my-gif.gif.mp4",
+      ]
+    ),
+  ])
+  func moreAccountFilesOfTheCarrierLoadStrictWithoutWarnings(file: String, messages: [String]) throws {
+    let workspace = try ChatExportWorkspace()
+    let report = try workspace.run(
+      "telegram", ChatCorpus.path("telegram/\(file)"), recordPath: ["chats", "list[]", "messages"], policy: .strict)
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(report.recordsRead == messages.count && report.recordsLoaded == messages.count)
+    #expect(
+      try workspace.rows(
+        """
+        SELECT m.message_id, k.name, coalesce(m.reply_to, '-'), coalesce(t.text, s.event, f.name, i.url)
+        FROM messages m JOIN message_kinds k ON k.id = m.kind_id LEFT JOIN text_messages t USING (message_id)
+        LEFT JOIN system_messages s USING (message_id) LEFT JOIN file_messages f USING (message_id)
+        LEFT JOIN image_messages i USING (message_id) ORDER BY 1
+        """) == messages)
+    #expect(try workspace.count("SELECT count(*) FROM conversations WHERE conversation_id = 'telegram:123123123'") == 1)
+  }
+
+  /// Reactions as Telegram Desktop writes them (telegramdesktop/tdesktop @
+  /// `929032d598f7c521adc1869152463cf9e1160533`, `export_output_json.cpp`, `serializeReaction`:
+  /// `{type, count, emoji | document_id, recent: [{from, from_id, date}]}`, `type` one of
+  /// `emoji`, `custom_emoji`, `paid`). No licensed real export with reactions was found. They
+  /// are accepted and not stored, under strict, without a warning.
+  @Test func reactionsAreAcceptedAndNotStored() throws {
+    let workspace = try ChatExportWorkspace()
+    let input = try workspace.directory.write(
+      "result.json",
+      """
+      {
+       "name": "Reactions",
+       "type": "private_supergroup",
+       "id": 6161,
+       "messages": [
+        {
+         "id": 1,
+         "type": "message",
+         "date": "2025-05-01T10:00:00",
+         "date_unixtime": "1746093600",
+         "from": "Ana",
+         "from_id": "user7",
+         "text": "Ship it?",
+         "text_entities": [
+          {
+           "type": "plain",
+           "text": "Ship it?"
+          }
+         ],
+         "reactions": [
+          {
+           "type": "emoji",
+           "count": 2,
+           "emoji": "👍",
+           "recent": [
+            {
+             "from": "Ben",
+             "from_id": "user8",
+             "date": "2025-05-01T10:01:00"
+            },
+            {
+             "from": "Cy",
+             "from_id": "user9",
+             "date": "2025-05-01T10:02:00"
+            }
+           ]
+          },
+          {
+           "type": "custom_emoji",
+           "count": 1,
+           "document_id": "5368324170671202286"
+          },
+          {
+           "type": "paid",
+           "count": 5
+          }
+         ]
+        }
+       ]
+      }
+      """)
+    let report = try workspace.run("telegram", input, recordPath: ["messages"], policy: .strict)
+    #expect(report.status == .succeeded && report.recordsLoaded == 1, "\(report.failure?.message ?? "")")
+    #expect(report.issueCounts.isEmpty, "\(report.issues.map(\.description))")
+    #expect(try workspace.rows("SELECT message_id, text FROM text_messages") == ["telegram:6161/1|Ship it?"])
+  }
 }

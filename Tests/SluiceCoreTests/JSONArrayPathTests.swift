@@ -45,6 +45,42 @@ struct JSONArrayPathTests {
     #expect(try read("[1, 2]", []).map(\.context) == [nil, nil])
   }
 
+  /// A Messenger export's `title` follows its `messages`: once the records are all read, the
+  /// reader's document fields hold the scalars after them too (theirs winning over a repeated
+  /// key), an object member's one level deep; a member after the records of one element of an
+  /// array of objects is not kept; a document broken after its records still fails.
+  @Test func theScalarsAfterTheRecordsArriveOnceEveryRecordIsRead() throws {
+    let json = #"""
+      {"participants": [{"name": "A"}], "id": 1, "messages": [{"id": 1}, {"id": 2}], "title": "T\u00c3\u00a9",
+       "is_still_participant": true, "magic_words": [], "image": {"uri": "i.jpg", "deep": {"x": 1}}, "id": 2,
+       "thread_path": null}
+      """#
+    let reader = JSONRecordReader(
+      source: MemoryByteSource(Array(json.utf8)), layout: .array(path: ["messages"]), bufferSize: 5)
+    #expect(try reader.next() != nil)
+    #expect(reader.documentFields == ["id": "1"])
+    #expect(try reader.next() != nil)
+    #expect(try reader.next() == nil)
+    #expect(
+      reader.documentFields == [
+        "id": "2", "title": "T\u{C3}\u{A9}", "is_still_participant": "true", "image.uri": "i.jpg",
+      ])
+    // Nested: the chats' trailing members are skipped, the document's are kept.
+    let nested = JSONRecordReader(
+      source: MemoryByteSource(
+        Array(#"{"chats": {"list": [{"id": 5, "messages": [{"id": 1}], "tail": "x"}], "n": 1}, "end": "y"}"#.utf8)),
+      layout: .array(path: ["chats", "list[]", "messages"]))
+    while try nested.next() != nil {}
+    #expect(nested.documentFields == ["n": "1", "end": "y"])
+    let topLevel = JSONRecordReader(source: MemoryByteSource(Array("[1]".utf8)), layout: .array(path: []))
+    while try topLevel.next() != nil {}
+    #expect(topLevel.documentFields == [:])
+    for broken in [#"{"messages": [], "title": "x" "more": 1}"#, #"{"messages": [], "title": }"#] {
+      let error = #expect(throws: RecordReadError.self) { try read(broken, ["messages"]) }
+      #expect(error?.code == .syntax, "\(broken)")
+    }
+  }
+
   /// DiscordChatExporter writes the channel and its guild as objects before the messages
   /// (`JsonMessageWriter.WritePreambleAsync`): their scalars reach the records, one level deep.
   @Test func anObjectMembersScalarsArriveAsKeyDotMember() throws {

@@ -129,6 +129,12 @@ public enum MessageTables {
     }
   }
 
+  /// A conversation's row alone, merged as a message's is: for what an export says of the
+  /// conversation apart from its messages (a Messenger `title`, after them).
+  public static func rows(for conversation: Conversation, into rows: inout RecordRows) {
+    rows.merge(conversations, conversation.id, patch(conversation.name))
+  }
+
   /// A name the record gives is set; one it does not know leaves the stored one.
   private static func patch(_ name: String?) -> Patch<String> {
     name.map(Patch.set) ?? .unchanged

@@ -8,8 +8,10 @@
 public struct MappingContext: Sendable {
   /// Scalar fields of the objects that enclose the record, as text, innermost winning: for
   /// records at `chats.list[].messages`, the chat's `id`, `name` and `type` (those written
-  /// before its records; a stream cannot look ahead). An object member's own scalars are kept
-  /// one level deep as `key.member` (a DiscordChatExporter file's `channel.id`, `guild.name`).
+  /// before its records; a stream cannot look ahead — those after them reach
+  /// `Dataset.rowsAfterRecords`, with these, at the input's end). An object member's own
+  /// scalars are kept one level deep as `key.member` (a DiscordChatExporter file's
+  /// `channel.id`, `guild.name`).
   public let fields: [String: String]
   /// The input file the record was read from, as the run names it.
   public let inputPath: String

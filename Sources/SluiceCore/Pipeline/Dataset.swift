@@ -46,11 +46,21 @@ public protocol Dataset: Sendable {
   /// Domain → rows, in the order they are written: referenced rows before the rows that name
   /// them, a parent before its children. Runs on the decoding thread, off the writer's.
   func rows(for record: Record, into rows: inout RecordRows)
+  /// Rows an input adds once its records are all read, from the fields of the document around
+  /// them: `context.fields` holds the scalar members before the records and those after them
+  /// (a Messenger conversation's `title` follows its `messages`; a stream cannot look ahead,
+  /// so a record cannot use it). Called at the end of each input read to its end, on the
+  /// decoding thread; its rows are written after the input's last record, in the same
+  /// transaction, and are no record of their own: not counted among the records, never
+  /// repeated keys. Notes (`context.note`) become warnings; a row the store refuses rejects
+  /// them as a record would be. The default adds nothing.
+  func rowsAfterRecords(context: inout MappingContext, into rows: inout RecordRows)
 }
 
 extension Dataset {
   public var rules: [ValidationRule] { [] }
   public var recordConstraints: [FieldConstraint] { [] }
+  public func rowsAfterRecords(context _: inout MappingContext, into _: inout RecordRows) {}
 
   /// `map(_:context:)` with a context of its own, for a record read outside a run.
   public func map(_ dto: DTO) throws(MappingError) -> Record {

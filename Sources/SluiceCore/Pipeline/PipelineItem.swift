@@ -25,4 +25,7 @@ struct PipelineItem: Sendable {
   /// an earlier row of this one — registered (`KeyRegistry`): the loading thread decides whether
   /// each is a repeat.
   var repeatedKeys: [Int32] = []
+  /// The rows an input adds after its records (`Dataset.rowsAfterRecords`): loaded like a
+  /// record's, but no record — not counted, not a result a checkpoint counts.
+  var isAfterRecords = false
 }

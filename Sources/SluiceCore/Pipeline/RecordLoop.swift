@@ -84,12 +84,15 @@ struct RecordLoop<D: Dataset>: RecordLoading {
     -> Bool
   {
     switch outcome {
+    case .written(_, let warnings) where item.isAfterRecords:
+      state.ledger.note(warnings: warnings, coercions: 0)
+      return true
     case .written(let keptExisting, let warnings):
       state.ledger.count(.load, passed: true, kept: keptExisting)
       state.ledger.note(warnings: warnings, coercions: 0)
       return true
     case .rejected(let issues):
-      state.ledger.count(.load, passed: false)
+      if !item.isAfterRecords { state.ledger.count(.load, passed: false) }
       try state.reject(issues, raw: item.raw, record: item.location)
       return false
     }
@@ -136,10 +139,13 @@ struct RecordLoop<D: Dataset>: RecordLoading {
         case .failure(let error):
           throw error
         case .rejected(let stage, let issues):
-          state.ledger.countRejected(at: stage)
+          if !item.isAfterRecords { state.ledger.countRejected(at: stage) }
           try state.reject(issues, raw: item.raw, record: item.location)
         case .skipped(let reason):
           state.ledger.countSkipped(reason)
+        case .load(let rows) where item.isAfterRecords:
+          // No record: nothing registered its keys, and no chunk counts it.
+          _ = try load(rows, item, &state)
         case .load(let rows):
           state.ledger.countPassed(through: .map)
           if rejectsRepeats && !item.repeatedKeys.isEmpty {
@@ -163,7 +169,8 @@ struct RecordLoop<D: Dataset>: RecordLoading {
           }
         }
       }
-      try afterBatch(batch.count, &state)
+      // The rows after an input's records are no result a resumed run takes again.
+      try afterBatch(batch.count - batch.count(where: \.isAfterRecords), &state)
       handOff.recycle(consume batch)
       state.tickProgress()
       try state.checkLane()

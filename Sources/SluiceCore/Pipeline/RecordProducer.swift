@@ -132,13 +132,39 @@ final class RecordProducer<D: Dataset> {
         break
       }
       lap(.read, &mark)
-      guard let raw else { break }
+      guard let raw else {
+        if let item = afterRecords(fields: reader.documentFields) {
+          lap(.map, &mark)
+          _ = emit(item, rawBytes: 0)
+        }
+        break
+      }
       var item = Item(verdict: .rejected(.decode, []), location: raw.location, raw: carried(raw.bytes))
       item.verdict = verdict(for: raw, decoder: decoder, diagnostics: &diagnostics, item: &item, lap: lap, mark: &mark)
       guard emit(item, rawBytes: raw.bytes.count) else { return }
       if case .failure = item.verdict { break }
     }
     if !batch.isEmpty { _ = handOff.put(batch, weight: batchWeight) }
+
+    /// The rows the dataset adds after the input's records, from the document's fields; nil
+    /// when it adds none.
+    func afterRecords(fields: [String: String]) -> Item? {
+      var context = MappingContext(fields: fields, inputPath: inputPath, lenientArrays: policy.lenientArrays)
+      var rows = RecordRows()
+      dataset.rowsAfterRecords(context: &context, into: &rows)
+      guard rows.count > 0 || !context.notes.isEmpty else { return nil }
+      var item = Item(verdict: .load(rows), location: nil, raw: nil)
+      item.isAfterRecords = true
+      item.warnings = context.notes.map {
+        Issue(stage: .map, severity: .warning, code: $0.code, location: nil, path: $0.path, message: $0.message)
+      }
+      if !rows.violations.isEmpty {
+        item.verdict = .rejected(
+          .load,
+          rows.violations.map { Issue(stage: .load, code: $0.code, location: nil, path: $0.path, message: $0.message) })
+      }
+      return item
+    }
 
     /// Decodes, validates, maps and makes the rows of one record.
     func verdict(

@@ -9,6 +9,13 @@
 /// the scalar fields of the objects around it (`RawRecord.context`) and its index in its array
 /// (`RawRecord.position`). After an array's `]` the rest of the enclosing objects is checked, so
 /// a document that is malformed after its records still fails.
+///
+/// The scalar members met after the record array in the top-level objects (a Messenger
+/// conversation's `title`, written after its `messages`) are kept too, as the members before it
+/// are: once `next()` has returned nil, `documentFields` holds both — what a dataset may add
+/// rows from at the end of the input (`Dataset.rowsAfterRecords`). Only the top level's: the
+/// members after the records of one element of an array of objects (one chat of
+/// `chats.list[].messages`) are checked and skipped.
 final class JSONArrayReader: RecordReader {
   let path: [String]
   let scanner: JSONScanner
@@ -35,6 +42,16 @@ final class JSONArrayReader: RecordReader {
   private var context: [String: String]?
   /// The next record's index in its array.
   private var index = 0
+  /// The scalar fields of the top-level objects met after the record array ends.
+  private var trailing: [String: String] = [:]
+
+  /// The scalar fields of the objects around the records at the top level — those before the
+  /// records, then those after them, which win — once every record is read; before that, only
+  /// those before. Empty for a top-level array.
+  var documentFields: [String: String] {
+    guard case .done = phase else { return fields[0] }
+    return fields[0].merging(trailing) { _, after in after }
+  }
 
   init(scanner: JSONScanner, path: [String]) {
     self.scanner = scanner
@@ -127,7 +144,7 @@ final class JSONArrayReader: RecordReader {
   /// After an array's `]`: checks the rest of the objects its group entered, then goes back to
   /// the array of objects around them, or to the document's end.
   private func leaveLevel() throws {
-    try finishObjects(enclosing[level])
+    try finishObjects(enclosing[level], keepingScalars: level == 0)
     guard level > 0 else {
       try scanner.expectEndOfInput()
       phase = .done
@@ -220,8 +237,13 @@ final class JSONArrayReader: RecordReader {
   /// channel as `"channel": {"id": …, "name": …}` before the messages: `channel.id`); anything
   /// deeper is checked and skipped. At most 256 fields per level, so memory stays bounded.
   private func keepScalars(of key: String) throws {
+    try keepScalars(of: key, in: &fields[level])
+  }
+
+  /// Keeps the scalars of the member `key` (a scalar, or an object's scalar members) in `kept`.
+  private func keepScalars(of key: String, in kept: inout [String: String]) throws {
     guard try scanner.peek() == UInt8(ascii: "{") else {
-      if let value = try scanner.scanScalarField(), fields[level].count < 256 { fields[level][key] = value }
+      if let value = try scanner.scanScalarField(), kept.count < 256 { kept[key] = value }
       return
     }
     scanner.advance()
@@ -235,8 +257,8 @@ final class JSONArrayReader: RecordReader {
       try scanner.skipWhitespace()
       try scanner.expect(UInt8(ascii: ":"), "expected ':' after an object key")
       try scanner.skipWhitespace()
-      if let value = try scanner.scanScalarField(), fields[level].count < 256 {
-        fields[level][key + "." + member] = value
+      if let value = try scanner.scanScalarField(), kept.count < 256 {
+        kept[key + "." + member] = value
       }
       try scanner.skipWhitespace()
       guard let c = try scanner.peek() else { throw scanner.syntaxError("unexpected end of input inside an object") }
@@ -249,8 +271,9 @@ final class JSONArrayReader: RecordReader {
     }
   }
 
-  /// Checks the rest of `count` objects entered on the way to an array, innermost first.
-  private func finishObjects(_ count: Int) throws {
+  /// Checks the rest of `count` objects entered on the way to an array, innermost first; with
+  /// `keepingScalars`, keeps their scalar members in `trailing` as it goes.
+  private func finishObjects(_ count: Int, keepingScalars: Bool) throws {
     for _ in 0..<count {
       try scanner.skipWhitespace()
       while true {
@@ -266,11 +289,15 @@ final class JSONArrayReader: RecordReader {
         }
         scanner.advance()
         try scanner.skipWhitespace()
-        _ = try scanner.readKey()
+        let key = try scanner.readKey()
         try scanner.skipWhitespace()
         try scanner.expect(UInt8(ascii: ":"), "expected ':' after an object key")
         try scanner.skipWhitespace()
-        try scanner.scanValue(depth: 1)
+        if keepingScalars {
+          try keepScalars(of: key, in: &trailing)
+        } else {
+          try scanner.scanValue(depth: 1)
+        }
         try scanner.skipWhitespace()
       }
     }

@@ -66,6 +66,10 @@
   /// Offset of the next unread byte in the decompressed stream.
   public var byteOffset: Int64 { scanner.byteOffset }
 
+  /// The scalar fields around the record array (`JSONArrayReader.documentFields`); empty for
+  /// the other layouts.
+  public var documentFields: [String: String] { arrayReader?.documentFields ?? [:] }
+
   public func next() throws -> RawRecord? {
     switch layout {
     case .array: try arrayReader?.next()

@@ -5,6 +5,14 @@
 /// otherwise the input cannot be read further.
 @_spi(Internals) public protocol RecordReader: AnyObject {
   func next() throws -> RawRecord?
+  /// The scalar fields of the document around the records, once `next()` has returned nil:
+  /// those before the records and those after them (a JSON document's members that follow its
+  /// record array). Empty when the format has none (NDJSON, XML, a top-level array).
+  var documentFields: [String: String] { get }
+}
+
+extension RecordReader {
+  public var documentFields: [String: String] { [:] }
 }
 
 /// Malformed input found by a record reader: a syntax error, a record over the size limit or

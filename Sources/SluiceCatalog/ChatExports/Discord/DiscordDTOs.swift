@@ -20,8 +20,20 @@ extension Discord {
     public let attachments: [AttachmentDTO]
     /// Stickers sent with (or as) the message; absent from exports older than DCE's stickers.
     public let stickers: [StickerDTO]?
+    /// The message a forward carries (DCE since February 2026, `reference.type` `Forward`): the
+    /// forward's own `content` is empty, the words and files are here.
+    public let forwardedMessage: ForwardedMessageDTO?
     public let timestampEdited, callEndedTimestamp, isPinned, embeds, reactions, mentions: Unmapped?
     public let interaction, inlineEmojis: Unmapped?
+  }
+
+  /// A forwarded message's snapshot as `JsonMessageWriter` writes it: `{timestamp,
+  /// timestampEdited, content, attachments, embeds, stickers}` — no author, no id of its own.
+  public struct ForwardedMessageDTO: Decodable, Sendable {
+    public let content: String
+    public let attachments: [AttachmentDTO]
+    public let stickers: [StickerDTO]?
+    public let timestamp, timestampEdited, embeds: Unmapped?
   }
 
   public struct AuthorDTO: Decodable, Sendable {

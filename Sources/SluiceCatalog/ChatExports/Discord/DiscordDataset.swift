@@ -34,8 +34,9 @@ import Foundation
 /// their file name's extension (DCE gives no content type); stickers follow them, images by
 /// their `sourceUrl` (a Lottie sticker, a JSON animation, is a file). A `Default` or `Reply`
 /// without text is its first attachment or sticker — an image or file message, as the other
-/// exports make an upload — the rest its attachments. Discord's ids are global, so a message's
-/// key is its id (`discord:…`).
+/// exports make an upload — the rest its attachments. A forward (DCE's `forwardedMessage`, its
+/// own `content` empty) is the forwarded message's text and files, so the words a user passed
+/// on are not lost. Discord's ids are global, so a message's key is its id (`discord:…`).
 public struct DiscordDataset: Dataset {
   public init() {}
 
@@ -80,18 +81,25 @@ public struct DiscordDataset: Dataset {
   public func map(_ message: Discord.MessageDTO, context: inout MappingContext) throws(MappingError) -> Message {
     let content: MessageContent
     var attachments = message.attachments.map(Self.attachment) + (message.stickers ?? []).map(Self.sticker)
+    // A forward's words and files are the forwarded message's: its text follows the message's
+    // own (which Discord leaves empty), its files follow the message's.
+    var text = message.content
+    if let forwarded = message.forwardedMessage {
+      text = [message.content, forwarded.content].filter { !$0.isEmpty }.joined(separator: "\n")
+      attachments += forwarded.attachments.map(Self.attachment) + (forwarded.stickers ?? []).map(Self.sticker)
+    }
     if Self.textKinds.contains(message.type) {
-      if message.content.isEmpty, let first = attachments.first {
+      if text.isEmpty, let first = attachments.first {
         attachments.removeFirst()
         switch first {
         case .image(let image): content = .image(image)
         case .file(let file): content = .file(file)
         }
       } else {
-        content = .text(message.content)
+        content = .text(text)
       }
     } else if Self.systemKinds.contains(message.type) {
-      content = .system(SystemContent(event: message.type, text: ChatExport.nonEmpty(message.content)))
+      content = .system(SystemContent(event: message.type, text: ChatExport.nonEmpty(text)))
     } else if Self.starterPlaceholders.contains(message.type) {
       throw MappingError.skipped("a thread's starter placeholder (DCE before 2.48); the message is its channel's")
     } else {

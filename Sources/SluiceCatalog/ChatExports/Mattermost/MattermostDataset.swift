@@ -8,14 +8,16 @@
 ///   (`mattermost:gryffindor:general/1553166657086:harry`), which a re-export keeps.
 /// - `channel`: a conversation, keyed by team and name (a channel's name is unique within its
 ///   team), named by its display name.
-/// - `user`: a sender, keyed by username, named by first and last name.
+/// - `user`: a sender, keyed by username, named by first and last name; `bot` (newer exports)
+///   a sender keyed by its username too, named by its display name.
 /// - `direct_channel`: a direct or group message conversation. It has no name of its own, only
-///   its members, so its key is their usernames, sorted, each percent-escaped and joined by `,`
+///   its members (`members`, or in newer exports `participants`' usernames), so its key is their usernames, sorted, each percent-escaped and joined by `,`
 ///   (`mattermost:@harry,ron`; see `directConversation(members:)`), and its name is theirs
 ///   (`harry, ron`).
 /// - `direct_post`: a message in the conversation its `channel_members` name, keyed like a
 ///   post, with its `replies` — so a direct post and its channel line meet whatever the order.
-/// - `version`, `team`, `emoji`: skipped by design (`MappingError.skipped`), counted as such.
+/// - `version`, `role`, `scheme`, `team`, `emoji`: skipped by design (`MappingError.skipped`),
+///   counted as such.
 ///
 /// A post's `type` is empty for a person's post (or `slack_attachment`); Mattermost's own
 /// events are `system_…` (`system_join_channel`), mapped to system messages with the type as the
@@ -31,8 +33,8 @@ public struct MattermostDataset: Dataset {
   public var schema: Schema { MessageTables.schema }
 
   static let export = "mattermost"
-  static let skippedLines: Set<String> = ["version", "team", "emoji"]
-  static let lineTypes = "channel, direct_channel, direct_post, emoji, post, team, user, version"
+  static let skippedLines: Set<String> = ["version", "role", "scheme", "team", "emoji"]
+  static let lineTypes = "bot, channel, direct_channel, direct_post, emoji, post, role, scheme, team, user, version"
 
   /// What one line becomes.
   public enum Record: Sendable {
@@ -45,7 +47,9 @@ public struct MattermostDataset: Dataset {
   static let payloadPresent = ValidationRule(
     "Mattermost lines carry the payload their type names", code: .missingField,
     message: "the line's type names this key, which the line lacks",
-    constraints: ["post", "direct_post", "direct_channel", "user", "channel", "version", "team", "emoji"].map {
+    constraints: [
+      "post", "direct_post", "direct_channel", "user", "bot", "channel", "version", "role", "scheme", "team", "emoji",
+    ].map {
       .present(at: $0).when("type", is: $0)
     })
   /// Milliseconds whose whole seconds (rounded toward zero) are in `ChatExport.epochSeconds`.
@@ -101,8 +105,14 @@ public struct MattermostDataset: Dataset {
       guard let channel = line.directChannel else {
         return validation.check(Self.payloadPresent, false, at: "direct_channel")
       }
-      validation.check(Self.membersNamed, Self.areMembers(channel.members), at: "direct_channel.members")
+      validation.check(
+        Self.membersNamed, Self.areMembers(channel.memberNames),
+        at: channel.members == nil && channel.participants != nil
+          ? "direct_channel.participants" : "direct_channel.members")
     case "user": validation.check(Self.payloadPresent, line.user != nil, at: "user")
+    case "bot": validation.check(Self.payloadPresent, line.bot != nil, at: "bot")
+    case "role": validation.check(Self.payloadPresent, line.role != nil, at: "role")
+    case "scheme": validation.check(Self.payloadPresent, line.scheme != nil, at: "scheme")
     case "channel": validation.check(Self.payloadPresent, line.channel != nil, at: "channel")
     case "version": validation.check(Self.payloadPresent, line.version != nil, at: "version")
     case "team": validation.check(Self.payloadPresent, line.team != nil, at: "team")
@@ -125,13 +135,19 @@ public struct MattermostDataset: Dataset {
       guard let channel = line.directChannel else {
         throw MappingError(code: .missingField, path: line.type, message: Self.payloadPresent.message)
       }
-      return .conversation(Self.directConversation(members: channel.members))
+      return .conversation(Self.directConversation(members: channel.memberNames))
     case ("user", _, let user?, _):
       let fullName = [user.firstName ?? "", user.lastName ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
       return .sender(
         ChatExport.sender(
           Self.export, user.username,
           name: ChatExport.nonEmpty(fullName) ?? ChatExport.nonEmpty(user.nickname) ?? user.username))
+    case ("bot", _, _, _):
+      guard let bot = line.bot else {
+        throw MappingError(code: .missingField, path: line.type, message: Self.payloadPresent.message)
+      }
+      return .sender(
+        ChatExport.sender(Self.export, bot.username, name: ChatExport.nonEmpty(bot.displayName) ?? bot.username))
     case ("channel", _, _, let channel?):
       return .conversation(
         Conversation(id: Self.conversation(team: channel.team, channel: channel.name), name: channel.displayName))

@@ -3,12 +3,13 @@
 /// A Facebook Messenger conversation export (JSON, records at `messages`) → the shared message
 /// tables.
 ///
-/// **The conversation comes from the file's place.** The file's `title` and `participants` come
-/// after `messages` (a stream cannot look ahead), so Messenger's own layout decides: a thread is
-/// a folder (`inbox/<thread>/message_1.json`, `message_2.json`, …), so a file named
+/// **The conversation comes from the file's place.** The file's `title` comes after
+/// `messages` (a stream cannot look ahead), so Messenger's own layout decides the key: a thread
+/// is a folder (`inbox/<thread>/message_1.json`, `message_2.json`, …), so a file named
 /// `message_<n>.json` belongs to the conversation of its folder; a file named otherwise is a
-/// conversation of its own, keyed by its stem (`messenger:langchain_facebook_chat`). Either way
-/// the conversation has no name until another record gives one.
+/// conversation of its own, keyed by its stem (`messenger:langchain_facebook_chat`). The
+/// `title` names the conversation once the messages are read (`rowsAfterRecords`): a file
+/// without one leaves the name as it is.
 ///
 /// Messages have no ids and no sender ids: a sender is keyed by the name the export shows, a
 /// message by its time and sender in its conversation (`…/1675597571851:User 2`) — stable
@@ -101,6 +102,14 @@ public struct MessengerDataset: Dataset {
 
   public func rows(for message: Message, into rows: inout RecordRows) {
     MessageTables.rows(for: message, into: &rows)
+  }
+
+  /// The conversation's name: the file's `title`, which follows its `messages`, repaired as
+  /// its text is. Nothing when the file has no title (or an empty one).
+  public func rowsAfterRecords(context: inout MappingContext, into rows: inout RecordRows) {
+    guard let title = ChatExport.nonEmpty(context.fields["title"].map(Self.repaired)) else { return }
+    let key = ChatExport.key(Self.export, Self.conversation(path: context.inputPath, folder: context.folder))
+    MessageTables.rows(for: Conversation(id: key, name: title), into: &rows)
   }
 
   /// The message's photos, GIFs and sticker (images), then its videos, audio files and files.

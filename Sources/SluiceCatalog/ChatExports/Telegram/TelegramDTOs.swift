@@ -8,7 +8,8 @@
 //   local time without a zone;
 // - `from_id` is `"user123…"` or, in older exports, a bare number (`IdentifierText`);
 // - minimal exports (chat-miner's) have no `id`, `date`, `from_id` or `text_entities`;
-// - a poll is a `message` with a `poll` object and an empty `text` (`PollDTO`);
+// - a poll is a `message` with a `poll` object and an empty `text` (`PollDTO`); its question
+//   and answers are texts like `text` (a string, or parts);
 // - `from` is `null` for a deleted account, which keeps its `from_id`;
 // - a shared contact is a `message` with `contact_information` (and often `contact_vcard`) and
 //   an empty `text`; a shared location one with `location_information` (`ContactDTO`,
@@ -17,6 +18,9 @@
 //   others_can_complete, answers: [{text, id}]}` and an empty `text` (`TodoListDTO`); tasks added
 //   later are a `service` message `todo_append_tasks` with `items: [{text, id}]`, ticks one
 //   `todo_completions` with `completed` and `incompleted` (task ids);
+// - a reply to another chat's message (a channel post, from its discussion group) names that
+//   chat in `reply_to_peer_id` (`"channel9876543210"`);
+// - a star gift is a `service` message `send_star_gift` whose words are `gift_text`, a text;
 // - media the export left out is a sentence in place of the path (`Telegram.placeholders`).
 
 /// Telegram Desktop's JSON wire format.
@@ -43,6 +47,9 @@ extension Telegram {
     public let mediaType: String?
     public let mimeType: String?
     public let replyToMessageID: Int64?
+    /// The chat of the message replied to, when it is another chat's (a reply to a channel's
+    /// post from its discussion group): `"channel9876543210"`, `"chat…"` or `"user…"`.
+    public let replyToPeerID: String?
     /// A photo's size in pixels.
     public let width: Int?
     public let height: Int?
@@ -57,12 +64,17 @@ extension Telegram {
     public let todoList: TodoListDTO?
     /// The tasks a `todo_append_tasks` service message added.
     public let items: [TodoListDTO.TaskDTO]?
+    /// The words sent with a star gift (a `send_star_gift` service message), a text.
+    public let giftText: TextDTO?
     public let contactVcard, liveLocationPeriodSeconds, discardReason: Unmapped?
     public let textEntities, edited, editedUnixtime, forwardedFrom, viaBot, photoFileSize: Unmapped?
     public let thumbnail, durationSeconds, stickerEmoji, reactions, members, title, inlineBotButtons, inviter: Unmapped?
     public let messageID: Unmapped?
     public let performer, selfDestructPeriodSeconds, forwardedFromID, completed, incompleted: Unmapped?
     public let priceStars, isBroadcastMessagesAllowed: Unmapped?
+    /// A channel post's `author` (its signature), a `saved_from`, a TTL's `period`, a boost's
+    /// `boosts`, a file's `thumbnail_file_size`: written by newer exports, not read.
+    public let author, savedFrom, period, boosts, thumbnailFileSize: Unmapped?
 
     enum CodingKeys: String, CodingKey {
       case id, type, date
@@ -76,6 +88,7 @@ extension Telegram {
       case mediaType = "media_type"
       case mimeType = "mime_type"
       case replyToMessageID = "reply_to_message_id"
+      case replyToPeerID = "reply_to_peer_id"
       case textEntities = "text_entities"
       case edited
       case editedUnixtime = "edited_unixtime"
@@ -99,10 +112,15 @@ extension Telegram {
       case discardReason = "discard_reason"
       case todoList = "todo_list"
       case items, performer
+      case giftText = "gift_text"
       case selfDestructPeriodSeconds = "self_destruct_period_seconds"
       case forwardedFromID = "forwarded_from_id"
       case completed, incompleted
       case priceStars = "price_stars"
+      case author
+      case savedFrom = "saved_from"
+      case period, boosts
+      case thumbnailFileSize = "thumbnail_file_size"
       case isBroadcastMessagesAllowed = "is_broadcast_messages_allowed"
     }
   }
@@ -161,9 +179,11 @@ extension Telegram {
   }
 
   /// A message's `poll`: `{question, closed, total_voters, answers: [{text, voters, chosen}]}`;
-  /// the counts are the exporting account's view when it exported.
+  /// the counts are the exporting account's view when it exported. The question and the
+  /// answers are texts (a string, or parts): Telegram Desktop writes them with `SerializeText`
+  /// since polls took formatted text (TextWithEntities, 2024), and as plain strings before.
   public struct PollDTO: Decodable, Sendable {
-    public let question: String
+    public let question: TextDTO
     public let answers: [AnswerDTO]?
     public let closed, totalVoters: Unmapped?
 
@@ -174,13 +194,13 @@ extension Telegram {
 
     /// An answer of a poll, with how many voted for it and whether the exporting account did.
     public struct AnswerDTO: Decodable, Sendable {
-      public let text: String
+      public let text: TextDTO
       public let voters, chosen: Unmapped?
     }
 
     /// The poll as a reader sees it: the question, then each answer, one per line.
     public var plainText: String {
-      ([question] + (answers ?? []).map(\.text)).joined(separator: "\n")
+      ([question.plainText] + (answers ?? []).map(\.text.plainText)).joined(separator: "\n")
     }
   }
 

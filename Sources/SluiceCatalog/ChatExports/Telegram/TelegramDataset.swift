@@ -13,11 +13,16 @@
 ///   image (the text is the caption), with a `file` or `media_type` → file — or, when it has
 ///   text (a captioned document, audio or video), text with the file as its attachment —
 ///   otherwise text; any other `type` is `unsupportedEnumValue` at `type`. `text` — a string, or
-///   strings and entity objects — is flattened to plain text. A poll (a `message` with `poll`
-///   and an empty `text`) is text: its question, then its answers, one per line; so is a to-do
-///   list (its title, then its tasks), a shared contact (its name, then its phone number) and a
-///   shared location (a geo URI, `geo:<latitude>,<longitude>`). A `todo_append_tasks` service
-///   message's text is the tasks it added.
+///   strings and entity objects — is flattened to plain text, and so is every other text of
+///   that shape (a poll's question and answers, a to-do list's title and tasks, a gift's
+///   words). A poll (a `message` with `poll` and an empty `text`) is text: its question, then
+///   its answers, one per line; so is a to-do list (its title, then its tasks), a shared contact
+///   (its name, then its phone number) and a shared location (a geo URI,
+///   `geo:<latitude>,<longitude>`). A `todo_append_tasks` service message's text is the tasks it
+///   added; a `send_star_gift` one's its `gift_text`.
+/// - **Replies**: `reply_to` is the message replied to, in this chat — or, when
+///   `reply_to_peer_id` names another (`"channel9876543210"`: a discussion group's reply to its
+///   channel's post), in that chat's conversation (`telegram:9876543210/…`).
 /// - **Key**: the message's `id` within its chat (`telegram:5965280513/42`). A message without an
 ///   `id` (chat-miner's minimal exports) is keyed by its 0-based position in its chat's
 ///   `messages` (`telegram:chat-miner_single_export/@0`; `@` never starts an id, which is a
@@ -118,11 +123,15 @@ public struct TelegramDataset: Dataset {
       }
     case "service":
       sender = Self.sender(id: message.actorID, name: message.actor)
-      // Tasks added to a to-do list are the service message's text, one per line.
+      // Tasks added to a to-do list are the service message's text, one per line; a star
+      // gift's words are its text.
       let added = (message.items ?? []).map(\.text.plainText).joined(separator: "\n")
       content = .system(
-        SystemContent(event: message.action ?? "service", text: ChatExport.nonEmpty(text) ?? ChatExport.nonEmpty(added))
-      )
+        SystemContent(
+          event: message.action ?? "service",
+          text: ChatExport.nonEmpty(text) ?? ChatExport.nonEmpty(added)
+            ?? ChatExport.nonEmpty(message.giftText?.plainText)
+        ))
     default:
       throw ChatExport.unsupported(message.type, at: "type", known: Self.types, what: "a Telegram message type")
     }
@@ -131,7 +140,9 @@ public struct TelegramDataset: Dataset {
     return Message(
       id: Message.scopedID(key, in: conversation.id), conversation: conversation, sender: sender,
       sentAt: try Self.sentAt(message),
-      replyTo: message.replyToMessageID.map { Message.scopedID(String($0), in: conversation.id) },
+      replyTo: message.replyToMessageID.map { id in
+        Message.scopedID(String(id), in: message.replyToPeerID.map(Self.peerConversation) ?? conversation.id)
+      },
       content: content, attachments: attachments)
   }
 
@@ -151,6 +162,13 @@ public struct TelegramDataset: Dataset {
     }
     let file = ChatExport.fileStem(context.inputPath)
     return Conversation(id: ChatExport.key(export, name.map { file + "#" + $0 } ?? file), name: name)
+  }
+
+  /// The conversation of a peer as `reply_to_peer_id` names it (`"channel9876543210"`,
+  /// `"chat…"`, `"user…"`): the chat's bare id, as its own export writes it in `id`.
+  static func peerConversation(_ peer: String) -> String {
+    let bare = peer.drop { $0.isLetter }
+    return ChatExport.key(export, bare.isEmpty ? peer : String(bare))
   }
 
   static func sender(id: IdentifierText?, name: String?) -> Sender? {
