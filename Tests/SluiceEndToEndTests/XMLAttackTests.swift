@@ -394,9 +394,9 @@ struct XMLAttackTests {
   /// now end in a syntax error, and nothing of the input is printed.
   @Test func anInputInvalidInItsEncodingFailsAndPrintsNoInputBytes() throws {
     let scratch = try Scratch()
-    var document = Array("<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?>\n<orders>\n".utf8)
+    var document = Array("<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<orders>\n".utf8)
     document += Array(Self.order(1).replacingOccurrences(of: "Customer 2", with: "\u{1}").utf8)
-    document = document.map { $0 == 1 ? 0xC1 : $0 } + Array("\n</orders>\n".utf8)
+    document = document.map { $0 == 1 ? 0xFF : $0 } + Array("\n</orders>\n".utf8)
     let input = try scratch.directory.write("orders.xml", document)
     let run = try SluiceBinary.measure(["run", try scratch.spec(input: input)])
     let inspected = try SluiceBinary.measure(["inspect", input])
