@@ -83,6 +83,11 @@ extension PipelineConfiguration {
     if !configuration.hasSeveralInputs && configuration.format == .ndjson && !configuration.recordPath.isEmpty {
       throw UsageError("--record-path applies to --format json, not ndjson")
     }
+    if !configuration.hasSeveralInputs, values["record-path"] != nil,
+      let problem = KeyedCollection.problem(in: configuration.recordPath, jsonFormat: configuration.format == .json)
+    {
+      throw UsageError("--record-path \(problem)")
+    }
     if configuration.jobs > 1 && !configuration.database.location.isEmpty
       && !(configuration.database.driver is any ParallelLoadingDriver)
     {

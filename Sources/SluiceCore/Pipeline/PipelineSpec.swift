@@ -196,6 +196,9 @@ public struct PipelineSpec: Sendable {
       if format == .ndjson && !recordPath.isEmpty {
         throw SpecError(path: path, message: "'\(prefix)recordPath' applies to format json, not ndjson")
       }
+      if let problem = KeyedCollection.problem(in: recordPath, jsonFormat: format == .json) {
+        throw SpecError(path: path, message: "'\(prefix)recordPath': \(problem)")
+      }
       if input.input == "-", inputs.contains(where: { $0.input == "-" }) {
         throw SpecError(path: path, message: "'\(prefix)input': only one input can be standard input ('-')")
       }

@@ -10,6 +10,12 @@
 /// (`RawRecord.position`). After an array's `]` the rest of the enclosing objects is checked, so
 /// a document that is malformed after its records still fails.
 ///
+/// The records may instead be the members of an object — a collection keyed by id, as recipe
+/// dumps and Firebase exports write them (`{"05zEp…": {"title": …}, …}`): a path whose last
+/// component is `key{field}` (or `{field}` for the top-level object) reads each member's value
+/// as a record, with the member's name added to it as the string field `field`
+/// (`KeyedCollection`).
+///
 /// The scalar members met after the record array in the top-level objects (a Messenger
 /// conversation's `title`, written after its `messages`) are kept too, as the members before it
 /// are: once `next()` has returned nil, `documentFields` holds both — what a dataset may add
@@ -23,6 +29,8 @@ final class JSONArrayReader: RecordReader {
   /// `[["chats", "list"], ["messages"]]`. Every group but the last leads to an array of
   /// objects; the last one to the record array.
   private let groups: [[String]]
+  /// The records are the members of an object, their names the field this names.
+  private let keyedBy: String?
 
   private enum Phase {
     case start
@@ -57,8 +65,12 @@ final class JSONArrayReader: RecordReader {
     self.scanner = scanner
     self.path = path
     var groups: [[String]] = [[]]
-    for component in path {
-      if component.hasSuffix("[]") {
+    var keyedBy: String?
+    for (index, component) in path.enumerated() {
+      if index == path.count - 1, let keyed = KeyedCollection(component) {
+        if !keyed.key.isEmpty { groups[groups.count - 1].append(keyed.key) }
+        keyedBy = keyed.field
+      } else if component.hasSuffix("[]") {
         let key = String(component.dropLast(2))
         if !key.isEmpty { groups[groups.count - 1].append(key) }
         groups.append([])
@@ -67,8 +79,9 @@ final class JSONArrayReader: RecordReader {
       }
     }
     // A path ending in `[]` names the record array itself.
-    if groups.count > 1, groups[groups.count - 1].isEmpty { groups.removeLast() }
+    if groups.count > 1, groups[groups.count - 1].isEmpty, keyedBy == nil { groups.removeLast() }
     self.groups = groups
+    self.keyedBy = keyedBy
   }
 
   func next() throws -> RawRecord? {
@@ -81,7 +94,7 @@ final class JSONArrayReader: RecordReader {
         try descend()
         enterArray()
       case .inOuter(let first):
-        guard try nextElement(first: first) else {
+        guard try nextElement(first: first, closing: UInt8(ascii: "]")) else {
           try leaveLevel()
           continue
         }
@@ -92,12 +105,22 @@ final class JSONArrayReader: RecordReader {
         try descend()
         enterArray()
       case .inRecords(let first):
-        guard try nextElement(first: first) else {
+        guard try nextElement(first: first, closing: keyedBy == nil ? UInt8(ascii: "]") : UInt8(ascii: "}")) else {
           try leaveLevel()
           continue
         }
         phase = .inRecords(first: false)
-        var record = try scanner.captureRecord()
+        var record: RawRecord
+        if let keyedBy {
+          let name = try scanner.readKey()
+          try scanner.skipWhitespace()
+          try scanner.expect(UInt8(ascii: ":"), "expected ':' after a member's name in the keyed collection")
+          try scanner.skipWhitespace()
+          record = try scanner.captureRecord()
+          KeyedCollection.add(name, as: keyedBy, to: &record.bytes)
+        } else {
+          record = try scanner.captureRecord()
+        }
         record.context = context
         record.position = index
         index += 1
@@ -118,24 +141,28 @@ final class JSONArrayReader: RecordReader {
     }
   }
 
-  /// Moves to the next element of the current array; false at its `]`.
-  private func nextElement(first: Bool) throws -> Bool {
+  /// Moves to the next element of the current array (or member of the keyed collection); false
+  /// at its `closing` bracket.
+  private func nextElement(first: Bool, closing: UInt8) throws -> Bool {
+    let bracket = closing == UInt8(ascii: "]") ? "']'" : "'}'"
     try scanner.skipWhitespace()
     guard let c = try scanner.peek() else {
-      throw scanner.syntaxError("unexpected end of input inside the record array; expected ',' or ']'")
+      throw scanner.syntaxError(
+        "unexpected end of input inside the record \(keyedBy == nil ? "array" : "collection"); expected ',' or \(bracket)"
+      )
     }
-    if c == UInt8(ascii: "]") {
+    if c == closing {
       scanner.advance()
       return false
     }
     if !first {
       guard c == UInt8(ascii: ",") else {
-        throw scanner.syntaxError("expected ',' or ']' after a record, found \(scanner.describe(c))")
+        throw scanner.syntaxError("expected ',' or \(bracket) after a record, found \(scanner.describe(c))")
       }
       scanner.advance()
       try scanner.skipWhitespace()
-      if try scanner.peek() == UInt8(ascii: "]") {
-        throw scanner.syntaxError("trailing comma before ']'")
+      if try scanner.peek() == closing {
+        throw scanner.syntaxError("trailing comma before \(bracket)")
       }
     }
     return true
@@ -215,6 +242,19 @@ final class JSONArrayReader: RecordReader {
       walkedHere.append(component)
     }
     try scanner.skipWhitespace()
+    if keyedBy != nil && level == groups.count - 1 {
+      guard let c = try scanner.peek() else {
+        throw scanner.syntaxError("unexpected end of input; expected '{' starting the keyed collection")
+      }
+      guard c == UInt8(ascii: "{") else {
+        throw scanner.pathError(
+          "record path '\(whole)' holds \(scanner.describeValue(c))"
+            + (level > 0 || !walkedHere.isEmpty ? " at '\(walked(walkedHere))'" : " at the top level")
+            + ", not an object whose members are the records")
+      }
+      scanner.advance()
+      return
+    }
     guard let c = try scanner.peek() else {
       throw scanner.syntaxError("unexpected end of input; expected '[' starting the record array")
     }
