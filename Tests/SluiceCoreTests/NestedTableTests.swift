@@ -254,6 +254,26 @@ struct NestedTableTests {
     #expect(try chunked.select("SELECT count(*) FROM part_tags") == ["18"])
   }
 
+  /// A staged run (chunks in a side database, published in one transaction) leaves what a
+  /// plain one does: o1's rows replaced at every depth, the others kept.
+  @Test func aStagedRunPublishesWhatAPlainRunWrites() throws {
+    let plain = try NestedDatabase()
+    let staged = try NestedDatabase()
+    let more = (0..<5).map { NestedOrdersDataset.order("s\($0)", [("a", [(1, [("p", ["x"])])])]) }
+    for database in [plain, staged] {
+      _ = try database.run(database.configuration("first", NestedOrdersDataset.first + more, conflict: .upsert))
+    }
+    let lines = [NestedOrdersDataset.changed] + more.prefix(3)
+    _ = try plain.run(plain.configuration("changed", lines, conflict: .upsert))
+    var configuration = try staged.configuration("changed", lines, conflict: .upsert)
+    configuration.stages = true
+    configuration.checkpointEvery = 2
+    let report = try staged.run(configuration)
+    #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+    #expect(try staged.rows() == plain.rows())
+    #expect(try staged.orphans() == 0)
+  }
+
   @Test func citusDistributesEveryDepthByTheTopLevelKeyBesideItsRecord() {
     let placements = CitusLayout.placements(of: NestedOrdersDataset().schema.tables)
     #expect(placements["orders"] == .distributed(column: "order_id", colocateWith: nil))
@@ -296,6 +316,23 @@ struct PostgreSQLNestedTableTests {
     let tags = try schema.rows(of: ["part_tags"])
     // Under ignore, o1 keeps its first rows.
     #expect(tags.count("part_tags") == (conflict == .ignore ? 67 : 62))
+  }
+
+  @Test func aStagedRunPublishesWhatSQLiteHas() throws {
+    let sqlite = try NestedDatabase()
+    let schema = PostgreSQLSchema()
+    let more = (0..<5).map { NestedOrdersDataset.order("s\($0)", [("a", [(1, [("p", ["x"])])])]) }
+    for (name, lines) in [
+      ("first", NestedOrdersDataset.first + more), ("changed", [NestedOrdersDataset.changed] + more.prefix(3)),
+    ] {
+      var configuration = try sqlite.configuration(name, lines, conflict: .upsert)
+      _ = try sqlite.run(configuration)
+      configuration.stages = true
+      configuration.checkpointEvery = 2
+      let report = try Pipeline(dataset: NestedOrdersDataset(), configuration: schema.aim(configuration)).run()
+      #expect(report.status == .succeeded, "\(name): \(report.failure?.message ?? "")")
+      #expect(try schema.rows(of: NestedOrdersDataset.tableNames) == sqlite.rows(), "\(name)")
+    }
   }
 
   @Test func anIssueAboutAGrandchildIsFoundRowByRowAsInSQLite() throws {
