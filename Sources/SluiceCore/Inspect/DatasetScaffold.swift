@@ -3,14 +3,17 @@ import Foundation
 /// `sluice init`'s dataset: tables inferred from the DTO `inspect --swift` writes, and the Swift
 /// of a `Dataset` that loads the dump into them.
 ///
-/// - the record's scalars go to one table, keyed by an id-like field (`id`, `<name>Id`, a field
-///   ending in `id`) that every record has, or else by the record's position in the input;
+/// - the record's scalars go to one table, keyed by a field named like an id (`id`, `<name>Id`,
+///   `*_id`, `*No`…) that every record has, non-null and unique (`idLikeProperty`), or else by
+///   the record's position in the input;
 /// - a nested object's scalars are flattened into the same row, as prefixed columns
 ///   (`customer.name` → `customer_name`);
 /// - an array of objects is a child table keyed by its parent and the element's position, its
 ///   elements flattened likewise (and their arrays children of it, at any depth: a grandchild is
 ///   keyed by its parent's key and its own position, `<element>_position`); an array of scalars
-///   is a child table with one `value` column; an array of arrays is left out, with a comment.
+///   is a child table with one `value` column; an array of arrays is left out, with a comment;
+/// - objects deeper than `maximumNesting` levels are not in the DTO it is given, so not here
+///   either: `deeperFields` lists them.
 package struct DatasetScaffold: Sendable {
   package struct Column: Sendable, Hashable {
     package var name: String
