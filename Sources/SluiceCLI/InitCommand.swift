@@ -16,10 +16,13 @@ struct InitCommand: Subcommand {
     Reads the whole dump (as `sluice inspect --all` does) and writes a Swift package that
     imports it: Package.swift depending on Sluice, Sources/NAME-sluice/ with the DTO that
     `inspect --swift` prints, a Dataset whose tables are inferred from the records — their
-    scalars in one table keyed by an id-like field (or the record's position), nested objects
-    flattened into prefixed columns, arrays of objects as child tables — and main.swift, the
-    sluice command line over that dataset; Pipelines/NAME.json; a contract fixture of the
-    first records; a README. Then, in DIR: swift run NAME-sluice run Pipelines/NAME.json
+    scalars in one table keyed by a field named like an id that is present, non-null and
+    unique in every record (or else by the record's position), nested objects flattened into
+    prefixed columns, arrays of objects as child tables, and theirs as children of those, up
+    to 6 levels of objects (deeper fields are left out and listed in the README) — and
+    main.swift, the sluice command line over that dataset; Pipelines/NAME.json; a contract
+    fixture of the first records; a README saying why it chose the records and the key. Then,
+    in DIR: swift run NAME-sluice run Pipelines/NAME.json
 
     NAME names the dataset and its tables: lower-case letters, digits and hyphens, starting
     with a letter; not sluice or sqlite (nor sluice-…, sqlite-…), whose tables' prefixes are
@@ -31,7 +34,8 @@ struct InitCommand: Subcommand {
       --sluice PATH|URL    the Sluice package to depend on: a path, or a git URL (branch main);
                            default: the checkout this sluice was built in
       --format NAME        json, ndjson or xml (default: detected)
-      --record-path PATH   where the records are (default: the longest array, as inspect)
+      --record-path PATH   where the records are (default: the outermost array of objects
+                           or repeated element, the longest of those; see the README)
       -h, --help           show this help
     """
 
@@ -40,7 +44,11 @@ struct InitCommand: Subcommand {
   var directory: String
   var sluice: String?
   var force: Bool
-  var options = InspectOptions(sampleSize: nil)
+  var options: InspectOptions = {
+    var options = InspectOptions(sampleSize: nil)
+    options.prefersOutermost = true
+    return options
+  }()
   /// The name of the tool's first store driver, which the package registers.
   var driver: String
 
@@ -123,7 +131,8 @@ struct InitCommand: Subcommand {
       return ExitCode.dataError
     }
     let typeName = DatasetScaffold.typeName(for: name)
-    let generator = SwiftDTOGenerator(inspection: inspection, typeName: "\(typeName)DTO")
+    let generator = SwiftDTOGenerator(
+      inspection: inspection, typeName: "\(typeName)DTO", maximumNesting: DatasetScaffold.maximumNesting)
     let scaffold = DatasetScaffold(name: name, typeName: typeName, dto: generator.layout())
     let files = InitPackage(
       name: name, typeName: typeName, dump: PipelineConfiguration.absolute(dump), dependency: dependency,

@@ -10,8 +10,9 @@
 /// distributed tables must pair their distribution columns and join colocated tables; one from a
 /// reference table to a distributed table is refused. Sluice's keys are natural keys, so:
 /// - an enum-owned lookup table is a reference table;
-/// - a table with child tables is distributed by its key, and its children are distributed by
-///   that key too (their key starts with it), colocated with it: a record's rows share a shard;
+/// - a table with child tables is distributed by its key, and its children — grandchildren and
+///   deeper too — are distributed by that key (their key starts with it), colocated with it: a
+///   record's rows share a shard;
 /// - a top-level table other tables reference, without children (customers, devices, senders),
 ///   is a reference table: every distributed table may point at it;
 /// - any other table is distributed by its own key;
@@ -54,8 +55,9 @@ package struct CitusLayout: SchemaLayout {
     let referenced = Set(family.flatMap { $0.columns.compactMap { $0.reference?.table.name } })
     var placements: [String: Placement] = [:]
     for table in family {
-      if let parent = table.parent?.table, let column = parent.key.first {
-        placements[table.name] = .distributed(column: column, colocateWith: parent.name)
+      if table.parent != nil, let column = table.root.key.first {
+        // A child at any depth: by the top-level key, which starts its key, beside its record.
+        placements[table.name] = .distributed(column: column, colocateWith: table.root.name)
       } else if let column = table.key.first, parents.contains(table.name) || !referenced.contains(table.name) {
         placements[table.name] = .distributed(column: column, colocateWith: nil)
       } else {

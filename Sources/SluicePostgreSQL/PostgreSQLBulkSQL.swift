@@ -88,8 +88,12 @@ struct PostgreSQLBulkSQL {
     // The stage of a child table is keyed by the child's key (`PostgreSQLBulkWriter`), so the
     // check is a probe. Not on Citus, which refuses the correlated subquery over tables of the
     // coordinator in a statement on a distributed table ("relation … is not distributed").
+    //
+    // The tables below it at every depth (grandchildren too) are matched on the top-level key,
+    // which starts their keys, the deepest first: a delete of a child that changed cascades to
+    // its children, which the inserts below then write again.
     let keepsUnchangedChildren = plan.policy == .upsert && !isCitus
-    let deleteChildren = plan.children.map { child in
+    let deleteChildren = plan.children.sorted { plans[$0].table.depth > plans[$1].table.depth }.map { child in
       let childTable = plans[child].table
       var delete =
         "DELETE FROM \(q(childTable.name)) c USING (SELECT DISTINCT \(keyList) FROM \(plan.stage)) s WHERE \(match("c", "s"))"

@@ -34,7 +34,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
     /// The staging table and, for a top-level table, the table of picked rows.
     let stage: String
     let pick: String
-    /// Plans of the table's children.
+    /// For a top-level table, the plans of the tables below it — children, grandchildren… — in
+    /// schema order.
     var children: [Int] = []
     /// `COPY stage (…) FROM STDIN`.
     let copy: String
@@ -85,9 +86,9 @@ final class PostgreSQLBulkWriter: BulkWriter {
     let q = store.dialect.quote
     for table in tables {
       let policy = table.onConflict ?? conflict
-      // A child's parent is a top-level table of the schema.
+      // A child's parent is a table of the schema (a top-level table, or a child in turn).
       if let parent = table.parent {
-        guard parent.table.parent == nil, tables.contains(where: { $0 === parent.table }) else { return nil }
+        guard tables.contains(where: { $0 === parent.table }) else { return nil }
       }
       // A replace whose delete cascades to rows of the same batch depends on the records' order.
       if table.parent == nil && policy == .replace
@@ -135,8 +136,11 @@ final class PostgreSQLBulkWriter: BulkWriter {
       if ordinary {
         for name in [stage, pick] where !store.stagingTables.contains(name) { store.stagingTables.append(name) }
       }
-      if let parent = table.parent, let parentIndex = tables.firstIndex(where: { $0 === parent.table }) {
-        plans[parentIndex].children.append(index)
+      // Every table below a top-level one is of its family, in schema order (parents first):
+      // staged and applied with it, replaced with its rows.
+      let root = table.root
+      if root !== table, let rootIndex = tables.firstIndex(where: { $0 === root }) {
+        plans[rootIndex].children.append(index)
       }
     }
     try store.run(setup.joined(separator: "; "))
@@ -466,8 +470,10 @@ final class PostgreSQLBulkWriter: BulkWriter {
     let table = plans[plan].table
     for (ordinal, entry) in rows {
       let record = records[Int(ordinal)]
-      let parent = record.entries[Int(entry)].parent
-      let place = staging ? (ordinal: Int(ordinal), root: parent >= 0 ? Int(parent) : Int(entry)) : nil
+      // The top-level row the row belongs to, however deep it is.
+      var root = Int(entry)
+      while record.entries[root].parent >= 0 { root = Int(record.entries[root].parent) }
+      let place = staging ? (ordinal: Int(ordinal), root: root) : nil
       guard encode(&buffer, staging: place, entry: Int(entry), rows: record, table: table) else { throw Uncopyable() }
     }
     return buffer

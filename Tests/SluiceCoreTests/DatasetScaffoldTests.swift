@@ -1,4 +1,5 @@
 import Foundation
+import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
@@ -64,11 +65,88 @@ struct DatasetScaffoldTests {
     #expect(items.columns[0].value == "item.sku")
     let tags = scaffold.tables[2]
     #expect(tags.parent == 1 && tags.field == "tags" && tags.columns.map(\.name) == ["value"])
+    #expect(items.position == "position" && tags.position == "tag_position")
     #expect(scaffold.tables[3].columns.map(\.value) == ["label"])
     let source = scaffold.source(from: "dump.json")
     #expect(source.contains("for item in record.dto.items {"))
     #expect(source.contains("  for tag in item.tags {"))
     #expect(source.contains(#"childOf: orders, position: "position", field: "items","#))
+    #expect(source.contains(#"childOf: ordersItems, position: "tag_position", field: "tags","#))
+    try Self.load(scaffold)
+  }
+
+  /// The scaffold's tables declared as the generated source declares them (`Table`'s
+  /// preconditions are what crashed a generated package), migrated into a real SQLite file.
+  @discardableResult
+  static func load(_ scaffold: DatasetScaffold) throws -> Schema {
+    var declared: [Table] = []
+    for layout in scaffold.tables {
+      let columns = layout.columns.map { Column($0.name, $0.type, field: $0.field, nullable: $0.isNullable) }
+      if let parent = layout.parent, layout.isExtension {
+        declared.append(Table(layout.name, extending: declared[parent], field: layout.field, columns: columns))
+      } else if let parent = layout.parent {
+        declared.append(
+          Table(
+            layout.name, childOf: declared[parent], position: layout.position ?? "", field: layout.field,
+            columns: columns))
+      } else {
+        declared.append(Table(layout.name, key: layout.key, columns: columns, onConflict: .upsert))
+      }
+    }
+    let schema = Schema(declared)
+    let directory = try TemporaryDirectory()
+    let db = try SQLiteConnection(path: directory.file("scaffold.sqlite"))
+    for migration in schema.migrations(dialect: SQLiteDialect()) { try db.execute(migration.sql) }
+    return schema
+  }
+
+  /// Orders nested `depth` arrays of objects deep (`lines[].steps[].parts[].notes[]`), each
+  /// level with a scalar array too.
+  static func nested(depth: Int) -> String {
+    let names = ["lines", "steps", "parts", "notes"]
+    var element = #"{"code": "x", "tags": ["a", "b"]}"#
+    for level in stride(from: depth - 1, through: 1, by: -1) {
+      element = #"{"code": "x", "tags": ["a"], "\#(names[level])": [\#(element), \#(element)]}"#
+    }
+    // Three records, more than any nested array holds: they are what init reads as records.
+    let records = (1...3).map { #"{"id": "o\#($0)", "code": "x", "tags": ["a"], "lines": [\#(element), \#(element)]}"# }
+    return "[" + records.joined(separator: ", ") + "]"
+  }
+
+  @Test(arguments: 1...4)
+  func arraysOfObjectsNestInChildTablesAtEveryDepth(depth: Int) throws {
+    let scaffold = try Self.scaffold(Self.nested(depth: depth))
+    let schema = try Self.load(scaffold)
+    // Per depth: the objects' table and their tags' table.
+    #expect(schema.tables.count == 2 * (depth + 1), "\(scaffold.tables.map(\.name))")
+    #expect(schema.tables.map(\.depth).max() == depth + 1)
+    let deepest = try #require(schema.tables.last { $0.columns.map(\.name) == ["code"] })
+    #expect(deepest.depth == depth)
+    let positions = ["position", "step_position", "part_position", "note_position"]
+    #expect(deepest.key == ["id"] + positions.prefix(depth))
+    #expect(scaffold.deeperFields.isEmpty)
+  }
+
+  /// Past `DatasetScaffold.maximumNesting` levels of objects the DTO stops: deeper fields are
+  /// left out, and listed for the README; the tables stop with it.
+  @Test func nestingPastTheCapIsLeftOutAndListed() throws {
+    var object = #"{"leaf": 1}"#
+    for _ in 0..<50 { object = #"{"v": 1, "a": [\#(object)]}"# }
+    let directory = try TemporaryDirectory()
+    let path = try directory.write("deep.json", "[\(object)]")
+    let inspection = try Inspector.inspect(path: path, options: InspectOptions(sampleSize: nil))
+    let generator = SwiftDTOGenerator(
+      inspection: inspection, typeName: "DeepDTO", maximumNesting: DatasetScaffold.maximumNesting)
+    let scaffold = DatasetScaffold(name: "deep", typeName: "Deep", dto: generator.layout())
+    let schema = try Self.load(scaffold)
+    #expect(schema.tables.map(\.depth).max() == DatasetScaffold.maximumNesting)
+    #expect(scaffold.deeperFields == [String(repeating: "a[].", count: DatasetScaffold.maximumNesting) + "a"])
+    let source = generator.source()
+    #expect(source.components(separatedBy: "struct ").count - 1 == DatasetScaffold.maximumNesting + 1)
+    #expect(source.contains(#"// "a" is left out: it nests deeper than the 6 levels this DTO decodes."#))
+    // `inspect --swift` has no cap.
+    let whole = SwiftDTOGenerator(inspection: inspection, typeName: "DeepDTO").source()
+    #expect(whole.components(separatedBy: "struct ").count - 1 > 40)
   }
 
   @Test func anObjectWiderThanTheTableLeftIsAnExtensionTable() throws {

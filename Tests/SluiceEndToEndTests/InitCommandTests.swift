@@ -61,7 +61,7 @@ struct InitCommandTests {
     #expect(fixture.split(separator: "\n").count == 1)
     let record = try #require(try JSONSerialization.jsonObject(with: Data(fixture.utf8)) as? [String: Any])
     #expect(record["id"] != nil)
-    #expect(try read("README.md").split(separator: "\n").count == 5)
+    #expect(try read("README.md").split(separator: "\n").count == 7)
     // The spec is one the same sluice reads (its dataset is the package's, not this tool's).
     let validate = try SluiceBinary.run([
       "validate", (directory as NSString).appendingPathComponent("Pipelines/shopify-orders.json"),
@@ -139,7 +139,7 @@ struct InitCommandTests {
     #expect(spec["format"] as? String == "xml")
     #expect(spec["recordPath"] as? [String] == ["osm", "node"])
     let readme = try String(contentsOfFile: path("README.md"), encoding: .utf8).split(separator: "\n")
-    #expect(readme.count == 5)
+    #expect(readme.count == 7)
     #expect(
       readme.last
         == "`swift run osm-nodes-sluice validate Pipelines/osm-nodes.json --input \(fixture) --format xml --record-path osm.node` checks the contract fixture."
@@ -289,5 +289,128 @@ struct XMLElements {
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
       depth -= 1
     }
+  }
+}
+
+/// `sluice init` in process on nested dumps: child tables of child tables instead of a package
+/// that crashes, the outermost records, a natural key it can say why it chose, and a cap on
+/// depth. `.ci/run` builds and runs the package of a real one (Shopify's draft orders: line
+/// items with tax lines and properties).
+@Suite("sluice init: nested dumps, record paths and keys")
+struct InitNestingTests {
+  let scratch: TemporaryDirectory
+
+  init() throws { scratch = try TemporaryDirectory() }
+
+  /// `init` of `json` as `name`; the package's files by path.
+  func initialize(_ json: String, _ name: String, _ extra: [String] = []) throws -> (
+    stdout: String, files: [String: String]
+  ) {
+    let dump = try scratch.write("\(name).json", json)
+    let directory = scratch.file(name)
+    let result = try SluiceCommand.run(
+      ["init", dump, name, "--dir", directory, "--sluice", Repository.root] + extra)
+    try #require(result.status == 0, "\(result.stderr)")
+    var files: [String: String] = [:]
+    for path in try FileManager.default.subpathsOfDirectory(atPath: directory) {
+      let full = (directory as NSString).appendingPathComponent(path)
+      if let text = try? String(contentsOfFile: full, encoding: .utf8) { files[path] = text }
+    }
+    return (result.stdout, files)
+  }
+
+  /// One Shopify-shaped order: line items with tax lines (and their rates' sources) inside.
+  static let shopOrder = """
+    {"orders": [{"id": 450789469, "orderNo": "#1001", "total_price": "598.94",
+      "line_items": [
+        {"id": 466157049, "sku": "IPOD2008GREEN", "tax_lines": [{"title": "State Tax", "rate": 0.06,
+          "sources": [{"name": "NY", "share": 1}]}]},
+        {"id": 518995019, "sku": "IPOD2008RED", "tax_lines": []}]}]}
+    """
+
+  @Test func aOneOrderDumpIsOrdersWithTheirLineItemsAndTaxLinesAsChildTables() throws {
+    let (stdout, files) = try initialize(Self.shopOrder, "shop")
+    #expect(stdout.contains("shop: 1 record(s) → shop, shop_line_items, shop_line_items_tax_lines, "), "\(stdout)")
+    #expect(stdout.contains("(keyed by id)"))
+    let spec = try #require(files["Pipelines/shop.json"])
+    #expect(spec.contains(#""recordPath" : ["#) || spec.contains(#""recordPath": ["#), "\(spec)")
+    #expect(spec.contains(#""orders""#) && !spec.contains("line_items"), "\(spec)")
+    let dataset = try #require(files["Sources/shop-sluice/ShopDataset.swift"])
+    #expect(dataset.contains(#"childOf: shop, position: "position", field: "line_items","#), "\(dataset)")
+    #expect(dataset.contains(#"childOf: shopLineItems, position: "tax_line_position", field: "tax_lines","#))
+    #expect(dataset.contains(#"childOf: shopLineItemsTaxLines, position: "source_position", field: "sources","#))
+    let readme = try #require(files["README.md"])
+    #expect(
+      readme.contains(
+        "Records: `orders` (1 record), the outermost array of objects in the dump (the longest of those, where several are equally outer)"
+      ), "\(readme)")
+    #expect(readme.contains("Also found: `orders[].line_items` (2), "), "\(readme)")
+    #expect(readme.contains("run `sluice init` again with `--record-path PATH`"))
+    #expect(readme.contains("Key: `id`, present, non-null and unique in every record read"), "\(readme)")
+    #expect(readme.contains("Not keys: `orderNo` (the same in two records)") == false)
+  }
+
+  /// Dumps nested 1–4 arrays of objects deep (with arrays of scalars at each depth): a table
+  /// per depth, each keyed by the one above and a position of its own name.
+  @Test(arguments: 1...4)
+  func aDumpNestedAtAnyDepthMakesAPackageOfChildTables(depth: Int) throws {
+    let names = ["lines", "taxes", "parts", "notes"]
+    var element = #"{"code": "x", "tags": ["a", "b"]}"#
+    for level in stride(from: depth - 1, through: 1, by: -1) {
+      element = #"{"code": "x", "tags": ["a"], "\#(names[level])": [\#(element), \#(element)]}"#
+    }
+    let records = (1...3).map { #"{"orderNo": "n\#($0)", "tags": ["t"], "lines": [\#(element), \#(element)]}"# }
+    let (stdout, files) = try initialize("[" + records.joined(separator: ", ") + "]", "depth\(depth)")
+    #expect(stdout.contains("depth\(depth): 3 record(s)"), "\(stdout)")
+    #expect(stdout.contains("(keyed by orderNo)"), "\(stdout)")
+    let dataset = try #require(files["Sources/depth\(depth)-sluice/Depth\(depth)Dataset.swift"])
+    let children = dataset.components(separatedBy: "childOf: ").count - 1
+    #expect(children == 2 * depth + 1, "\(dataset)")
+    let positions = ["position", "tax_position", "part_position", "note_position"].prefix(depth).dropFirst()
+    for position in positions + ["tag_position"] where depth > 1 || position != "tag_position" {
+      #expect(dataset.contains(#"position: "\#(position)""#), "\(position)")
+    }
+    #expect(files["README.md"]?.contains("Key: `orderNo`") == true)
+  }
+
+  @Test func aKeyThatRepeatsOrIsSometimesMissingIsNoKeyAndTheReadmeSaysWhy() throws {
+    let json =
+      #"[{"orderNo": "A", "sku_id": "s1", "n": 1}, {"orderNo": "A", "n": 2}, {"orderNo": "B", "sku_id": "s2", "n": 3}]"#
+    let (stdout, files) = try initialize(json, "repeats")
+    #expect(stdout.contains("(keyed by the record's position)"), "\(stdout)")
+    let readme = try #require(files["README.md"])
+    #expect(readme.contains("rows are keyed by the record's position in the dump (`record_position`)"), "\(readme)")
+    #expect(
+      readme.contains("Not keys: `orderNo` (the same in two records), `sku_id` (missing or null in some records)."),
+      "\(readme)")
+    #expect(readme.contains("change `key:` of `repeats` in `Sources/repeats-sluice/RepeatsDataset.swift`"))
+  }
+
+  @Test func aGivenRecordPathIsKeptAndSaidSo() throws {
+    let (_, files) = try initialize(Self.shopOrder, "items", ["--record-path", "orders[].line_items"])
+    let readme = try #require(files["README.md"])
+    #expect(readme.contains("Records: `orders[].line_items` (2 records), as `--record-path` gave."), "\(readme)")
+  }
+
+  /// A dump nested 50 deep: init keeps `DatasetScaffold.maximumNesting` levels of tables and
+  /// structs (its package built in about a minute, like any other), and lists what it left out.
+  @Test func aDumpFiftyLevelsDeepIsCappedAndTheReadmeListsWhatIsLeftOut() throws {
+    var object = #"{"leaf": 1}"#
+    for level in 0..<50 { object = #"{"v": \#(level), "a": [\#(object)]}"# }
+    let records = (1...3).map { #"{"id": "r\#($0)", "a": [\#(object)]}"# }
+    let clock = ContinuousClock()
+    var result: (stdout: String, files: [String: String])?
+    let elapsed = try clock.measure { result = try initialize("[" + records.joined(separator: ", ") + "]", "deep") }
+    let files = try #require(result?.files)
+    #expect(elapsed < .seconds(10))
+    let dataset = try #require(files["Sources/deep-sluice/DeepDataset.swift"])
+    #expect(dataset.components(separatedBy: "= Table(").count - 1 == DatasetScaffold.maximumNesting + 1)
+    let dto = try #require(files["Sources/deep-sluice/DeepDTO.swift"])
+    #expect(dto.components(separatedBy: "struct ").count - 1 == DatasetScaffold.maximumNesting + 1)
+    let readme = try #require(files["README.md"])
+    #expect(
+      readme.contains(
+        "Fields nested deeper than 6 levels of objects are not decoded or loaded (each run reports them as unknown fields): `a[].a[].a[].a[].a[].a[].a`."
+      ), "\(readme)")
   }
 }

@@ -3,13 +3,17 @@ import Foundation
 /// `sluice init`'s dataset: tables inferred from the DTO `inspect --swift` writes, and the Swift
 /// of a `Dataset` that loads the dump into them.
 ///
-/// - the record's scalars go to one table, keyed by an id-like field (`id`, `<name>Id`, a field
-///   ending in `id`) that every record has, or else by the record's position in the input;
+/// - the record's scalars go to one table, keyed by a field named like an id (`id`, `<name>Id`,
+///   `*_id`, `*No`…) that every record has, non-null and unique (`idLikeProperty`), or else by
+///   the record's position in the input;
 /// - a nested object's scalars are flattened into the same row, as prefixed columns
 ///   (`customer.name` → `customer_name`);
 /// - an array of objects is a child table keyed by its parent and the element's position, its
-///   elements flattened likewise (and their arrays children of it); an array of scalars is a
-///   child table with one `value` column; an array of arrays is left out, with a comment.
+///   elements flattened likewise (and their arrays children of it, at any depth: a grandchild is
+///   keyed by its parent's key and its own position, `<element>_position`); an array of scalars
+///   is a child table with one `value` column; an array of arrays is left out, with a comment;
+/// - objects deeper than `maximumNesting` levels are not in the DTO it is given, so not here
+///   either: `deeperFields` lists them.
 package struct DatasetScaffold: Sendable {
   package struct Column: Sendable, Hashable {
     package var name: String
@@ -32,6 +36,9 @@ package struct DatasetScaffold: Sendable {
     /// The field of the parent's record (or element) the rows come from.
     package var field: String
     package var key: [String]
+    /// The column numbering a child table's rows among their parent's: `position`, or, below a
+    /// child whose key has one, `<element>_position`. Nil for a top-level or extension table.
+    package var position: String?
     package var columns: [Column]
   }
 
@@ -51,9 +58,35 @@ package struct DatasetScaffold: Sendable {
   /// The column that keys records without an id-like field.
   package static let positionColumn = "record_position"
 
+  /// The most levels of objects below the record that `sluice init` decodes and turns into
+  /// columns and tables (`SwiftDTOGenerator.maximumNesting`): an order's line items' tax lines
+  /// are two. Deeper fields are left out of the DTO (the decoder reports them as unknown
+  /// fields) and listed in the README: a dump nested 50 deep made a package that took minutes
+  /// to build.
+  package static let maximumNesting = 6
+
+  /// The field paths of the DTO that `maximumNesting` left out (`a.b[].c`), in the order met.
+  package var deeperFields: [String] { Self.deeperFields(of: dto, prefix: "") }
+  private let dto: SwiftDTOGenerator.DTOStruct
+
+  private static func deeperFields(of dto: SwiftDTOGenerator.DTOStruct, prefix: String) -> [String] {
+    var paths = dto.deeper.map { prefix + $0 }
+    for property in dto.properties {
+      var type = property.type
+      var path = prefix + property.key
+      while case .array(let element, _) = type {
+        type = element
+        path += "[]"
+      }
+      if case .object(let nested) = type { paths += deeperFields(of: nested, prefix: path + ".") }
+    }
+    return paths
+  }
+
   package init(name: String, typeName: String, dto: SwiftDTOGenerator.DTOStruct) {
     self.name = name
     self.typeName = typeName
+    self.dto = dto
     dtoName = dto.name
     let key = Self.idLikeProperty(of: dto, datasetName: name)
     keyField = key?.key
@@ -69,14 +102,13 @@ package struct DatasetScaffold: Sendable {
 
   // MARK: - Inference
 
-  /// A required string or integer scalar that names the record: `id` (any case, `_id`, `uuid`,
-  /// `key`), then `<name>Id`, then any key ending in `id`.
+  /// The record's natural key: a field present and non-null in every record, text or an
+  /// integer, unique in the records checked (`ShapeCollector.uniquenessSample`) and named like
+  /// an id (`FieldShape.looksLikeKey`) — `id` (any case, `_id`, `uuid`, `guid`, `key`) first,
+  /// then `<name>Id`, then the first other (`customer_id`, `orderNo`).
   static func idLikeProperty(of dto: SwiftDTOGenerator.DTOStruct, datasetName: String) -> SwiftDTOGenerator.DTOProperty?
   {
-    let candidates = dto.properties.filter { property in
-      guard !property.isOptional, case .scalar(let type) = property.type else { return false }
-      return type == "String" || type == "Int64"
-    }
+    let candidates = dto.properties.filter { keyRefusal($0) == nil }
     let normalized = { (key: String) in key.lowercased().filter { $0.isLetter || $0.isNumber } }
     let own = normalized(SwiftNames.singular(datasetName)) + "id"
     if let exact = candidates.first(where: { ["id", "uuid", "guid", "key"].contains(normalized($0.key)) }) {
@@ -87,10 +119,38 @@ package struct DatasetScaffold: Sendable {
     }) {
       return named
     }
-    return candidates.first { property in
-      let key = property.key
-      return key.hasSuffix("Id") || key.hasSuffix("ID") || key.lowercased().hasSuffix("_id")
+    return candidates.first
+  }
+
+  /// Why a field of the record is not a natural key, or nil when it can be one.
+  static func keyRefusal(_ property: SwiftDTOGenerator.DTOProperty) -> String? {
+    guard FieldShape.looksLikeKey(property.key) else { return "not named like an id" }
+    guard case .scalar(let type) = property.type, type == "String" || type == "Int64" else {
+      return "neither text nor an integer"
     }
+    if property.isOptional { return "missing or null in some records" }
+    guard property.isUniqueInSample == true else { return "the same in two records" }
+    return nil
+  }
+
+  /// Why the records are keyed as they are, in a sentence for the README; `table` and `file`
+  /// name where the key is declared.
+  package func keyExplanation(table: String, file: String) -> String {
+    let checked = "up to \(ShapeCollector.uniquenessSample)"
+    let refused = dto.properties.compactMap { property -> String? in
+      guard property.key != keyField, FieldShape.looksLikeKey(property.key), let reason = Self.keyRefusal(property)
+      else { return nil }
+      return "`\(property.key)` (\(reason))"
+    }
+    let others = refused.isEmpty ? "" : " Not keys: \(refused.prefix(5).joined(separator: ", "))."
+    let change =
+      "To key by another field, change `key:` of `\(table)` in `\(file)` to its column (one present, non-null and unique in every record)."
+    guard let keyField else {
+      return
+        "Key: no field is present, non-null and unique in every record and named like an id (`id`, `*_id`, `*Id`, `*No`, `uuid`, `key`…), so rows are keyed by the record's position in the dump (`\(Self.positionColumn)`): a dump whose records move re-imports them under new keys.\(others) \(change)"
+    }
+    return
+      "Key: `\(keyField)`, present, non-null and unique in every record read (\(checked) checked) and named like an id: a re-run updates each record's rows in place.\(others) \(change)"
   }
 
   /// An array met while flattening: it becomes a child table of the table being declared.
@@ -134,12 +194,13 @@ package struct DatasetScaffold: Sendable {
   ) -> (rows: [String], children: [String]) {
     let name = distinctTableName(name)
     let index = tables.count
+    let inherited = inheritedKeys(of: parent)
+    let position = parent == nil || extending ? nil : Self.positionName(for: field, avoiding: inherited)
     tables.append(
       TableLayout(
         name: name, property: SwiftNames.propertyName(name), parent: parent, isExtension: extending, field: field,
-        key: parent == nil ? key : [], columns: []))
-    let inherited = ancestorKeys(of: parent)
-    var reserved = Set(inherited + (parent == nil || extending ? [] : ["position"]))
+        key: parent == nil ? key : [], position: position, columns: []))
+    var reserved = Set(inherited + (position.map { [$0] } ?? []))
     var columns: [Column] = []
     if parent == nil && keyField == nil {
       columns.append(
@@ -164,7 +225,7 @@ package struct DatasetScaffold: Sendable {
     let base = extending ? (parent ?? index) : index
     var chunkNumber = 1
     while !overflow.isEmpty {
-      let chunk = Array(overflow.prefix(Self.maximumColumns - ancestorKeys(of: base).count - tables[base].key.count))
+      let chunk = Array(overflow.prefix(Self.maximumColumns - inheritedKeys(of: base).count))
       overflow.removeFirst(chunk.count)
       let extensionIndex = tables.count
       let extensionName = distinctTableName(
@@ -173,7 +234,7 @@ package struct DatasetScaffold: Sendable {
       tables.append(
         TableLayout(
           name: extensionName, property: SwiftNames.propertyName(extensionName), parent: base, isExtension: true,
-          field: "", key: [], columns: chunk))
+          field: "", key: [], position: nil, columns: chunk))
       rows.append(add(tables[extensionIndex].property, chunk, scope: scope, indent: indent))
     }
     var children: [String] = []
@@ -234,14 +295,17 @@ package struct DatasetScaffold: Sendable {
     case .scalar(let type):
       let childName = distinctTableName(childName)
       let childIndex = tables.count
+      let inherited = inheritedKeys(of: parent)
+      let position = Self.positionName(for: array.field, avoiding: inherited)
+      let used = Set(inherited + [position])
       tables.append(
         TableLayout(
           name: childName, property: SwiftNames.propertyName(childName), parent: parent, isExtension: false,
-          field: array.field, key: [],
+          field: array.field, key: [], position: position,
           columns: [
             Column(
-              name: "value", type: Self.columnType(type), isNullable: false, field: "",
-              value: type == "Date" ? "Timestamp(\(variableName))" : variableName)
+              name: used.contains("value") ? Self.unique("value", in: used) : "value", type: Self.columnType(type),
+              isNullable: false, field: "", value: type == "Date" ? "Timestamp(\(variableName))" : variableName)
           ]))
       lines.append(indent + loop)
       lines.append("\(indent)  rows.add(Self.\(tables[childIndex].property), \(tables[childIndex].columns[0].value))")
@@ -319,9 +383,23 @@ package struct DatasetScaffold: Sendable {
     }
   }
 
-  private func ancestorKeys(of index: Int?) -> [String] {
+  /// The key columns of table `index` (none for nil), which a table below it inherits: a
+  /// top-level table's key; a child's parent key and position; an extension's parent key.
+  private func inheritedKeys(of index: Int?) -> [String] {
     guard let index else { return [] }
-    return tables[index].key + ancestorKeys(of: tables[index].parent)
+    let table = tables[index]
+    guard let parent = table.parent else { return table.key }
+    return inheritedKeys(of: parent) + (table.position.map { [$0] } ?? [])
+  }
+
+  /// The position column of a child table whose rows come from `field`: `position`, unless the
+  /// key it inherits has one (a grandchild's), then `<element>_position` (`tax_line_position`
+  /// for `tax_lines`), numbered when that is taken too.
+  static func positionName(for field: String, avoiding inherited: [String]) -> String {
+    guard inherited.contains("position") else { return "position" }
+    let last = field.split(separator: ".").last.map(String.init) ?? field
+    let name = columnName(SwiftNames.singular(last)) + "_position"
+    return inherited.contains(name) ? unique(name, in: Set(inherited)) : name
   }
 
   static func columnType(_ swiftType: String) -> ColumnType {
@@ -407,7 +485,7 @@ package struct DatasetScaffold: Sendable {
         )
       } else if let parent = table.parent {
         lines.append(
-          "  static let \(table.property) = Table(\n    \"\(table.name)\", childOf: \(tables[parent].property), position: \"position\", field: \"\(SwiftNames.literal(table.field))\",\n    columns: \(columnList))"
+          "  static let \(table.property) = Table(\n    \"\(table.name)\", childOf: \(tables[parent].property), position: \"\(table.position ?? "position")\", field: \"\(SwiftNames.literal(table.field))\",\n    columns: \(columnList))"
         )
       } else {
         let key = table.key.map { "\"\($0)\"" }.joined(separator: ", ")

@@ -110,6 +110,19 @@ package struct FieldShape: Sendable, Hashable {
   public internal(set) var examples: [String] = []
   /// Numbers of JSON integers that do not fit `Int64` (counted as `number`).
   public internal(set) var wideIntegers = 0
+  /// For a field of the record itself named like an id (`looksLikeKey`): whether no two of the
+  /// records checked (the first `ShapeCollector.uniquenessSample`) had the same text or number
+  /// in it; nil for other fields. Only hashes of the values are kept while checking, never the
+  /// values.
+  public internal(set) var isUniqueInSample: Bool?
+
+  /// Whether a key names an id: `id`, `uuid`, `guid`, `key`, or one ending in `_id`, `Id`, `ID`,
+  /// `No`, `_no`, `_key` or `Key` (`orderId`, `customer_id`, `orderNo`, `sku_key`).
+  package static func looksLikeKey(_ name: String) -> Bool {
+    if ["id", "uuid", "guid", "key", "_id"].contains(name.lowercased()) { return true }
+    let suffixes = ["Id", "ID", "No", "Key", "_id", "_ID", "_no", "_No", "_key", "-id"]
+    return suffixes.contains { name.hasSuffix($0) && name.count > $0.count }
+  }
 
   // The tree, for the collector: parent index, children in order of first appearance, and the
   // last object that counted this field (so a key repeated in one JSON object counts once).

@@ -56,6 +56,10 @@ package struct InspectOptions: Sendable {
   public var maxFieldPaths: Int
   /// Distinct record paths listed.
   public var maxCandidates: Int
+  /// Without a record path, take the outermost collection of records (`RecordPathCandidate.
+  /// outermost`: a one-order dump's `orders`, not its two line items) rather than the longest
+  /// array, as `sluice init` does.
+  package var prefersOutermost = false
 
   public init(
     format: PipelineConfiguration.Format? = nil, recordPath: [String]? = nil,

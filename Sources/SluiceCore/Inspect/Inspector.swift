@@ -94,7 +94,10 @@ package enum Inspector {
       recordPath = given
     } else if format == .ndjson {
       recordPath = []
-    } else if let best = RecordPathCandidate.best(of: candidates, sampleSize: options.sampleSize) {
+    } else if let best = options.prefersOutermost
+      ? RecordPathCandidate.outermost(of: candidates, sampleSize: options.sampleSize)
+      : RecordPathCandidate.best(of: candidates, sampleSize: options.sampleSize)
+    {
       recordPath = best.keys
     } else {
       throw InspectionError(

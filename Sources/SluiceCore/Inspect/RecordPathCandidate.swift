@@ -65,6 +65,17 @@ package struct RecordPathCandidate: Sendable, Hashable {
     return best
   }
 
+  /// The outermost collection of records: among the readable candidates nested in the fewest
+  /// repeated things, the `best` (the longest array, …). A dump of one order with two line
+  /// items gives `orders`, where `best` gives `orders[].line_items`; the items become a child
+  /// table of the orders.
+  public static func outermost(of candidates: [RecordPathCandidate], sampleSize: Int? = nil) -> RecordPathCandidate? {
+    let readable = candidates.filter(\.isReadable)
+    let pool = readable.isEmpty ? candidates : readable
+    guard let least = pool.map(\.nesting).min() else { return nil }
+    return best(of: pool.filter { $0.nesting == least }, sampleSize: sampleSize)
+  }
+
   /// Whether `sluice run` can read the path to its end: a path through arrays needs the rest of
   /// the path in every element it steps through.
   public var isReadable: Bool { missingInElements == 0 }

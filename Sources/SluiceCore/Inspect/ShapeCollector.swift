@@ -27,6 +27,14 @@ package struct ShapeCollector {
   private var hasXMLRecords = false
   private var nextHolder = 0
   private let dates = DateParser(formats: [.iso8601])
+  /// Per field of the record named like an id (`FieldShape.looksLikeKey`), hashes of the values
+  /// its first `uniquenessSample` records had, until one repeats (then the field is in
+  /// `repeatedKeys` and its hashes are dropped): bounded by the sample, whatever the input's size.
+  private var keyHashes: [Int: Set<Int>] = [:]
+  private var repeatedKeys = Set<Int>()
+
+  /// Records whose id-like fields are checked for repeated values.
+  package static let uniquenessSample = 100_000
 
   public init(showsValues: Bool = false, maxPaths: Int = 1_000) {
     self.showsValues = showsValues
@@ -54,6 +62,9 @@ package struct ShapeCollector {
   public mutating func finish() -> [FieldShape] {
     foldSinglesIntoArrays()
     shapes[0].holders = records
+    for shape in keyHashes.keys { shapes[shape].isUniqueInSample = true }
+    for shape in repeatedKeys { shapes[shape].isUniqueInSample = false }
+    keyHashes = [:]
     var ordered: [FieldShape] = []
     func walk(_ index: Int, depth: Int) {
       for child in shapes[index].children where shapes[child].isLive {
@@ -92,6 +103,7 @@ package struct ShapeCollector {
     case .string:
       shapes[shape].kinds.string += 1
       noteText(tape, node: node, shape: shape)
+      noteKey(tape, node: node, shape: shape)
     case .number:
       let range = tape.textRange(of: node)
       let bytes = tape.bytes[range]
@@ -106,6 +118,7 @@ package struct ShapeCollector {
         shapes[shape].kinds.number += 1
       }
       noteExample(Self.truncated(String(decoding: bytes, as: UTF8.self)), shape: shape)
+      noteKey(tape, node: node, shape: shape)
     case .true, .false:
       shapes[shape].kinds.boolean += 1
       noteExample(n.kind == .true ? "true" : "false", shape: shape)
@@ -238,6 +251,22 @@ package struct ShapeCollector {
     if showsValues && shapes[shape].examples.count < 3 {
       let text = decoded ?? String(decoding: tape.bytes[range], as: UTF8.self)
       noteExample(Self.quoted(Self.truncated(text)), shape: shape)
+    }
+  }
+
+  /// Notes the value of a field of the record named like an id, to tell whether it repeats.
+  private mutating func noteKey(_ tape: RecordTape, node: Int, shape: Int) {
+    guard shapes[shape].parent == 0, records <= Self.uniquenessSample, !repeatedKeys.contains(shape),
+      FieldShape.looksLikeKey(shapes[shape].name)
+    else { return }
+    var hasher = Hasher()
+    hasher.combine(tape.nodes[node].kind == .string)
+    tape.bytes.withUnsafeBufferPointer { buffer in
+      hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[tape.textRange(of: node)])))
+    }
+    if !keyHashes[shape, default: []].insert(hasher.finalize()).inserted {
+      repeatedKeys.insert(shape)
+      keyHashes[shape] = nil
     }
   }
 

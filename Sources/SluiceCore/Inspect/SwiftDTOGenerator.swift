@@ -12,10 +12,21 @@
 package struct SwiftDTOGenerator {
   public let inspection: Inspection
   public let typeName: String
+  /// The most levels of structs below the record's (a nested object or an array's object
+  /// element is one level) the DTO decodes; a field that would need more is left out, with a
+  /// comment, and listed in its holder's `deeper`. Nil: no limit (`inspect --swift`). `sluice
+  /// init` sets one, as a DTO nested 50 deep (and its dataset's 50 tables) took minutes to build.
+  package var maximumNesting: Int?
 
   public init(inspection: Inspection, typeName: String) {
     self.inspection = inspection
     self.typeName = typeName
+  }
+
+  package init(inspection: Inspection, typeName: String, maximumNesting: Int?) {
+    self.inspection = inspection
+    self.typeName = typeName
+    self.maximumNesting = maximumNesting
   }
 
   /// Whether `name` can name the DTO: an ASCII identifier that is no keyword and shadows no
@@ -33,6 +44,8 @@ package struct SwiftDTOGenerator {
   private enum Decision {
     case type(String, isOptional: Bool, note: String?, model: DTOType)
     case omitted(String)
+    /// Its struct would nest deeper than `maximumNesting`.
+    case tooDeep
   }
 
   /// A struct of the DTO as `source()` writes it, for code written beside it (`sluice init`'s
@@ -40,6 +53,8 @@ package struct SwiftDTOGenerator {
   package struct DTOStruct: Sendable, Hashable {
     package var name: String
     package var properties: [DTOProperty]
+    /// The keys of fields left out because they nest deeper than `maximumNesting`.
+    package var deeper: [String] = []
   }
 
   package struct DTOProperty: Sendable, Hashable {
@@ -47,6 +62,9 @@ package struct SwiftDTOGenerator {
     package var key: String
     package var type: DTOType
     package var isOptional: Bool
+    /// For a field of the record named like an id: whether its values were unique in the
+    /// records checked (`FieldShape.isUniqueInSample`).
+    package var isUniqueInSample: Bool? = nil
   }
 
   package indirect enum DTOType: Sendable, Hashable {
@@ -90,7 +108,7 @@ package struct SwiftDTOGenerator {
     } else if inspection.record.kinds.object == 0 {
       lines.append("// The records are not objects: there are no fields to decode.")
     }
-    lines += structure(named: typeName, for: root, enclosing: [typeName], indent: "").lines
+    lines += structure(named: typeName, for: root, enclosing: [typeName], indent: "", level: 0).lines
     return lines.joined(separator: "\n") + "\n"
   }
 
@@ -104,13 +122,14 @@ package struct SwiftDTOGenerator {
       stack.last?.children.append(node)
       stack.append(node)
     }
-    return structure(named: typeName, for: root, enclosing: [typeName], indent: "").model
+    return structure(named: typeName, for: root, enclosing: [typeName], indent: "", level: 0).model
   }
 
-  /// A struct for the object fields `node` describes, with its nested structs.
-  private func structure(named name: String, for node: Node, enclosing: Set<String>, indent: String) -> (
-    lines: [String], model: DTOStruct
-  ) {
+  /// A struct for the object fields `node` describes, with its nested structs; `level` is how
+  /// many structs it is below the record's.
+  private func structure(named name: String, for node: Node, enclosing: Set<String>, indent: String, level: Int)
+    -> (lines: [String], model: DTOStruct)
+  {
     var lines = ["\(indent)struct \(name): Decodable {"]
     var model = DTOStruct(name: name, properties: [])
     let inner = indent + "  "
@@ -125,13 +144,21 @@ package struct SwiftDTOGenerator {
       let key = child.shape.name
       var property = SwiftNames.propertyName(key)
       if property != key { property = unique(property, in: usedProperties) }
-      switch decide(child, usedTypes: &usedTypes, nested: &nested, indent: inner) {
+      switch decide(child, usedTypes: &usedTypes, nested: &nested, indent: inner, level: level) {
       case .omitted(let reason):
         lines.append("\(inner)// \"\(SwiftNames.comment(key))\" is left out: its \(reason).")
+      case .tooDeep:
+        model.deeper.append(key)
+        lines.append(
+          "\(inner)// \"\(SwiftNames.comment(key))\" is left out: it nests deeper than the \(maximumNesting ?? 0) levels this DTO decodes."
+        )
       case .type(let type, let isOptional, let note, let typeModel):
         usedProperties.insert(property)
         properties.append((property, key))
-        model.properties.append(DTOProperty(name: property, key: key, type: typeModel, isOptional: isOptional))
+        model.properties.append(
+          DTOProperty(
+            name: property, key: key, type: typeModel, isOptional: isOptional,
+            isUniqueInSample: child.shape.isUniqueInSample))
         let comment = note.map { "  // \($0)" } ?? ""
         lines.append("\(inner)let \(property): \(type)\(isOptional ? "?" : "")\(comment)")
       }
@@ -155,8 +182,9 @@ package struct SwiftDTOGenerator {
   }
 
   /// The Swift type of a field (or of an array's elements), making the structs it needs.
-  private func decide(_ node: Node, usedTypes: inout Set<String>, nested: inout [[String]], indent: String) -> Decision
-  {
+  private func decide(
+    _ node: Node, usedTypes: inout Set<String>, nested: inout [[String]], indent: String, level: Int
+  ) -> Decision {
     let shape = node.shape
     let kinds = shape.kinds
     let absent = shape.isElement ? kinds.null > 0 : shape.isSometimesAbsent
@@ -202,10 +230,11 @@ package struct SwiftDTOGenerator {
     case "boolean":
       return .type("Bool", isOptional: absent, note: nil, model: .scalar("Bool"))
     case "object":
+      if let maximumNesting, level >= maximumNesting { return .tooDeep }
       let base = SwiftNames.typeName(shape.isElement ? parentName(node) : shape.name, singular: shape.isElement)
       let name = unique(base, in: usedTypes)
       usedTypes.insert(name)
-      let built = structure(named: name, for: node, enclosing: usedTypes, indent: indent)
+      let built = structure(named: name, for: node, enclosing: usedTypes, indent: indent, level: level + 1)
       nested.append(built.lines)
       return .type(name, isOptional: absent || (xmlEmpty && allTextEmpty), note: nil, model: .object(built.model))
     case "array":
@@ -215,9 +244,11 @@ package struct SwiftDTOGenerator {
           "[String]", isOptional: absent, note: "always empty in the records read: the element type is a guess",
           model: .array(.scalar("String"), elementIsOptional: false))
       }
-      switch decide(element, usedTypes: &usedTypes, nested: &nested, indent: indent) {
+      switch decide(element, usedTypes: &usedTypes, nested: &nested, indent: indent, level: level) {
       case .omitted(let reason):
         return .omitted("elements' \(reason)")
+      case .tooDeep:
+        return .tooDeep
       case .type(let type, let elementIsOptional, let note, let model):
         return .type(
           "[\(type)\(elementIsOptional ? "?" : "")]", isOptional: absent, note: note,

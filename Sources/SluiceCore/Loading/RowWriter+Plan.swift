@@ -19,6 +19,8 @@ extension RowWriter {
     /// of a table without children that references others (see `init`).
     let updateChanged: (any StoreStatement)?
     let delete: any StoreStatement
+    /// For a top-level table, the tables below it — children, grandchildren… — each with the
+    /// statement that deletes a row's rows of it, by the row's key.
     let children: [(plan: Int, delete: any StoreStatement)]
     let allParameters: [Int]
     let keyParameters: [Int]
@@ -26,6 +28,7 @@ extension RowWriter {
     /// The table's own columns.
     let ownCount: Int
     let parentKeySources: [Int]
+    let parentInheritedCount: Int
     let firstPosition: Int64
     /// The single key column among the table's own columns, for a top-level table.
     let keyColumn: Int?
@@ -78,6 +81,7 @@ extension RowWriter {
       inheritedCount = table.inheritedCount
       ownCount = table.columns.count
       parentKeySources = table.parentKeySources
+      parentInheritedCount = table.parentInheritedCount
       firstPosition = table.firstPosition
       keyParameters = table.key.map { name in
         guard let index = table.allColumns.firstIndex(where: { $0.name == name }) else {

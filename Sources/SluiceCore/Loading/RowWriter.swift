@@ -63,10 +63,16 @@ package final class RowWriter {
     let tables = schema.tables
     var children: [[(plan: Int, delete: any StoreStatement)]] = tables.map { _ in [] }
     var referenced = Set<Int>()
-    for (index, table) in tables.enumerated() {
-      if let parent = table.parent, let parentIndex = tables.firstIndex(where: { $0 === parent.table }) {
-        children[parentIndex].append((index, try store.prepare(sql.deleteChildren(table, of: parent.table))))
+    // A top-level row's children, grandchildren and deeper are replaced with it: each table
+    // below it is deleted from by the top-level key, which starts its key — the deepest first,
+    // so that no delete cascades into rows a later one would delete anyway.
+    for (index, table) in tables.enumerated().sorted(by: { $0.element.depth > $1.element.depth }) {
+      let root = table.root
+      if root !== table, let rootIndex = tables.firstIndex(where: { $0 === root }) {
+        children[rootIndex].append((index, try store.prepare(sql.deleteChildren(table, of: root))))
       }
+    }
+    for table in tables {
       for declared in table.columns {
         guard let reference = declared.reference else { continue }
         guard let target = tables.firstIndex(where: { $0 === reference.table }) else {
@@ -360,14 +366,18 @@ package final class RowWriter {
     let start = Int(row.start)
     let inherited = plan.inheritedCount
     let sources = plan.parentKeySources
+    let parentInherited = plan.parentInheritedCount
     let parentStart = row.parent >= 0 ? Int(rows.entries[Int(row.parent)].start) : 0
     try rows.values.withUnsafeBufferPointer { values in
       if parameters.count == plan.allParameters.count {
-        // The whole row: inherited key and position, then the own columns in one call.
+        // The whole row: inherited key and position, then the own columns in one call. A
+        // grandchild's parent key is partly inherited by the parent in turn.
         for column in 0..<inherited {
           let value =
             column < sources.count
-            ? values[parentStart + sources[column]] : .integer(plan.firstPosition + Int64(row.index))
+            ? sources[column] >= parentInherited
+              ? values[parentStart + sources[column] - parentInherited] : rows.fullValue(entry, column, in: plan.table)
+            : .integer(plan.firstPosition + Int64(row.index))
           try statement.bind(value, at: Int32(column + 1))
         }
         let own = UnsafeBufferPointer(rebasing: values[start..<start + plan.ownCount])

@@ -269,23 +269,38 @@ public struct RecordRows: Sendable {
     let inherited = table.inheritedCount
     if column >= inherited { return values[Int(row.start) + column - inherited] }
     if column < table.parentKeySources.count {
-      return values[Int(entries[Int(row.parent)].start) + table.parentKeySources[column]]
+      let source = table.parentKeySources[column]
+      // A top-level parent's key is among its own values; a child parent's may be inherited.
+      if source >= table.parentInheritedCount {
+        return values[Int(entries[Int(row.parent)].start) + source - table.parentInheritedCount]
+      }
+      if let parent = table.parent?.table { return fullValue(Int(row.parent), source, in: parent) }
     }
     return .integer(table.firstPosition + Int64(row.index))
   }
 
-  /// The record's field path of a column of `allColumns` of row `entry` (`items[2].sku`).
+  /// The record's field path of a column of `allColumns` of row `entry` (`items[2].sku`,
+  /// `items[2].taxes[0].rate` for a grandchild).
   func path(_ entry: Int, column: Int, in table: Table) -> String {
     path(entries[entry], column: column, in: table)
   }
 
   private func path(_ entry: Entry, column: Int, in table: Table) -> String {
-    let field = table.allColumns[column].field
-    guard let link = table.parent else { return field }
-    // An extension's columns sit in its field of the record, or in the record itself.
-    let element = table.isExtension ? link.field : "\(link.field)[\(entry.index)]"
-    if element.isEmpty { return field }
-    return field.isEmpty ? element : "\(element).\(field)"
+    Self.join(element(entry, of: table), table.allColumns[column].field)
+  }
+
+  /// Where a row's element sits in the record: `""` for a top-level row, `items[2]` for a
+  /// child's, `items[2].taxes[0]` for a grandchild's. An extension's columns sit in its field of
+  /// the parent's element, or in that element itself.
+  private func element(_ entry: Entry, of table: Table) -> String {
+    guard let link = table.parent else { return "" }
+    let base = entry.parent >= 0 ? element(entries[Int(entry.parent)], of: link.table) : ""
+    return Self.join(base, table.isExtension ? link.field : "\(link.field)[\(entry.index)]")
+  }
+
+  private static func join(_ base: String, _ field: String) -> String {
+    if base.isEmpty { return field }
+    return field.isEmpty ? base : "\(base).\(field)"
   }
 }
 

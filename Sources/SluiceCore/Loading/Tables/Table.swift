@@ -6,6 +6,10 @@ private let tableSerials = Atomic<Int32>(0)
 /// A table a dataset writes, declared: its columns, its natural key, its parent if it is a child
 /// table, its indexes. The engine derives the DDL, the migration and every statement from it.
 ///
+/// A child table may have children of its own, at any depth (an order's line items' tax lines):
+/// a grandchild row is keyed by its parent row's key (the top-level key and the parent's
+/// position) and its own position, whose column needs a name of its own.
+///
 /// Declare tables once, as `static let`s of the dataset, and hand them to `RecordRows` when a
 /// record becomes rows: a `Table` is a reference, so the writer finds its plan by identity.
 ///
@@ -33,8 +37,14 @@ public final class Table: Sendable {
   public let allColumns: [Column]
   /// How many of `allColumns` come before the table's own: a child's parent key and position.
   let inheritedCount: Int
-  /// For a child: where each parent key column is among the parent's own columns.
+  /// For a child: where each parent key column is among the parent's `allColumns` (its own
+  /// columns for a top-level parent, after the inherited ones for a child parent).
   let parentKeySources: [Int]
+  /// The parent's `inheritedCount`: a parent key source below it is itself inherited.
+  let parentInheritedCount: Int
+  /// How many tables are above this one: 0 for a top-level table, 1 for a child, 2 for a
+  /// grandchild…
+  package let depth: Int
   /// Whether each own column is part of the key.
   let isKeyColumn: [Bool]
   /// A bit per own column that is part of the key, and per own column that may not be NULL.
@@ -82,6 +92,8 @@ public final class Table: Sendable {
     self.allColumns = columns
     self.inheritedCount = 0
     self.parentKeySources = []
+    self.parentInheritedCount = 0
+    self.depth = 0
     self.isKeyColumn = columns.map { key.contains($0.name) }
     self.keyMask = Self.mask(isKeyColumn)
     self.notNullMask = Self.mask(columns.map { !$0.isNullable })
@@ -100,11 +112,20 @@ public final class Table: Sendable {
 
   /// A child table: rows keyed by their parent's key and their position among its children.
   /// With `position` nil, an extension (see `init(_:extending:field:columns:indexes:)`).
+  ///
+  /// The parent may itself be a child table: its rows' children are keyed by the parent's whole
+  /// key (`order_id, line`) and their own position (`tax_line`), deleted and written again with
+  /// the top-level row they belong to. `field` is relative to the parent's element.
   public init(
     _ name: String, childOf parent: Table, position: String?, startingAt firstPosition: Int64 = 0,
     field: String, columns: [Column], indexes: [Index] = []
   ) {
-    precondition(parent.parent == nil, "\(name): a child table's parent must be a top-level table")
+    if let position {
+      precondition(
+        !parent.key.contains(position),
+        "\(name): its position column \(position) is a key column of its parent \(parent.name) already; name it otherwise"
+      )
+    }
     self.name = name
     self.columns = columns
     self.key = parent.key + (position.map { [$0] } ?? [])
@@ -122,11 +143,13 @@ public final class Table: Sendable {
     self.allColumns = inherited + numbering + columns
     self.inheritedCount = inherited.count + numbering.count
     self.parentKeySources = parent.key.map { key in
-      guard let index = parent.columns.firstIndex(where: { $0.name == key }) else {
+      guard let index = parent.allColumns.firstIndex(where: { $0.name == key }) else {
         preconditionFailure("\(name): the key column \(key) of the parent \(parent.name) is not declared")
       }
       return index
     }
+    self.parentInheritedCount = parent.inheritedCount
+    self.depth = parent.depth + 1
     self.isKeyColumn = columns.map { _ in false }
     self.keyMask = 0
     self.notNullMask = Self.mask(columns.map { !$0.isNullable })
@@ -154,6 +177,10 @@ public final class Table: Sendable {
   ) {
     self.init(name, childOf: parent, position: nil, field: field, columns: columns, indexes: indexes)
   }
+
+  /// The top-level table above this one (itself, for a top-level table): every row of this
+  /// table belongs to one of its rows, whose key starts this table's key.
+  package var root: Table { parent?.table.root ?? self }
 
   private static func references(_ columns: [Column]) -> [(column: Int, target: Table, orphans: OrphanPolicy)] {
     columns.enumerated().compactMap { index, column in

@@ -132,7 +132,8 @@ struct TableSQL {
     "DELETE FROM \(q(table.name)) WHERE \(keyMatch(table))"
   }
 
-  /// Deletes the children of one parent; parameters are numbered as in the parent's row.
+  /// Deletes the children of one parent — or every row below a top-level row, at any depth,
+  /// whose key starts with the top-level key; parameters are numbered as in the parent's row.
   func deleteChildren(_ child: Table, of parent: Table) -> String {
     let match = parent.key.map { "\(q($0)) = \(p(parent, $0))" }.joined(separator: " AND ")
     return "DELETE FROM \(q(child.name)) WHERE \(match)"
