@@ -76,7 +76,9 @@ extension CommandReference {
     var depth = 0
     for word in words {
       if current == nil {
-        if word == "sluice" || word.hasSuffix("/sluice") || word.hasSuffix("-sluice") { current = [] }
+        if word == "sluice" || word.hasSuffix("/sluice") || (word.hasSuffix("-sluice") && !word.hasPrefix("-")) {
+          current = []
+        }
         continue
       }
       let ends =

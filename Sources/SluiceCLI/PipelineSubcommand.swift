@@ -110,9 +110,11 @@ extension PipelineSubcommand {
             """),
           .help,
         ]),
-      epilogue: """
+      epilogue: options.contains { $0.options.contains { $0.name == "input-dir" } }
+        ? """
         Relative paths inside a spec resolve against the spec file's directory (inputs: against
         --input-dir when given).
-        """)
+        """
+        : "Relative paths inside a spec resolve against the spec file's directory.")
   }
 }

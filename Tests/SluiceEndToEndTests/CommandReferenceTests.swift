@@ -25,10 +25,14 @@ struct CommandReferenceTests {
   func helpListsTheOptionsTheParserAccepts(_ command: String) throws {
     let help = try SluiceCommand.run([command, "--help"])
     #expect(help.status == 0)
-    let optionLines = help.stdout.split(separator: "\n").drop { !$0.hasPrefix("OPTIONS") }.dropFirst()
-      .prefix { !$0.isEmpty }.filter { $0.drop { $0 == " " }.hasPrefix("-") }
+    // The lines that name options: in the OPTIONS section, indented less than the descriptions.
+    let optionLines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+      .drop { !$0.hasPrefix("OPTIONS") }.dropFirst().prefix { !$0.isEmpty }
+      .filter { line in line.prefix { $0 == " " }.count <= 4 && line.drop { $0 == " " }.hasPrefix("-") }
+    // Each line's title: what comes before the gap to its description.
     let listed = optionLines.flatMap { line in
-      line.split(separator: " ").filter { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "," }) }
+      let title = line.drop { $0 == " " }.components(separatedBy: "  ").first ?? ""
+      return title.split(separator: " ").filter { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "," }) }
     }
     #expect(listed.contains("--help"))
     for option in listed {
