@@ -126,6 +126,13 @@ let package = Package(
       dependencies: ["SluiceCLI", "SluiceCatalog", "SluiceSQLite", "SluicePostgreSQL"],
       path: "Tests/SluiceFaults"
     ),
+    // `swift run sluice-docs > docs/reference/commands.md`: the command reference, generated from
+    // the subcommands' declarations; `.ci/check-docs` runs it.
+    .executableTarget(
+      name: "sluice-docs",
+      dependencies: ["SluiceCLI"],
+      path: "Tests/SluiceDocs"
+    ),
     // Files, gzip streams and corpus paths shared by the test targets.
     .target(
       name: "SluiceTestSupport",

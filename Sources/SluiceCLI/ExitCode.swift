@@ -1,6 +1,6 @@
 @_spi(Internals) import SluiceCore
 
-/// Exit codes from `sysexits.h`, as DESIGN.md lists them, and the two Sluice adds.
+/// Exit codes from `sysexits.h`, as docs/design.md lists them, and the two Sluice adds.
 package enum ExitCode {
   static let success: Int32 = 0
   /// Only with `--fail-on-rejects`: a lenient run committed, but rejected records on the way.

@@ -9,35 +9,47 @@ struct InitCommand: Subcommand {
   static let name = "init"
   static let synopsis = "sluice init DUMP NAME [--dir DIR]"
   static let abstract = "write a dataset package for a dump no dataset reads"
-  static let help = """
-    USAGE: sluice init DUMP NAME [--dir DIR] [--sluice PATH|URL] [--force]
-                       [--format json|ndjson|xml] [--record-path PATH]
+  static let help = CommandHelp(
+    usage: """
+      sluice init DUMP NAME [--dir DIR] [--sluice PATH|URL] [--force]
+                         [--format json|ndjson|xml] [--record-path PATH]
+      """,
+    summary: """
+      Reads the whole dump (as `sluice inspect --all` does) and writes a Swift package that
+      imports it: Package.swift depending on Sluice, Sources/NAME-sluice/ with the DTO that
+      `inspect --swift` prints, a Dataset whose tables are inferred from the records — their
+      scalars in one table keyed by a field named like an id that is present, non-null and
+      unique in every record (or else by the record's position), nested objects flattened into
+      prefixed columns, arrays of objects as child tables, and theirs as children of those, up
+      to 6 levels of objects (deeper fields are left out and listed in the README) — and
+      main.swift, the sluice command line over that dataset; Pipelines/NAME.json; a contract
+      fixture of the first records; a README saying why it chose the records and the key. Then,
+      in DIR: swift run NAME-sluice run Pipelines/NAME.json
 
-    Reads the whole dump (as `sluice inspect --all` does) and writes a Swift package that
-    imports it: Package.swift depending on Sluice, Sources/NAME-sluice/ with the DTO that
-    `inspect --swift` prints, a Dataset whose tables are inferred from the records — their
-    scalars in one table keyed by a field named like an id that is present, non-null and
-    unique in every record (or else by the record's position), nested objects flattened into
-    prefixed columns, arrays of objects as child tables, and theirs as children of those, up
-    to 6 levels of objects (deeper fields are left out and listed in the README) — and
-    main.swift, the sluice command line over that dataset; Pipelines/NAME.json; a contract
-    fixture of the first records; a README saying why it chose the records and the key. Then,
-    in DIR: swift run NAME-sluice run Pipelines/NAME.json
-
-    NAME names the dataset and its tables: lower-case letters, digits and hyphens, starting
-    with a letter; not sluice or sqlite (nor sluice-…, sqlite-…), whose tables' prefixes are
-    Sluice's own and SQLite's. Keys that make one table name (x-y, x_y, xY) get _2, _3, ….
-
-    OPTIONS:
-      --dir DIR            where to write the package (default: ./NAME); it must be empty
-      --force              write into a directory that is not empty, replacing the files
-      --sluice PATH|URL    the Sluice package to depend on: a path, or a git URL (branch main);
-                           default: the checkout this sluice was built in
-      --format NAME        json, ndjson or xml (default: detected)
-      --record-path PATH   where the records are (default: the outermost array of objects
-                           or repeated element, the longest of those; see the README)
-      -h, --help           show this help
-    """
+      NAME names the dataset and its tables: lower-case letters, digits and hyphens, starting
+      with a letter; not sluice or sqlite (nor sluice-…, sqlite-…), whose tables' prefixes are
+      Sluice's own and SQLite's. Keys that make one table name (x-y, x_y, xY) get _2, _3, ….
+      """,
+    options: OptionList(
+      column: 23,
+      entries: [
+        OptionEntry(.value("dir", "DIR"), "where to write the package (default: ./NAME); it must be empty"),
+        OptionEntry(.flag("force"), "write into a directory that is not empty, replacing the files"),
+        OptionEntry(
+          .value("sluice", "PATH|URL"),
+          """
+          the Sluice package to depend on: a path, or a git URL (branch main);
+          default: the checkout this sluice was built in
+          """),
+        OptionEntry(.value("format", "NAME"), "json, ndjson or xml (default: detected)"),
+        OptionEntry(
+          .value("record-path", "PATH"),
+          """
+          where the records are (default: the outermost array of objects
+          or repeated element, the longest of those; see the README)
+          """),
+        .help,
+      ]))
 
   var dump: String
   var name: String
@@ -53,9 +65,7 @@ struct InitCommand: Subcommand {
   var driver: String
 
   init(arguments: [String], context: CommandContext) throws {
-    let parsed = try ArgumentParser(
-      valueOptions: ["dir", "sluice", "format", "record-path"], flags: ["force", "help"]
-    ).parse(arguments)
+    let parsed = try Self.help.parser.parse(arguments)
     guard parsed.positionals.count == 2 else { throw UsageError("expected a dump and a dataset name") }
     dump = parsed.positionals[0]
     name = parsed.positionals[1]

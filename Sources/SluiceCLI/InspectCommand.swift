@@ -9,35 +9,55 @@ struct InspectCommand: Subcommand {
   static let name = "inspect"
   static let synopsis = "sluice inspect INPUT [options]"
   static let abstract = "describe a dump: format, record paths, fields (no values), a DTO"
-  static let help = """
-    USAGE: sluice inspect INPUT [--format json|ndjson|xml] [--record-path PATH]
-                                [--sample N | --all] [--show-values] [--json | --swift NAME]
-
-    Describes a dump before a pipeline is written for it: gzip or not, the format (detected from
-    the content), the record paths it holds (arrays of objects, repeated XML elements) with their
-    record counts, then for the records at one path every field path (customer.name, items[].qty)
-    with the types seen, how often it is present and null, and text lengths. It prints no values
-    unless --show-values is given. Streams in constant memory; reads the input up to three times.
-
-    OPTIONS:
-      --format json|ndjson|xml
-                             the format, instead of detecting it
-      --record-path PATH     the records to describe, as sluice run takes it (data.items,
-                             chats.list[].messages, posts.row, '' for a top-level array);
-                             default: the longest array of objects (the most repeated element)
-      --sample N             read N records (default \(InspectOptions.defaultSampleSize)); the record paths are
-                             listed from the input read up to there
-      --all                  read every record and the whole input: exact counts
-      --show-values          add up to three example values per field, cut to 40 characters
-      --json                 print the result as a JSON document (keys: README.md, "Inspecting
-                             a dump")
-      --swift NAME           print a Decodable Swift struct NAME for the records instead,
-                             one that Sluice's strict decoder reads
-      -h, --help             show this help
-
-    EXIT CODES: 0 described · 64 bad flags · 65 malformed input or no records found
-                66 input missing or unreadable · 74 corrupt or truncated gzip stream
-    """
+  static let help = CommandHelp(
+    usage: """
+      sluice inspect INPUT [--format json|ndjson|xml] [--record-path PATH]
+                                  [--sample N | --all] [--show-values] [--json | --swift NAME]
+      """,
+    summary: """
+      Describes a dump before a pipeline is written for it: gzip or not, the format (detected from
+      the content), the record paths it holds (arrays of objects, repeated XML elements) with their
+      record counts, then for the records at one path every field path (customer.name, items[].qty)
+      with the types seen, how often it is present and null, and text lengths. It prints no values
+      unless --show-values is given. Streams in constant memory; reads the input up to three times.
+      """,
+    options: OptionList(
+      column: 25,
+      entries: [
+        OptionEntry(.value("format", "json|ndjson|xml"), "the format, instead of detecting it"),
+        OptionEntry(
+          .value("record-path", "PATH"),
+          """
+          the records to describe, as sluice run takes it (data.items,
+          chats.list[].messages, posts.row, '' for a top-level array);
+          default: the longest array of objects (the most repeated element)
+          """),
+        OptionEntry(
+          .value("sample", "N"),
+          """
+          read N records (default \(InspectOptions.defaultSampleSize)); the record paths are
+          listed from the input read up to there
+          """),
+        OptionEntry(.flag("all"), "read every record and the whole input: exact counts"),
+        OptionEntry(.flag("show-values"), "add up to three example values per field, cut to 40 characters"),
+        OptionEntry(
+          .flag("json"),
+          """
+          print the result as a JSON document (keys: docs/guides/inspect.md,
+          "Inspecting a dump")
+          """),
+        OptionEntry(
+          .value("swift", "NAME"),
+          """
+          print a Decodable Swift struct NAME for the records instead,
+          one that Sluice's strict decoder reads
+          """),
+        .help,
+      ]),
+    epilogue: """
+      EXIT CODES: 0 described · 64 bad flags · 65 malformed input or no records found
+                  66 input missing or unreadable · 74 corrupt or truncated gzip stream
+      """)
 
   enum Output {
     case text, json
@@ -49,9 +69,7 @@ struct InspectCommand: Subcommand {
   var output: Output
 
   init(arguments: [String], context: CommandContext) throws {
-    let parsed = try ArgumentParser(
-      valueOptions: ["format", "record-path", "sample", "swift"], flags: ["all", "show-values", "json", "help"]
-    ).parse(arguments)
+    let parsed = try Self.help.parser.parse(arguments)
     guard parsed.positionals.count == 1, let input = parsed.positionals.first else {
       throw UsageError(
         parsed.positionals.isEmpty

@@ -26,10 +26,9 @@ struct PipelineInvocation {
     self.command = command
     self.context = context
     let extra = command.runMode == .run ? context.extra?.names ?? [] : []
-    parsed = try ArgumentParser(
-      valueOptions: command.valueOptions.union(extra), flags: command.flags.union(["help", "progress", "no-progress"])
-    )
-    .parse(arguments)
+    var parser = command.help.parser
+    parser.valueOptions.formUnion(extra)
+    parsed = try parser.parse(arguments)
     guard parsed.positionals.count == 1, let specPath = parsed.positionals.first else {
       throw UsageError(
         parsed.positionals.isEmpty

@@ -8,14 +8,6 @@ struct PlanCommand: PipelineSubcommand {
   static let abstract = "what a run would change, table by table; nothing is written"
   static let rejects = RejectsFile.writtenWhenGiven
   static let writesDatabase = true
-  static let valueOptions: Set<String> = [
-    "input", "input-dir", "format", "record-path", "policy", "report", "junit", "html", "on-conflict", "db",
-    "db-schema", "connect-timeout", "rejects", "busy-timeout", "max-delete-rate", "max-changes",
-  ]
-  static let flags: Set<String> = [
-    "count-rows", "incremental", "reload-changed", "verify-content", "snapshot", "json",
-  ]
-
   static let help = makeHelp(
     usage: "sluice plan PIPELINE.json [--db PATH|URL] [--max-changes N|P%] [--json] [options]",
     summary: """
@@ -27,19 +19,30 @@ struct PlanCommand: PipelineSubcommand {
       SQLite file is byte for byte what it was; one that did not exist is not left behind).
       Writes only the outputs given on the command line, never the spec's report or rejects.
       """,
-    options: specInputOptions + "\n" + """
-          --db PATH|URL          the database to plan against (the spec's by default)
-          --on-conflict upsert|replace|ignore|fail, --db-schema NAME, --connect-timeout SECONDS,
-          --busy-timeout SECONDS, --incremental, --reload-changed, --verify-content,
-          --snapshot, --max-delete-rate R
-                                 as for run
-          --max-changes N|P%     a gate: exit 1 when the run would insert, update and delete more
-                                 than N rows, or more than P % of the rows the tables hold
-          --json                 print the plan as JSON on stdout
-          --report PATH, --junit PATH, --html PATH, --rejects PATH
-                                 write these (the report and the HTML report with the plan)
-          --count-rows           count every table's rows as the run would leave them
-      """)
+    options: specInputOptions + [
+      OptionEntry(.value("db", "PATH|URL"), "the database to plan against (the spec's by default)"),
+      OptionEntry(
+        [
+          .value("on-conflict", "upsert|replace|ignore|fail"), .value("db-schema", "NAME"),
+          .value("connect-timeout", "SECONDS"), .value("busy-timeout", "SECONDS"), .flag("incremental"),
+          .flag("reload-changed"), .flag("verify-content"), .flag("snapshot"), .value("max-delete-rate", "R"),
+        ],
+        "as for run"),
+      OptionEntry(
+        .value("max-changes", "N|P%"),
+        """
+        a gate: exit 1 when the run would insert, update and delete more
+        than N rows, or more than P % of the rows the tables hold
+        """),
+      OptionEntry(.flag("json"), "print the plan as JSON on stdout"),
+      OptionEntry(
+        .value("rejects", "PATH"),
+        """
+        write the records the run would reject here (--report and --html
+        carry the plan too)
+        """),
+      OptionEntry(.flag("count-rows"), "count every table's rows as the run would leave them"),
+    ])
 
   var invocation: PipelineInvocation
 }

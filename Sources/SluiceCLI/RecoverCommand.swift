@@ -12,41 +12,51 @@ struct RecoverCommand: Subcommand {
   static let name = "recover"
   static let synopsis = "sluice recover DB [--db-schema NAME] [--apply]"
   static let abstract = "settle parallel runs interrupted while committing (PostgreSQL)"
-  static let help = """
-    USAGE: sluice recover DB [--db-schema NAME] [--apply] [--connect-timeout S]
+  static let help = CommandHelp(
+    usage: "sluice recover DB [--db-schema NAME] [--apply] [--connect-timeout S]",
+    summary: """
+      DB is a PostgreSQL connection string (postgresql://user@host:5432/db, or host=… dbname=…; a
+      password comes from ~/.pgpass or PGPASSWORD, and is never printed).
 
-    DB is a PostgreSQL connection string (postgresql://user@host:5432/db, or host=… dbname=…; a
-    password comes from ~/.pgpass or PGPASSWORD, and is never printed).
-
-    Lists the parallel runs (--jobs) of the database that did not end: each run with prepared
-    lane transactions (pg_prepared_xacts, sluice:<database>:<schema>:<run>:<k>/<n>), in any
-    schema, and each run of the schema whose sluice_runs row still says running or committing.
-    For each: how many of its lane transactions are prepared and committed, whether its commit
-    was decided (its row says committing), and the safe action — commit the prepared lanes when
-    the commit was decided, roll them back when it was not (then nothing of the run is
-    committed), or only correct the row (succeeded, partial or failed). A run whose sluice is
-    still running is left alone; what no rule can settle (a prepared transaction of a Sluice from
-    before this command, a lane committed without a decision) is shown and left to a person.
-
-    OPTIONS:
-      --apply             carry out each safe action and write the run's row: succeeded, partial
-                          (naming the committed lanes' inputs) or failed, with the reason
-      --db-schema NAME    the schema whose sluice_runs is read for interrupted runs (default: the
-                          URL's options=-csearch_path=…, else the server's search_path)
-      --connect-timeout S seconds to wait for the server (default 10)
-      -h, --help          show this help
-
-    EXIT CODES: 0 nothing (left) to recover · 1 runs to recover (listed), or left after --apply
-    (in progress, or no safe action) · 64 usage (a SQLite file: only PostgreSQL runs in lanes)
-    · 74 the server cannot be reached, refuses the login, or fails an action
-    """
+      Lists the parallel runs (--jobs) of the database that did not end: each run with prepared
+      lane transactions (pg_prepared_xacts, sluice:<database>:<schema>:<run>:<k>/<n>), in any
+      schema, and each run of the schema whose sluice_runs row still says running or committing.
+      For each: how many of its lane transactions are prepared and committed, whether its commit
+      was decided (its row says committing), and the safe action — commit the prepared lanes when
+      the commit was decided, roll them back when it was not (then nothing of the run is
+      committed), or only correct the row (succeeded, partial or failed). A run whose sluice is
+      still running is left alone; what no rule can settle (a prepared transaction of a Sluice from
+      before this command, a lane committed without a decision) is shown and left to a person.
+      """,
+    options: OptionList(
+      column: 22,
+      entries: [
+        OptionEntry(
+          .flag("apply"),
+          """
+          carry out each safe action and write the run's row: succeeded, partial
+          (naming the committed lanes' inputs) or failed, with the reason
+          """),
+        OptionEntry(
+          .value("db-schema", "NAME"),
+          """
+          the schema whose sluice_runs is read for interrupted runs (default: the
+          URL's options=-csearch_path=…, else the server's search_path)
+          """),
+        OptionEntry(.value("connect-timeout", "S"), "seconds to wait for the server (default 10)"),
+        .help,
+      ]),
+    epilogue: """
+      EXIT CODES: 0 nothing (left) to recover · 1 runs to recover (listed), or left after --apply
+      (in progress, or no safe action) · 64 usage (a SQLite file: only PostgreSQL runs in lanes)
+      · 74 the server cannot be reached, refuses the login, or fails an action
+      """)
 
   var database: DatabaseTarget
   var apply: Bool
 
   init(arguments: [String], context: CommandContext) throws {
-    let parsed = try ArgumentParser(valueOptions: ["db-schema", "connect-timeout"], flags: ["apply", "help"])
-      .parse(arguments)
+    let parsed = try Self.help.parser.parse(arguments)
     guard let database = parsed.positionals.first else {
       throw UsageError("missing the database (sluice recover DB)")
     }

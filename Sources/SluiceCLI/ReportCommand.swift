@@ -16,28 +16,31 @@ struct ReportCommand: Subcommand {
   static let name = "report"
   static let synopsis = "sluice report REPORT.json [--html PATH]"
   static let abstract = "render a JSON run report (as an HTML page)"
-  static let help = """
-    USAGE: sluice report REPORT.json [--html PATH]
-
-    Renders a JSON run report (written by --report): with --html, as one self-contained HTML
-    page — the page --html writes during a run, with the stage funnel, issues, drift and timings;
-    without, as the summary a run prints, on stdout. Reports written before pipelines had several
-    inputs are read as one input.
-
-    OPTIONS:
-      --html PATH            write the report as an HTML page here (no scripts, loads nothing)
-      -h, --help             show this help
-
-    EXIT CODES: 0 rendered (whatever the run's outcome) · 64 usage, or an HTML path that is the
-    report itself · 65 not a run report this sluice reads · 66 the report is missing or
-    unreadable · 73 the HTML file cannot be created · 74 it cannot be written
-    """
+  static let help = CommandHelp(
+    usage: "sluice report REPORT.json [--html PATH]",
+    summary: """
+      Renders a JSON run report (written by --report): with --html, as one self-contained HTML
+      page — the page --html writes during a run, with the stage funnel, issues, drift and timings;
+      without, as the summary a run prints, on stdout. Reports written before pipelines had several
+      inputs are read as one input.
+      """,
+    options: OptionList(
+      column: 25,
+      entries: [
+        OptionEntry(.value("html", "PATH"), "write the report as an HTML page here (no scripts, loads nothing)"),
+        .help,
+      ]),
+    epilogue: """
+      EXIT CODES: 0 rendered (whatever the run's outcome) · 64 usage, or an HTML path that is the
+      report itself · 65 not a run report this sluice reads · 66 the report is missing or
+      unreadable · 73 the HTML file cannot be created · 74 it cannot be written
+      """)
 
   var reportPath: String
   var htmlPath: String?
 
   init(arguments: [String], context: CommandContext) throws {
-    let parsed = try ArgumentParser(valueOptions: ["html"], flags: ["help"]).parse(arguments)
+    let parsed = try Self.help.parser.parse(arguments)
     guard parsed.positionals.count == 1, let path = parsed.positionals.first else {
       throw UsageError(
         parsed.positionals.isEmpty

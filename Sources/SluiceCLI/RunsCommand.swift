@@ -11,40 +11,53 @@ struct RunsCommand: Subcommand {
   static let name = "runs"
   static let synopsis = "sluice runs DB [RUN_ID] [--last N] [--json] [--db-schema NAME]"
   static let abstract = "recent runs from the database's audit table, or one run's issues"
-  static let help = """
-    USAGE: sluice runs DB [--last N] [--json] [--db-schema NAME]
-           sluice runs DB RUN_ID [--json] [--db-schema NAME]
+  static let help = CommandHelp(
+    usage: """
+      sluice runs DB [--last N] [--json] [--db-schema NAME]
+             sluice runs DB RUN_ID [--json] [--db-schema NAME]
+      """,
+    summary: """
+      DB is a SQLite file or a PostgreSQL URL (postgresql://user@host:5432/db; a password comes
+      from ~/.pgpass or PGPASSWORD, and is never printed).
 
-    DB is a SQLite file or a PostgreSQL URL (postgresql://user@host:5432/db; a password comes
-    from ~/.pgpass or PGPASSWORD, and is never printed).
-
-    Lists the runs the database records (its sluice_runs table), newest first: run id,
-    pipeline, mode, start (UTC), duration, status, records read, loaded and rejected (a failed
-    run's loaded records were rolled back with the rest), and why a failed run failed. With
-    RUN_ID, prints that run's summary, its per-stage counts, its issues grouped by stage,
-    code and field path with their counts (from sluice_rejects, which keeps the first issues of
-    each code and never a record's values), and the inputs it loaded or, incremental, skipped,
-    each with its size, modification time and SHA-256 (from the input ledger, sluice_inputs;
-    the first \(RunReport.inputSectionLimit) one by one and the rest summed, as in a run report). The database is opened read-only: nothing is
-    created, changed or locked for writing (PostgreSQL: a read-only session) — but for the hot
-    journal of a transaction a crashed process left, which is rolled back as the next run would
-    (or, where the user may not write, read through a private copy), and said so.
-
-    OPTIONS:
-      --last N            list the N most recent runs (default \(defaultLast))
-      --json              print JSON: an array with one object per run, or for RUN_ID an object
-                          with the run and its issue groups
-      --db-schema NAME    PostgreSQL: the schema of the audit tables (default: the URL's
-                          options=-csearch_path=…, else the server's search_path, normally public)
-      --connect-timeout S PostgreSQL: seconds to wait for the server (default 10)
-      -h, --help          show this help
-
-    EXIT CODES: 0 listed (an empty history too) · 64 usage · 66 no such database, no run history
-    in it (no sluice_runs table), or no such run: what was named is not there · 65 the file is
-    not a SQLite database, or an audit row is not what Sluice writes · 74 the database cannot be
-    read (locked past 5 s, an I/O error; a PostgreSQL server that cannot be reached or refuses
-    the login)
-    """
+      Lists the runs the database records (its sluice_runs table), newest first: run id,
+      pipeline, mode, start (UTC), duration, status, records read, loaded and rejected (a failed
+      run's loaded records were rolled back with the rest), and why a failed run failed. With
+      RUN_ID, prints that run's summary, its per-stage counts, its issues grouped by stage,
+      code and field path with their counts (from sluice_rejects, which keeps the first issues of
+      each code and never a record's values), and the inputs it loaded or, incremental, skipped,
+      each with its size, modification time and SHA-256 (from the input ledger, sluice_inputs;
+      the first \(RunReport.inputSectionLimit) one by one and the rest summed, as in a run report). The database is opened read-only: nothing is
+      created, changed or locked for writing (PostgreSQL: a read-only session) — but for the hot
+      journal of a transaction a crashed process left, which is rolled back as the next run would
+      (or, where the user may not write, read through a private copy), and said so.
+      """,
+    options: OptionList(
+      column: 22,
+      entries: [
+        OptionEntry(.value("last", "N"), "list the N most recent runs (default \(defaultLast))"),
+        OptionEntry(
+          .flag("json"),
+          """
+          print JSON: an array with one object per run, or for RUN_ID an object
+          with the run and its issue groups
+          """),
+        OptionEntry(
+          .value("db-schema", "NAME"),
+          """
+          PostgreSQL: the schema of the audit tables (default: the URL's
+          options=-csearch_path=…, else the server's search_path, normally public)
+          """),
+        OptionEntry(.value("connect-timeout", "S"), "PostgreSQL: seconds to wait for the server (default 10)"),
+        .help,
+      ]),
+    epilogue: """
+      EXIT CODES: 0 listed (an empty history too) · 64 usage · 66 no such database, no run history
+      in it (no sluice_runs table), or no such run: what was named is not there · 65 the file is
+      not a SQLite database, or an audit row is not what Sluice writes · 74 the database cannot be
+      read (locked past 5 s, an I/O error; a PostgreSQL server that cannot be reached or refuses
+      the login)
+      """)
   static let defaultLast = 20
 
   var database: DatabaseTarget
@@ -53,8 +66,7 @@ struct RunsCommand: Subcommand {
   var json: Bool
 
   init(arguments: [String], context: CommandContext) throws {
-    let parsed = try ArgumentParser(valueOptions: ["last", "db-schema", "connect-timeout"], flags: ["json", "help"])
-      .parse(arguments)
+    let parsed = try Self.help.parser.parse(arguments)
     guard let database = parsed.positionals.first else {
       throw UsageError("missing the database (sluice runs DB)")
     }

@@ -12,19 +12,21 @@ struct SchemaCommand: Subcommand {
   static let name = "schema"
   static let synopsis = "sluice schema DATASET [--dialect sqlite|postgresql|citus]"
   static let abstract = "print the SQL schema of a dataset"
-  static let help = """
-    USAGE: sluice schema DATASET [--dialect sqlite|postgresql|citus]
-
-    Prints the statements that create the dataset's tables — its enum-owned lookup tables
-    first, then its tables parents first, then their indexes — each after a comment naming
-    its migration. A database created from them is adopted by the first run. With citus, the
-    PostgreSQL statements are followed by the layout: reference tables, distributed tables
-    and their colocation, derived from the tables; run them all on the coordinator.
-
-    OPTIONS:
-      --dialect NAME   sqlite (default), postgresql, or citus
-      -h, --help       show this help
-    """
+  static let help = CommandHelp(
+    usage: "sluice schema DATASET [--dialect sqlite|postgresql|citus]",
+    summary: """
+      Prints the statements that create the dataset's tables — its enum-owned lookup tables
+      first, then its tables parents first, then their indexes — each after a comment naming
+      its migration. A database created from them is adopted by the first run. With citus, the
+      PostgreSQL statements are followed by the layout: reference tables, distributed tables
+      and their colocation, derived from the tables; run them all on the coordinator.
+      """,
+    options: OptionList(
+      column: 19,
+      entries: [
+        OptionEntry(.value("dialect", "NAME"), "sqlite (default), postgresql, or citus"),
+        .help,
+      ]))
 
   var dataset: AnyDataset
   /// The SQL of the registered driver `--dialect` names (its name in lower case), or of the
@@ -37,7 +39,7 @@ struct SchemaCommand: Subcommand {
 
   /// The dataset is named among those the tool was given, like a choice among an option's values.
   init(arguments: [String], context: CommandContext) throws {
-    let parsed = try ArgumentParser(valueOptions: ["dialect"], flags: ["help"]).parse(arguments)
+    let parsed = try Self.help.parser.parse(arguments)
     guard parsed.positionals.count == 1, let name = parsed.positionals.first else {
       throw UsageError("expected one dataset name")
     }

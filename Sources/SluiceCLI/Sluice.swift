@@ -91,7 +91,7 @@ public enum Sluice {
     }
     let rest = Array(arguments.dropFirst())
     if rest.contains("-h") || rest.contains("--help") {
-      printOutput(type.help)
+      printOutput(type.help.text)
       return ExitCode.success
     }
     do {

@@ -14,8 +14,9 @@ protocol Subcommand {
   static var synopsis: String { get }
   /// What it does, in a few words, for `sluice --help`.
   static var abstract: String { get }
-  /// The subcommand's own `--help`.
-  static var help: String { get }
+  /// The subcommand's options and its own `--help`, declared once: the parser, the help text
+  /// and the command reference are made from it.
+  static var help: CommandHelp { get }
 
   /// Parses the arguments that follow the subcommand's name.
   init(arguments: [String], context: CommandContext) throws

@@ -6,13 +6,16 @@
 /// work). `run()` never throws: what happened to the data is in the report.
 ///
 /// ```swift
+/// let drivers = StoreDrivers([SQLiteDriver()])  // import SluiceSQLite
 /// let configuration = PipelineConfiguration(
 ///   name: "books", input: "books.ndjson.gz", format: .ndjson, policy: .lenient,
 ///   database: try drivers.target(for: "books.sqlite"))
 /// let report = try Pipeline(dataset: BooksDataset(), configuration: configuration).run()
-/// print(report.summary())      // per stage: in, out, rejected, warnings; the top issues
-/// exit(report.exitCode)        // 0, 65 (data), 66 (input), 73, 74 — as the command line's
+/// print(report.summary())  // per stage: in, out, rejected, warnings; the top issues
+/// if report.status != .succeeded { /* the report says why; nothing was written */ }
 /// ```
+///
+/// The exit codes of the command line are SluiceCLI's (`Sluice.run(arguments:datasets:drivers:)`).
 public struct Pipeline: Sendable {
   let runner: PipelineRunner
 

@@ -1,6 +1,6 @@
 /// How a run treats invalid records, unknown fields, legacy scalars and dates.
 ///
-/// Two presets (DESIGN.md, "Policies") with per-pipeline overrides:
+/// Two presets (docs/design.md, "Policies") with per-pipeline overrides:
 ///
 /// | knob | strict | lenient |
 /// |---|---|---|
