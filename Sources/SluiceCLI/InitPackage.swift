@@ -185,6 +185,10 @@ struct InitPackage {
       "`\($0.text)` (\($0.records))"
     }
     let also = others.isEmpty ? "" : " Also found: \(others.joined(separator: ", "))."
+    if let last = inspection.recordPath.last, let keyed = KeyedCollection(last) {
+      return
+        "Records: \(path), the members of an object keyed by id (member names that look like ids, each holding an object), each a record with its member's name as the field `\(keyed.field)`; what it nests becomes its child tables. If the records already have a field of that name, give another with `--record-path '\(keyed.key){NAME}'`.\(also) \(again)"
+    }
     return
       "Records: \(path), the outermost \(what) in the dump (the longest of those, where several are equally outer): each is a record, and what it nests becomes its child tables.\(also) \(again)"
   }

@@ -1,4 +1,6 @@
 import Foundation
+import SluiceSQLite
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
@@ -139,6 +141,73 @@ struct KeyedCollectionTests {
         #expect(fails, "\(recordPath): \(error)")
         #expect(error.message.hasPrefix("'recordPath': '"), "\(error.message)")
       }
+    }
+  }
+}
+
+/// A keyed collection through the whole pipeline and through `inspect`: people keyed by id load
+/// into their table keyed by it, a re-run of the members in another order changes nothing, an
+/// issue points at its byte and field, and a record with an `id` of its own is refused.
+@Suite("Keyed collections loaded and inspected")
+struct KeyedCollectionPipelineTests {
+  let directory: TemporaryDirectory
+  init() throws { directory = try TemporaryDirectory() }
+
+  private func load(_ json: String, policy: Policy = .strict, into database: String) throws -> RunReport {
+    let input = try directory.write("people-\(UUID().uuidString).json", json)
+    let configuration = PipelineConfiguration(
+      name: "people", input: input, format: .json, recordPath: ["data", "people{id}"], policy: policy,
+      database: .sqlite(database))
+    return try Pipeline(dataset: PeopleDataset(), configuration: configuration.counted).run()
+  }
+
+  @Test func membersLoadKeyedByTheirNamesAndAReorderedReRunChangesNothing() throws {
+    let database = directory.file("people.sqlite")
+    let first = try load(
+      #"{"data": {"people": {"p-1": {"name": "Ana", "email": "ana@x"}, "p-2": {"name": "Bo", "email": null}}}}"#,
+      into: database)
+    #expect(first.failure == nil && first.tableRows["people"] == 2 && first.issues.isEmpty, "\(first.issues)")
+    let people = try DatabaseSnapshot(of: database, tables: ["people"])
+    #expect(people.tables["people"] == ["'p-1'|'Ana'|'ana@x'", "'p-2'|'Bo'|NULL"])
+    let again = try load(
+      #"{"data": {"people": {"p-2": {"email": null, "name": "Bo"}, "p-1": {"name": "Ana", "email": "ana@x"}}}}"#,
+      into: database)
+    #expect(again.failure == nil && again.tableRows["people"] == 2)
+    #expect(try DatabaseSnapshot(of: database, tables: ["people"]) == people)
+  }
+
+  @Test func anIssuePointsAtItsByteAndFieldAndAnIdOfTheRecordsOwnIsRefused() throws {
+    let json =
+      #"{"data": {"people": {"p-1": {"name": 5, "email": null}, "p-2": {"id": "x", "name": "B", "email": null}, "p-3": {"name": "C", "email": null}}}}"#
+    let report = try load(json, policy: .lenient, into: directory.file("issues.sqlite"))
+    #expect(report.failure == nil && report.tableRows["people"] == 1)
+    let typeIssue = try #require(report.issues.first { $0.path == "name" }, "\(report.issues)")
+    let nameOffset = Int64(Array(json.utf8).firstIndex(of: UInt8(ascii: "5"))!)
+    #expect(typeIssue.location?.byteOffset == nameOffset)
+    #expect(report.issues.contains { $0.code == .duplicateKey && $0.path == "id" }, "\(report.issues)")
+  }
+
+  /// `inspect` proposes a keyed collection where an object's first member has an id-like name
+  /// and an object as its value, at the top level or under keys; named sub-objects of a record
+  /// (`customer`, `shipping`) are not one.
+  @Test func inspectProposesAKeyedCollectionAndNotARecordsNamedObjects() throws {
+    let top = try directory.write("top.json", KeyedCollectionTests.recipes)
+    let inspected = try Inspector.inspect(path: top)
+    #expect(inspected.recordPath == ["{id}"])
+    #expect(inspected.records == 3)
+    #expect(inspected.fields.contains { $0.path == "id" })
+    let nested = try directory.write(
+      "nested.json", #"{"exported": "2026", "users": {"-Mx3fQ1": {"name": "A"}, "-Mx3fQ2": {"name": "B"}}}"#)
+    #expect(try Inspector.inspect(path: nested).recordPath == ["users{id}"])
+    let orders = try directory.write(
+      "orders.json", #"{"orders": [{"customer": {"name": "A"}, "shipping": {"city": "B"}, "items": [{"sku": "1"}]}]}"#)
+    let candidates = try Inspector.inspect(path: orders).candidates.map(\.text)
+    #expect(candidates == ["orders", "orders[].items"])
+    for (name, isID) in [
+      ("1042", true), ("rmK12Uau.ntP510KeImX506H6Mr6jTu", true), ("customer", false), ("shipping_address", false),
+      ("two words 1", false), ("", false),
+    ] {
+      #expect(JSONOutline.looksLikeID(name) == isID, "\(name)")
     }
   }
 }

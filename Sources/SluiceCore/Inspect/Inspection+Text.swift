@@ -20,7 +20,7 @@ extension Inspection {
     if format == .ndjson {
       lines.append("Record paths: none; NDJSON's records are its lines.")
     } else {
-      let kind = format == .xml ? "elements under one parent" : "arrays of objects"
+      let kind = format == .xml ? "elements under one parent" : "arrays of objects, or objects keyed by id"
       lines.append("Record paths (\(kind); --record-path takes them as written, * marks the one below):")
       var rows = [["", "PATH", "RECORDS", "LONGEST", ""]]
       for candidate in candidates {
@@ -86,7 +86,13 @@ extension Inspection {
     var text: String
     switch format {
     case .json:
-      text = recordPath.isEmpty ? "JSON, a top-level array of records" : "JSON, records in an array at a key path"
+      if recordPath.isEmpty {
+        text = "JSON, a top-level array of records"
+      } else if let last = recordPath.last, KeyedCollection(last) != nil {
+        text = "JSON, records as the members of an object, keyed by id"
+      } else {
+        text = "JSON, records in an array at a key path"
+      }
     case .ndjson: text = "NDJSON, one record per line"
     case .xml: text = "XML, records are elements"
     }

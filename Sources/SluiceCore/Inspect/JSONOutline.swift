@@ -1,5 +1,11 @@
 /// A pass over a JSON document's structure that lists the arrays of objects in it — the record
-/// paths `sluice run` could read — with how many objects each holds.
+/// paths `sluice run` could read — with how many objects each holds, and the collections keyed
+/// by id (`recipes{id}`, `KeyedCollection`): an object whose first member has a name that looks
+/// like an id (`looksLikeID`) and an object as its value is taken for one, at the top level or
+/// under keys (not inside an array); its members are counted as records (those that are not an
+/// id-like name with an object, as other elements) and checked, not explored, as a reader
+/// reads them. Its path has one such collection at a place: a keyed path is always in one
+/// object, so its `longest` is its `records`.
 ///
 /// It walks the document through the same validating `JSONScanner` the record readers use
 /// (scalars and skipped values are checked by `scanValue`), keeping only the path it stands on
@@ -21,6 +27,8 @@ final class JSONOutline {
   private enum Step {
     case key(String)
     case element
+    /// The members of a keyed collection, each a record with its name as `id`.
+    case keyedMember
   }
 
   private struct Tally {
@@ -125,18 +133,44 @@ final class JSONOutline {
       scanner.advance()
       return
     }
+    var keyed: Int?
+    var first = true
     while true {
       let key = try scanner.readKey()
       try scanner.skipWhitespace()
       try scanner.expect(UInt8(ascii: ":"), "expected ':' after an object key")
       try scanner.skipWhitespace()
-      path.append(.key(key))
-      try walkValue(depth: depth + 1)
-      path.removeLast()
+      let isObject = try scanner.peek() == UInt8(ascii: "{")
+      if first, isObject, Self.looksLikeID(key), path.allSatisfy(Self.isKey) {
+        path.append(.keyedMember)
+        keyed = tally(for: path)
+        path.removeLast()
+        if let keyed { tallies[keyed].openArrays += 1 }
+      }
+      first = false
+      if let keyed {
+        if isObject && Self.looksLikeID(key) {
+          tallies[keyed].records += 1
+          tallies[keyed].longest = tallies[keyed].records
+        } else {
+          tallies[keyed].otherElements += 1
+        }
+        try scanner.scanValue(depth: depth + 1)
+        if let sampleSize, !tallies[keyed].throughArrays && tallies[keyed].longest >= sampleSize {
+          throw SampleReached()
+        }
+      } else {
+        path.append(.key(key))
+        try walkValue(depth: depth + 1)
+        path.removeLast()
+      }
       try scanner.skipWhitespace()
       guard let c = try scanner.peek() else { throw scanner.syntaxError("unexpected end of input inside an object") }
       scanner.advance()
-      if c == UInt8(ascii: "}") { return }
+      if c == UInt8(ascii: "}") {
+        if let keyed { tallies[keyed].openArrays -= 1 }
+        return
+      }
       guard c == UInt8(ascii: ",") else {
         throw scanner.syntaxError("expected ',' or '}' in an object, found \(scanner.describe(c))")
       }
@@ -222,7 +256,8 @@ final class JSONOutline {
   }
 
   /// The record path of the array a walk path leads to, in `JSONArrayReader`'s syntax: an
-  /// array stepped through is `[]` after its key (`list[]`), or alone for the top level (`[]`).
+  /// array stepped through is `[]` after its key (`list[]`), or alone for the top level (`[]`);
+  /// a keyed collection's members `{id}` after its key (`recipes{id}`), or alone (`{id}`).
   private static func recordPath(_ path: [Step]) -> [String] {
     var keys: [String] = []
     for step in path {
@@ -234,8 +269,28 @@ final class JSONOutline {
         } else {
           keys.append("[]")
         }
+      case .keyedMember:
+        if let last = keys.last, !last.hasSuffix("[]") {
+          keys[keys.count - 1] = last + "{id}"
+        } else {
+          keys.append("{id}")
+        }
       }
     }
     return keys
+  }
+
+  private static func isKey(_ step: Step) -> Bool {
+    if case .key = step { true } else { false }
+  }
+
+  /// Whether an object member's name looks like a record's id rather than a field's name: no
+  /// white space, and a digit in it (`1042`, `rmK12Uau.ntP510…`, a Firebase push id, a UUID;
+  /// an opaque token of any length almost surely has one). `customer`, `shipping_address` and
+  /// `items` do not; a record's `address2` might, but only a member path outside every array is
+  /// taken for a collection, and the longest candidate is the one proposed.
+  static func looksLikeID(_ name: String) -> Bool {
+    guard !name.isEmpty, !name.utf8.contains(where: { $0 <= 0x20 }) else { return false }
+    return name.utf8.contains { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
   }
 }
