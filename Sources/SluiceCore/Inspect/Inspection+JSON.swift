@@ -2,7 +2,7 @@ import Foundation
 
 extension Inspection {
   /// The inspection as a JSON document for scripts, keys sorted; `inspectVersion` changes only
-  /// when a key changes meaning or goes away. README.md ("Inspecting a dump") lists the keys.
+  /// when a key changes meaning or goes away. docs/guides/inspect.md lists the keys.
   public func json() -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
