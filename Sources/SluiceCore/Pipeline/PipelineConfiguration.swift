@@ -15,15 +15,8 @@ public enum RunMode: String, Sendable, Hashable, Codable, CaseIterable {
 ///
 /// Built from a `PipelineSpec` file plus command-line overrides; tests build it directly.
 public struct PipelineConfiguration: Sendable {
-  public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
-    /// A JSON document whose records are the elements of an array (at `recordPath`).
-    case json
-    /// Newline-delimited JSON: one record per line.
-    case ndjson
-    /// An XML document whose records are the elements at `recordPath` (element names from the
-    /// root: `orders.order`; empty: the root's children).
-    case xml
-  }
+  /// How an input holds its records (`RecordFormat`, the record readers' own).
+  public typealias Format = RecordFormat
 
   /// A name for reports (the spec's file name without extension).
   public var name: String

@@ -40,7 +40,7 @@
       throw error
     }
     guard let format = entry.format else { return RawRecord(location: line.location, bytes: bytes) }
-    guard format == PipelineConfiguration.Format.xml.rawValue else {
+    guard format == RecordFormat.xml.rawValue else {
       throw RecordReadError(
         code: .syntax, message: "not a quarantine entry: unknown format '\(format)'", location: line.location,
         isRecoverable: true)

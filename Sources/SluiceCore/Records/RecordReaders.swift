@@ -1,9 +1,22 @@
+/// How an input holds its records: what the record layer needs to know, declared here so that
+/// the readers depend on nothing above them (`PipelineConfiguration.Format` names it).
+public enum RecordFormat: String, Sendable, Hashable, Codable, CaseIterable {
+  /// A JSON document whose records are the elements of an array (at `recordPath`), or the
+  /// members of an object keyed by id (`recipes{id}`).
+  case json
+  /// Newline-delimited JSON: one record per line.
+  case ndjson
+  /// An XML document whose records are the elements at `recordPath` (element names from the
+  /// root: `orders.order`; empty: the root's children).
+  case xml
+}
+
 /// The one place a format becomes a record reader.
 @_spi(Internals) public enum RecordReaders {
   /// The reader of `format`'s records in `source`: a JSON array at a key path, NDJSON lines, or
   /// XML elements at an element path.
   public static func make(
-    format: PipelineConfiguration.Format, recordPath: [String], source: any ByteSource
+    format: RecordFormat, recordPath: [String], source: any ByteSource
   ) -> any RecordReader {
     switch format {
     case .json: return JSONRecordReader(source: source, layout: .array(path: recordPath))
