@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `validate --baseline`: tonight's dump compared, field by field, with a saved `inspect --json`
-/// of an earlier one, on the real binary — breaking drift exits 65, non-breaking drift exits 1
+/// of an earlier one, through the command line — breaking drift exits 65, non-breaking drift exits 1
 /// under `--fail-on-drift`, and JUnit has a test case per change.
 @Suite("validate --baseline: drift from a saved inspection")
 struct BaselineCommandTests {
@@ -19,7 +19,7 @@ struct BaselineCommandTests {
 
   /// The sample's inspection, saved as the baseline.
   func baseline() throws -> String {
-    let inspected = try SluiceBinary.run(["inspect", "SampleData/fruits.json.gz", "--all", "--json"])
+    let inspected = try SluiceCommand.run(["inspect", "SampleData/fruits.json.gz", "--all", "--json"])
     try #require(inspected.status == 0, "\(inspected.stderr)")
     return try scratch.write("baseline.json", inspected.stdout)
   }
@@ -37,7 +37,7 @@ struct BaselineCommandTests {
   func validate(_ input: String, _ extra: [String] = []) throws -> (SluiceBinary.Result, RunReport, String) {
     let report = scratch.file("report-\(UUID().uuidString).json")
     let junit = scratch.file("junit-\(UUID().uuidString).xml")
-    let result = try SluiceBinary.run(
+    let result = try SluiceCommand.run(
       [
         "validate", "Pipelines/fruits.json", "--input", input, "--baseline", try baseline(), "--report", report,
         "--junit", junit,
@@ -92,14 +92,14 @@ struct BaselineCommandTests {
 
   @Test func aCorruptBaselineIs65AndTheOptionsAreChecked() throws {
     let corrupt = try scratch.write("corrupt.json", #"{"fields": 3}"#)
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "validate", "Pipelines/fruits.json", "--baseline", corrupt,
     ])
     #expect(result.status == 65, "\(result.stderr)")
     #expect(result.stderr.contains("baseline \(corrupt): not a saved 'sluice inspect --json'"), "\(result.stderr)")
-    let orphan = try SluiceBinary.run(["validate", "Pipelines/fruits.json", "--fail-on-drift"])
+    let orphan = try SluiceCommand.run(["validate", "Pipelines/fruits.json", "--fail-on-drift"])
     #expect(orphan.status == 64 && orphan.stderr.contains("--fail-on-drift applies to validate with --baseline"))
-    let several = try SluiceBinary.run(["validate", "Pipelines/devices.json", "--baseline", try baseline()])
+    let several = try SluiceCommand.run(["validate", "Pipelines/devices.json", "--baseline", try baseline()])
     #expect(several.status == 64 && several.stderr.contains("--baseline describes one dump"), "\(several.stderr)")
   }
 }
@@ -110,7 +110,7 @@ struct BaselineCommandTests {
 struct BaselineEnumValueTests {
   @Test func aStatusTheContractDoesNotListIsBreakingDriftWithoutItsValue() throws {
     let scratch = try TemporaryDirectory()
-    let contract = try SluiceBinary.run(["contract", "orders"])
+    let contract = try SluiceCommand.run(["contract", "orders"])
     try #require(contract.status == 0, "\(contract.stderr)")
     let baseline = try scratch.write("orders-contract.json", contract.stdout)
     let order =
@@ -119,7 +119,7 @@ struct BaselineEnumValueTests {
     let input = try scratch.write("tonight.ndjson", lines.joined(separator: "\n") + "\n")
     let report = scratch.file("report.json")
     let junit = scratch.file("junit.xml")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "validate", "Pipelines/orders.json", "--input", input, "--format", "ndjson", "--baseline", baseline, "--report",
       report, "--junit", junit,
     ])

@@ -99,7 +99,7 @@ struct CheckpointCommandTests {
   /// The uninterrupted run, single transaction, as the reference.
   func reference(_ spec: String) throws -> Outcome {
     let database = scratch.file("reference.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", spec, "--db", database, "--report", scratch.file("reference.json"), "--rejects",
       scratch.file("reference-rejects.ndjson"),
     ])
@@ -119,7 +119,7 @@ struct CheckpointCommandTests {
     try input()
     let spec = try spec()
     let expected = try reference(spec)
-    let result = try SluiceBinary.run(arguments(spec, "chunked", ["--checkpoint-every", "300"]))
+    let result = try SluiceCommand.run(arguments(spec, "chunked", ["--checkpoint-every", "300"]))
     #expect(result.status == 0, "\(result.stderr)")
     let chunked = try outcome(
       database: scratch.file("chunked.sqlite"), report: scratch.file("chunked.json"),
@@ -192,7 +192,7 @@ struct CheckpointCommandTests {
       while !finished && attempts < 4 {
         attempts += 1
         if (try? checkpoints(killedDatabase)) == 0, !((try? ledger(killedDatabase)) ?? []).isEmpty { break }
-        let resumed = try SluiceBinary.run(arguments(spec, name, ["--resume"]))
+        let resumed = try SluiceCommand.run(arguments(spec, name, ["--resume"]))
         #expect(resumed.status == 0, "\(point.name): resume exited \(resumed.status): \(resumed.stderr)")
         finished = resumed.status == 0
         if finished && !resumed.stderr.contains("nothing to resume") { resumedPoints.insert(index) }
@@ -255,7 +255,7 @@ struct CheckpointCommandTests {
         try handle.write(contentsOf: bytes)
         try handle.close()
       }
-      let resumed = try SluiceBinary.run(["run", spec, "--resume"])
+      let resumed = try SluiceCommand.run(["run", spec, "--resume"])
       #expect(resumed.status == 65, "\(what): \(resumed.stderr)")
       #expect(resumed.stderr.contains("orders.ndjson"), "\(what): \(resumed.stderr)")
       #expect(resumed.stderr.contains("nothing was written"), "\(what)")
@@ -296,7 +296,7 @@ struct CheckpointCommandTests {
       var times = [timeval(tv_sec: time(nil) - 120, tv_usec: 0), timeval(tv_sec: time(nil) - 120, tv_usec: 0)]
       #expect(utimes(scratch.file(name), &times) == 0)
     }
-    let finished = try SluiceBinary.run(arguments(spec, "twice", ["--resume"]))
+    let finished = try SluiceCommand.run(arguments(spec, "twice", ["--resume"]))
     #expect(finished.status == 0, "\(finished.stderr)")
     let result = try outcome(
       database: scratch.file("twice.sqlite"), report: scratch.file("twice.json"),
@@ -317,7 +317,7 @@ struct CheckpointCommandTests {
     let expected = try reference(spec)
     // Last night: another dump, its rejects at tonight's rejects path.
     let lastNight = try input("last-night.ndjson", count: 1_500)
-    let previous = try SluiceBinary.run(arguments(spec, "gone", ["--input", lastNight]))
+    let previous = try SluiceCommand.run(arguments(spec, "gone", ["--input", lastNight]))
     #expect(previous.status == 0, "\(previous.stderr)")
     let rejectsPath = scratch.file("gone-rejects.ndjson")
     let lastNightsRejects = try Data(contentsOf: URL(fileURLWithPath: rejectsPath))
@@ -328,7 +328,7 @@ struct CheckpointCommandTests {
     let staging = try rejectsStagingFiles("gone")
     try #require(staging.count == 1)
     try FileManager.default.removeItem(atPath: scratch.file(staging[0]))
-    let refused = try SluiceBinary.run(arguments(spec, "gone", ["--resume"]))
+    let refused = try SluiceCommand.run(arguments(spec, "gone", ["--resume"]))
     #expect(refused.status == 65, "\(refused.stderr)")
     #expect(
       refused.stderr.contains("the rejects the interrupted run wrote before its last checkpoint"), "\(refused.stderr)")
@@ -346,7 +346,7 @@ struct CheckpointCommandTests {
     let moved = try rejectsStagingFiles("moved")
     try #require(moved.count == 1)
     #expect(rename(scratch.file(moved[0]), scratch.file("moved-rejects.ndjson")) == 0)
-    let resumed = try SluiceBinary.run(arguments(spec, "moved", ["--resume"]))
+    let resumed = try SluiceCommand.run(arguments(spec, "moved", ["--resume"]))
     #expect(resumed.status == 0, "\(resumed.stderr)")
     let result = try outcome(
       database: scratch.file("moved.sqlite"), report: scratch.file("moved.json"),
@@ -380,7 +380,7 @@ struct CheckpointCommandTests {
     let resumedOnce = try SluiceBinary.run(arguments(spec, "deferred", ["--resume", "--test-kill-at", "chunk-3"]))
     #expect(resumedOnce.status == SIGKILL, "\(resumedOnce.stderr)")
     #expect(try indexes("deferred.sqlite").isEmpty, "the resume built the deferred indexes before its last chunk")
-    let finished = try SluiceBinary.run(arguments(spec, "deferred", ["--resume"]))
+    let finished = try SluiceCommand.run(arguments(spec, "deferred", ["--resume"]))
     #expect(finished.status == 0, "\(finished.stderr)")
     #expect(try indexes("deferred.sqlite") == expected)
   }
@@ -399,9 +399,9 @@ struct CheckpointCommandTests {
     #expect(try ledger(database) == ledger(scratch.file("reference.sqlite")), "the run did not commit")
     #expect(!FileManager.default.fileExists(atPath: scratch.file("late.json")))
     #expect(!FileManager.default.fileExists(atPath: scratch.file("late-rejects.ndjson")))
-    let runs = try SluiceBinary.run(["runs", database])
+    let runs = try SluiceCommand.run(["runs", database])
     #expect(runs.stderr.contains("stopped before it put its report and rejects in place"), "\(runs.stderr)")
-    let resumed = try SluiceBinary.run(arguments(spec, "late", ["--resume"]))
+    let resumed = try SluiceCommand.run(arguments(spec, "late", ["--resume"]))
     #expect(resumed.status == 0, "\(resumed.stderr)")
     let result = try outcome(
       database: database, report: scratch.file("late.json"), rejects: scratch.file("late-rejects.ndjson"))
@@ -410,7 +410,7 @@ struct CheckpointCommandTests {
     #expect(try rejectsStagingFiles("late").isEmpty, "the killed run's staged rejects are left")
     // Resumed once more, the run is done: there is nothing to resume, and the resume starts the
     // next run (the nightly command is the same every night).
-    let next = try SluiceBinary.run(arguments(spec, "late", ["--resume"]))
+    let next = try SluiceCommand.run(arguments(spec, "late", ["--resume"]))
     #expect(next.status == 0, "\(next.stderr)")
     #expect(next.stderr.contains("nothing to resume"), "\(next.stderr)")
 
@@ -418,7 +418,7 @@ struct CheckpointCommandTests {
     let again = try SluiceBinary.run(
       arguments(spec, "late", ["--checkpoint-every", "300", "--test-kill-at", "finished"]))
     #expect(again.status == SIGKILL)
-    let fresh = try SluiceBinary.run(arguments(spec, "late", ["--checkpoint-every", "300"]))
+    let fresh = try SluiceCommand.run(arguments(spec, "late", ["--checkpoint-every", "300"]))
     #expect(fresh.status == 0, "\(fresh.stderr)")
     #expect(try checkpoints(database) == 0)
   }
@@ -450,7 +450,7 @@ struct CheckpointCommandTests {
     let (startedAt, kinds, compact) = try interrupted()
     #expect(kinds == "blob")
     #expect(compact == 1, "an order's key takes more than 12 bytes")
-    let finished = try SluiceBinary.run(arguments(spec, "started", ["--resume"]))
+    let finished = try SluiceCommand.run(arguments(spec, "started", ["--resume"]))
     #expect(finished.status == 0, "\(finished.stderr)")
     let audit = try SQLiteConnection(path: database, options: .init(readOnly: true))
     let started = try audit.prepare("SELECT started_at FROM sluice_runs")
@@ -471,9 +471,9 @@ struct CheckpointCommandTests {
     let killed = try SluiceBinary.run(
       arguments(spec, "early", ["--checkpoint-every", "300", "--test-kill-at", "committing-1"]))
     #expect(killed.status == SIGKILL, "\(killed.stderr)")
-    let runs = try SluiceBinary.run(["runs", scratch.file("early.sqlite")])
+    let runs = try SluiceCommand.run(["runs", scratch.file("early.sqlite")])
     #expect(!runs.stderr.contains("unfinished"), "\(runs.stderr)")
-    let resumed = try SluiceBinary.run(arguments(spec, "early", ["--checkpoint-every", "300", "--resume"]))
+    let resumed = try SluiceCommand.run(arguments(spec, "early", ["--checkpoint-every", "300", "--resume"]))
     #expect(resumed.status == 0, "\(resumed.stderr)")
     #expect(resumed.stderr.contains(note), "\(resumed.stderr)")
     let report = try JSONSerialization.jsonObject(
@@ -486,10 +486,10 @@ struct CheckpointCommandTests {
     #expect(result == expected)
     #expect(try ledger(scratch.file("early.sqlite")) == ledger(scratch.file("reference.sqlite")))
     // With no database at all, and after a run that finished: the same.
-    let fresh = try SluiceBinary.run(["run", spec, "--resume"])
+    let fresh = try SluiceCommand.run(["run", spec, "--resume"])
     #expect(fresh.status == 0, "\(fresh.stderr)")
     #expect(fresh.stderr.contains(note), "\(fresh.stderr)")
-    let again = try SluiceBinary.run(arguments(spec, "early", ["--checkpoint-every", "300", "--resume"]))
+    let again = try SluiceCommand.run(arguments(spec, "early", ["--checkpoint-every", "300", "--resume"]))
     #expect(again.status == 0, "\(again.stderr)")
     #expect(again.stderr.contains(note), "\(again.stderr)")
     // What must be refused still is: a resume of an unfinished run whose input changed.
@@ -497,7 +497,7 @@ struct CheckpointCommandTests {
       try SluiceBinary.run(arguments(spec, "late", ["--checkpoint-every", "300", "--test-kill-at", "chunk-1"])).status
         == SIGKILL)
     try input(count: 1_900)
-    let changed = try SluiceBinary.run(arguments(spec, "late", ["--resume"]))
+    let changed = try SluiceCommand.run(arguments(spec, "late", ["--resume"]))
     #expect(changed.status == 65, "\(changed.stderr)")
     #expect(!changed.stderr.contains("nothing to resume"))
   }
@@ -506,14 +506,14 @@ struct CheckpointCommandTests {
     try input()
     let spec = try spec()
     _ = try SluiceBinary.run(["run", spec, "--checkpoint-every", "300", "--test-kill-at", "chunk-1"])
-    let runs = try SluiceBinary.run(["runs", scratch.file("orders.sqlite")])
+    let runs = try SluiceCommand.run(["runs", scratch.file("orders.sqlite")])
     #expect(runs.status == 0)
     #expect(runs.stderr.contains("pipeline pipeline: a checkpointed run"))
     #expect(runs.stderr.contains("--resume"))
-    let again = try SluiceBinary.run(["run", spec, "--checkpoint-every", "300"])
+    let again = try SluiceCommand.run(["run", spec, "--checkpoint-every", "300"])
     #expect(again.status == 65)
     #expect(again.stderr.contains("--resume finishes it"))
-    let restarted = try SluiceBinary.run(["run", spec, "--checkpoint-every", "300", "--restart"])
+    let restarted = try SluiceCommand.run(["run", spec, "--checkpoint-every", "300", "--restart"])
     #expect(restarted.status == 0, "\(restarted.stderr)")
     #expect(try checkpoints(scratch.file("orders.sqlite")) == 0)
   }
@@ -526,14 +526,14 @@ struct CheckpointCommandTests {
     let strict = try scratch.write(
       "strict.json",
       #"{"dataset": "orders", "input": "orders.ndjson", "format": "ndjson", "database": "orders.sqlite"}"#)
-    let failed = try SluiceBinary.run(["run", strict, "--checkpoint-every", "256"])
+    let failed = try SluiceCommand.run(["run", strict, "--checkpoint-every", "256"])
     #expect(failed.status == 65)
     #expect(failed.stderr.contains("record 331"))
     let connection = try SQLiteConnection(path: scratch.file("orders.sqlite"), options: .init(readOnly: true))
     // The first chunk (records 1–256) committed; the one with record 331 did not.
     #expect(try connection.scalarInt("SELECT count(*) FROM orders") == 256)
     #expect(try checkpoints(scratch.file("orders.sqlite")) == 1)
-    let resumed = try SluiceBinary.run(["run", strict, "--resume"])
+    let resumed = try SluiceCommand.run(["run", strict, "--resume"])
     #expect(resumed.status == 65)
     #expect(resumed.stderr.contains("record 331"))
   }
@@ -575,7 +575,7 @@ struct CheckpointCommandTests {
       try SQLiteConnection(path: database, options: .init(readOnly: false, create: false)).scalarInt(
         "SELECT count(*) FROM orders") ?? 0
     #expect(committed > 0 && committed < 4_990, "\(committed) orders committed")
-    let resumed = try SluiceBinary.run(arguments(spec, "full", ["--resume"]))
+    let resumed = try SluiceCommand.run(arguments(spec, "full", ["--resume"]))
     #expect(resumed.status == 0, "\(resumed.stderr)")
     let result = try outcome(
       database: database, report: scratch.file("full.json"), rejects: scratch.file("full-rejects.ndjson"))
@@ -585,12 +585,12 @@ struct CheckpointCommandTests {
   @Test func checkpointsRefuseWhatTheyCannotResume() throws {
     try input()
     let spec = try spec()
-    let snapshot = try SluiceBinary.run(["run", spec, "--checkpoint-every", "10", "--snapshot"])
+    let snapshot = try SluiceCommand.run(["run", spec, "--checkpoint-every", "10", "--snapshot"])
     #expect(snapshot.status == 64)
     #expect(snapshot.stderr.contains("snapshot"))
-    let zero = try SluiceBinary.run(["run", spec, "--checkpoint-every", "0"])
+    let zero = try SluiceCommand.run(["run", spec, "--checkpoint-every", "0"])
     #expect(zero.status == 64)
-    let both = try SluiceBinary.run(["run", spec, "--resume", "--restart"])
+    let both = try SluiceCommand.run(["run", spec, "--resume", "--restart"])
     #expect(both.status == 64)
   }
 }
@@ -647,7 +647,7 @@ extension PostgreSQLCheckpointCommandTests {
       ["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra
     }
     let plain = tests.scratch.file("reference.json")
-    #expect(try SluiceBinary.run(arguments(reference, ["--report", plain])).status == 0)
+    #expect(try SluiceCommand.run(arguments(reference, ["--report", plain])).status == 0)
     let report = tests.scratch.file("late.json")
     let process = try SluiceBinary.start(
       arguments(chunked, ["--checkpoint-every", "300", "--test-kill-at", "late-chunk-2", "--report", report]))
@@ -658,7 +658,7 @@ extension PostgreSQLCheckpointCommandTests {
       if committed != 1 { usleep(10_000) }
     }
     try #require(committed == 1, "the first chunk's checkpoint never showed")
-    let resumed = try SluiceBinary.run(arguments(chunked, ["--resume", "--report", report]))
+    let resumed = try SluiceCommand.run(arguments(chunked, ["--resume", "--report", report]))
     process.waitUntilExit()
     #expect(process.terminationReason == .uncaughtSignal)
     #expect(resumed.status == 0, "\(resumed.stderr)")
@@ -693,7 +693,7 @@ extension PostgreSQLCheckpointCommandTests {
     }
     let started = Date()
     let plain = tests.scratch.file("reference.json")
-    #expect(try SluiceBinary.run(arguments(reference, ["--report", plain])).status == 0)
+    #expect(try SluiceCommand.run(arguments(reference, ["--report", plain])).status == 0)
     let duration = Date().timeIntervalSince(started)
     let expected = try reference.rows(of: CheckpointCommandTests.tables)
     for attempt in 0..<8 {
@@ -715,7 +715,7 @@ extension PostgreSQLCheckpointCommandTests {
         {
           break
         }
-        let resumed = try SluiceBinary.run(arguments(schema, ["--resume", "--report", report]))
+        let resumed = try SluiceCommand.run(arguments(schema, ["--resume", "--report", report]))
         #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
         finished = resumed.status == 0
       }
@@ -737,7 +737,7 @@ extension PostgreSQLCheckpointCommandTests {
     let reference = PostgreSQLSchema()
     let chunked = PostgreSQLSchema()
     #expect(
-      try SluiceBinary.run(["run", spec, "--db", reference.url, "--db-schema", reference.name]).status == 0)
+      try SluiceCommand.run(["run", spec, "--db", reference.url, "--db-schema", reference.name]).status == 0)
     let (terminated, status) = try CheckpointCommandTests.runEndedBySessionAfterTwoChunks(
       ["run", spec, "--checkpoint-every", "300"], into: chunked)
     try #require(terminated, "the run ended before its second chunk could be interrupted")
@@ -746,7 +746,7 @@ extension PostgreSQLCheckpointCommandTests {
     let committed = try store.scalarInt("SELECT count(*) FROM orders") ?? 0
     #expect(committed > 0 && committed < 5_980, "\(committed) orders committed")
     #expect(try store.scalarInt("SELECT count(*) FROM sluice_checkpoints") == 1)
-    let resumed = try SluiceBinary.run(["run", spec, "--db", chunked.url, "--db-schema", chunked.name, "--resume"])
+    let resumed = try SluiceCommand.run(["run", spec, "--db", chunked.url, "--db-schema", chunked.name, "--resume"])
     #expect(resumed.status == 0, "\(resumed.stderr)")
     #expect(try chunked.rows(of: CheckpointCommandTests.tables) == reference.rows(of: CheckpointCommandTests.tables))
   }
@@ -786,11 +786,11 @@ struct StagedRunCommandTests {
       try String(contentsOfFile: scratch.file("orders.ndjson"), encoding: .utf8).split(separator: "\n").prefix(600)
         .joined(separator: "\n") + "\n")
     let template = scratch.file("template.sqlite")
-    #expect(try SluiceBinary.run(["run", spec, "--db", template, "--input", earlier]).status == 0)
+    #expect(try SluiceCommand.run(["run", spec, "--db", template, "--input", earlier]).status == 0)
     let old = try state(template)
     let reference = scratch.file("reference.sqlite")
     try FileManager.default.copyItem(atPath: template, toPath: reference)
-    #expect(try SluiceBinary.run(["run", spec, "--db", reference]).status == 0)
+    #expect(try SluiceCommand.run(["run", spec, "--db", reference]).status == 0)
     let new = try state(reference)
     #expect(new != old)
 
@@ -808,10 +808,10 @@ struct StagedRunCommandTests {
       #expect(killed.status == SIGKILL, "\(point): \(killed.stderr)")
       #expect(try state(database) == old, "\(point): the target changed before the publication")
       #expect(FileManager.default.fileExists(atPath: database + ".sluice-stage"))
-      let runs = try SluiceBinary.run(["runs", database])
+      let runs = try SluiceCommand.run(["runs", database])
       #expect(runs.status == 0)
       #expect(runs.stderr.contains("a staged run into \(database) is unfinished"), "\(point): \(runs.stderr)")
-      let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--resume"])
+      let resumed = try SluiceCommand.run(["run", spec, "--db", database, "--stage", "--resume"])
       #expect(resumed.status == 0, "\(point): \(resumed.stderr)")
       #expect(try state(database) == new, "\(point)")
       #expect(!FileManager.default.fileExists(atPath: database + ".sluice-stage"))
@@ -833,10 +833,10 @@ struct StagedRunCommandTests {
       let now = try state(database)
       #expect(now == old || now == new, "attempt \(attempt): a mixed state")
       if FileManager.default.fileExists(atPath: database + ".sluice-stage") {
-        let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--resume"])
+        let resumed = try SluiceCommand.run(["run", spec, "--db", database, "--stage", "--resume"])
         #expect(resumed.status == 0, "attempt \(attempt): \(resumed.stderr)")
       } else if now == old {
-        #expect(try SluiceBinary.run(["run", spec, "--db", database, "--stage"]).status == 0)
+        #expect(try SluiceCommand.run(["run", spec, "--db", database, "--stage"]).status == 0)
       }
       #expect(try state(database) == new, "attempt \(attempt)")
     }
@@ -849,11 +849,11 @@ struct StagedRunCommandTests {
     try tests.input(count: 5_000)
     let spec = try tests.spec()
     let template = scratch.file("template.sqlite")
-    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", template]).status == 0)
+    #expect(try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", template]).status == 0)
     let old = try Data(contentsOf: URL(fileURLWithPath: template))
     let reference = scratch.file("reference.sqlite")
     try FileManager.default.copyItem(atPath: template, toPath: reference)
-    #expect(try SluiceBinary.run(["run", spec, "--db", reference]).status == 0)
+    #expect(try SluiceCommand.run(["run", spec, "--db", reference]).status == 0)
     let database = scratch.file("full.sqlite")
     try FileManager.default.copyItem(atPath: template, toPath: database)
     let arguments = ["run", spec, "--db", database, "--stage", "--checkpoint-every", "300"]
@@ -863,7 +863,7 @@ struct StagedRunCommandTests {
     #expect(full.stderr.contains("full") || full.stderr.contains("too large"), "\(full.stderr)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == old, "the target changed")
     #expect(FileManager.default.fileExists(atPath: database + ".sluice-stage"))
-    let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--resume"])
+    let resumed = try SluiceCommand.run(["run", spec, "--db", database, "--stage", "--resume"])
     #expect(resumed.status == 0, "\(resumed.stderr)")
     #expect(try state(database) == state(reference))
     #expect(!FileManager.default.fileExists(atPath: database + ".sluice-stage"))
@@ -881,7 +881,7 @@ struct StagedRunCommandTests {
     #expect(killed.status == SIGKILL, "\(killed.stderr)")
     #expect(!FileManager.default.fileExists(atPath: database + ".sluice-stage"))
     #expect(try state(database) == state(scratch.file("reference.sqlite")))
-    let resumed = try SluiceBinary.run(tests.arguments(spec, "staged", ["--stage", "--resume"]))
+    let resumed = try SluiceCommand.run(tests.arguments(spec, "staged", ["--stage", "--resume"]))
     #expect(resumed.status == 0, "\(resumed.stderr)")
     let result = try tests.outcome(
       database: database, report: scratch.file("staged.json"), rejects: scratch.file("staged-rejects.ndjson"))
@@ -889,7 +889,7 @@ struct StagedRunCommandTests {
     #expect(try tests.checkpoints(database) == 0)
     // Resumed once more, there is nothing left to resume: the resume stages and publishes the
     // run again (tomorrow night's, with the same command), and says so.
-    let again = try SluiceBinary.run(tests.arguments(spec, "staged", ["--stage", "--resume"]))
+    let again = try SluiceCommand.run(tests.arguments(spec, "staged", ["--stage", "--resume"]))
     #expect(again.status == 0, "\(again.stderr)")
     #expect(again.stderr.contains("nothing to resume"), "\(again.stderr)")
     #expect(
@@ -908,7 +908,7 @@ struct StagedRunCommandTests {
     let killed = try SluiceBinary.run(
       tests.arguments(spec, "staged", ["--stage", "--checkpoint-every", "300", "--test-kill-at", "publish"]))
     #expect(killed.status == SIGKILL, "\(killed.stderr)")
-    let resumed = try SluiceBinary.run(tests.arguments(spec, "staged", ["--stage", "--resume"]))
+    let resumed = try SluiceCommand.run(tests.arguments(spec, "staged", ["--stage", "--resume"]))
     #expect(resumed.status == 0, "\(resumed.stderr)")
     let result = try tests.outcome(
       database: scratch.file("staged.sqlite"), report: scratch.file("staged.json"),
@@ -920,18 +920,18 @@ struct StagedRunCommandTests {
     try tests.input()
     let spec = try tests.spec()
     let reference = scratch.file("reference.sqlite")
-    #expect(try SluiceBinary.run(["run", spec, "--db", reference]).status == 0)
+    #expect(try SluiceCommand.run(["run", spec, "--db", reference]).status == 0)
     let database = scratch.file("first.sqlite")
     let killed = try SluiceBinary.run([
       "run", spec, "--db", database, "--stage", "--checkpoint-every", "300", "--test-kill-at", "chunk-2",
     ])
     #expect(killed.status == SIGKILL)
     #expect(!FileManager.default.fileExists(atPath: database))
-    let runs = try SluiceBinary.run(["runs", database])
+    let runs = try SluiceCommand.run(["runs", database])
     #expect(runs.status == 66)
     #expect(runs.stderr.contains("a staged run into \(database) is unfinished"), "\(runs.stderr)")
     #expect(runs.stderr.contains("--stage --resume"))
-    let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--resume"])
+    let resumed = try SluiceCommand.run(["run", spec, "--db", database, "--stage", "--resume"])
     #expect(resumed.status == 0, "\(resumed.stderr)")
     #expect(try state(database) == state(reference))
     let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
@@ -943,19 +943,19 @@ struct StagedRunCommandTests {
     try tests.input()
     let spec = try tests.spec()
     let database = scratch.file("target.sqlite")
-    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
+    #expect(try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
     let killed = try SluiceBinary.run([
       "run", spec, "--db", database, "--stage", "--checkpoint-every", "300", "--test-kill-at", "chunk-1",
     ])
     #expect(killed.status == SIGKILL)
-    // Another process writes to the target meanwhile.
-    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
+    // Another run writes to the target meanwhile.
+    #expect(try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
     let before = try Data(contentsOf: URL(fileURLWithPath: database))
-    let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--resume"])
+    let resumed = try SluiceCommand.run(["run", spec, "--db", database, "--stage", "--resume"])
     #expect(resumed.status == 65, "\(resumed.stderr)")
     #expect(resumed.stderr.contains("changed while the run was staged"))
     #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
-    let again = try SluiceBinary.run(["run", spec, "--db", database, "--stage", "--restart"])
+    let again = try SluiceCommand.run(["run", spec, "--db", database, "--stage", "--restart"])
     #expect(again.status == 0, "\(again.stderr)")
     let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
     #expect(try connection.scalarInt("SELECT count(*) FROM orders") == 1_792)  // 1,793 written, order 5 twice
@@ -968,7 +968,7 @@ struct StagedRunCommandTests {
     try tests.input()
     let spec = try tests.spec()
     let expected = try tests.reference(spec)
-    let started = try SluiceBinary.run(tests.arguments(spec, "nothing", ["--stage", "--resume"]))
+    let started = try SluiceCommand.run(tests.arguments(spec, "nothing", ["--stage", "--resume"]))
     #expect(started.status == 0, "\(started.stderr)")
     #expect(started.stderr.contains("nothing to resume"), "\(started.stderr)")
     let database = scratch.file("nothing.sqlite")

@@ -4,14 +4,14 @@ import SluiceCatalog
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
-/// `sluice contract DATASET` on the real binary: a JSON Schema for every dataset, a usage error
+/// `sluice contract DATASET` through the command line: a JSON Schema for every dataset, a usage error
 /// for a name that is none, and the schema read back by `validate --baseline`.
 @Suite("sluice contract: a dataset's records as a JSON Schema")
 struct ContractCommandTests {
   static let datasets = Catalog.datasets.map(\.name)
 
   static func contract(_ arguments: [String]) throws -> [String: Any] {
-    let result = try SluiceBinary.run(["contract"] + arguments)
+    let result = try SluiceCommand.run(["contract"] + arguments)
     try #require(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.isEmpty)
     return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -81,11 +81,11 @@ struct ContractCommandTests {
   }
 
   @Test func anUnknownDatasetIsAUsageErrorListingTheDatasets() throws {
-    let result = try SluiceBinary.run(["contract", "invoices"])
+    let result = try SluiceCommand.run(["contract", "invoices"])
     #expect(result.status == 64)
     #expect(result.stdout.isEmpty)
     #expect(result.stderr.contains("unknown dataset 'invoices'; known: fruits, orders, messages"), "\(result.stderr)")
-    let format = try SluiceBinary.run(["contract", "orders", "--format", "avro"])
+    let format = try SluiceCommand.run(["contract", "orders", "--format", "avro"])
     #expect(format.status == 64 && format.stderr.contains("--format must be json-schema"), "\(format.stderr)")
   }
 
@@ -93,8 +93,8 @@ struct ContractCommandTests {
 
   @Test func theSampleMeetsItsContractAsABaseline() throws {
     let scratch = try TemporaryDirectory()
-    let contract = try scratch.write("orders.schema.json", try SluiceBinary.run(["contract", "orders"]).stdout)
-    let result = try SluiceBinary.run([
+    let contract = try scratch.write("orders.schema.json", try SluiceCommand.run(["contract", "orders"]).stdout)
+    let result = try SluiceCommand.run([
       "validate", "Pipelines/orders.json", "--baseline", contract, "--fail-on-drift",
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -103,7 +103,7 @@ struct ContractCommandTests {
 
   @Test func driftFromTheContractIsClassified() throws {
     let scratch = try TemporaryDirectory()
-    let contract = try scratch.write("fruits.schema.json", try SluiceBinary.run(["contract", "fruits"]).stdout)
+    let contract = try scratch.write("fruits.schema.json", try SluiceCommand.run(["contract", "fruits"]).stdout)
     let text = try SluiceBinary.shell("zcat SampleData/fruits.json.gz").stdout
     var document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     var fruits = try #require(document["fruits"] as? [[String: Any]])
@@ -113,7 +113,7 @@ struct ContractCommandTests {
     let input = try scratch.write(
       "tonight.json", String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self))
     let report = scratch.file("report.json")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "validate", "Pipelines/fruits.json", "--input", input, "--policy", "lenient", "--baseline", contract,
       "--report", report,
     ])
@@ -128,7 +128,7 @@ struct ContractCommandTests {
   @Test func aJSONSchemaSluiceDidNotWriteIsACorruptBaseline() throws {
     let scratch = try TemporaryDirectory()
     let foreign = try scratch.write("foreign.json", #"{"$schema": "http://json-schema.org/draft-07/schema#"}"#)
-    let result = try SluiceBinary.run(["validate", "Pipelines/fruits.json", "--baseline", foreign])
+    let result = try SluiceCommand.run(["validate", "Pipelines/fruits.json", "--baseline", foreign])
     #expect(result.status == 65, "\(result.stderr)")
     #expect(result.stderr.contains("baseline \(foreign): a JSON Schema, but not one 'sluice contract' wrote"))
   }

@@ -9,7 +9,7 @@ import Testing
   import Glibc
 #endif
 
-/// The findings of issue 8 (“Hardening”), each on the real binary: what a hostile user or a
+/// The findings of issue 8 (“Hardening”), each through the command line: what a hostile user or a
 /// broken machine did to Sluice, and what it must do instead.
 @Suite("Hardening: the edges a nightly job lives on")
 struct HardeningTests {
@@ -51,7 +51,7 @@ struct HardeningTests {
     let input = try scratch.write(
       "orders.ndjson", Self.order.replacingOccurrences(of: "2023-01-01T00:00:03.922Z", with: date) + "\n")
     let database = scratch.file("orders.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/orders.json", "--input", input, "--format", "ndjson", "--db", database,
       "--report", scratch.file("report.json"),
     ])
@@ -70,7 +70,7 @@ struct HardeningTests {
       .replacingOccurrences(of: "0000000001", with: "0000000002")
     let input = try scratch.write("orders.ndjson", first + "\n" + last + "\n")
     let database = scratch.file("orders.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/orders.json", "--input", input, "--format", "ndjson", "--db", database,
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -115,7 +115,7 @@ struct HardeningTests {
   @Test func validateWithErrorsWritesEveryRejectedRecord() throws {
     let scratch = try TemporaryDirectory()
     let rejects = scratch.file("rejects.ndjson")
-    let result = try SluiceBinary.run(["validate", "Pipelines/fruits-lenient.json", "--rejects", rejects])
+    let result = try SluiceCommand.run(["validate", "Pipelines/fruits-lenient.json", "--rejects", rejects])
     #expect(result.status == 65)
     let lines = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
     #expect(lines.count == 5)
@@ -126,7 +126,7 @@ struct HardeningTests {
     let scratch = try TemporaryDirectory()
     let rejects = scratch.file("rejects.ndjson")
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--input", "SampleData/fruits-broken.ndjson.gz", "--format", "ndjson",
       "--db", database, "--rejects", rejects,
     ])
@@ -145,7 +145,7 @@ struct HardeningTests {
       {"dataset": "fruits", "input": "\(Repository.path("SampleData/fruits-broken.ndjson.gz"))", "format": "ndjson",
        "policy": {"preset": "lenient", "maxRejects": 2}, "database": "fruits.sqlite", "rejects": "rejects.ndjson"}
       """)
-    let result = try SluiceBinary.run(["run", spec])
+    let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 65)
     #expect(result.stderr.contains("error budget exceeded"))
     let lines = try String(contentsOfFile: scratch.file("rejects.ndjson"), encoding: .utf8).split(separator: "\n")
@@ -158,13 +158,13 @@ struct HardeningTests {
   @Test func rejectsThatCannotBeWrittenRollTheRunBack() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    let first = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database])
+    let first = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database])
     #expect(first.status == 0)
     let before = try fruitsFingerprint(database)
     // /dev/full is a device: written in place, and every write fails with ENOSPC. The rejects
     // are flushed before the commit, so the failure rolls the run back.
     let full = fullDevice(in: scratch)
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", full])
+    let result = try SluiceCommand.run(["run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", full])
     #expect(result.status == 74, "\(result.stderr)")
     #expect(result.stderr.contains("cannot write the rejects file \(full): no space left on device"))
     #expect(!result.stderr.contains("NSCocoaErrorDomain"))
@@ -177,7 +177,7 @@ struct HardeningTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
     let full = fullDevice(in: scratch)
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database, "--report", full])
+    let result = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database, "--report", full])
     #expect(result.status == 75, "\(result.stderr)")
     #expect(result.stderr.contains("cannot write the report \(full): no space left on device"))
     var status = stat()
@@ -190,7 +190,7 @@ struct HardeningTests {
   @Test func aFullDiskRollsTheRunBackAndKeepsTheRejects() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
+    #expect(try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
     let before = try fruitsFingerprint(database)
     // 3,000 fruits, every 100th broken: the database outgrows a 512 KiB file-size limit
     // (`ulimit -f`, as a full disk does), long after the first rejects were written.
@@ -270,7 +270,7 @@ struct HardeningTests {
     let real = try scratch.write("real.json", "old")
     let link = scratch.file("report.json")
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--db", scratch.file("f.sqlite"), "--report", link,
     ])
     #expect(result.status == 0)
@@ -292,7 +292,7 @@ struct HardeningTests {
   func aLockedDatabaseIs74AndSaysSo(_ lock: String, _ statement: String) throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
+    #expect(try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
     let holder = try SQLiteConnection(path: database)
     try holder.execute("BEGIN \(lock)")
     try holder.execute(statement)
@@ -300,7 +300,7 @@ struct HardeningTests {
     #expect(result.status == 74, "\(result.stderr)")
     #expect(result.stderr.contains("is locked by another process (waited 0.3 s)"))
     try holder.execute("COMMIT")
-    let again = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database])
+    let again = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database])
     #expect(again.status == 0)
   }
 
@@ -311,7 +311,7 @@ struct HardeningTests {
       #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits.json.gz"))", "recordPath": "fruits", "database": "f.sqlite", "busyTimeout": 0.2}"#
     )
     let database = scratch.file("f.sqlite")
-    #expect(try SluiceBinary.run(["run", spec]).status == 0)
+    #expect(try SluiceCommand.run(["run", spec]).status == 0)
     let holder = try SQLiteConnection(path: database)
     try holder.execute("BEGIN EXCLUSIVE")
     let result = try SluiceBinary.run(["run", spec])
@@ -319,7 +319,7 @@ struct HardeningTests {
     #expect(result.stderr.contains("waited 0.2 s"))
     try holder.execute("ROLLBACK")
     let bad = try scratch.write("bad.json", #"{"dataset": "fruits", "input": "x", "database": "d", "busyTimeout": -1}"#)
-    let refused = try SluiceBinary.run(["run", bad])
+    let refused = try SluiceCommand.run(["run", bad])
     #expect(refused.status == 64)
     #expect(refused.stderr.contains("'busyTimeout' must be between 0 and 86400 seconds"))
   }
@@ -335,7 +335,7 @@ struct HardeningTests {
       "spec.json",
       #"{"dataset": "orders", "input": "\#(Repository.path("SampleData/orders.ndjson.gz"))", "format": "ndjson", "database": "o.sqlite", "policy": {"preset": "lenient", "dates": ["iso8601", "\#(name)"]}}"#
     )
-    let result = try SluiceBinary.run(["run", spec])
+    let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 64)
     #expect(result.stderr.contains("'policy.dates[1]': '\(name)' is not a date format"))
     #expect(result.stderr.contains(hint))
@@ -347,10 +347,10 @@ struct HardeningTests {
   @Test func aLenientRunThatRejectsEveryRecordFails() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
+    #expect(try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
     let before = try fruitsFingerprint(database)
     // Orders fed to the fruits pipeline: every record fails to decode.
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits-lenient.json", "--input", "SampleData/orders.ndjson.gz", "--db", database,
     ])
     #expect(result.status == 65, "\(result.stderr)")
@@ -361,7 +361,7 @@ struct HardeningTests {
       "spec.json",
       #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/orders.ndjson.gz"))", "format": "ndjson", "database": "fruits.sqlite", "policy": {"preset": "lenient", "allowNothingLoaded": true}}"#
     )
-    let allowed = try SluiceBinary.run(["run", spec])
+    let allowed = try SluiceCommand.run(["run", spec])
     #expect(allowed.status == 0, "\(allowed.stderr)")
     #expect(try fruitsFingerprint(database) == before)
   }
@@ -376,7 +376,7 @@ struct HardeningTests {
       (directory.path, "it is a directory"), (file + "/report.json", "\(file) is a file, not a directory"),
       (file + "/deeper/report.json", "\(file) is a file, not a directory"),
     ] {
-      let result = try SluiceBinary.run([
+      let result = try SluiceCommand.run([
         "run", "Pipelines/fruits.json", "--db", scratch.file("f.sqlite"), "--report", path,
       ])
       #expect(result.status == 73, "\(result.stderr)")
@@ -409,7 +409,7 @@ struct HardeningTests {
     #expect(size > 0)
     #expect(FileManager.default.fileExists(atPath: database + "-journal"))
 
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database])
+    let result = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(try rows(database, "PRAGMA page_size") == ["16384"])
     #expect(try rows(database, "SELECT count(*) FROM sqlite_master WHERE name = 'filler'") == ["0"])

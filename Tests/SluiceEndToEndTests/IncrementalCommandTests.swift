@@ -6,7 +6,7 @@ import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
-/// A nightly drop folder of order dumps, loaded by the real binary with `--incremental`: the
+/// A nightly drop folder of order dumps, loaded through the command line with `--incremental`: the
 /// input ledger (`sluice_inputs`) records every file a committed run read, and a later run skips
 /// what the database holds — by fingerprint, or by content under any name — refuses a loaded
 /// name with other content, and loads what is new.
@@ -41,7 +41,7 @@ struct IncrementalCommandTests {
 
   func run(_ arguments: [String]) throws -> (SluiceBinary.Result, RunReport) {
     let reportPath = scratch.file("report-\(UUID().uuidString).json")
-    let result = try SluiceBinary.run(arguments + ["--report", reportPath])
+    let result = try SluiceCommand.run(arguments + ["--report", reportPath])
     let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: reportPath)))
     return (result, report)
   }
@@ -113,11 +113,11 @@ struct IncrementalCommandTests {
       ])
 
     // `sluice runs DB RUN_ID` lists the run's inputs from the ledger.
-    let runs = try SluiceBinary.run(["runs", scratch.file("orders.sqlite"), "2"])
+    let runs = try SluiceCommand.run(["runs", scratch.file("orders.sqlite"), "2"])
     #expect(runs.status == 0, "\(runs.stderr)")
     #expect(runs.stdout.contains("inputs (sluice_inputs): 3, 2 skipped by an incremental run"), "\(runs.stdout)")
     #expect(runs.stdout.contains("skipped (run 1)"))
-    let json = try SluiceBinary.run(["runs", scratch.file("orders.sqlite"), "2", "--json"])
+    let json = try SluiceCommand.run(["runs", scratch.file("orders.sqlite"), "2", "--json"])
     let detail = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
     let inputs = try #require(detail["inputs"] as? [[String: Any]])
     #expect(inputs.map { $0["status"] as? String } == ["skipped", "skipped", "loaded"])
@@ -213,7 +213,7 @@ struct IncrementalCommandTests {
     let stdin = try SluiceBinary.run(["run", try spec(), "--incremental", "--input", "-"])
     #expect(stdin.status == 64)
     #expect(stdin.stderr.contains("standard input ('-') cannot be: read files"), "\(stdin.stderr)")
-    let reload = try SluiceBinary.run(["run", try spec(), "--reload-changed"])
+    let reload = try SluiceCommand.run(["run", try spec(), "--reload-changed"])
     #expect(reload.status == 64)
     #expect(reload.stderr.contains("--reload-changed applies to an incremental run"), "\(reload.stderr)")
     let spec = try scratch.write(
@@ -247,11 +247,11 @@ struct PostgreSQLIncrementalCommandTests {
       "orders.json",
       #"{"dataset": "orders", "input": "drops/*.json", "database": "\#(schema.url)", "databaseSchema": "\#(schema.name)", "incremental": true}"#
     )
-    let first = try SluiceBinary.run(["run", spec])
+    let first = try SluiceCommand.run(["run", spec])
     #expect(first.status == 0, "\(first.stderr)")
     try drop("day3.json", 6...6)
     try FileManager.default.copyItem(atPath: scratch.file("drops/day1.json"), toPath: scratch.file("drops/day0.json"))
-    let second = try SluiceBinary.run(["run", spec])
+    let second = try SluiceCommand.run(["run", spec])
     #expect(second.status == 0, "\(second.stderr)")
     #expect(second.stderr.contains("incremental: 3 of 4 input(s) skipped"), "\(second.stderr)")
     let store = try schema.connect()
@@ -268,11 +268,11 @@ struct PostgreSQLIncrementalCommandTests {
     #expect(
       ledger == ["1 0 loaded 0", "1 1 loaded 0", "2 0 skipped 1", "2 1 skipped 1", "2 2 skipped 1", "2 3 loaded 0"])
     try drop("day2.json", 4...5, amount: 77)
-    let refused = try SluiceBinary.run(["run", spec])
+    let refused = try SluiceCommand.run(["run", spec])
     #expect(refused.status == 65, "\(refused.stderr)")
     #expect(refused.stderr.contains("day2.json was loaded by run 1 with other content"), "\(refused.stderr)")
     #expect(try store.scalarInt("SELECT count(*) FROM sluice_inputs WHERE run_id = 3") == 0)
-    let runs = try SluiceBinary.run(["runs", schema.url, "2", "--db-schema", schema.name])
+    let runs = try SluiceCommand.run(["runs", schema.url, "2", "--db-schema", schema.name])
     #expect(runs.status == 0, "\(runs.stderr)")
     #expect(runs.stdout.contains("inputs (sluice_inputs): 4, 3 skipped by an incremental run"), "\(runs.stdout)")
   }

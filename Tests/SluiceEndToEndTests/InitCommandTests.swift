@@ -4,7 +4,7 @@ import FoundationXML
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
-/// `sluice init DUMP NAME` on the real binary: the package it writes for a real dump (the
+/// `sluice init DUMP NAME` through the command line: the package it writes for a real dump (the
 /// Shopify orders sample of the corpus; an OpenStreetMap extract and a MediaWiki export, for
 /// XML), and what it refuses. Building and running the package takes minutes: `.ci/run` does
 /// it, on three corpus dumps.
@@ -17,7 +17,7 @@ struct InitCommandTests {
   @Test func writesAPackageWhoseDTODatasetSpecAndFixtureComeFromTheDump() throws {
     let scratch = try TemporaryDirectory()
     let directory = scratch.file("shop")
-    let result = try SluiceBinary.run(["init", Self.dump, "shopify-orders", "--dir", directory])
+    let result = try SluiceCommand.run(["init", Self.dump, "shopify-orders", "--dir", directory])
     try #require(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("shopify-orders: 1 record(s) → 10 tables: shopify_orders, "), "\(result.stdout)")
     #expect(result.stdout.contains("(keyed by id)"))
@@ -38,7 +38,7 @@ struct InitCommandTests {
     #expect(manifest.contains(#"name: "shopify-orders-sluice""#))
     #expect(manifest.contains(#".product(name: "SluiceCLI", package: "Sluice")"#))
     // The DTO is what `inspect --swift` prints for the whole dump.
-    let inspected = try SluiceBinary.run(["inspect", Self.dump, "--all", "--swift", "ShopifyOrdersDTO"])
+    let inspected = try SluiceCommand.run(["inspect", Self.dump, "--all", "--swift", "ShopifyOrdersDTO"])
     let dto = try read("Sources/shopify-orders-sluice/ShopifyOrdersDTO.swift")
     #expect(dto.split(separator: "\n").dropFirst() == inspected.stdout.split(separator: "\n").dropFirst())
     let dataset = try read("Sources/shopify-orders-sluice/ShopifyOrdersDataset.swift")
@@ -63,7 +63,7 @@ struct InitCommandTests {
     #expect(record["id"] != nil)
     #expect(try read("README.md").split(separator: "\n").count == 7)
     // The spec is one the same sluice reads (its dataset is the package's, not this tool's).
-    let validate = try SluiceBinary.run([
+    let validate = try SluiceCommand.run([
       "validate", (directory as NSString).appendingPathComponent("Pipelines/shopify-orders.json"),
     ])
     #expect(validate.status == 64 && validate.stderr.contains("shopify-orders"), "\(validate.stderr)")
@@ -74,11 +74,11 @@ struct InitCommandTests {
     let directory = scratch.file("taken")
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let keep = try scratch.write("taken/notes.txt", "mine")
-    let refused = try SluiceBinary.run(["init", Self.dump, "shop", "--dir", directory])
+    let refused = try SluiceCommand.run(["init", Self.dump, "shop", "--dir", directory])
     #expect(refused.status == 73, "\(refused.stderr)")
     #expect(refused.stderr.contains("\(directory) is not empty"), "\(refused.stderr)")
     #expect(!FileManager.default.fileExists(atPath: scratch.file("taken/Package.swift")))
-    let forced = try SluiceBinary.run(["init", Self.dump, "shop", "--dir", directory, "--force"])
+    let forced = try SluiceCommand.run(["init", Self.dump, "shop", "--dir", directory, "--force"])
     #expect(forced.status == 0, "\(forced.stderr)")
     #expect(FileManager.default.fileExists(atPath: scratch.file("taken/Package.swift")))
     #expect(try String(contentsOfFile: keep, encoding: .utf8) == "mine")
@@ -87,20 +87,20 @@ struct InitCommandTests {
   @Test func aDumpWithNothingToInferIsAClearDataError() throws {
     let scratch = try TemporaryDirectory()
     let empty = try scratch.write("empty.json", "[]")
-    let emptyResult = try SluiceBinary.run(["init", empty, "empty", "--dir", scratch.file("a")])
+    let emptyResult = try SluiceCommand.run(["init", empty, "empty", "--dir", scratch.file("a")])
     #expect(emptyResult.status == 65, "\(emptyResult.stderr)")
     #expect(emptyResult.stderr.contains("empty.json holds no array of objects"), "\(emptyResult.stderr)")
     #expect(emptyResult.stderr.contains("init needs records that are objects"), "\(emptyResult.stderr)")
     let scalar = try scratch.write("scalar.json", "42")
-    let scalarResult = try SluiceBinary.run(["init", scalar, "scalar", "--dir", scratch.file("b")])
+    let scalarResult = try SluiceCommand.run(["init", scalar, "scalar", "--dir", scratch.file("b")])
     #expect(scalarResult.status == 65, "\(scalarResult.stderr)")
     #expect(scalarResult.stderr.contains("init needs records that are objects"), "\(scalarResult.stderr)")
     let numbers = try scratch.write("numbers.json", "[1, 2, 3]")
-    let numbersResult = try SluiceBinary.run(["init", numbers, "numbers", "--dir", scratch.file("c")])
+    let numbersResult = try SluiceCommand.run(["init", numbers, "numbers", "--dir", scratch.file("c")])
     #expect(numbersResult.status == 65, "\(numbersResult.stderr)")
     #expect(numbersResult.stderr.contains("init needs records that are objects"), "\(numbersResult.stderr)")
     #expect(!FileManager.default.fileExists(atPath: scratch.file("a")))
-    let badName = try SluiceBinary.run(["init", Self.dump, "Shop_Orders"])
+    let badName = try SluiceCommand.run(["init", Self.dump, "Shop_Orders"])
     #expect(badName.status == 64 && badName.stderr.contains("NAME must be lower-case letters"), "\(badName.stderr)")
   }
 
@@ -110,12 +110,12 @@ struct InitCommandTests {
   @Test(arguments: ["sluice-runs", "sluice", "sluice-x", "sqlite-stat1"])
   func aNameInAReservedPrefixIsAUsageError(name: String) throws {
     let scratch = try TemporaryDirectory()
-    let result = try SluiceBinary.run(["init", Self.dump, name, "--dir", scratch.file("package")])
+    let result = try SluiceCommand.run(["init", Self.dump, name, "--dir", scratch.file("package")])
     #expect(result.status == 64, "\(result.stderr)")
     #expect(result.stderr.contains("NAME '\(name)' would name the dataset's tables"), "\(result.stderr)")
     #expect(result.stderr.contains("choose another name"), "\(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: scratch.file("package")))
-    let allowed = try SluiceBinary.run(["init", Self.dump, "sluiceway", "--dir", scratch.file("other")])
+    let allowed = try SluiceCommand.run(["init", Self.dump, "sluiceway", "--dir", scratch.file("other")])
     #expect(allowed.status == 0, "\(allowed.stderr)")
   }
 
@@ -125,7 +125,7 @@ struct InitCommandTests {
     let scratch = try TemporaryDirectory()
     let directory = scratch.file("osm")
     // No --record-path: init infers osm.node, the element the extract repeats most.
-    let result = try SluiceBinary.run(["init", Self.osmDump, "osm-nodes", "--dir", directory])
+    let result = try SluiceCommand.run(["init", Self.osmDump, "osm-nodes", "--dir", directory])
     try #require(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("osm-nodes: 281 record(s) → osm_nodes, osm_nodes_tag"), "\(result.stdout)")
     let fixture = "Fixtures/osm-nodes/valid/001-first-records.xml"
@@ -159,7 +159,7 @@ struct InitCommandTests {
     #expect(
       try Self.records(path(fixture), at: ["osm", "node"])
         == Array(try Self.records(Self.osmDump, at: ["osm", "node"]).prefix(3)))
-    let inspected = try SluiceBinary.run([
+    let inspected = try SluiceCommand.run([
       "inspect", path(fixture), "--format", "xml", "--record-path", "osm.node", "--all", "--json",
     ])
     try #require(inspected.status == 0, "\(inspected.stderr)")
@@ -185,7 +185,7 @@ struct InitCommandTests {
   @Test func anXMLFixtureKeepsChildrenTextAndTheNamespacesItsRecordsUse() throws {
     let scratch = try TemporaryDirectory()
     let directory = scratch.file("wiki")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "init", Self.wikiDump, "wiki-pages", "--dir", directory, "--record-path", "mediawiki.page",
     ])
     try #require(result.status == 0, "\(result.stderr)")
@@ -207,7 +207,7 @@ struct InitCommandTests {
     #expect(records.count == 3)
     #expect(records == Array(try Self.records(Self.wikiDump, at: ["mediawiki", "page"]).prefix(3)))
     #expect(records.first?.contains(#""title":"Whiskers the Cat""#) == true)
-    let inspected = try SluiceBinary.run([
+    let inspected = try SluiceCommand.run([
       "inspect", fixture, "--format", "xml", "--record-path", "mediawiki.page", "--all",
     ])
     #expect(inspected.status == 0 && inspected.stdout.contains("records  3 at mediawiki.page, all of them"))

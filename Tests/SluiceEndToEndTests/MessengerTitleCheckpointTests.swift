@@ -85,14 +85,14 @@ struct MessengerTitleCheckpointTests {
   @Test func aRunKilledAfterAnyChunkAndResumedStoresTheTitleAsAnUninterruptedRun() throws {
     let spec = try spec(input: try thread(count: 700))
     let reference = scratch.file("reference.sqlite")
-    let plain = try SluiceBinary.run(["run", spec, "--db", reference])
+    let plain = try SluiceCommand.run(["run", spec, "--db", reference])
     #expect(plain.status == 0, "\(plain.stderr)")
     let expected = try TableRows(sqlite: reference, tables: Self.tables)
     #expect(expected.tables["conversations"]?.contains("'messenger:wordlescores_5120' | 'Wordle Scores 🟩'") == true)
     #expect(expected.count("messages") == 700)
 
     let chunked = scratch.file("chunked.sqlite")
-    let whole = try SluiceBinary.run(["run", spec, "--db", chunked, "--checkpoint-every", "100"])
+    let whole = try SluiceCommand.run(["run", spec, "--db", chunked, "--checkpoint-every", "100"])
     #expect(whole.status == 0, "\(whole.stderr)")
     #expect(try TableRows(sqlite: chunked, tables: Self.tables) == expected)
 
@@ -102,7 +102,7 @@ struct MessengerTitleCheckpointTests {
         "run", spec, "--db", database, "--checkpoint-every", "100", "--test-kill-at", "chunk-\(chunk)",
       ])
       #expect(killed.status != 0, "chunk \(chunk): the run was not killed")
-      let resumed = try SluiceBinary.run(["run", spec, "--db", database, "--checkpoint-every", "100", "--resume"])
+      let resumed = try SluiceCommand.run(["run", spec, "--db", database, "--checkpoint-every", "100", "--resume"])
       #expect(resumed.status == 0, "chunk \(chunk): \(resumed.stderr)")
       #expect(try TableRows(sqlite: database, tables: Self.tables) == expected, "killed after chunk \(chunk)")
       let left = try SQLiteConnection(path: database, options: .init(readOnly: true)).scalarInt(

@@ -63,7 +63,7 @@ struct PatchCheckpointTests {
     let load = try scratch.write(
       "\(name)-profiles.json",
       #"{"dataset": "profiles", "input": "\#(profiles)", "format": "ndjson", "database": "\#(database)"}"#)
-    let loaded = try SluiceBinary.run(["run", load])
+    let loaded = try SluiceCommand.run(["run", load])
     try #require(loaded.status == 0, "\(loaded.stderr)")
     let spec = try scratch.write(
       "\(name)-patches.json",
@@ -88,7 +88,7 @@ struct PatchCheckpointTests {
   @Test func aCheckpointedPatchRunKilledAtAChunkAndResumedEndsAsTheSingleTransaction() throws {
     let single = try prepare("single")
     let singleReport = scratch.file("single.json")
-    let whole = try SluiceBinary.run(["run", single.spec, "--report", singleReport])
+    let whole = try SluiceCommand.run(["run", single.spec, "--report", singleReport])
     try #require(whole.status == 0, "\(whole.stderr)")
     #expect(try profiles(single.database) == Self.expected(afterPatches: Self.patches.count))
 
@@ -103,7 +103,7 @@ struct PatchCheckpointTests {
     #expect(try profiles(chunked.database) == Self.expected(afterPatches: Int(committed)))
 
     let resumedReport = scratch.file("resumed.json")
-    let resumed = try SluiceBinary.run(["run", chunked.spec, "--resume", "--report", resumedReport])
+    let resumed = try SluiceCommand.run(["run", chunked.spec, "--resume", "--report", resumedReport])
     #expect(resumed.status == 0, "\(resumed.stderr)")
     #expect(try profiles(chunked.database) == Self.expected(afterPatches: Self.patches.count))
     #expect(try rowsWritten(resumedReport) == (try rowsWritten(singleReport)))

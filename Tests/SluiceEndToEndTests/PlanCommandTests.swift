@@ -6,7 +6,7 @@ import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
-/// `sluice plan` on the real binary: the whole run, then a rollback. On every committed
+/// `sluice plan` through the command line: the whole run, then a rollback. On every committed
 /// pipeline, a plan changes nothing (the SQLite file byte for byte; a file that did not exist
 /// is not left behind), and the run right after it reports exactly the plan's counts and makes
 /// exactly the changes the plan listed — first into a new database, then again over the loaded
@@ -87,13 +87,13 @@ struct PlanCommandTests {
 
   func plan(_ spec: String, _ database: String, _ extra: [String] = []) throws -> (SluiceBinary.Result, RunReport) {
     let report = scratch.file("plan-\(UUID().uuidString).json")
-    let result = try SluiceBinary.run(["plan", "Pipelines/\(spec)", "--db", database, "--report", report] + extra)
+    let result = try SluiceCommand.run(["plan", "Pipelines/\(spec)", "--db", database, "--report", report] + extra)
     return (result, try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report))))
   }
 
   func run(_ spec: String, _ database: String) throws -> (SluiceBinary.Result, RunReport) {
     let report = scratch.file("run-\(UUID().uuidString).json")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/\(spec)", "--db", database, "--report", report, "--rejects", scratch.file("rejects.ndjson"),
       "--junit", scratch.file("junit.xml"), "--html", scratch.file("run.html"),
     ])
@@ -134,12 +134,12 @@ struct PlanCommandTests {
 
   @Test func theGateFailsAPlanThatWouldChangeTooMuchAndTheJSONSaysWhy() throws {
     let database = scratch.file("orders.sqlite")
-    let first = try SluiceBinary.run(["plan", "Pipelines/orders.json", "--db", database, "--max-changes", "100"])
+    let first = try SluiceCommand.run(["plan", "Pipelines/orders.json", "--db", database, "--max-changes", "100"])
     #expect(first.status == 1)
     #expect(first.stderr.contains("more than --max-changes 100"))
     #expect(!FileManager.default.fileExists(atPath: database))
-    #expect(try SluiceBinary.run(["run", "Pipelines/orders.json", "--db", database]).status == 0)
-    let again = try SluiceBinary.run([
+    #expect(try SluiceCommand.run(["run", "Pipelines/orders.json", "--db", database]).status == 0)
+    let again = try SluiceCommand.run([
       "plan", "Pipelines/orders.json", "--db", database, "--max-changes", "0%", "--json",
     ])
     #expect(again.status == 0, "\(again.stderr)")
@@ -148,13 +148,13 @@ struct PlanCommandTests {
     #expect(decoded.tables.map(\.table) == ["customers", "orders", "order_items"])
     #expect(decoded.exceedsMaxChanges == false)
     #expect(decoded.pendingMigrations.isEmpty)
-    let bad = try SluiceBinary.run(["plan", "Pipelines/orders.json", "--db", database, "--max-changes", "lots"])
+    let bad = try SluiceCommand.run(["plan", "Pipelines/orders.json", "--db", database, "--max-changes", "lots"])
     #expect(bad.status == 64)
   }
 
   @Test func aPlanAgainstALockedDatabaseExits74AndChangesNothing() throws {
     let database = scratch.file("orders.sqlite")
-    #expect(try SluiceBinary.run(["run", "Pipelines/orders.json", "--db", database]).status == 0)
+    #expect(try SluiceCommand.run(["run", "Pipelines/orders.json", "--db", database]).status == 0)
     let bytes = try Data(contentsOf: URL(fileURLWithPath: database))
     let holder = try SQLiteConnection(path: database, options: .init(readOnly: false, create: false))
     try holder.execute("BEGIN IMMEDIATE")
@@ -188,7 +188,7 @@ struct PlanCommandTests {
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
     let spec = try scratch.write(
       "orders.json", #"{"dataset": "orders", "input": "\#(input)", "database": "\#(database)"}"#)
-    #expect(try SluiceBinary.run(["run", spec]).status == 0)
+    #expect(try SluiceCommand.run(["run", spec]).status == 0)
     try FileManager.default.setAttributes([.posixPermissions: fileIsWritable ? 0o666 : 0o444], ofItemAtPath: database)
     try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
     defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory) }
@@ -216,7 +216,7 @@ struct PlanCommandTests {
   @Test func thePlanIsInTheHTMLReport() throws {
     let html = scratch.file("plan.html")
     let database = scratch.file("fruits.sqlite")
-    #expect(try SluiceBinary.run(["plan", "Pipelines/fruits.json", "--db", database, "--html", html]).status == 0)
+    #expect(try SluiceCommand.run(["plan", "Pipelines/fruits.json", "--db", database, "--html", html]).status == 0)
     let page = try String(contentsOfFile: html, encoding: .utf8)
     #expect(page.contains("<section id=\"plan\">"))
     #expect(page.contains("<code>fruits</code> (new)"))
@@ -234,7 +234,7 @@ struct PostgreSQLPlanCommandTests {
   @Test func aPlanChangesNoRowNoAuditEntryAndNoSequence() throws {
     let schema = PostgreSQLSchema()
     func sluice(_ command: String, _ extra: [String] = []) throws -> SluiceBinary.Result {
-      try SluiceBinary.run([command, "Pipelines/orders.json", "--db", schema.url, "--db-schema", schema.name] + extra)
+      try SluiceCommand.run([command, "Pipelines/orders.json", "--db", schema.url, "--db-schema", schema.name] + extra)
     }
     let tables = ["orders", "order_items", "customers", "order_statuses", "sluice_runs", "sluice_inputs"]
     #expect(try sluice("run").status == 0)
@@ -250,7 +250,7 @@ struct PostgreSQLPlanCommandTests {
     #expect(try store.scalarInt("SELECT last_value FROM sluice_runs_run_id_seq") == sequence)
     // A plan into a schema that does not exist yet leaves none.
     let fresh = PostgreSQLSchema()
-    let first = try SluiceBinary.run(["plan", "Pipelines/orders.json", "--db", fresh.url, "--db-schema", fresh.name])
+    let first = try SluiceCommand.run(["plan", "Pipelines/orders.json", "--db", fresh.url, "--db-schema", fresh.name])
     #expect(first.status == 0, "\(first.stderr)")
     #expect(try !fresh.exists())
   }

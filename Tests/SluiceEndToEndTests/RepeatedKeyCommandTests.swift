@@ -38,7 +38,7 @@ struct RepeatedKeyCommandTests {
   @Test func strictRejectFailsWithExit65AndWritesNothing() throws {
     let scratch = try TemporaryDirectory()
     let spec = try writeDumps(scratch, policy: #"{"preset": "strict", "duplicateKeys": "reject"}"#)
-    let result = try SluiceBinary.run(["run", spec, "--report", scratch.file("report.json")])
+    let result = try SluiceCommand.run(["run", spec, "--report", scratch.file("report.json")])
     #expect(result.status == 65, "\(result.stderr)")
     let b = scratch.file("dumps/b.json")
     #expect(
@@ -57,7 +57,7 @@ struct RepeatedKeyCommandTests {
     let reportPath = scratch.file("report.json")
     let junitPath = scratch.file("junit.xml")
     let htmlPath = scratch.file("report.html")
-    let result = try SluiceBinary.run(["run", spec, "--report", reportPath, "--junit", junitPath, "--html", htmlPath])
+    let result = try SluiceCommand.run(["run", spec, "--report", reportPath, "--junit", junitPath, "--html", htmlPath])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.contains("\n  duplicate keys: orders 1\n"), "\(result.stderr)")
     let a = scratch.file("dumps/a.json")

@@ -5,7 +5,7 @@ import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
-/// The real `sluice` binary on the committed sample files and specs.
+/// The `sluice` command line on the committed sample files and specs.
 @Suite("sluice command line, end to end")
 struct SluiceCommandTests {
   private func count(_ database: String, _ sql: String) throws -> Int64? {
@@ -16,7 +16,7 @@ struct SluiceCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
     let reportPath = scratch.file("reports/fruits.json")
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database, "--report", reportPath])
+    let result = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database, "--report", reportPath])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("database: \(database)"))
     #expect(result.stdout.contains("  fruits: 48 rows written\n  recipes: 173 rows written"))
@@ -34,7 +34,7 @@ struct SluiceCommandTests {
     #expect(report.tableRows.isEmpty)
     #expect(report.rowsWritten["fruits"] == 48)
 
-    let again = try SluiceBinary.run([
+    let again = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--db", database, "--report", reportPath, "--count-rows",
     ])
     #expect(again.status == 0)
@@ -49,7 +49,7 @@ struct SluiceCommandTests {
   @Test func lenientPipelineSkipsTheBrokenRecordsAndListsThem() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits-lenient.json", "--db", database, "--report", scratch.file("r.json"),
     ])
     #expect(result.status == 0, "\(result.stderr)")
@@ -69,7 +69,7 @@ struct SluiceCommandTests {
   @Test func strictRunOnBrokenInputExits65AndCreatesNothing() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--input", "SampleData/fruits-broken.ndjson.gz", "--format", "ndjson",
       "--db", database, "--report", scratch.file("r.json"),
     ])
@@ -103,7 +103,7 @@ struct SluiceCommandTests {
     bytes = Array(bytes.prefix(bytes.count / 2))
     let input = try scratch.write("cut.json.gz", bytes)
     let database = scratch.file("fruits.sqlite")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--input", input, "--db", database, "--report", scratch.file("r.json"),
     ])
     #expect(result.status == 74)
@@ -115,7 +115,7 @@ struct SluiceCommandTests {
 
   @Test func missingInputExits66() throws {
     let scratch = try TemporaryDirectory()
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/fruits.json", "--input", "no/such/file.json", "--db", scratch.file("x.sqlite"), "--report",
       scratch.file("r.json"),
     ])
@@ -133,7 +133,7 @@ struct SluiceCommandTests {
     (["schema", "vegetables"], "unknown dataset 'vegetables'"),
   ])
   func usageErrorsExit64WithAMessage(arguments: [String], expected: String) throws {
-    let result = try SluiceBinary.run(arguments)
+    let result = try SluiceCommand.run(arguments)
     #expect(result.status == 64)
     #expect(result.stderr.contains(expected), "\(result.stderr)")
   }
@@ -141,7 +141,7 @@ struct SluiceCommandTests {
   @Test func specNamingAnUnknownDatasetExits64() throws {
     let scratch = try TemporaryDirectory()
     let spec = try scratch.write("veg.json", #"{"dataset": "vegetables", "input": "x.json", "database": "x.sqlite"}"#)
-    let result = try SluiceBinary.run(["run", spec])
+    let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 64)
     #expect(result.stderr.contains("unknown dataset 'vegetables'; known: fruits"))
   }
@@ -155,20 +155,20 @@ struct SluiceCommandTests {
       "nodb.json",
       #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits.json.gz"))", "recordPath": "fruits"}"#
     )
-    let validated = try SluiceBinary.run(["validate", spec])
+    let validated = try SluiceCommand.run(["validate", spec])
     #expect(validated.status == 0, "\(validated.stderr)")
     #expect(validated.stdout.contains("valid: 48 record(s) meet the fruits contract"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["nodb.json"])
     let database = scratch.file("given.sqlite")
-    let planned = try SluiceBinary.run(["plan", spec, "--db", database])
+    let planned = try SluiceCommand.run(["plan", spec, "--db", database])
     #expect(planned.status == 0, "\(planned.stderr)")
-    let ran = try SluiceBinary.run(["run", spec, "--db", database])
+    let ran = try SluiceCommand.run(["run", spec, "--db", database])
     #expect(ran.status == 0, "\(ran.stderr)")
     #expect(try count(database, "SELECT count(*) FROM fruits") == 48)
-    let checked = try SluiceBinary.run(["validate", spec, "--db", database])
+    let checked = try SluiceCommand.run(["validate", spec, "--db", database])
     #expect(checked.status == 0, "\(checked.stderr)")
     for command in ["run", "plan"] {
-      let refused = try SluiceBinary.run([command, spec])
+      let refused = try SluiceCommand.run([command, spec])
       #expect(refused.status == 64, "\(command): \(refused.stderr)")
       #expect(
         refused.stderr.contains(
@@ -179,12 +179,12 @@ struct SluiceCommandTests {
   }
 
   @Test func helpDescribesCommandsAndExitCodes() throws {
-    let top = try SluiceBinary.run(["--help"])
+    let top = try SluiceCommand.run(["--help"])
     #expect(top.status == 0)
     #expect(top.stdout.contains("sluice run PIPELINE.json"))
     #expect(top.stdout.contains("fruits"))
     #expect(top.stdout.contains("65 data error"))
-    let run = try SluiceBinary.run(["run", "--help"])
+    let run = try SluiceCommand.run(["run", "--help"])
     #expect(run.status == 0)
     #expect(run.stdout.contains("--record-path"))
   }
@@ -192,7 +192,7 @@ struct SluiceCommandTests {
   @Test func ordersSampleImportsStrictlyAndTheLenientMigrationReportsItsRejects() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("orders.sqlite")
-    let strict = try SluiceBinary.run([
+    let strict = try SluiceCommand.run([
       "run", "Pipelines/orders.json", "--db", database, "--report", scratch.file("r.json"),
     ])
     #expect(strict.status == 0, "\(strict.stderr)")
@@ -200,7 +200,7 @@ struct SluiceCommandTests {
     #expect(strict.stdout.contains("order_statuses: 3 rows"))
     #expect(try count(database, "SELECT count(*) FROM orders WHERE order_id = '0000000001'") == 1)
 
-    let lenient = try SluiceBinary.run([
+    let lenient = try SluiceCommand.run([
       "run", "Pipelines/orders-lenient.json", "--db", database, "--report", scratch.file("r2.json"),
       "--rejects", scratch.file("rejects.ndjson"),
     ])
@@ -208,7 +208,7 @@ struct SluiceCommandTests {
     #expect(lenient.stderr.contains("map record 54 (line 54, byte 17588) status: unsupportedEnumValue"))
     #expect(lenient.stderr.contains("11 rejected record(s) written"))
 
-    let strictOnBroken = try SluiceBinary.run([
+    let strictOnBroken = try SluiceCommand.run([
       "run", "Pipelines/orders.json", "--input", "SampleData/orders-broken.ndjson.gz", "--format", "ndjson",
       "--db", database, "--report", scratch.file("r3.json"),
     ])
@@ -217,11 +217,11 @@ struct SluiceCommandTests {
   }
 
   @Test func schemaPrintsTheDatasetDDL() throws {
-    let result = try SluiceBinary.run(["schema", "fruits"])
+    let result = try SluiceCommand.run(["schema", "fruits"])
     #expect(result.status == 0)
     #expect(result.stdout.contains("CREATE TABLE recipes"))
     #expect(result.stdout.contains("ON DELETE CASCADE"))
-    let orders = try SluiceBinary.run(["schema", "orders"])
+    let orders = try SluiceCommand.run(["schema", "orders"])
     #expect(orders.status == 0)
     #expect(orders.stdout.contains("CREATE TABLE order_statuses"))
     #expect(orders.stdout.contains("retired INTEGER NOT NULL DEFAULT 0"))
@@ -235,7 +235,7 @@ struct SluiceCommandTests {
       "spec.json",
       #"{"dataset": "fruits", "input": "\#(Repository.path("SampleData/fruits-broken.ndjson.gz"))", "format": "ndjson", "policy": "lenient", "database": "\#(database)"}"#
     )
-    let result = try SluiceBinary.run(["validate", spec, "--junit", junit])
+    let result = try SluiceCommand.run(["validate", spec, "--junit", junit])
     #expect(result.status == 65)
     #expect(result.stdout.contains("invalid: 30 record(s) checked, 5 issue(s)"))
     #expect(result.stderr.contains("validate record 20 (line 20, byte 14940) recipes[1].videoTutorial"))
@@ -244,7 +244,7 @@ struct SluiceCommandTests {
     #expect(xml.contains(#"<failure message="2 record(s) failed: records decode into the contract's types""#))
     #expect(!FileManager.default.fileExists(atPath: database))
 
-    let clean = try SluiceBinary.run(["validate", "Pipelines/fruits.json", "--report", scratch.file("r2.json")])
+    let clean = try SluiceCommand.run(["validate", "Pipelines/fruits.json", "--report", scratch.file("r2.json")])
     #expect(clean.status == 0)
     #expect(clean.stdout.contains("valid: 48 record(s) meet the fruits contract"))
   }
@@ -253,7 +253,7 @@ struct SluiceCommandTests {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("fruits.sqlite")
     let rejects = scratch.file("rejects.ndjson")
-    let first = try SluiceBinary.run([
+    let first = try SluiceCommand.run([
       "run", "Pipelines/fruits-lenient.json", "--db", database, "--rejects", rejects, "--report",
       scratch.file("r.json"),
     ])
@@ -264,7 +264,7 @@ struct SluiceCommandTests {
     let fixed = try #require(lines.first { $0.contains(#"\"color\": 7"#) })
       .replacingOccurrences(of: #"\"color\": 7"#, with: #"\"color\": \"red\""#)
     let fixedPath = try scratch.write("fixed.ndjson", fixed + "\n")
-    let replay = try SluiceBinary.run([
+    let replay = try SluiceCommand.run([
       "replay", "Pipelines/fruits-lenient.json", "--rejects", fixedPath, "--db", database, "--report",
       scratch.file("r2.json"),
     ])
@@ -272,7 +272,7 @@ struct SluiceCommandTests {
     #expect(try count(database, "SELECT count(*) FROM fruits") == 26)
     #expect(try count(database, "SELECT count(*) FROM sluice_runs WHERE mode = 'replay' AND status = 'succeeded'") == 1)
 
-    let missing = try SluiceBinary.run(["replay", "Pipelines/fruits-lenient.json"])
+    let missing = try SluiceCommand.run(["replay", "Pipelines/fruits-lenient.json"])
     #expect(missing.status == 64)
     #expect(missing.stderr.contains("replay needs --rejects PATH"))
   }

@@ -6,7 +6,7 @@ import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
-/// Snapshot runs on the real binary: a full nightly dump mirrored into the tables — the orders
+/// Snapshot runs through the command line: a full nightly dump mirrored into the tables — the orders
 /// it no longer holds deleted with their items — and the guard that refuses an empty or
 /// truncated dump before it can wipe a table.
 @Suite("Snapshots: a full dump mirrored, and its guard, end to end")
@@ -40,7 +40,7 @@ struct SnapshotCommandTests {
 
   func run(_ arguments: [String]) throws -> (SluiceBinary.Result, RunReport) {
     let reportPath = scratch.file("report-\(UUID().uuidString).json")
-    let result = try SluiceBinary.run(arguments + ["--report", reportPath])
+    let result = try SluiceCommand.run(arguments + ["--report", reportPath])
     return (result, try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: reportPath))))
   }
 
@@ -73,9 +73,9 @@ struct SnapshotCommandTests {
     let page = try String(contentsOfFile: html, encoding: .utf8)
     #expect(page.contains("<dt>deleted (snapshot)</dt><dd>order_items \(items), orders 2</dd>"))
     // The history keeps it: `runs` and its JSON.
-    let runs = try SluiceBinary.run(["runs", scratch.file("orders.sqlite"), "2"])
+    let runs = try SluiceCommand.run(["runs", scratch.file("orders.sqlite"), "2"])
     #expect(runs.stdout.contains("  rows deleted (snapshot): order_items \(items), orders 2\n"), "\(runs.stdout)")
-    let json = try SluiceBinary.run(["runs", scratch.file("orders.sqlite"), "2", "--json"])
+    let json = try SluiceCommand.run(["runs", scratch.file("orders.sqlite"), "2", "--json"])
     let detail = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
     let recorded = try #require(detail["run"] as? [String: Any])
     #expect(recorded["rowsDeleted"] as? [String: Int] == ["orders": 2, "order_items": items])
@@ -150,12 +150,12 @@ struct SnapshotCommandTests {
     let (allowed, report) = try run(["run", try spec(#", "maxDeleteRate": 0.2"#)])
     #expect(allowed.status == 0, "\(allowed.stderr)")
     #expect(report.rowsDeleted?["orders"] == 10)
-    let bad = try SluiceBinary.run(["run", try spec(#", "maxDeleteRate": 2"#)])
+    let bad = try SluiceCommand.run(["run", try spec(#", "maxDeleteRate": 2"#)])
     #expect(bad.status == 64 && bad.stderr.contains("'maxDeleteRate' must be a share from 0 to 1"), "\(bad.stderr)")
     let plain = try scratch.write("plain.json", #"{"dataset": "orders", "input": "full.json", "database": "o.sqlite"}"#)
-    let orphan = try SluiceBinary.run(["run", plain, "--max-delete-rate", "0.5"])
+    let orphan = try SluiceCommand.run(["run", plain, "--max-delete-rate", "0.5"])
     #expect(orphan.status == 64 && orphan.stderr.contains("--max-delete-rate applies to a snapshot run"))
-    let wrong = try SluiceBinary.run(["run", plain, "--snapshot", "--max-delete-rate", "lots"])
+    let wrong = try SluiceCommand.run(["run", plain, "--snapshot", "--max-delete-rate", "lots"])
     #expect(wrong.status == 64 && wrong.stderr.contains("--max-delete-rate must be a share from 0 to 1"))
   }
 
@@ -220,9 +220,9 @@ struct PostgreSQLSnapshotCommandTests {
       "orders.json",
       #"{"dataset": "orders", "input": "full.json", "database": "\#(schema.url)", "databaseSchema": "\#(schema.name)", "snapshot": true}"#
     )
-    #expect(try SluiceBinary.run(["run", spec]).status == 0)
+    #expect(try SluiceCommand.run(["run", spec]).status == 0)
     try tests.dump("full.json", Array(1...100).filter { $0 != 42 })
-    let result = try SluiceBinary.run(["run", spec])
+    let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 0, "\(result.stderr)")
     let items = SnapshotCommandTests.items([42])
     #expect(result.stderr.contains("  snapshot: deleted order_items \(items), orders 1\n"), "\(result.stderr)")
@@ -230,11 +230,11 @@ struct PostgreSQLSnapshotCommandTests {
     #expect(try store.scalarInt("SELECT count(*) FROM orders") == 99)
     #expect(try store.scalarInt("SELECT count(*) FROM order_items WHERE order_id = '0000000042'") == 0)
     try tests.dump("full.json", Array(1...10))
-    let refused = try SluiceBinary.run(["run", spec])
+    let refused = try SluiceCommand.run(["run", spec])
     #expect(refused.status == 65, "\(refused.stderr)")
     #expect(refused.stderr.contains("would delete 89 of the 99 rows orders held before it"), "\(refused.stderr)")
     #expect(try store.scalarInt("SELECT count(*) FROM orders") == 99)
-    let runs = try SluiceBinary.run(["runs", schema.url, "2", "--db-schema", schema.name])
+    let runs = try SluiceCommand.run(["runs", schema.url, "2", "--db-schema", schema.name])
     #expect(runs.stdout.contains("rows deleted (snapshot): order_items \(items), orders 1"), "\(runs.stdout)")
   }
 
@@ -249,7 +249,7 @@ struct PostgreSQLSnapshotCommandTests {
       "orders.json",
       #"{"dataset": "orders", "input": "full.json", "database": "\#(schema.url)", "databaseSchema": "\#(schema.name)", "snapshot": true}"#
     )
-    #expect(try SluiceBinary.run(["run", spec]).status == 0)
+    #expect(try SluiceCommand.run(["run", spec]).status == 0)
     // Another Sluice session (the test's connection names itself sluice too) holds the lock.
     let holder = try schema.connect()
     try holder.execute("BEGIN")
@@ -261,7 +261,7 @@ struct PostgreSQLSnapshotCommandTests {
     #expect(waited.stderr.contains("is locked by another process (waited 1 s)"), "\(waited.stderr)")
     #expect(waited.stderr.contains("held by sluice (PostgreSQL backend \(pid), client "), "\(waited.stderr)")
     try holder.execute("COMMIT")
-    let after = try SluiceBinary.run(["run", spec, "--busy-timeout", "1"])
+    let after = try SluiceCommand.run(["run", spec, "--busy-timeout", "1"])
     #expect(after.status == 0, "\(after.stderr)")
   }
 }

@@ -32,7 +32,7 @@ struct ValidateDatabaseCommandTests {
   /// The sample devices and alerts loaded into `devices.sqlite`; returns its path.
   func loadedDatabase() throws -> String {
     let database = scratch.file("devices.sqlite")
-    let loaded = try SluiceBinary.run(["run", "Pipelines/devices.json", "--db", database])
+    let loaded = try SluiceCommand.run(["run", "Pipelines/devices.json", "--db", database])
     try #require(loaded.status == 0, "\(loaded.stderr)")
     return database
   }
@@ -49,7 +49,7 @@ struct ValidateDatabaseCommandTests {
     let before = try Data(contentsOf: URL(fileURLWithPath: database))
     let listing = try files()
     let report = scratch.file("report.json")
-    let result = try SluiceBinary.run(["validate", spec, "--db", database, "--report", report])
+    let result = try SluiceCommand.run(["validate", spec, "--db", database, "--report", report])
     #expect(result.status == 65, "\(result.stderr)")
     #expect(
       result.stderr.contains(
@@ -63,7 +63,7 @@ struct ValidateDatabaseCommandTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
     #expect(try files() == (listing + ["report.json"]).sorted())
     // Without --db the contract alone holds: the device is not its business.
-    #expect(try SluiceBinary.run(["validate", spec]).status == 0)
+    #expect(try SluiceCommand.run(["validate", spec]).status == 0)
   }
 
   /// Devices then alerts in one validate run against a database without those tables: an
@@ -82,7 +82,7 @@ struct ValidateDatabaseCommandTests {
       #"{"inputs": [{"dataset": "devices", "input": "devices.json"}, {"dataset": "alerts", "input": "alerts.json"}], "database": "unused.sqlite", "policy": "lenient"}"#
     )
     let report = scratch.file("report.json")
-    let result = try SluiceBinary.run(["validate", spec, "--db", database, "--report", report])
+    let result = try SluiceCommand.run(["validate", spec, "--db", database, "--report", report])
     #expect(result.status == 65, "\(result.stderr)")
     let decoded = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
     #expect(decoded.issueCounts == ["orphanReference": 1], "\(result.stderr)")
@@ -99,7 +99,7 @@ struct ValidateDatabaseCommandTests {
       "devices-spec.json",
       #"{"dataset": "devices", "input": "devices.json", "database": "unused.sqlite", "policy": "lenient"}"#)
     let report = scratch.file("report.json")
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "validate", spec, "--db", database, "--on-conflict", "fail", "--report", report,
     ])
     #expect(result.status == 65, "\(result.stderr)")
@@ -108,18 +108,18 @@ struct ValidateDatabaseCommandTests {
     #expect(decoded.issues.allSatisfy { $0.message.hasPrefix("devices: a row with this key exists already") })
     #expect(decoded.issues.map(\.location?.ordinal) == [1, 2, 3])
     // Upsert, the default, has nothing to say about keys that are there.
-    #expect(try SluiceBinary.run(["validate", spec, "--db", database]).status == 0)
+    #expect(try SluiceCommand.run(["validate", spec, "--db", database]).status == 0)
   }
 
   @Test func aMissingDatabaseIsExit66AndDatabaseOptionsNeedDb() throws {
     _ = try write("alerts.json", alerts)
     let spec = try scratch.write(
       "alerts-spec.json", #"{"dataset": "alerts", "input": "alerts.json", "database": "unused.sqlite"}"#)
-    let missing = try SluiceBinary.run(["validate", spec, "--db", scratch.file("nope.sqlite")])
+    let missing = try SluiceCommand.run(["validate", spec, "--db", scratch.file("nope.sqlite")])
     #expect(missing.status == 66, "\(missing.stderr)")
     #expect(missing.stderr.contains("no such database file"))
     #expect(!FileManager.default.fileExists(atPath: scratch.file("nope.sqlite")))
-    let orphan = try SluiceBinary.run(["validate", spec, "--on-conflict", "fail"])
+    let orphan = try SluiceCommand.run(["validate", spec, "--on-conflict", "fail"])
     #expect(orphan.status == 64 && orphan.stderr.contains("--on-conflict applies to validate with --db"))
   }
 }
@@ -133,7 +133,7 @@ struct PostgreSQLValidateDatabaseTests {
   @Test func orphansAreFoundInAReadOnlyTransactionThatChangesNothing() throws {
     let scratch = try TemporaryDirectory()
     let schema = PostgreSQLSchema()
-    let loaded = try SluiceBinary.run([
+    let loaded = try SluiceCommand.run([
       "run", "Pipelines/devices.json", "--db", schema.url, "--db-schema", schema.name,
     ])
     try #require(loaded.status == 0, "\(loaded.stderr)")
@@ -146,7 +146,7 @@ struct PostgreSQLValidateDatabaseTests {
       "alerts.json", String(decoding: try JSONSerialization.data(withJSONObject: records), as: UTF8.self))
     let spec = try scratch.write(
       "alerts-spec.json", #"{"dataset": "alerts", "input": "alerts.json", "database": "unused.sqlite"}"#)
-    let result = try SluiceBinary.run(["validate", spec, "--db", schema.url, "--db-schema", schema.name])
+    let result = try SluiceCommand.run(["validate", spec, "--db", schema.url, "--db-schema", schema.name])
     #expect(result.status == 65, "\(result.stderr)")
     #expect(result.stderr.contains("load record 3 (line 1, byte "), "\(result.stderr)")
     #expect(result.stderr.contains("deviceId: orphanReference: names a row of devices that does not exist"))

@@ -57,7 +57,7 @@ struct XMLErrorMessageTests {
     let input = try scratch.write("orders.xml", Self.document(broken.brokenOrder))
     let database = scratch.file("orders.sqlite")
     let outputs = ["report.json", "report.html", "junit.xml", "rejects.ndjson"].map { scratch.file($0) }
-    let result = try SluiceBinary.run([
+    let result = try SluiceCommand.run([
       "run", "Pipelines/orders.json", "--input", input, "--format", "xml", "--record-path", "orders.order",
       "--policy", policy, "--db", database, "--report", outputs[0], "--html", outputs[1], "--junit", outputs[2],
       "--rejects", outputs[3], "--no-progress",
