@@ -144,11 +144,12 @@ final class JSONArrayReader: RecordReader {
   /// Moves to the next element of the current array (or member of the keyed collection); false
   /// at its `closing` bracket.
   private func nextElement(first: Bool, closing: UInt8) throws -> Bool {
-    let bracket = closing == UInt8(ascii: "]") ? "']'" : "'}'"
+    // Only an error names the bracket: nothing is made per element.
+    func bracket() -> String { "'\(Character(UnicodeScalar(closing)))'" }
     try scanner.skipWhitespace()
     guard let c = try scanner.peek() else {
       throw scanner.syntaxError(
-        "unexpected end of input inside the record \(keyedBy == nil ? "array" : "collection"); expected ',' or \(bracket)"
+        "unexpected end of input inside the record \(closing == UInt8(ascii: "]") ? "array" : "collection"); expected ',' or \(bracket())"
       )
     }
     if c == closing {
@@ -157,12 +158,12 @@ final class JSONArrayReader: RecordReader {
     }
     if !first {
       guard c == UInt8(ascii: ",") else {
-        throw scanner.syntaxError("expected ',' or \(bracket) after a record, found \(scanner.describe(c))")
+        throw scanner.syntaxError("expected ',' or \(bracket()) after a record, found \(scanner.describe(c))")
       }
       scanner.advance()
       try scanner.skipWhitespace()
       if try scanner.peek() == closing {
-        throw scanner.syntaxError("trailing comma before \(bracket)")
+        throw scanner.syntaxError("trailing comma before \(bracket())")
       }
     }
     return true

@@ -51,7 +51,9 @@ package struct KeyedCollection: Equatable, Sendable {
   static func add(_ name: String, as field: String, to bytes: inout [UInt8]) {
     guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return }
     var before = bytes.count - 2
-    while before > 0, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[before]) { before -= 1 }
+    while before > 0, bytes[before] == 0x20 || bytes[before] == 0x09 || bytes[before] == 0x0A || bytes[before] == 0x0D {
+      before -= 1
+    }
     let empty = bytes[before] == UInt8(ascii: "{")
     var member = Array((empty ? "\"" : ",\"").utf8)
     member += Array(JSONString.escaped(field).utf8) + Array("\":\"".utf8)
