@@ -51,10 +51,11 @@ extension PipelineConfiguration {
     if let html = values["html"] { configuration.htmlPath = Self.absolute(html) }
     if let format = values["format"] {
       guard let value = Format(rawValue: format) else {
-        throw UsageError("--format must be json, ndjson or xml, not '\(format)'")
+        throw UsageError("--format must be json, ndjson, xml, csv or tsv, not '\(format)'")
       }
-      // A path written for another format means nothing in this one.
+      // A path or a dialect written for another format means nothing in this one.
       if value != configuration.format && values["record-path"] == nil { configuration.recordPath = [] }
+      if value != configuration.format { configuration.inputs[0].dialect = nil }
       configuration.format = value
     }
     if let path = values["record-path"] {
@@ -80,8 +81,10 @@ extension PipelineConfiguration {
       }
       configuration.conflict = value
     }
-    if !configuration.hasSeveralInputs && configuration.format == .ndjson && !configuration.recordPath.isEmpty {
-      throw UsageError("--record-path applies to --format json, not ndjson")
+    if !configuration.hasSeveralInputs && ![.json, .xml].contains(configuration.format)
+      && !configuration.recordPath.isEmpty
+    {
+      throw UsageError("--record-path applies to --format json or xml, not \(configuration.format)")
     }
     if !configuration.hasSeveralInputs, values["record-path"] != nil,
       let problem = KeyedCollection.problem(in: configuration.recordPath, jsonFormat: configuration.format == .json)

@@ -60,7 +60,7 @@ struct PipelineInvocation {
     var configuration = try spec.configuration(
       inputDirectory: inputDirectory, drivers: context.drivers, database: database,
       needsDatabase: command.runMode != .validate
-    ).applying(parsed.values)
+    ).applying(parsed.values).applyingDialect(parsed.values, flags: parsed.flags)
     configuration.mode = command.runMode
     configuration.specPath = PipelineConfiguration.absolute(specPath)
     if command.runMode == .run, let extra = context.extra { extra.apply(parsed.values, &configuration) }

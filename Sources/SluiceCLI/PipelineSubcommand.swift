@@ -50,11 +50,11 @@ extension PipelineSubcommand {
         they live in (absolute ones stay): tonight's dump folder
         """),
       OptionEntry(
-        .value("format", "json|ndjson|xml"),
+        .value("format", "json|ndjson|xml|csv|tsv"),
         """
         a JSON document with an array of records, one JSON record per
-        line, or an XML document whose records are elements
-        (single-input pipelines)
+        line, an XML document whose records are elements, or CSV or
+        TSV rows keyed by their header (single-input pipelines)
         """),
       OptionEntry(
         .value("record-path", "PATH"),
@@ -63,6 +63,24 @@ extension PipelineSubcommand {
         xml: element names from the root to the records (orders.order,
         namespaces matched by local name); '' for a top-level array
         (json) or the root's children (xml) (single-input pipelines)
+        """),
+      OptionEntry(
+        [.value("delimiter", "C"), .value("quote", "C")],
+        """
+        csv, tsv: the byte between fields (',' for csv, tab for tsv; ';'
+        or 'tab' for instance) and the one that quotes them ('"')
+        """),
+      OptionEntry(
+        [.flag("no-header"), .value("columns", "A,B,C")],
+        """
+        csv, tsv: the first row is data, not the column names; the
+        columns' names (a dotted name fills a nested field: customer.id)
+        """),
+      OptionEntry(
+        .value("empty", "text|null"),
+        """
+        csv, tsv: what an empty unquoted field reads as (a quoted one,
+        "", is always empty text); text by default
         """),
       policyOption,
       OptionEntry(.value("report", "PATH"), "write the JSON run report here"),

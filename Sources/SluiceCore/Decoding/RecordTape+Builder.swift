@@ -90,8 +90,20 @@ extension RecordTape {
       appendNode(Node.null, payload: start, offset: offset, lines: lines)
     }
 
+    /// A key of the innermost open object, escaped as JSON needs (a CSV header's name may hold
+    /// any character).
+    mutating func key(escaping name: UnsafePointer<UInt8>, count: Int, offset: Int, lines: Int) {
+      if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
+      quoted(name, count: count, tag: Node.key, offset: offset, lines: lines)
+      bytes.append(UInt8(ascii: ":"))
+    }
+
     /// A string value, escaped as JSON needs.
     mutating func string(_ text: UnsafePointer<UInt8>, count: Int, offset: Int, lines: Int) {
+      quoted(text, count: count, tag: Node.string, offset: offset, lines: lines)
+    }
+
+    private mutating func quoted(_ text: UnsafePointer<UInt8>, count: Int, tag: UInt32, offset: Int, lines: Int) {
       bytes.append(UInt8(ascii: "\""))
       let start = bytes.count
       var escaped = false
@@ -109,7 +121,7 @@ extension RecordTape {
       }
       bytes.append(text + plain, count: count - plain)
       bytes.append(UInt8(ascii: "\""))
-      appendNode(Node.string, flags: escaped ? Node.hasEscapes : 0, payload: start, offset: offset, lines: lines)
+      appendNode(tag, flags: escaped ? Node.hasEscapes : 0, payload: start, offset: offset, lines: lines)
     }
 
     private static func appendEscape(_ byte: UInt8, to bytes: inout GrowableBuffer<UInt8>) {

@@ -81,20 +81,23 @@ import Foundation
     /// an empty element is absent content, and an array is repeated sibling elements or a
     /// wrapper element's children, as the DTO asks.
     case xml
+    /// CSV: a flat record keyed by its header (nested by dotted names), every scalar text, or
+    /// null for an empty field when the dialect says so; otherwise read as JSON is.
+    case csv
   }
 
   public internal(set) var nodes: [Node] = []
   public internal(set) var bytes: [UInt8] = []
   public internal(set) var origin = Origin.json
-  /// XML only: per node, where its element starts in the source, relative to the record's start
+  /// XML and CSV: per node, where its element or field starts in the source, relative to the record's start
   /// (`sourceOffsets`, bytes; `sourceLines`, lines). Attribute keys carry `attributeLineFlag` in
   /// their line. Empty for JSON, where a node's `start` is its place in the record's own text.
   public internal(set) var sourceOffsets: [UInt32] = []
   public internal(set) var sourceLines: [UInt32] = []
   static let attributeLineFlag: UInt32 = 1 << 31
 
-  /// True for formats without typed scalars (XML).
-  @inline(__always) public var scalarsAreText: Bool { origin == .xml }
+  /// True for formats without typed scalars (XML, CSV).
+  @inline(__always) public var scalarsAreText: Bool { origin != .json }
 
   public init() {}
 }

@@ -95,6 +95,7 @@ extension Inspection {
       }
     case .ndjson: text = "NDJSON, one record per line"
     case .xml: text = "XML, records are elements"
+    case .csv, .tsv: text = "\(format == .csv ? "CSV" : "TSV"), one record per row"
     }
     text += formatWasDetected ? " (detected)" : " (--format)"
     return text

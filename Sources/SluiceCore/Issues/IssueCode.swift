@@ -20,6 +20,8 @@ public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparab
   public static let recordTooLarge: IssueCode = "recordTooLarge"
   public static let valueTooLarge: IssueCode = "valueTooLarge"
   public static let nestingTooDeep: IssueCode = "nestingTooDeep"
+  /// A CSV row with more or fewer fields than its header names columns.
+  public static let fieldCount: IssueCode = "fieldCount"
   /// An XML element with more attributes than the reader's limit.
   public static let tooManyAttributes: IssueCode = "tooManyAttributes"
   public static let typeMismatch: IssueCode = "typeMismatch"

@@ -33,7 +33,7 @@ extension RawRecord {
   /// The location of a byte inside the record: its absolute offset, and its line counted from
   /// the record's first line (only computed when an issue needs it).
   ///
-  /// For a tape with source positions (XML), `offset` is relative to the record's first byte in
+  /// For a tape with source positions (XML, CSV), `offset` is relative to the record's first byte in
   /// the source, and the line is that of the node the offset belongs to.
   public func location(at offset: Int?) -> RecordLocation {
     if let tape, !tape.sourceOffsets.isEmpty {
@@ -45,7 +45,13 @@ extension RawRecord {
         let middle = (low + high) / 2
         if Int(tape.sourceOffsets[middle]) < offset { low = middle + 1 } else { high = middle }
       }
-      let lines = tape.sourcePosition(of: min(low, tape.sourceOffsets.count - 1))?.lines ?? 0
+      var node = min(low, tape.sourceOffsets.count - 1)
+      if Int(tape.sourceOffsets[node]) != offset {
+        // A CSV tape groups a nested object's columns, so its offsets may not grow: look for the
+        // node itself (only for an issue).
+        node = tape.sourceOffsets.firstIndex { Int($0) == offset } ?? node
+      }
+      let lines = tape.sourcePosition(of: node)?.lines ?? 0
       return RecordLocation(
         ordinal: location.ordinal, byteOffset: location.byteOffset + Int64(offset), line: location.line + lines)
     }

@@ -9,19 +9,26 @@ public enum RecordFormat: String, Sendable, Hashable, Codable, CaseIterable {
   /// An XML document whose records are the elements at `recordPath` (element names from the
   /// root: `orders.order`; empty: the root's children).
   case xml
+  /// Comma-separated values (RFC 4180), one record per row, keyed by the header
+  /// (`CSVDialect`).
+  case csv
+  /// Tab-separated values: CSV with a tab between fields.
+  case tsv
 }
 
 /// The one place a format becomes a record reader.
 @_spi(Internals) public enum RecordReaders {
-  /// The reader of `format`'s records in `source`: a JSON array at a key path, NDJSON lines, or
-  /// XML elements at an element path.
+  /// The reader of `format`'s records in `source`: a JSON array at a key path, NDJSON lines,
+  /// XML elements at an element path, or CSV rows in `dialect` (the format's default when nil).
   public static func make(
-    format: RecordFormat, recordPath: [String], source: any ByteSource
+    format: RecordFormat, recordPath: [String], source: any ByteSource, dialect: CSVDialect? = nil
   ) -> any RecordReader {
     switch format {
     case .json: return JSONRecordReader(source: source, layout: .array(path: recordPath))
     case .ndjson: return JSONRecordReader(source: source, layout: .lines)
     case .xml: return XMLRecordReader(source: source, path: recordPath)
+    case .csv: return CSVRecordReader(source: source, dialect: dialect ?? .csv)
+    case .tsv: return CSVRecordReader(source: source, dialect: dialect ?? .tsv)
     }
   }
 }

@@ -14,6 +14,8 @@ public struct PipelineInput: Sendable, Hashable {
   public var format: PipelineConfiguration.Format
   /// Keys leading to the record array; empty for a top-level array.
   public var recordPath: [String]
+  /// How a CSV or TSV input is written; nil: the format's default (`CSVDialect.csv`, `.tsv`).
+  public var dialect: CSVDialect?
   /// A spec's glob pattern that matched no file (`path` is the pattern): the run fails with
   /// exit 66 before it opens the database (`PipelineSpec.expand`).
   public var isUnmatchedPattern = false

@@ -25,6 +25,8 @@ public struct PipelineSpec: Sendable {
     public var input: String
     public var format: PipelineConfiguration.Format
     public var recordPath: [String]
+    /// A CSV or TSV input's dialect (`"dialect"`); nil: the format's default.
+    public var dialect: CSVDialect?
     /// The run may go without this input (`"optional": true`): when it is missing, the run
     /// warns and reads the others.
     public var isOptional = false
@@ -94,7 +96,10 @@ public struct PipelineSpec: Sendable {
       var diagnostics = DecodeDiagnostics()
       document = try SluiceDecoder().decode(SpecDocument.self, from: record, diagnostics: &diagnostics)
       if let unknown = diagnostics.unknownFields.first {
-        let known = unknown.path.hasPrefix("inputs[") ? SpecDocument.knownInputKeys : SpecDocument.knownKeys
+        let known =
+          unknown.path.contains("dialect.")
+          ? SpecDocument.knownDialectKeys
+          : unknown.path.hasPrefix("inputs[") ? SpecDocument.knownInputKeys : SpecDocument.knownKeys
         throw SpecError(path: path, message: "unknown key '\(unknown.path)'; known keys: \(known)")
       }
     } catch let error as SpecError {
@@ -157,7 +162,7 @@ public struct PipelineSpec: Sendable {
     if let listed = document.inputs {
       let single: [(String, Bool)] = [
         ("dataset", document.dataset != nil), ("input", document.input != nil), ("format", document.format != nil),
-        ("recordPath", document.recordPath != nil),
+        ("recordPath", document.recordPath != nil), ("dialect", document.dialect != nil),
       ]
       if let (key, _) = single.first(where: \.1) {
         throw SpecError(
@@ -181,8 +186,8 @@ public struct PipelineSpec: Sendable {
         (
           "",
           .init(
-            dataset: dataset, input: input, format: document.format, recordPath: document.recordPath, optional: nil,
-            incremental: nil, snapshot: nil, exclude: nil)
+            dataset: dataset, input: input, format: document.format, recordPath: document.recordPath,
+            dialect: document.dialect, optional: nil, incremental: nil, snapshot: nil, exclude: nil)
         )
       ]
     }
@@ -193,9 +198,10 @@ public struct PipelineSpec: Sendable {
       for (key, value) in [("dataset", input.dataset), ("input", input.input)] where value.isEmpty {
         throw SpecError(path: path, message: "'\(prefix)\(key)' must not be empty")
       }
-      if format == .ndjson && !recordPath.isEmpty {
-        throw SpecError(path: path, message: "'\(prefix)recordPath' applies to format json, not ndjson")
+      if format != .json && format != .xml && !recordPath.isEmpty {
+        throw SpecError(path: path, message: "'\(prefix)recordPath' applies to format json or xml, not \(format)")
       }
+      let dialect = try Self.dialect(input.dialect, format: format, key: prefix + "dialect", path: path)
       if let problem = KeyedCollection.problem(in: recordPath, jsonFormat: format == .json) {
         throw SpecError(path: path, message: "'\(prefix)recordPath': \(problem)")
       }
@@ -225,7 +231,7 @@ public struct PipelineSpec: Sendable {
       }
       inputs.append(
         Input(
-          dataset: input.dataset, input: input.input, format: format, recordPath: recordPath,
+          dataset: input.dataset, input: input.input, format: format, recordPath: recordPath, dialect: dialect,
           isOptional: input.optional ?? false, isIncremental: input.incremental ?? document.incremental ?? false,
           isSnapshot: input.snapshot ?? document.snapshot ?? false, exclusions: exclusions))
     }
@@ -461,6 +467,7 @@ public struct PipelineSpec: Sendable {
         return (kept.isEmpty ? [(path, true)] : kept).map { match in
           var expanded = PipelineInput(
             dataset: input.dataset, path: match.path, format: input.format, recordPath: input.recordPath)
+          expanded.dialect = input.dialect
           expanded.isUnmatchedPattern = match.isUnmatchedPattern
           expanded.isOptional = input.isOptional
           expanded.isIncremental = input.isIncremental
@@ -565,14 +572,15 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage"
-  static let knownInputKeys = "dataset, input, format, recordPath, optional, incremental, snapshot, exclude"
+    "description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage"
+  static let knownInputKeys = "dataset, input, format, recordPath, dialect, optional, incremental, snapshot, exclude"
 
   var description: String?
   var dataset: String?
   var input: String?
   var format: String?
   var recordPath: RecordPathValue?
+  var dialect: DialectDocument?
   var inputs: [InputDocument]?
   var policy: PolicyValue?
   var database: String?
@@ -598,6 +606,7 @@ struct SpecDocument: Decodable {
     var input: String
     var format: String?
     var recordPath: RecordPathValue?
+    var dialect: DialectDocument?
     /// The run may go without this input.
     var optional: Bool?
     /// An incremental run skips this input when the database holds its content.

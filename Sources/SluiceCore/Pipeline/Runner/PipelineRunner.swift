@@ -211,7 +211,8 @@ package struct PipelineRunner: Sendable {
   /// The record reader for an input: the one place a format becomes a reader.
   private func makeReader(for input: PipelineInput, source: Input) -> any RecordReader {
     if configuration.mode == .replay { return QuarantineReader(source: source) }
-    return RecordReaders.make(format: input.format, recordPath: input.recordPath, source: source)
+    return RecordReaders.make(
+      format: input.format, recordPath: input.recordPath, source: source, dialect: input.dialect)
   }
 
   /// Every required input is there and readable: a missing one fails the run before the

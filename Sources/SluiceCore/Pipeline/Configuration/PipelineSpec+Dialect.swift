@@ -1,0 +1,60 @@
+/// A CSV or TSV input's dialect as a spec writes it:
+/// `"dialect": {"delimiter": ";", "quote": "'", "header": false, "columns": ["id", "name"],
+/// "empty": "null"}`, every key optional, each falling back to the format's default.
+extension SpecDocument {
+  static let knownDialectKeys = "delimiter, quote, header, columns, empty"
+
+  struct DialectDocument: Decodable {
+    var delimiter: String?
+    var quote: String?
+    /// Whether the first row names the columns: true by default, false when `columns` are given.
+    var header: Bool?
+    var columns: [String]?
+    /// `text` (the default) or `null`: what an empty unquoted field reads as.
+    var empty: String?
+  }
+}
+
+extension PipelineSpec {
+  /// The dialect `document` declares for an input of `format`, checked; nil when it declares
+  /// none (the format's default applies). `key` names it in errors (`inputs[1].dialect`).
+  static func dialect(
+    _ document: SpecDocument.DialectDocument?, format: PipelineConfiguration.Format, key: String, path: String
+  ) throws(SpecError) -> CSVDialect? {
+    guard let document else { return nil }
+    guard format == .csv || format == .tsv else {
+      throw SpecError(path: path, message: "'\(key)' applies to format csv or tsv, not \(format)")
+    }
+    var dialect = format == .tsv ? CSVDialect.tsv : CSVDialect.csv
+    if let text = document.delimiter {
+      guard let byte = CSVDialect.byte(named: text) else {
+        throw SpecError(path: path, message: "'\(key).delimiter' must be one ASCII character or \"tab\"")
+      }
+      dialect.delimiter = byte
+    }
+    if let text = document.quote {
+      guard let byte = CSVDialect.byte(named: text) else {
+        throw SpecError(path: path, message: "'\(key).quote' must be one ASCII character")
+      }
+      dialect.quote = byte
+    }
+    if let problem = CSVDialect.problem(delimiter: dialect.delimiter, quote: dialect.quote) {
+      throw SpecError(path: path, message: "'\(key)': \(problem)")
+    }
+    if let columns = document.columns {
+      guard !columns.isEmpty else { throw SpecError(path: path, message: "'\(key).columns' is empty") }
+      dialect.columns = columns
+    }
+    dialect.hasHeader = document.header ?? (document.columns == nil)
+    if !dialect.hasHeader && dialect.columns == nil {
+      throw SpecError(path: path, message: "'\(key).header' is false: name the columns in '\(key).columns'")
+    }
+    switch document.empty {
+    case nil, "text": dialect.emptyIsNull = false
+    case "null": dialect.emptyIsNull = true
+    case let other?:
+      throw SpecError(path: path, message: "'\(key).empty' is '\(other)', expected one of: text, null")
+    }
+    return dialect
+  }
+}

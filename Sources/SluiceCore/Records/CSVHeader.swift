@@ -1,0 +1,95 @@
+/// The column names of a CSV input, and the order in which a row's fields are written into its
+/// tape: a name with dots (`customer.id`) is a field of a nested object, so that a wide export
+/// fills a nested DTO.
+///
+/// An object's members must be contiguous in a tape, so the fields of one object are written
+/// together, in the order their object first appears; a flat header keeps the columns' order
+/// (and so the tape's source offsets only grow, as `RawRecord.location(at:)` prefers).
+struct CSVHeader {
+  enum Step {
+    /// A key and an object under it; `column` is its first field's, for its position.
+    case open(name: [UInt8], column: Int)
+    case field(name: [UInt8], column: Int)
+    case close
+  }
+
+  /// Deepest nesting a name may spell (`a.b.c` is 3): the tape's own limit is far above it.
+  static let maxDepth = 64
+
+  let names: [String]
+  let steps: [Step]
+
+  /// Why the names cannot make records: an empty name or component, a name twice, or a name
+  /// that is both a field and an object (`a` and `a.b`).
+  struct Problem: Error {
+    var message: String
+    var column: Int
+  }
+
+  init(names: [String]) throws(Problem) {
+    self.names = names
+    if !names.contains(where: { $0.utf8.contains(UInt8(ascii: ".")) }) {
+      // Flat, the common case: the columns in order, each name once.
+      var seen = Set<String>(minimumCapacity: names.count)
+      for (column, name) in names.enumerated() {
+        guard !name.isEmpty else { throw Problem(message: "column \(column + 1) has no name", column: column) }
+        guard seen.insert(name).inserted else {
+          throw Problem(message: "column \(column + 1) repeats a name", column: column)
+        }
+      }
+      steps = names.enumerated().map { .field(name: Array($1.utf8), column: $0) }
+      return
+    }
+    // A tree of the names' components, children in the order they first appear.
+    final class Node {
+      var children: [(name: String, node: Node)] = []
+      var byName: [String: Node] = [:]
+      var column: Int?
+      var firstColumn: Int
+      init(firstColumn: Int) { self.firstColumn = firstColumn }
+    }
+    let root = Node(firstColumn: 0)
+    for (column, name) in names.enumerated() {
+      let components = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+      guard !components.contains(where: \.isEmpty) else {
+        throw Problem(
+          message: name.isEmpty ? "column \(column + 1) has no name" : "column \(column + 1)'s name has an empty part",
+          column: column)
+      }
+      guard components.count <= Self.maxDepth else {
+        throw Problem(message: "column \(column + 1)'s name nests deeper than \(Self.maxDepth) levels", column: column)
+      }
+      var node = root
+      for (depth, component) in components.enumerated() {
+        let isLast = depth == components.count - 1
+        if let child = node.byName[component] {
+          guard !isLast, child.column == nil else {
+            throw Problem(
+              message: "column \(column + 1) repeats a name, or names a field that is also an object", column: column)
+          }
+          node = child
+          continue
+        }
+        let child = Node(firstColumn: column)
+        if isLast { child.column = column }
+        node.children.append((component, child))
+        node.byName[component] = child
+        node = child
+      }
+    }
+    var steps: [Step] = []
+    func emit(_ node: Node) {
+      for (name, child) in node.children {
+        if let column = child.column {
+          steps.append(.field(name: Array(name.utf8), column: column))
+        } else {
+          steps.append(.open(name: Array(name.utf8), column: child.firstColumn))
+          emit(child)
+          steps.append(.close)
+        }
+      }
+    }
+    emit(root)
+    self.steps = steps
+  }
+}

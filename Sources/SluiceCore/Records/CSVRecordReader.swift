@@ -1,0 +1,429 @@
+/// Streams the rows of a CSV or TSV input (RFC 4180, in a `CSVDialect`), each as a flat record
+/// keyed by the header, never holding more than one row.
+///
+/// A row arrives as a tape whose scalars are text (`RecordTape.Origin.csv`), so the decoder
+/// parses a DTO's numbers, booleans and dates from it under the policy's rules, as for XML;
+/// every field keeps its source position (byte offset and line from the row's start — a quoted
+/// field spanning lines counts them). The record's `bytes` are the row's own bytes, without its
+/// line break, which is what a rejects file keeps.
+///
+/// One scan, byte by byte, in a state machine that needs no look-back, so a field of doubled
+/// quotes or a row of a million empty fields costs its length; a row past `maxRecordBytes`, or a
+/// field past `maxFieldBytes`, is scanned to its end without being kept, then reported.
+/// Rows end at LF, CRLF or CR; a UTF-8 byte order mark is skipped; blank lines are no rows.
+/// A row with more or fewer fields than the header, a stray quote, invalid UTF-8 or a row over
+/// a bound is a recoverable error carrying the row's bytes: `next()` goes on at the next row.
+@_spi(Internals) public final class CSVRecordReader: RecordReader {
+  public struct Limits: Sendable {
+    /// Largest row, in bytes as written (and as its tape holds it).
+    public var maxRecordBytes: Int
+    /// Longest field, in bytes once unquoted.
+    public var maxFieldBytes: Int
+
+    public init(maxRecordBytes: Int = 64 << 20, maxFieldBytes: Int = 16 << 20) {
+      self.maxRecordBytes = min(maxRecordBytes, RecordTape.maxRecordBytes)
+      self.maxFieldBytes = maxFieldBytes
+    }
+  }
+
+  public let dialect: CSVDialect
+  public let limits: Limits
+  /// Rows read so far, bad ones included; the header is not one.
+  public private(set) var recordCount = 0
+  /// The column names, once the header is read (or as the dialect gives them).
+  public var columns: [String]? { header?.names }
+
+  private let source: any ByteSource
+  private let buffer: UnsafeMutableRawBufferPointer
+  private var count = 0
+  private var position = 0
+  /// The stream offset of `buffer`'s first byte.
+  private var bufferOffset: Int64 = 0
+  private var sourceEnded = false
+  private var started = false
+  /// The line of the next byte.
+  private var line = 1
+  /// The last byte ended a row with CR: an LF right after it belongs to that line break.
+  private var endedWithCR = false
+  private var header: CSVHeader?
+
+  // The row being read: its bytes, its fields' unquoted bytes, and where each field is.
+  private var raw = GrowableBuffer<UInt8>(capacity: 4096)
+  private var values = GrowableBuffer<UInt8>(capacity: 4096)
+  private var fields = GrowableBuffer<Field>(capacity: 64)
+  private var builder = RecordTape.Builder()
+  private var objects: [Int] = []
+  private var rowStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
+  /// The row's first problem; once set, nothing more of the row is kept.
+  private var problem: RecordReadError?
+
+  private struct Field {
+    var start: Int
+    var end: Int
+    /// From the row's first byte; a quoted field's is its opening quote's.
+    var offset: Int
+    var lines: Int
+    var isQuoted: Bool
+  }
+
+  public init(
+    source: any ByteSource, dialect: CSVDialect = .csv, limits: Limits = Limits(), bufferSize: Int = 1 << 16
+  ) {
+    self.source = source
+    self.dialect = dialect
+    self.limits = limits
+    buffer = .allocate(byteCount: max(bufferSize, 4), alignment: 16)
+  }
+
+  deinit {
+    buffer.deallocate()
+    raw.deallocate()
+    values.deallocate()
+    fields.deallocate()
+    builder.deallocate()
+  }
+
+  public func next() throws -> RawRecord? {
+    if header == nil {
+      guard try readHeader() else { return nil }
+    }
+    guard let header else { return nil }
+    while true {
+      guard try scanRow() else { return nil }
+      if raw.count == 0 && fields.count == 1 && problem == nil { continue }
+      recordCount += 1
+      rowStart.ordinal = recordCount
+      let bytes = raw.array()
+      do {
+        if var problem {
+          problem.location.ordinal = recordCount
+          throw problem
+        }
+        guard fields.count == header.names.count else {
+          throw RecordReadError(
+            code: .fieldCount,
+            message: "a row of \(fields.count) fields; the header names \(header.names.count) columns",
+            location: rowStart, isRecoverable: true)
+        }
+        try checkEncoding(header)
+        var record = RawRecord(location: rowStart, tape: try tape(header))
+        record.bytes = bytes
+        return record
+      } catch var error as RecordReadError {
+        // A row too large to keep is reported without its bytes.
+        error.isRecoverable = true
+        error.rawRecord = error.code == .recordTooLarge ? nil : bytes
+        throw error
+      }
+    }
+  }
+
+  // MARK: - Header
+
+  /// Reads the column names (or takes the dialect's); false when the input holds no row.
+  private func readHeader() throws -> Bool {
+    try start()
+    var names = dialect.columns
+    if dialect.hasHeader {
+      repeat {
+        guard try scanRow() else { return false }
+      } while raw.count == 0 && fields.count == 1 && problem == nil
+      if var problem {
+        problem.message = "the header: " + problem.message
+        throw problem
+      }
+      if names == nil {
+        var read: [String] = []
+        for index in 0..<fields.count {
+          let field = fields[index]
+          let text = UnsafeBufferPointer(start: values.base + field.start, count: field.end - field.start)
+          guard let name = String(validating: text, as: UTF8.self) else {
+            throw headerError("column \(index + 1)'s name is not valid UTF-8", at: field)
+          }
+          read.append(name)
+        }
+        names = read
+      }
+    }
+    guard let names, !names.isEmpty else {
+      throw headerError("no column names: the dialect has neither a header row nor columns", at: nil)
+    }
+    do {
+      header = try CSVHeader(names: names)
+    } catch {
+      let field = error.column < fields.count ? fields[error.column] : nil
+      throw headerError(error.message, at: field)
+    }
+    return true
+  }
+
+  private func headerError(_ message: String, at field: Field?) -> RecordReadError {
+    RecordReadError(
+      code: .syntax, message: "the header: " + message,
+      location: .init(
+        ordinal: 0, byteOffset: rowStart.byteOffset + Int64(field?.offset ?? 0),
+        line: rowStart.line + (field?.lines ?? 0)),
+      isRecoverable: false)
+  }
+
+  /// Fills the buffer's first bytes and skips a UTF-8 byte order mark; refuses UTF-16 and
+  /// UTF-32, which this reader does not decode.
+  private func start() throws {
+    guard !started else { return }
+    started = true
+    while count < 4 {
+      let read = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
+      if read == 0 { break }
+      count += read
+    }
+    let head = Array(buffer[..<min(count, 4)])
+    if head.starts(with: [0xEF, 0xBB, 0xBF]) {
+      position = 3
+    } else if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0, 0]) {
+      throw RecordReadError(
+        code: .syntax, message: "the input looks like UTF-16 or UTF-32; Sluice reads UTF-8 CSV",
+        location: .init(ordinal: 0, byteOffset: 0, line: 1), isRecoverable: false)
+    }
+  }
+
+  // MARK: - Scanning
+
+  /// The next byte, or nil at the end of the input.
+  @inline(__always)
+  private func nextByte() throws -> UInt8? {
+    if position == count {
+      guard !sourceEnded else { return nil }
+      bufferOffset += Int64(count)
+      position = 0
+      count = try source.read(into: buffer)
+      if count == 0 {
+        sourceEnded = true
+        return nil
+      }
+    }
+    defer { position += 1 }
+    return buffer[position]
+  }
+
+  /// The stream offset of the byte `nextByte()` returned last.
+  private var offset: Int64 { bufferOffset + Int64(position) - 1 }
+
+  private enum State { case fieldStart, unquoted, quoted, quoteInQuoted }
+
+  /// Reads one row into `raw`, `values` and `fields`; false at the end of the input.
+  private func scanRow() throws -> Bool {
+    raw.removeAll(shrinkingAbove: 1 << 20)
+    values.removeAll(shrinkingAbove: 1 << 20)
+    fields.removeAll(shrinkingAbove: 1 << 16)
+    problem = nil
+    var byte = try nextByte()
+    if endedWithCR, byte == 0x0A { byte = try nextByte() }
+    endedWithCR = false
+    guard var byte else { return false }
+    rowStart = RecordLocation(ordinal: 0, byteOffset: offset, line: line)
+    let delimiter = dialect.delimiter
+    let quote = dialect.quote
+    var state = State.fieldStart
+    var previousWasCR = false
+    beginField(at: offset)
+    while true {
+      let endsRow = state != .quoted && (byte == 0x0A || byte == 0x0D)
+      if !endsRow { keep(byte) }
+      switch state {
+      case .fieldStart where byte == quote:
+        fields[fields.count - 1].isQuoted = true
+        state = .quoted
+      case .quoted:
+        if byte == quote {
+          state = .quoteInQuoted
+        } else {
+          if byte == 0x0D || (byte == 0x0A && !previousWasCR) { line += 1 }
+          value(byte)
+        }
+      case .quoteInQuoted where byte == quote:
+        value(byte)
+        state = .quoted
+      default:
+        if byte == delimiter {
+          endField()
+          beginField(at: offset + 1)
+          state = .fieldStart
+        } else if endsRow {
+          endField()
+          line += 1
+          endedWithCR = byte == 0x0D
+          return true
+        } else {
+          if byte == quote {
+            stray("a quote inside an unquoted field", at: offset)
+          } else if state == .quoteInQuoted {
+            stray("a character after a quoted field's closing quote", at: offset - 1)
+          }
+          value(byte)
+          state = .unquoted
+        }
+      }
+      previousWasCR = byte == 0x0D
+      guard let following = try nextByte() else {
+        if state == .quoted, let field = fields.last {
+          fail(
+            .syntax, "a quoted field that does not end before the input does",
+            at: rowStart.byteOffset + Int64(field.offset), line: rowStart.line + field.lines)
+        }
+        endField()
+        return true
+      }
+      byte = following
+    }
+  }
+
+  /// Keeps a byte of the row as written, for the rejects file, even after a problem (a row with
+  /// a stray quote is kept whole), up to the bound.
+  @inline(__always)
+  private func keep(_ byte: UInt8) {
+    guard raw.count < limits.maxRecordBytes else {
+      if problem?.code != .recordTooLarge {
+        problem = nil
+        fail(
+          .recordTooLarge, "row larger than \(limits.maxRecordBytes) bytes", at: rowStart.byteOffset,
+          line: rowStart.line)
+      }
+      return
+    }
+    raw.append(byte)
+  }
+
+  @inline(__always)
+  private func value(_ byte: UInt8) {
+    guard problem == nil else { return }
+    values.append(byte)
+    if values.count - fields[fields.count - 1].start > limits.maxFieldBytes {
+      let field = fields[fields.count - 1]
+      fail(
+        .valueTooLarge, "a field longer than \(limits.maxFieldBytes) bytes",
+        at: rowStart.byteOffset + Int64(field.offset), line: rowStart.line + field.lines, column: fields.count - 1)
+    }
+  }
+
+  private func beginField(at offset: Int64) {
+    guard problem == nil else { return }
+    fields.append(
+      Field(
+        start: values.count, end: values.count, offset: Int(offset - rowStart.byteOffset), lines: line - rowStart.line,
+        isQuoted: false))
+  }
+
+  private func endField() {
+    guard problem == nil else { return }
+    fields[fields.count - 1].end = values.count
+  }
+
+  private func stray(_ message: String, at offset: Int64) {
+    fail(.syntax, "a stray quote: \(message)", at: offset, line: line, column: fields.count - 1)
+  }
+
+  /// Gives the row up: the rest of it is scanned, not kept, and the error thrown at its end.
+  private func fail(_ code: IssueCode, _ message: String, at offset: Int64, line: Int, column: Int? = nil) {
+    guard problem == nil else { return }
+    var error = RecordReadError(
+      code: code, message: message, location: .init(ordinal: 0, byteOffset: offset, line: line), isRecoverable: true)
+    if let column { error.path = path(of: column) }
+    problem = error
+  }
+
+  /// A column's header name, for an issue's path; its number when it has none.
+  private func path(of column: Int) -> String {
+    guard let names = header?.names ?? dialect.columns, column < names.count else { return "column \(column + 1)" }
+    return names[column]
+  }
+
+  // MARK: - The record
+
+  /// Each field's bytes must be UTF-8: anything else would reach the database as other text.
+  private func checkEncoding(_ header: CSVHeader) throws {
+    for column in 0..<fields.count {
+      let field = fields[column]
+      guard let bad = CSVRecordReader.firstInvalidUTF8(values.base + field.start, count: field.end - field.start)
+      else { continue }
+      var error = RecordReadError(
+        code: .syntax, message: "invalid UTF-8 at byte \(bad) of the field",
+        location: .init(
+          ordinal: recordCount, byteOffset: rowStart.byteOffset + Int64(field.offset), line: rowStart.line + field.lines
+        ),
+        isRecoverable: true)
+      error.path = header.names[column]
+      throw error
+    }
+  }
+
+  /// The row as a tape: an object of the header's names (nested where they have dots).
+  private func tape(_ header: CSVHeader) throws -> RecordTape {
+    builder.reset()
+    objects.removeAll(keepingCapacity: true)
+    let root = builder.openObject(offset: 0, lines: 0)
+    for step in header.steps {
+      switch step {
+      case .open(let name, let column):
+        let field = fields[column]
+        name.withUnsafeBufferPointer { name in
+          if let base = name.baseAddress {
+            builder.key(escaping: base, count: name.count, offset: field.offset, lines: field.lines)
+          }
+        }
+        objects.append(builder.openObject(offset: field.offset, lines: field.lines))
+      case .field(let name, let column):
+        let field = fields[column]
+        name.withUnsafeBufferPointer { name in
+          if let base = name.baseAddress {
+            builder.key(escaping: base, count: name.count, offset: field.offset, lines: field.lines)
+          }
+        }
+        if field.start == field.end && !field.isQuoted && dialect.emptyIsNull {
+          builder.null(offset: field.offset, lines: field.lines)
+        } else {
+          builder.string(
+            values.base + field.start, count: field.end - field.start, offset: field.offset, lines: field.lines)
+        }
+        guard builder.byteCount <= limits.maxRecordBytes else {
+          throw RecordReadError(
+            code: .recordTooLarge, message: "row larger than \(limits.maxRecordBytes) bytes once keyed by the header",
+            location: rowStart, isRecoverable: true)
+        }
+      case .close:
+        if let object = objects.popLast() { builder.closeObject(object) }
+      }
+    }
+    builder.closeObject(root)
+    return builder.finish(origin: .csv)
+  }
+
+  /// The index of the first byte that does not belong to valid UTF-8 (RFC 3629: no overlong
+  /// forms, no surrogates, nothing past U+10FFFF), or nil.
+  static func firstInvalidUTF8(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int? {
+    var i = 0
+    while i < count {
+      let lead = bytes[i]
+      if lead < 0x80 {
+        i += 1
+        continue
+      }
+      let length: Int
+      var low: UInt8 = 0x80
+      var high: UInt8 = 0xBF
+      switch lead {
+      case 0xC2...0xDF: length = 2
+      case 0xE0: (length, low) = (3, 0xA0)
+      case 0xE1...0xEC, 0xEE...0xEF: length = 3
+      case 0xED: (length, high) = (3, 0x9F)
+      case 0xF0: (length, low) = (4, 0x90)
+      case 0xF1...0xF3: length = 4
+      case 0xF4: (length, high) = (4, 0x8F)
+      default: return i
+      }
+      guard i + length <= count, (low...high).contains(bytes[i + 1]) else { return i }
+      for k in 2..<length where !(0x80...0xBF).contains(bytes[i + k]) { return i }
+      i += length
+    }
+    return nil
+  }
+}
