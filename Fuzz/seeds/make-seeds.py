@@ -229,3 +229,25 @@ spec_seeds = {
 }
 for name, data in spec_seeds.items():
     write("pipeline-spec", name + ".json", data)
+
+# csv-reader: control byte = dialect | small limits << 2 | unknown fields << 3
+# dialects: 0 csv, 1 tsv, 2 `;` with empty null, 3 csv without a header (columns given)
+reset("csv-reader")
+DEVICES = (b'id,name,latitude,longitude\r\n'
+           b'dev-0001,Pump station north,52.52,13.405\r\n'
+           b'dev-0005,"Flow meter, canal east",40.7128,-74.006\r\n'
+           b'dev-0006,"Rain gauge ""roof""\nsecond line",35.6762,139.6503\r\n')
+csv_seeds = {
+    "devices": (0, DEVICES),
+    "devices-bom-small": (4, b"\xef\xbb\xbf" + DEVICES),
+    "devices-unknown-nested": (8, b'id,name,latitude,longitude,site.code,site.name\ndev-1,a,1,2,7,x\n'),
+    "tsv": (1, DEVICES.replace(b",", b"\t")),
+    "semicolon-empty": (2, b'id;name;latitude;longitude\rdev-1;;1;\r"";x;"";2\r'),
+    "no-header": (3, b'dev-1,Pump,1.5,2.5,9\ndev-2,"Valve",north,0,1\n'),
+    "wrong-widths": (0, b'id,name\n1\n1,2,3\n,\n'),
+    "stray-quotes": (0, b'id,name\n1,a"b\n"x"y,2\n"open\n'),
+    "bad-header": (0, b'a,a.b,,"c\n1,2,3,4\n'),
+    "bad-utf8": (0, b'id,name\n1,\xe9t\xc3\n2,\xed\xa0\x80\n'),
+}
+for name, (control, data) in csv_seeds.items():
+    write("csv-reader", name + ".csv", bytes([control]) + data)

@@ -149,6 +149,37 @@ struct PipelineSpecTests {
     #expect(message.contains(expected), "\(message)")
   }
 
+  @Test func aCSVInputsDialectIsReadWithTheFormatsDefaults() throws {
+    let parsed = try spec(
+      #"{"inputs": [{"dataset": "devices", "input": "a.csv", "format": "csv", "dialect": {"delimiter": ";", "empty": "null"}}, {"dataset": "devices", "input": "b.tsv", "format": "tsv", "dialect": {"columns": ["id", "name"]}}, {"dataset": "devices", "input": "c.tsv", "format": "tsv"}], "database": "d"}"#
+    )
+    #expect(parsed.inputs[0].dialect == CSVDialect(delimiter: UInt8(ascii: ";"), emptyIsNull: true))
+    #expect(
+      parsed.inputs[1].dialect == CSVDialect(delimiter: UInt8(ascii: "\t"), hasHeader: false, columns: ["id", "name"]))
+    #expect(parsed.inputs[2].dialect == nil)
+    let configuration = try parsed.configuration(drivers: .all)
+    #expect(configuration.inputs.map(\.dialect) == parsed.inputs.map(\.dialect))
+  }
+
+  @Test(arguments: [
+    (#""format": "json", "dialect": {}"#, "'dialect' applies to format csv or tsv, not json"),
+    (#""format": "csv", "dialect": {"delimiter": ";;"}"#, "'dialect.delimiter' must be one ASCII character"),
+    (#""format": "csv", "dialect": {"delimiter": "\n"}"#, "'dialect': the delimiter cannot be a line break"),
+    (#""format": "csv", "dialect": {"quote": ","}"#, "'dialect': the delimiter and the quote must differ"),
+    (#""format": "csv", "dialect": {"header": false}"#, "'dialect.header' is false: name the columns"),
+    (#""format": "csv", "dialect": {"columns": []}"#, "'dialect.columns' is empty"),
+    (#""format": "csv", "dialect": {"empty": "none"}"#, "'dialect.empty' is 'none', expected one of: text, null"),
+    (
+      #""format": "csv", "dialect": {"delimeter": ";"}"#,
+      "unknown key 'dialect.delimeter'; known keys: delimiter, quote"
+    ),
+    (#""format": "csv", "recordPath": "a""#, "'recordPath' applies to format json or xml, not csv"),
+  ])
+  func aBadDialectNamesItsKey(keys: String, expected: String) {
+    let message = specError(#"{"dataset": "devices", "input": "i.csv", "database": "d", \#(keys)}"#)
+    #expect(message.contains(expected), "\(message)")
+  }
+
   /// `--db` (or no database at all, for `validate` without `--db`) stands in for a spec's
   /// missing `database`; a command that needs one and gets neither says both ways to give it.
   @Test func aSpecWithoutDatabaseTakesItFromTheCommandLineOrNeedsNone() throws {
@@ -360,8 +391,8 @@ struct PipelineSpecTests {
       "unknown key 'inputs[0].policy'; known keys: dataset, input, format, recordPath"
     ),
     (
-      #"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders", "input": "j", "format": "csv"}], "database": "d"}"#,
-      "'inputs[1].format' is 'csv', expected one of: json, ndjson, xml"
+      #"{"inputs": [{"dataset": "fruits", "input": "i"}, {"dataset": "orders", "input": "j", "format": "cvs"}], "database": "d"}"#,
+      "'inputs[1].format' is 'cvs', expected one of: json, ndjson, xml"
     ),
     (
       #"{"inputs": [{"dataset": "fruits", "input": "i", "format": "ndjson", "recordPath": "x"}], "database": "d"}"#,

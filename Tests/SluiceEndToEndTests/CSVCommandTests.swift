@@ -146,4 +146,73 @@ struct CSVCommandTests {
     }.map { $0["record"] as? String ?? "" }
     #expect(records == [lines[3], lines[5], lines[6]])
   }
+
+  @Test func fixedRejectedRowsReplayIntoTheSameDatabase() throws {
+    let scratch = try TemporaryDirectory()
+    let input = try scratch.write("broken.csv", try Self.brokenCSV())
+    let spec = try scratch.write(
+      "csv.json",
+      #"{"dataset": "devices", "input": "\#(input)", "format": "csv", "database": "csv.sqlite", "policy": "lenient"}"#)
+    let rejects = scratch.file("rejects.ndjson")
+    let run = try SluiceCommand.run(["run", spec, "--rejects", rejects])
+    #expect(run.status == 0, "\(run.stderr)")
+    // Each row fixed in the rejects file, as a person would: the entries keep columns and dialect.
+    let fixed = try String(contentsOfFile: rejects, encoding: .utf8)
+      .replacingOccurrences(of: ",north,", with: ",-33.8688,")
+      .replacingOccurrences(of: ",extra", with: "")
+      .replacingOccurrences(of: #"Rain gauge 5\" (roof)"#, with: "Rain gauge 5 (roof)")
+    let fixedPath = try scratch.write("fixed.ndjson", fixed)
+    let replay = try SluiceCommand.run(["replay", spec, "--rejects", fixedPath])
+    #expect(replay.status == 0, "\(replay.stderr)")
+    #expect(try DatabaseSnapshot(of: scratch.file("csv.sqlite"), tables: ["devices"]).count("devices") == 8)
+    // Unfixed, they are rejected again for the same reasons, at their entries' lines (and, every
+    // record rejected, the run fails).
+    let again = try SluiceCommand.run(["replay", spec, "--rejects", rejects, "--report", scratch.file("again.json")])
+    #expect(again.status == 65, "\(again.stderr)")
+    let report = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: scratch.file("again.json"))))
+    #expect(report.issues.map(\.code) == [.typeMismatch, .fieldCount, .syntax], "\(report.issues)")
+    #expect(report.issues.map { $0.location?.line } == [1, 2, 3])
+  }
+
+  /// The most common path: a flat CSV export and a dataset file declaring it, no Swift at all.
+  @Test func aCSVExportLoadsThroughADatasetFile() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write(
+      "sensors.dataset.json",
+      #"""
+      {"name": "sensors",
+       "fields": [
+         {"name": "id", "type": "text"},
+         {"name": "installed", "type": "timestamp"},
+         {"name": "depth", "type": "decimal", "scale": 2},
+         {"name": "active", "type": "boolean"},
+         {"name": "note", "type": "text", "nullable": true},
+         {"name": "site", "type": "object", "fields": [{"name": "code", "type": "integer"}]}],
+       "tables": [{"name": "sensors", "key": ["sensor_id"],
+         "columns": [
+           {"name": "sensor_id", "field": "id"}, {"name": "installed"}, {"name": "depth"},
+           {"name": "active"}, {"name": "note"}, {"name": "site_code", "field": "site.code"}]}]}
+      """#)
+    _ = try scratch.write(
+      "sensors.csv",
+      """
+      id;installed;depth;active;note;site.code\r
+      s-001;2026-01-05T08:00:00Z;12,50;true;;17\r
+      s-002;2026-02-01T12:30:00Z;3.25;false;"north; by the ""old"" weir";17\r
+
+      """.replacingOccurrences(of: "12,50", with: "12.50"))
+    let spec = try scratch.write(
+      "sensors.json",
+      #"""
+      {"dataset": "sensors.dataset.json", "input": "sensors.csv", "format": "csv",
+       "dialect": {"delimiter": ";", "empty": "null"}, "database": "sensors.sqlite"}
+      """#)
+    let result = try SluiceCommand.run(["run", spec])
+    #expect(result.status == 0, "\(result.stderr)")
+    let rows = try DatabaseSnapshot(of: scratch.file("sensors.sqlite"), tables: ["sensors"]).tables["sensors"] ?? []
+    #expect(rows.count == 2, "\(rows)")
+    #expect(rows.first?.hasPrefix("'s-001'|'2026-01-05T08:00:00") == true, "\(rows)")
+    #expect(rows.first?.hasSuffix("|1250|1|NULL|17") == true, "\(rows)")
+    #expect(rows.last?.contains(#"'north; by the "old" weir'"#) == true, "\(rows)")
+  }
 }

@@ -127,7 +127,9 @@ struct SluiceCommandTests {
     ([String](), "USAGE"),
     (["run"], "missing the pipeline spec"),
     (["run", "Pipelines/fruits.json", "--speed", "fast"], "unknown option --speed"),
-    (["run", "Pipelines/fruits.json", "--format", "yaml"], "--format must be json, ndjson or xml, not 'yaml'"),
+    (
+      ["run", "Pipelines/fruits.json", "--format", "yaml"], "--format must be json, ndjson, xml, csv or tsv, not 'yaml'"
+    ),
     (["run", "Pipelines/no-such-spec.json"], "no such file"),
     (["frobnicate"], "unknown command 'frobnicate'"),
     (["schema", "vegetables"], "unknown dataset 'vegetables'"),

@@ -1,6 +1,6 @@
 import Foundation
 
-/// After a JSON record is decoded: the keys the DTO never asked for, and keys given twice.
+/// After a JSON (or CSV) record is decoded: the keys the DTO never asked for, and keys given twice.
 /// (XML's sweep is in DecodingState+XML.swift.)
 extension DecodingState {
   /// After a decode: keys of opened objects that were never asked for are unknown fields, and
@@ -34,14 +34,14 @@ extension DecodingState {
         if nodes[k].hasEscapes, JSONString.decode(tape.bytes[range(k)]) == nil {
           throw RecordDecodingError(
             code: .invalidValue, path: FieldPath.render(codingPath(to: index)),
-            message: "invalid \\u escape in a key (an unpaired surrogate)", byteOffset: nodes[k].payload - 1)
+            message: "invalid \\u escape in a key (an unpaired surrogate)", byteOffset: offset(of: k))
         }
         k = tape.end(of: k + 1)
       }
       if let duplicate = duplicateKey(in: index) {
         throw RecordDecodingError(
           code: .duplicateKey, path: FieldPath.render(codingPath(to: duplicate)),
-          message: "the key appears more than once in the object", byteOffset: nodes[duplicate].payload - 1)
+          message: "the key appears more than once in the object", byteOffset: offset(of: duplicate))
       }
       // The object's path is found once, for its first unknown key; each key's is that and the key.
       var objectPath: String?
@@ -53,7 +53,7 @@ extension DecodingState {
           diagnostics.unknownFields.append(
             .init(
               code: .unknownField, path: FieldPath.render(prefix: prefix, TapeKey(stringValue: tape.keyString(k))),
-              message: "not part of the contract", byteOffset: nodes[k].payload - 1))
+              message: "not part of the contract", byteOffset: offset(of: k)))
         }
         k = tape.end(of: k + 1)
       }

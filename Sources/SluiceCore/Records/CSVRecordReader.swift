@@ -30,8 +30,8 @@
   public let limits: Limits
   /// Rows read so far, bad ones included; the header is not one.
   public private(set) var recordCount = 0
-  /// The column names, once the header is read (or as the dialect gives them).
-  public var columns: [String]? { header?.names }
+  /// The column names, once the header is read (or as the dialect gives them), for any thread.
+  public let columns = CSVColumns()
 
   private let source: any ByteSource
   private let buffer: UnsafeMutableRawBufferPointer
@@ -150,6 +150,7 @@
     }
     do {
       header = try CSVHeader(names: names)
+      columns.set(names)
     } catch {
       let field = error.column < fields.count ? fields[error.column] : nil
       throw headerError(error.message, at: field)

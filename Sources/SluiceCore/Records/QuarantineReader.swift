@@ -7,6 +7,7 @@
   private struct Entry: Decodable {
     var record: String
     var format: String?
+    var csv: QuarantineWriter.CSVEntry?
   }
 
   private let lines: JSONRecordReader
@@ -31,6 +32,7 @@
         location: line.location, isRecoverable: true)
     }
     let bytes = Array(entry.record.utf8)
+    if entry.format == "csv" { return try csvRecord(bytes, entry: entry, location: line.location) }
     do {
       let check = JSONRecordReader(source: MemoryByteSource(bytes), layout: .document)
       _ = try check.next()
@@ -52,5 +54,34 @@
       throw RecordReadError(code: error.code, message: error.message, location: line.location, isRecoverable: true)
     }
     return RawRecord(location: line.location, tape: tape)
+  }
+
+  /// A rejected CSV row, read again alone under its columns and dialect.
+  private func csvRecord(_ bytes: [UInt8], entry: Entry, location: RecordLocation) throws -> RawRecord {
+    guard let dialect = entry.csv?.dialect else {
+      throw RecordReadError(
+        code: .syntax, message: "not a quarantine entry: a CSV row without its columns and dialect",
+        location: location, isRecoverable: true)
+    }
+    let reader = CSVRecordReader(source: MemoryByteSource(bytes), dialect: dialect)
+    do {
+      guard let record = try reader.next() else {
+        throw RecordReadError(code: .syntax, message: "an empty CSV row", location: location, isRecoverable: true)
+      }
+      guard try reader.next() == nil else {
+        throw RecordReadError(
+          code: .syntax, message: "more than one CSV row in one entry", location: location, isRecoverable: true)
+      }
+      // Where each value sat in the original file is not in the entry: as for a replayed XML
+      // record, offsets are those of the tape's JSON text, on the entry's line.
+      guard var tape = record.tape else { return record }
+      tape.sourceOffsets = []
+      tape.sourceLines = []
+      return RawRecord(location: location, tape: tape)
+    } catch var error as RecordReadError {
+      error.location = location
+      error.isRecoverable = true
+      throw error
+    }
   }
 }

@@ -17,8 +17,35 @@ package final class QuarantineWriter {
     /// An XML record is written as the JSON text its tape holds (`format` is then `xml`).
     var record: String
     /// `xml` when `record` is an XML record's JSON text, which replay reads with XML's rules
-    /// (every scalar text, repeated keys as arrays); absent for JSON.
+    /// (every scalar text, repeated keys as arrays); `csv` when it is a CSV row as written;
+    /// absent for JSON.
     var format: String?
+    /// A CSV row's columns and dialect: what reading the row alone again needs.
+    var csv: CSVEntry?
+  }
+
+  /// How a rejected CSV row is read again: its columns' names and its file's dialect.
+  package struct CSVEntry: Codable {
+    var columns: [String]
+    var delimiter: String
+    var quote: String
+    var empty: String
+
+    init(columns: [String], dialect: CSVDialect) {
+      self.columns = columns
+      delimiter = String(UnicodeScalar(dialect.delimiter))
+      quote = String(UnicodeScalar(dialect.quote))
+      empty = dialect.emptyIsNull ? "null" : "text"
+    }
+
+    /// The dialect of the row alone: no header, the columns named.
+    var dialect: CSVDialect? {
+      guard let delimiter = CSVDialect.byte(named: delimiter), let quote = CSVDialect.byte(named: quote) else {
+        return nil
+      }
+      return CSVDialect(
+        delimiter: delimiter, quote: quote, hasHeader: false, columns: columns, emptyIsNull: empty == "null")
+    }
   }
 
   package let file: OutputFile
@@ -26,6 +53,8 @@ package final class QuarantineWriter {
   var input: String
   /// The format of the input being read: an XML input's records are written as JSON text.
   var format: PipelineConfiguration.Format
+  /// A CSV input's dialect and its reader's columns, set when such an input is opened.
+  var csv: (dialect: CSVDialect, columns: CSVColumns)?
   private let encoder: JSONEncoder
   /// The running SHA-256 of the file's first `hashedBytes` bytes (`digestSoFar`).
   private let hasher = SHA256()
@@ -45,10 +74,20 @@ package final class QuarantineWriter {
   func write(location: RecordLocation, bytes: [UInt8], issues: [Issue]) throws {
     let entry = Entry(
       ordinal: location.ordinal, line: location.line, byteOffset: location.byteOffset, input: input,
-      issues: issues, record: String(decoding: bytes, as: UTF8.self), format: format == .xml ? format.rawValue : nil)
+      issues: issues, record: String(decoding: bytes, as: UTF8.self), format: entryFormat,
+      csv: csv.flatMap { csv in csv.columns.value.map { CSVEntry(columns: $0, dialect: csv.dialect) } })
     try file.write(try encoder.encode(entry))
     try file.write(CollectionOfOne(0x0A))
     count += 1
+  }
+
+  /// The entries' `format`: what replay needs to know to read `record`.
+  private var entryFormat: String? {
+    switch format {
+    case .json, .ndjson: nil
+    case .xml: "xml"
+    case .csv, .tsv: "csv"
+    }
   }
 
   /// The SHA-256 of the bytes written so far (read back from the staging file: lines copied

@@ -204,6 +204,7 @@ package struct PipelineRunner: Sendable {
     } else {
       state.begin(source.input, dataset: source.dataset.name, stream: stream, index: index)
     }
+    state.quarantine?.csv = (reader as? CSVRecordReader).map { ($0.dialect, $0.columns) }
     rowsWritten.merge(try body(reader, source.dataset.makeRecordLoop(configuration), &state), uniquingKeysWith: +)
     state.endInput(rowsWritten: rowsWritten, digest: try stream.finishDigest())
   }
