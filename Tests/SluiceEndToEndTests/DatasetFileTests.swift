@@ -285,3 +285,50 @@ struct DatasetFileMistakeCommandTests {
     #expect(!FileManager.default.fileExists(atPath: scratch.file("bad.sqlite")))
   }
 }
+
+@Suite("dataset files that reference each other")
+struct DatasetFileReferenceTests {
+  @Test func aFileReferencesAnotherFilesTableAndOneRunLoadsBoth() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write(
+      "stores.dataset.json",
+      """
+      { "name": "stores", "fields": [{ "name": "code", "type": "text" }, { "name": "city", "type": "text" }],
+        "tables": [{ "name": "stores", "key": ["store_code"], "columns": [{ "name": "store_code", "field": "code" }, { "name": "city" }] }] }
+      """)
+    _ = try scratch.write(
+      "sales.dataset.json",
+      """
+      { "name": "sales", "fields": [{ "name": "id", "type": "integer" }, { "name": "store", "type": "text" },
+                                    { "name": "amount", "type": "decimal", "scale": 2 }],
+        "tables": [{ "name": "sales", "key": ["sale_id"], "columns": [
+          { "name": "sale_id", "field": "id" },
+          { "name": "store_code", "field": "store", "references": { "dataset": "stores.dataset.json", "table": "stores" },
+            "onDelete": "cascade" },
+          { "name": "amount_minor", "field": "amount" }] }] }
+      """)
+    let stores = try scratch.write("stores.ndjson", "{\"code\":\"S1\",\"city\":\"Oslo\"}\n")
+    let sales = try scratch.write("sales.ndjson", "{\"id\":1,\"store\":\"S1\",\"amount\":\"9.99\"}\n")
+    let spec = try scratch.write(
+      "all.json",
+      """
+      { "inputs": [{ "dataset": "stores.dataset.json", "input": "\(stores)", "format": "ndjson" },
+                   { "dataset": "sales.dataset.json", "input": "\(sales)", "format": "ndjson" }],
+        "database": "all.sqlite" }
+      """)
+    let result = try SluiceCommand.run(["run", spec])
+    #expect(result.status == 0, "\(result.stderr)")
+    let rows = try DatabaseSnapshot(of: scratch.file("all.sqlite"), tables: ["stores", "sales"])
+    #expect(rows.tables["stores"] == ["'S1'|'Oslo'"])
+    #expect(rows.tables["sales"] == ["1|'S1'|999"])
+
+    // Sales alone: the store must be in the table already (it is), and an unknown one is an orphan.
+    let more = try scratch.write("more.ndjson", "{\"id\":2,\"store\":\"S9\",\"amount\":1}\n")
+    let alone = try scratch.write(
+      "sales.json",
+      #"{ "dataset": "sales.dataset.json", "input": "\#(more)", "format": "ndjson", "database": "all.sqlite" }"#)
+    let orphan = try SluiceCommand.run(["run", alone])
+    #expect(orphan.status == 65, "\(orphan.stderr)")
+    #expect(orphan.stderr.contains("orphanReference"))
+  }
+}
