@@ -332,3 +332,29 @@ struct DatasetFileReferenceTests {
     #expect(orphan.stderr.contains("orphanReference"))
   }
 }
+
+@Suite("dataset files: null elements")
+struct DatasetFileNullElementTests {
+  @Test func aNullElementOfAnArrayMakesNoRowAndThePositionsCloseUp() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write(
+      "bags.dataset.json",
+      """
+      { "name": "bags", "fields": [{ "name": "id", "type": "integer" },
+          { "name": "tags", "type": "array", "items": { "type": "text", "nullable": true } },
+          { "name": "parts", "type": "array", "items": { "type": "object", "nullable": true, "fields": [{ "name": "n", "type": "integer" }] } }],
+        "tables": [{ "name": "bags", "key": ["id"], "columns": [{ "name": "id" }] },
+                   { "name": "bag_tags", "parent": "bags", "field": "tags", "position": "i", "columns": [{ "name": "tag", "field": "." }] },
+                   { "name": "bag_parts", "parent": "bags", "field": "parts", "position": "j", "columns": [{ "name": "n" }] }] }
+      """)
+    let input = try scratch.write("bags.ndjson", #"{"id":1,"tags":["a",null,"b"],"parts":[null,{"n":7}]}"# + "\n")
+    let spec = try scratch.write(
+      "bags.json",
+      #"{"dataset": "bags.dataset.json", "input": "\#(input)", "format": "ndjson", "database": "bags.sqlite"}"#)
+    let result = try SluiceCommand.run(["run", spec])
+    #expect(result.status == 0, "\(result.stderr)")
+    let rows = try DatabaseSnapshot(of: scratch.file("bags.sqlite"), tables: ["bag_tags", "bag_parts"])
+    #expect(rows.tables["bag_tags"] == ["1|0|'a'", "1|1|'b'"])
+    #expect(rows.tables["bag_parts"] == ["1|0|7"])
+  }
+}

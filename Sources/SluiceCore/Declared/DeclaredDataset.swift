@@ -92,7 +92,9 @@ final class TablePlan: Sendable {
       if child.isExtension {
         if case .object = target { child.plan.add(target, into: &rows) }
       } else if case .array(let elements) = target {
-        for element in elements { child.plan.add(element, into: &rows) }
+        // A null element (an array declared with nullable items) is no row: the children are
+        // numbered among those that are there, as a Swift dataset that drops nils numbers them.
+        for element in elements where !element.isMissing { child.plan.add(element, into: &rows) }
       }
     }
   }
