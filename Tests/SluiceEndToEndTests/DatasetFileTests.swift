@@ -358,3 +358,38 @@ struct DatasetFileNullElementTests {
     #expect(rows.tables["bag_parts"] == ["1|0|7"])
   }
 }
+
+@Suite("dataset files: records keyed by position")
+struct DatasetFilePositionKeyTests {
+  @Test func aTopLevelTableKeyedByTheRecordsPositionLoadsEveryRecordOnce() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write(
+      "lines.dataset.json",
+      """
+      { "name": "lines", "fields": [{ "name": "text", "type": "text" }],
+        "tables": [{ "name": "lines", "key": ["record_position"],
+          "columns": [{ "name": "record_position", "field": "$position" }, { "name": "text" }] }] }
+      """)
+    let input = try scratch.write("lines.json", #"[{"text":"a"},{"text":"a"},{"text":"b"}]"#)
+    let spec = try scratch.write(
+      "run.json", #"{"dataset": "lines.dataset.json", "input": "\#(input)", "format": "json", "database": "l.sqlite"}"#)
+    for _ in 0..<2 {
+      let result = try SluiceCommand.run(["run", spec])
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+    let rows = try DatabaseSnapshot(of: scratch.file("l.sqlite"), tables: ["lines"])
+    #expect(rows.tables["lines"] == ["0|'a'", "1|'a'", "2|'b'"])
+  }
+
+  @Test func thePositionIsATopLevelTablesOnly() throws {
+    let scratch = try TemporaryDirectory()
+    let path = try scratch.write(
+      "bad.dataset.json",
+      """
+      { "name": "bad", "fields": [{ "name": "id", "type": "text" }, { "name": "xs", "type": "array", "items": { "type": "text" } }],
+        "tables": [{ "name": "bad", "key": ["id"], "columns": [{ "name": "id" }] },
+                   { "name": "xs", "parent": "bad", "field": "xs", "position": "n", "columns": [{ "name": "at", "field": "$position" }] }] }
+      """)
+    #expect(throws: SpecError.self) { try DatasetFile.load(path) }
+  }
+}
