@@ -285,3 +285,111 @@ struct DatasetFileMistakeCommandTests {
     #expect(!FileManager.default.fileExists(atPath: scratch.file("bad.sqlite")))
   }
 }
+
+@Suite("dataset files that reference each other")
+struct DatasetFileReferenceTests {
+  @Test func aFileReferencesAnotherFilesTableAndOneRunLoadsBoth() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write(
+      "stores.dataset.json",
+      """
+      { "name": "stores", "fields": [{ "name": "code", "type": "text" }, { "name": "city", "type": "text" }],
+        "tables": [{ "name": "stores", "key": ["store_code"], "columns": [{ "name": "store_code", "field": "code" }, { "name": "city" }] }] }
+      """)
+    _ = try scratch.write(
+      "sales.dataset.json",
+      """
+      { "name": "sales", "fields": [{ "name": "id", "type": "integer" }, { "name": "store", "type": "text" },
+                                    { "name": "amount", "type": "decimal", "scale": 2 }],
+        "tables": [{ "name": "sales", "key": ["sale_id"], "columns": [
+          { "name": "sale_id", "field": "id" },
+          { "name": "store_code", "field": "store", "references": { "dataset": "stores.dataset.json", "table": "stores" },
+            "onDelete": "cascade" },
+          { "name": "amount_minor", "field": "amount" }] }] }
+      """)
+    let stores = try scratch.write("stores.ndjson", "{\"code\":\"S1\",\"city\":\"Oslo\"}\n")
+    let sales = try scratch.write("sales.ndjson", "{\"id\":1,\"store\":\"S1\",\"amount\":\"9.99\"}\n")
+    let spec = try scratch.write(
+      "all.json",
+      """
+      { "inputs": [{ "dataset": "stores.dataset.json", "input": "\(stores)", "format": "ndjson" },
+                   { "dataset": "sales.dataset.json", "input": "\(sales)", "format": "ndjson" }],
+        "database": "all.sqlite" }
+      """)
+    let result = try SluiceCommand.run(["run", spec])
+    #expect(result.status == 0, "\(result.stderr)")
+    let rows = try DatabaseSnapshot(of: scratch.file("all.sqlite"), tables: ["stores", "sales"])
+    #expect(rows.tables["stores"] == ["'S1'|'Oslo'"])
+    #expect(rows.tables["sales"] == ["1|'S1'|999"])
+
+    // Sales alone: the store must be in the table already (it is), and an unknown one is an orphan.
+    let more = try scratch.write("more.ndjson", "{\"id\":2,\"store\":\"S9\",\"amount\":1}\n")
+    let alone = try scratch.write(
+      "sales.json",
+      #"{ "dataset": "sales.dataset.json", "input": "\#(more)", "format": "ndjson", "database": "all.sqlite" }"#)
+    let orphan = try SluiceCommand.run(["run", alone])
+    #expect(orphan.status == 65, "\(orphan.stderr)")
+    #expect(orphan.stderr.contains("orphanReference"))
+  }
+}
+
+@Suite("dataset files: null elements")
+struct DatasetFileNullElementTests {
+  @Test func aNullElementOfAnArrayMakesNoRowAndThePositionsCloseUp() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write(
+      "bags.dataset.json",
+      """
+      { "name": "bags", "fields": [{ "name": "id", "type": "integer" },
+          { "name": "tags", "type": "array", "items": { "type": "text", "nullable": true } },
+          { "name": "parts", "type": "array", "items": { "type": "object", "nullable": true, "fields": [{ "name": "n", "type": "integer" }] } }],
+        "tables": [{ "name": "bags", "key": ["id"], "columns": [{ "name": "id" }] },
+                   { "name": "bag_tags", "parent": "bags", "field": "tags", "position": "i", "columns": [{ "name": "tag", "field": "." }] },
+                   { "name": "bag_parts", "parent": "bags", "field": "parts", "position": "j", "columns": [{ "name": "n" }] }] }
+      """)
+    let input = try scratch.write("bags.ndjson", #"{"id":1,"tags":["a",null,"b"],"parts":[null,{"n":7}]}"# + "\n")
+    let spec = try scratch.write(
+      "bags.json",
+      #"{"dataset": "bags.dataset.json", "input": "\#(input)", "format": "ndjson", "database": "bags.sqlite"}"#)
+    let result = try SluiceCommand.run(["run", spec])
+    #expect(result.status == 0, "\(result.stderr)")
+    let rows = try DatabaseSnapshot(of: scratch.file("bags.sqlite"), tables: ["bag_tags", "bag_parts"])
+    #expect(rows.tables["bag_tags"] == ["1|0|'a'", "1|1|'b'"])
+    #expect(rows.tables["bag_parts"] == ["1|0|7"])
+  }
+}
+
+@Suite("dataset files: records keyed by position")
+struct DatasetFilePositionKeyTests {
+  @Test func aTopLevelTableKeyedByTheRecordsPositionLoadsEveryRecordOnce() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write(
+      "lines.dataset.json",
+      """
+      { "name": "lines", "fields": [{ "name": "text", "type": "text" }],
+        "tables": [{ "name": "lines", "key": ["record_position"],
+          "columns": [{ "name": "record_position", "field": "$position" }, { "name": "text" }] }] }
+      """)
+    let input = try scratch.write("lines.json", #"[{"text":"a"},{"text":"a"},{"text":"b"}]"#)
+    let spec = try scratch.write(
+      "run.json", #"{"dataset": "lines.dataset.json", "input": "\#(input)", "format": "json", "database": "l.sqlite"}"#)
+    for _ in 0..<2 {
+      let result = try SluiceCommand.run(["run", spec])
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+    let rows = try DatabaseSnapshot(of: scratch.file("l.sqlite"), tables: ["lines"])
+    #expect(rows.tables["lines"] == ["0|'a'", "1|'a'", "2|'b'"])
+  }
+
+  @Test func thePositionIsATopLevelTablesOnly() throws {
+    let scratch = try TemporaryDirectory()
+    let path = try scratch.write(
+      "bad.dataset.json",
+      """
+      { "name": "bad", "fields": [{ "name": "id", "type": "text" }, { "name": "xs", "type": "array", "items": { "type": "text" } }],
+        "tables": [{ "name": "bad", "key": ["id"], "columns": [{ "name": "id" }] },
+                   { "name": "xs", "parent": "bad", "field": "xs", "position": "n", "columns": [{ "name": "at", "field": "$position" }] }] }
+      """)
+    #expect(throws: SpecError.self) { try DatasetFile.load(path) }
+  }
+}
