@@ -5,7 +5,7 @@ extension PipelineConfiguration {
   /// `dialect` (an export's files are written alike); an error when no input is CSV or TSV.
   func applyingDialect(_ values: [String: String], flags: Set<String>) throws(UsageError) -> PipelineConfiguration {
     let given =
-      ["delimiter", "quote", "columns", "empty"].filter { values[$0] != nil }
+      ["delimiter", "quote", "columns", "empty", "encoding"].filter { values[$0] != nil }
       + (flags.contains("no-header") ? ["no-header"] : [])
     guard let first = given.first else { return self }
     var configuration = self
@@ -41,6 +41,17 @@ extension PipelineConfiguration {
         dialect.hasHeader = false
         guard dialect.columns != nil else {
           throw UsageError("--no-header: name the columns with --columns (or the spec's dialect.columns)")
+        }
+      }
+      if let name = values["encoding"] {
+        if ["utf-8", "utf8"].contains(name.lowercased()) {
+          dialect.encoding = nil
+        } else {
+          do {
+            dialect.encoding = try CSVEncoding(name: name)
+          } catch {
+            throw UsageError("--encoding: \(error.message)")
+          }
         }
       }
       switch values["empty"] {

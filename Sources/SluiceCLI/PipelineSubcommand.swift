@@ -77,6 +77,12 @@ extension PipelineSubcommand {
         columns' names (a dotted name fills a nested field: customer.id)
         """),
       OptionEntry(
+        .value("encoding", "NAME"),
+        """
+        csv, tsv: the single-byte encoding the file is written in
+        (windows-1252, iso-8859-15, any iconv -l knows); UTF-8 by default
+        """),
+      OptionEntry(
         .value("empty", "text|null"),
         """
         csv, tsv: what an empty unquoted field reads as (a quoted one,

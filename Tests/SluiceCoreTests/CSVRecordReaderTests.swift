@@ -299,6 +299,32 @@ extension CSVRecordReaderTests {
   }
 }
 
+extension CSVRecordReaderTests {
+  @Test func aDeclaredSingleByteEncodingIsConvertedAndAnUndefinedByteIsAnIssueAtItsField() throws {
+    let dialect = CSVDialect(delimiter: UInt8(ascii: ";"), encoding: try CSVEncoding(name: "WINDOWS-1252"))
+    // "Café;€5", then a price whose byte 0x81 Windows-1252 leaves undefined.
+    let bytes =
+      Array("name;price\r\n".utf8) + [0x43, 0x61, 0x66, 0xE9, 0x3B, 0x80, 0x35] + Array("\r\nx;".utf8) + [0x81]
+      + Array("\r\n\"a\r\nb\";1\r\n".utf8)
+    let outcome = read(bytes, dialect: dialect)
+    #expect(read(bytes, dialect: dialect, chunk: 1, bufferSize: 4) == outcome)
+    #expect(
+      outcome.entries == [
+        .record(json: #"{"name":"Café","price":"€5"}"#, row: "Café;€5", location: at(1, 12, line: 2)),
+        .issue(code: .syntax, path: "price", location: at(2, 23, line: 3), row: "x;\u{FFFD}", recoverable: true),
+        .record(json: #"{"name":"a\r\nb","price":"1"}"#, row: "\"a\r\nb\";1", location: at(3, 26, line: 4)),
+      ])
+  }
+
+  @Test func anEncodingIconvDoesNotKnowOrThatIsNotSingleByteIsRefused() {
+    for name in ["no-such-encoding", "UTF-16", "UTF-32", "SHIFT_JIS", "EBCDIC-US"] {
+      #expect(throws: CSVEncoding.Problem.self, "\(name)") { try CSVEncoding(name: name) }
+    }
+    #expect((try? CSVEncoding(name: "ISO-8859-15")) != nil)
+    #expect((try? CSVEncoding(name: "koi8-r")) != nil)
+  }
+}
+
 /// The quadratic cases, tens of megabytes through the reader: seconds, not milliseconds.
 @Suite("CSV record reader: huge fields and rows", .tags(.slow))
 struct CSVHugeInputTests {

@@ -215,4 +215,33 @@ struct CSVCommandTests {
     #expect(rows.first?.hasSuffix("|1250|1|NULL|17") == true, "\(rows)")
     #expect(rows.last?.contains(#"'north; by the "old" weir'"#) == true, "\(rows)")
   }
+
+  @Test func aWindows1252SemicolonCRLFExportWithQuotedLineBreaksLoadsExactly() throws {
+    let scratch = try TemporaryDirectory()
+    var rows = try Self.deviceRows()
+    rows[0][1] = "Station Müller, Straße\r\nNord"
+    rows[1][1] = "Wehr «2» – 5 €"
+    let text = Self.csv([Self.header] + rows, delimiter: ";", lineBreak: "\r\n")
+      .replacingOccurrences(of: "Station Müller, Straße\r\nNord", with: "\"Station Müller, Straße\r\nNord\"")
+    let bytes = try #require(text.data(using: .windowsCP1252))
+    #expect(bytes.count < text.utf8.count, "the file is not UTF-8")
+    let input = try scratch.write("export.csv", Array(bytes))
+    let spec = try scratch.write(
+      "csv.json",
+      #"""
+      {"dataset": "devices", "input": "\#(input)", "format": "csv",
+       "dialect": {"delimiter": ";", "encoding": "windows-1252"}, "database": "csv.sqlite"}
+      """#)
+    let result = try SluiceCommand.run(["run", spec])
+    #expect(result.status == 0, "\(result.stderr)")
+    let database = try SQLiteConnection(path: scratch.file("csv.sqlite"), options: .init(readOnly: true))
+    let statement = try database.prepare("SELECT name FROM devices ORDER BY device_id LIMIT 2")
+    var names: [String] = []
+    while try statement.step() { names.append(statement.columnText(0) ?? "") }
+    #expect(names == ["Station Müller, Straße\r\nNord", "Wehr «2» – 5 €"])
+    // Read as UTF-8, the same file is refused byte by byte, never loaded as other text.
+    let asUTF8 = try SluiceCommand.run(["run", spec, "--encoding", "utf-8", "--db", scratch.file("utf8.sqlite")])
+    #expect(asUTF8.status == 65, "\(asUTF8.stderr)")
+    #expect(asUTF8.stderr.contains("syntax: invalid UTF-8"), "\(asUTF8.stderr)")
+  }
 }

@@ -15,16 +15,19 @@ public struct CSVDialect: Sendable, Hashable {
   /// Whether an empty unquoted field is null; a quoted empty field (`""`) stays empty text, as in
   /// PostgreSQL's CSV. When false, every empty field is empty text.
   public var emptyIsNull: Bool
+  /// The single-byte encoding the file is written in; nil for UTF-8 (a byte order mark skipped).
+  public var encoding: CSVEncoding?
 
   public init(
     delimiter: UInt8 = UInt8(ascii: ","), quote: UInt8 = UInt8(ascii: "\""), hasHeader: Bool = true,
-    columns: [String]? = nil, emptyIsNull: Bool = false
+    columns: [String]? = nil, emptyIsNull: Bool = false, encoding: CSVEncoding? = nil
   ) {
     self.delimiter = delimiter
     self.quote = quote
     self.hasHeader = hasHeader
     self.columns = columns
     self.emptyIsNull = emptyIsNull
+    self.encoding = encoding
   }
 
   /// RFC 4180's: comma, double quote, a header row, empty fields as empty text.

@@ -5,7 +5,8 @@
 /// parses a DTO's numbers, booleans and dates from it under the policy's rules, as for XML;
 /// every field keeps its source position (byte offset and line from the row's start — a quoted
 /// field spanning lines counts them). The record's `bytes` are the row's own bytes, without its
-/// line break, which is what a rejects file keeps.
+/// line break (converted to UTF-8 from a declared single-byte encoding), which is what a rejects
+/// file keeps.
 ///
 /// One scan, byte by byte, in a state machine that needs no look-back, so a field of doubled
 /// quotes or a row of a million empty fields costs its length; a row past `maxRecordBytes`, or a
@@ -53,6 +54,8 @@
   private var fields = GrowableBuffer<Field>(capacity: 64)
   private var builder = RecordTape.Builder()
   private var objects: [Int] = []
+  /// One field converted from the dialect's encoding.
+  private var scratch: [UInt8] = []
   private var rowStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
   /// The row's first problem; once set, nothing more of the row is kept.
   private var problem: RecordReadError?
@@ -93,7 +96,8 @@
       if raw.count == 0 && fields.count == 1 && problem == nil { continue }
       recordCount += 1
       rowStart.ordinal = recordCount
-      let bytes = raw.array()
+      // The row as written, in UTF-8 when the file is not: what a rejects file keeps and replays.
+      let bytes = dialect.encoding.map { $0.utf8Replacing(raw.array()) } ?? raw.array()
       do {
         if var problem {
           problem.location.ordinal = recordCount
@@ -131,6 +135,9 @@
       if var problem {
         problem.message = "the header: " + problem.message
         throw problem
+      }
+      if let error = transcode() {
+        throw headerError("column \(error.column + 1)'s name has a byte \(error.name) does not define", at: nil)
       }
       if names == nil {
         var read: [String] = []
@@ -178,7 +185,7 @@
       count += read
     }
     let head = Array(buffer[..<min(count, 4)])
-    if head.starts(with: [0xEF, 0xBB, 0xBF]) {
+    if head.starts(with: [0xEF, 0xBB, 0xBF]) && dialect.encoding == nil {
       position = 3
     } else if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0, 0]) {
       throw RecordReadError(
@@ -340,8 +347,20 @@
 
   // MARK: - The record
 
-  /// Each field's bytes must be UTF-8: anything else would reach the database as other text.
+  /// Each field's bytes must be UTF-8, or converted to it from the dialect's encoding: anything
+  /// else would reach the database as other text.
   private func checkEncoding(_ header: CSVHeader) throws {
+    if let error = transcode() {
+      let field = fields[error.column]
+      var issue = RecordReadError(
+        code: .syntax, message: "a byte \(error.name) does not define, at byte \(error.index) of the field",
+        location: .init(
+          ordinal: recordCount, byteOffset: rowStart.byteOffset + Int64(field.offset), line: rowStart.line + field.lines
+        ),
+        isRecoverable: true)
+      issue.path = header.names[error.column]
+      throw issue
+    }
     for column in 0..<fields.count {
       let field = fields[column]
       guard let bad = CSVRecordReader.firstInvalidUTF8(values.base + field.start, count: field.end - field.start)
@@ -355,6 +374,30 @@
       error.path = header.names[column]
       throw error
     }
+  }
+
+  /// Converts the row's fields from the dialect's encoding to UTF-8, in place (a no-op for
+  /// UTF-8); the first byte the encoding does not define stops it.
+  private func transcode() -> (column: Int, index: Int, name: String)? {
+    guard let encoding = dialect.encoding else { return nil }
+    var converted = GrowableBuffer<UInt8>(capacity: values.count * 2)
+    for column in 0..<fields.count {
+      let field = fields[column]
+      let text = UnsafeBufferPointer(start: values.base + field.start, count: field.end - field.start)
+      if let bad = encoding.utf8(text, into: &scratch) {
+        converted.deallocate()
+        return (column, bad, encoding.name)
+      }
+      let start = converted.count
+      scratch.withUnsafeBufferPointer { bytes in
+        if let base = bytes.baseAddress { converted.append(base, count: bytes.count) }
+      }
+      fields[column].start = start
+      fields[column].end = converted.count
+    }
+    values.deallocate()
+    values = converted
+    return nil
   }
 
   /// The row as a tape: an object of the header's names (nested where they have dots).

@@ -1,8 +1,9 @@
 /// A CSV or TSV input's dialect as a spec writes it:
 /// `"dialect": {"delimiter": ";", "quote": "'", "header": false, "columns": ["id", "name"],
-/// "empty": "null"}`, every key optional, each falling back to the format's default.
+/// "empty": "null", "encoding": "windows-1252"}`, every key optional, each falling back to the
+/// format's default.
 extension SpecDocument {
-  static let knownDialectKeys = "delimiter, quote, header, columns, empty"
+  static let knownDialectKeys = "delimiter, quote, header, columns, empty, encoding"
 
   struct DialectDocument: Decodable {
     var delimiter: String?
@@ -12,6 +13,8 @@ extension SpecDocument {
     var columns: [String]?
     /// `text` (the default) or `null`: what an empty unquoted field reads as.
     var empty: String?
+    /// A single-byte encoding iconv knows (`windows-1252`); UTF-8 when absent.
+    var encoding: String?
   }
 }
 
@@ -48,6 +51,13 @@ extension PipelineSpec {
     dialect.hasHeader = document.header ?? (document.columns == nil)
     if !dialect.hasHeader && dialect.columns == nil {
       throw SpecError(path: path, message: "'\(key).header' is false: name the columns in '\(key).columns'")
+    }
+    if let name = document.encoding, !["utf-8", "utf8"].contains(name.lowercased()) {
+      do {
+        dialect.encoding = try CSVEncoding(name: name)
+      } catch {
+        throw SpecError(path: path, message: "'\(key).encoding': \(error.message)")
+      }
     }
     switch document.empty {
     case nil, "text": dialect.emptyIsNull = false

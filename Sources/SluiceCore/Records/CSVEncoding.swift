@@ -1,0 +1,104 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A single-byte encoding a legacy CSV export is written in (Windows-1252, ISO-8859-1/15, KOI8-R,
+/// a DOS code page), read through a table of what each byte is in UTF-8.
+///
+/// The table is made once, from glibc's iconv, so any single-byte encoding iconv knows works. The
+/// reader scans the file's own bytes — the delimiter, quote and line breaks are ASCII in all of
+/// them — and converts each field through the table: offsets stay the file's, and a byte the
+/// encoding leaves undefined (0x81 in Windows-1252) is an issue at its field, never a guess.
+public struct CSVEncoding: Sendable, Hashable {
+  /// The name as given (`windows-1252`).
+  public let name: String
+  /// Per byte from 0x80: its UTF-8 bytes, or empty when the encoding does not define it.
+  let high: [[UInt8]]
+
+  /// Why `name` cannot be read this way: iconv does not know it, or it is not a single-byte
+  /// encoding that keeps ASCII as it is (UTF-16, Shift_JIS, EBCDIC).
+  public struct Problem: Error, Sendable {
+    public var message: String
+  }
+
+  public init(name: String) throws(Problem) {
+    self.name = name
+    let converter = iconv_open("UTF-8", name)
+    guard let converter, converter != iconv_t(bitPattern: -1) else {
+      throw Problem(message: "'\(name)' is not an encoding iconv knows (iconv -l lists them)")
+    }
+    defer { iconv_close(converter) }
+    var high: [[UInt8]] = []
+    for byte in 0...255 {
+      let converted = Self.convert(UInt8(byte), with: converter)
+      if byte < 0x80 {
+        guard case .some(let bytes) = converted, bytes == [UInt8(byte)] else {
+          throw Problem(message: "'\(name)' does not keep ASCII as it is: not a single-byte encoding Sluice reads")
+        }
+      } else {
+        guard let bytes = converted else {
+          throw Problem(message: "'\(name)' is not a single-byte encoding: convert the file to UTF-8 first")
+        }
+        high.append(bytes)
+      }
+    }
+    self.high = high
+  }
+
+  /// One byte through iconv: its UTF-8 bytes, `[]` when the encoding leaves it undefined
+  /// (EILSEQ), nil when the byte is only the start of a character (EINVAL: a multi-byte encoding).
+  private static func convert(_ byte: UInt8, with converter: iconv_t) -> [UInt8]? {
+    var input = [CChar(bitPattern: byte)]
+    var output = [CChar](repeating: 0, count: 8)
+    // "iconv() ... with inbuf or *inbuf being NULL ... sets cd's conversion state to the initial
+    // state": each byte is converted from a clean state.
+    iconv(converter, nil, nil, nil, nil)
+    let written: Int? = input.withUnsafeMutableBufferPointer { inBuffer in
+      output.withUnsafeMutableBufferPointer { outBuffer in
+        var inPointer = inBuffer.baseAddress
+        var outPointer = outBuffer.baseAddress
+        var inLeft = 1
+        var outLeft = 8
+        let result = iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft)
+        if result == -1 { return errno == EILSEQ ? 0 : nil }
+        return 8 - outLeft
+      }
+    }
+    guard let written else { return nil }
+    return output.prefix(written).map { UInt8(bitPattern: $0) }
+  }
+
+  /// `text` in UTF-8, or the index of the first byte the encoding does not define.
+  func utf8(_ text: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) -> Int? {
+    output.removeAll(keepingCapacity: true)
+    output.reserveCapacity(text.count)
+    for (index, byte) in text.enumerated() {
+      if byte < 0x80 {
+        output.append(byte)
+        continue
+      }
+      let bytes = high[Int(byte) - 0x80]
+      if bytes.isEmpty { return index }
+      output.append(contentsOf: bytes)
+    }
+    return nil
+  }
+
+  /// `text` in UTF-8 with U+FFFD for each byte the encoding does not define: only for the copy
+  /// of a row a rejects file keeps, which must be UTF-8 to be read again.
+  func utf8Replacing(_ text: [UInt8]) -> [UInt8] {
+    var output: [UInt8] = []
+    output.reserveCapacity(text.count)
+    for byte in text {
+      if byte < 0x80 {
+        output.append(byte)
+      } else {
+        let bytes = high[Int(byte) - 0x80]
+        output.append(contentsOf: bytes.isEmpty ? [0xEF, 0xBF, 0xBD] : bytes)
+      }
+    }
+    return output
+  }
+}
