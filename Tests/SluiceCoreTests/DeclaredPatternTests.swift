@@ -1,6 +1,7 @@
 import Foundation
-@testable @_spi(Internals) import SluiceCore
 import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 /// A dataset file's patterns match as Swift's `Regex` (the ECMA-262 reading) says, whichever
 /// engine answers: glibc's POSIX engine for ASCII texts when the pattern translates, `Regex`
@@ -14,7 +15,10 @@ struct DeclaredPatternTests {
     "^[Hh][Tt][Tt][Pp]([Ss])?://[A-Za-z0-9.-]+(:[0-9]{1,5})?([/?#][^\\x00-\\x20\\x7F]*)?$", "\\$\\.\\*", "[a-]",
     "^[^a-c]{0,2}$", "\\t|\\n", "(?:)", "[\\d\\s]x", "^-?\\d+(\\.\\d{1,2})?$", "[/]\\/",
   ]
-  static let regexOnly = ["[[:alpha:]]", "[a[bc]]", "[a-z&&[^x]]", "[a--b]", "(?=a)a", "\\bword\\b", "(a)\\1", "\\u0041", "\\p{L}", "é", "a(?!b)"]
+  static let regexOnly = [
+    "[[:alpha:]]", "[a[bc]]", "[a-z&&[^x]]", "[a--b]", "(?=a)a", "\\bword\\b", "(a)\\1", "\\u0041", "\\p{L}", "é",
+    "a(?!b)",
+  ]
   static let alphabet = Array("aAbBcCdDxXZz0129 -_.@:/?#[]^$*\\|\t\nhtpsHTPS\u{7F}\u{1}é")
 
   @Test(arguments: translated)
