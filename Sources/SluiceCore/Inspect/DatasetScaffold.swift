@@ -67,7 +67,8 @@ package struct DatasetScaffold: Sendable {
 
   /// The field paths of the DTO that `maximumNesting` left out (`a.b[].c`), in the order met.
   package var deeperFields: [String] { Self.deeperFields(of: dto, prefix: "") }
-  private let dto: SwiftDTOGenerator.DTOStruct
+  /// The DTO the tables were inferred from (a dataset file declares its fields).
+  let dto: SwiftDTOGenerator.DTOStruct
 
   private static func deeperFields(of dto: SwiftDTOGenerator.DTOStruct, prefix: String) -> [String] {
     var paths = dto.deeper.map { prefix + $0 }
