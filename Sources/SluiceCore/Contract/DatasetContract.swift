@@ -53,7 +53,7 @@ public struct DatasetContract: Sendable {
     for (constraint, _) in constraints where constraint.condition == nil {
       if case .oneOf(let values) = constraint.requirement { choices[constraint.path] = values }
     }
-    let shape = ShapeRecorder.shape(of: D.DTO.self, choices: choices)
+    let shape = ShapeRecorder.shape(of: D.DTO.self, choices: choices, userInfo: dataset.decodingUserInfo)
     var writer = JSONSchemaWriter(
       shape: shape, constraints: constraints, policy: options.policy, tables: dataset.schema.tables)
     writer.unexpressed = unexpressed

@@ -25,13 +25,19 @@ final class ShapeRecorder {
   /// How many types one single-value container may try in turn.
   let maximumAlternatives = 4
 
-  init(choices: [String: [String]]) {
+  /// What the DTO's `init(from:)` finds in `decoder.userInfo` (`Dataset.decodingUserInfo`).
+  let userInfo: [CodingUserInfoKey: any Sendable]
+
+  init(choices: [String: [String]], userInfo: [CodingUserInfoKey: any Sendable] = [:]) {
     self.choices = choices
+    self.userInfo = userInfo
   }
 
   /// The shape of `type`'s records, its declared discriminators explored.
-  static func shape<T: Decodable>(of type: T.Type, choices: [String: [String]]) -> RecordShape {
-    let recorder = ShapeRecorder(choices: choices)
+  static func shape<T: Decodable>(
+    of type: T.Type, choices: [String: [String]], userInfo: [CodingUserInfoKey: any Sendable] = [:]
+  ) -> RecordShape {
+    let recorder = ShapeRecorder(choices: choices, userInfo: userInfo)
     let base: RecordShape
     do {
       base = try recorder.walk(type, path: "", codingPath: [], depth: 0).shape
@@ -220,7 +226,7 @@ struct RecordingDecoder: Decoder {
   let path: String
   let codingPath: [any CodingKey]
   let depth: Int
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
+  var userInfo: [CodingUserInfoKey: Any] { recorder.userInfo }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     if recording.object == nil { recording.object = ObjectShape() }

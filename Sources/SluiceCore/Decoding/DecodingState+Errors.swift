@@ -62,6 +62,15 @@ extension DecodingState {
   /// Turns any `DecodingError` — ours, or one a DTO's own `init(from:)` threw — into an issue.
   /// DTO messages are not copied: Foundation's and the standard library's can quote values.
   /// A DTO's own error carries only a coding path; its byte offset is found by walking the path.
+  /// A failure's error at its path; a failure thrown outside the decoder (a declared record's
+  /// own checks) knows no offset, and is placed at its value's.
+  private func issue(_ failure: DecodeFailure, at codingPath: [any CodingKey]) -> RecordDecodingError {
+    guard failure.byteOffset < 0 else { return failure.error(path: codingPath) }
+    return RecordDecodingError(
+      code: failure.code, path: FieldPath.render(codingPath), message: failure.message,
+      byteOffset: offset(at: codingPath))
+  }
+
   func classify(_ error: DecodingError) -> RecordDecodingError {
     switch error {
     case .keyNotFound(let key, let context):
@@ -71,21 +80,21 @@ extension DecodingState {
         message: "required field is missing", byteOffset: failure?.byteOffset ?? offset(at: context.codingPath))
     case .typeMismatch(let type, let context):
       if let failure = context.underlyingError as? DecodeFailure {
-        return failure.error(path: context.codingPath)
+        return issue(failure, at: context.codingPath)
       }
       return RecordDecodingError(
         code: .typeMismatch, path: FieldPath.render(context.codingPath), message: "expected \(type)",
         byteOffset: offset(at: context.codingPath))
     case .valueNotFound(let type, let context):
       if let failure = context.underlyingError as? DecodeFailure {
-        return failure.error(path: context.codingPath)
+        return issue(failure, at: context.codingPath)
       }
       return RecordDecodingError(
         code: .nullValue, path: FieldPath.render(context.codingPath), message: "expected \(type), found null",
         byteOffset: offset(at: context.codingPath))
     case .dataCorrupted(let context):
       if let failure = context.underlyingError as? DecodeFailure {
-        return failure.error(path: context.codingPath)
+        return issue(failure, at: context.codingPath)
       }
       // `decode` names the type that refused a value; only an error thrown outside it (a
       // DTO's own container code after decoding) gets here.

@@ -21,6 +21,8 @@ final class DecodingState {
   var xml = XMLReadings()
   /// Where the current record's last coding path was found, level by level (`codingPath(to:)`).
   var pathCursors: [PathCursor] = []
+  /// What the DTO's `init(from:)` finds in `decoder.userInfo`.
+  var userInfo: [CodingUserInfoKey: Any] = [:]
 
   init(options: SluiceDecoder.Options) {
     legacyScalars = options.legacyScalars

@@ -30,9 +30,12 @@
   public let options: Options
   let state: DecodingState
 
-  public init(options: Options = Options()) {
+  /// `userInfo` is what a DTO's `init(from:)` finds in `decoder.userInfo`: a dataset's
+  /// `decodingUserInfo`.
+  public init(options: Options = Options(), userInfo: [CodingUserInfoKey: any Sendable] = [:]) {
     self.options = options
     state = DecodingState(options: options)
+    state.userInfo = userInfo
   }
 
   public func decode<T: Decodable>(

@@ -13,7 +13,7 @@ struct TapeDecoder: Decoder {
   var parent = -1
 
   var codingPath: [any CodingKey] { state.codingPath(to: node) }
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
+  var userInfo: [CodingUserInfoKey: Any] { state.userInfo }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     guard state.kind(node) == .object else {

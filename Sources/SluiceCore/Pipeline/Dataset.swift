@@ -55,12 +55,17 @@ public protocol Dataset: Sendable {
   /// repeated keys. Notes (`context.note`) become warnings; a row the store refuses rejects
   /// them as a record would be. The default adds nothing.
   func rowsAfterRecords(context: inout MappingContext, into rows: inout RecordRows)
+  /// What the DTO's `init(from:)` finds in `decoder.userInfo`, wherever it is decoded (a run,
+  /// `sluice contract`): for a DTO whose shape is data rather than code, as a dataset file's
+  /// records are. The default is empty.
+  var decodingUserInfo: [CodingUserInfoKey: any Sendable] { get }
 }
 
 extension Dataset {
   public var rules: [ValidationRule] { [] }
   public var recordConstraints: [FieldConstraint] { [] }
   public func rowsAfterRecords(context _: inout MappingContext, into _: inout RecordRows) {}
+  public var decodingUserInfo: [CodingUserInfoKey: any Sendable] { [:] }
 
   /// `map(_:context:)` with a context of its own, for a record read outside a run.
   public func map(_ dto: DTO) throws(MappingError) -> Record {

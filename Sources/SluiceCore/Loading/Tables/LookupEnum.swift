@@ -38,6 +38,14 @@ public struct LookupDeclaration: Sendable {
   public let columns: [Column]
   public let cases: [Case]
 
+  /// A lookup table declared as data (a dataset file's `lookups`): ids unique, one value per
+  /// extra column in each case (the file's loader checks both first).
+  init(table: String, extraColumns: [Column], cases: [Case]) {
+    self.table = table
+    columns = [.integer("id"), .text("name")] + extraColumns + [.boolean("retired")]
+    self.cases = cases
+  }
+
   public init<E: LookupEnum>(_ type: E.Type) {
     table = E.lookupTable
     columns = [.integer("id"), .text("name")] + E.lookupColumns + [.boolean("retired")]

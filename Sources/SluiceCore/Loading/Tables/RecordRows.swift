@@ -96,6 +96,19 @@ public struct RecordRows: Sendable {
     append(table, start: start, unchanged: 0, nulls: nulls, isPatch: false)
   }
 
+  /// Adds a whole row of `table` whose values are data, not Swift values (a dataset file's
+  /// record): `value(n)` is the `n`-th of `count` declared columns.
+  mutating func add(_ table: Table, count: Int, value: (Int) -> DatabaseValue?) {
+    let start = values.count
+    var nulls: UInt64 = 0
+    for column in 0..<count {
+      let converted = value(column)
+      if converted == nil { nulls |= 1 << UInt64(column) }
+      values.append(converted)
+    }
+    append(table, start: start, unchanged: 0, nulls: nulls, isPatch: false)
+  }
+
   /// Adds a partial row of `table`: one value per declared column, in order, where a
   /// `Patch.unchanged` value leaves its column alone, `.cleared` sets it to NULL and `.set`
   /// writes it. The key's columns must be given. The row must exist: a patch never inserts.

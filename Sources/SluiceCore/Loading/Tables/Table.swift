@@ -284,6 +284,10 @@ public struct Column: Sendable {
       name, type, field: field, nullable: nullable || orphans == .setNull,
       references: Reference(table: table, orphans: orphans, onDelete: onDelete))
   }
+  /// A column holding ids of a lookup table declared as data (a dataset file's `lookups`).
+  static func lookup(_ name: String, _ lookup: LookupDeclaration, field: String?, nullable: Bool) -> Column {
+    Column(lookup: lookup, name: name, field: field, nullable: nullable)
+  }
   /// A column holding the id of a case of an enum that owns its lookup table.
   public static func lookup<E: LookupEnum>(_ name: String, _ type: E.Type, field: String? = nil, nullable: Bool = false)
     -> Column
@@ -337,7 +341,7 @@ public struct Reference: Sendable {
 
 /// What deleting a referenced row does to the rows that name it, enforced by the store's
 /// foreign key.
-public enum DeleteRule: String, Sendable, Hashable {
+public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
   /// The delete fails while a row names it (a `constraint` issue): nothing is lost silently.
   case restrict
   /// The rows that name it are deleted with it, as a child table's rows go with their parent.
@@ -345,7 +349,7 @@ public enum DeleteRule: String, Sendable, Hashable {
 }
 
 /// What a reference to a row that does not exist means.
-public enum OrphanPolicy: String, Sendable, Hashable {
+public enum OrphanPolicy: String, Sendable, Hashable, CaseIterable {
   /// The record is rejected with an `orphanReference` issue: a strict run fails, a lenient one
   /// skips the record.
   case reject

@@ -246,7 +246,13 @@ public struct PipelineSpec: Sendable {
   /// so are datasets that cannot load together (different tables of the same name).
   public func datasets(in catalog: [AnyDataset]) throws(SpecError) -> [AnyDataset] {
     var datasets: [AnyDataset] = []
+    let files = DatasetFile.Loaded()
     for (index, input) in inputs.enumerated() {
+      if DatasetFile.isFileName(input.dataset) {
+        // A dataset file, relative to the spec; one file named twice is one dataset.
+        datasets.append(try DatasetFile.load(resolve(input.dataset), catalog: catalog, loaded: files, loading: []))
+        continue
+      }
       guard let dataset = catalog.first(where: { $0.name == input.dataset }) else {
         let key = listsInputs ? "inputs[\(index)].dataset" : "dataset"
         throw SpecError(
@@ -274,8 +280,9 @@ public struct PipelineSpec: Sendable {
     let declared = try datasets(in: catalog)
     var datasets: [AnyDataset] = []
     for input in configuration.inputs {
+      // An input names its dataset as the spec does: a catalog name, or a dataset file's.
       guard
-        let dataset = declared.first(where: { $0.name == input.dataset })
+        let dataset = zip(inputs, declared).first(where: { $0.0.dataset == input.dataset })?.1
           ?? (declared.count == 1 ? declared.first : nil)
       else {
         throw SpecError(

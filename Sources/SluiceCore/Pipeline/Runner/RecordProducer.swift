@@ -78,7 +78,7 @@ final class RecordProducer<D: Dataset> {
     let decoder = SluiceDecoder(
       options: .init(
         legacyScalars: policy.legacyScalars, dateFormats: policy.dateFormats,
-        reportsUnknownFields: policy.unknownFields != .ignore))
+        reportsUnknownFields: policy.unknownFields != .ignore), userInfo: dataset.decodingUserInfo)
     var diagnostics = DecodeDiagnostics()
     let unknownSeverity: Severity = policy.unknownFields == .reject ? .error : .warning
     let ownedTables = keys?.ownedTables(in: dataset.schema)

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Loads a dataset declared in a JSON file (docs/reference/dataset-files.md): what a pipeline
+/// spec's `"dataset": "orders.dataset.json"` names, and what `sluice contract FILE` reads.
+///
+/// Everything is checked before any input is opened: a mistake — malformed JSON, an unknown key
+/// or type, a column naming a field that is not declared, a reference to nothing — is a
+/// `SpecError` naming the file and the JSON path of the mistake (exit 64 on the command line).
+public enum DatasetFile {
+  /// Whether a spec's `dataset` value names a file rather than a catalog dataset.
+  public static func isFileName(_ dataset: String) -> Bool { dataset.hasSuffix(".json") }
+
+  /// The dataset declared in the file at `path`. A reference to another dataset's table is
+  /// resolved among `catalog` or, for a name ending in `.json`, in that file (relative to this
+  /// one); `loaded` keeps each file's dataset once, so datasets that share a table share its
+  /// declaration, as a run that loads them together requires.
+  public static func load(_ path: String, catalog: [AnyDataset] = []) throws(SpecError) -> AnyDataset {
+    try load(path, catalog: catalog, loaded: Loaded(), loading: [])
+  }
+
+  /// The files loaded so far by absolute path, shared by the loads one spec makes.
+  final class Loaded {
+    var datasets: [String: AnyDataset] = [:]
+  }
+
+  static func load(_ path: String, catalog: [AnyDataset], loaded: Loaded, loading: [String]) throws(SpecError)
+    -> AnyDataset
+  {
+    let path = FilePaths.absolute(path, in: FileManager.default.currentDirectoryPath)
+    if let dataset = loaded.datasets[path] { return dataset }
+    guard !loading.contains(path) else {
+      throw SpecError(path: path, message: "its tables reference each other's through other files (a cycle)")
+    }
+    let document = try read(path)
+    var builder = DatasetFileBuilder(document: document)
+    builder.resolve = { dataset, table throws(SpecError) in
+      let other: AnyDataset
+      if isFileName(dataset) {
+        other = try load(
+          FilePaths.absolute(dataset, in: FilePaths.folder(of: path)), catalog: catalog, loaded: loaded,
+          loading: loading + [path])
+      } else if let known = catalog.first(where: { $0.name == dataset }) {
+        other = known
+      } else {
+        return nil
+      }
+      return other.schema.tables.first { $0.name == table }
+    }
+    let dataset: DeclaredDataset
+    do {
+      dataset = try builder.build()
+    } catch let mistake as DatasetFileBuilder.Mistake {
+      throw SpecError(path: path, message: "'\(mistake.path)': \(mistake.message)")
+    } catch let error as SpecError {
+      throw error
+    } catch {
+      throw SpecError(path: path, message: "\(error)")
+    }
+    let erased = AnyDataset(dataset)
+    loaded.datasets[path] = erased
+    return erased
+  }
+
+  private static func read(_ path: String) throws(SpecError) -> DatasetFileDocument {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      let exists = FileManager.default.fileExists(atPath: path)
+      throw SpecError(path: path, message: exists ? "cannot read the dataset file" : "no such dataset file")
+    }
+    do {
+      let reader = JSONRecordReader(source: MemoryByteSource(Array(data)), layout: .document)
+      guard let record = try reader.next() else { throw SpecError(path: path, message: "empty file") }
+      var diagnostics = DecodeDiagnostics()
+      let document = try SluiceDecoder().decode(DatasetFileDocument.self, from: record, diagnostics: &diagnostics)
+      if let unknown = diagnostics.unknownFields.first {
+        let line = record.location(at: unknown.byteOffset).line
+        throw SpecError(path: path, message: "'\(unknown.path)': unknown key (line \(line))")
+      }
+      return document
+    } catch let error as SpecError {
+      throw error
+    } catch let error as RecordReadError {
+      throw SpecError(path: path, message: "not valid JSON: \(error)")
+    } catch let error as RecordDecodingError {
+      let place = error.path.isEmpty ? "" : "'\(error.path)': "
+      throw SpecError(
+        path: path, message: place + (error.code == .missingField ? "missing required key" : error.message))
+    } catch {
+      throw SpecError(path: path, message: "\(error)")
+    }
+  }
+}

@@ -1,0 +1,215 @@
+/// The tables of a dataset file: each checked against the fields and the tables before it, then
+/// declared as the engine's `Table`s, with the plan that makes their rows (`TablePlan`).
+struct TablesBuilder {
+  typealias Mistake = DatasetFileBuilder.Mistake
+  typealias Document = DatasetFileDocument.TableDocument
+
+  /// What a table's columns are read from: the fields of an object, or an array's scalar
+  /// elements themselves (a column `"field": "."`).
+  enum Base {
+    case object([DeclaredField])
+    case scalar(DeclaredField)
+
+    var fields: [DeclaredField] {
+      if case .object(let fields) = self { fields } else { [] }
+    }
+  }
+
+  private struct Declared {
+    var table: Table
+    var base: Base
+    var columns: [TablePlan.ColumnPlan]
+    var isOptional: Bool
+    /// For a child: the steps from its parent's base, and whether it is an extension.
+    var link: (parent: String, steps: [Int], isExtension: Bool)?
+  }
+
+  let fields: [DeclaredField]
+  let lookups: [String: LookupDeclaration]
+  let resolve: (String, String) throws(SpecError) -> Table?
+  private var declared: [(name: String, value: Declared)] = []
+  /// Other datasets' tables the columns reference, in first-reference order (with theirs first).
+  private var foreign: [Table] = []
+
+  func declaredTable(_ name: String) -> Table? { declared.first { $0.name == name }?.value.table }
+
+  /// Lists another dataset's table, after the tables it references in turn: a schema lists a
+  /// referenced table before the tables that name it.
+  mutating func addForeign(_ table: Table) {
+    guard !foreign.contains(where: { $0 === table }) else { return }
+    for column in table.columns { if let target = column.reference?.table { addForeign(target) } }
+    foreign.append(table)
+  }
+
+  init(
+    fields: [DeclaredField], lookups: [String: LookupDeclaration],
+    resolve: @escaping (String, String) throws(SpecError) -> Table?
+  ) {
+    self.fields = fields
+    self.lookups = lookups
+    self.resolve = resolve
+  }
+
+  mutating func build(_ documents: [Document]) throws -> (Schema, [TablePlan]) {
+    guard !documents.isEmpty else { throw Mistake(path: "tables", message: "declare at least one table") }
+    for (index, document) in documents.enumerated() {
+      let place = "tables[\(index)]"
+      try DatasetFileBuilder.checkName(document.name, path: "\(place).name")
+      guard !declared.contains(where: { $0.name == document.name }), lookups[document.name] == nil else {
+        throw Mistake(path: "\(place).name", message: "the table \(document.name) is declared twice")
+      }
+      declared.append((document.name, try table(document, path: place)))
+    }
+    guard declared.contains(where: { $0.value.link == nil }) else {
+      throw Mistake(path: "tables", message: "declare at least one top-level table (one without 'parent')")
+    }
+    for table in foreign where declared.contains(where: { $0.name == table.name }) {
+      throw Mistake(path: "tables", message: "the table \(table.name) is another dataset's, which this file references")
+    }
+    func plan(_ name: String) -> TablePlan {
+      let entry = declared.first { $0.name == name }!.value
+      let children = declared.filter { $0.value.link?.parent == name }.map { child in
+        TablePlan.Child(
+          plan: plan(child.name), steps: child.value.link?.steps ?? [],
+          isExtension: child.value.link?.isExtension ?? false)
+      }
+      return TablePlan(table: entry.table, columns: entry.columns, isOptional: entry.isOptional, children: children)
+    }
+    let plans = declared.filter { $0.value.link == nil }.map { plan($0.name) }
+    return (Schema(foreign + declared.map(\.value.table)), plans)
+  }
+
+  private mutating func table(_ document: Document, path: String) throws -> Declared {
+    func refuse(_ key: String, _ value: Any?, _ message: String) throws {
+      if value != nil { throw Mistake(path: "\(path).\(key)", message: message) }
+    }
+    guard let parentName = document.parent else {
+      try refuse("field", document.field, "only a child table takes 'field'")
+      try refuse("position", document.position, "only a child table takes 'position'")
+      try refuse("firstPosition", document.firstPosition, "only a child table takes 'firstPosition'")
+      return try topLevel(document, path: path)
+    }
+    try refuse("key", document.key, "a child table's key is its parent's and its position")
+    try refuse("onConflict", document.onConflict, "a child table's rows follow their parent's")
+    try refuse("optional", document.optional, "a child table has rows where its parent's field has elements")
+    guard let parent = declared.first(where: { $0.name == parentName })?.value else {
+      throw Mistake(path: "\(path).parent", message: "no table '\(parentName)' is declared before this one")
+    }
+    let steps: [Int]
+    let base: Base
+    let isExtension = document.position == nil
+    if let position = document.position {
+      try refuse(
+        "firstPosition", document.firstPosition.flatMap { $0 < 0 ? $0 : nil }, "a position starts at 0 or more")
+      try DatasetFileBuilder.checkName(position, path: "\(path).position")
+      guard !parent.table.key.contains(position) else {
+        throw Mistake(path: "\(path).position", message: "\(position) is a key column of \(parentName) already")
+      }
+      guard let field = document.field else {
+        throw Mistake(path: "\(path).field", message: "a child table names the array its rows come from")
+      }
+      let (array, found) = try Self.objectPath(field, in: parent.base, path: "\(path).field")
+      guard case .array(let element) = array.kind else {
+        throw Mistake(path: "\(path).field", message: "'\(field)' is not an array")
+      }
+      steps = found
+      if case .object(let fields) = element.kind {
+        base = .object(fields)
+      } else if case .array = element.kind {
+        throw Mistake(path: "\(path).field", message: "'\(field)' is an array of arrays, which no table holds")
+      } else {
+        base = .scalar(element)
+      }
+    } else if let field = document.field, !field.isEmpty {
+      try refuse("firstPosition", document.firstPosition, "an extension (no 'position') has no positions")
+      let (object, found) = try Self.objectPath(field, in: parent.base, path: "\(path).field")
+      guard case .object(let fields) = object.kind else {
+        throw Mistake(path: "\(path).field", message: "'\(field)' is not an object; an array needs a 'position'")
+      }
+      steps = found
+      base = .object(fields)
+    } else {
+      try refuse("firstPosition", document.firstPosition, "an extension (no 'position') has no positions")
+      steps = []
+      base = parent.base
+    }
+    let (columns, plans) = try self.columns(document.columns, base: base, path: path)
+    let parentKey = Set(parent.table.key + (document.position.map { [$0] } ?? []))
+    if let clash = columns.first(where: { parentKey.contains($0.name) }) {
+      throw Mistake(path: "\(path).columns", message: "\(clash.name) is a column of the key it inherits")
+    }
+    try checkCount(columns.count + parentKey.count, path: path)
+    let allColumns = parent.table.key + (document.position.map { [$0] } ?? []) + columns.map(\.name)
+    let table = Table(
+      document.name, childOf: parent.table, position: document.position, startingAt: document.firstPosition ?? 0,
+      field: document.field ?? "", columns: columns,
+      indexes: try indexes(document, allColumns: allColumns, path: path))
+    return Declared(
+      table: table, base: base, columns: plans, isOptional: false,
+      link: (parentName, steps, isExtension))
+  }
+
+  private mutating func topLevel(_ document: Document, path: String) throws -> Declared {
+    let (columns, plans) = try self.columns(document.columns, base: .object(fields), path: path)
+    guard let key = document.key, !key.isEmpty else {
+      throw Mistake(path: "\(path).key", message: "a top-level table needs its natural key's columns")
+    }
+    for (index, name) in key.enumerated() where !columns.contains(where: { $0.name == name }) {
+      throw Mistake(path: "\(path).key[\(index)]", message: "no column \(name) is declared in this table")
+    }
+    guard Set(key).count == key.count else { throw Mistake(path: "\(path).key", message: "a column is named twice") }
+    try checkCount(columns.count, path: path)
+    var conflict: ConflictPolicy?
+    if let text = document.onConflict {
+      guard let policy = ConflictPolicy(rawValue: text) else {
+        throw Mistake(path: "\(path).onConflict", message: "'\(text)' is not upsert, replace, ignore or fail")
+      }
+      conflict = policy
+    }
+    let table = Table(
+      document.name, key: key, columns: columns, onConflict: conflict,
+      indexes: try indexes(document, allColumns: columns.map(\.name), path: path))
+    return Declared(
+      table: table, base: .object(fields), columns: plans, isOptional: document.optional ?? false, link: nil)
+  }
+
+  private func checkCount(_ count: Int, path: String) throws {
+    guard count <= 64 else { throw Mistake(path: "\(path).columns", message: "a table has at most 64 columns") }
+  }
+
+  private func indexes(_ document: Document, allColumns: [String], path: String) throws -> [Index] {
+    try (document.indexes ?? []).enumerated().map { index, declared in
+      let place = "\(path).indexes[\(index)]"
+      try DatasetFileBuilder.checkName(declared.name, path: "\(place).name")
+      guard !declared.columns.isEmpty else { throw Mistake(path: "\(place).columns", message: "index some columns") }
+      for (number, column) in declared.columns.enumerated() where !allColumns.contains(column) {
+        throw Mistake(path: "\(place).columns[\(number)]", message: "no column \(column) in \(document.name)")
+      }
+      return Index(declared.name, on: declared.columns, deferrable: declared.deferrable ?? false)
+    }
+  }
+
+  /// A dotted path of object fields from a base (`customer.id`): the field it ends at and the
+  /// index of each step.
+  static func objectPath(_ text: String, in base: Base, path: String) throws -> (DeclaredField, [Int]) {
+    var current = base.fields
+    var steps: [Int] = []
+    var reached: DeclaredField?
+    for name in text.split(separator: ".", omittingEmptySubsequences: false) {
+      if let reached, case .array = reached.kind {
+        throw Mistake(path: path, message: "'\(reached.name)' is an array: a child table holds its elements")
+      }
+      guard let index = current.firstIndex(where: { $0.name == name }) else {
+        let known = current.map(\.name).joined(separator: ", ")
+        throw Mistake(
+          path: path,
+          message: "no field '\(name)' is declared there\(known.isEmpty ? "" : "; fields: \(known)")")
+      }
+      steps.append(index)
+      reached = current[index]
+      current = current[index].fields
+    }
+    guard let reached else { throw Mistake(path: path, message: "name a field") }
+    return (reached, steps)
+  }
+}

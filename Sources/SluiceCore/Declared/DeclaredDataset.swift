@@ -1,0 +1,109 @@
+import Foundation
+
+/// A dataset declared in a JSON file (`DatasetFile`) rather than in Swift: the stock `sluice`
+/// binary loads it, with every stage, policy, report and store a Swift dataset has.
+///
+/// Its DTO and its domain record are both `DeclaredRecord`, decoded by the fields' declarations;
+/// the rules are data (`DeclaredRule`), the map stage checks enum values, and the rows follow the
+/// tables' column fields (`TablePlan`), parents before children, at any depth.
+struct DeclaredDataset: Dataset {
+  let name: String
+  let summary: String
+  let schema: Schema
+  let fields: [DeclaredField]
+  let declaredRules: [DeclaredRule]
+  /// The enum fields, with the values each may take.
+  let enums: [(path: DeclaredPath, values: [String], allowed: Set<String>)]
+  /// The top-level tables written from each record, in schema order, each with its children.
+  let plans: [TablePlan]
+
+  var rules: [ValidationRule] { declaredRules.map(\.rule) }
+
+  var recordConstraints: [FieldConstraint] {
+    enums.map { .oneOf($0.values, at: $0.path.text) }
+  }
+
+  var decodingUserInfo: [CodingUserInfoKey: any Sendable] {
+    [DeclaredDecoding.key: DeclaredDecoding(fields: fields)]
+  }
+
+  func validate(_ record: DeclaredRecord, into validation: inout Validation) {
+    for rule in declaredRules { rule.check(record.values, into: &validation) }
+  }
+
+  func map(_ record: DeclaredRecord, context _: inout MappingContext) throws(MappingError) -> DeclaredRecord {
+    for field in enums {
+      var failure: MappingError?
+      field.path.forEach(in: record.values) { value, indices in
+        guard failure == nil, case .text(let text) = value, !field.allowed.contains(text) else { return }
+        failure = MappingError(
+          code: .unsupportedEnumValue, path: field.path.render(indices: indices),
+          message: "not one of the values the dataset declares (\(field.values.joined(separator: ", ")))",
+          value: text)
+      }
+      if let failure { throw failure }
+    }
+    return record
+  }
+
+  func rows(for record: DeclaredRecord, into rows: inout RecordRows) {
+    let base = DeclaredValue.object(record.values)
+    for plan in plans { plan.add(base, into: &rows) }
+  }
+}
+
+/// How one table's rows come out of a record: its columns' fields relative to the table's base
+/// (the record for a top-level table, the element for a child), and its child tables.
+final class TablePlan: Sendable {
+  struct ColumnPlan: Sendable {
+    /// Object fields from the base; empty for the base itself (an array of scalars).
+    let steps: [Int]
+    /// For a lookup column: the enum value's id.
+    let lookup: [String: Int64]?
+  }
+
+  struct Child: Sendable {
+    let plan: TablePlan
+    /// From this table's base to the array (or, for an extension, the object) of the child's rows.
+    let steps: [Int]
+    let isExtension: Bool
+  }
+
+  let table: Table
+  let columns: [ColumnPlan]
+  /// A top-level table that gets no row from a record whose key is null.
+  let isOptional: Bool
+  let keyColumns: [Int]
+  let children: [Child]
+
+  init(table: Table, columns: [ColumnPlan], isOptional: Bool, children: [Child]) {
+    self.table = table
+    self.columns = columns
+    self.isOptional = isOptional
+    self.keyColumns = table.columns.indices.filter { table.key.contains(table.columns[$0].name) }
+    self.children = children
+  }
+
+  func add(_ base: DeclaredValue, into rows: inout RecordRows) {
+    if isOptional && keyColumns.allSatisfy({ value(columns[$0], in: base) == nil }) { return }
+    rows.add(table, count: columns.count) { value(columns[$0], in: base) }
+    for child in children {
+      let target = DeclaredPath.value(at: child.steps, in: base)
+      if child.isExtension {
+        if case .object = target { child.plan.add(target, into: &rows) }
+      } else if case .array(let elements) = target {
+        for element in elements { child.plan.add(element, into: &rows) }
+      }
+    }
+  }
+
+  private func value(_ column: ColumnPlan, in base: DeclaredValue) -> DatabaseValue? {
+    let value = DeclaredPath.value(at: column.steps, in: base)
+    if let lookup = column.lookup {
+      // The map stage let only declared values through.
+      guard case .text(let text) = value, let id = lookup[text] else { return nil }
+      return .integer(id)
+    }
+    return value.databaseValue
+  }
+}
