@@ -188,12 +188,15 @@ struct InitCommand: Subcommand {
       return ExitCode.cannotCreate
     }
     printOutput("wrote \(directory): \(files.map(\.path).joined(separator: ", "))")
-    let names = scaffold.tables.map(\.name)
+    let names = (declarative ? scaffold.fileTables : scaffold.tables).map(\.name)
     let tables =
       names.count <= 6
       ? names.joined(separator: ", ")
       : "\(names.count) tables: " + names.prefix(5).joined(separator: ", ") + ", …"
-    let key = scaffold.keyField.map { "keyed by \($0)" } ?? "keyed by the record's position"
+    var key = scaffold.keyField.map { "keyed by \($0)" } ?? "keyed by the record's position"
+    if declarative && scaffold.keyField == nil {
+      key = "no key: a dataset file cannot key by position; choose one in \(name).dataset.json, see the README"
+    }
     printOutput("\(name): \(inspection.records) record(s) → \(tables) (\(key))")
     if declarative {
       printOutput("next: cd \(directory) && sluice run \(name).json")

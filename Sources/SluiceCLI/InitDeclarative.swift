@@ -45,23 +45,32 @@ struct InitDeclarative {
   }
 
   func readme() -> String {
-    let tables = scaffold.tables
-    var deeper = ""
+    let tables = scaffold.fileTables
+    var leftOut = ""
     if !scaffold.deeperFields.isEmpty {
       let listed = scaffold.deeperFields.prefix(5).map { "`\($0)`" }.joined(separator: ", ")
       let more = scaffold.deeperFields.count > 5 ? " and \(scaffold.deeperFields.count - 5) more" : ""
-      deeper =
+      leftOut =
         "Fields nested deeper than \(DatasetScaffold.maximumNesting) levels of objects are not declared or loaded (each run reports them as unknown fields): \(listed)\(more). To load one, declare it in `fields` and give it a column or a table.\n"
     }
-    let key = scaffold.keyExplanation(table: tables.first?.name ?? name, file: datasetFile)
-      .replacingOccurrences(of: "`key:`", with: "`key`")
+    let undeclarable = scaffold.undeclarableTables
+    if !undeclarable.isEmpty {
+      leftOut +=
+        "Not declared: \(undeclarable.map { "`\($0)`" }.joined(separator: ", ")), the Swift package's tables of arrays whose elements hold no value of their own (objects always empty, or holding only arrays): a file's columns hold fields.\n"
+    }
+    let top = tables.first?.name ?? name
+    var key = scaffold.keyExplanation(table: top, file: datasetFile).replacingOccurrences(of: "`key:`", with: "`key`")
+    if scaffold.keyField == nil {
+      key =
+        "Key: none. No field is present, non-null and unique in every record and named like an id (`id`, `*_id`, `*Id`, `*No`, `uuid`, `key`…), and a dataset file cannot key rows by the record's position (the Swift package can): `sluice run` refuses the file until `key` of `\(top)` in `\(datasetFile)` names a column whose field is present, non-null and unique in every record."
+    }
     let records = InitPackage.recordsExplanation(inspection)
       .replacingOccurrences(of: "the records' fields make the DTO", with: "the records' fields make the dataset")
     let tableLines = tables.map { table -> String in
-      let columns = table.columns.map(\.name).joined(separator: ", ")
-      guard let parent = table.parent else { return "- `\(table.name)`: \(columns)" }
+      let columns = table.columns.map(\.name).filter { table.parent != nil || $0 != DatasetScaffold.positionColumn }
+      guard let parent = table.parent else { return "- `\(table.name)`: \(columns.joined(separator: ", "))" }
       let kind = table.position == nil ? "extends" : "one row per element of `\(table.field)`, a child of"
-      return "- `\(table.name)` (\(kind) `\(tables[parent].name)`): \(columns)"
+      return "- `\(table.name)` (\(kind) `\(scaffold.tables[parent].name)`): \(columns.joined(separator: ", "))"
     }
     return """
       # \(name)
@@ -70,7 +79,7 @@ struct InitDeclarative {
 
       \(records)
       \(key)
-      \(deeper)
+      \(leftOut)
       Tables (a nested object's fields are columns of its holder's table, named by their path):
       \(tableLines.joined(separator: "\n"))
 

@@ -133,7 +133,8 @@ struct InitDeclarativeTests {
     let codes = try #require(field("codes", in: written.fields)?["items"] as? [String: Any])
     #expect(codes["type"] as? String == "integer" && codes["nullable"] as? Bool == true)
 
-    // One table, its nested object flattened by path; an optional holder makes its columns nullable.
+    // One table, its nested object flattened by path; its columns' nullability is the loader's to
+    // derive from the fields along the path (an optional `customer` makes both nullable).
     #expect(written.tables.map { $0["name"] as? String } == ["typed", "typed_codes"])
     #expect(
       written.columns("typed") == [
@@ -141,10 +142,7 @@ struct InitDeclarativeTests {
         "customer_tier=customer.tier",
       ])
     let columns = try #require(written.table("typed")?["columns"] as? [[String: Any]])
-    #expect(
-      columns.filter { $0["nullable"] as? Bool == true }.compactMap { $0["name"] as? String } == [
-        "name", "note", "customer_email", "customer_tier",
-      ])
+    #expect(columns.allSatisfy { $0["nullable"] == nil })
   }
 
   @Test func aKeyedCollectionsMemberNameIsAFieldAndTheKey() throws {
@@ -171,14 +169,42 @@ struct InitDeclarativeTests {
     #expect(written.spec["policy"] as? String == "lenient")
     #expect(written.spec["database"] as? String == "stock.sqlite")
     #expect(written.stdout.contains("next: cd \(scratch.file("stock")) && sluice run stock.json"), "\(written.stdout)")
-    // No id-like field: the records' position keys them.
-    #expect(written.tables.first?["key"] as? [String] == ["record_position"])
+    // No id-like field: a file cannot key by the records' position, so the key is left to choose
+    // (the loader refuses an empty one, at `tables[0].key`) and the README and stdout say so.
+    #expect(written.tables.first?["key"] as? [String] == [])
+    #expect(written.columns("stock") == ["sku", "qty"])
+    #expect(written.stdout.contains("(no key: a dataset file cannot key by position;"), "\(written.stdout)")
     let readme = written.readme
     #expect(readme.contains("`sluice run stock.json` loads the dump into `stock.sqlite`"), "\(readme)")
     #expect(readme.contains("Records: `data` (2 records)"), "\(readme)")
-    #expect(readme.contains("Key: no field is present, non-null and unique"), "\(readme)")
-    #expect(readme.contains("- `stock`: record_position, sku, qty"), "\(readme)")
+    #expect(readme.contains("Key: none."), "\(readme)")
+    #expect(readme.contains("until `key` of `stock` in `stock.dataset.json` names a column"), "\(readme)")
+    #expect(readme.contains("- `stock`: sku, qty"), "\(readme)")
     #expect(readme.contains("run `sluice init` without `--declarative` for a Swift package"), "\(readme)")
+  }
+
+  /// What the format cannot declare: an object empty in every record (the format wants its
+  /// fields) is left out, and the table of an array of such objects with it; the README says so.
+  @Test func anAlwaysEmptyObjectIsLeftOutWithItsTable() throws {
+    let json =
+      #"[{"id": 1, "meta": {}, "marks": [{}, {}], "tags": ["a"]}, {"id": 2, "meta": {}, "marks": [], "tags": []}]"#
+    let written = try initialize(json, "empty")
+    #expect(written.fields.compactMap { $0["name"] as? String } == ["id", "tags"])
+    #expect(written.tables.map { $0["name"] as? String } == ["empty", "empty_tags"])
+    #expect(written.readme.contains("Not declared: `empty_marks`"), "\(written.readme)")
+  }
+
+  /// XML: an empty element (`<id></id>` beside `<id>7</id>`) decodes as nil, so it is nullable.
+  @Test func anEmptyXMLElementIsNullable() throws {
+    let dump = try scratch.write(
+      "pages.xml", "<pages><page><id>1</id><title>A</title></page><page><id></id><title>B</title></page></pages>")
+    let result = try SluiceCommand.run(["init", dump, "pages", "--declarative", "--dir", scratch.file("pages")])
+    try #require(result.status == 0, "\(result.stderr)")
+    let path = scratch.file("pages/pages.dataset.json")
+    let dataset = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+    let id = try #require(field("id", in: dataset["fields"]))
+    #expect(id["type"] as? String == "integer" && id["nullable"] as? Bool == true && id["optional"] == nil)
   }
 
   @Test func aDirectoryThatIsNotEmptyIsRefusedUnlessForced() throws {
