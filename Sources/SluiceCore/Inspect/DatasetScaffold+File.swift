@@ -109,31 +109,37 @@ extension DatasetScaffold {
     return .object(members)
   }
 
-  /// `ContractJSON.text`, but an object of scalars (and arrays of scalars) on one line, as
-  /// `{ "name": "sku", "type": "text" }`: a field or a column per line.
+  /// `ContractJSON.text`, but an object on one line when it fits 110 columns and holds no array
+  /// of objects — `{ "name": "sku", "type": "text" }`, an array field with scalar `items` — so a
+  /// field or a column is a line.
   static func compactText(_ value: ContractJSON, indent: String = "") -> String {
-    func isFlat(_ value: ContractJSON) -> Bool {
-      switch value {
-      case .object: return false
-      case .array(let items): return items.allSatisfy(isFlat)
-      default: return true
-      }
-    }
+    if case .object = value, let line = inline(value), indent.count + line.count <= 110 { return line }
+    let inner = indent + "  "
     switch value {
-    case .object(let members) where members.allSatisfy({ isFlat($0.value) }):
-      return "{ "
-        + members.map { "\(ContractJSON.string($0.key).text()): \($0.value.text())" }
-        .joined(separator: ", ") + " }"
     case .object(let members):
-      let inner = indent + "  "
       return "{\n"
         + members.map { "\(inner)\(ContractJSON.string($0.key).text()): \(compactText($0.value, indent: inner))" }
         .joined(separator: ",\n") + "\n\(indent)}"
-    case .array(let items) where !items.isEmpty && !isFlat(value):
-      let inner = indent + "  "
+    case .array(let items) where items.contains(where: { if case .object = $0 { true } else { false } }):
       return "[\n" + items.map { inner + compactText($0, indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
     default:
       return value.text(indent: indent)
+    }
+  }
+
+  /// A value on one line, or nil when it holds an array of objects (a field's `fields`, a
+  /// table's `columns`), which reads better a member a line.
+  private static func inline(_ value: ContractJSON) -> String? {
+    switch value {
+    case .object(let members):
+      let texts = members.compactMap { member in
+        inline(member.value).map { "\(ContractJSON.string(member.key).text()): \($0)" }
+      }
+      return texts.count == members.count ? "{ " + texts.joined(separator: ", ") + " }" : nil
+    case .array(let items):
+      return items.contains(where: { if case .object = $0 { true } else { false } }) ? nil : value.text()
+    default:
+      return value.text()
     }
   }
 }
