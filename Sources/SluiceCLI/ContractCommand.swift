@@ -19,7 +19,8 @@ struct ContractCommand: Subcommand {
       discriminator, enum-backed fields as enums, and the rules JSON Schema can state (ranges,
       lengths, non-blank, patterns, one-of, dates). What it cannot state — a cross-field rule, a
       row the database must hold — is listed under x-sluice-unexpressed with its field path.
-      Give it to the team that writes the dumps; `validate --baseline` reads it back.
+      Give it to the team that writes the dumps; `validate --baseline` reads it back. DATASET
+      is a dataset's name, or a dataset file's path (NAME.dataset.json).
       """,
     options: OptionList(
       column: 25,
@@ -48,11 +49,7 @@ struct ContractCommand: Subcommand {
     guard parsed.positionals.count == 1, let name = parsed.positionals.first else {
       throw UsageError("expected one dataset name; known: \(context.datasets.map(\.name).joined(separator: ", "))")
     }
-    guard let dataset = context.datasets.first(where: { $0.name == name }) else {
-      throw UsageError(
-        "unknown dataset '\(name)'; known: \(context.datasets.map(\.name).joined(separator: ", "))")
-    }
-    self.dataset = dataset
+    self.dataset = try context.dataset(named: name)
     let format = parsed.values["format"] ?? "json-schema"
     guard format == "json-schema" else {
       throw UsageError("--format must be json-schema, not '\(format)'")

@@ -19,7 +19,7 @@ struct FailureExit {
       message = "\(error.message)\nRun 'sluice \(command.map { "\($0) " } ?? "")--help' for usage."
       status = ExitCode.usage
     case let error as SpecError:
-      message = "pipeline spec \(error)"
+      message = "\(error.subject) \(error)"
       status = ExitCode.usage
     case let error as RunHistoryError:
       message = "\(error)"

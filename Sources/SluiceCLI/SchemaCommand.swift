@@ -20,6 +20,7 @@ struct SchemaCommand: Subcommand {
       its migration. A database created from them is adopted by the first run. With citus, the
       PostgreSQL statements are followed by the layout: reference tables, distributed tables
       and their colocation, derived from the tables; run them all on the coordinator.
+      DATASET is a dataset's name, or a dataset file's path (NAME.dataset.json).
       """,
     options: OptionList(
       column: 19,
@@ -43,11 +44,7 @@ struct SchemaCommand: Subcommand {
     guard parsed.positionals.count == 1, let name = parsed.positionals.first else {
       throw UsageError("expected one dataset name")
     }
-    guard let dataset = context.datasets.first(where: { $0.name == name }) else {
-      throw UsageError(
-        "unknown dataset '\(name)'; known: \(context.datasets.map(\.name).joined(separator: ", "))")
-    }
-    self.dataset = dataset
+    self.dataset = try context.dataset(named: name)
     let drivers = context.drivers.drivers
     let known = drivers.map { $0.name.lowercased() }
     let wanted = parsed.values["dialect"]?.lowercased() ?? known.first ?? ""

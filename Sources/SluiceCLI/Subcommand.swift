@@ -36,6 +36,18 @@ struct CommandContext {
   let drivers: StoreDrivers
   /// Options `run` takes beyond its own, from a program built for tests.
   var extra: ExtraRunOptions? = nil
+
+  /// The dataset a command line names: one of the tool's, or a dataset file (a name ending in
+  /// `.json`, relative to the working directory).
+  func dataset(named name: String) throws -> AnyDataset {
+    if DatasetFile.isFileName(name) { return try DatasetFile.load(name, catalog: datasets) }
+    guard let dataset = datasets.first(where: { $0.name == name }) else {
+      throw UsageError(
+        "unknown dataset '\(name)'; known: \(datasets.map(\.name).joined(separator: ", ")), or a dataset file (NAME.json)"
+      )
+    }
+    return dataset
+  }
 }
 
 /// Value options a program adds to `sluice run` (neither listed in its help nor known to the

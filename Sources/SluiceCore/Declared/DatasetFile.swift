@@ -29,7 +29,7 @@ public enum DatasetFile {
     let path = FilePaths.absolute(path, in: FileManager.default.currentDirectoryPath)
     if let dataset = loaded.datasets[path] { return dataset }
     guard !loading.contains(path) else {
-      throw SpecError(path: path, message: "its tables reference each other's through other files (a cycle)")
+      throw SpecError(fileAt: path, message: "its tables reference each other's through other files (a cycle)")
     }
     let document = try read(path)
     var builder = DatasetFileBuilder(document: document)
@@ -50,11 +50,11 @@ public enum DatasetFile {
     do {
       dataset = try builder.build()
     } catch let mistake as DatasetFileBuilder.Mistake {
-      throw SpecError(path: path, message: "'\(mistake.path)': \(mistake.message)")
+      throw SpecError(fileAt: path, message: "'\(mistake.path)': \(mistake.message)")
     } catch let error as SpecError {
       throw error
     } catch {
-      throw SpecError(path: path, message: "\(error)")
+      throw SpecError(fileAt: path, message: "\(error)")
     }
     let erased = AnyDataset(dataset)
     loaded.datasets[path] = erased
@@ -64,28 +64,35 @@ public enum DatasetFile {
   private static func read(_ path: String) throws(SpecError) -> DatasetFileDocument {
     guard let data = FileManager.default.contents(atPath: path) else {
       let exists = FileManager.default.fileExists(atPath: path)
-      throw SpecError(path: path, message: exists ? "cannot read the dataset file" : "no such dataset file")
+      throw SpecError(fileAt: path, message: exists ? "cannot read the dataset file" : "no such dataset file")
     }
     do {
       let reader = JSONRecordReader(source: MemoryByteSource(Array(data)), layout: .document)
-      guard let record = try reader.next() else { throw SpecError(path: path, message: "empty file") }
+      guard let record = try reader.next() else { throw SpecError(fileAt: path, message: "empty file") }
       var diagnostics = DecodeDiagnostics()
       let document = try SluiceDecoder().decode(DatasetFileDocument.self, from: record, diagnostics: &diagnostics)
       if let unknown = diagnostics.unknownFields.first {
         let line = record.location(at: unknown.byteOffset).line
-        throw SpecError(path: path, message: "'\(unknown.path)': unknown key (line \(line))")
+        throw SpecError(fileAt: path, message: "'\(unknown.path)': unknown key (line \(line))")
       }
       return document
     } catch let error as SpecError {
       throw error
     } catch let error as RecordReadError {
-      throw SpecError(path: path, message: "not valid JSON: \(error)")
+      throw SpecError(fileAt: path, message: "not valid JSON: \(error)")
     } catch let error as RecordDecodingError {
       let place = error.path.isEmpty ? "" : "'\(error.path)': "
       throw SpecError(
-        path: path, message: place + (error.code == .missingField ? "missing required key" : error.message))
+        fileAt: path, message: place + (error.code == .missingField ? "missing required key" : error.message))
     } catch {
-      throw SpecError(path: path, message: "\(error)")
+      throw SpecError(fileAt: path, message: "\(error)")
     }
+  }
+}
+
+extension SpecError {
+  /// A mistake in the dataset file at `path`.
+  init(fileAt path: String, message: String) {
+    self.init(path: path, message: message, subject: "dataset file")
   }
 }

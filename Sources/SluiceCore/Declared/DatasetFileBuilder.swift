@@ -324,7 +324,10 @@ struct DatasetFileBuilder {
         ("min", document.min), ("max", document.max), ("pattern", document.pattern), ("values", document.values),
       ])
       check = .unique
-      constraint = .unexpressed("unique among the elements of its array")
+      // Worded as the Swift datasets word it, so a contract reads the same either way.
+      let objects = steps.last.map { if case .elements = $0 { false } else { true } } ?? false
+      constraint = .unexpressed(
+        objects ? "a uniqueness of one field across an array's objects" : "a uniqueness of an array's elements")
     default:
       throw Mistake(
         path: "\(path).check",

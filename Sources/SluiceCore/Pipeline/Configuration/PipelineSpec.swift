@@ -652,9 +652,12 @@ struct SpecDocument: Decodable {
 public struct SpecError: Error, Sendable, CustomStringConvertible {
   public var path: String
   public var message: String
-  public init(path: String, message: String) {
+  /// What the file is, for messages: a `pipeline spec`, or a `dataset file` it names.
+  public var subject: String
+  public init(path: String, message: String, subject: String = "pipeline spec") {
     self.path = path
     self.message = message
+    self.subject = subject
   }
   public var description: String { "\(path): \(message)" }
 }
