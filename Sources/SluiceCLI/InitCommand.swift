@@ -4,7 +4,9 @@ import Foundation
 /// `sluice init DUMP NAME`: from a dump no dataset reads to a Swift package that builds and
 /// imports it — the DTO `inspect --swift` writes, a `Dataset` with tables inferred from the
 /// records' shape (`DatasetScaffold`), a pipeline spec, a contract fixture of the first records,
-/// and an executable `NAME-sluice` that is the same command line through `SluiceCLI`.
+/// and an executable `NAME-sluice` that is the same command line through `SluiceCLI`. With
+/// `--declarative`, the same fields and tables as a dataset file the stock binary runs, with a
+/// spec and a README (`InitDeclarative`).
 struct InitCommand: Subcommand {
   static let name = "init"
   static let synopsis = "sluice init DUMP NAME [--dir DIR]"
@@ -39,7 +41,7 @@ struct InitCommand: Subcommand {
     options: OptionList(
       column: 23,
       entries: [
-        OptionEntry(.value("dir", "DIR"), "where to write the package (default: ./NAME); it must be empty"),
+        OptionEntry(.value("dir", "DIR"), "where to write (default: ./NAME); it must be empty"),
         OptionEntry(.flag("force"), "write into a directory that is not empty, replacing the files"),
         OptionEntry(
           .flag("declarative"),
