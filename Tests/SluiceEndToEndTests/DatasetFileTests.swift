@@ -332,3 +332,64 @@ struct DatasetFileReferenceTests {
     #expect(orphan.stderr.contains("orphanReference"))
   }
 }
+
+@Suite("dataset files: null elements")
+struct DatasetFileNullElementTests {
+  @Test func aNullElementOfAnArrayMakesNoRowAndThePositionsCloseUp() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write(
+      "bags.dataset.json",
+      """
+      { "name": "bags", "fields": [{ "name": "id", "type": "integer" },
+          { "name": "tags", "type": "array", "items": { "type": "text", "nullable": true } },
+          { "name": "parts", "type": "array", "items": { "type": "object", "nullable": true, "fields": [{ "name": "n", "type": "integer" }] } }],
+        "tables": [{ "name": "bags", "key": ["id"], "columns": [{ "name": "id" }] },
+                   { "name": "bag_tags", "parent": "bags", "field": "tags", "position": "i", "columns": [{ "name": "tag", "field": "." }] },
+                   { "name": "bag_parts", "parent": "bags", "field": "parts", "position": "j", "columns": [{ "name": "n" }] }] }
+      """)
+    let input = try scratch.write("bags.ndjson", #"{"id":1,"tags":["a",null,"b"],"parts":[null,{"n":7}]}"# + "\n")
+    let spec = try scratch.write(
+      "bags.json",
+      #"{"dataset": "bags.dataset.json", "input": "\#(input)", "format": "ndjson", "database": "bags.sqlite"}"#)
+    let result = try SluiceCommand.run(["run", spec])
+    #expect(result.status == 0, "\(result.stderr)")
+    let rows = try DatabaseSnapshot(of: scratch.file("bags.sqlite"), tables: ["bag_tags", "bag_parts"])
+    #expect(rows.tables["bag_tags"] == ["1|0|'a'", "1|1|'b'"])
+    #expect(rows.tables["bag_parts"] == ["1|0|7"])
+  }
+}
+
+@Suite("dataset files: records keyed by position")
+struct DatasetFilePositionKeyTests {
+  @Test func aTopLevelTableKeyedByTheRecordsPositionLoadsEveryRecordOnce() throws {
+    let scratch = try TemporaryDirectory()
+    _ = try scratch.write(
+      "lines.dataset.json",
+      """
+      { "name": "lines", "fields": [{ "name": "text", "type": "text" }],
+        "tables": [{ "name": "lines", "key": ["record_position"],
+          "columns": [{ "name": "record_position", "field": "$position" }, { "name": "text" }] }] }
+      """)
+    let input = try scratch.write("lines.json", #"[{"text":"a"},{"text":"a"},{"text":"b"}]"#)
+    let spec = try scratch.write(
+      "run.json", #"{"dataset": "lines.dataset.json", "input": "\#(input)", "format": "json", "database": "l.sqlite"}"#)
+    for _ in 0..<2 {
+      let result = try SluiceCommand.run(["run", spec])
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+    let rows = try DatabaseSnapshot(of: scratch.file("l.sqlite"), tables: ["lines"])
+    #expect(rows.tables["lines"] == ["0|'a'", "1|'a'", "2|'b'"])
+  }
+
+  @Test func thePositionIsATopLevelTablesOnly() throws {
+    let scratch = try TemporaryDirectory()
+    let path = try scratch.write(
+      "bad.dataset.json",
+      """
+      { "name": "bad", "fields": [{ "name": "id", "type": "text" }, { "name": "xs", "type": "array", "items": { "type": "text" } }],
+        "tables": [{ "name": "bad", "key": ["id"], "columns": [{ "name": "id" }] },
+                   { "name": "xs", "parent": "bad", "field": "xs", "position": "n", "columns": [{ "name": "at", "field": "$position" }] }] }
+      """)
+    #expect(throws: SpecError.self) { try DatasetFile.load(path) }
+  }
+}

@@ -1,7 +1,9 @@
 extension TablesBuilder {
   /// A table's own columns: each one's field resolved against the table's base, its type and
   /// nullability from the field (or checked against it), its lookup, reference and checks.
-  mutating func columns(_ documents: [DatasetFileDocument.ColumnDocument], base: Base, path: String) throws
+  mutating func columns(
+    _ documents: [DatasetFileDocument.ColumnDocument], base: Base, path: String, topLevel: Bool = false
+  ) throws
     -> ([Column], [TablePlan.ColumnPlan])
   {
     guard !documents.isEmpty else { throw Mistake(path: "\(path).columns", message: "declare the table's columns") }
@@ -17,6 +19,25 @@ extension TablesBuilder {
       let field: DeclaredField
       let steps: [Int]
       var nullable: Bool
+      if fieldText == "$position" {
+        guard topLevel else {
+          throw Mistake(
+            path: "\(place).field", message: "'$position' is a top-level table's column: the record's place")
+        }
+        try refuse(document, ["references", "orphans", "onDelete"], path: place, reason: "the record's position")
+        guard document.lookup == nil else {
+          throw Mistake(path: "\(place).lookup", message: "the record's position takes no 'lookup'")
+        }
+        try checkType(document.type, is: .integer, path: place)
+        columns.append(
+          Column(
+            document.name, .integer, field: "",
+            checks: try (document.checks ?? []).enumerated().map { number, check in
+              try Self.check(check, path: "\(place).checks[\(number)]")
+            }))
+        plans.append(TablePlan.ColumnPlan(steps: [], lookup: nil, isRecordPosition: true))
+        continue
+      }
       if fieldText == "." {
         guard case .scalar(let element) = base else {
           throw Mistake(path: "\(place).field", message: "'.' is an element itself, for a table of an array of scalars")

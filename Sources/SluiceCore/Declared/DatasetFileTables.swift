@@ -150,7 +150,7 @@ struct TablesBuilder {
   }
 
   private mutating func topLevel(_ document: Document, path: String) throws -> Declared {
-    let (columns, plans) = try self.columns(document.columns, base: .object(fields), path: path)
+    let (columns, plans) = try self.columns(document.columns, base: .object(fields), path: path, topLevel: true)
     guard let key = document.key, !key.isEmpty else {
       throw Mistake(path: "\(path).key", message: "a top-level table needs its natural key's columns")
     }

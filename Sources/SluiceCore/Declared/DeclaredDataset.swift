@@ -31,7 +31,7 @@ struct DeclaredDataset: Dataset {
     for rule in declaredRules { rule.check(record.values, into: &validation) }
   }
 
-  func map(_ record: DeclaredRecord, context _: inout MappingContext) throws(MappingError) -> DeclaredRecord {
+  func map(_ record: DeclaredRecord, context: inout MappingContext) throws(MappingError) -> DeclaredRecord {
     for field in enums {
       var failure: MappingError?
       field.path.forEach(in: record.values) { value, indices in
@@ -43,12 +43,14 @@ struct DeclaredDataset: Dataset {
       }
       if let failure { throw failure }
     }
+    var record = record
+    record.position = context.position
     return record
   }
 
   func rows(for record: DeclaredRecord, into rows: inout RecordRows) {
     let base = DeclaredValue.object(record.values)
-    for plan in plans { plan.add(base, into: &rows) }
+    for plan in plans { plan.add(base, position: record.position, into: &rows) }
   }
 }
 
@@ -60,6 +62,9 @@ final class TablePlan: Sendable {
     let steps: [Int]
     /// For a lookup column: the enum value's id.
     let lookup: [String: Int64]?
+    /// The record's position rather than a field (`"$position"`): a top-level table's key for
+    /// records without an id of their own.
+    var isRecordPosition = false
   }
 
   struct Child: Sendable {
@@ -84,15 +89,22 @@ final class TablePlan: Sendable {
     self.children = children
   }
 
-  func add(_ base: DeclaredValue, into rows: inout RecordRows) {
-    if isOptional && keyColumns.allSatisfy({ value(columns[$0], in: base) == nil }) { return }
-    rows.add(table, count: columns.count) { value(columns[$0], in: base) }
+  func add(_ base: DeclaredValue, position: Int, into rows: inout RecordRows) {
+    func value(_ column: ColumnPlan) -> DatabaseValue? {
+      column.isRecordPosition ? .integer(Int64(position)) : self.value(column, in: base)
+    }
+    if isOptional && keyColumns.allSatisfy({ value(columns[$0]) == nil }) { return }
+    rows.add(table, count: columns.count) { value(columns[$0]) }
     for child in children {
       let target = DeclaredPath.value(at: child.steps, in: base)
       if child.isExtension {
-        if case .object = target { child.plan.add(target, into: &rows) }
+        if case .object = target { child.plan.add(target, position: position, into: &rows) }
       } else if case .array(let elements) = target {
-        for element in elements { child.plan.add(element, into: &rows) }
+        // A null element (an array declared with nullable items) is no row: the children are
+        // numbered among those that are there, as a Swift dataset that drops nils numbers them.
+        for element in elements where !element.isMissing {
+          child.plan.add(element, position: position, into: &rows)
+        }
       }
     }
   }

@@ -9,6 +9,9 @@ import Foundation
 /// own errors, paths, coercions and unknown-field sweep apply unchanged.
 struct DeclaredRecord: Decodable, Sendable {
   var values: [DeclaredValue]
+  /// The record's 0-based place among its input's records (`MappingContext.position`), set by
+  /// the map stage: a column `"field": "$position"` holds it.
+  var position = 0
 
   init(values: [DeclaredValue]) { self.values = values }
 

@@ -19,9 +19,3 @@ package protocol BulkWriter: AnyObject {
   /// A batch it did not take went row by row.
   func countRowByRow()
 }
-
-/// A store that can write batches in bulk.
-package protocol BulkLoadingStore: Store {
-  /// A bulk writer for a dataset's tables, or nil when the schema needs `RowWriter` throughout.
-  func makeBulkWriter(schema: Schema, conflict: ConflictPolicy) throws -> (any BulkWriter)?
-}

@@ -35,9 +35,3 @@ package struct RecoveryScan<Run: InterruptedRun>: Sendable {
 
   package var needsRecovery: Bool { runs.contains { $0.isPending } || !unsettled.isEmpty }
 }
-
-/// A store driver that can settle interrupted runs (`sluice recover`).
-package protocol RecoveringDriver: StoreDriver {
-  /// Connects for a recovery; throws `RunHistoryError` when the database cannot be reached.
-  func openRecovery(_ target: DatabaseTarget) throws -> any RunRecovery
-}

@@ -327,20 +327,6 @@ package struct KeyRegistryError: Error, Sendable, CustomStringConvertible {
   }
 }
 
-/// Where a `KeyRegistry` moves the keys it cannot keep in memory, with the record that wrote each
-/// first; made by the run's driver (`KeySpillingDriver`) at the first spill, gone when released.
-/// The registry calls it under its lock, from either of the run's two threads, one call at a time.
-package protocol KeySpill: AnyObject {
-  /// Adds keys it does not hold, in key order (`KeyRegistry.Key.precedes`).
-  func insert(_ keys: [(key: KeyRegistry.Key, entry: KeyRegistry.Entry)]) throws(KeyRegistryError)
-  /// The entry of a key, or nil when it does not hold it.
-  func find(_ key: KeyRegistry.Key) throws(KeyRegistryError) -> KeyRegistry.Entry?
-  /// Changes a key's entry; false when it does not hold the key.
-  func update(_ key: KeyRegistry.Key, _ entry: KeyRegistry.Entry) throws(KeyRegistryError) -> Bool
-  /// Every key it holds, for a Bloom filter made from them.
-  func forEachKey(_ body: (KeyRegistry.Key) -> Void) throws(KeyRegistryError)
-}
-
 extension PipelineConfiguration {
   /// Where a run's key registries move their keys: the database driver's temporary store, when
   /// it offers one (nil: they stay in memory).
@@ -348,11 +334,6 @@ extension PipelineConfiguration {
     guard let driver = database.driver as? any KeySpillingDriver else { return nil }
     return { () throws(KeyRegistryError) -> any KeySpill in try driver.makeKeySpill() }
   }
-}
-
-/// A store driver that can keep a run's spilled natural keys (`KeySpill`) out of memory.
-package protocol KeySpillingDriver: StoreDriver {
-  func makeKeySpill() throws(KeyRegistryError) -> any KeySpill
 }
 
 extension KeyRegistry {

@@ -1,30 +1,5 @@
 import Foundation
 
-/// A driver that can stage a run: load it, chunk by chunk, into a side database readers never
-/// see, then publish it into the target in one transaction (`--stage`).
-package protocol StagingDriver: StoreDriver {
-  /// The side database of a staged run into `target`.
-  func stagingTarget(for target: DatabaseTarget) -> DatabaseTarget
-  /// Whether a staged run into `target` is unfinished (its side database is there).
-  func stagingExists(for target: DatabaseTarget) throws(StagingError) -> Bool
-  /// Makes the side database a copy of the target as it is now (none: an empty one) — at least
-  /// of its `tables` (the run's) and its audit tables — noting what the target was, so that
-  /// `publish` can tell whether anyone wrote to it since.
-  func beginStaging(_ target: DatabaseTarget, tables: [String]) throws(StagingError)
-  /// Replaces the target's `tables` and its audit tables by the side database's, in one
-  /// transaction (or, for a target that did not exist, renames the side database into place),
-  /// then deletes the side database. Refuses when the target changed since `beginStaging`.
-  /// `beforeCommit` runs with the transaction open (tests kill the process there).
-  func publishStaging(
-    _ target: DatabaseTarget, tables: [String], busyTimeoutMilliseconds: Int32, beforeCommit: () -> Void)
-    throws(StagingError)
-  /// Deletes the side database of `target` (`--restart`).
-  func discardStaging(_ target: DatabaseTarget)
-  /// Refuses to resume a staged run whose staged rows were lost (PostgreSQL: the server
-  /// restarted after a crash, which empties unlogged tables).
-  func checkStagingIntact(_ target: DatabaseTarget) throws(StagingError)
-}
-
 extension StagingDriver {
   package func checkStagingIntact(_ target: DatabaseTarget) throws(StagingError) {}
 }
