@@ -195,10 +195,7 @@ struct InitCommand: Subcommand {
       names.count <= 6
       ? names.joined(separator: ", ")
       : "\(names.count) tables: " + names.prefix(5).joined(separator: ", ") + ", …"
-    var key = scaffold.keyField.map { "keyed by \($0)" } ?? "keyed by the record's position"
-    if declarative && scaffold.keyField == nil {
-      key = "no key: a dataset file cannot key by position; choose one in \(name).dataset.json, see the README"
-    }
+    let key = scaffold.keyField.map { "keyed by \($0)" } ?? "keyed by the record's position"
     printOutput("\(name): \(inspection.records) record(s) → \(tables) (\(key))")
     if declarative {
       printOutput("next: cd \(directory) && sluice run \(name).json")

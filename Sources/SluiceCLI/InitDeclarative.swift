@@ -59,15 +59,11 @@ struct InitDeclarative {
         "Not declared: \(undeclarable.map { "`\($0)`" }.joined(separator: ", ")), the Swift package's tables of arrays whose elements hold no value of their own (objects always empty, or holding only arrays): a file's columns hold fields.\n"
     }
     let top = tables.first?.name ?? name
-    var key = scaffold.keyExplanation(table: top, file: datasetFile).replacingOccurrences(of: "`key:`", with: "`key`")
-    if scaffold.keyField == nil {
-      key =
-        "Key: none. No field is present, non-null and unique in every record and named like an id (`id`, `*_id`, `*Id`, `*No`, `uuid`, `key`…), and a dataset file cannot key rows by the record's position (the Swift package can): `sluice run` refuses the file until `key` of `\(top)` in `\(datasetFile)` names a column whose field is present, non-null and unique in every record."
-    }
+    let key = scaffold.keyExplanation(table: top, file: datasetFile).replacingOccurrences(of: "`key:`", with: "`key`")
     let records = InitPackage.recordsExplanation(inspection)
       .replacingOccurrences(of: "the records' fields make the DTO", with: "the records' fields make the dataset")
     let tableLines = tables.map { table -> String in
-      let columns = table.columns.map(\.name).filter { table.parent != nil || $0 != DatasetScaffold.positionColumn }
+      let columns = table.columns.map(\.name)
       guard let parent = table.parent else { return "- `\(table.name)`: \(columns.joined(separator: ", "))" }
       let kind = table.position == nil ? "extends" : "one row per element of `\(table.field)`, a child of"
       return "- `\(table.name)` (\(kind) `\(scaffold.tables[parent].name)`): \(columns.joined(separator: ", "))"

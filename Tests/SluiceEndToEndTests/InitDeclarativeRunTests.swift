@@ -65,6 +65,20 @@ struct InitDeclarativeRunTests {
     try load(dump, "nulls", [], in: scratch)
   }
 
+  /// Records without an id-like field are keyed by their position (`"$position"`), as the Swift
+  /// package keys them: two equal records are two rows, and a second run changes nothing.
+  @Test func recordsWithoutAnIdAreKeyedByTheirPosition() throws {
+    let scratch = try TemporaryDirectory()
+    let dump = try scratch.write(
+      "stock.json", #"{"data": [{"sku": "a", "qty": 1}, {"sku": "a", "qty": 1}, {"sku": "b", "lots": [{"n": 2}]}]}"#)
+    let database = try load(dump, "stock", [], in: scratch)
+    let again = try SluiceCommand.run(["run", scratch.file("stock/stock.json")])
+    #expect(again.status == 0, "\(again.stderr)")
+    let rows = try DatabaseSnapshot(of: database, tables: ["stock", "stock_lots"])
+    #expect(rows.tables["stock"] == ["0|'a'|1", "1|'a'|1", "2|'b'|NULL"])
+    #expect(rows.tables["stock_lots"] == ["2|0|2"])
+  }
+
   /// Inits and runs `dump`, then checks each table's rows against the dump; returns the database.
   @discardableResult
   func load(_ dump: String, _ name: String, _ extra: [String], in scratch: TemporaryDirectory) throws -> String {

@@ -2,8 +2,8 @@
 /// file (docs/reference/dataset-files.md) that the stock binary loads. Its fields are the DTO's
 /// properties, typed as the DTO types them (a field the DTO leaves out — mixed types, deeper than
 /// `maximumNesting` — is left out here too, and reported as an unknown field by each run); its
-/// tables are `tables`, column for column, but for what the format cannot declare
-/// (`undeclarableTables`) and the position key of records without an id-like field.
+/// tables are `tables`, column for column (records without an id-like field keyed by their
+/// position, `"$position"`), but for what the format cannot declare (`undeclarableTables`).
 extension DatasetScaffold {
   /// The dataset file's text: two-space indents, keys in the reference's order, a field or a
   /// column of scalars on one line, so that it reads top-down and diffs well when edited.
@@ -89,19 +89,18 @@ extension DatasetScaffold {
         prefix = table.field + "."
       }
     } else {
-      // A file cannot key rows by the record's position: no key, which the loader refuses
-      // until one is chosen (the README says so).
-      let key = keyField == nil ? [] : table.key
-      members.append(("key", .array(key.map { .string($0) })))
+      members.append(("key", .array(table.key.map { .string($0) })))
       members.append(("onConflict", .string("upsert")))
     }
-    let own = table.columns.filter { table.parent != nil || keyField != nil || $0.name != Self.positionColumn }
-    let columns = own.map { column -> ContractJSON in
+    let columns = table.columns.map { column -> ContractJSON in
       var members: [(key: String, value: ContractJSON)] = [("name", .string(column.name))]
-      // An array of scalars' one column holds the element itself.
+      // An array of scalars' one column holds the element itself; records without an id are
+      // keyed by their position, as the Swift package keys them.
       let field =
-        table.position != nil && column.field.isEmpty
-        ? "." : String(column.field.dropFirst(column.field.hasPrefix(prefix) ? prefix.count : 0))
+        table.parent == nil && column.name == Self.positionColumn && keyField == nil
+        ? "$position"
+        : table.position != nil && column.field.isEmpty
+          ? "." : String(column.field.dropFirst(column.field.hasPrefix(prefix) ? prefix.count : 0))
       if field != column.name { members.append(("field", .string(field))) }
       return .object(members)
     }
