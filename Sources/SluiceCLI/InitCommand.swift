@@ -4,7 +4,9 @@ import Foundation
 /// `sluice init DUMP NAME`: from a dump no dataset reads to a Swift package that builds and
 /// imports it — the DTO `inspect --swift` writes, a `Dataset` with tables inferred from the
 /// records' shape (`DatasetScaffold`), a pipeline spec, a contract fixture of the first records,
-/// and an executable `NAME-sluice` that is the same command line through `SluiceCLI`.
+/// and an executable `NAME-sluice` that is the same command line through `SluiceCLI`. With
+/// `--declarative`, the same fields and tables as a dataset file the stock binary runs, with a
+/// spec and a README (`InitDeclarative`).
 struct InitCommand: Subcommand {
   static let name = "init"
   static let synopsis = "sluice init DUMP NAME [--dir DIR]"
@@ -12,6 +14,8 @@ struct InitCommand: Subcommand {
   static let help = CommandHelp(
     usage: """
       sluice init DUMP NAME [--dir DIR] [--sluice PATH|URL] [--force]
+                         [--format json|ndjson|xml] [--record-path PATH]
+      sluice init DUMP NAME --declarative [--dir DIR] [--force]
                          [--format json|ndjson|xml] [--record-path PATH]
       """,
     summary: """
@@ -29,12 +33,19 @@ struct InitCommand: Subcommand {
       NAME names the dataset and its tables: lower-case letters, digits and hyphens, starting
       with a letter; not sluice or sqlite (nor sluice-…, sqlite-…), whose tables' prefixes are
       Sluice's own and SQLite's. Keys that make one table name (x-y, x_y, xY) get _2, _3, ….
+
+      With --declarative, the same tables as a dataset file instead of a package, which the stock
+      sluice loads with no toolchain: DIR/NAME.dataset.json (docs/reference/dataset-files.md),
+      DIR/NAME.json, a spec naming it, and a README. Then, in DIR: sluice run NAME.json
       """,
     options: OptionList(
       column: 23,
       entries: [
-        OptionEntry(.value("dir", "DIR"), "where to write the package (default: ./NAME); it must be empty"),
+        OptionEntry(.value("dir", "DIR"), "where to write (default: ./NAME); it must be empty"),
         OptionEntry(.flag("force"), "write into a directory that is not empty, replacing the files"),
+        OptionEntry(
+          .flag("declarative"),
+          "write a dataset file, a spec and a README, not a Swift package: no build, the stock sluice runs it"),
         OptionEntry(
           .value("sluice", "PATH|URL"),
           """
@@ -56,6 +67,7 @@ struct InitCommand: Subcommand {
   var directory: String
   var sluice: String?
   var force: Bool
+  var declarative: Bool
   var options: InspectOptions = {
     var options = InspectOptions(sampleSize: nil)
     options.prefersOutermost = true
@@ -72,6 +84,10 @@ struct InitCommand: Subcommand {
     directory = parsed.values["dir"] ?? name
     sluice = parsed.values["sluice"]
     force = parsed.flags.contains("force")
+    declarative = parsed.flags.contains("declarative")
+    if declarative && sluice != nil {
+      throw UsageError("--sluice names the package a Swift dataset depends on; --declarative writes no package")
+    }
     driver = context.drivers.drivers.first?.name ?? ""
     if let format = parsed.values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {
@@ -98,7 +114,9 @@ struct InitCommand: Subcommand {
       )
     }
     if dump == "-" { throw UsageError("init reads a file (it reads it more than once), not standard input") }
-    if driver.isEmpty { throw UsageError("init needs a store driver to register in the package; this tool has none") }
+    if driver.isEmpty && !declarative {
+      throw UsageError("init needs a store driver to register in the package; this tool has none")
+    }
   }
 
   func run() throws -> Int32 {
@@ -107,7 +125,8 @@ struct InitCommand: Subcommand {
       printError("sluice: \(directory) is not empty; init writes into an empty directory (or give --force)")
       return ExitCode.cannotCreate
     }
-    guard let dependency = try sluiceDependency() else {
+    let dependency = declarative ? nil : try sluiceDependency()
+    guard declarative || dependency != nil else {
       throw UsageError("--sluice PATH|URL is needed: this sluice was not built in a Sluice checkout")
     }
     let inspection: Inspection
@@ -144,12 +163,20 @@ struct InitCommand: Subcommand {
     let generator = SwiftDTOGenerator(
       inspection: inspection, typeName: "\(typeName)DTO", maximumNesting: DatasetScaffold.maximumNesting)
     let scaffold = DatasetScaffold(name: name, typeName: typeName, dto: generator.layout())
-    let files = InitPackage(
-      name: name, typeName: typeName, dump: PipelineConfiguration.absolute(dump), dependency: dependency,
-      driver: driver,
-      inspection: inspection, dtoSource: generator.source(), scaffold: scaffold,
-      fixture: try fixture(inspection)
-    ).files()
+    let files =
+      if let dependency {
+        InitPackage(
+          name: name, typeName: typeName, dump: PipelineConfiguration.absolute(dump), dependency: dependency,
+          driver: driver,
+          inspection: inspection, dtoSource: generator.source(), scaffold: scaffold,
+          fixture: try fixture(inspection)
+        ).files()
+      } else {
+        InitDeclarative(
+          name: name, dump: PipelineConfiguration.absolute(dump), directory: target, inspection: inspection,
+          scaffold: scaffold
+        ).files()
+      }
     do {
       for (path, text) in files {
         let url = URL(fileURLWithPath: target).appendingPathComponent(path)
@@ -157,18 +184,24 @@ struct InitCommand: Subcommand {
         try Data(text.utf8).write(to: url)
       }
     } catch {
-      printError("sluice: cannot write the package in \(directory): \(error.localizedDescription)")
+      printError(
+        "sluice: cannot write \(declarative ? "the dataset file" : "the package") in \(directory): \(error.localizedDescription)"
+      )
       return ExitCode.cannotCreate
     }
     printOutput("wrote \(directory): \(files.map(\.path).joined(separator: ", "))")
-    let names = scaffold.tables.map(\.name)
+    let names = (declarative ? scaffold.fileTables : scaffold.tables).map(\.name)
     let tables =
       names.count <= 6
       ? names.joined(separator: ", ")
       : "\(names.count) tables: " + names.prefix(5).joined(separator: ", ") + ", …"
     let key = scaffold.keyField.map { "keyed by \($0)" } ?? "keyed by the record's position"
     printOutput("\(name): \(inspection.records) record(s) → \(tables) (\(key))")
-    printOutput("next: cd \(directory) && swift run \(name)-sluice run Pipelines/\(name).json")
+    if declarative {
+      printOutput("next: cd \(directory) && sluice run \(name).json")
+    } else {
+      printOutput("next: cd \(directory) && swift run \(name)-sluice run Pipelines/\(name).json")
+    }
     return ExitCode.success
   }
 

@@ -171,7 +171,10 @@ struct InitPackage {
   }
 
   /// Why the records are the ones at the spec's record path, and how to choose others.
-  func recordsExplanation() -> String {
+  func recordsExplanation() -> String { Self.recordsExplanation(inspection) }
+
+  /// Why the records are the ones `inspection` read (both routes' README says it).
+  static func recordsExplanation(_ inspection: Inspection) -> String {
     let count = "\(inspection.records) record\(inspection.records == 1 ? "" : "s")"
     let path =
       inspection.recordPath.isEmpty && inspection.format == .json

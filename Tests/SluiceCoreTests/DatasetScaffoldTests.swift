@@ -187,4 +187,15 @@ struct DatasetScaffoldTests {
     #expect(DatasetScaffold.tableName("open-food-facts") == "open_food_facts")
     #expect(DatasetScaffold.columnName("2nd Place") == "c_2nd_place")
   }
+
+  /// Open Food Facts has a 76-byte key: its column is cut as a table name is (PostgreSQL would
+  /// cut it silently, and a dataset file refuses a name past 63 bytes).
+  @Test func longColumnNamesAreCutToo() throws {
+    let long = "nutrition_score_warning_fruits_vegetables_legumes_estimate_from_ingredients"
+    let scaffold = try Self.scaffold(#"[{"id": 1, "\#(long)": 0, "\#(long)_2": 1}]"#)
+    let columns = try #require(scaffold.tables.first).columns.map(\.name)
+    #expect(columns.count == 3 && Set(columns).count == 3)
+    #expect(columns.allSatisfy { $0.utf8.count <= 63 }, "\(columns)")
+    #expect(columns[1].hasPrefix("nutrition_score_warning_fruits_vegetables"))
+  }
 }

@@ -381,10 +381,12 @@ struct DatasetFileBuilder {
     let valid =
       name.utf8.first.map { Self.isLetter($0) || $0 == UInt8(ascii: "_") } ?? false
       && name.utf8.allSatisfy { Self.isLetter($0) || $0 == UInt8(ascii: "_") || ($0 >= 48 && $0 <= 57) }
-      && name.utf8.count <= 63
     guard valid else {
       throw Mistake(
         path: path, message: "'\(name)' is not a plain SQL name: letters, digits and _, starting with a letter or _")
+    }
+    guard name.utf8.count <= 63 else {
+      throw Mistake(path: path, message: "'\(name)' is longer than 63 bytes, which PostgreSQL would cut")
     }
     let lowered = name.lowercased()
     if ["sluice_", "sqlite_", "pg_"].contains(where: { lowered.hasPrefix($0) }) {

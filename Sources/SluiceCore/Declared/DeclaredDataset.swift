@@ -90,8 +90,22 @@ final class TablePlan: Sendable {
   }
 
   func add(_ base: DeclaredValue, position: Int, into rows: inout RecordRows) {
+    // The base's fields once, not per column: most columns are one step into them.
+    let fields: [DeclaredValue]
+    if case .object(let values) = base { fields = values } else { fields = [] }
     func value(_ column: ColumnPlan) -> DatabaseValue? {
-      column.isRecordPosition ? .integer(Int64(position)) : self.value(column, in: base)
+      if column.isRecordPosition { return .integer(Int64(position)) }
+      let steps = column.steps
+      let value: DeclaredValue
+      switch steps.count {
+      case 0: value = base
+      case 1: value = fields.isEmpty ? .absent : fields[steps[0]]
+      default: value = fields.isEmpty ? .absent : DeclaredPath.value(at: steps.dropFirst(), in: fields[steps[0]])
+      }
+      guard let lookup = column.lookup else { return value.databaseValue }
+      // The map stage let only declared values through.
+      guard case .text(let text) = value else { return nil }
+      return lookup[text].map { .integer($0) }
     }
     if isOptional && keyColumns.allSatisfy({ value(columns[$0]) == nil }) { return }
     rows.add(table, count: columns.count) { value(columns[$0]) }
@@ -109,13 +123,4 @@ final class TablePlan: Sendable {
     }
   }
 
-  private func value(_ column: ColumnPlan, in base: DeclaredValue) -> DatabaseValue? {
-    let value = DeclaredPath.value(at: column.steps, in: base)
-    if let lookup = column.lookup {
-      // The map stage let only declared values through.
-      guard case .text(let text) = value, let id = lookup[text] else { return nil }
-      return .integer(id)
-    }
-    return value.databaseValue
-  }
 }

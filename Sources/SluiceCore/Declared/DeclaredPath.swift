@@ -9,31 +9,62 @@ struct DeclaredPath: Sendable {
   let steps: [Step]
   /// As written, with `[]` for any element (`items[].qty`): how a contract names it.
   let text: String
+  /// The field indices, for a path that crosses no array (most): walked without recursion.
+  private let fieldIndices: [Int]?
+
+  init(steps: [Step], text: String) {
+    self.steps = steps
+    self.text = text
+    var indices: [Int] = []
+    for step in steps {
+      guard case .field(let index, _) = step else {
+        fieldIndices = nil
+        return
+      }
+      indices.append(index)
+    }
+    fieldIndices = indices
+  }
 
   /// Calls `body` with each value the path reaches in a record — one per element where it
   /// crosses arrays; a missing object or array along the way reaches nothing — and the element
   /// indices of its place (`render(indices:)` makes its concrete path, for failures only).
+  ///
+  /// It runs for every rule and enum field of every record: a path without arrays is a loop of
+  /// index look-ups, and one with arrays recurses with its indices passed along, capturing
+  /// nothing.
   func forEach(in record: [DeclaredValue], _ body: (DeclaredValue, [Int]) -> Void) {
-    var indices: [Int] = []
-    func walk(_ value: DeclaredValue, step: Int) {
-      guard step < steps.count else {
-        body(value, indices)
-        return
+    if let fieldIndices {
+      guard let last = fieldIndices.last else { return }
+      var values = record
+      for index in fieldIndices.dropLast() {
+        guard case .object(let inner) = values[index] else { return }
+        values = inner
       }
-      switch (steps[step], value) {
-      case (.field(let index, _), .object(let values)):
-        walk(values[index], step: step + 1)
-      case (.elements, .array(let elements)):
-        for (index, element) in elements.enumerated() {
-          indices.append(index)
-          walk(element, step: step + 1)
-          indices.removeLast()
-        }
-      default:
-        return  // a missing or null object or array: nothing below it
+      body(values[last], [])
+      return
+    }
+    var indices: [Int] = []
+    walk(.object(record), step: 0, indices: &indices, body)
+  }
+
+  private func walk(_ value: DeclaredValue, step: Int, indices: inout [Int], _ body: (DeclaredValue, [Int]) -> Void) {
+    guard step < steps.count else {
+      body(value, indices)
+      return
+    }
+    switch steps[step] {
+    case .field(let index, _):
+      guard case .object(let values) = value else { return }  // missing or null: nothing below
+      walk(values[index], step: step + 1, indices: &indices, body)
+    case .elements:
+      guard case .array(let elements) = value else { return }
+      for (position, element) in elements.enumerated() {
+        indices.append(position)
+        walk(element, step: step + 1, indices: &indices, body)
+        indices.removeLast()
       }
     }
-    walk(.object(record), step: 0)
   }
 
   /// The path with each `[]` replaced by its element's index, in order.
@@ -55,7 +86,7 @@ struct DeclaredPath: Sendable {
 
   /// The value along steps that cross no array (a column's field): `.absent` where an object on
   /// the way is missing or null.
-  static func value(at steps: [Int], in base: DeclaredValue) -> DeclaredValue {
+  static func value(at steps: some Collection<Int>, in base: DeclaredValue) -> DeclaredValue {
     var value = base
     for index in steps {
       guard case .object(let values) = value else { return .absent }

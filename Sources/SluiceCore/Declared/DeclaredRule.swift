@@ -1,7 +1,7 @@
 import Foundation
 
 /// A rule of a dataset file: one check of one field path, reported as its `ValidationRule`.
-struct DeclaredRule: Sendable {
+final class DeclaredRule: Sendable {
   enum Check: Sendable {
     case notBlank
     case present
@@ -18,6 +18,12 @@ struct DeclaredRule: Sendable {
   let rule: ValidationRule
   let path: DeclaredPath
   let check: Check
+
+  init(rule: ValidationRule, path: DeclaredPath, check: Check) {
+    self.rule = rule
+    self.path = path
+    self.check = check
+  }
 
   func check(_ record: [DeclaredValue], into validation: inout Validation) {
     if case .unique = check {
@@ -74,20 +80,4 @@ struct DeclaredRule: Sendable {
       validation.check(rule, inserted, at: path.render(indices: indices))
     }
   }
-}
-
-/// A rule's regular expression. Like JSON Schema's `pattern`, it matches anywhere in the text
-/// unless anchored (`^…$`). Swift's `Regex` is the toolchain's engine; its syntax covers the
-/// ECMA-262 subset contracts use (classes, `\xHH`, quantifiers, groups).
-final class DeclaredPattern: @unchecked Sendable {
-  // A compiled Regex is immutable after creation, and matching reads it only.
-  private let regex: Regex<AnyRegexOutput>
-  let source: String
-
-  init(_ source: String) throws {
-    self.source = source
-    regex = try Regex(source)
-  }
-
-  func matches(_ text: String) -> Bool { (try? regex.firstMatch(in: text)) != nil }
 }

@@ -67,7 +67,8 @@ package struct DatasetScaffold: Sendable {
 
   /// The field paths of the DTO that `maximumNesting` left out (`a.b[].c`), in the order met.
   package var deeperFields: [String] { Self.deeperFields(of: dto, prefix: "") }
-  private let dto: SwiftDTOGenerator.DTOStruct
+  /// The DTO the tables were inferred from (a dataset file declares its fields).
+  let dto: SwiftDTOGenerator.DTOStruct
 
   private static func deeperFields(of dto: SwiftDTOGenerator.DTOStruct, prefix: String) -> [String] {
     var paths = dto.deeper.map { prefix + $0 }
@@ -334,7 +335,7 @@ package struct DatasetScaffold: Sendable {
       let field = fieldPrefix + property.key
       switch property.type {
       case .scalar(let type):
-        var column = Self.columnName(columnPrefix + property.key)
+        var column = Self.cut(Self.columnName(columnPrefix + property.key))
         if reserved.contains(column) { column = Self.unique(column, in: reserved) }
         reserved.insert(column)
         let value =
@@ -423,7 +424,12 @@ package struct DatasetScaffold: Sendable {
   /// A table's name: `columnName`, cut to PostgreSQL's 63 bytes with a hash of the whole name
   /// when longer (a deep path), so two long names stay apart.
   package static func tableName(_ text: String) -> String {
-    let name = columnName(text.replacingOccurrences(of: ".", with: "_"))
+    cut(columnName(text.replacingOccurrences(of: ".", with: "_")))
+  }
+
+  /// A name cut to PostgreSQL's 63 bytes with a hash of the whole name when longer: a table's,
+  /// or a column's (Open Food Facts has a 76-byte key, which PostgreSQL would cut silently).
+  static func cut(_ name: String) -> String {
     guard name.utf8.count > 63 else { return name }
     var hash: UInt32 = 2_166_136_261
     for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }

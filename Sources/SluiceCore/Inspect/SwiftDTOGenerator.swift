@@ -65,6 +65,10 @@ package struct SwiftDTOGenerator {
     /// For a field of the record named like an id: whether its values were unique in the
     /// records checked (`FieldShape.isUniqueInSample`).
     package var isUniqueInSample: Bool? = nil
+    /// Why it is optional, for a dataset file, which tells a missing field from a null one:
+    /// some holders lacked it, some had it null.
+    package var isSometimesMissing = false
+    package var isSometimesNull = false
   }
 
   package indirect enum DTOType: Sendable, Hashable {
@@ -158,7 +162,9 @@ package struct SwiftDTOGenerator {
         model.properties.append(
           DTOProperty(
             name: property, key: key, type: typeModel, isOptional: isOptional,
-            isUniqueInSample: child.shape.isUniqueInSample))
+            isUniqueInSample: child.shape.isUniqueInSample,
+            isSometimesMissing: child.shape.present < child.shape.holders,
+            isSometimesNull: child.shape.kinds.null > 0))
         let comment = note.map { "  // \($0)" } ?? ""
         lines.append("\(inner)let \(property): \(type)\(isOptional ? "?" : "")\(comment)")
       }
