@@ -57,8 +57,12 @@
   /// One field converted from the dialect's encoding.
   private var scratch: [UInt8] = []
   private var rowStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
-  /// The row's first problem; once set, nothing more of the row is kept.
+  /// The row's first problem; once set, nothing more of the row is kept but its bytes.
   private var problem: RecordReadError?
+  /// The row's bytes so far, kept or not.
+  private var rowBytes = 0
+  /// The row went past a bound: not even its bytes are kept.
+  private var dropsRow = false
 
   private struct Field {
     var start: Int
@@ -93,7 +97,7 @@
     guard let header else { return nil }
     while true {
       guard try scanRow() else { return nil }
-      if raw.count == 0 && fields.count == 1 && problem == nil { continue }
+      if rowBytes == 0 && fields.count == 1 && problem == nil { continue }
       recordCount += 1
       rowStart.ordinal = recordCount
       // The row as written, in UTF-8 when the file is not: what a rejects file keeps and replays.
@@ -116,7 +120,7 @@
       } catch var error as RecordReadError {
         // A row too large to keep is reported without its bytes.
         error.isRecoverable = true
-        error.rawRecord = error.code == .recordTooLarge ? nil : bytes
+        error.rawRecord = dropsRow ? nil : bytes
         throw error
       }
     }
@@ -131,7 +135,7 @@
     if dialect.hasHeader {
       repeat {
         guard try scanRow() else { return false }
-      } while raw.count == 0 && fields.count == 1 && problem == nil
+      } while rowBytes == 0 && fields.count == 1 && problem == nil
       if var problem {
         problem.message = "the header: " + problem.message
         throw problem
@@ -221,6 +225,8 @@
   /// Reads one row into `raw`, `values` and `fields`; false at the end of the input.
   private func scanRow() throws -> Bool {
     raw.removeAll(shrinkingAbove: 1 << 20)
+    rowBytes = 0
+    dropsRow = false
     values.removeAll(shrinkingAbove: 1 << 20)
     fields.removeAll(shrinkingAbove: 1 << 16)
     problem = nil
@@ -286,10 +292,11 @@
   }
 
   /// Keeps a byte of the row as written, for the rejects file, even after a problem (a row with
-  /// a stray quote is kept whole), up to the bound.
+  /// a stray quote is kept whole), unless the row is past a bound.
   @inline(__always)
   private func keep(_ byte: UInt8) {
-    guard raw.count < limits.maxRecordBytes else {
+    rowBytes += 1
+    guard rowBytes <= limits.maxRecordBytes else {
       if problem?.code != .recordTooLarge {
         problem = nil
         fail(
@@ -298,7 +305,7 @@
       }
       return
     }
-    raw.append(byte)
+    if !dropsRow { raw.append(byte) }
   }
 
   @inline(__always)
@@ -330,9 +337,15 @@
     fail(.syntax, "a stray quote: \(message)", at: offset, line: line, column: fields.count - 1)
   }
 
-  /// Gives the row up: the rest of it is scanned, not kept, and the error thrown at its end.
+  /// Gives the row up: the rest of it is scanned, not kept, and the error thrown at its end. A
+  /// row past a bound lets go of what it holds, so that memory stays within one bound.
   private func fail(_ code: IssueCode, _ message: String, at offset: Int64, line: Int, column: Int? = nil) {
     guard problem == nil else { return }
+    if code == .recordTooLarge || code == .valueTooLarge {
+      dropsRow = true
+      raw.removeAll(shrinkingAbove: 1 << 20)
+      values.removeAll(shrinkingAbove: 1 << 20)
+    }
     var error = RecordReadError(
       code: code, message: message, location: .init(ordinal: 0, byteOffset: offset, line: line), isRecoverable: true)
     if let column { error.path = path(of: column) }
