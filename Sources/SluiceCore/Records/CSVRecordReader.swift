@@ -137,7 +137,10 @@
         guard try scanRow() else { return false }
       } while rowBytes == 0 && fields.count == 1 && problem == nil
       if var problem {
+        // The header is no record: without it no row can be read (found by the csv-reader fuzz
+        // target, from its first seed).
         problem.message = "the header: " + problem.message
+        problem.isRecoverable = false
         throw problem
       }
       if let error = transcode() {
