@@ -212,7 +212,8 @@ struct CSVRecordReaderTests {
   }
 
   @Test func aHeaderThatNamesAColumnTwiceOrNoneIsRefused() {
-    for header in ["a,a\n1,2\n", "a,\n1,2\n", "a,a.b\n1,2\n", "a.b,a\n1,2\n", "a..b\n1\n", "a,\"b\n1,2\n", "a\"b\n1\n"] {
+    for header in ["a,a\n1,2\n", "a,\n1,2\n", "a,a.b\n1,2\n", "a.b,a\n1,2\n", "a..b\n1\n", "a,\"b\n1,2\n", "a\"b\n1\n"]
+    {
       guard case .issue(.syntax, _, _, _, false) = read(header).entries.first else {
         Issue.record("\(header): \(read(header))")
         continue
