@@ -19,19 +19,47 @@ struct InitDeclarativeRunTests {
   }
 
   static let corpus = Repository.path("Tests/Corpus")
-  static let cases = [
-    Case(dump: corpus + "/products-orders/shopify/orders.json", name: "shopify-orders"),
-    Case(dump: corpus + "/products-orders/shopify/draft_orders.json", name: "shopify-draft-orders"),
-    Case(
-      dump: corpus + "/products-orders/openfoodfacts/openfoodfacts-products-first200.jsonl.gz", name: "open-food-facts"),
-    Case(dump: corpus + "/xml-legacy/osm/planet_10.068_48.135_10.071_48.137.osm", name: "osm-nodes"),
-    Case(
-      dump: corpus + "/xml-legacy/mediawiki/mwtest_current_pages.xml", name: "wiki-pages",
-      extra: ["--record-path", "mediawiki.page"]),
-    Case(dump: corpus + "/xml-legacy/stackexchange-conlang-meta/Posts.xml", name: "conlang-posts"),
-    Case(dump: Repository.path("SampleData/fruits.json.gz"), name: "fruits"),
-    Case(dump: Repository.path("SampleData/orders.json.gz"), name: "orders"),
-  ]
+  static let cases =
+    [
+      Case(dump: corpus + "/products-orders/shopify/orders.json", name: "shopify-orders"),
+      Case(dump: corpus + "/products-orders/shopify/draft_orders.json", name: "shopify-draft-orders"),
+      Case(
+        dump: corpus + "/products-orders/openfoodfacts/openfoodfacts-products-first200.jsonl.gz",
+        name: "open-food-facts"),
+      Case(dump: corpus + "/xml-legacy/osm/planet_10.068_48.135_10.071_48.137.osm", name: "osm-nodes"),
+      Case(
+        dump: corpus + "/xml-legacy/mediawiki/mwtest_current_pages.xml", name: "wiki-pages",
+        extra: ["--record-path", "mediawiki.page"]),
+      Case(dump: corpus + "/xml-legacy/stackexchange-conlang-meta/Posts.xml", name: "conlang-posts"),
+      Case(dump: Repository.path("SampleData/fruits.json.gz"), name: "fruits"),
+      Case(dump: Repository.path("SampleData/orders.json.gz"), name: "orders"),
+    ] + others
+
+  /// The corpus's other real dumps, each as `init` finds its records: Shopify's other resources,
+  /// every Stack Exchange file, the other OpenStreetMap extracts.
+  static let others: [Case] =
+    [
+      (
+        "products-orders/shopify", ["checkouts", "customer", "order", "product", "products", "refund", "transactions"],
+        "json"
+      ),
+      (
+        "xml-legacy/stackexchange-conlang-meta",
+        ["Badges", "Comments", "PostHistory", "PostLinks", "Tags", "Users", "Votes"], "xml"
+      ),
+      ("xml-legacy/stackexchange-coffee-2015", ["Posts"], "xml"),
+      ("xml-legacy/stackexchange-datascience-meta-2024", ["Posts"], "xml"),
+      ("xml-legacy/stackexchange-matheducators-2014", ["Posts"], "xml"),
+    ].flatMap { folder, names, suffix in
+      names.map { name in
+        Case(
+          dump: "\(corpus)/\(folder)/\(name).\(suffix)",
+          name: "\(folder.split(separator: "/").last ?? "")-\(name)".lowercased())
+      }
+    } + [
+      Case(dump: corpus + "/xml-legacy/osm/West-Oakland.osm", name: "osm-west-oakland"),
+      Case(dump: corpus + "/xml-legacy/osm/overpass-response-3.json.gz", name: "osm-overpass"),
+    ]
 
   @Test(arguments: cases)
   func eachTableHoldsAsManyRowsAsTheDumpHasRecordsOrElements(_ check: Case) throws {

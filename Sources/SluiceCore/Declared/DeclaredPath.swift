@@ -31,9 +31,9 @@ struct DeclaredPath: Sendable {
   /// indices of its place (`render(indices:)` makes its concrete path, for failures only).
   ///
   /// It runs for every rule and enum field of every record: a path without arrays is a loop of
-  /// index look-ups, and one with arrays recurses with its indices passed along, capturing
+  /// index look-ups, and one with arrays recurses with its indices on the stack, allocating
   /// nothing.
-  func forEach(in record: [DeclaredValue], _ body: (DeclaredValue, [Int]) -> Void) {
+  func forEach(in record: [DeclaredValue], _ body: (DeclaredValue, UnsafeBufferPointer<Int>) -> Void) {
     if let fieldIndices {
       guard let last = fieldIndices.last else { return }
       var values = record
@@ -41,34 +41,39 @@ struct DeclaredPath: Sendable {
         guard case .object(let inner) = values[index] else { return }
         values = inner
       }
-      body(values[last], [])
+      body(values[last], UnsafeBufferPointer(start: nil, count: 0))
       return
     }
-    var indices: [Int] = []
-    walk(.object(record), step: 0, indices: &indices, body)
+    let depth = steps.count { if case .elements = $0 { true } else { false } }
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: depth) { indices in
+      walk(.object(record), step: 0, indices: indices, depth: 0, body)
+    }
   }
 
-  private func walk(_ value: DeclaredValue, step: Int, indices: inout [Int], _ body: (DeclaredValue, [Int]) -> Void) {
+  private func walk(
+    _ value: DeclaredValue, step: Int, indices: UnsafeMutableBufferPointer<Int>, depth: Int,
+    _ body: (DeclaredValue, UnsafeBufferPointer<Int>) -> Void
+  ) {
     guard step < steps.count else {
-      body(value, indices)
+      body(value, UnsafeBufferPointer(rebasing: indices[..<depth]))
       return
     }
     switch steps[step] {
     case .field(let index, _):
       guard case .object(let values) = value else { return }  // missing or null: nothing below
-      walk(values[index], step: step + 1, indices: &indices, body)
+      walk(values[index], step: step + 1, indices: indices, depth: depth, body)
     case .elements:
       guard case .array(let elements) = value else { return }
       for (position, element) in elements.enumerated() {
-        indices.append(position)
-        walk(element, step: step + 1, indices: &indices, body)
-        indices.removeLast()
+        indices[depth] = position
+        walk(element, step: step + 1, indices: indices, depth: depth + 1, body)
       }
     }
   }
 
   /// The path with each `[]` replaced by its element's index, in order.
-  func render(indices: [Int]) -> String {
+  func render(indices: some Collection<Int>) -> String {
+    let indices = Array(indices)
     var text = ""
     var next = 0
     for step in steps {
