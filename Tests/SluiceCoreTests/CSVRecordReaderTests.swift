@@ -64,8 +64,8 @@ private func read(_ text: String, dialect: CSVDialect = .csv, limits: CSVRecordR
   return whole
 }
 
-private func at(_ ordinal: Int, _ byteOffset: Int64, line: Int) -> RecordLocation {
-  RecordLocation(ordinal: ordinal, byteOffset: byteOffset, line: line)
+private func at(_ ordinal: Int, _ byteOffset: Int64, line: Int, column: Int? = nil) -> RecordLocation {
+  RecordLocation(ordinal: ordinal, byteOffset: byteOffset, line: line, column: column)
 }
 
 private struct Device: Decodable, Equatable {
@@ -186,8 +186,8 @@ struct CSVRecordReaderTests {
     let outcome = read("a,b\n1,x\"y\n\"q\"z,2\n3,4\n")
     #expect(
       outcome.entries == [
-        .issue(code: .syntax, path: "b", location: at(1, 7, line: 2), row: "1,x\"y", recoverable: true),
-        .issue(code: .syntax, path: "a", location: at(2, 12, line: 3), row: "\"q\"z,2", recoverable: true),
+        .issue(code: .syntax, path: "b", location: at(1, 7, line: 2, column: 2), row: "1,x\"y", recoverable: true),
+        .issue(code: .syntax, path: "a", location: at(2, 12, line: 3, column: 1), row: "\"q\"z,2", recoverable: true),
         .record(json: #"{"a":"3","b":"4"}"#, row: "3,4", location: at(3, 17, line: 4)),
       ])
   }
@@ -207,7 +207,7 @@ struct CSVRecordReaderTests {
       Issue.record("\(outcome)")
       return
     }
-    #expect(code == .syntax && path == "b" && location == at(1, 6, line: 2))
+    #expect(code == .syntax && path == "b" && location == at(1, 6, line: 2, column: 2))
     #expect(outcome.records == [#"{"a":"2","b":"ok"}"#])
   }
 
@@ -233,7 +233,7 @@ struct CSVRecordReaderTests {
     let outcome = read("a,b\n1,\(long)\n\(String(repeating: "1", count: 70)),2\n3,4\n", limits: limits)
     #expect(
       outcome.entries == [
-        .issue(code: .valueTooLarge, path: "b", location: at(1, 6, line: 2), row: nil, recoverable: true),
+        .issue(code: .valueTooLarge, path: "b", location: at(1, 6, line: 2, column: 2), row: nil, recoverable: true),
         .issue(code: .recordTooLarge, path: "", location: at(2, 24, line: 3), row: nil, recoverable: true),
         .record(json: #"{"a":"3","b":"4"}"#, row: "3,4", location: at(3, 97, line: 4)),
       ])
@@ -264,6 +264,8 @@ struct CSVRecordReaderTests {
       #expect(error.path == "latitude")
       let location = record.location(at: error.byteOffset)
       #expect(location == at(1, 46, line: 3))
+      // With the field's path, the location says its column too: latitude is the third.
+      #expect(record.location(at: error.byteOffset, path: error.path) == at(1, 46, line: 3, column: 3))
     }
   }
 
@@ -312,7 +314,7 @@ extension CSVRecordReaderTests {
     #expect(
       outcome.entries == [
         .record(json: #"{"name":"Café","price":"€5"}"#, row: "Café;€5", location: at(1, 12, line: 2)),
-        .issue(code: .syntax, path: "price", location: at(2, 23, line: 3), row: "x;\u{FFFD}", recoverable: true),
+        .issue(code: .syntax, path: "price", location: at(2, 23, line: 3, column: 2), row: "x;\u{FFFD}", recoverable: true),
         .record(json: #"{"name":"a\r\nb","price":"1"}"#, row: "\"a\r\nb\";1", location: at(3, 26, line: 4)),
       ])
   }

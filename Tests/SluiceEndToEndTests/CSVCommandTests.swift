@@ -107,7 +107,7 @@ struct CSVCommandTests {
       "csv.json", #"{"dataset": "devices", "input": "\#(input)", "format": "csv", "database": "csv.sqlite"}"#)
     let result = try SluiceCommand.run(["run", spec, "--db", scratch.file("csv.sqlite")])
     #expect(result.status == 65, "\(result.stderr)")
-    #expect(result.stderr.contains("record 3 (line 4)"), "\(result.stderr)")
+    #expect(result.stderr.contains("record 3 (line 4, column 3)"), "\(result.stderr)")
     #expect(result.stderr.contains("latitude"), "\(result.stderr)")
     #expect(try DatabaseSnapshot(of: scratch.file("csv.sqlite"), tables: ["devices"]).count("devices") == 0)
   }

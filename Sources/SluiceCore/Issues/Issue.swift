@@ -43,7 +43,8 @@ extension Issue: CustomStringConvertible {
     var text = "\(stage.rawValue)"
     if let input { text += " \(input)" }
     if let location {
-      text += " record \(location.ordinal) (line \(location.line), byte \(location.byteOffset))"
+      let column = location.column.map { ", column \($0)" } ?? ""
+      text += " record \(location.ordinal) (line \(location.line)\(column), byte \(location.byteOffset))"
     }
     if !path.isEmpty { text += " \(path)" }
     return text + ": \(code.rawValue): \(message)"

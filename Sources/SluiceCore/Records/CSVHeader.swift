@@ -18,6 +18,8 @@ struct CSVHeader {
 
   let names: [String]
   let steps: [Step]
+  /// Each name's 0-based column: what an issue at a field path says its column is.
+  let columns: [String: Int]
 
   /// Why the names cannot make records: an empty name or component, a name twice, or a name
   /// that is both a field and an object (`a` and `a.b`).
@@ -28,6 +30,8 @@ struct CSVHeader {
 
   init(names: [String]) throws(Problem) {
     self.names = names
+    // Names are unique once checked below; until then the first column of a name is kept.
+    self.columns = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     if !names.contains(where: { $0.utf8.contains(UInt8(ascii: ".")) }) {
       // Flat, the common case: the columns in order, each name once.
       var seen = Set<String>(minimumCapacity: names.count)

@@ -116,6 +116,7 @@
         try checkEncoding(header)
         var record = RawRecord(location: rowStart, tape: try tape(header))
         record.bytes = bytes
+        record.columns = header.columns
         return record
       } catch var error as RecordReadError {
         // A row too large to keep is reported without its bytes.
@@ -350,7 +351,9 @@
       values.removeAll(shrinkingAbove: 1 << 20)
     }
     var error = RecordReadError(
-      code: code, message: message, location: .init(ordinal: 0, byteOffset: offset, line: line), isRecoverable: true)
+      code: code, message: message,
+      location: .init(ordinal: 0, byteOffset: offset, line: line, column: column.map { $0 + 1 }),
+      isRecoverable: true)
     if let column { error.path = path(of: column) }
     problem = error
   }
@@ -371,8 +374,9 @@
       var issue = RecordReadError(
         code: .syntax, message: "a byte \(error.name) does not define, at byte \(error.index) of the field",
         location: .init(
-          ordinal: recordCount, byteOffset: rowStart.byteOffset + Int64(field.offset), line: rowStart.line + field.lines
-        ),
+          ordinal: recordCount, byteOffset: rowStart.byteOffset + Int64(field.offset),
+          line: rowStart.line + field.lines,
+          column: error.column + 1),
         isRecoverable: true)
       issue.path = header.names[error.column]
       throw issue
@@ -384,8 +388,9 @@
       var error = RecordReadError(
         code: .syntax, message: "invalid UTF-8 at byte \(bad) of the field",
         location: .init(
-          ordinal: recordCount, byteOffset: rowStart.byteOffset + Int64(field.offset), line: rowStart.line + field.lines
-        ),
+          ordinal: recordCount, byteOffset: rowStart.byteOffset + Int64(field.offset),
+          line: rowStart.line + field.lines,
+          column: column + 1),
         isRecoverable: true)
       error.path = header.names[column]
       throw error

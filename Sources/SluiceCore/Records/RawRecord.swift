@@ -16,6 +16,9 @@
   /// The record's 0-based index in the array it is an element of (JSON arrays; in a path
   /// through arrays, within its own array: a Telegram message's place in its chat).
   public var position: Int?
+  /// A CSV row's 0-based column per header name (shared by every row of the input), so that an
+  /// issue at a field path says its column; nil for other formats.
+  public var columns: [String: Int]?
 
   public init(location: RecordLocation, bytes: [UInt8]) {
     self.location = location
@@ -60,6 +63,28 @@ extension RawRecord {
     for byte in bytes[..<offset] where byte == UInt8(ascii: "\n") { line += 1 }
     return RecordLocation(
       ordinal: location.ordinal, byteOffset: location.byteOffset + Int64(offset), line: line)
+  }
+
+  /// The location of a byte inside the record, as `location(at:)` says, with the 1-based column
+  /// of the field at `path` when the record is a CSV row.
+  public func location(at offset: Int?, path: String) -> RecordLocation {
+    var location = location(at: offset)
+    location.column = column(of: path)
+    return location
+  }
+
+  /// The record's own location, with the 1-based column of the field at `path` when the record
+  /// is a CSV row (a validate or map issue at a field).
+  public func location(path: String) -> RecordLocation {
+    var location = location
+    location.column = column(of: path)
+    return location
+  }
+
+  /// The 1-based column of the field at `path`, when the record is a CSV row that has it.
+  public func column(of path: String) -> Int? {
+    guard let columns, !path.isEmpty else { return nil }
+    return columns[path].map { $0 + 1 }
   }
 
   /// The locations of several bytes inside the record, in the order given: what `location(at:)`

@@ -38,6 +38,6 @@ extension RecordReader {
   }
 
   public var description: String {
-    "line \(location.line), byte \(location.byteOffset): \(message)"
+    "line \(location.line)\(location.column.map { ", column \($0)" } ?? ""), byte \(location.byteOffset): \(message)"
   }
 }

@@ -181,13 +181,16 @@ final class RecordProducer<D: Dataset> {
           .decode,
           [
             Issue(
-              stage: .decode, code: error.code, location: raw.location(at: error.byteOffset), path: error.path,
+              stage: .decode, code: error.code, location: raw.location(at: error.byteOffset, path: error.path),
+              path: error.path,
               message: error.message)
           ])
       }
       let locations = raw.locations(at: diagnostics.unknownFields.map(\.byteOffset))
       let unknown = zip(diagnostics.unknownFields, locations).map { finding, location in
-        Issue(
+        var location = location
+        location.column = raw.column(of: finding.path)
+        return Issue(
           stage: .decode, severity: unknownSeverity, code: finding.code, location: location, path: finding.path,
           message: finding.message)
       }
@@ -204,7 +207,7 @@ final class RecordProducer<D: Dataset> {
           .validate,
           validation.failures.map { failure in
             Issue(
-              stage: .validate, code: failure.rule.code, location: raw.location, path: failure.path,
+              stage: .validate, code: failure.rule.code, location: raw.location(path: failure.path), path: failure.path,
               message: failure.rule.message, rule: failure.rule.name)
           })
       }
@@ -219,13 +222,14 @@ final class RecordProducer<D: Dataset> {
         lap(.map, &mark)
         if error.isSkip { return .skipped(error.message) }
         var issue = Issue(
-          stage: .map, code: error.code, location: raw.location, path: error.path, message: error.message)
+          stage: .map, code: error.code, location: raw.location(path: error.path), path: error.path,
+          message: error.message)
         issue.value = error.value
         return .rejected(.map, [issue])
       }
       for drop in context.drops {
         var issue = Issue(
-          stage: .map, severity: .warning, code: drop.code, location: raw.location, path: drop.path,
+          stage: .map, severity: .warning, code: drop.code, location: raw.location(path: drop.path), path: drop.path,
           message: drop.message + " (dropped: lenientArrays)")
         issue.value = drop.value
         item.warnings.append(issue)
@@ -233,7 +237,7 @@ final class RecordProducer<D: Dataset> {
       for note in context.notes {
         item.warnings.append(
           Issue(
-            stage: .map, severity: .warning, code: note.code, location: raw.location, path: note.path,
+            stage: .map, severity: .warning, code: note.code, location: raw.location(path: note.path), path: note.path,
             message: note.message))
       }
       lap(.map, &mark)
@@ -241,7 +245,8 @@ final class RecordProducer<D: Dataset> {
         return .rejected(
           .load,
           rows.violations.map {
-            Issue(stage: .load, code: $0.code, location: raw.location, path: $0.path, message: $0.message)
+            Issue(
+              stage: .load, code: $0.code, location: raw.location(path: $0.path), path: $0.path, message: $0.message)
           })
       }
       if let keys, let ownedTables {

@@ -231,7 +231,9 @@ package struct RunState {
     guard !isDryRun, let first = recordIssues.first else { return }
     if policy.invalidRecord == .fail {
       let place =
-        first.location.map { "record \($0.ordinal) (line \($0.line))\(inputSuffix)" } ?? ledger.input ?? "the input"
+        first.location.map {
+          "record \($0.ordinal) (line \($0.line)\($0.column.map { ", column \($0)" } ?? ""))\(inputSuffix)"
+        } ?? ledger.input ?? "the input"
       let path = first.path.isEmpty ? "" : "\(first.path): "
       throw RunAbort(
         failure: .init(
