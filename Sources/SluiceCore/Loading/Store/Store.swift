@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A value a row carries to a store; `nil` where one is expected stands for NULL.
 ///
 /// Two values are equal as a database compares them: text byte for byte. (Swift's `==` on
@@ -15,7 +19,13 @@ public enum DatabaseValue: Sendable, Hashable {
     case (.integer(let x), .integer(let y)): return x == y
     case (.real(let x), .real(let y)): return x == y
     case (.text(var x), .text(var y)):
-      return x.withUTF8 { x in y.withUTF8 { y in x.elementsEqual(y) } }
+      // memcmp, not `elementsEqual`, which compares a byte at a time (1.8 % of a CSV import's
+      // instructions, callgrind): the row cache compares every key it is asked for.
+      return x.withUTF8 { x in
+        y.withUTF8 { y in
+          x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+        }
+      }
     case (.blob(let x), .blob(let y)): return x == y
     default: return false
     }
