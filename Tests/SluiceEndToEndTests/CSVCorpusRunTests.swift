@@ -56,6 +56,43 @@ struct CSVCorpusRunTests {
     #expect(loaded.first { $0[0] == "AD.06" } == ["AD.06", "Sant Julià de Loria", "Sant Julia de Loria", "3039162"])
   }
 
+  /// A real export with unbalanced and unescaped quotes: row 46593's `Gestore` opens a quote
+  /// it never closes, which swallows 68 lines up to the quote that opens row 48922's name (line
+  /// 103); two later rows have quotes inside unquoted fields (`… LUBRIFICANTI "API"`). A lenient
+  /// reader (Python's `csv`, this test's own) keeps such quotes as text; Sluice makes each a
+  /// stray-quote issue at its byte, line and column and reads on: strict fails there, lenient
+  /// loads every other row exactly.
+  @Test func aRealExportWithUnbalancedQuotesHasIssuesAtTheirBytesAndTheOtherRowsLoadExactly() throws {
+    let name = "mimit-impianti-unbalanced-quote.csv"
+    let bytes = try Self.bytes(name)
+    let rows = IndependentCSV.rows(String(decoding: bytes, as: UTF8.self), delimiter: ";")
+    #expect(rows.count == 632)
+    let swallowed = try #require(rows.first { $0[0] == "46593" })
+    #expect(swallowed[1].split(separator: "\n", omittingEmptySubsequences: false).count == 69)
+    // Each stray quote's byte and line, found in the raw file.
+    func place(_ text: String, after prefix: Int) throws -> String {
+      let at = try #require(bytes.indices.first { bytes[$0...].starts(with: Array(text.utf8)) }) + prefix
+      return "line \(bytes[..<at].count(where: { $0 == 0x0A }) + 1), byte \(at)"
+    }
+    let expected = [
+      "record 34 (\(try place("48922;\"F.LLI", after: 6))) Gestore: syntax: a stray quote",
+      "record 386 (\(try place("LUBRIFICANTI \"API\"", after: 13))) Gestore: syntax: a stray quote",
+      "record 456 (\(try place("STAZIONE \"IP\"", after: 9))) Nome Impianto: syntax: a stray quote",
+    ]
+    #expect(expected[0].hasPrefix("record 34 (line 103, byte 15880)"))
+    let scratch = try TemporaryDirectory()
+    let dataset = try Self.datasetFile(header: rows[0], key: 0, in: scratch)
+    let strict = try scratch.write(
+      "strict.json",
+      #"{"dataset": "\#(dataset)", "input": "\#(Self.real)/\#(name)", "format": "csv", "dialect": {"delimiter": ";"}, "database": "s.sqlite"}"#
+    )
+    let failed = try SluiceCommand.run(["validate", strict])
+    #expect(failed.status == 65)
+    for issue in expected { #expect(failed.stderr.contains(issue), "\(failed.stderr)") }
+    let kept = rows.filter { !["46593", "24895", "19869"].contains($0[0]) }
+    try load(Self.real + "/" + name, rows: kept, key: 0, format: "csv", dialect: #"{"delimiter": ";"}"#, lenient: true)
+  }
+
   /// Generated exports of the same rows — quoted line breaks (LF and CRLF), doubled quotes,
   /// delimiters in quotes, empty fields, leading zeros, characters of every width — in each
   /// legacy form, each loaded exactly; the independent reading is checked against the rows too.
@@ -109,25 +146,32 @@ struct CSVCorpusRunTests {
     [UInt8](try Data(contentsOf: URL(fileURLWithPath: real + "/" + name)))
   }
 
-  /// Runs `sluice run` on `input` with a dataset file whose fields are `rows[0]` (all text) and
-  /// whose one table keys them by column `key`; checks the table holds exactly `rows[1...]`, and
-  /// returns the loaded rows.
-  @discardableResult
-  private func load(_ input: String, rows: [[String]], key: Int, format: String, dialect: String?) throws -> [[String]]
-  {
-    let scratch = try TemporaryDirectory()
-    let header = rows[0]
+  /// A dataset file whose fields are `header`'s names, all text, and whose one table, `entries`,
+  /// has a column `cN` per field and is keyed by column `key`.
+  private static func datasetFile(header: [String], key: Int, in scratch: TemporaryDirectory) throws -> String {
     let fields = header.map { ["name": $0, "type": "text"] }
     let columns = header.indices.map { ["name": "c\($0)", "field": header[$0]] }
     let dataset: [String: Any] = [
       "name": "export", "fields": fields, "tables": [["name": "entries", "key": ["c\(key)"], "columns": columns]],
     ]
-    let datasetPath = try scratch.write(
-      "export.dataset.json", [UInt8](try JSONSerialization.data(withJSONObject: dataset)))
+    return try scratch.write("export.dataset.json", [UInt8](try JSONSerialization.data(withJSONObject: dataset)))
+  }
+
+  /// Runs `sluice run` on `input` with a dataset file whose fields are `rows[0]` (all text) and
+  /// whose one table keys them by column `key`; checks the table holds exactly `rows[1...]`, and
+  /// returns the loaded rows.
+  @discardableResult
+  private func load(
+    _ input: String, rows: [[String]], key: Int, format: String, dialect: String?, lenient: Bool = false
+  ) throws -> [[String]] {
+    let scratch = try TemporaryDirectory()
+    let header = rows[0]
+    let datasetPath = try Self.datasetFile(header: header, key: key, in: scratch)
     let database = scratch.file("export.sqlite")
     var spec =
       #"{"dataset": "\#(datasetPath)", "input": "\#(input)", "format": "\#(format)", "database": "\#(database)""#
     if let dialect { spec += #", "dialect": \#(dialect)"# }
+    if lenient { spec += #", "policy": "lenient""# }
     let result = try SluiceCommand.run(["run", try scratch.write("spec.json", spec + "}")])
     #expect(result.status == 0, "\(result.stderr)")
     let connection = try SQLiteConnection(path: database, options: .init(readOnly: true, create: false))
