@@ -38,9 +38,9 @@
 
   private var source: any ByteSource
   /// The UTF-16 input's decoder, when the input is UTF-16: offsets are then counted in its bytes.
-  private var utf16: CSVUTF16Source?
+  private(set) var utf16: CSVUTF16Source?
   /// The single-byte encoding each field is converted from, if any.
-  private let singleByte: CSVEncoding?
+  let singleByte: CSVEncoding?
   /// Where `buffer[sourceIndex]` sits in a UTF-16 file: `offset` walks forward from here.
   private var sourceIndex = 0
   private var sourceOffset: Int64 = 0
@@ -61,13 +61,13 @@
 
   // The row being read: its bytes, its fields' unquoted bytes, and where each field is.
   private var raw = GrowableBuffer<UInt8>(capacity: 4096)
-  private var values = GrowableBuffer<UInt8>(capacity: 4096)
-  private var fields = GrowableBuffer<Field>(capacity: 64)
-  private var builder = RecordTape.Builder()
-  private var objects: [Int] = []
+  var values = GrowableBuffer<UInt8>(capacity: 4096)
+  var fields = GrowableBuffer<Field>(capacity: 64)
+  var builder = RecordTape.Builder()
+  var objects: [Int] = []
   /// One field converted from the dialect's encoding.
-  private var scratch: [UInt8] = []
-  private var rowStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
+  var scratch: [UInt8] = []
+  private(set) var rowStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
   /// The row's first problem; once set, nothing more of the row is kept but its bytes.
   private var problem: RecordReadError?
   /// The row's bytes so far, kept or not.
@@ -75,7 +75,7 @@
   /// The row went past a bound: not even its bytes are kept.
   private var dropsRow = false
 
-  private struct Field {
+  struct Field {
     var start: Int
     var end: Int
     /// From the row's first byte; a quoted field's is its opening quote's.
@@ -399,105 +399,5 @@
   private func path(of column: Int) -> String {
     guard let names = header?.names ?? dialect.columns, column < names.count else { return "column \(column + 1)" }
     return names[column]
-  }
-
-  // MARK: - The record
-
-  /// Each field's bytes must be UTF-8, or converted to it from the dialect's encoding: anything
-  /// else would reach the database as other text.
-  private func checkEncoding(_ header: CSVHeader) throws {
-    if let error = transcode() {
-      let field = fields[error.column]
-      var issue = RecordReadError(
-        code: .syntax, message: "a byte \(error.name) does not define, at byte \(error.index) of the field",
-        location: .init(
-          ordinal: recordCount, byteOffset: rowStart.byteOffset + Int64(field.offset), line: rowStart.line + field.lines
-        ),
-        isRecoverable: true)
-      issue.path = header.names[error.column]
-      throw issue
-    }
-    for column in 0..<fields.count {
-      let field = fields[column]
-      guard let bad = CSVRecordReader.firstInvalidUTF8(values.base + field.start, count: field.end - field.start)
-      else { continue }
-      var error = RecordReadError(
-        code: .syntax,
-        message: utf16 == nil
-          ? "invalid UTF-8 at byte \(bad) of the field"
-          : "malformed UTF-16 (an unpaired surrogate, or a last byte without its pair) at character "
-            + "\(CSVUTF16Source.characters(values.base + field.start, before: bad) + 1) of the field",
-        location: .init(
-          ordinal: recordCount, byteOffset: rowStart.byteOffset + Int64(field.offset), line: rowStart.line + field.lines
-        ),
-        isRecoverable: true)
-      error.path = header.names[column]
-      throw error
-    }
-  }
-
-  /// Converts the row's fields from the dialect's encoding to UTF-8, in place (a no-op for
-  /// UTF-8); the first byte the encoding does not define stops it.
-  private func transcode() -> (column: Int, index: Int, name: String)? {
-    guard let encoding = singleByte else { return nil }
-    var converted = GrowableBuffer<UInt8>(capacity: values.count * 2)
-    for column in 0..<fields.count {
-      let field = fields[column]
-      let text = UnsafeBufferPointer(start: values.base + field.start, count: field.end - field.start)
-      if let bad = encoding.utf8(text, into: &scratch) {
-        converted.deallocate()
-        return (column, bad, encoding.name)
-      }
-      let start = converted.count
-      scratch.withUnsafeBufferPointer { bytes in
-        if let base = bytes.baseAddress { converted.append(base, count: bytes.count) }
-      }
-      fields[column].start = start
-      fields[column].end = converted.count
-    }
-    values.deallocate()
-    values = converted
-    return nil
-  }
-
-  /// The row as a tape: an object of the header's names (nested where they have dots).
-  private func tape(_ header: CSVHeader) throws -> RecordTape {
-    builder.reset()
-    objects.removeAll(keepingCapacity: true)
-    let root = builder.openObject(offset: 0, lines: 0)
-    for step in header.steps {
-      switch step {
-      case .open(let name, let column):
-        let field = fields[column]
-        name.withUnsafeBufferPointer { name in
-          if let base = name.baseAddress {
-            builder.key(escaping: base, count: name.count, offset: field.offset, lines: field.lines)
-          }
-        }
-        objects.append(builder.openObject(offset: field.offset, lines: field.lines))
-      case .field(let name, let column):
-        let field = fields[column]
-        name.withUnsafeBufferPointer { name in
-          if let base = name.baseAddress {
-            builder.key(escaping: base, count: name.count, offset: field.offset, lines: field.lines)
-          }
-        }
-        if field.start == field.end && !field.isQuoted && dialect.emptyIsNull {
-          builder.null(offset: field.offset, lines: field.lines)
-        } else {
-          builder.string(
-            values.base + field.start, count: field.end - field.start, offset: field.offset, lines: field.lines)
-        }
-        guard builder.byteCount <= limits.maxRecordBytes else {
-          throw RecordReadError(
-            code: .recordTooLarge, message: "row larger than \(limits.maxRecordBytes) bytes once keyed by the header",
-            location: rowStart, isRecoverable: true)
-        }
-      case .close:
-        if let object = objects.popLast() { builder.closeObject(object) }
-      }
-    }
-    builder.closeObject(root)
-    return builder.finish(origin: .csv)
   }
 }
