@@ -55,11 +55,24 @@ final class CSVUTF16Source: ByteSource {
   func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     chunkStart = offset
     var written = 0
-    while true {
+    let (highIndex, lowIndex) = bigEndian ? (0, 1) : (1, 0)
+    while written < buffer.count {
       if count - position < 4 && !ended {
         try refill()
         continue
       }
+      // A run of ASCII, the common case: one byte out per code unit, no look-ahead needed.
+      let runStart = position
+      while position + 1 < count && written < buffer.count && input[position + highIndex] == 0
+        && input[position + lowIndex] < 0x80
+      {
+        buffer[written] = input[position + lowIndex]
+        written += 1
+        position += 2
+      }
+      offset += Int64(position - runStart)
+      if written == buffer.count { break }
+      if count - position < 4 && !ended { continue }
       let available = count - position
       if available == 0 { break }
       guard available >= 2 else {
