@@ -174,6 +174,8 @@ struct CSVUTF16Tests {
     #expect(refusal([0xFE, 0xFF] + utf16BE("a\n"), try dialect("utf-16le"))?.contains("big-endian") == true)
     #expect(refusal([0xFF, 0xFE] + utf16LE("a\n"), try dialect("utf-16be"))?.contains("little-endian") == true)
     #expect(refusal([0xFF, 0xFE] + utf16LE("a\n"), try dialect("windows-1252"))?.contains("windows-1252") == true)
+    #expect(
+      refusal([0xEF, 0xBB, 0xBF] + Array("a\n".utf8), try dialect("utf-16"))?.contains("UTF-8 byte order") == true)
   }
 
   @Test func theEncodingNamesUTF16AreAcceptedAndUTF32IsNot() throws {

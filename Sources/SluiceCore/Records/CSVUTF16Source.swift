@@ -193,6 +193,10 @@ extension CSVUTF16Source {
       }
       return .success(.bytes(skip: 0))
     }
+    if encoding.utf16 != nil && head.starts(with: [0xEF, 0xBB, 0xBF]) {
+      return .failure(
+        StartProblem(message: "the input starts with a UTF-8 byte order mark, but its encoding is \(encoding.name)"))
+    }
     switch encoding.utf16 {
     case nil:
       if littleMark || bigMark {
