@@ -230,7 +230,7 @@ spec_seeds = {
 for name, data in spec_seeds.items():
     write("pipeline-spec", name + ".json", data)
 
-# csv-reader: control byte = dialect | small limits << 2 | unknown fields << 3
+# csv-reader: control byte = dialect | small limits << 2 | unknown fields << 3 | UTF-16LE declared << 4
 # dialects: 0 csv, 1 tsv, 2 `;` with empty null, 3 csv without a header (columns given)
 reset("csv-reader")
 DEVICES = (b'id,name,latitude,longitude\r\n'
@@ -248,6 +248,9 @@ csv_seeds = {
     "stray-quotes": (0, b'id,name\n1,a"b\n"x"y,2\n"open\n'),
     "bad-header": (0, b'a,a.b,,"c\n1,2,3,4\n'),
     "bad-utf8": (0, b'id,name\n1,\xe9t\xc3\n2,\xed\xa0\x80\n'),
+    "utf16le-bom-crlf": (0, b"\xff\xfe" + DEVICES.decode().replace("Pump", "P\U0001F600mp").encode("utf-16-le")),
+    "utf16be-bom": (1, b"\xfe\xff" + DEVICES.replace(b",", b"\t").decode().encode("utf-16-be")),
+    "utf16le-declared-malformed": (16, "id,name\n1,a".encode("utf-16-le") + b"\x00\xdc" + ",x\n2,b".encode("utf-16-le") + b"\x41"),
 }
 for name, (control, data) in csv_seeds.items():
     write("csv-reader", name + ".csv", bytes([control]) + data)

@@ -79,8 +79,9 @@ extension PipelineSubcommand {
       OptionEntry(
         .value("encoding", "NAME"),
         """
-        csv, tsv: the single-byte encoding the file is written in
-        (windows-1252, iso-8859-15, any iconv -l knows); UTF-8 by default
+        csv, tsv: the encoding the file is written in: a single-byte one
+        (windows-1252, iso-8859-15, any iconv -l knows) or utf-16,
+        utf-16le, utf-16be; UTF-8 by default, UTF-16 by its byte order mark
         """),
       OptionEntry(
         .value("empty", "text|null"),

@@ -15,7 +15,8 @@ public struct CSVDialect: Sendable, Hashable {
   /// Whether an empty unquoted field is null; a quoted empty field (`""`) stays empty text, as in
   /// PostgreSQL's CSV. When false, every empty field is empty text.
   public var emptyIsNull: Bool
-  /// The single-byte encoding the file is written in; nil for UTF-8 (a byte order mark skipped).
+  /// The encoding the file is written in (single-byte, or UTF-16); nil for UTF-8 (a byte order
+  /// mark skipped) or UTF-16 by its byte order mark.
   public var encoding: CSVEncoding?
 
   public init(

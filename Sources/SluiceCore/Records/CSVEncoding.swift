@@ -4,8 +4,9 @@ import Foundation
   import Glibc
 #endif
 
-/// A single-byte encoding a legacy CSV export is written in (Windows-1252, ISO-8859-1/15, KOI8-R,
-/// a DOS code page), read through a table of what each byte is in UTF-8.
+/// The encoding a legacy CSV export is written in, when it is not UTF-8: a single-byte one
+/// (Windows-1252, ISO-8859-1/15, KOI8-R, a DOS code page), read through a table of what each byte
+/// is in UTF-8, or UTF-16 of either byte order, read through `CSVUTF16Source`.
 ///
 /// The table is made once, from glibc's iconv, so any single-byte encoding iconv knows works. The
 /// reader scans the file's own bytes — the delimiter, quote and line breaks are ASCII in all of
@@ -14,8 +15,20 @@ import Foundation
 public struct CSVEncoding: Sendable, Hashable {
   /// The name as given (`windows-1252`).
   public let name: String
-  /// Per byte from 0x80: its UTF-8 bytes, or empty when the encoding does not define it.
+  /// Per byte from 0x80: its UTF-8 bytes, or empty when the encoding does not define it; empty
+  /// for UTF-16.
   let high: [[UInt8]]
+  /// For UTF-16, the byte order: as its byte order mark says (`utf-16`, big-endian without one,
+  /// as RFC 2781 says), or the one the name states (`utf-16le`, `utf-16be`); nil for a
+  /// single-byte encoding.
+  let utf16: UTF16Order?
+
+  enum UTF16Order: Sendable, Hashable {
+    case byMark, littleEndian, bigEndian
+  }
+
+  /// Whether this is a single-byte encoding, converted field by field through its table.
+  var isSingleByte: Bool { utf16 == nil }
 
   /// Why `name` cannot be read this way: iconv does not know it, or it is not a single-byte
   /// encoding that keeps ASCII as it is (UTF-16, Shift_JIS, EBCDIC).
@@ -25,6 +38,19 @@ public struct CSVEncoding: Sendable, Hashable {
 
   public init(name: String) throws(Problem) {
     self.name = name
+    switch name.lowercased().replacingOccurrences(of: "_", with: "-") {
+    case "utf-16", "utf16":
+      (high, utf16) = ([], .byMark)
+      return
+    case "utf-16le", "utf16le":
+      (high, utf16) = ([], .littleEndian)
+      return
+    case "utf-16be", "utf16be":
+      (high, utf16) = ([], .bigEndian)
+      return
+    default:
+      utf16 = nil
+    }
     let converter = iconv_open("UTF-8", name)
     guard let converter, converter != iconv_t(bitPattern: -1) else {
       throw Problem(message: "'\(name)' is not an encoding iconv knows (iconv -l lists them)")
@@ -39,7 +65,8 @@ public struct CSVEncoding: Sendable, Hashable {
         }
       } else {
         guard let bytes = converted else {
-          throw Problem(message: "'\(name)' is not a single-byte encoding: convert the file to UTF-8 first")
+          throw Problem(
+            message: "'\(name)' is not a single-byte encoding, UTF-8 or UTF-16: convert the file to UTF-8 first")
         }
         high.append(bytes)
       }

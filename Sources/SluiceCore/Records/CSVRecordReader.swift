@@ -12,7 +12,9 @@
 /// of a million empty fields costs its length (the bytes that cannot change its state are taken
 /// in runs, the others one by one); a row past `maxRecordBytes`, or a
 /// field past `maxFieldBytes`, is scanned to its end without being kept, then reported.
-/// Rows end at LF, CRLF or CR; a UTF-8 byte order mark is skipped; blank lines are no rows.
+/// Rows end at LF, CRLF or CR; a UTF-8 byte order mark is skipped; blank lines are no rows. A
+/// UTF-16 input (by its byte order mark, or declared) is read through `CSVUTF16Source`, its
+/// offsets counted in the file's own bytes.
 /// A row with more or fewer fields than the header, a stray quote, invalid UTF-8 or a row over
 /// a bound is a recoverable error carrying the row's bytes: `next()` goes on at the next row.
 @_spi(Internals) public final class CSVRecordReader: RecordReader {
@@ -39,7 +41,16 @@
   // (a `RecordReader` is not shared), and never while an access to it is open: the runtime's
   // exclusivity checks on it cost about 4 % of a CSV import's instructions (callgrind, 80,000
   // rows) and could never fire, so they are left out.
-  private let source: any ByteSource
+  @exclusivity(unchecked) private var source: any ByteSource
+  /// The UTF-16 input's decoder, when the input is UTF-16: offsets are then counted in its bytes.
+  @exclusivity(unchecked) private(set) var utf16: CSVUTF16Source?
+  /// The single-byte encoding each field is converted from, if any.
+  let singleByte: CSVEncoding?
+  /// Where `buffer[sourceIndex]` sits in a UTF-16 file: `offset` walks forward from here.
+  @exclusivity(unchecked) private var sourceIndex = 0
+  @exclusivity(unchecked) private var sourceOffset: Int64 = 0
+  /// How many bytes of the file an ASCII character takes: 2 in UTF-16, 1 otherwise.
+  @exclusivity(unchecked) private var asciiWidth: Int64 = 1
   private let buffer: UnsafeMutableRawBufferPointer
   @exclusivity(unchecked) private var count = 0
   @exclusivity(unchecked) private var position = 0
@@ -55,13 +66,13 @@
 
   // The row being read: its bytes, its fields' unquoted bytes, and where each field is.
   @exclusivity(unchecked) private var raw = GrowableBuffer<UInt8>(capacity: 4096)
-  @exclusivity(unchecked) private var values = GrowableBuffer<UInt8>(capacity: 4096)
-  @exclusivity(unchecked) private var fields = GrowableBuffer<Field>(capacity: 64)
-  @exclusivity(unchecked) private var builder = RecordTape.Builder()
-  @exclusivity(unchecked) private var objects: [Int] = []
+  @exclusivity(unchecked) var values = GrowableBuffer<UInt8>(capacity: 4096)
+  @exclusivity(unchecked) var fields = GrowableBuffer<Field>(capacity: 64)
+  @exclusivity(unchecked) var builder = RecordTape.Builder()
+  @exclusivity(unchecked) var objects: [Int] = []
   /// One field converted from the dialect's encoding.
-  @exclusivity(unchecked) private var scratch: [UInt8] = []
-  @exclusivity(unchecked) private var rowStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
+  @exclusivity(unchecked) var scratch: [UInt8] = []
+  @exclusivity(unchecked) private(set) var rowStart = RecordLocation(ordinal: 0, byteOffset: 0, line: 1)
   /// The row's first problem; once set, nothing more of the row is kept but its bytes.
   @exclusivity(unchecked) private var problem: RecordReadError?
   /// The row's bytes so far, kept or not.
@@ -69,7 +80,7 @@
   /// The row went past a bound: not even its bytes are kept.
   @exclusivity(unchecked) private var dropsRow = false
 
-  private struct Field {
+  struct Field {
     var start: Int
     var end: Int
     /// From the row's first byte; a quoted field's is its opening quote's.
@@ -84,6 +95,7 @@
     self.source = source
     self.dialect = dialect
     self.limits = limits
+    singleByte = dialect.encoding.flatMap { $0.isSingleByte ? $0 : nil }
     buffer = .allocate(byteCount: max(bufferSize, 4), alignment: 16)
   }
 
@@ -106,7 +118,9 @@
       recordCount += 1
       rowStart.ordinal = recordCount
       // The row as written, in UTF-8 when the file is not: what a rejects file keeps and replays.
-      let bytes = dialect.encoding.map { $0.utf8Replacing(raw.array()) } ?? raw.array()
+      let bytes =
+        singleByte.map { $0.utf8Replacing(raw.array()) }
+        ?? (utf16 != nil ? CSVUTF16Source.replacingMalformed(raw.array()) : raw.array())
       do {
         if var problem {
           problem.location.ordinal = recordCount
@@ -158,7 +172,7 @@
           let field = fields[index]
           let text = UnsafeBufferPointer(start: values.base + field.start, count: field.end - field.start)
           guard let name = String(validating: text, as: UTF8.self) else {
-            throw headerError("column \(index + 1)'s name is not valid UTF-8", at: field)
+            throw headerError("column \(index + 1)'s name is not valid \(utf16 == nil ? "UTF-8" : "UTF-16")", at: field)
           }
           read.append(name)
         }
@@ -187,8 +201,8 @@
       isRecoverable: false)
   }
 
-  /// Fills the buffer's first bytes and skips a UTF-8 byte order mark; refuses UTF-16 and
-  /// UTF-32, which this reader does not decode.
+  /// Fills the buffer's first bytes and skips a UTF-8 byte order mark; a UTF-16 input (by its
+  /// byte order mark or declared) is read from here on through its decoder; UTF-32 is refused.
   private func start() throws {
     guard !started else { return }
     started = true
@@ -197,13 +211,24 @@
       if read == 0 { break }
       count += read
     }
-    let head = Array(buffer[..<min(count, 4)])
-    if head.starts(with: [0xEF, 0xBB, 0xBF]) && dialect.encoding == nil {
-      position = 3
-    } else if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0, 0]) {
+    switch CSVUTF16Source.start(head: Array(buffer[..<min(count, 4)]), encoding: dialect.encoding) {
+    case .failure(let problem):
       throw RecordReadError(
-        code: .syntax, message: "the input looks like UTF-16 or UTF-32; Sluice reads UTF-8 CSV",
-        location: .init(ordinal: 0, byteOffset: 0, line: 1), isRecoverable: false)
+        code: .syntax, message: problem.message, location: .init(ordinal: 0, byteOffset: 0, line: 1),
+        isRecoverable: false)
+    case .success(.bytes(let skip)):
+      position = skip
+    case .success(.utf16(let bigEndian, let skip)):
+      let decoder = CSVUTF16Source(
+        source: source, bigEndian: bigEndian, head: Array(buffer[skip..<count])[...], offset: Int64(skip))
+      source = decoder
+      utf16 = decoder
+      asciiWidth = 2
+      count = 0
+      position = 0
+      bufferOffset = 0
+      sourceIndex = 0
+      sourceOffset = Int64(skip)
     }
   }
 
@@ -217,6 +242,10 @@
       bufferOffset += Int64(count)
       position = 0
       count = try source.read(into: buffer)
+      if let utf16 {
+        sourceIndex = 0
+        sourceOffset = utf16.chunkStart
+      }
       if count == 0 {
         sourceEnded = true
         return nil
@@ -226,8 +255,19 @@
     return buffer[position]
   }
 
-  /// The stream offset of the byte `nextByte()` returned last.
-  private var offset: Int64 { bufferOffset + Int64(position) - 1 }
+  /// The stream offset of the byte `nextByte()` returned last; in a UTF-16 file, the file offset
+  /// of its character.
+  private var offset: Int64 {
+    guard utf16 != nil else { return bufferOffset + Int64(position) - 1 }
+    // The decoder returns whole characters: each UTF-8 byte before this one in the buffer adds
+    // its character's width in the file, counted once, at its first byte.
+    let target = position - 1
+    while sourceIndex < target {
+      sourceOffset += CSVUTF16Source.width(of: buffer[sourceIndex])
+      sourceIndex += 1
+    }
+    return sourceOffset
+  }
 
   private enum State { case fieldStart, unquoted, quoted, quoteInQuoted }
 
@@ -269,7 +309,7 @@
       default:
         if byte == delimiter {
           endField()
-          beginField(at: offset + 1)
+          beginField(at: offset + asciiWidth)
           state = .fieldStart
         } else if endsRow {
           endField()
@@ -280,7 +320,7 @@
           if byte == quote {
             stray("a quote inside an unquoted field", at: offset)
           } else if state == .quoteInQuoted {
-            stray("a character after a quoted field's closing quote", at: offset - 1)
+            stray("a character after a quoted field's closing quote", at: offset - asciiWidth)
           }
           value(byte)
           state = .unquoted
@@ -405,133 +445,5 @@
   private func path(of column: Int) -> String {
     guard let names = header?.names ?? dialect.columns, column < names.count else { return "column \(column + 1)" }
     return names[column]
-  }
-
-  // MARK: - The record
-
-  /// Each field's bytes must be UTF-8, or converted to it from the dialect's encoding: anything
-  /// else would reach the database as other text.
-  private func checkEncoding(_ header: CSVHeader) throws {
-    if let error = transcode() {
-      let field = fields[error.column]
-      var issue = RecordReadError(
-        code: .syntax, message: "a byte \(error.name) does not define, at byte \(error.index) of the field",
-        location: .init(
-          ordinal: recordCount, byteOffset: rowStart.byteOffset + Int64(field.offset),
-          line: rowStart.line + field.lines,
-          column: error.column + 1),
-        isRecoverable: true)
-      issue.path = header.names[error.column]
-      throw issue
-    }
-    for column in 0..<fields.count {
-      let field = fields[column]
-      guard let bad = CSVRecordReader.firstInvalidUTF8(values.base + field.start, count: field.end - field.start)
-      else { continue }
-      var error = RecordReadError(
-        code: .syntax, message: "invalid UTF-8 at byte \(bad) of the field",
-        location: .init(
-          ordinal: recordCount, byteOffset: rowStart.byteOffset + Int64(field.offset),
-          line: rowStart.line + field.lines,
-          column: column + 1),
-        isRecoverable: true)
-      error.path = header.names[column]
-      throw error
-    }
-  }
-
-  /// Converts the row's fields from the dialect's encoding to UTF-8, in place (a no-op for
-  /// UTF-8); the first byte the encoding does not define stops it.
-  private func transcode() -> (column: Int, index: Int, name: String)? {
-    guard let encoding = dialect.encoding else { return nil }
-    var converted = GrowableBuffer<UInt8>(capacity: values.count * 2)
-    for column in 0..<fields.count {
-      let field = fields[column]
-      let text = UnsafeBufferPointer(start: values.base + field.start, count: field.end - field.start)
-      if let bad = encoding.utf8(text, into: &scratch) {
-        converted.deallocate()
-        return (column, bad, encoding.name)
-      }
-      let start = converted.count
-      scratch.withUnsafeBufferPointer { bytes in
-        if let base = bytes.baseAddress { converted.append(base, count: bytes.count) }
-      }
-      fields[column].start = start
-      fields[column].end = converted.count
-    }
-    values.deallocate()
-    values = converted
-    return nil
-  }
-
-  /// The row as a tape: an object of the header's names (nested where they have dots).
-  private func tape(_ header: CSVHeader) throws -> RecordTape {
-    builder.reset()
-    objects.removeAll(keepingCapacity: true)
-    let root = builder.openObject(offset: 0, lines: 0)
-    for step in header.steps {
-      switch step {
-      case .open(let name, let column):
-        let field = fields[column]
-        name.withUnsafeBufferPointer { name in
-          if let base = name.baseAddress {
-            builder.key(escaping: base, count: name.count, offset: field.offset, lines: field.lines)
-          }
-        }
-        objects.append(builder.openObject(offset: field.offset, lines: field.lines))
-      case .field(let name, let column):
-        let field = fields[column]
-        name.withUnsafeBufferPointer { name in
-          if let base = name.baseAddress {
-            builder.key(escaping: base, count: name.count, offset: field.offset, lines: field.lines)
-          }
-        }
-        if field.start == field.end && !field.isQuoted && dialect.emptyIsNull {
-          builder.null(offset: field.offset, lines: field.lines)
-        } else {
-          builder.string(
-            values.base + field.start, count: field.end - field.start, offset: field.offset, lines: field.lines)
-        }
-        guard builder.byteCount <= limits.maxRecordBytes else {
-          throw RecordReadError(
-            code: .recordTooLarge, message: "row larger than \(limits.maxRecordBytes) bytes once keyed by the header",
-            location: rowStart, isRecoverable: true)
-        }
-      case .close:
-        if let object = objects.popLast() { builder.closeObject(object) }
-      }
-    }
-    builder.closeObject(root)
-    return builder.finish(origin: .csv)
-  }
-
-  /// The index of the first byte that does not belong to valid UTF-8 (RFC 3629: no overlong
-  /// forms, no surrogates, nothing past U+10FFFF), or nil.
-  static func firstInvalidUTF8(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int? {
-    var i = 0
-    while i < count {
-      let lead = bytes[i]
-      if lead < 0x80 {
-        i += 1
-        continue
-      }
-      let length: Int
-      var low: UInt8 = 0x80
-      var high: UInt8 = 0xBF
-      switch lead {
-      case 0xC2...0xDF: length = 2
-      case 0xE0: (length, low) = (3, 0xA0)
-      case 0xE1...0xEC, 0xEE...0xEF: length = 3
-      case 0xED: (length, high) = (3, 0x9F)
-      case 0xF0: (length, low) = (4, 0x90)
-      case 0xF1...0xF3: length = 4
-      case 0xF4: (length, high) = (4, 0x8F)
-      default: return i
-      }
-      guard i + length <= count, (low...high).contains(bytes[i + 1]) else { return i }
-      for k in 2..<length where !(0x80...0xBF).contains(bytes[i + k]) { return i }
-      i += length
-    }
-    return nil
   }
 }

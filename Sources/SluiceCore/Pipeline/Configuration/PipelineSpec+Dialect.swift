@@ -13,7 +13,7 @@ extension SpecDocument {
     var columns: [String]?
     /// `text` (the default) or `null`: what an empty unquoted field reads as.
     var empty: String?
-    /// A single-byte encoding iconv knows (`windows-1252`); UTF-8 when absent.
+    /// A single-byte encoding iconv knows (`windows-1252`) or UTF-16 (`utf-16le`); UTF-8 when absent.
     var encoding: String?
   }
 }
