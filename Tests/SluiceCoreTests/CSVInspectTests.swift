@@ -167,4 +167,23 @@ struct CSVInspectTests {
       CSVSniffer.rows(cut, delimiter: UInt8(ascii: ","), quote: UInt8(ascii: "\""), isComplete: false).rows.count == 2)
     #expect(CSVSniffer.delimiter(of: Array("just text\nmore text\n".utf8), isComplete: true) == nil)
   }
+
+  @Test func aDecimalWhoseMinorUnitsWouldNotFit64BitsIsText() throws {
+    let scratch = try TemporaryDirectory()
+    let wide = try scratch.write("wide.csv", "n,m\n123456789012345678,1.5\n0.12,2.25\n")
+    let inspection = try Inspector.inspect(path: wide)
+    #expect(Self.column(inspection, "n") == .text)
+    #expect(Self.column(inspection, "m") == .decimal(scale: 2))
+  }
+
+  @Test func dialectOptionsMakeAOneColumnFileCSV() throws {
+    let scratch = try TemporaryDirectory()
+    let file = try scratch.write("names", "name\nAnn\nBob\n")
+    var options = InspectOptions()
+    options.dialect.delimiter = UInt8(ascii: ";")
+    let inspection = try Inspector.inspect(path: file, options: options)
+    #expect(inspection.format == .csv)
+    #expect(inspection.records == 2)
+    #expect(inspection.fields.map(\.path) == ["name"])
+  }
 }

@@ -44,7 +44,19 @@ package enum Inspector {
   }
 
   private static func inspect(path: String, first: Input, options: InspectOptions) throws -> Inspection {
-    var format = try options.format ?? FormatSniffer.sniff(first, path: path)
+    var format: PipelineConfiguration.Format
+    if let given = options.format {
+      format = given
+    } else if options.dialect.isEmpty {
+      format = try FormatSniffer.sniff(first, path: path)
+    } else {
+      // Dialect options say the file is delimited, even when its rows do not show it (a column).
+      do {
+        format = try FormatSniffer.sniff(first, path: path)
+      } catch is RecordReadError {
+        format = options.dialect.delimiter == 0x09 ? .tsv : .csv
+      }
+    }
     if !options.dialect.isEmpty && format != .csv && format != .tsv {
       throw InspectionError(
         code: .recordPathNotApplicable,

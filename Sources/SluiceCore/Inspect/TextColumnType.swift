@@ -4,7 +4,8 @@
 /// - `integer`: `-`? digits fitting `Int64`, no leading zero (`007` stays text: an id whose zeros
 ///   matter); a lone `0` is an integer.
 /// - `decimal(scale)`: the same with a fractional part in at least one value (`12.30`, scale the
-///   most digits after the point), at most 18 digits in all, so that its minor units fit 64 bits.
+///   most digits after the point), the longest integer part and the scale at most 18 digits
+///   together, so that every value's minor units fit 64 bits.
 /// - `boolean`: only `true`/`false` and `True`/`False`, the spellings the decoder reads as a
 ///   boolean besides `1`/`0` — a column of `1` and `0` is an integer, `yes`/`no` an enum.
 /// - `timestamp(format)`: every value a date the decoder's `DateParser` reads under one format
@@ -58,8 +59,9 @@ package struct TextColumnProfile: Sendable, Hashable {
   private var allDecimals = true
   package private(set) var hasLeadingZeros = false
   private var allBooleans = true
-  /// Most digits after a decimal point.
+  /// Most digits after a decimal point, and before it.
   private var scale = 0
+  private var integerDigits = 0
   /// Bit i: every value so far is a date under `TextColumnClassifier.formats[i]`.
   private var dates: UInt32 = .max
   /// Distinct values, while they are few and short; nil once they are not.
@@ -72,7 +74,8 @@ package struct TextColumnProfile: Sendable, Hashable {
   package func inferred(isKeyLike: Bool = false) -> TextColumnType {
     guard nonEmpty > 0, empty == 0 else { return .text }
     if allIntegers { return .integer }
-    if allDecimals { return .decimal(scale: scale) }
+    // Minor units within 64 bits: the longest integer part at the largest scale.
+    if allDecimals && integerDigits + scale <= 18 { return .decimal(scale: scale) }
     if allBooleans { return .boolean }
     let formats = TextColumnClassifier.formats
     let matching = formats.indices.filter { dates & (1 << UInt32($0)) != 0 }
@@ -101,6 +104,7 @@ package struct TextColumnProfile: Sendable, Hashable {
       allIntegers = allIntegers && number.isNumber && !number.leadingZero && number.scale == nil
       allDecimals = allDecimals && number.isNumber && !number.leadingZero && number.digits <= 18
       if let fraction = number.scale { scale = max(scale, fraction) }
+      integerDigits = max(integerDigits, number.digits - (number.scale ?? 0))
     }
     if allBooleans {
       allBooleans =
