@@ -186,19 +186,37 @@ package final class TextColumnClassifier {
     guard text.count >= 8, text.count <= 64, text[0] >= UInt8(ascii: "0"), text[0] <= UInt8(ascii: "9") else {
       return 0
     }
-    var result: UInt32 = 0
+    // The patterns whose shape the text has; a formatter is costly, so their verdict on a text
+    // is remembered (exports repeat their dates), up to `maxRemembered` texts at a time.
+    var shaped: UInt32 = 0
     for index in Self.formats.indices where candidates & (1 << UInt32(index)) != 0 {
-      if let shape = shapes[index] {
-        guard shape.count == text.count else { continue }
-        let fits = zip(shape, text).allSatisfy { expected, byte in
-          expected == UInt8(ascii: "9") ? byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") : expected == byte
-        }
-        guard fits else { continue }
+      guard let shape = shapes[index] else { continue }
+      guard shape.count == text.count else { continue }
+      let fits = zip(shape, text).allSatisfy { expected, byte in
+        expected == UInt8(ascii: "9") ? byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") : expected == byte
       }
+      if fits { shaped |= 1 << UInt32(index) }
+    }
+    var result: UInt32 = 0
+    if candidates & 1 != 0, let date = parsers[0].parse(text: text), DateParser.supportedRange.contains(date) {
+      result |= 1
+    }
+    guard shaped != 0 else { return result }
+    let key = Array(text)
+    if let known = remembered[key], known.tried & shaped == shaped { return result | (known.dates & shaped) }
+    var dates: UInt32 = 0
+    for index in Self.formats.indices where shaped & (1 << UInt32(index)) != 0 {
       if let date = parsers[index].parse(text: text), DateParser.supportedRange.contains(date) {
-        result |= 1 << UInt32(index)
+        dates |= 1 << UInt32(index)
       }
     }
-    return result
+    if remembered.count >= Self.maxRemembered { remembered.removeAll(keepingCapacity: true) }
+    remembered[key] = (shaped, dates)
+    return result | dates
   }
+
+  /// Texts whose verdicts are remembered at most.
+  static let maxRemembered = 4_096
+  /// Per text: the patterns tried on it, and those it is a date under.
+  private var remembered: [[UInt8]: (tried: UInt32, dates: UInt32)] = [:]
 }
