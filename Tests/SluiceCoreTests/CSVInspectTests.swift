@@ -185,5 +185,8 @@ struct CSVInspectTests {
     #expect(inspection.format == .csv)
     #expect(inspection.records == 2)
     #expect(inspection.fields.map(\.path) == ["name"])
+    // A `.tsv` name: a one-column file is TSV, its delimiter a tab.
+    let tsv = try Inspector.inspect(path: try scratch.write("names.tsv", "name\nAnn\n"))
+    #expect(tsv.format == .tsv && tsv.csv?.dialect.delimiter == 0x09)
   }
 }

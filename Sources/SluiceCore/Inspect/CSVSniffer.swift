@@ -50,10 +50,13 @@ package enum CSVSniffer {
   /// Rows looked at.
   static let maxRows = 200
 
-  /// The dialect of the file whose first bytes are `prefix` (`isComplete`: the whole file).
+  /// The dialect of the file whose first bytes are `prefix` (`isComplete`: the whole file);
+  /// `format` is the one given, `hint` the one the file's name says (`.tsv`: a tab by default).
   package static func sniff(
-    _ prefix: [UInt8], isComplete: Bool, format: PipelineConfiguration.Format?, options: CSVDialectOptions
+    _ prefix: [UInt8], isComplete: Bool, format: PipelineConfiguration.Format?,
+    hint: PipelineConfiguration.Format? = nil, options: CSVDialectOptions
   ) throws(CSVEncoding.Problem) -> CSVSniff {
+    let preferred = format ?? hint
     let quote = options.quote ?? UInt8(ascii: "\"")
     // The encoding.
     var encoding: CSVEncoding?
@@ -76,10 +79,10 @@ package enum CSVSniffer {
     let delimiter: UInt8
     if let given = options.delimiter {
       delimiter = given
-    } else if let sniffed = sniffDelimiter(body, quote: quote, isComplete: isComplete, prefer: format) {
+    } else if let sniffed = sniffDelimiter(body, quote: quote, isComplete: isComplete, prefer: preferred) {
       delimiter = sniffed
     } else {
-      delimiter = format == .tsv ? 0x09 : UInt8(ascii: ",")
+      delimiter = preferred == .tsv ? 0x09 : UInt8(ascii: ",")
     }
     let rows = Self.rows(body, delimiter: delimiter, quote: quote, isComplete: isComplete).rows
     // The header.

@@ -98,7 +98,8 @@ package enum Inspector {
       }
       let (prefix, isComplete) = try FormatSniffer.prefix(of: Input(path: path))
       do {
-        csv = try CSVSniffer.sniff(prefix, isComplete: isComplete, format: options.format, options: options.dialect)
+        csv = try CSVSniffer.sniff(
+          prefix, isComplete: isComplete, format: options.format, hint: format, options: options.dialect)
       } catch {
         throw InspectionError(code: .recordPathNotApplicable, message: "--encoding: \(error.message)")
       }
