@@ -134,11 +134,11 @@ struct CSVInspectTests {
     let file = try scratch.write(
       "types.csv",
       """
-      n,lead,dec,bit,flag,yn,iso,us,amb,stamp,mixed,blank,quotedEmpty
-      1,007,1.5,1,true,yes,2024-01-05T10:00:00Z,12/31/2023,01/02/2023,2024-01-05 10:00:00,1,,""
-      -2,008,-0.25,0,False,no,2024-01-06T10:00:00+01:00,01/13/2024,03/04/2023,2024-01-06 11:30:00,x,,a
-      30,010,12,1,True,yes,2024-01-07T10:00:00.5Z,02/01/2024,05/06/2023,2024-01-07 12:00:00,2.5,,b
-      4,011,0.125,0,false,no,2024-01-08T10:00:00Z,03/02/2024,07/08/2023,2024-01-08 13:00:00,3,,c
+      n,lead,dec,bit,flag,yn,iso,us,amb,stamp,mixed,blank,quotedEmpty,millis
+      1,007,1.5,1,true,yes,2024-01-05T10:00:00Z,12/31/2023,01/02/2023,2024-01-05 10:00:00,1,,"",2024-01-05 10:00:00.125
+      -2,008,-0.25,0,False,no,2024-01-06T10:00:00+01:00,01/13/2024,03/04/2023,2024-01-06 11:30:00,x,,a,2024-02-29 23:59:59.999
+      30,010,12,1,True,yes,2024-01-07T10:00:00.5Z,02/01/2024,05/06/2023,2024-01-07 12:00:00,2.5,,b,2024-01-07 00:00:00.000
+      4,011,0.125,0,false,no,2024-01-08T10:00:00Z,03/02/2024,07/08/2023,2024-01-08 13:00:00,3,,c,2024-01-08 13:00:00.500
 
       """)
     let inspection = try Inspector.inspect(path: file)
@@ -146,6 +146,7 @@ struct CSVInspectTests {
       "n": .integer, "lead": .text, "dec": .decimal(scale: 3), "bit": .integer, "flag": .boolean,
       "yn": .enumeration(["no", "yes"]), "iso": .timestamp(.iso8601), "us": .timestamp(.pattern("MM/dd/yyyy")),
       "amb": .text, "stamp": .timestamp(.pattern("yyyy-MM-dd HH:mm:ss")), "mixed": .text, "quotedEmpty": .text,
+      "millis": .timestamp(.pattern("yyyy-MM-dd HH:mm:ss.SSS")),
     ]
     for (path, type) in expected {
       #expect(Self.column(inspection, path) == type, "\(path)")

@@ -37,7 +37,8 @@ package enum TextColumnType: Sendable, Hashable {
   /// The date patterns a column is tried under, besides RFC 3339 (`iso8601`): ISO dates and
   /// the common legacy ones. Each is the decoder's own pattern syntax (`DateFormat`).
   package static let candidatePatterns = [
-    "yyyy-MM-dd", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy/MM/dd",
+    "yyyy-MM-dd", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss.SSS",
+    "yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy/MM/dd",
     "dd/MM/yyyy", "MM/dd/yyyy", "dd/MM/yyyy HH:mm:ss", "MM/dd/yyyy HH:mm:ss", "dd/MM/yyyy HH:mm",
     "MM/dd/yyyy HH:mm", "dd.MM.yyyy", "dd.MM.yyyy HH:mm:ss",
   ]
