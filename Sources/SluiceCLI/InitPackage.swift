@@ -219,11 +219,14 @@ struct InitPackage {
       sniff.delimiterWasSniffed ? "the delimiter" : nil, sniff.headerWasSniffed ? "the header" : nil,
       sniff.encodingConfidence == .given ? nil : "the encoding (\(Inspection.encodingConfidence(sniff)))",
     ].compactMap { $0 }
+    let empty =
+      sniff.dialect.emptyIsNull
+      ? "empty unquoted fields are null (`\"empty\": \"null\"`)" : "empty fields are empty text (`\"empty\": \"text\"`)"
     let sniffedText =
       sniffed.isEmpty
       ? "" : " Sniffed from the first rows: \(sniffed.joined(separator: ", ")); check the spec's `dialect`."
     return
-      "Records: each row of the \(kind) dump (\(inspection.records)), \(header).\(sniffedText) Each field's type is the one every value of its column reads as (`sluice inspect` shows them); empty unquoted fields are null (`\"empty\": \"null\"`) and ids with leading zeros stay text."
+      "Records: each row of the \(kind) dump (\(inspection.records)), \(header).\(sniffedText) Each field's type is the one every value of its column reads as (`sluice inspect` shows them); \(empty) and ids with leading zeros stay text."
   }
 
   static func literal(_ text: String) -> String { ContractJSON.string(text).text() }
