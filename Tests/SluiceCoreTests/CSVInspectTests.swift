@@ -162,6 +162,13 @@ struct CSVInspectTests {
     let body = Array("id;price;note\n1;2,50;\"a;b\"\n2;3,75;c\n".utf8)[...]
     #expect(
       CSVSniffer.sniffDelimiter(body, quote: UInt8(ascii: "\""), isComplete: true, prefer: nil) == UInt8(ascii: ";"))
+    // A legacy export's few stray quotes (a quote inside an unquoted field) do not hide its
+    // delimiter; the wrong delimiter's quotes inside fields do not make it one.
+    var stray = "id;name;city\n"
+    for index in 1...20 { stray += index == 7 ? "\(index);O\"Brien;Rome\n" : "\(index);\"N\";\"C, \(index)\"\n" }
+    #expect(
+      CSVSniffer.sniffDelimiter(Array(stray.utf8)[...], quote: UInt8(ascii: "\""), isComplete: true, prefer: nil)
+        == UInt8(ascii: ";"))
     // A prefix cut mid-row drops that row.
     let cut = Array("a,b\n1,2\n3,".utf8)[...]
     #expect(

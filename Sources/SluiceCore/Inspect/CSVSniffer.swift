@@ -162,16 +162,17 @@ package enum CSVSniffer {
   // MARK: - Rows
 
   /// The prefix's rows split at `delimiter`, quotes respected (the last one dropped when the
-  /// prefix may have cut it), at most `maxRows`; `isBroken` when a quote is out of place.
+  /// prefix may have cut it), at most `maxRows`; `broken`: the indices of the rows with a quote
+  /// out of place (inside an unquoted field, or text after a closing quote).
   static func rows(_ body: ArraySlice<UInt8>, delimiter: UInt8, quote: UInt8, isComplete: Bool) -> (
-    rows: [[String]], isBroken: Bool
+    rows: [[String]], broken: Set<Int>
   ) {
     var rows: [[String]] = []
     var row: [String] = []
     var field: [UInt8] = []
     var inQuotes = false
     var wasQuoted = false
-    var broken = false
+    var broken = Set<Int>()
     var index = body.startIndex
     var rowHasContent = false
     func endField() {
@@ -202,7 +203,7 @@ package enum CSVSniffer {
           wasQuoted = true
           rowHasContent = true
         } else {
-          broken = true
+          broken.insert(rows.count)
           field.append(byte)
         }
       case delimiter:
@@ -217,7 +218,7 @@ package enum CSVSniffer {
         row = []
         rowHasContent = false
       default:
-        if wasQuoted { broken = true }
+        if wasQuoted { broken.insert(rows.count) }
         field.append(byte)
         rowHasContent = true
       }
@@ -229,8 +230,8 @@ package enum CSVSniffer {
     return (rows, broken)
   }
 
-  /// The delimiter that splits the rows into the same number of fields (at least two) most
-  /// often — ties to the format's own (tab for TSV), then in the order `,` `;` tab `|`; nil when
+  /// The delimiter that splits the rows into the same number of fields (at least two), without
+  /// a quote out of place, most often — ties to the format's own (tab for TSV), then in the order `,` `;` tab `|`; nil when
   /// none splits them.
   static func sniffDelimiter(
     _ body: ArraySlice<UInt8>, quote: UInt8, isComplete: Bool, prefer format: PipelineConfiguration.Format?
@@ -239,9 +240,11 @@ package enum CSVSniffer {
     let ordered = format == .tsv ? [0x09] + delimiters.filter { $0 != 0x09 } : delimiters
     for delimiter in ordered {
       let (rows, broken) = rows(body, delimiter: delimiter, quote: quote, isComplete: isComplete)
-      guard !rows.isEmpty, !broken else { continue }
+      guard !rows.isEmpty, !broken.contains(0) else { continue }
+      // A row with a quote out of place agrees with none: the wrong delimiter puts quotes inside
+      // fields (`a;"b"` split at `,`), while a legacy export's few stray quotes are only a few.
       var counts: [Int: Int] = [:]
-      for row in rows { counts[row.count, default: 0] += 1 }
+      for (index, row) in rows.enumerated() where !broken.contains(index) { counts[row.count, default: 0] += 1 }
       guard let (width, matching) = counts.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key < $1.key }),
         width >= 2
       else { continue }
