@@ -14,9 +14,10 @@ struct InitCommand: Subcommand {
   static let help = CommandHelp(
     usage: """
       sluice init DUMP NAME [--dir DIR] [--sluice PATH|URL] [--force]
-                         [--format json|ndjson|xml] [--record-path PATH]
+                         [--format json|ndjson|xml|csv|tsv] [--record-path PATH]
       sluice init DUMP NAME --declarative [--dir DIR] [--force]
-                         [--format json|ndjson|xml] [--record-path PATH]
+                         [--format json|ndjson|xml|csv|tsv] [--record-path PATH]
+                         [--delimiter C] [--no-header] [--columns A,B,C] [--encoding NAME]
       """,
     summary: """
       Reads the whole dump (as `sluice inspect --all` does) and writes a Swift package that
@@ -37,6 +38,11 @@ struct InitCommand: Subcommand {
       With --declarative, the same tables as a dataset file instead of a package, which the stock
       sluice loads with no toolchain: DIR/NAME.dataset.json (docs/reference/dataset-files.md),
       DIR/NAME.json, a spec naming it, and a README. Then, in DIR: sluice run NAME.json
+
+      A CSV or TSV dump's rows are its records: the dialect is sniffed (or given) as `inspect`
+      does, and the spec carries it ("format", "dialect": delimiter, header or columns, empty,
+      encoding) so that `sluice run` needs no option; each column's type is the one every value
+      reads as (integer, decimal with its scale, boolean, timestamp with its format, enum, text).
       """,
     options: OptionList(
       column: 23,
@@ -52,15 +58,14 @@ struct InitCommand: Subcommand {
           the Sluice package to depend on: a path, or a git URL (branch main);
           default: the checkout this sluice was built in
           """),
-        OptionEntry(.value("format", "NAME"), "json, ndjson or xml (default: detected)"),
+        OptionEntry(.value("format", "NAME"), "json, ndjson, xml, csv or tsv (default: detected)"),
         OptionEntry(
           .value("record-path", "PATH"),
           """
           where the records are (default: the outermost array of objects
           or repeated element, the longest of those; see the README)
           """),
-        .help,
-      ]))
+      ] + DialectOptions.entries(sniffed: true) + [.help]))
 
   var dump: String
   var name: String
@@ -91,10 +96,11 @@ struct InitCommand: Subcommand {
     driver = context.drivers.drivers.first?.name ?? ""
     if let format = parsed.values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {
-        throw UsageError("--format must be json, ndjson or xml, not '\(format)'")
+        throw UsageError("--format must be json, ndjson, xml, csv or tsv, not '\(format)'")
       }
       options.format = value
     }
+    options.dialect = try CSVDialectOptions.parse(parsed.values, flags: parsed.flags)
     if let path = parsed.values["record-path"] { options.recordPath = PipelineSpec.parseRecordPath(path) }
   }
 
@@ -168,8 +174,8 @@ struct InitCommand: Subcommand {
         InitPackage(
           name: name, typeName: typeName, dump: PipelineConfiguration.absolute(dump), dependency: dependency,
           driver: driver,
-          inspection: inspection, dtoSource: generator.source(), scaffold: scaffold,
-          fixture: try fixture(inspection)
+          inspection: inspection, dtoSource: generator.source(), datePatterns: generator.datePatterns,
+          scaffold: scaffold, fixture: try fixture(inspection)
         ).files()
       } else {
         InitDeclarative(
@@ -206,7 +212,7 @@ struct InitCommand: Subcommand {
   }
 
   static let needs =
-    "init needs records that are objects: a JSON array of objects (at any path), NDJSON objects or repeated XML elements"
+    "init needs records that are objects: a JSON array of objects (at any path), NDJSON objects, repeated XML elements or CSV/TSV rows"
 
   /// The package to depend on: `--sluice`, or the checkout whose build this executable is.
   private func sluiceDependency() throws -> InitPackage.Dependency? {
@@ -232,6 +238,7 @@ struct InitCommand: Subcommand {
   /// The first three records: NDJSON (one line each) for a JSON or NDJSON dump; for XML, the
   /// record elements as libxml2 writes them, inside the elements of the record path.
   private func fixture(_ inspection: Inspection) throws -> InitPackage.Fixture? {
+    if inspection.csv != nil { return try InitCSV.fixture(inspection, dump: PipelineConfiguration.absolute(dump)) }
     let input = try Input(path: PipelineConfiguration.absolute(dump))
     if inspection.format == .xml {
       let excerpt = try XMLExcerpt(source: input, path: inspection.recordPath, limit: 3)

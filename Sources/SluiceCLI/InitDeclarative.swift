@@ -31,6 +31,7 @@ struct InitDeclarative {
       ("input", .string(Self.relative(dump, from: directory))),
       ("format", .string(inspection.format.rawValue)),
     ]
+    members += InitCSV.specMembers(inspection)
     if inspection.format != .ndjson && !inspection.recordPath.isEmpty {
       members.append(("recordPath", .array(inspection.recordPath.map { .string($0) })))
     }

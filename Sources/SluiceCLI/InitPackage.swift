@@ -19,6 +19,8 @@ struct InitPackage {
   var driver: String
   var inspection: Inspection
   var dtoSource: String
+  /// The date patterns of the DTO's `Date` columns (CSV), for the spec's `policy.dates`.
+  var datePatterns: [String] = []
   var scaffold: DatasetScaffold
   /// The first records, as the dump's format holds them.
   var fixture: Fixture?
@@ -123,11 +125,17 @@ struct InitPackage {
       ("input", .string(dump)),
       ("format", .string(inspection.format.rawValue)),
     ]
+    members += InitCSV.specMembers(inspection)
     if inspection.format != .ndjson && !inspection.recordPath.isEmpty {
       members.append(("recordPath", .array(inspection.recordPath.map { .string($0) })))
     }
+    // A CSV column of dates in a legacy format is a `Date` read under the policy's dates.
+    let policy: ContractJSON =
+      datePatterns.isEmpty
+      ? .string("lenient")
+      : .object([("preset", .string("lenient")), ("dates", .array((["iso8601"] + datePatterns).map { .string($0) }))])
     members += [
-      ("policy", .string("lenient")),
+      ("policy", policy),
       ("database", .string("../\(name).sqlite")),
       ("onConflict", .string("upsert")),
       ("report", .string("../reports/\(name).json")),
@@ -140,8 +148,12 @@ struct InitPackage {
     var check =
       "No contract fixture: the dump had no records to write; add some to Fixtures/\(name)/valid to check them."
     if let fixturePath {
-      // The fixture is read as the dump is: NDJSON lines, or XML at the spec's record path.
+      // The fixture is read as the dump is: NDJSON lines, XML at the spec's record path, or rows
+      // in the spec's dialect, in UTF-8.
       var options = " --format \(inspection.format == .xml ? "xml" : "ndjson")"
+      if let sniff = inspection.csv {
+        options = " --format \(inspection.format.rawValue)\(sniff.dialect.encoding == nil ? "" : " --encoding utf-8")"
+      }
       if inspection.format == .xml && !inspection.recordPath.isEmpty {
         options += " --record-path \(inspection.recordPath.joined(separator: "."))"
       }
@@ -182,6 +194,7 @@ struct InitPackage {
     let again =
       "To read other records, run `sluice init` again with `--record-path PATH`: the records' fields make the DTO."
     if inspection.format == .ndjson { return "Records: each line of the NDJSON dump (\(inspection.records))." }
+    if let sniff = inspection.csv { return csvRecordsExplanation(inspection, sniff) }
     if inspection.recordPathWasGiven { return "Records: \(path), as `--record-path` gave. \(again)" }
     let what = inspection.format == .xml ? "repeated element" : "array of objects"
     let others = inspection.candidates.filter { $0.keys != inspection.recordPath }.prefix(5).map {
@@ -194,6 +207,26 @@ struct InitPackage {
     }
     return
       "Records: \(path), the outermost \(what) in the dump (the longest of those, where several are equally outer): each is a record, and what it nests becomes its child tables.\(also) \(again)"
+  }
+
+  /// A CSV or TSV dump's records: its rows, in the dialect the spec states, and each column's type.
+  static func csvRecordsExplanation(_ inspection: Inspection, _ sniff: CSVSniff) -> String {
+    let kind = inspection.format == .tsv ? "TSV" : "CSV"
+    let header =
+      sniff.dialect.hasHeader
+      ? "keyed by the header row" : "keyed by the columns the spec's `dialect.columns` names (the file has no header)"
+    let sniffed = [
+      sniff.delimiterWasSniffed ? "the delimiter" : nil, sniff.headerWasSniffed ? "the header" : nil,
+      sniff.encodingConfidence == .given ? nil : "the encoding (\(Inspection.encodingConfidence(sniff)))",
+    ].compactMap { $0 }
+    let empty =
+      sniff.dialect.emptyIsNull
+      ? "empty unquoted fields are null (`\"empty\": \"null\"`)" : "empty fields are empty text (`\"empty\": \"text\"`)"
+    let sniffedText =
+      sniffed.isEmpty
+      ? "" : " Sniffed from the first rows: \(sniffed.joined(separator: ", ")); check the spec's `dialect`."
+    return
+      "Records: each row of the \(kind) dump (\(inspection.records)), \(header).\(sniffedText) Each field's type is the one every value of its column reads as (`sluice inspect` shows them); \(empty) and ids with leading zeros stay text."
   }
 
   static func literal(_ text: String) -> String { ContractJSON.string(text).text() }

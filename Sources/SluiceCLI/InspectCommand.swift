@@ -11,8 +11,9 @@ struct InspectCommand: Subcommand {
   static let abstract = "describe a dump: format, record paths, fields (no values), a DTO"
   static let help = CommandHelp(
     usage: """
-      sluice inspect INPUT [--format json|ndjson|xml] [--record-path PATH]
+      sluice inspect INPUT [--format json|ndjson|xml|csv|tsv] [--record-path PATH]
                                   [--sample N | --all] [--show-values] [--json | --swift NAME]
+                                  [--delimiter C] [--no-header] [--columns A,B,C] [--encoding NAME]
       """,
     summary: """
       Describes a dump before a pipeline is written for it: gzip or not, the format (detected from
@@ -20,11 +21,18 @@ struct InspectCommand: Subcommand {
       record counts, then for the records at one path every field path (customer.name, items[].qty)
       with the types seen, how often it is present and null, and text lengths. It prints no values
       unless --show-values is given. Streams in constant memory; reads the input up to three times.
+
+      CSV and TSV (a .csv or .tsv name, or rows that one delimiter splits alike): the dialect is
+      sniffed from the first megabyte — the delimiter among , ; tab |, whether the first row is a
+      header, the encoding (UTF-8, certain when valid; else windows-1252 or iso-8859-1, a guess) —
+      unless the options below give it, and each column's TYPE is what every value reads as under
+      the strict decoder: integer, decimal(scale), boolean (true/false, True/False), timestamp(its
+      format), enum(values: few, repeated), or text (ids with leading zeros, 007, stay text).
       """,
     options: OptionList(
       column: 25,
       entries: [
-        OptionEntry(.value("format", "json|ndjson|xml"), "the format, instead of detecting it"),
+        OptionEntry(.value("format", "json|ndjson|xml|csv|tsv"), "the format, instead of detecting it"),
         OptionEntry(
           .value("record-path", "PATH"),
           """
@@ -52,8 +60,7 @@ struct InspectCommand: Subcommand {
           print a Decodable Swift struct NAME for the records instead,
           one that Sluice's strict decoder reads
           """),
-        .help,
-      ]),
+      ] + DialectOptions.entries(sniffed: true) + [.help]),
     epilogue: """
       EXIT CODES: 0 described · 64 bad flags · 65 malformed input or no records found
                   66 input missing or unreadable · 74 corrupt or truncated gzip stream
@@ -80,10 +87,11 @@ struct InspectCommand: Subcommand {
     options = InspectOptions(showsValues: parsed.flags.contains("show-values"))
     if let format = parsed.values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {
-        throw UsageError("--format must be json, ndjson or xml, not '\(format)'")
+        throw UsageError("--format must be json, ndjson, xml, csv or tsv, not '\(format)'")
       }
       options.format = value
     }
+    options.dialect = try CSVDialectOptions.parse(parsed.values, flags: parsed.flags)
     if let path = parsed.values["record-path"] { options.recordPath = PipelineSpec.parseRecordPath(path) }
     if let sample = parsed.values["sample"] {
       if parsed.flags.contains("all") { throw UsageError("--sample and --all exclude each other") }

@@ -67,3 +67,111 @@ extension PipelineConfiguration {
     return configuration
   }
 }
+
+extension CSVDialectOptions {
+  /// The dialect options `inspect` and `init` were given; what is not given is sniffed. Unlike
+  /// `run`'s, `--no-header` needs no `--columns` (the columns are named column1, column2…).
+  static func parse(_ values: [String: String], flags: Set<String>) throws(UsageError) -> CSVDialectOptions {
+    var options = CSVDialectOptions()
+    if let text = values["delimiter"] {
+      guard let byte = CSVDialect.byte(named: text) else {
+        throw UsageError("--delimiter must be one ASCII character or tab, not '\(text)'")
+      }
+      options.delimiter = byte
+    }
+    if let text = values["quote"] {
+      guard let byte = CSVDialect.byte(named: text) else {
+        throw UsageError("--quote must be one ASCII character, not '\(text)'")
+      }
+      options.quote = byte
+    }
+    if let problem = CSVDialect.problem(
+      delimiter: options.delimiter ?? UInt8(ascii: ","), quote: options.quote ?? UInt8(ascii: "\""))
+    {
+      throw UsageError("--delimiter and --quote: \(problem)")
+    }
+    if let text = values["columns"] {
+      let columns = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      guard !columns.contains(where: \.isEmpty) else {
+        throw UsageError("--columns must name every column, separated by commas: id,name,price")
+      }
+      options.columns = columns
+      options.hasHeader = false
+    }
+    if flags.contains("no-header") { options.hasHeader = false }
+    if let name = values["encoding"] {
+      if ["utf-8", "utf8"].contains(name.lowercased()) {
+        options.encoding = .some(nil)
+      } else {
+        do {
+          options.encoding = .some(try CSVEncoding(name: name))
+        } catch {
+          throw UsageError("--encoding: \(error.message)")
+        }
+      }
+    }
+    switch values["empty"] {
+    case nil: break
+    case "text": options.emptyIsNull = false
+    case "null": options.emptyIsNull = true
+    case let other?: throw UsageError("--empty must be text or null, not '\(other)'")
+    }
+    return options
+  }
+}
+
+/// The dialect options' help, declared once for every command that takes them.
+enum DialectOptions {
+  /// The CSV and TSV dialect's options, as `run` and its kin list them — and `inspect` and
+  /// `init`, which sniff what is not given (`sniffed`).
+  static func entries(sniffed: Bool) -> [OptionEntry] {
+    [
+      OptionEntry(
+        [.value("delimiter", "C"), .value("quote", "C")],
+        sniffed
+          ? """
+          csv, tsv: the byte between fields (',', ';', tab or '|' sniffed
+          when not given; 'tab' names a tab) and the one that quotes them ('"')
+          """
+          : """
+          csv, tsv: the byte between fields (',' for csv, tab for tsv; ';'
+          or 'tab' for instance) and the one that quotes them ('"')
+          """),
+      OptionEntry(
+        [.flag("no-header"), .value("columns", "A,B,C")],
+        sniffed
+          ? """
+          csv, tsv: the first row is data, not the column names (sniffed when
+          not given; unnamed columns are column1, column2…); the columns' names
+          """
+          : """
+          csv, tsv: the first row is data, not the column names; the
+          columns' names (a dotted name fills a nested field: customer.id)
+          """),
+      OptionEntry(
+        .value("encoding", "NAME"),
+        sniffed
+          ? """
+          csv, tsv: the encoding (utf-8, utf-16, utf-16le, utf-16be, or a
+          single-byte one iconv -l knows: windows-1252, iso-8859-15); sniffed
+          when not given, with its confidence
+          """
+          : """
+          csv, tsv: the encoding the file is written in: a single-byte one
+          (windows-1252, iso-8859-15, any iconv -l knows) or utf-16,
+          utf-16le, utf-16be; UTF-8 by default, UTF-16 by its byte order mark
+          """),
+      OptionEntry(
+        .value("empty", "text|null"),
+        sniffed
+          ? """
+          csv, tsv: what an empty unquoted field reads as (a quoted one,
+          "", is always empty text); null by default here
+          """
+          : """
+          csv, tsv: what an empty unquoted field reads as (a quoted one,
+          "", is always empty text); text by default
+          """),
+    ]
+  }
+}

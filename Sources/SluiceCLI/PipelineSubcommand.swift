@@ -64,31 +64,7 @@ extension PipelineSubcommand {
         namespaces matched by local name); '' for a top-level array
         (json) or the root's children (xml) (single-input pipelines)
         """),
-      OptionEntry(
-        [.value("delimiter", "C"), .value("quote", "C")],
-        """
-        csv, tsv: the byte between fields (',' for csv, tab for tsv; ';'
-        or 'tab' for instance) and the one that quotes them ('"')
-        """),
-      OptionEntry(
-        [.flag("no-header"), .value("columns", "A,B,C")],
-        """
-        csv, tsv: the first row is data, not the column names; the
-        columns' names (a dotted name fills a nested field: customer.id)
-        """),
-      OptionEntry(
-        .value("encoding", "NAME"),
-        """
-        csv, tsv: the encoding the file is written in: a single-byte one
-        (windows-1252, iso-8859-15, any iconv -l knows) or utf-16,
-        utf-16le, utf-16be; UTF-8 by default, UTF-16 by its byte order mark
-        """),
-      OptionEntry(
-        .value("empty", "text|null"),
-        """
-        csv, tsv: what an empty unquoted field reads as (a quoted one,
-        "", is always empty text); text by default
-        """),
+    ] + DialectOptions.entries(sniffed: false) + [
       policyOption,
       OptionEntry(.value("report", "PATH"), "write the JSON run report here"),
       OptionEntry(.value("junit", "PATH"), "write the contract's checks as JUnit XML here"),

@@ -216,7 +216,9 @@ struct InspectOutlineTests {
       #expect(try FormatSniffer.sniff(MemoryByteSource(text, chunk: 3)) == format, "\(text)")
     }
     let garbage = #expect(throws: RecordReadError.self) { try FormatSniffer.sniff(MemoryByteSource("\n  hello")) }
-    #expect(garbage?.message == "the input starts with 'h'; expected JSON ('[' or '{'), NDJSON or XML ('<')")
+    #expect(
+      garbage?.message
+        == "the input starts with 'h'; expected JSON ('[' or '{'), NDJSON, XML ('<') or delimited rows (CSV, TSV)")
     #expect(garbage?.location.line == 2)
     #expect(garbage?.location.byteOffset == 3)
     let empty = #expect(throws: RecordReadError.self) { try FormatSniffer.sniff(MemoryByteSource(" \n ")) }

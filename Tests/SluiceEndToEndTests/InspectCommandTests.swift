@@ -286,7 +286,7 @@ struct InspectCommandTests {
       ([String](), "missing the input (sluice inspect INPUT)"),
       (["a.json", "b.json"], "expected one input, got 2 arguments"),
       (["-"], "inspect reads a file (it reads it more than once), not standard input"),
-      (["x.json", "--format", "yaml"], "--format must be json, ndjson or xml, not 'yaml'"),
+      (["x.json", "--format", "yaml"], "--format must be json, ndjson, xml, csv or tsv, not 'yaml'"),
       (["x.json", "--sample", "0"], "--sample must be a positive number of records, not '0'"),
       (["x.json", "--sample", "ten"], "--sample must be a positive number of records, not 'ten'"),
       (["x.json", "--sample", "5", "--all"], "--sample and --all exclude each other"),
@@ -308,8 +308,11 @@ struct InspectCommandTests {
 
   @Test func helpDescribesTheCommand() throws {
     let help = try inspect(["--help"])
-    #expect(help.hasPrefix("USAGE: sluice inspect INPUT [--format json|ndjson|xml] [--record-path PATH]"))
-    for option in ["--sample N", "--all", "--show-values", "--json", "--swift NAME"] {
+    #expect(help.hasPrefix("USAGE: sluice inspect INPUT [--format json|ndjson|xml|csv|tsv] [--record-path PATH]"))
+    for option in [
+      "--sample N", "--all", "--show-values", "--json", "--swift NAME", "--delimiter C", "--no-header",
+      "--encoding NAME",
+    ] {
       #expect(help.contains(option), "\(option)")
     }
     let overview = try SluiceCommand.run(["--help"])

@@ -50,12 +50,26 @@ extension DatasetScaffold {
   /// `nullable`.
   static func field(_ property: SwiftDTOGenerator.DTOProperty) -> ContractJSON {
     var members: [(key: String, value: ContractJSON)] = [("name", .string(property.key))]
-    let type = shape(property.type)
+    let type = property.columnType.map(columnShape) ?? shape(property.type)
     members.append(type[0])
     let missing = property.isOptional && property.isSometimesMissing
     if missing { members.append(("optional", .bool(true))) }
     if property.isOptional && (property.isSometimesNull || !missing) { members.append(("nullable", .bool(true))) }
     return .object(members + type.dropFirst())
+  }
+
+  /// The members that state a CSV column's type: `type`, then a decimal's `scale`, a
+  /// timestamp's `formats` or an enum's `values`.
+  static func columnShape(_ type: TextColumnType) -> [(key: String, value: ContractJSON)] {
+    switch type {
+    case .integer: return [("type", .string("integer"))]
+    case .decimal(let scale): return [("type", .string("decimal")), ("scale", .number("\(scale)"))]
+    case .boolean: return [("type", .string("boolean"))]
+    case .timestamp(let format):
+      return [("type", .string("timestamp")), ("formats", .array([.string(format.specName)]))]
+    case .enumeration(let values): return [("type", .string("enum")), ("values", .array(values.map { .string($0) }))]
+    case .text: return [("type", .string("text"))]
+    }
   }
 
   /// The members that state a type: `type`, then an object's `fields` or an array's `items`.

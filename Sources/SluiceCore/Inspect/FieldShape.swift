@@ -115,6 +115,14 @@ package struct FieldShape: Sendable, Hashable {
   /// in it; nil for other fields. Only hashes of the values are kept while checking, never the
   /// values.
   public internal(set) var isUniqueInSample: Bool?
+  /// For a CSV or TSV column: what its text values look like, for the type they all read as
+  /// (`TextColumnProfile.inferred`); nil for other inputs.
+  package internal(set) var column: TextColumnProfile?
+
+  /// A CSV column's inferred type, or nil for other fields.
+  package var columnType: TextColumnType? {
+    column?.inferred(isKeyLike: depth == 1 && Self.looksLikeKey(name))
+  }
 
   /// Whether a key names an id: `id`, `uuid`, `guid`, `key`, or one ending in `_id`, `Id`, `ID`,
   /// `No`, `_no`, `_key` or `Key` (`orderId`, `customer_id`, `orderNo`, `sku_key`).

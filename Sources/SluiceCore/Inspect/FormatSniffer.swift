@@ -3,11 +3,14 @@
 /// After a UTF-8 byte order mark and whitespace, `<` starts XML, `[` or `{` JSON. JSON is
 /// NDJSON when its first value ends within the first `prefixSize` bytes and another value
 /// follows it; a document whose first value runs past the prefix is taken as one JSON document
-/// (an NDJSON line that long is rare; `--format ndjson` says otherwise). Only the prefix is read.
+/// (an NDJSON line that long is rare; `--format ndjson` says otherwise). A file named `.csv` or
+/// `.tsv` (gzip or not) is CSV or TSV; anything else that some delimiter splits into rows of the
+/// same width (`CSVSniffer`) is CSV, or TSV when the delimiter is a tab. Only the prefix is read.
 enum FormatSniffer {
   static let prefixSize = 1 << 20
 
-  static func sniff(_ source: any ByteSource) throws -> PipelineConfiguration.Format {
+  /// Up to `prefixSize` first bytes of `source`, and whether they are all of it.
+  static func prefix(of source: any ByteSource) throws -> (bytes: [UInt8], isComplete: Bool) {
     var prefix = [UInt8](repeating: 0, count: prefixSize)
     var count = 0
     try prefix.withUnsafeMutableBytes { buffer in
@@ -18,6 +21,21 @@ enum FormatSniffer {
       }
     }
     prefix.removeSubrange(count...)
+    return (prefix, count < prefixSize)
+  }
+
+  /// The format a file name says: `.csv` or `.tsv`, before a `.gz`; nil for any other.
+  static func format(named path: String) -> PipelineConfiguration.Format? {
+    var name = path.lowercased()
+    if name.hasSuffix(".gz") { name.removeLast(3) }
+    if name.hasSuffix(".csv") { return .csv }
+    if name.hasSuffix(".tsv") || name.hasSuffix(".tab") { return .tsv }
+    return nil
+  }
+
+  static func sniff(_ source: any ByteSource, path: String? = nil) throws -> PipelineConfiguration.Format {
+    if let path, let format = format(named: path) { return format }
+    let (prefix, isComplete) = try prefix(of: source)
     var start = 0
     if prefix.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
     var line = 1
@@ -36,13 +54,17 @@ enum FormatSniffer {
     case UInt8(ascii: "["), UInt8(ascii: "{"):
       return isLines(prefix) ? .ndjson : .json
     default:
+      if let delimiter = CSVSniffer.delimiter(of: prefix, isComplete: isComplete) {
+        return delimiter == 0x09 ? .tsv : .csv
+      }
       let byte = prefix[start]
       let shown =
         byte >= 0x21 && byte < 0x7F
         ? "'\(Character(UnicodeScalar(byte)))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
       throw RecordReadError(
         code: .syntax,
-        message: "the input starts with \(shown); expected JSON ('[' or '{'), NDJSON or XML ('<')"
+        message:
+          "the input starts with \(shown); expected JSON ('[' or '{'), NDJSON, XML ('<') or delimited rows (CSV, TSV)"
           + (byte == 0xFE || byte == 0xFF || byte == 0 ? " (UTF-16 or UTF-32 text? Sluice reads UTF-8)" : ""),
         location: .init(ordinal: 0, byteOffset: Int64(start), line: line), isRecoverable: false)
     }

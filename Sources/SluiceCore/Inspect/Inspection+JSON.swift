@@ -44,6 +44,30 @@ extension Inspection {
       var looksLike: String?
     }
 
+    struct Dialect: Encodable {
+      var delimiter: String
+      var delimiterSniffed: Bool
+      var quote: String
+      var header: Bool
+      var headerSniffed: Bool
+      var columns: [String]?
+      var columnsNamed: Bool
+      var empty: String
+      var encoding: String
+      var encodingConfidence: String
+      var encodingReason: String
+    }
+
+    struct ColumnType: Encodable {
+      var type: String
+      var scale: Int?
+      var format: String?
+      var valueCount: Int?
+      var values: [String]?
+      var leadingZeros: Bool
+      var ambiguousDates: Bool
+    }
+
     struct Field: Encodable {
       var path: String
       var holders: Int
@@ -53,6 +77,7 @@ extension Inspection {
       var text: Text?
       var elements: Range?
       var examples: [String]?
+      var columnType: ColumnType?
     }
 
     struct Skipped: Encodable {
@@ -75,6 +100,7 @@ extension Inspection {
     var fields: [Field]
     var skippedRecords: Skipped?
     var notes: [String]
+    var dialect: Dialect?
 
     init(_ inspection: Inspection) {
       input = InputSection(
@@ -105,12 +131,49 @@ extension Inspection {
               count: field.text.count, empty: field.text.empty,
               length: Range(min: field.text.minLength, max: field.text.maxLength), looksLike: field.text.looksLike),
           elements: field.kinds.array == 0 ? nil : Range(min: field.minElements, max: field.maxElements),
-          examples: inspection.showsValues ? field.examples : nil)
+          examples: inspection.showsValues ? field.examples : nil,
+          columnType: Self.columnType(field, showsValues: inspection.showsValues))
       }
+      dialect = inspection.csv.map(Self.dialect)
       skippedRecords = inspection.firstSkippedRecord.map {
         Skipped(count: inspection.skippedRecords, first: $0.description)
       }
       notes = inspection.notes
+    }
+
+    static func dialect(_ sniff: CSVSniff) -> Dialect {
+      let dialect = sniff.dialect
+      return Dialect(
+        delimiter: dialect.delimiter == 0x09 ? "tab" : String(UnicodeScalar(dialect.delimiter)),
+        delimiterSniffed: sniff.delimiterWasSniffed, quote: String(UnicodeScalar(dialect.quote)),
+        header: dialect.hasHeader, headerSniffed: sniff.headerWasSniffed, columns: dialect.columns,
+        columnsNamed: sniff.columnsWereNamed, empty: dialect.emptyIsNull ? "null" : "text",
+        encoding: sniff.encodingName, encodingConfidence: sniff.encodingConfidence.rawValue,
+        encodingReason: sniff.encodingReason)
+    }
+
+    /// A CSV column's inferred type: an enum's values only with `showsValues`.
+    static func columnType(_ field: FieldShape, showsValues: Bool) -> ColumnType? {
+      guard let type = field.columnType, let column = field.column else { return nil }
+      var result = ColumnType(
+        type: "text", leadingZeros: type == .text && column.hasLeadingZeros,
+        ambiguousDates: type == .text && column.isAmbiguousDate)
+      switch type {
+      case .integer: result.type = "integer"
+      case .decimal(let scale):
+        result.type = "decimal"
+        result.scale = scale
+      case .boolean: result.type = "boolean"
+      case .timestamp(let format):
+        result.type = "timestamp"
+        result.format = format.specName
+      case .enumeration(let values):
+        result.type = "enum"
+        result.valueCount = values.count
+        if showsValues { result.values = values }
+      case .text: break
+      }
+      return result
     }
 
     /// Non-zero kind counts, null included.

@@ -13,12 +13,15 @@ extension Inspection {
           ["file", path],
           ["size", size],
           ["format", formatDescription],
-          ["records", recordsDescription],
+        ] + (csv.map { [["dialect", Self.dialectDescription($0)]] } ?? []) + [
+          ["records", recordsDescription]
         ], indent: ""))
     lines.append("")
 
     if format == .ndjson {
       lines.append("Record paths: none; NDJSON's records are its lines.")
+    } else if csv != nil {
+      lines.append("Record paths: none; \(format == .tsv ? "TSV" : "CSV")'s records are its rows.")
     } else {
       let kind = format == .xml ? "elements under one parent" : "arrays of objects, or objects keyed by id"
       lines.append("Record paths (\(kind); --record-path takes them as written, * marks the one below):")
@@ -47,14 +50,18 @@ extension Inspection {
     }
     lines.append("")
 
-    let place = format == .ndjson ? "NDJSON lines" : "records at \(recordPathText)"
+    let place =
+      format == .ndjson
+      ? "NDJSON lines" : csv != nil ? "rows (TYPE: what every value reads as)" : "records at \(recordPathText)"
     lines.append("Fields of the \(records) \(place):")
     lines.append(
       "(present and null: out of the objects that can hold the field — the records, or the object or array above it)")
     var rows = [["FIELD", "TYPES", "PRESENT", "", "NULL", "LENGTH"]]
+    if csv != nil { rows[0].insert("TYPE", at: 1) }
     if showsValues { rows[0].append("EXAMPLES") }
     for field in fields {
       var row = [field.path, Self.types(field)]
+      if csv != nil { row.insert(Self.columnType(field), at: 1) }
       if field.isElement {
         row += ["\(field.present)", "elements"]
       } else {
@@ -67,7 +74,7 @@ extension Inspection {
       rows.append(row)
     }
     if fields.isEmpty { rows.append(["(none)", "", "", "", "", ""]) }
-    lines.append(contentsOf: aligned(rows, rightAligned: [2, 3]))
+    lines.append(contentsOf: aligned(rows, rightAligned: csv != nil ? [3, 4] : [2, 3]))
 
     if skippedRecords > 0, let first = firstSkippedRecord {
       lines.append("")
@@ -102,7 +109,7 @@ extension Inspection {
   }
 
   var recordsDescription: String {
-    let place = format == .ndjson ? "" : " at \(recordPathText)"
+    let place = format == .ndjson || csv != nil ? "" : " at \(recordPathText)"
     if hasMoreRecords, let sampleSize {
       return "\(records) read\(place): a sample of --sample \(sampleSize), more follow (--all reads them all)"
     }

@@ -34,6 +34,8 @@ package struct Inspection: Sendable {
   /// Things the reader should know: caps reached, a sample that stopped the structure pass.
   public var notes: [String]
   public var showsValues: Bool
+  /// For CSV and TSV: the dialect the rows were read in, and which parts were sniffed.
+  package var csv: CSVSniff? = nil
 
   /// The record path as `--record-path` takes it (`''` for a top-level JSON array).
   public var recordPathText: String { RecordPathCandidate.text(recordPath) }
@@ -60,6 +62,8 @@ package struct InspectOptions: Sendable {
   /// outermost`: a one-order dump's `orders`, not its two line items) rather than the longest
   /// array, as `sluice init` does.
   package var prefersOutermost = false
+  /// For CSV and TSV: the dialect's parts given on the command line; the others are sniffed.
+  package var dialect = CSVDialectOptions()
 
   public init(
     format: PipelineConfiguration.Format? = nil, recordPath: [String]? = nil,

@@ -44,13 +44,33 @@ package enum Inspector {
   }
 
   private static func inspect(path: String, first: Input, options: InspectOptions) throws -> Inspection {
-    let format = try options.format ?? FormatSniffer.sniff(first)
+    var format: PipelineConfiguration.Format
+    if let given = options.format {
+      format = given
+    } else if options.dialect.isEmpty {
+      format = try FormatSniffer.sniff(first, path: path)
+    } else {
+      // Dialect options say the file is delimited, even when its rows do not show it (a column).
+      do {
+        format = try FormatSniffer.sniff(first, path: path)
+      } catch is RecordReadError {
+        format = options.dialect.delimiter == 0x09 ? .tsv : .csv
+      }
+    }
+    if !options.dialect.isEmpty && format != .csv && format != .tsv {
+      throw InspectionError(
+        code: .recordPathNotApplicable,
+        message:
+          "--delimiter, --quote, --no-header, --columns, --empty and --encoding apply to CSV and TSV; \(path) is \(format)\(options.format == nil ? " (detected)" : "")"
+      )
+    }
     var notes: [String] = []
     var reachedEnd = true
 
     // The record paths.
     var candidates: [RecordPathCandidate] = []
     var candidatesAreComplete = true
+    var csv: CSVSniff?
     switch format {
     case .json:
       let outline = try JSONOutline(
@@ -72,9 +92,18 @@ package enum Inspector {
           "element paths capped: \(outline.untrackedElements) element(s) at further paths not counted")
       }
     case .csv, .tsv:
-      // Sniffing a dialect and inferring column types is issue 42's `inspect` item, not done yet.
-      throw InspectionError(
-        code: .recordPathNotApplicable, message: "sluice inspect does not read CSV or TSV yet; sluice run does")
+      if let given = options.recordPath, !given.isEmpty {
+        throw InspectionError(
+          code: .recordPathNotApplicable, message: "--record-path applies to JSON and XML; \(path) is \(format)")
+      }
+      let (prefix, isComplete) = try FormatSniffer.prefix(of: Input(path: path))
+      do {
+        csv = try CSVSniffer.sniff(
+          prefix, isComplete: isComplete, format: options.format, hint: format, options: options.dialect)
+      } catch {
+        throw InspectionError(code: .recordPathNotApplicable, message: "--encoding: \(error.message)")
+      }
+      format = csv?.format ?? format
     case .ndjson:
       if let given = options.recordPath, !given.isEmpty {
         throw InspectionError(
@@ -96,7 +125,7 @@ package enum Inspector {
     let recordPath: [String]
     if let given = options.recordPath {
       recordPath = given
-    } else if format == .ndjson {
+    } else if format == .ndjson || csv != nil {
       recordPath = []
     } else if let best = options.prefersOutermost
       ? RecordPathCandidate.outermost(of: candidates, sampleSize: options.sampleSize)
@@ -113,7 +142,7 @@ package enum Inspector {
 
     // The records.
     let input = try Input(path: path)
-    let reader = RecordReaders.make(format: format, recordPath: recordPath, source: input)
+    let reader = RecordReaders.make(format: format, recordPath: recordPath, source: input, dialect: csv?.dialect)
     var collector = ShapeCollector(showsValues: options.showsValues, maxPaths: options.maxFieldPaths)
     let pass: RecordPass
     do {
@@ -150,7 +179,7 @@ package enum Inspector {
       recordPath: recordPath, recordPathWasGiven: options.recordPath != nil, sampleSize: options.sampleSize,
       records: collector.records, hasMoreRecords: hasMoreRecords, record: collector.record, fields: fields,
       skippedRecords: pass.skippedRecords, firstSkippedRecord: pass.firstSkippedRecord, notes: notes,
-      showsValues: options.showsValues)
+      showsValues: options.showsValues, csv: csv)
   }
 
   /// The record pass: up to `sampleSize` records folded into a collector; records the reader

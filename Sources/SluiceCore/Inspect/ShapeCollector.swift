@@ -32,6 +32,8 @@ package struct ShapeCollector {
   /// `repeatedKeys` and its hashes are dropped): bounded by the sample, whatever the input's size.
   private var keyHashes: [Int: Set<Int>] = [:]
   private var repeatedKeys = Set<Int>()
+  /// The date parsers of CSV columns' type inference, made at the first CSV record.
+  private var classifier: TextColumnClassifier?
 
   /// Records whose id-like fields are checked for repeated values.
   package static let uniquenessSample = 100_000
@@ -52,6 +54,7 @@ package struct ShapeCollector {
   public mutating func add(_ tape: RecordTape) {
     guard !tape.nodes.isEmpty else { return }
     if tape.scalarsAreText { hasXMLRecords = true }
+    if tape.origin == .csv && classifier == nil { classifier = TextColumnClassifier() }
     records += 1
     shapes[0].present += 1
     visit(tape, node: 0, shape: 0)
@@ -224,9 +227,16 @@ package struct ShapeCollector {
       let text = JSONString.decode(tape.bytes[range]) ?? ""
       length = text.unicodeScalars.count
       decoded = text
+      if let classifier {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+          noteColumn(UnsafeBufferPointer(buffer), shape: shape, classifier: classifier)
+        }
+      }
     } else {
       length = tape.bytes.withUnsafeBufferPointer { buffer in
         let text = UnsafeBufferPointer(rebasing: buffer[range])
+        if let classifier { noteColumn(text, shape: shape, classifier: classifier) }
         guard let first = text.first else { return 0 }
         // Numbers and booleans start with a digit, a minus or a letter of true/false; dates with
         // a digit. Long text is none of them but a number, whose grammar fails fast.
@@ -252,6 +262,14 @@ package struct ShapeCollector {
       let text = decoded ?? String(decoding: tape.bytes[range], as: UTF8.self)
       noteExample(Self.quoted(Self.truncated(text)), shape: shape)
     }
+  }
+
+  /// Adds a CSV field's text to its column's profile (taken out while it changes, so its
+  /// distinct values are not copied).
+  private mutating func noteColumn(_ text: UnsafeBufferPointer<UInt8>, shape: Int, classifier: TextColumnClassifier) {
+    var profile = shapes[shape].column.take() ?? TextColumnProfile()
+    profile.add(text, classifier: classifier)
+    shapes[shape].column = profile
   }
 
   /// Notes the value of a field of the record named like an id, to tell whether it repeats.
@@ -283,62 +301,6 @@ package struct ShapeCollector {
 
   /// A string as JSON writes it, so an example shows what kind of value it is.
   static func quoted(_ text: String) -> String { "\"" + JSONString.escaped(text) + "\"" }
-
-  /// `-`? digits whose value fits `Int64`: what the decoder reads as an `Int64`.
-  static func fitsInt64(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard text.count <= 20 else { return false }
-    var magnitude: UInt64 = 0
-    var negative = false
-    var digits = 0
-    for offset in 0..<text.count {
-      let byte = text[offset]
-      if offset == 0 && byte == UInt8(ascii: "-") {
-        negative = true
-        continue
-      }
-      guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return false }
-      let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
-      let (sum, o2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
-      if o1 || o2 { return false }
-      magnitude = sum
-      digits += 1
-    }
-    guard digits > 0 else { return false }
-    return negative ? magnitude <= UInt64(Int64.max) + 1 : magnitude <= UInt64(Int64.max)
-  }
-
-  /// A JSON number's grammar (what the decoder accepts as XML text for a `Double`), finite.
-  static func isNumberText(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-    var i = 0
-    func digits() -> Bool {
-      let first = i
-      while i < text.count, text[i] >= UInt8(ascii: "0"), text[i] <= UInt8(ascii: "9") { i += 1 }
-      return i > first
-    }
-    if i < text.count, text[i] == UInt8(ascii: "-") { i += 1 }
-    guard digits() else { return false }
-    if i < text.count, text[i] == UInt8(ascii: ".") {
-      i += 1
-      guard digits() else { return false }
-    }
-    if i < text.count, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
-      i += 1
-      if i < text.count, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") { i += 1 }
-      guard digits() else { return false }
-    }
-    guard i == text.count, text.count < 1_024 else { return false }
-    return Double(String(decoding: text, as: UTF8.self))?.isFinite ?? false
-  }
-
-  /// The texts the decoder reads as a boolean in XML.
-  static func isBooleanText(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-    switch text.count {
-    case 1: return text[0] == UInt8(ascii: "1") || text[0] == UInt8(ascii: "0")
-    case 4: return text.elementsEqual("true".utf8) || text.elementsEqual("True".utf8)
-    case 5: return text.elementsEqual("false".utf8) || text.elementsEqual("False".utf8)
-    default: return false
-    }
-  }
 
   // MARK: - XML arrays
 
