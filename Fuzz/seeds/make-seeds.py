@@ -4,7 +4,6 @@
 control byte (see the header of each target's source file)."""
 import gzip
 import os
-import shutil
 import struct
 import zlib
 
@@ -32,7 +31,14 @@ def write(target, name, data):
 
 
 def reset(target):
-    shutil.rmtree(os.path.join(HERE, target), ignore_errors=True)
+    """Removes the target's generated seeds; hand-made ones (`*.bin`, such as xml-reader's
+    latin1-attribute-name.bin) are not written here and are kept."""
+    directory = os.path.join(HERE, target)
+    if not os.path.isdir(directory):
+        return
+    for name in os.listdir(directory):
+        if not name.endswith(".bin"):
+            os.remove(os.path.join(directory, name))
 
 
 # json-reader: control byte = layout | path << 2 | buffer << 4 | chunk5 << 6 | small limits << 7
