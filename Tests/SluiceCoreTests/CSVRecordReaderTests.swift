@@ -315,7 +315,8 @@ extension CSVRecordReaderTests {
     #expect(
       outcome.entries == [
         .record(json: #"{"name":"Café","price":"€5"}"#, row: "Café;€5", location: at(1, 12, line: 2)),
-        .issue(code: .syntax, path: "price", location: at(2, 23, line: 3, column: 2), row: "x;\u{FFFD}", recoverable: true),
+        .issue(
+          code: .syntax, path: "price", location: at(2, 23, line: 3, column: 2), row: "x;\u{FFFD}", recoverable: true),
         .record(json: #"{"name":"a\r\nb","price":"1"}"#, row: "\"a\r\nb\";1", location: at(3, 26, line: 4)),
       ])
   }
