@@ -14,18 +14,8 @@ extension PipelineConfiguration {
       let format = configuration.inputs[index].format
       guard format == .csv || format == .tsv else { continue }
       var dialect = configuration.inputs[index].dialect ?? (format == .tsv ? .tsv : .csv)
-      if let text = values["delimiter"] {
-        guard let byte = CSVDialect.byte(named: text) else {
-          throw UsageError("--delimiter must be one ASCII character or tab, not '\(text)'")
-        }
-        dialect.delimiter = byte
-      }
-      if let text = values["quote"] {
-        guard let byte = CSVDialect.byte(named: text) else {
-          throw UsageError("--quote must be one ASCII character, not '\(text)'")
-        }
-        dialect.quote = byte
-      }
+      if let byte = try dialectByte("delimiter", in: values) { dialect.delimiter = byte }
+      if let byte = try dialectByte("quote", in: values) { dialect.quote = byte }
       if let problem = CSVDialect.problem(delimiter: dialect.delimiter, quote: dialect.quote) {
         throw UsageError("--delimiter and --quote: \(problem)")
       }
@@ -73,18 +63,8 @@ extension CSVDialectOptions {
   /// `run`'s, `--no-header` needs no `--columns` (the columns are named column1, column2…).
   static func parse(_ values: [String: String], flags: Set<String>) throws(UsageError) -> CSVDialectOptions {
     var options = CSVDialectOptions()
-    if let text = values["delimiter"] {
-      guard let byte = CSVDialect.byte(named: text) else {
-        throw UsageError("--delimiter must be one ASCII character or tab, not '\(text)'")
-      }
-      options.delimiter = byte
-    }
-    if let text = values["quote"] {
-      guard let byte = CSVDialect.byte(named: text) else {
-        throw UsageError("--quote must be one ASCII character, not '\(text)'")
-      }
-      options.quote = byte
-    }
+    options.delimiter = try dialectByte("delimiter", in: values)
+    options.quote = try dialectByte("quote", in: values)
     if let problem = CSVDialect.problem(
       delimiter: options.delimiter ?? UInt8(ascii: ","), quote: options.quote ?? UInt8(ascii: "\""))
     {
@@ -174,4 +154,16 @@ enum DialectOptions {
           """),
     ]
   }
+}
+
+/// The byte `--delimiter` or `--quote` names, when given: one ASCII character, or `tab`.
+private func dialectByte(_ option: String, in values: [String: String]) throws(UsageError) -> UInt8? {
+  guard let text = values[option] else { return nil }
+  guard let byte = CSVDialect.byte(named: text) else {
+    throw UsageError(
+      option == "delimiter"
+        ? "--delimiter must be one ASCII character or tab, not '\(text)'"
+        : "--quote must be one ASCII character, not '\(text)'")
+  }
+  return byte
 }
