@@ -21,27 +21,14 @@ import Foundation
 // inputs) just before it is prepared or committed: that row is committed exactly when the lane's
 // data is, so which lanes a run committed can always be read back.
 extension PostgreSQLAuditLog {
-  /// A parallel run as its audit row and its lane transactions name it.
-  struct LaneRun: Sendable {
-    var runID: Int64
-    var database: String
-    var schema: String
-    var lanes: Int
-    var twoPhase: Bool
-
-    func transactionID(lane: Int) -> LaneTransactionID {
-      LaneTransactionID(database: database, schema: schema, runID: runID, lane: lane, lanes: lanes)
-    }
-  }
-
   /// The status of a parallel run's row while its lanes load.
-  static let running = "running"
-  static let committing = "committing"
-  static let partial = "partial"
+  static let running = LaneRunLog.Status.running.rawValue
+  static let committing = LaneRunLog.Status.committing.rawValue
+  static let partial = LaneRunLog.Status.partial.rawValue
 
   /// Inserts the `running` row of a parallel run about to load over `lanes` connections and
   /// returns the run. Call inside a transaction, which must commit before the lanes begin.
-  static func begin(_ entry: AuditEntry, lanes: Int, twoPhase: Bool, on store: PostgreSQLStore) throws -> LaneRun {
+  static func begin(_ entry: AuditEntry, lanes: Int, twoPhase: Bool, on store: PostgreSQLStore) throws -> LaneRunLog {
     var entry = entry
     entry.status = running
     entry.failure = nil
@@ -57,13 +44,13 @@ extension PostgreSQLAuditLog {
       throw PostgreSQLError(
         sqlState: "XX000", message: "no current schema for the run's audit row", server: store.server)
     }
-    return LaneRun(runID: runID, database: database, schema: schema, lanes: lanes, twoPhase: twoPhase)
+    return LaneRunLog(runID: runID, database: database, schema: schema, lanes: lanes, twoPhase: twoPhase)
   }
 
   /// Records the decision to commit: the row, `running`, becomes `committing` with the run's
   /// final counts and its issues, in a transaction of its own. False when the row was no longer
   /// `running` — the run was rolled back meanwhile (by `sluice recover`): nothing may commit.
-  static func decide(_ run: LaneRun, _ entry: AuditEntry, on store: PostgreSQLStore) throws -> Bool {
+  static func decide(_ run: LaneRunLog, _ entry: AuditEntry, on store: PostgreSQLStore) throws -> Bool {
     try store.withTransaction {
       guard try update(run, to: committing, with: entry, from: running, on: store) else { return false }
       try recordIssues(of: entry, runID: run.runID, into: store)
@@ -75,7 +62,7 @@ extension PostgreSQLAuditLog {
   /// Records that the run is rolled back: the row, `running`, becomes `failed` with `entry`'s
   /// counts, issues and reason, in a transaction of its own. Returns the status the row had: if
   /// it was not `running` (`committing`: the commit was decided), nothing changed.
-  static func abort(_ run: LaneRun, _ entry: AuditEntry, on store: PostgreSQLStore) throws -> String? {
+  static func abort(_ run: LaneRunLog, _ entry: AuditEntry, on store: PostgreSQLStore) throws -> String? {
     try store.withTransaction {
       if try update(run, to: "failed", with: entry, from: running, on: store) {
         try recordIssues(of: entry, runID: run.runID, into: store)
@@ -121,7 +108,7 @@ extension PostgreSQLAuditLog {
 
   /// Inserts a lane transaction's own row (`sluice_run_lanes`): call in that transaction, just
   /// before it is prepared or committed.
-  static func recordLane(_ run: LaneRun, lane: Int, inputs: [String], on store: PostgreSQLStore) throws {
+  static func recordLane(_ run: LaneRunLog, lane: Int, inputs: [String], on store: PostgreSQLStore) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.withoutEscapingSlashes]
     let paths = (try? encoder.encode(inputs)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
@@ -136,7 +123,7 @@ extension PostgreSQLAuditLog {
 
   /// Takes the run's lock for this session (`pg_advisory_lock`; a session holds it until it
   /// ends or unlocks it), waiting at most the session's `lock_timeout`.
-  static func lock(_ run: LaneRun, on store: PostgreSQLStore) throws {
+  static func lock(_ run: LaneRunLog, on store: PostgreSQLStore) throws {
     let lock = try store.prepare("SELECT pg_advisory_lock(\(lockKey))")
     try lock.run([.text(run.schema), .integer(run.runID)])
   }
@@ -144,7 +131,7 @@ extension PostgreSQLAuditLog {
   /// Sets a row of the run from `entry` and moves it from status `from` to `status`; false when
   /// the row did not have status `from`.
   private static func update(
-    _ run: LaneRun, to status: String, with entry: AuditEntry, from: String, on store: PostgreSQLStore
+    _ run: LaneRunLog, to status: String, with entry: AuditEntry, from: String, on store: PostgreSQLStore
   ) throws -> Bool {
     let update = try store.prepare(
       """

@@ -104,7 +104,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
     patchSkips = Array(repeating: 0, count: tables.count)
     patchBackoff = Array(repeating: 0, count: tables.count)
     var setup: [String] = []
-    let ordinary = store.stagesInOrdinaryTables
+    let ordinary = store.preparesTransaction
     staging = StagingTables(
       ordinary: ordinary, prefix: ordinary ? "sluice_\(store.backendProcessID)_" : "sluice_")
     let (prefix, namespace, create, onCommit) = (staging.prefix, staging.namespace, staging.create, staging.onCommit)

@@ -98,11 +98,10 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver, KeySpil
       url: target.location, schema: target.schema, connectTimeoutSeconds: target.connectTimeoutSeconds)
   }
 
-  package func loadInLanes(
-    _ runner: PipelineRunner, plan: LanePlan, outputs: RunOutputs, state: inout RunState,
-    opened: inout PipelineRunner.Opened
-  ) throws -> RunReport {
-    try runner.loadInLanes(plan, driver: self, outputs: outputs, state: &state, opened: &opened)
+  package func openLaneConnection(_ target: DatabaseTarget, lockTimeoutMilliseconds: Int32) throws
+    -> any LaneConnection
+  {
+    try connect(target, lockTimeoutMilliseconds: lockTimeoutMilliseconds)
   }
 
   package func openRecovery(_ target: DatabaseTarget) throws -> any RunRecovery {

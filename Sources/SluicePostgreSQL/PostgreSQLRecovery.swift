@@ -203,7 +203,7 @@ package final class PostgreSQLRecovery: RunRecovery {
       }
       try PostgreSQLAuditLog.conclude(
         runID: run.runID, status: PostgreSQLAuditLog.partial,
-        failure: Self.partialReason(committed: after.lanes, of: current.lanes, inputs: after.inputs), on: store)
+        failure: LaneRunLog.partialReason(committed: after.lanes, of: current.lanes, inputs: after.inputs), on: store)
       return
         "run \(run.runID): committed \(gids.count) prepared lane transaction(s); only \(after.lanes.count) of \(current.lanes) lanes are committed: partial"
     case .rollBack:
@@ -223,7 +223,8 @@ package final class PostgreSQLRecovery: RunRecovery {
     case .markPartial:
       try PostgreSQLAuditLog.conclude(
         runID: run.runID, status: PostgreSQLAuditLog.partial,
-        failure: Self.partialReason(committed: current.committed, of: current.lanes, inputs: current.committedInputs),
+        failure: LaneRunLog.partialReason(
+          committed: current.committed, of: current.lanes, inputs: current.committedInputs),
         on: store)
       return "run \(run.runID): only \(current.committed.count) of \(current.lanes) lanes are committed: marked partial"
     case .markFailed:
@@ -244,13 +245,6 @@ package final class PostgreSQLRecovery: RunRecovery {
     case .refuse(let reason):
       return "run \(run.runID): left alone: \(reason)"
     }
-  }
-
-  /// The reason a `partial` row gives.
-  static func partialReason(committed: [Int], of lanes: Int, inputs: [String]) -> String {
-    let which = committed.isEmpty ? "none" : committed.map(String.init).joined(separator: ", ")
-    return
-      "only lane transaction(s) \(which) of \(lanes) were committed (inputs: \(inputs.isEmpty ? "none" : inputs.joined(separator: ", "))); the others were rolled back: run the pipeline again to complete it"
   }
 
   // MARK: - Reading the database

@@ -81,7 +81,7 @@ package final class PostgreSQLRunHistory: RunHistory {
         "a staged run into \(database) is unfinished in schema \(stage) (none of it is in the target yet): 'sluice run SPEC --stage --resume' finishes and publishes it, --restart discards it"
       try store.execute("SET LOCAL search_path TO \(store.dialect.quote(stage))")
       if let first = try CheckpointTable.notes(in: store).first { note += "; in it, " + first }
-      if try store.columns(of: PipelineRunner.stagedReportTable) != nil {
+      if try store.columns(of: stagedReportTable) != nil {
         note += "; every chunk is staged: --resume only publishes it"
       }
       return note

@@ -131,7 +131,7 @@ extension PostgreSQLDriver: StagingDriver {
         }
         let replaced = try Self.tables(in: stage, store: store).filter {
           (tables.contains($0) || $0.hasPrefix("sluice_")) && $0 != Self.stagingMarker && $0 != Self.stagingSentinel
-            && $0 != PipelineRunner.stagedReportTable
+            && $0 != stagedReportTable
         }
         try store.execute("CREATE SCHEMA IF NOT EXISTS \(store.dialect.quote(schema))")
         let existing = Set(try Self.tables(in: schema, store: store))

@@ -1,17 +1,17 @@
 internal import CLibPQ
 @_spi(Internals) import SluiceCore
 
-/// What a parallel run (`--jobs N`) needs of a connection beyond `withTransaction`: a
-/// transaction it opens and ends itself, since every lane's stays open until all have loaded,
-/// and two-phase commit.
+/// What a parallel run (`--jobs N`, the engine's `ParallelRun`) needs of a connection beyond
+/// `withTransaction`: a transaction it opens and ends itself, since every lane's stays open until
+/// all have loaded, two-phase commit, and the run's commit log (`PostgreSQLAuditLog+Lanes`).
 ///
 /// `PREPARE TRANSACTION` refuses a transaction that used temporary tables, so a store that is to
 /// be prepared stages its bulk batches in ordinary unlogged tables of its own, named after the
-/// server process, and drops them before the prepare (`dropsStagingTables`).
-extension PostgreSQLStore {
+/// server process, and drops them before the prepare (`dropStagingTables`).
+extension PostgreSQLStore: LaneConnection {
   /// Opens a transaction (creating the named schema first if this connection found it missing:
   /// another may have created it since, hence `IF NOT EXISTS`).
-  func beginTransaction() throws {
+  package func beginTransaction() throws {
     try run("BEGIN")
     // No migrations lock here: the run's migrations were committed before its lanes began, and
     // a lane's transaction lasts the whole load (a lock held that long would stop the others).
@@ -21,7 +21,7 @@ extension PostgreSQLStore {
   }
 
   /// Commits the open transaction; throws when the server rolled it back instead.
-  func commitTransaction() throws {
+  package func commitTransaction() throws {
     let commit = PQexec(connection, "COMMIT")
     defer { PQclear(commit) }
     try check(commit, sql: "COMMIT")
@@ -33,12 +33,12 @@ extension PostgreSQLStore {
   }
 
   /// Rolls the open transaction back, if there is one; best effort.
-  func rollbackTransaction() {
+  package func rollbackTransaction() {
     try? run("ROLLBACK")
   }
 
   /// The server's `max_prepared_transactions`: 0 when two-phase commit is off (the default).
-  func maxPreparedTransactions() throws -> Int {
+  package func maxPreparedTransactions() throws -> Int {
     let result = PQexec(connection, "SHOW max_prepared_transactions")
     defer { PQclear(result) }
     try check(result, sql: "SHOW max_prepared_transactions")
@@ -49,6 +49,18 @@ extension PostgreSQLStore {
   /// The server process of this connection, unique among the sessions that run at once.
   var backendProcessID: Int32 { PQbackendPID(connection) }
 
+  package var sessionID: Int32 { backendProcessID }
+
+  /// A Citus coordinator refuses `PREPARE TRANSACTION` once a transaction touched distributed
+  /// tables ("cannot use 2PC in transactions involving multiple servers").
+  package var twoPhaseRefusal: String? {
+    isCitus ? "on Citus: its coordinator cannot prepare a transaction that touched distributed tables" : nil
+  }
+
+  package func isConnectionLost(_ error: any Error) -> Bool {
+    (error as? PostgreSQLError)?.isConnectionFailure == true
+  }
+
   /// Drops the staging tables of a store that stages in ordinary tables, before a prepare.
   func dropStagingTables() throws {
     guard !stagingTables.isEmpty else { return }
@@ -58,21 +70,21 @@ extension PostgreSQLStore {
 
   /// `PREPARE TRANSACTION`: the open transaction is kept by the server, surviving this
   /// connection and a crash, until `COMMIT PREPARED` or `ROLLBACK PREPARED` names `identifier`.
-  func prepareTransaction(_ identifier: String) throws {
+  package func prepareTransaction(_ identifier: String) throws {
     try dropStagingTables()
     try run("PREPARE TRANSACTION \(Self.literal(identifier))")
   }
 
-  func commitPrepared(_ identifier: String) throws {
+  package func commitPrepared(_ identifier: String) throws {
     try run("COMMIT PREPARED \(Self.literal(identifier))")
   }
 
-  func rollbackPrepared(_ identifier: String) throws {
+  package func rollbackPrepared(_ identifier: String) throws {
     try run("ROLLBACK PREPARED \(Self.literal(identifier))")
   }
 
   /// Whether a transaction is prepared under `identifier` in this database.
-  func isPrepared(_ identifier: String) throws -> Bool {
+  package func isPrepared(_ identifier: String) throws -> Bool {
     let statement = try prepare(
       "SELECT count(*) FROM pg_prepared_xacts WHERE gid = $1 AND database = current_database()")
     try statement.bind(.text(identifier), at: 1)
@@ -82,6 +94,40 @@ extension PostgreSQLStore {
 
   /// Whether the connection still answers.
   var isAlive: Bool { (try? run("SELECT 1")) != nil }
+
+  // MARK: The commit log (`PostgreSQLAuditLog+Lanes`)
+
+  package func beginLaneRun(_ entry: AuditEntry, lanes: Int, twoPhase: Bool) throws -> LaneRunLog {
+    try PostgreSQLAuditLog.begin(entry, lanes: lanes, twoPhase: twoPhase, on: self)
+  }
+
+  package func holdLaneRun(_ run: LaneRunLog) throws { try PostgreSQLAuditLog.lock(run, on: self) }
+
+  package func transactionID(of run: LaneRunLog, lane: Int) -> String {
+    LaneTransactionID(database: run.database, schema: run.schema, runID: run.runID, lane: lane, lanes: run.lanes)
+      .description
+  }
+
+  package func recordLane(of run: LaneRunLog, lane: Int, inputs: [String]) throws {
+    try PostgreSQLAuditLog.recordLane(run, lane: lane, inputs: inputs, on: self)
+  }
+
+  package func decideLaneRun(_ run: LaneRunLog, _ entry: AuditEntry) throws -> Bool {
+    try PostgreSQLAuditLog.decide(run, entry, on: self)
+  }
+
+  package func abortLaneRun(_ run: LaneRunLog, _ entry: AuditEntry) throws -> LaneRunLog.Status? {
+    try PostgreSQLAuditLog.abort(run, entry, on: self).flatMap(LaneRunLog.Status.init(rawValue:))
+  }
+
+  @discardableResult
+  package func concludeLaneRun(_ run: LaneRunLog, _ status: LaneRunLog.Status, failure: String?) throws -> Bool {
+    try PostgreSQLAuditLog.conclude(runID: run.runID, status: status.rawValue, failure: failure, on: self)
+  }
+
+  package func committedLanes(of run: LaneRunLog) throws -> (lanes: [Int], inputs: [String]) {
+    try PostgreSQLRecovery.committedLanes(self, schema: run.schema, runID: run.runID)
+  }
 
   /// A string literal (an id may hold a quote from a schema's name).
   static func literal(_ text: String) -> String {

@@ -51,9 +51,9 @@ package final class PostgreSQLStore: Store {
   public let schema: String?
   /// What the store was opened with.
   public let options: Options
-  /// Whether bulk batches stage in ordinary unlogged tables rather than temporary ones: a
-  /// transaction that is to be prepared (two-phase commit) cannot have used temporary tables.
-  var stagesInOrdinaryTables = false
+  /// Whether the transaction is to be prepared (two-phase commit): bulk batches then stage in
+  /// ordinary unlogged tables rather than temporary ones, which a prepare refuses.
+  package var preparesTransaction = false
   /// The ordinary staging tables made in the open transaction, to drop before it is prepared.
   var stagingTables: [String] = []
   /// Whether the named schema must still be created (by the next transaction).

@@ -130,7 +130,7 @@ extension SQLiteDriver: StagingDriver {
         // database that no longer says what it is); left by a kill here, they are harmless.
         try SQLiteConnection(
           path: path, options: .init(create: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        ).execute("DROP TABLE IF EXISTS \(Self.stagingTable); DROP TABLE IF EXISTS sluice_stage_report")
+        ).execute("DROP TABLE IF EXISTS \(Self.stagingTable); DROP TABLE IF EXISTS \(stagedReportTable)")
         return
       }
       let connection = try SQLiteConnection(
@@ -157,7 +157,7 @@ extension SQLiteDriver: StagingDriver {
         query.reset()
         let replaced = created.filter { table in
           (tables.contains(table.name) || table.name.hasPrefix("sluice_"))
-            && table.name != Self.stagingTable && table.name != "sluice_stage_report"
+            && table.name != Self.stagingTable && table.name != stagedReportTable
         }
         for table in replaced where try !Self.exists(table.name, type: "table", in: connection) {
           try connection.execute(table.sql)

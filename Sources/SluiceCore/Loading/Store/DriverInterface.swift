@@ -16,7 +16,8 @@
 /// - `KeySpillingDriver`: keeps a run's natural keys out of memory past a bound; without it,
 ///   repeated-key checks keep them in memory;
 /// - `StagingDriver`: `--stage`, a side database published in one transaction;
-/// - `ParallelLoadingDriver`: `--jobs N`, lanes over several connections committed together;
+/// - `ParallelLoadingDriver`: `--jobs N`, lanes over several connections committed together
+///   (`LaneConnection`);
 /// - `RecoveringDriver`: `sluice recover`, settling runs interrupted while committing.
 ///
 /// `StoreDriver` and the interfaces it opens are public; the capabilities are `package`, for the
@@ -116,6 +117,10 @@ package protocol KeySpill: AnyObject {
   func forEachKey(_ body: (KeyRegistry.Key) -> Void) throws(KeyRegistryError)
 }
 
+/// The table of a staged run's side database that keeps the run's report once every chunk is
+/// staged, so a resume only publishes: a driver's `publishStaging` leaves it out of the target.
+package let stagedReportTable = "sluice_stage_report"
+
 /// A driver that can stage a run: load it, chunk by chunk, into a side database readers never
 /// see, then publish it into the target in one transaction (`--stage`).
 package protocol StagingDriver: StoreDriver {
@@ -142,16 +147,129 @@ package protocol StagingDriver: StoreDriver {
 }
 
 /// A store driver that loads the lanes of a run over several connections at once (`--jobs N`),
-/// as one all-or-nothing run with one report: the driver knows how its server commits several
-/// transactions together.
+/// as one all-or-nothing run with one report.
 ///
-/// The engine plans the lanes (`LanePlan`) and reads each input as a serial run does; the driver
-/// opens the connections, runs the lanes and commits them.
+/// The engine does the run (`ParallelRun`): it plans the lanes (`LanePlan`), loads each on a
+/// connection of its own in a transaction left open until every lane has loaded, merges the
+/// lanes' reports, and commits the lane transactions together by the run's commit log
+/// (`LaneCommitment`) — in two phases where the server can prepare them, otherwise in order. The
+/// driver only opens the connections (`LaneConnection`): what its server does for a transaction
+/// that must outlive the load, and where the commit log is kept.
 package protocol ParallelLoadingDriver: StoreDriver {
-  func loadInLanes(
-    _ runner: PipelineRunner, plan: LanePlan, outputs: RunOutputs, state: inout RunState,
-    opened: inout PipelineRunner.Opened
-  ) throws -> RunReport
+  /// A connection of a parallel run — its coordinator or one of its lanes — waiting for locks
+  /// `lockTimeoutMilliseconds`. Throws `StoreOpenError` when it cannot connect.
+  func openLaneConnection(_ target: DatabaseTarget, lockTimeoutMilliseconds: Int32) throws -> any LaneConnection
+}
+
+/// One connection of a parallel run: a store whose transaction the engine opens and ends itself
+/// (every lane's stays open until all have loaded), which can prepare it for a two-phase commit,
+/// and which keeps the run's commit log.
+///
+/// The commit log is the run's audit row, written only by the coordinating connection, each change
+/// committed on its own: `running`, then `committing` (the decision) or `failed`, then
+/// `succeeded` or `partial`. The change from `running` must be a compare-and-set, so that the
+/// decision to commit and anyone's decision to roll back (the run after a failure, a recovery
+/// after a crash) cannot both succeed. Each lane transaction also records its own row just before
+/// it is prepared or committed, so which lanes a run committed can always be read back.
+package protocol LaneConnection: Store {
+  // MARK: The transaction
+
+  /// Opens a transaction that lasts until `commitTransaction`, `rollbackTransaction` or
+  /// `prepareTransaction`.
+  func beginTransaction() throws
+  /// Commits the open transaction; throws when the server rolled it back instead.
+  func commitTransaction() throws
+  /// Rolls the open transaction back, if there is one; best effort.
+  func rollbackTransaction()
+
+  // MARK: Two-phase commit
+
+  /// Why a lane transaction on this server cannot be prepared whatever the settings, as words
+  /// that follow "two-phase commit is refused" (`on Citus: its coordinator cannot prepare a
+  /// transaction that touched distributed tables`); nil when it can.
+  var twoPhaseRefusal: String? { get }
+  /// How many transactions the server lets be prepared at once (0: two-phase commit is off).
+  func maxPreparedTransactions() throws -> Int
+  /// Set before the load when the lane's transaction is to be prepared: the connection must then
+  /// keep nothing a prepare refuses (PostgreSQL: temporary tables).
+  var preparesTransaction: Bool { get set }
+  /// Prepares the open transaction under `identifier`: the server keeps it, surviving this
+  /// connection and a crash, until `commitPrepared` or `rollbackPrepared` names it.
+  func prepareTransaction(_ identifier: String) throws
+  func commitPrepared(_ identifier: String) throws
+  func rollbackPrepared(_ identifier: String) throws
+  /// Whether a transaction is prepared under `identifier`.
+  func isPrepared(_ identifier: String) throws -> Bool
+  /// Whether `error` says the connection was lost, so the statement may have reached the server
+  /// before the answer was lost.
+  func isConnectionLost(_ error: any Error) -> Bool
+  /// The server's session of this connection (PostgreSQL: its backend process), which
+  /// fault-injection tests terminate (`PipelineConfiguration.laneCommitHook`).
+  var sessionID: Int32 { get }
+
+  // MARK: The commit log
+
+  /// Records the run `running` — its row made from `entry`, loaded over `lanes` transactions —
+  /// and returns it. Called inside a transaction committed before the lanes begin.
+  func beginLaneRun(_ entry: AuditEntry, lanes: Int, twoPhase: Bool) throws -> LaneRunLog
+  /// Marks the run as in progress for as long as this connection lives (PostgreSQL: an advisory
+  /// lock), so a recovery leaves it alone.
+  func holdLaneRun(_ run: LaneRunLog) throws
+  /// The identifier lane `lane` (from 1) of `run` is prepared under: unique on the server, and
+  /// naming the run, so a recovery can settle it by the run's row.
+  func transactionID(of run: LaneRunLog, lane: Int) -> String
+  /// Records, inside the lane's own transaction, that lane `lane` of `run` loaded `inputs`.
+  func recordLane(of run: LaneRunLog, lane: Int, inputs: [String]) throws
+  /// The decision to commit: `running` becomes `committing` with `entry`'s counts and issues, in a
+  /// transaction of its own. False when the row was no longer `running`.
+  func decideLaneRun(_ run: LaneRunLog, _ entry: AuditEntry) throws -> Bool
+  /// The decision to roll back: `running` becomes `failed` with `entry`'s counts, issues and
+  /// failure, in a transaction of its own. Returns the status the row had (nil: no row); when it
+  /// was not `running`, nothing changed.
+  func abortLaneRun(_ run: LaneRunLog, _ entry: AuditEntry) throws -> LaneRunLog.Status?
+  /// Ends a decided run: `committing` becomes `status` with `failure`. False when the row was not
+  /// `committing`.
+  @discardableResult
+  func concludeLaneRun(_ run: LaneRunLog, _ status: LaneRunLog.Status, failure: String?) throws -> Bool
+  /// The lanes of `run` whose transactions were committed, in lane order, with their inputs.
+  func committedLanes(of run: LaneRunLog) throws -> (lanes: [Int], inputs: [String])
+}
+
+/// A parallel run as its commit log names it.
+package struct LaneRunLog: Sendable {
+  /// What the run's row says of its lane transactions.
+  package enum Status: String, Sendable {
+    /// Loading: a prepared lane transaction is to be rolled back.
+    case running
+    /// The commit was decided: every prepared lane transaction is to be committed.
+    case committing
+    case succeeded
+    /// Some lane transactions were committed, others rolled back.
+    case partial
+    case failed
+  }
+
+  package var runID: Int64
+  /// Where the row is: the database and the schema that hold the run's audit tables.
+  package var database: String
+  package var schema: String
+  package var lanes: Int
+  package var twoPhase: Bool
+
+  package init(runID: Int64, database: String, schema: String, lanes: Int, twoPhase: Bool) {
+    self.runID = runID
+    self.database = database
+    self.schema = schema
+    self.lanes = lanes
+    self.twoPhase = twoPhase
+  }
+
+  /// The failure a `partial` run's row gives: which lanes were committed, with their inputs.
+  package static func partialReason(committed: [Int], of lanes: Int, inputs: [String]) -> String {
+    let which = committed.isEmpty ? "none" : committed.map(String.init).joined(separator: ", ")
+    return
+      "only lane transaction(s) \(which) of \(lanes) were committed (inputs: \(inputs.isEmpty ? "none" : inputs.joined(separator: ", "))); the others were rolled back: run the pipeline again to complete it"
+  }
 }
 
 /// A store driver that can settle interrupted runs (`sluice recover`).

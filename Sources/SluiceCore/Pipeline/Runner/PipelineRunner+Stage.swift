@@ -33,8 +33,6 @@ package struct StagingError: Error, Sendable, CustomStringConvertible {
 /// resumable; a crash while publishing rolls the target's transaction back, and `--resume`
 /// publishes again.
 extension PipelineRunner {
-  package static let stagedReportTable = "sluice_stage_report"
-
   func loadStaged(outputs: RunOutputs, state: inout RunState, opened: inout Opened) throws -> RunReport {
     let target = configuration.database
     guard let driver = target.driver as? any StagingDriver else {

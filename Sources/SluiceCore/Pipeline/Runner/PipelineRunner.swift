@@ -19,7 +19,7 @@ import Foundation
 ///
 /// With `jobs` above 1 and a PostgreSQL database, inputs whose tables do not depend on each other
 /// load over several connections at once, still as one all-or-nothing run with one report
-/// (`PipelineRunner+Lanes`).
+/// (`ParallelRun`).
 package struct PipelineRunner: Sendable {
   package let configuration: PipelineConfiguration
   /// Each input with the dataset its records are read as, in load order.
@@ -140,7 +140,8 @@ package struct PipelineRunner: Sendable {
         opened.store = store
         committed = try loadInChunks(into: store, outputs: outputs, state: &run)
       } else if let plan = lanePlan, let driver = configuration.database.driver as? any ParallelLoadingDriver {
-        committed = try driver.loadInLanes(self, plan: plan, outputs: outputs, state: &run, opened: &opened)
+        committed = try ParallelRun(runner: self, plan: plan, driver: driver).load(
+          outputs: outputs, state: &run, opened: &opened)
       } else {
         let store = try openDatabase()
         opened.store = store

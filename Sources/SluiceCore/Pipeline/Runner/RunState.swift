@@ -24,7 +24,7 @@ package struct RunState {
   var leavesOutputFiles = false
   /// What the report tells the operator besides the counts (`RunReport.notes`).
   var notes: [String] = []
-  /// A parallel run keeps its audit row itself from its start (`PipelineRunner+LaneCommit`):
+  /// A parallel run keeps its audit row itself from its start (`LaneCommitment`):
   /// `finish` must not add another.
   package var auditSettled = false
   /// The inputs opened so far, in order; the last is the one being read unless it has ended.
@@ -41,7 +41,7 @@ package struct RunState {
   let isReplay: Bool
   /// The configuration's progress handler and when it is next due (`tickProgress`).
   package var progress: ProgressTicker?
-  /// In a parallel run, what the lanes share, and this lane's number (`PipelineRunner+Lanes`).
+  /// In a parallel run, what the lanes share, and this lane's number (`ParallelRun`).
   package var lane: (coordination: LaneCoordination, number: Int)?
   /// Bytes read of the inputs that have ended, so a lane's progress does not sum them per batch.
   private(set) var endedInputBytes: Int64 = 0

@@ -1,7 +1,6 @@
 import Foundation
-@_spi(Internals) import SluiceCore
 
-// A parallel run (`--jobs N`, PostgreSQL): the inputs are split into lanes that share no table
+// A parallel run (`--jobs N`, a driver that loads lanes): the inputs are split into lanes that share no table
 // (`LanePlan`), and up to N connections each load lanes, one after another, in a transaction of
 // their own, with their own row and bulk writers, decoding thread and run state. The run stays
 // one all-or-nothing run with one report:
@@ -13,19 +12,31 @@ import Foundation
 //   for its own tables after its load.
 // - No connection commits before every one has loaded (a barrier). Then the commit follows the
 //   run's row, its commit log: two-phase when the server allows enough prepared transactions,
-//   otherwise in order (`PipelineRunner+LaneCommit`). No partial run ever looks whole.
+//   otherwise in order (`LaneCommitment`). No partial run ever looks whole.
 // - A lane that fails stops every lane that would go on to a later input; lanes on earlier
 //   inputs go on, so the failure reported is the lowest input's, as in a serial run. A lane
 //   judges the absolute error budget by the rejects of its input and every earlier one, and the
 //   whole run is judged again in input order once all have loaded; the rate is judged then too.
 // - The lanes' counts, issue samples and rejects are merged in input order, so the report and
 //   the rejects file are a serial run's.
-extension PipelineRunner {
+//
+// The driver gives the connections (`ParallelLoadingDriver`, `LaneConnection`); everything else is
+// the engine's, the same for any server.
+
+/// The strategy of a run that loads its lanes over several connections at once.
+struct ParallelRun {
+  let runner: PipelineRunner
+  let plan: LanePlan
+  let driver: any ParallelLoadingDriver
+
+  private var configuration: PipelineConfiguration { runner.configuration }
+  private var inputs: [PipelineRunner.Source] { runner.inputs }
+
   /// One connection of a parallel run and what it did; each is touched by its own thread until
   /// that ends, then by the coordinating one.
   final class LaneWorker: @unchecked Sendable {
     let number: Int
-    let store: PostgreSQLStore
+    let store: any LaneConnection
     var state: RunState?
     /// The lanes it loaded, in order.
     var lanes: [Int] = []
@@ -37,7 +48,7 @@ extension PipelineRunner {
     var inTransaction = false
     let done = DispatchSemaphore(value: 0)
 
-    init(number: Int, store: PostgreSQLStore) {
+    init(number: Int, store: any LaneConnection) {
       self.number = number
       self.store = store
     }
@@ -47,17 +58,15 @@ extension PipelineRunner {
   /// makes true; throws the failure a serial run would have.
   ///
   /// From the moment the run's `running` row is committed, the run settles its row itself —
-  /// `failed`, `partial` or `succeeded` (`PipelineRunner+LaneCommit`) — and says so in
+  /// `failed`, `partial` or `succeeded` (`LaneCommitment`) — and says so in
   /// `state.auditSettled`, so `finish` adds no second row.
-  func loadInLanes(
-    _ plan: LanePlan, driver: PostgreSQLDriver, outputs: RunOutputs, state: inout RunState, opened: inout Opened
-  ) throws -> RunReport {
+  func load(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunReport {
     /// A connection of the run, waiting for locks as long as the run does.
-    func connect() throws -> PostgreSQLStore {
+    func connect() throws -> any LaneConnection {
       do {
-        return try driver.connect(
+        return try driver.openLaneConnection(
           configuration.database, lockTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
-      } catch {
+      } catch let error as StoreOpenError {
         throw RunAbort(failure: .init(kind: .io, message: error.message))
       }
     }
@@ -74,12 +83,12 @@ extension PipelineRunner {
     case .ordered: twoPhase = false
     case .twoPhase:
       // Refused now, before anything is written, rather than at the PREPARE after the load.
-      if coordinator.isCitus {
+      if let refusal = coordinator.twoPhaseRefusal {
         throw RunAbort(
           failure: .init(
             kind: .configuration,
             message:
-              "--lane-commit two-phase is refused on Citus: its coordinator cannot prepare a transaction that touched distributed tables; leave --lane-commit automatic (ordered on Citus); nothing was written"
+              "--lane-commit two-phase is refused \(refusal); leave --lane-commit automatic (ordered there); nothing was written"
           ))
       }
       let allowed = try coordinator.maxPreparedTransactions()
@@ -92,18 +101,20 @@ extension PipelineRunner {
           ))
       }
       twoPhase = true
-    // A Citus coordinator refuses PREPARE TRANSACTION once a transaction touched distributed
-    // tables ("cannot use 2PC in transactions involving multiple servers"): in order there.
-    case .automatic: twoPhase = try !coordinator.isCitus && coordinator.maxPreparedTransactions() >= workers.count
+    // A server that cannot prepare a lane's transaction whatever its settings (a Citus
+    // coordinator, once a transaction touched distributed tables) commits in order.
+    case .automatic:
+      twoPhase = try coordinator.twoPhaseRefusal == nil && coordinator.maxPreparedTransactions() >= workers.count
     }
-    for worker in workers { worker.store.stagesInOrdinaryTables = twoPhase }
+    for worker in workers { worker.store.preparesTransaction = twoPhase }
     // The schema, the lookup tables and the run's `running` row, committed before the lanes
     // start: the other connections cannot see uncommitted DDL, and the row is the run's commit
     // log, which no lane transaction carries.
-    let beginning = makeReport(state, failure: nil, rowsWritten: [:], tableRows: [:], committed: false).auditEntry
+    let beginning = runner.makeReport(state, failure: nil, rowsWritten: [:], tableRows: [:], committed: false)
+      .auditEntry
     let (deferred, lookupRows, run) = try coordinator.withTransaction {
-      let (deferred, lookupRows) = try migrateSchema(coordinator)
-      let run = try PostgreSQLAuditLog.begin(beginning, lanes: workers.count, twoPhase: twoPhase, on: coordinator)
+      let (deferred, lookupRows) = try runner.migrateSchema(coordinator)
+      let run = try coordinator.beginLaneRun(beginning, lanes: workers.count, twoPhase: twoPhase)
       return (deferred, lookupRows, run)
     }
     state.auditSettled = true
@@ -123,12 +134,13 @@ extension PipelineRunner {
         worker.store.rollbackTransaction()
         worker.inTransaction = false
       }
-      var failure = classify(error, state: &state)
+      var failure = runner.classify(error, state: &state)
       if state.waitedForLock { failure.message += coordinator.lockHoldersNote(describing: configuration.database) }
-      let entry = makeReport(state, failure: failure, rowsWritten: [:], tableRows: [:], committed: false).auditEntry
-      if (try? PostgreSQLAuditLog.abort(run, entry, on: coordinator)) == nil {
+      let entry = runner.makeReport(state, failure: failure, rowsWritten: [:], tableRows: [:], committed: false)
+        .auditEntry
+      if (try? coordinator.abortLaneRun(run, entry)) == nil {
         // The coordinating connection is gone: another records it, or `sluice recover` will.
-        for worker in workers where (try? PostgreSQLAuditLog.abort(run, entry, on: worker.store)) != nil { break }
+        for worker in workers where (try? worker.store.abortLaneRun(run, entry)) != nil { break }
       }
       throw RunAbort(failure: failure)
     }
@@ -136,16 +148,16 @@ extension PipelineRunner {
 
   /// Loads every lane, judges the run as a serial run would, and commits it (`LaneCommitment`).
   private func loadAndCommit(
-    _ plan: LanePlan, workers: [LaneWorker], coordinator: PostgreSQLStore, run: PostgreSQLAuditLog.LaneRun,
+    _ plan: LanePlan, workers: [LaneWorker], coordinator: any LaneConnection, run: LaneRunLog,
     deferred: [Migration], lookupRows: [String: Int], twoPhase: Bool, outputs: RunOutputs, state: inout RunState
   ) throws -> RunReport {
     // Held until the process ends: `sluice recover` leaves a run alone while it is held.
-    try PostgreSQLAuditLog.lock(run, on: coordinator)
+    try coordinator.holdLaneRun(run)
     let coordination = LaneCoordination(laneCount: plan.lanes.count, inputCount: inputs.count, progress: state.progress)
-    let runner = self
+    let strategy = self
     for worker in workers {
       let thread = Thread {
-        runner.work(worker, plan: plan, coordination: coordination, deferred: deferred)
+        strategy.work(worker, plan: plan, coordination: coordination, deferred: deferred)
         worker.done.signal()
       }
       thread.name = "sluice-lane-\(worker.number)"
@@ -166,11 +178,11 @@ extension PipelineRunner {
     // Each table counted by the connection that wrote it: only its transaction sees its rows.
     let tableRows =
       configuration.countsTableRows
-      ? countRows { table in
+      ? runner.countRows { table in
         let lane = plan.laneOfTable[table]
         return workers.first { lane != nil && $0.lanes.contains(lane ?? -1) }?.store ?? coordinator
       } : [:]
-    var report = makeReport(state, failure: nil, rowsWritten: rowsWritten, tableRows: tableRows, committed: true)
+    var report = runner.makeReport(state, failure: nil, rowsWritten: rowsWritten, tableRows: tableRows, committed: true)
     var totals = LoadTotals()
     for worker in workers { totals.add(worker.totals) }
     totals.fill(&report)
@@ -180,8 +192,8 @@ extension PipelineRunner {
     var entry = report.auditEntry
     entry.inputLedger = state.inputLedger
     let commitment = LaneCommitment(
-      runner: self, run: run, coordinator: coordinator, workers: workers, plan: plan, entry: entry,
-      failedEntry: makeReport(
+      runner: runner, run: run, coordinator: coordinator, workers: workers, plan: plan, entry: entry,
+      failedEntry: runner.makeReport(
         state, failure: .init(kind: .io, message: ""), rowsWritten: [:], tableRows: [:], committed: false
       ).auditEntry)
     try twoPhase ? commitment.commitTwoPhase() : commitment.commitInOrder()
@@ -194,7 +206,7 @@ extension PipelineRunner {
   /// each into its transaction, then builds the deferred indexes of its tables. Leaves the
   /// transaction open for the commit.
   private func work(_ worker: LaneWorker, plan: LanePlan, coordination: LaneCoordination, deferred: [Migration]) {
-    var state = RunState(configuration: configuration, rules: rules)
+    var state = RunState(configuration: configuration, rules: runner.rules)
     state.progress = nil
     state.lane = (coordination, worker.number)
     let store = worker.store
@@ -213,11 +225,11 @@ extension PipelineRunner {
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
       while let lane = coordination.takeLane() {
         worker.lanes.append(lane)
-        for index in plan.lanes[lane] where !missingInputs.contains(index) {
+        for index in plan.lanes[lane] where !runner.missingInputs.contains(index) {
           if coordination.mustStop(at: index) { throw LaneStopped() }
           place = index
           let source = inputs[index]
-          try load(source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state)
+          try runner.load(source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state)
         }
       }
       place = Int.max
@@ -225,12 +237,14 @@ extension PipelineRunner {
       // The deferred indexes of its own tables (`Schema.migrations` names them so).
       let tables = Set(plan.laneOfTable.filter { worker.lanes.contains($0.value) }.keys)
       let ownIndexes = Set(
-        schema.tables.filter { tables.contains($0.name) }.flatMap { $0.indexes.map { "create index \($0.name)" } })
-      try buildDeferredIndexes(deferred.filter { ownIndexes.contains($0.identifier) }, in: store, locking: false)
+        runner.schema.tables.filter { tables.contains($0.name) }.flatMap {
+          $0.indexes.map { "create index \($0.name)" }
+        })
+      try runner.buildDeferredIndexes(deferred.filter { ownIndexes.contains($0.identifier) }, in: store, locking: false)
     } catch is LaneStopped {
       // An earlier input failed: that failure is the run's.
     } catch {
-      let failure = classify(error, state: &state)
+      let failure = runner.classify(error, state: &state)
       coordination.fail(at: place)
       worker.failure = (place, failure)
     }
@@ -259,7 +273,7 @@ extension PipelineRunner {
     samples.sort { $0.input < $1.input }
     let ledger = RunLedger.merging(
       lanes.map(\.ledger), issueSamples: samples.flatMap(\.issues), issueSampleLimit: configuration.issueSampleLimit,
-      rules: rules)
+      rules: runner.rules)
     state.adopt(ledger: ledger, inputs: progress)
     state.adopt(inputLedger: lanes.flatMap(\.inputLedger))
     // The rejects, in input order: each input's lines from its lane's spool.

@@ -1,8 +1,7 @@
 import Foundation
-@_spi(Internals) import SluiceCore
 
 // How a parallel run's lane transactions become one run, or none: a two-phase commit whose log
-// is the run's own row in `sluice_runs` (`PostgreSQLAuditLog+Lanes`), written by the coordinating
+// is the run's own audit row (`LaneConnection`'s commit log), written by the coordinating
 // connection, which loads no lane.
 //
 // Two-phase (the server allows enough prepared transactions):
@@ -23,7 +22,7 @@ import Foundation
 // connections lost, or itself killed — `sluice recover` finishes by the same rule: a run whose row
 // says `committing` is committed, any other is rolled back.
 
-extension PipelineRunner {
+extension ParallelRun {
   /// The commit of one parallel run's lane transactions, once every lane has loaded.
   struct LaneCommitment {
     /// The commit failed, and its outcome is already recorded (or left to `sluice recover`, as
@@ -33,8 +32,8 @@ extension PipelineRunner {
     }
 
     let runner: PipelineRunner
-    let run: PostgreSQLAuditLog.LaneRun
-    let coordinator: PostgreSQLStore
+    let run: LaneRunLog
+    let coordinator: any LaneConnection
     let workers: [LaneWorker]
     let plan: LanePlan
     /// The run's row once committed: counts, issues, and the report's sections.
@@ -49,8 +48,8 @@ extension PipelineRunner {
       do {
         for worker in workers {
           let lane = worker.number + 1
-          try PostgreSQLAuditLog.recordLane(run, lane: lane, inputs: inputs(of: worker), on: worker.store)
-          let gid = run.transactionID(lane: lane).description
+          try worker.store.recordLane(of: run, lane: lane, inputs: inputs(of: worker))
+          let gid = worker.store.transactionID(of: run, lane: lane)
           defer { worker.inTransaction = false }
           attempted = gid
           try worker.store.prepareTransaction(gid)
@@ -62,7 +61,7 @@ extension PipelineRunner {
         // A prepare whose connection was lost may have gone through before the answer: that lane
         // is rolled back with the others if it is there. (One the server refused is not this
         // run's to touch: its id may be another transaction's.)
-        let lost = (error as? PostgreSQLError)?.isConnectionFailure == true
+        let lost = coordinator.isConnectionLost(error)
         throw rollBack(
           prepared.map(\.gid) + (lost ? attempted.map { [$0] } ?? [] : []),
           because: "lane transaction \(prepared.count + 1) of \(run.lanes) could not be prepared (\(error))")
@@ -92,7 +91,7 @@ extension PipelineRunner {
     func commitInOrder() throws {
       do {
         for worker in workers {
-          try PostgreSQLAuditLog.recordLane(run, lane: worker.number + 1, inputs: inputs(of: worker), on: worker.store)
+          try worker.store.recordLane(of: run, lane: worker.number + 1, inputs: inputs(of: worker))
         }
       } catch {
         throw rollBack([], because: "a lane transaction could not record itself (\(error))")
@@ -114,9 +113,7 @@ extension PipelineRunner {
           // Which lanes are committed, their rows say (this one's COMMIT may have reached the
           // server before its connection was lost).
           guard
-            let committed = onAnyConnection({
-              try PostgreSQLRecovery.committedLanes($0, schema: run.schema, runID: run.runID)
-            })
+            let committed = onAnyConnection({ try $0.committedLanes(of: run) })
           else {
             throw Settled(
               failure: .init(
@@ -133,12 +130,9 @@ extension PipelineRunner {
             committed.lanes.isEmpty
             ? "\(failed); no lane was committed: nothing of the run was written"
             : "\(failed); "
-              + PostgreSQLRecovery.partialReason(committed: committed.lanes, of: run.lanes, inputs: committed.inputs)
+              + LaneRunLog.partialReason(committed: committed.lanes, of: run.lanes, inputs: committed.inputs)
           _ = onAnyConnection {
-            try PostgreSQLAuditLog.conclude(
-              runID: run.runID, status: committed.lanes.isEmpty ? "failed" : PostgreSQLAuditLog.partial,
-              failure: reason,
-              on: $0)
+            try $0.concludeLaneRun(run, committed.lanes.isEmpty ? .failed : .partial, failure: reason)
           }
           throw Settled(failure: .init(kind: .io, message: reason))
         }
@@ -154,7 +148,7 @@ extension PipelineRunner {
     private func decide(rollingBack prepared: [String]) throws {
       let recorded: Bool
       do {
-        recorded = try PostgreSQLAuditLog.decide(run, entry, on: coordinator)
+        recorded = try coordinator.decideLaneRun(run, entry)
       } catch {
         // Whether the update reached the server, the row tells — read with the compare-and-set
         // of a roll-back, which waits for a lost session's update to end. Ordered, the lane
@@ -170,18 +164,16 @@ extension PipelineRunner {
         let reason = "the commit decision could not be recorded (\(error))"
         var failed = failedEntry
         failed.failure = "\(reason); the run was rolled back: nothing of it was committed"
-        switch onAnyConnection({ try PostgreSQLAuditLog.abort(run, failed, on: $0) }) {
-        case PostgreSQLAuditLog.running?:
+        switch onAnyConnection({ try $0.abortLaneRun(run, failed) }) ?? nil {
+        case .running?:
           throw rollBackPrepared(prepared, failure: .init(kind: .io, message: failed.failure ?? reason))
-        case PostgreSQLAuditLog.committing? where !lanesOpen:
+        case .committing? where !lanesOpen:
           return
-        case PostgreSQLAuditLog.committing?:
+        case .committing?:
           // Decided, but the lanes were rolled back before that could be known: nothing committed.
           let message =
             "\(reason), though it was; the lane transactions had been rolled back: nothing of the run was written"
-          _ = onAnyConnection {
-            try PostgreSQLAuditLog.conclude(runID: run.runID, status: "failed", failure: message, on: $0)
-          }
+          _ = onAnyConnection { try $0.concludeLaneRun(run, .failed, failure: message) }
           throw Settled(failure: .init(kind: .io, message: message))
         default:
           throw Settled(
@@ -214,7 +206,7 @@ extension PipelineRunner {
         kind: .io, message: "\(reason); the run was rolled back: nothing of it was committed")
       var failed = failedEntry
       failed.failure = failure.message
-      if onAnyConnection({ try PostgreSQLAuditLog.abort(run, failed, on: $0) }) == PostgreSQLAuditLog.committing {
+      if onAnyConnection({ try $0.abortLaneRun(run, failed) }) == .committing {
         // Cannot happen before a decision; if it ever did, the rule is the row's: commit.
         return Settled(
           failure: .init(
@@ -260,22 +252,16 @@ extension PipelineRunner {
     /// is there, else `partial` (a prepared lane rolled back by hand), which fails the run.
     private func conclude() throws {
       guard
-        let committed = onAnyConnection({
-          try PostgreSQLRecovery.committedLanes($0, schema: run.schema, runID: run.runID)
-        })
+        let committed = onAnyConnection({ try $0.committedLanes(of: run) })
       else {
         return  // Every commit went through; the row's last word is `sluice recover`'s to write.
       }
       if committed.lanes.count == run.lanes {
-        _ = onAnyConnection {
-          try PostgreSQLAuditLog.conclude(runID: run.runID, status: "succeeded", failure: nil, on: $0)
-        }
+        _ = onAnyConnection { try $0.concludeLaneRun(run, .succeeded, failure: nil) }
         return
       }
-      let reason = PostgreSQLRecovery.partialReason(committed: committed.lanes, of: run.lanes, inputs: committed.inputs)
-      _ = onAnyConnection {
-        try PostgreSQLAuditLog.conclude(runID: run.runID, status: PostgreSQLAuditLog.partial, failure: reason, on: $0)
-      }
+      let reason = LaneRunLog.partialReason(committed: committed.lanes, of: run.lanes, inputs: committed.inputs)
+      _ = onAnyConnection { try $0.concludeLaneRun(run, .partial, failure: reason) }
       throw Settled(failure: .init(kind: .io, message: reason))
     }
 
@@ -283,7 +269,7 @@ extension PipelineRunner {
 
     /// Runs `body` on the coordinating connection, else on each lane connection not inside its
     /// transaction, until one succeeds; nil when none does.
-    private func onAnyConnection<T>(_ body: (PostgreSQLStore) throws -> T) -> T? {
+    private func onAnyConnection<T>(_ body: (any LaneConnection) throws -> T) -> T? {
       for store in [coordinator] + workers.filter({ !$0.inTransaction }).map(\.store) {
         if let result = try? body(store) { return result }
       }
@@ -305,7 +291,7 @@ extension PipelineRunner {
     /// that dies here as `kill -9` would).
     private func reach(_ point: LaneCommitPoint) {
       if let hook = runner.configuration.laneCommitHook {
-        hook(point, [coordinator.backendProcessID] + workers.map(\.store.backendProcessID))
+        hook(point, [coordinator.sessionID] + workers.map(\.store.sessionID))
       }
     }
 
