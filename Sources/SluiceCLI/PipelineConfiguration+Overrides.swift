@@ -38,13 +38,13 @@ extension PipelineConfiguration {
       guard let value = LaneCommit(rawValue: commit) else {
         throw UsageError("--lane-commit must be automatic, two-phase or ordered, not '\(commit)'")
       }
-      configuration.laneCommit = value
+      configuration.parallelism.commit = value
     }
     if let jobs = values["jobs"] {
       guard let count = Int(jobs), (1...Self.maxJobs).contains(count) else {
         throw UsageError("--jobs must be a whole number from 1 to \(Self.maxJobs), not '\(jobs)'")
       }
-      configuration.jobs = count
+      configuration.parallelism.jobs = count
     }
     if let report = values["report"] { configuration.reportPath = Self.absolute(report) }
     if let junit = values["junit"] { configuration.junitPath = Self.absolute(junit) }
@@ -91,7 +91,7 @@ extension PipelineConfiguration {
     {
       throw UsageError("--record-path \(problem)")
     }
-    if configuration.jobs > 1 && !configuration.database.location.isEmpty
+    if configuration.parallelism.jobs > 1 && !configuration.database.location.isEmpty
       && !(configuration.database.driver is any ParallelLoadingDriver)
     {
       printError(

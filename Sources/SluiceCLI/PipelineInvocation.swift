@@ -75,7 +75,6 @@ struct PipelineInvocation {
             "--max-changes takes a number of rows (500) or a share of the tables' rows (5%), not '\(text)'")
         }
         configuration.maxChanges = limit
-        configuration.maxChangesText = text
       }
     }
     if command.runMode == .validate {
@@ -119,29 +118,9 @@ struct PipelineInvocation {
         "an incremental run skips inputs by their content before reading them; standard input ('-') cannot be: read files"
       )
     }
-    if let text = parsed.values["checkpoint-every"] {
-      guard let records = Int(text), records >= 1 else {
-        throw UsageError("--checkpoint-every takes a whole number of records, 1 or more, not '\(text)'")
-      }
-      configuration.checkpointEvery = records
-    }
-    configuration.resumes = parsed.flags.contains("resume")
-    if parsed.flags.contains("stage") { configuration.stages = true }
-    if configuration.stages {
-      if configuration.checkpointEvery == nil && !configuration.resumes {
-        configuration.checkpointEvery = PipelineConfiguration.defaultChunkRecords
-      }
-    }
-    configuration.restarts = parsed.flags.contains("restart")
-    if configuration.resumes && configuration.restarts {
-      throw UsageError("--resume continues the interrupted run and --restart drops it: give one")
-    }
-    if configuration.restarts && configuration.checkpointEvery == nil && !configuration.stages {
-      throw UsageError(
-        "--restart starts a checkpointed run over: give --checkpoint-every too, or set 'checkpointEvery' in the spec")
-    }
-    if configuration.checkpointEvery != nil || configuration.resumes || configuration.stages {
-      let what = configuration.resumes ? "--resume" : "a checkpointed run (--checkpoint-every)"
+    try Self.applyCheckpointing(parsed, to: &configuration)
+    if let checkpointing = configuration.checkpointing {
+      let what = checkpointing.resumes ? "--resume" : "a checkpointed run (--checkpoint-every)"
       if configuration.inputs.contains(where: \.isSnapshot) {
         throw UsageError(
           "\(what) commits in chunks, and a snapshot deletes what the whole run did not see: a snapshot loads in one transaction; drop --snapshot or --checkpoint-every"
@@ -190,6 +169,39 @@ struct PipelineInvocation {
     resolved = Resolved(
       configuration: configuration, datasets: datasets,
       tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted })
+  }
+
+  /// `--checkpoint-every`, `--stage`, `--resume` and `--restart` over the spec's
+  /// `checkpointEvery` and `stage`: any of them makes the run checkpointed.
+  private static func applyCheckpointing(
+    _ parsed: ArgumentParser.Parsed, to configuration: inout PipelineConfiguration
+  ) throws(UsageError) {
+    var checkpointing = configuration.checkpointing
+    if let text = parsed.values["checkpoint-every"] {
+      guard let records = Int(text), records >= 1 else {
+        throw UsageError("--checkpoint-every takes a whole number of records, 1 or more, not '\(text)'")
+      }
+      checkpointing = checkpointing ?? .init()
+      checkpointing?.recordsPerChunk = records
+    }
+    if parsed.flags.contains("stage") {
+      checkpointing = checkpointing ?? .init()
+      checkpointing?.staged = true
+    }
+    let resumes = parsed.flags.contains("resume")
+    let restarts = parsed.flags.contains("restart")
+    if resumes && restarts {
+      throw UsageError("--resume continues the interrupted run and --restart drops it: give one")
+    }
+    if restarts && checkpointing == nil {
+      throw UsageError(
+        "--restart starts a checkpointed run over: give --checkpoint-every too, or set 'checkpointEvery' in the spec")
+    }
+    if resumes || restarts {
+      checkpointing = checkpointing ?? .init()
+      checkpointing?.start = resumes ? .resume : .restart
+    }
+    configuration.checkpointing = checkpointing
   }
 
   /// Share `text` (`K/N`) of the files each glob pattern of the inputs matches: of a pattern's

@@ -34,9 +34,9 @@ struct LaneCommitTests {
     hook: (@Sendable (LaneCommitPoint, [Int32]) -> Void)? = nil
   ) throws -> RunReport {
     var configuration = PipelineConfiguration(name: "three", inputs: inputs, policy: .strict, database: .sqlite(""))
-    configuration.jobs = 3
-    configuration.laneCommit = commit
-    configuration.laneCommitHook = hook
+    configuration.parallelism.jobs = 3
+    configuration.parallelism.commit = commit
+    configuration.faults.laneCommit = hook
     return try Pipeline(datasets: datasets, configuration: schema.aim(configuration)).run()
   }
 
@@ -50,7 +50,7 @@ struct LaneCommitTests {
   static func whole() throws -> TableRows {
     let schema = PostgreSQLSchema()
     var configuration = PipelineConfiguration(name: "three", inputs: inputs, policy: .strict, database: .sqlite(""))
-    configuration.jobs = 1
+    configuration.parallelism.jobs = 1
     let report = try Pipeline(datasets: datasets, configuration: schema.aim(configuration)).run()
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     return try schema.rows(of: tables)

@@ -40,16 +40,16 @@ struct LanePlanTests {
     var configuration = PipelineConfiguration(
       name: "devices", inputs: [PipelineInput(path: "/a.json"), PipelineInput(path: "/b.json")],
       database: .postgreSQL("postgresql://nobody@/x"))
-    configuration.jobs = 4
+    configuration.parallelism.jobs = 4
     #expect(try PipelineRunner(configuration: configuration, datasets: datasets).lanePlan == nil)
     let independent = ["fruits", "orders"].compactMap { Catalog.dataset(named: $0) }
     #expect(try PipelineRunner(configuration: configuration, datasets: independent).lanePlan?.lanes == [[0], [1]])
     configuration.database = .sqlite("/tmp/shop.sqlite")
     #expect(try PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
     configuration.database = .postgreSQL("postgresql://nobody@/x")
-    configuration.jobs = 1
+    configuration.parallelism.jobs = 1
     #expect(try PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
-    configuration.jobs = 2
+    configuration.parallelism.jobs = 2
     configuration.mode = .validate
     #expect(try PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
   }
@@ -98,8 +98,8 @@ struct ParallelLoadTests {
     var configuration = PipelineConfiguration(
       name: "parallel", inputs: inputs, policy: policy, database: .sqlite(""), conflict: conflict, reportPath: report,
       rejectsPath: rejects, issueSampleLimit: sampleLimit)
-    configuration.jobs = jobs
-    configuration.laneCommit = commit
+    configuration.parallelism.jobs = jobs
+    configuration.parallelism.commit = commit
     return try Pipeline(datasets: datasets(inputs), configuration: schema.aim(configuration).counted).run()
   }
 
@@ -336,7 +336,7 @@ struct ParallelLoadTests {
     let seen = Mutex<[RunProgress]>([])
     var configuration = PipelineConfiguration(
       name: "progress", inputs: Self.messyInputs, policy: Self.lenient, database: .sqlite(""))
-    configuration.jobs = 3
+    configuration.parallelism.jobs = 3
     configuration.progressInterval = 0
     configuration.progress = { progress in seen.withLock { $0.append(progress) } }
     let report = try Pipeline(
@@ -360,7 +360,7 @@ struct ParallelLoadTests {
       name: "lost", inputs: Self.messyInputs, policy: Self.lenient, database: .sqlite(""))
     configuration = schema.aim(configuration)
     configuration.database.location += "&application_name=\(application)"
-    configuration.jobs = 3
+    configuration.parallelism.jobs = 3
     configuration.progressInterval = 0
     configuration.progress = { _ in
       guard !killed.exchange(true, ordering: .relaxed) else { return }
@@ -411,7 +411,7 @@ struct ParallelLoadTests {
     func run(jobs: Int, file: String) throws -> RunReport {
       var configuration = PipelineConfiguration(
         name: "sqlite", inputs: Self.messyInputs, policy: Self.lenient, database: .sqlite(directory.file(file)))
-      configuration.jobs = jobs
+      configuration.parallelism.jobs = jobs
       return try Pipeline(datasets: Self.datasets(Self.messyInputs), configuration: configuration.counted).run()
     }
     let serial = try run(jobs: 1, file: "serial.sqlite")

@@ -349,9 +349,9 @@ struct PipelineSpecTests {
       #"{"inputs": [{"dataset": "fruits", "input": "f.json"}, {"dataset": "orders", "input": "o.json"}], "jobs": 3, "database": "postgresql://u@h/d"}"#
     )
     #expect(parsed.jobs == 3)
-    #expect(try parsed.configuration(drivers: .all).jobs == 3)
+    #expect(try parsed.configuration(drivers: .all).parallelism.jobs == 3)
     let serial = try spec(#"{"dataset": "fruits", "input": "f.json", "database": "d"}"#)
-    #expect(try serial.configuration(drivers: .all).jobs == 1)
+    #expect(try serial.configuration(drivers: .all).parallelism.jobs == 1)
     for bad in ["0", "65", "-1"] {
       let message = specError(#"{"dataset": "fruits", "input": "f.json", "jobs": "# + bad + #", "database": "d"}"#)
       #expect(message.contains("'jobs' must be a whole number from 1 to 64"), "\(message)")

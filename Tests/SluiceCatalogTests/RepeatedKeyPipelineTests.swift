@@ -186,7 +186,7 @@ struct RepeatedKeyPipelineTests {
         PipelineInput(dataset: "orders", path: second, format: .ndjson),
       ],
       database: .sqlite(""), issueSampleLimit: 1000)
-    configuration.jobs = 2
+    configuration.parallelism.jobs = 2
     let datasets = ["orders", "telegram", "orders"].compactMap { Catalog.dataset(named: $0) }
     let reports = try twin.run(configuration, datasets: datasets)
     #expect(reports.postgreSQL.parallel?.lanes == 2)

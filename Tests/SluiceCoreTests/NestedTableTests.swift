@@ -247,7 +247,7 @@ struct NestedTableTests {
     _ = try whole.run(whole.configuration("whole", orders, conflict: .upsert))
     let chunked = try NestedDatabase()
     var configuration = try chunked.configuration("chunked", orders, conflict: .upsert)
-    configuration.checkpointEvery = 2
+    configuration.checkpointing = .init(recordsPerChunk: 2)
     let report = try chunked.run(configuration)
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(try chunked.rows() == whole.rows())
@@ -266,8 +266,7 @@ struct NestedTableTests {
     let lines = [NestedOrdersDataset.changed] + more.prefix(3)
     _ = try plain.run(plain.configuration("changed", lines, conflict: .upsert))
     var configuration = try staged.configuration("changed", lines, conflict: .upsert)
-    configuration.stages = true
-    configuration.checkpointEvery = 2
+    configuration.checkpointing = .init(recordsPerChunk: 2, staged: true)
     let report = try staged.run(configuration)
     #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
     #expect(try staged.rows() == plain.rows())
@@ -327,8 +326,7 @@ struct PostgreSQLNestedTableTests {
     ] {
       var configuration = try sqlite.configuration(name, lines, conflict: .upsert)
       _ = try sqlite.run(configuration)
-      configuration.stages = true
-      configuration.checkpointEvery = 2
+      configuration.checkpointing = .init(recordsPerChunk: 2, staged: true)
       let report = try Pipeline(dataset: NestedOrdersDataset(), configuration: schema.aim(configuration)).run()
       #expect(report.status == .succeeded, "\(name): \(report.failure?.message ?? "")")
       #expect(try schema.rows(of: NestedOrdersDataset.tableNames) == sqlite.rows(), "\(name)")

@@ -19,10 +19,10 @@ import SluiceSQLite
 
 let killAt = ExtraRunOptions(names: ["test-kill-at"]) { values, configuration in
   guard let point = values["test-kill-at"] else { return }
-  configuration.laneCommitHook = { reached, _ in
+  configuration.faults.laneCommit = { reached, _ in
     if reached.description == point { kill(getpid(), SIGKILL) }
   }
-  configuration.chunkCommitHook = { reached in
+  configuration.faults.chunkCommit = { reached in
     if case .committing(let chunk) = reached, point == "late-chunk-\(chunk)" { usleep(2_000_000) }
     if reached.description == point || "late-\(reached)" == point && reached.description.hasPrefix("chunk-") {
       kill(getpid(), SIGKILL)

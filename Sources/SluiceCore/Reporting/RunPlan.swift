@@ -109,18 +109,28 @@ extension String {
 }
 
 /// The gate of a plan: at most a number of changed rows, or a share of the rows the tables held.
-public enum ChangeLimit: Sendable, Hashable {
+public enum ChangeLimit: Sendable, Hashable, CustomStringConvertible {
   case rows(Int)
-  case share(Double)
+  /// A percentage of the rows the tables held before the run, from 0 to 100.
+  case percent(Double)
 
   /// `500` or `5%`; nil for anything else.
   public init?(_ text: String) {
     if text.hasSuffix("%") {
       guard let percent = Double(text.dropLast()), percent >= 0, percent <= 100 else { return nil }
-      self = .share(percent / 100)
+      self = .percent(percent)
     } else {
       guard let rows = Int(text), rows >= 0 else { return nil }
       self = .rows(rows)
+    }
+  }
+
+  /// As `--max-changes` takes it: `500`, `5%`, `2.5%`.
+  public var description: String {
+    switch self {
+    case .rows(let rows): return "\(rows)"
+    case .percent(let percent):
+      return percent == percent.rounded() && abs(percent) < 1e15 ? "\(Int(percent))%" : "\(percent)%"
     }
   }
 
@@ -128,7 +138,7 @@ public enum ChangeLimit: Sendable, Hashable {
   public func isExceeded(by plan: RunPlan) -> Bool {
     switch self {
     case .rows(let rows): return plan.changes > rows
-    case .share(let share): return Double(plan.changes) > share * Double(plan.rowsBefore)
+    case .percent(let percent): return Double(plan.changes) > percent / 100 * Double(plan.rowsBefore)
     }
   }
 }

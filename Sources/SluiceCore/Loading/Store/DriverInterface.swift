@@ -204,7 +204,7 @@ package protocol LaneConnection: Store {
   /// before the answer was lost.
   func isConnectionLost(_ error: any Error) -> Bool
   /// The server's session of this connection (PostgreSQL: its backend process), which
-  /// fault-injection tests terminate (`PipelineConfiguration.laneCommitHook`).
+  /// fault-injection tests terminate (`PipelineConfiguration.faults`).
   var sessionID: Int32 { get }
 
   // MARK: The commit log

@@ -53,20 +53,15 @@ public struct PipelineConfiguration: Sendable {
   /// its progress line with it. It must return quickly.
   public var progress: (@Sendable (RunProgress) -> Void)?
   public var progressInterval: Double = 0.1
-  /// How many connections load the run's independent inputs at once (`--jobs`), where the
-  /// store's driver loads lanes (`ParallelLoadingDriver`). 1, or a run whose inputs all share
-  /// tables, or a store with one writer, or a validate run: the inputs load one after another.
-  public var jobs = 1
+  /// How many connections load the run's independent inputs at once, and how they commit
+  /// (`--jobs`, `--lane-commit`).
+  public var parallelism = Parallelism()
   /// The most `jobs` a run takes: each is a server connection and a decoding thread.
   public static let maxJobs = 64
-  /// How a parallel run commits its connections' transactions (tests force the ordered one).
-  public var laneCommit: LaneCommit = .automatic
-  /// For fault-injection tests: called at each point of a parallel run's commit with the
-  /// backend process ids of its connections (the coordinating one first, then each lane's).
-  package var laneCommitHook: (@Sendable (LaneCommitPoint, [Int32]) -> Void)?
-  /// For fault-injection tests: called at each point of a checkpointed or staged run where a
-  /// kill must leave it resumable (`ChunkPoint`).
-  package var chunkCommitHook: (@Sendable (ChunkPoint) -> Void)?
+  /// For fault-injection tests: hooks at the points of a run's commit where a kill or a lost
+  /// connection must leave it recoverable (`Tests/SluiceFaults` sets them; the shipped binary
+  /// cannot).
+  package var faults = FaultHooks()
   /// A validate run that also checks what needs the database (`validate --db`): orphans, and
   /// keys already there under `--on-conflict fail`, on a connection that only reads.
   public var checksDatabase = false
@@ -87,29 +82,20 @@ public struct PipelineConfiguration: Sendable {
   /// The largest share of a table's rows a snapshot run may delete (`maxDeleteRate`, default
   /// 0.05): one that would delete more fails, exit 65, nothing written.
   public var maxDeleteRate = 0.05
-  /// Commits the run in chunks of about this many records, each with a checkpoint a later run
-  /// resumes from (`--checkpoint-every`, `checkpointEvery`); nil: one transaction for the run.
-  public var checkpointEvery: Int?
-  /// Continues the last unfinished checkpointed run of this pipeline in this database instead of
-  /// starting one (`--resume`).
-  public var resumes = false
-  /// Starts a checkpointed run over although an unfinished one of this pipeline is in the
-  /// database: its checkpoint is dropped; the rows its chunks committed stay (`--restart`).
-  public var restarts = false
+  /// Commits the run in chunks with checkpoints, resumable, perhaps staged (`--checkpoint-every`,
+  /// `--resume`, `--restart`, `--stage`); nil: the run is one transaction.
+  public var checkpointing: Checkpointing?
 
   /// A plan's gate (`--max-changes`): the plan fails (exit 1) when the run would change more.
   public var maxChanges: ChangeLimit?
-  /// `--max-changes` as given, for the report.
-  public var maxChangesText: String?
 
-  /// Whether a checkpointed run loads into a side database and publishes it in one transaction
-  /// at its end (`--stage`, `"stage": true`): resumable and all-or-nothing.
-  public var stages = false
   /// Records per chunk of a checkpointed or staged run when nothing says.
   public static let defaultChunkRecords = 100_000
 
   /// Whether the run commits in chunks with checkpoints (or resumes one that did).
-  package var isChunked: Bool { !isDryRun && mode != .plan && (checkpointEvery != nil || resumes || stages) }
+  package var isChunked: Bool { !isDryRun && mode != .plan && checkpointing != nil }
+  /// Whether the run is checkpointed into a side database published at its end (`--stage`).
+  package var isStaged: Bool { isChunked && checkpointing?.staged == true }
   /// How much memory the run's registry of natural keys holds before it spills (tests make it
   /// small, to spill a few hundred keys).
   package var keyRegistryLimits = KeyRegistry.Limits()
@@ -122,6 +108,66 @@ public struct PipelineConfiguration: Sendable {
     case twoPhase = "two-phase"
     /// `COMMIT` on each connection in turn, once every one has loaded.
     case ordered
+  }
+
+  /// A parallel run's options: how many connections, and how their transactions commit.
+  public struct Parallelism: Sendable, Hashable {
+    /// How many connections load the run's independent inputs at once, where the store's driver
+    /// loads lanes (`ParallelLoadingDriver`). 1, or a run whose inputs all share tables, or a
+    /// store with one writer, or a validate, plan or checkpointed run: the inputs load one after
+    /// another.
+    public var jobs: Int
+    /// How the connections' transactions commit (tests force the ordered one).
+    public var commit: LaneCommit
+
+    public init(jobs: Int = 1, commit: LaneCommit = .automatic) {
+      self.jobs = jobs
+      self.commit = commit
+    }
+  }
+
+  /// A checkpointed run's options. One value says how it starts, so a run cannot both resume the
+  /// interrupted run and drop it; staging is a kind of checkpointed run, so it cannot be asked
+  /// for without one.
+  public struct Checkpointing: Sendable, Hashable {
+    /// What the run does with an unfinished run of the same pipeline in the database.
+    public enum Start: Sendable, Hashable {
+      /// Refuses to start over it (nothing written).
+      case fresh
+      /// Continues it (`--resume`); with none there, starts.
+      case resume
+      /// Drops its checkpoint and starts over; the rows its chunks committed stay (`--restart`).
+      case restart
+    }
+
+    /// Records per committed chunk; nil: the interrupted run's when resuming, else
+    /// `PipelineConfiguration.defaultChunkRecords`.
+    public var recordsPerChunk: Int?
+    public var start: Start
+    /// Loads into a side database and publishes it in one transaction at its end (`--stage`):
+    /// resumable and all-or-nothing.
+    public var staged: Bool
+
+    public init(recordsPerChunk: Int? = nil, start: Start = .fresh, staged: Bool = false) {
+      self.recordsPerChunk = recordsPerChunk
+      self.start = start
+      self.staged = staged
+    }
+
+    package var resumes: Bool { start == .resume }
+    package var restarts: Bool { start == .restart }
+  }
+
+  /// Hooks that fault-injection tests set at the points of a run's commit.
+  package struct FaultHooks: Sendable {
+    /// Called at each point of a parallel run's commit with the server sessions of its
+    /// connections (the coordinating one first, then each lane's).
+    package var laneCommit: (@Sendable (LaneCommitPoint, [Int32]) -> Void)?
+    /// Called at each point of a checkpointed or staged run where a kill must leave it
+    /// resumable (`ChunkPoint`).
+    package var chunkCommit: (@Sendable (ChunkPoint) -> Void)?
+
+    package init() {}
   }
 
   package var busyTimeoutMilliseconds: Int32 {
@@ -238,7 +284,7 @@ package enum ChunkPoint: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A point of a parallel run's commit, where fault-injection tests break it: a connection
-/// terminated there (`PipelineConfiguration.laneCommitHook`), or the process killed there
+/// terminated there (`PipelineConfiguration.faults`), or the process killed there
 /// (`run --test-kill-at POINT` of the tests' `sluice-faults` binary raises SIGKILL, as `kill -9`
 /// would).
 package enum LaneCommitPoint: Sendable, Hashable, CustomStringConvertible {

@@ -482,11 +482,12 @@ public struct PipelineSpec: Sendable {
       rejectsPath: rejects.map(resolve))
     configuration.excludedInputs = excluded
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
-    if let jobs { configuration.jobs = jobs }
+    if let jobs { configuration.parallelism.jobs = jobs }
     configuration.countsTableRows = countsRows
     if let maxDeleteRate { configuration.maxDeleteRate = maxDeleteRate }
-    configuration.checkpointEvery = checkpointEvery
-    configuration.stages = stages
+    if checkpointEvery != nil || stages {
+      configuration.checkpointing = .init(recordsPerChunk: checkpointEvery, staged: stages)
+    }
     configuration.htmlPath = html.map(resolve)
     return configuration
   }

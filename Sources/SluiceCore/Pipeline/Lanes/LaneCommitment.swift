@@ -290,7 +290,7 @@ extension ParallelRun {
     /// Calls the fault-injection hook, if a test set one (`--test-kill-at` of `sluice-faults` sets one
     /// that dies here as `kill -9` would).
     private func reach(_ point: LaneCommitPoint) {
-      if let hook = runner.configuration.laneCommitHook {
+      if let hook = runner.configuration.faults.laneCommit {
         hook(point, [coordinator.sessionID] + workers.map(\.store.sessionID))
       }
     }

@@ -24,13 +24,17 @@ import Foundation
 // the engine's, the same for any server.
 
 /// The strategy of a run that loads its lanes over several connections at once.
-struct ParallelRun {
+struct ParallelRun: RunStrategy {
   let runner: PipelineRunner
   let plan: LanePlan
   let driver: any ParallelLoadingDriver
 
-  private var configuration: PipelineConfiguration { runner.configuration }
-  private var inputs: [PipelineRunner.Source] { runner.inputs }
+  func execute(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunOutcome {
+    .committed(try load(outputs: outputs, state: &state, opened: &opened))
+  }
+
+  var configuration: PipelineConfiguration { runner.configuration }
+  var inputs: [PipelineRunner.Source] { runner.inputs }
 
   /// One connection of a parallel run and what it did; each is touched by its own thread until
   /// that ends, then by the coordinating one.
@@ -75,11 +79,11 @@ struct ParallelRun {
     let coordinator = try connect()
     opened.store = coordinator
     var workers: [LaneWorker] = []
-    for number in 0..<min(configuration.jobs, plan.lanes.count) {
+    for number in 0..<min(configuration.parallelism.jobs, plan.lanes.count) {
       workers.append(LaneWorker(number: number, store: try connect()))
     }
     let twoPhase: Bool
-    switch configuration.laneCommit {
+    switch configuration.parallelism.commit {
     case .ordered: twoPhase = false
     case .twoPhase:
       // Refused now, before anything is written, rather than at the PREPARE after the load.
@@ -251,62 +255,5 @@ struct ParallelRun {
     state.endOpenInput()
     worker.totals = totals
     worker.state = state
-  }
-
-  // MARK: - One report
-
-  /// Puts the lanes' states together into `state` as a serial run would have kept it: counts
-  /// summed, inputs, issue samples and rejects in input order.
-  private func merge(_ workers: [LaneWorker], into state: inout RunState, outputs: RunOutputs) throws {
-    let lanes = workers.compactMap(\.state)
-    var samples: [(input: Int, issues: ArraySlice<Issue>)] = []
-    var progress: [InputProgress] = []
-    for lane in lanes {
-      let all = lane.ledger.issues.samples
-      for (position, input) in lane.inputs.enumerated() {
-        let end = position + 1 < lane.inputs.count ? lane.inputs[position + 1].firstSample : all.count
-        samples.append((input.index, all[input.firstSample..<end]))
-        progress.append(input)
-      }
-      if lane.waitedForLock { state.waitedForLock = true }
-    }
-    samples.sort { $0.input < $1.input }
-    let ledger = RunLedger.merging(
-      lanes.map(\.ledger), issueSamples: samples.flatMap(\.issues), issueSampleLimit: configuration.issueSampleLimit,
-      rules: runner.rules)
-    state.adopt(ledger: ledger, inputs: progress)
-    state.adopt(inputLedger: lanes.flatMap(\.inputLedger))
-    // The rejects, in input order: each input's lines from its lane's spool.
-    guard let rejects = state.quarantine else { return }
-    var spoolOfInput: [Int: QuarantineWriter] = [:]
-    for lane in lanes {
-      for input in lane.inputs { spoolOfInput[input.index] = lane.quarantine }
-    }
-    for input in state.inputs {
-      try spoolOfInput[input.index]?.file.copy(input.quarantineBytes, to: rejects.file)
-    }
-    for lane in lanes { rejects.countCopied(lane.quarantine?.count ?? 0) }
-  }
-
-  /// The failure a serial run would have reported, given the earliest input's failure, if any:
-  /// every input before that one was read to its end, and that one up to its failure, so their
-  /// rejects, counted in input order, show whether a serial run would have spent the absolute
-  /// error budget first. (A lane counts what the inputs before its own have rejected so far, so
-  /// a budget spent while an earlier input was still loading elsewhere is noticed only here.)
-  private func serialFailure(_ first: (input: Int, failure: RunReport.Failure)?, state: RunState)
-    -> RunReport.Failure?
-  {
-    guard let maxRejects = configuration.policy.maxRejects, configuration.policy.invalidRecord == .skip else {
-      return first?.failure
-    }
-    let budget = RunState.budgetExceeded(maxRejects)
-    if let first, first.failure == budget { return budget }
-    let now = state.ledger.snapshot()
-    var rejected = 0
-    for input in state.inputs where input.index <= first?.input ?? Int.max {
-      rejected += input.counts(now: now).rejectedRecords
-      if rejected > maxRejects { return budget }
-    }
-    return first?.failure
   }
 }

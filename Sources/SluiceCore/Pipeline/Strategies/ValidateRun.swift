@@ -1,6 +1,46 @@
-/// What a validate run checks besides the contract: references and keys against a database it
-/// only reads (`--db`), and the input's drift from a saved inspection (`--baseline`).
-extension PipelineRunner {
+/// A validate run: every input through every stage but the writes, with what it checks besides
+/// the contract — references and keys against a database it only reads (`--db`), and the
+/// input's drift from a saved inspection (`--baseline`). It writes nothing, and opens no database
+/// but that read-only one.
+struct ValidateRun: RunStrategy {
+  let runner: PipelineRunner
+
+  private var configuration: PipelineConfiguration { runner.configuration }
+  private var inputs: [PipelineRunner.Source] { runner.inputs }
+
+  func execute(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunOutcome {
+    // `validate --db`: one read-only connection for the run's checks, never `opened.store` (a
+    // failed run records itself there, and this one may not write).
+    let check = try configuration.checksDatabase ? openForChecks() : nil
+    for (index, source) in inputs.enumerated() where !runner.missingInputs.contains(index) {
+      try runner.read(source, index: index, state: &state) { reader, loop, state in
+        try loop.validate(reader, check: check, state: &state)
+        return [:]
+      }
+    }
+    if let check {
+      var totals = LoadTotals()
+      totals.add(check.lookups)
+      state.loadTotals = totals
+    }
+    if let baseline = configuration.baselinePath {
+      state.baselineChanges = try compare(with: baseline) + Self.newEnumValues(state.ledger.drift.summary)
+    }
+    let breaking = state.baselineChanges?.filter { $0.impact == .breaking } ?? []
+    let drift =
+      breaking.isEmpty
+      ? nil
+      : "the input drifted from the baseline in \(breaking.count) breaking way(s): \(breaking.prefix(3).map(\.description).joined(separator: "; "))\(breaking.count > 3 ? "; …" : "")"
+    do {
+      try state.finishDryRun()
+    } catch var abort as RunAbort {
+      if let drift { abort.failure.message += "; \(drift)" }
+      throw abort
+    }
+    if let drift { throw RunAbort(failure: .init(kind: .data, message: drift)) }
+    return .checked
+  }
+
   /// The input, inspected whole in its format and record path, against the baseline at `path`.
   func compare(with path: String) throws -> [BaselineChange] {
     let baseline: InspectionBaseline
@@ -52,7 +92,7 @@ extension PipelineRunner {
       throw RunAbort(failure: .init(kind: kind, message: error.message))
     }
     return try ReferenceCheck(
-      store: store, schema: schema, conflict: configuration.conflict, limits: configuration.keyRegistryLimits,
+      store: store, schema: runner.schema, conflict: configuration.conflict, limits: configuration.keyRegistryLimits,
       makeSpill: configuration.keySpill)
   }
 }

@@ -8,10 +8,59 @@ import Foundation
 /// column that differs) or unchanged. Nothing is written — no row, no audit entry, no ledger row,
 /// no sequence value (Sluice's tables have no sequences but `sluice_runs`', which a plan does not
 /// touch) — and the report is the one the run would have made, with the plan in it.
-extension PipelineRunner {
+struct PlanRun: RunStrategy {
+  let runner: PipelineRunner
+  /// The folder of a first load's empty database, removed once the report is made.
+  private var folder: String?
+
+  private var configuration: PipelineConfiguration { runner.configuration }
+  private var schema: Schema { runner.schema }
+
+  init(runner: PipelineRunner) {
+    self.runner = runner
+  }
+
+  /// A plan leaves no database file it did not find, and never makes one at the target's path: a
+  /// run that opened it meanwhile, waiting for the plan's lock, would then write into a file the
+  /// plan removes. The plan of a first load runs against an empty database of its own, in a
+  /// folder only this process can name.
+  mutating func execute(
+    outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened
+  ) throws -> RunOutcome {
+    var target = configuration.database
+    if !target.driver.connectsToServer && !FileManager.default.fileExists(atPath: target.location) {
+      let folder = try Self.privateFolder()
+      self.folder = folder
+      target.location = folder + "/plan.sqlite"
+    }
+    let store = try runner.openDatabase(target)
+    opened.store = store
+    // Nothing is committed; the outputs are the plan's, published as a dry run's are.
+    return .planned(try plan(into: store, outputs: outputs, state: &state))
+  }
+
+  func cleanUp() {
+    guard let folder else { return }
+    for suffix in ["", "-journal", "-wal", "-shm"] { unlink(folder + "/plan.sqlite" + suffix) }
+    rmdir(folder)
+  }
+
+  /// A new folder under the temporary directory that only this process can name (`mkdtemp`,
+  /// mode 0700).
+  private static func privateFolder() throws -> String {
+    var template = Array((NSTemporaryDirectory() + "/sluice-plan-XXXXXX").utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+    guard made != nil else {
+      throw OutputError(
+        kind: .cannotCreate,
+        message: "cannot create a folder for the plan's empty database: \(String(cString: strerror(errno)))")
+    }
+    return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   /// The report of the run as it would have committed, with its plan; the transaction is rolled
   /// back.
-  func plan(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
+  private func plan(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
     do {
       try store.withTransaction {
         try store.prepareForPlan()
@@ -27,26 +76,7 @@ extension PipelineRunner {
             "CREATE TEMPORARY TABLE \(copy) AS SELECT * FROM \(store.dialect.quote(table.name))")
           copies.append((table, copy, Int(try store.scalarInt("SELECT count(*) FROM \(copy)") ?? 0)))
         }
-        let (deferred, lookupRows) = try migrateSchema(store)
-        if inputs.contains(where: { $0.input.isIncremental || $0.input.isSnapshot }) {
-          _ = try store.lockAgainstConcurrentRuns()
-        }
-        let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
-        let mirror = try makeMirror(store)
-        var totals = LoadTotals()
-        for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
-          if source.input.isIncremental, try skipIfHeld(source, index: index, store: store, state: &state) {
-            continue
-          }
-          try load(
-            source, index: index, into: store, savepoints: savepoints, mirror: mirror, totals: &totals,
-            state: &state)
-        }
-        state.keys.finish()
-        try state.checkRejectRate()
-        try state.checkSomethingLoaded()
-        if let mirror { state.rowsDeleted = try deleteUnseen(mirror, state: &state) }
-        try buildDeferredIndexes(deferred, in: store)
+        let (lookupRows, totals, mirror) = try SerialRun(runner: runner).loadInputs(into: store, state: &state)
         var tables = try copies.map { try changes(of: $0.table, before: $0.copy, rowsBefore: $0.rowsBefore, in: store) }
         // Rows of tables outside the run's datasets that a snapshot's deletes took with them
         // (`ON DELETE CASCADE`): the run changes them too.
@@ -60,13 +90,13 @@ extension PipelineRunner {
         }
         var plan = RunPlan(tables: tables, lookupChanges: lookupRows, pendingMigrations: pending)
         if let limit = configuration.maxChanges {
-          plan.maxChanges = configuration.maxChangesText
+          plan.maxChanges = limit.description
           plan.exceedsMaxChanges = limit.isExceeded(by: plan)
         }
         let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
-        var report = makeReport(
+        var report = runner.makeReport(
           state, failure: nil, rowsWritten: rowsWritten,
-          tableRows: configuration.countsTableRows ? countRows(store) : [:], committed: false)
+          tableRows: configuration.countsTableRows ? runner.countRows(store) : [:], committed: false)
         totals.fill(&report)
         report.plan = plan
         throw PlanRollback(report: report)

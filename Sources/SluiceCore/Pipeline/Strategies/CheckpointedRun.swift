@@ -15,18 +15,30 @@ import Foundation
 /// inode, size, modification or change time differ: `FileFingerprint`). It reads the input it
 /// stopped in again from the start, taking the records it had already taken from the reader
 /// without decoding them, so every record keeps its ordinal, line and byte offset.
-extension PipelineRunner {
+struct CheckpointedRun: RunStrategy {
+  let runner: PipelineRunner
+
+  private var configuration: PipelineConfiguration { runner.configuration }
+  private var inputs: [PipelineRunner.Source] { runner.inputs }
+
+  func execute(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunOutcome {
+    let store = try runner.openDatabase()
+    opened.store = store
+    return .committed(try load(into: store, outputs: outputs, state: &state))
+  }
+
+  /// Loads the run chunk by chunk into `store` (the target, or a staged run's side database).
   /// `beforeFinalCommit` runs in the last chunk's transaction with the run's report (a staged
   /// run keeps it in its side database).
   /// `resuming` (by default `--resume`) continues the interrupted run in `store`.
-  func loadInChunks(
+  func load(
     into store: some Store, outputs: RunOutputs, state: inout RunState, resuming: Bool? = nil,
     beforeFinalCommit: ((RunReport) throws -> Void)? = nil
   ) throws -> RunReport {
-    let resumes = resuming ?? configuration.resumes
+    let resumes = resuming ?? (configuration.checkpointing?.resumes == true)
     let pipeline = configuration.name
     let owner = ChunkedRun.ownerName(startedAt: Date())
-    let identity = RunCheckpoint.identity(of: self) + (configuration.rejectsPath == nil ? "" : "\nrejects")
+    let identity = RunCheckpoint.identity(of: runner) + (configuration.rejectsPath == nil ? "" : "\nrejects")
     // The rejects staging file the interrupted run's checkpoint names: it stays until a commit
     // of this run no longer needs it (a resume killed before its first commit resumes from it).
     var superseded: String?
@@ -34,7 +46,7 @@ extension PipelineRunner {
       // The indexes the interrupted run deferred stay deferred: built over the rows committed
       // so far, they would cost a sort now and upkeep for every row after.
       let interrupted = resumes ? try CheckpointTable.load(pipeline, from: store)?.checkpoint.deferredIndexes : nil
-      let (deferred, lookupRows) = try migrateSchema(store, stillDeferred: Set(interrupted ?? []))
+      let (deferred, lookupRows) = try runner.migrateSchema(store, stillDeferred: Set(interrupted ?? []))
       _ = try store.lockAgainstConcurrentRuns()
       try CheckpointTable.create(in: store)
       let existing = try CheckpointTable.load(pipeline, from: store)
@@ -65,12 +77,12 @@ extension PipelineRunner {
         try CheckpointTable.claim(pipeline, owner: owner, in: store)
         try restore(existing.checkpoint, pipeline: pipeline, store: store, state: &state)
         resumed = existing.checkpoint
-        configuration.chunkCommitHook?(.resumed)
+        configuration.faults.chunkCommit?(.resumed)
       } else if let existing, existing.checkpoint.finishedReport != nil {
         // A committed run whose outputs were not put in place: this run writes its own.
         try CheckpointTable.delete(pipeline, in: store)
       } else if let existing {
-        guard configuration.restarts else {
+        guard configuration.checkpointing?.restarts == true else {
           throw RunAbort(
             failure: .init(
               kind: .data,
@@ -84,26 +96,27 @@ extension PipelineRunner {
       if superseded == state.quarantine?.file.stagingPath { superseded = nil }
       let chunks = ChunkedRun(
         store: store, pipeline: pipeline, owner: owner, identity: identity,
-        recordsPerChunk: resumed?.recordsPerChunk ?? configuration.checkpointEvery ?? Self.defaultChunkRecords,
+        recordsPerChunk: resumed?.recordsPerChunk ?? configuration.checkpointing?.recordsPerChunk
+          ?? Self.defaultChunkRecords,
         resumedFrom: resumed, lookupRows: lookupRows, deferredIndexes: deferred.map(\.identifier),
         superseded: superseded,
-        afterCommit: configuration.chunkCommitHook)
+        afterCommit: configuration.faults.chunkCommit)
       state.chunks = chunks
       defer { state.chunks = nil }
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
       let open = resumed?.openInput
-      for (index, source) in inputs.enumerated() where !missingInputs.contains(index) {
+      for (index, source) in inputs.enumerated() where !runner.missingInputs.contains(index) {
         if let open, index < open.index { continue }  // Read, or skipped, before the checkpoint.
         let resuming = index == open?.index ? open : nil
         if resuming == nil, source.input.isIncremental,
-          try skipIfHeld(source, index: index, store: store, state: &state)
+          try runner.skipIfHeld(source, index: index, store: store, state: &state)
         {
           continue
         }
         // The input's loader counts go to the run's once it has ended (a commit meanwhile
         // reads the run's and adds the open loader's).
         var totals = LoadTotals()
-        try load(
+        try runner.load(
           source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state,
           resuming: resuming)
         chunks.endedTotals.add(totals)
@@ -111,11 +124,11 @@ extension PipelineRunner {
       state.keys.finish()
       try state.checkRejectRate()
       try state.checkSomethingLoaded()
-      try buildDeferredIndexes(deferred, in: store)
+      try runner.buildDeferredIndexes(deferred, in: store)
       let rowsWritten = state.rowsWrittenByInputs.merging(chunks.lookupRows, uniquingKeysWith: +)
-      var report = makeReport(
+      var report = runner.makeReport(
         state, failure: nil, rowsWritten: rowsWritten,
-        tableRows: configuration.countsTableRows ? countRows(store) : [:], committed: true)
+        tableRows: configuration.countsTableRows ? runner.countRows(store) : [:], committed: true)
       chunks.endedTotals.fill(&report)
       var entry = report.auditEntry
       entry.inputLedger = state.inputLedger
@@ -133,23 +146,6 @@ extension PipelineRunner {
     }
     if let superseded { unlink(superseded) }
     return report
-  }
-
-  /// After the outputs of a committed checkpointed or staged run are in place: its finished
-  /// checkpoint goes — on the run's own connection, or for a staged run (whose staging is gone)
-  /// a new one to the target — and with it the rejects staging of the interrupted run this one
-  /// took over. Best effort: a checkpoint left behind only makes a later `--resume` put the same
-  /// outputs in place again.
-  func settlePublication(_ state: RunState, store: (any Store)?) {
-    guard let finished = state.finishedCheckpoint else { return }
-    let target = configuration.database
-    guard
-      let store = configuration.stages
-        ? try? target.driver.openForRun(target, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
-        : store,
-      (try? CheckpointTable.settle(configuration.name, owner: finished.owner, in: store)) != nil
-    else { return }
-    if let stale = finished.staleRejects { unlink(stale) }
   }
 
   /// What a `--resume` that finds no unfinished run says before it starts the run.
@@ -242,6 +238,25 @@ extension PipelineRunner {
   private static func fileSize(_ path: String) -> Int64 {
     var info = stat()
     return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : -1
+  }
+}
+
+extension PipelineRunner {
+  /// After the outputs of a committed checkpointed or staged run are in place: its finished
+  /// checkpoint goes — on the run's own connection, or for a staged run (whose staging is gone)
+  /// a new one to the target — and with it the rejects staging of the interrupted run this one
+  /// took over. Best effort: a checkpoint left behind only makes a later `--resume` put the same
+  /// outputs in place again.
+  func settlePublication(_ state: RunState, store: (any Store)?) {
+    guard let finished = state.finishedCheckpoint else { return }
+    let target = configuration.database
+    guard
+      let store = configuration.isStaged
+        ? try? target.driver.openForRun(target, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        : store,
+      (try? CheckpointTable.settle(configuration.name, owner: finished.owner, in: store)) != nil
+    else { return }
+    if let stale = finished.staleRejects { unlink(stale) }
   }
 
   /// Takes the first `count` results of `reader` without decoding them: the records (and broken

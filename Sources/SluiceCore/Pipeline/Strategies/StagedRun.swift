@@ -26,14 +26,26 @@ package struct StagingError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Staged runs (`--stage`): resumable *and* all-or-nothing. The run is checkpointed as with
-/// `--checkpoint-every` (`PipelineRunner+Checkpoint`), but into a side database that starts as a
+/// `--checkpoint-every` (`CheckpointedRun`), but into a side database that starts as a
 /// copy of the target; readers of the target see none of its chunks. Its last chunk also keeps
 /// the run's report there; then the side database is published into the target in one
 /// transaction. A crash while staging leaves the target as it was and the side database
 /// resumable; a crash while publishing rolls the target's transaction back, and `--resume`
 /// publishes again.
-extension PipelineRunner {
-  func loadStaged(outputs: RunOutputs, state: inout RunState, opened: inout Opened) throws -> RunReport {
+struct StagedRun: RunStrategy {
+  let runner: PipelineRunner
+
+  private var configuration: PipelineConfiguration { runner.configuration }
+  private var schema: Schema { runner.schema }
+  private var chunked: CheckpointedRun { CheckpointedRun(runner: runner) }
+
+  func execute(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunOutcome {
+    .committed(try load(outputs: outputs, state: &state, opened: &opened))
+  }
+
+  private func load(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws
+    -> RunReport
+  {
     let target = configuration.database
     guard let driver = target.driver as? any StagingDriver else {
       throw RunAbort(
@@ -48,22 +60,23 @@ extension PipelineRunner {
     let tables = schema.tableNames + schema.lookups.map(\.table)
     // A resume with no staging to go on from starts the run (killed before its staging was
     // made, or nothing unfinished): the restart command is the same every night.
-    var starts = !configuration.resumes
+    let resumes = configuration.checkpointing?.resumes == true
+    var starts = !resumes
     do {
-      if configuration.resumes {
+      if resumes {
         if try !driver.stagingExists(for: target), let report = try resumePublishedRun(outputs, &state, &opened) {
           return report
         }
         if try driver.stagingExists(for: target) {
           try driver.checkStagingIntact(target)
         } else {
-          state.notes.append(Self.nothingToResume(configuration.name, in: configuration.databaseDescription))
+          state.notes.append(CheckpointedRun.nothingToResume(configuration.name, in: configuration.databaseDescription))
           starts = true
         }
       }
       if starts {
         if try driver.stagingExists(for: target) {
-          guard configuration.restarts else {
+          guard configuration.checkpointing?.restarts == true else {
             throw RunAbort(
               failure: .init(
                 kind: .data,
@@ -74,7 +87,7 @@ extension PipelineRunner {
           driver.discardStaging(target)
         }
         try driver.beginStaging(target, tables: tables)
-        configuration.chunkCommitHook?(.staged)  // Tests: `chunk-0` dies with the copy made.
+        configuration.faults.chunkCommit?(.staged)  // Tests: `chunk-0` dies with the copy made.
       }
     } catch let error as StagingError {
       throw Self.abort(error)
@@ -87,7 +100,7 @@ extension PipelineRunner {
     {
       // Interrupted before its first chunk committed: the side database is still the copy it
       // began as, and the target untouched; the run starts over, staged afresh.
-      state.notes.append(Self.nothingToResume(configuration.name, in: configuration.databaseDescription))
+      state.notes.append(CheckpointedRun.nothingToResume(configuration.name, in: configuration.databaseDescription))
       opened.store = nil
       driver.discardStaging(target)
       do {
@@ -104,14 +117,14 @@ extension PipelineRunner {
       // The last chunk was committed to the side database; only the publication was lost (and
       // the outputs, which the run's finished checkpoint there still has).
       let finished = try CheckpointTable.load(configuration.name, from: store)?.checkpoint.finishedReport != nil
-      report = finished ? try loadInChunks(into: store, outputs: outputs, state: &state, resuming: true) : done
+      report = finished ? try chunked.load(into: store, outputs: outputs, state: &state, resuming: true) : done
     } else {
       let inside = store
-      report = try loadInChunks(into: store, outputs: outputs, state: &state, resuming: resuming) { report in
+      report = try chunked.load(into: store, outputs: outputs, state: &state, resuming: resuming) { report in
         try Self.keep(report, in: inside)
       }
     }
-    let hook = configuration.chunkCommitHook
+    let hook = configuration.faults.chunkCommit
     do {
       try driver.publishStaging(
         target, tables: tables,
@@ -125,7 +138,9 @@ extension PipelineRunner {
   /// A staged run published, then stopped before its outputs were in place: its finished
   /// checkpoint, published with it, is in the target; the outputs are put in place from it.
   /// Nil when the target holds no such run.
-  private func resumePublishedRun(_ outputs: RunOutputs, _ state: inout RunState, _ opened: inout Opened) throws
+  private func resumePublishedRun(
+    _ outputs: RunOutputs, _ state: inout RunState, _ opened: inout PipelineRunner.Opened
+  ) throws
     -> RunReport?
   {
     let target = configuration.database
@@ -135,7 +150,7 @@ extension PipelineRunner {
       return nil
     }
     opened.store = store
-    return try loadInChunks(into: store, outputs: outputs, state: &state, resuming: true)
+    return try chunked.load(into: store, outputs: outputs, state: &state, resuming: true)
   }
 
   private static func abort(_ error: StagingError) -> RunAbort {
