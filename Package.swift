@@ -158,6 +158,17 @@ let package = Package(
       name: "SluiceCLITests",
       dependencies: ["SluiceCLI", "SluiceCore", "SluiceSQLite", "SluiceTestSupport"]
     ),
+    // Each driver's own tests: its store, dialect, bulk writer and commit against a real database
+    // (PostgreSQL's and Citus's started by .ci/with-postgres and .ci/with-citus; skipped without),
+    // the catalog's datasets as their workload.
+    .testTarget(
+      name: "SluiceSQLiteTests",
+      dependencies: ["SluiceSQLite", "SluiceCore", "SluiceTestSupport"]
+    ),
+    .testTarget(
+      name: "SluicePostgreSQLTests",
+      dependencies: ["SluicePostgreSQL", "SluiceSQLite", "SluiceCore", "SluiceCatalog", "SluiceTestSupport"]
+    ),
     .testTarget(
       name: "SluiceEndToEndTests",
       dependencies: [
