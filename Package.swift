@@ -4,8 +4,10 @@
 //
 // The only dependencies are the toolchain and five C libraries, installed from Debian's
 // packages: libsqlite3-dev, zlib1g-dev, libxml2-dev, libssl-dev (libcrypto) and libpq-dev (see
-// README.md and .ci/run). The engine links zlib, libxml2 and libcrypto only; each database is a driver in a target of its own, so a
-// program that loads into SQLite alone never needs libpq.
+// README.md and .ci/run). The engine links zlib, libxml2 and libcrypto only; each database is a
+// driver in a target of its own, so a program that loads into SQLite alone never needs libpq. A
+// run's natural keys spill past a bound to a temporary SQLite file through SluiceKeySpill, which
+// both drivers use and which is no driver: the PostgreSQL driver links libsqlite3, not SluiceSQLite.
 import PackageDescription
 
 let package = Package(
@@ -55,17 +57,24 @@ let package = Package(
       name: "SluiceCore",
       dependencies: ["CZlib", "CLibXML2", "CLibCrypto"]
     ),
+    // Where a run's natural keys spill past a bound (SQLiteKeySpill, the engine's KeySpill): a
+    // private temporary SQLite file on this machine, over a few SQLite calls of its own, not the
+    // SQLite driver's store. Both drivers give it to the engine; neither depends on the other.
+    .target(
+      name: "SluiceKeySpill",
+      dependencies: ["SluiceCore", "CSQLite"]
+    ),
     // The SQLite driver: a file, one writer, the run in one transaction.
     .target(
       name: "SluiceSQLite",
-      dependencies: ["SluiceCore", "CSQLite"]
+      dependencies: ["SluiceCore", "SluiceKeySpill", "CSQLite"]
     ),
     // The PostgreSQL driver: libpq, COPY, parallel lanes with two-phase commit, recovery. A run's
-    // natural keys spill to a private temporary SQLite file on the client (SluiceSQLite's
-    // SQLiteKeySpill), not to the server, where each look-up would be a round trip.
+    // natural keys spill to the client (SluiceKeySpill), not to the server, where each look-up
+    // would be a round trip.
     .target(
       name: "SluicePostgreSQL",
-      dependencies: ["SluiceCore", "SluiceSQLite", "CLibPQ"]
+      dependencies: ["SluiceCore", "SluiceKeySpill", "CLibPQ"]
     ),
     // The datasets: DTOs, domain types, mappers and loaders plugged into the engine.
     .target(
@@ -141,7 +150,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceCoreTests",
-      dependencies: ["SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport"],
+      dependencies: ["SluiceCore", "SluiceKeySpill", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport"],
       // Reports written by earlier builds, read in place through #filePath.
       exclude: ["Fixtures"]
     ),

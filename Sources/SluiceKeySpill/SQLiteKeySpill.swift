@@ -1,7 +1,10 @@
 @_spi(Internals) import SluiceCore
 
-/// The SQLite driver's `KeySpill`: the keys a `KeyRegistry` moved out of memory, with the record that wrote each first: a private
-/// temporary SQLite database.
+/// The `KeySpill` of Sluice's drivers: the keys a `KeyRegistry` moved out of memory, with the
+/// record that wrote each first, in a private temporary SQLite database on this machine — for a
+/// server's driver too, where each look-up would otherwise be a round trip. It lives in a target
+/// of its own (SluiceKeySpill: the engine and SQLite's C library, not the SQLite driver), so a
+/// driver gives it to the engine (`KeySpillingDriver`) without depending on another driver.
 ///
 /// Keys that come in order — most ids grow — are stored a block at a time (`KeyBlock`, a row of
 /// `blocks` per few hundred keys of one table, keyed by its first key): a block is only ever
@@ -21,15 +24,15 @@
 /// derived from database connection, such as a prepared statement, is used in two or more
 /// threads at the same time".
 package final class SQLiteKeySpill: KeySpill {
-  private let connection: SQLiteConnection
-  private let insertKey: SQLiteStatement
+  private let connection: SpillDatabase
+  private let insertKey: SpillStatement
   /// Inserts `insertRows` keys at once: a statement run once per key cost as much as the insert.
-  private let insertKeys: SQLiteStatement
-  private let findKey: SQLiteStatement
-  private let updateKey: SQLiteStatement
-  private let insertBlock: SQLiteStatement
-  private let findBlock: SQLiteStatement
-  private let updateBlock: SQLiteStatement
+  private let insertKeys: SpillStatement
+  private let findKey: SpillStatement
+  private let updateKey: SpillStatement
+  private let insertBlock: SpillStatement
+  private let findBlock: SpillStatement
+  private let updateBlock: SpillStatement
   /// Per table (by the registry's number), the greatest key in a block.
   private var greatestInBlocks: [Int32: KeyRegistry.Key] = [:]
 
@@ -42,7 +45,7 @@ package final class SQLiteKeySpill: KeySpill {
 
   package init() throws(KeyRegistryError) {
     do {
-      connection = try SQLiteConnection(path: "")
+      connection = try SpillDatabase(path: "")
       try connection.execute(
         """
         PRAGMA foreign_keys = OFF; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
@@ -72,7 +75,7 @@ package final class SQLiteKeySpill: KeySpill {
   /// keys above its greatest in a block as blocks, the others a row each.
   package func insert(_ keys: [(key: KeyRegistry.Key, entry: KeyRegistry.Entry)]) throws(KeyRegistryError) {
     do {
-      try connection.withTransaction(.deferred) {
+      try connection.withTransaction {
         var start = 0
         while start < keys.count {
           let table = keys[start].key.table
@@ -215,7 +218,7 @@ package final class SQLiteKeySpill: KeySpill {
 
   /// Binds a key's four columns as row `row` of a statement's parameters: its table, its value,
   /// its first record's input — as `-1 - input` when the key is void — and that record's ordinal.
-  private func bind(_ statement: SQLiteStatement, _ key: KeyRegistry.Key, _ entry: KeyRegistry.Entry, row: Int) throws {
+  private func bind(_ statement: SpillStatement, _ key: KeyRegistry.Key, _ entry: KeyRegistry.Entry, row: Int) throws {
     let first = Int32(row * 4 + 1)
     let input = Int64(entry.first.input)
     try statement.bind(Int64(key.table), at: first)
@@ -225,7 +228,7 @@ package final class SQLiteKeySpill: KeySpill {
   }
 
   private static func failure(_ error: any Error) -> KeyRegistryError {
-    if let error = error as? SQLiteError { return KeyRegistryError(message: error.message) }
+    if let error = error as? SpillDatabaseError { return KeyRegistryError(message: error.message) }
     return KeyRegistryError(message: "\(error)")
   }
 }
