@@ -8,6 +8,8 @@
 // driver in a target of its own, so a program that loads into SQLite alone never needs libpq. A
 // run's natural keys spill past a bound to a temporary SQLite file through SluiceKeySpill, which
 // both drivers use and which is no driver: the PostgreSQL driver links libsqlite3, not SluiceSQLite.
+// The engine runs pipelines; the tooling around them (`inspect`, `init`, `contract`) is
+// SluiceInspect, over the engine, which the command line links and the engine does not.
 import PackageDescription
 
 let package = Package(
@@ -19,6 +21,9 @@ let package = Package(
     .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
     .library(name: "SluicePostgreSQL", targets: ["SluicePostgreSQL"]),
     .library(name: "SluiceCatalog", targets: ["SluiceCatalog"]),
+    // The tooling around the engine: `inspect`, `init`, `contract` and `validate --baseline`'s
+    // comparison, for a program that offers them without the command line.
+    .library(name: "SluiceInspect", targets: ["SluiceInspect"]),
     // The command line as a library: a package with datasets of its own runs
     // `Sluice.main(datasets:)` (see Examples/custom-dataset).
     .library(name: "SluiceCLI", targets: ["SluiceCLI"]),
@@ -76,6 +81,14 @@ let package = Package(
       name: "SluicePostgreSQL",
       dependencies: ["SluiceCore", "SluiceKeySpill", "CLibPQ"]
     ),
+    // The tooling: `sluice inspect` (a dump's format, record paths and field shapes; DTOs and
+    // scaffolds for `init`), `sluice contract` (a dataset's records as a JSON Schema) and the
+    // comparison of `validate --baseline`. It reads with the engine's readers; the engine
+    // depends on none of it.
+    .target(
+      name: "SluiceInspect",
+      dependencies: ["SluiceCore", "CLibXML2"]
+    ),
     // The datasets: DTOs, domain types, mappers and loaders plugged into the engine.
     .target(
       name: "SluiceCatalog",
@@ -85,7 +98,7 @@ let package = Package(
     // no database either: the executable hands it the catalog's datasets and the drivers.
     .target(
       name: "SluiceCLI",
-      dependencies: ["SluiceCore"]
+      dependencies: ["SluiceCore", "SluiceInspect"]
     ),
     .executableTarget(
       name: "sluice",
@@ -150,14 +163,17 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceCoreTests",
-      dependencies: ["SluiceCore", "SluiceKeySpill", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport"],
+      dependencies: [
+        "SluiceCore", "SluiceInspect", "SluiceKeySpill", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport",
+      ],
       // Reports written by earlier builds, read in place through #filePath.
       exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "SluiceCatalogTests",
       dependencies: [
-        "SluiceCatalog", "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples",
+        "SluiceCatalog", "SluiceCore", "SluiceInspect", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport",
+        "OrderSamples",
       ],
       // Contract fixtures are read in place through #filePath, not bundled.
       exclude: ["Fixtures"]
@@ -172,7 +188,7 @@ let package = Package(
       dependencies: [
         "sluice", "sluice-faults", "orders-generator", "messages-generator", "devices-generator", "SluiceCLI",
         "SluiceCatalog",
-        "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples",
+        "SluiceCore", "SluiceInspect", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples",
       ]
     ),
   ],
