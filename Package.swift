@@ -4,8 +4,12 @@
 //
 // The only dependencies are the toolchain and five C libraries, installed from Debian's
 // packages: libsqlite3-dev, zlib1g-dev, libxml2-dev, libssl-dev (libcrypto) and libpq-dev (see
-// README.md and .ci/run). The engine links zlib, libxml2 and libcrypto only; each database is a driver in a target of its own, so a
-// program that loads into SQLite alone never needs libpq.
+// README.md and .ci/run). The engine links zlib, libxml2 and libcrypto only; each database is a
+// driver in a target of its own, so a program that loads into SQLite alone never needs libpq. A
+// run's natural keys spill past a bound to a temporary SQLite file through SluiceKeySpill, which
+// both drivers use and which is no driver: the PostgreSQL driver links libsqlite3, not SluiceSQLite.
+// The engine runs pipelines; the tooling around them (`inspect`, `init`, `contract`) is
+// SluiceInspect, over the engine, which the command line links and the engine does not.
 import PackageDescription
 
 let package = Package(
@@ -17,6 +21,9 @@ let package = Package(
     .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
     .library(name: "SluicePostgreSQL", targets: ["SluicePostgreSQL"]),
     .library(name: "SluiceCatalog", targets: ["SluiceCatalog"]),
+    // The tooling around the engine: `inspect`, `init`, `contract` and `validate --baseline`'s
+    // comparison, for a program that offers them without the command line.
+    .library(name: "SluiceInspect", targets: ["SluiceInspect"]),
     // The command line as a library: a package with datasets of its own runs
     // `Sluice.main(datasets:)` (see Examples/custom-dataset).
     .library(name: "SluiceCLI", targets: ["SluiceCLI"]),
@@ -55,17 +62,32 @@ let package = Package(
       name: "SluiceCore",
       dependencies: ["CZlib", "CLibXML2", "CLibCrypto"]
     ),
+    // Where a run's natural keys spill past a bound (SQLiteKeySpill, the engine's KeySpill): a
+    // private temporary SQLite file on this machine, over a few SQLite calls of its own, not the
+    // SQLite driver's store. Both drivers give it to the engine; neither depends on the other.
+    .target(
+      name: "SluiceKeySpill",
+      dependencies: ["SluiceCore", "CSQLite"]
+    ),
     // The SQLite driver: a file, one writer, the run in one transaction.
     .target(
       name: "SluiceSQLite",
-      dependencies: ["SluiceCore", "CSQLite"]
+      dependencies: ["SluiceCore", "SluiceKeySpill", "CSQLite"]
     ),
     // The PostgreSQL driver: libpq, COPY, parallel lanes with two-phase commit, recovery. A run's
-    // natural keys spill to a private temporary SQLite file on the client (SluiceSQLite's
-    // SQLiteKeySpill), not to the server, where each look-up would be a round trip.
+    // natural keys spill to the client (SluiceKeySpill), not to the server, where each look-up
+    // would be a round trip.
     .target(
       name: "SluicePostgreSQL",
-      dependencies: ["SluiceCore", "SluiceSQLite", "CLibPQ"]
+      dependencies: ["SluiceCore", "SluiceKeySpill", "CLibPQ"]
+    ),
+    // The tooling: `sluice inspect` (a dump's format, record paths and field shapes; DTOs and
+    // scaffolds for `init`), `sluice contract` (a dataset's records as a JSON Schema) and the
+    // comparison of `validate --baseline`. It reads with the engine's readers; the engine
+    // depends on none of it.
+    .target(
+      name: "SluiceInspect",
+      dependencies: ["SluiceCore", "CLibXML2"]
     ),
     // The datasets: DTOs, domain types, mappers and loaders plugged into the engine.
     .target(
@@ -76,7 +98,7 @@ let package = Package(
     // no database either: the executable hands it the catalog's datasets and the drivers.
     .target(
       name: "SluiceCLI",
-      dependencies: ["SluiceCore"]
+      dependencies: ["SluiceCore", "SluiceInspect"]
     ),
     .executableTarget(
       name: "sluice",
@@ -141,14 +163,17 @@ let package = Package(
     ),
     .testTarget(
       name: "SluiceCoreTests",
-      dependencies: ["SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport"],
+      dependencies: [
+        "SluiceCore", "SluiceInspect", "SluiceKeySpill", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport",
+      ],
       // Reports written by earlier builds, read in place through #filePath.
       exclude: ["Fixtures"]
     ),
     .testTarget(
       name: "SluiceCatalogTests",
       dependencies: [
-        "SluiceCatalog", "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples",
+        "SluiceCatalog", "SluiceCore", "SluiceInspect", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport",
+        "OrderSamples",
       ],
       // Contract fixtures are read in place through #filePath, not bundled.
       exclude: ["Fixtures"]
@@ -174,7 +199,7 @@ let package = Package(
       dependencies: [
         "sluice", "sluice-faults", "orders-generator", "messages-generator", "devices-generator", "SluiceCLI",
         "SluiceCatalog",
-        "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples",
+        "SluiceCore", "SluiceInspect", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples",
       ]
     ),
   ],

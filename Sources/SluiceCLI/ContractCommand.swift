@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Internals) import SluiceCore
+import SluiceInspect
 
 /// `sluice contract DATASET [--format json-schema]`: prints the dataset's records as a JSON
 /// Schema (draft 2020-12), derived from its DTO and rules, for the teams that write the dumps.

@@ -1,4 +1,5 @@
 @_spi(Internals) import SluiceCore
+import SluiceInspect
 
 /// What `sluice init` writes for a CSV or TSV dump besides the JSON routes' files: the spec's
 /// `dialect`, so that `sluice run` needs no option, and the contract fixture as rows.

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Internals) import SluiceCore
+import SluiceInspect
 
 /// `sluice init DUMP NAME`: from a dump no dataset reads to a Swift package that builds and
 /// imports it — the DTO `inspect --swift` writes, a `Dataset` with tables inferred from the

@@ -1,4 +1,5 @@
 @_spi(Internals) import SluiceCore
+import SluiceInspect
 
 /// The files `sluice init --declarative` writes, by path in DIR: the dataset file, a pipeline
 /// spec that names it, and a README — what the stock `sluice` runs, with no package to build.

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Internals) import SluiceCore
+import SluiceInspect
 
 /// The files `sluice init` writes, by path in the package: the manifest, the executable's
 /// sources, the pipeline spec, the contract fixture and the README.

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Internals) import SluiceCore
+import SluiceInspect
 
 /// `sluice inspect INPUT`: the format, the record paths and the records' field paths with their
 /// types and presence — no values unless asked — or a Swift DTO for them. The work is

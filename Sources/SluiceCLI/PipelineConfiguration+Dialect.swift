@@ -1,4 +1,5 @@
 @_spi(Internals) import SluiceCore
+import SluiceInspect
 
 extension PipelineConfiguration {
   /// The command line's dialect options applied to every CSV and TSV input, over the spec's

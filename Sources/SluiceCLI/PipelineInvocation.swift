@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Internals) import SluiceCore
+import SluiceInspect
 
 /// One `run`, `validate` or `replay` command line: parsed, validated into the configuration
 /// the engine runs, then run, its outcome printed and turned into the exit code.
@@ -86,6 +87,7 @@ struct PipelineInvocation {
           )
         }
         configuration.baselinePath = PipelineConfiguration.absolute(baseline)
+        configuration.baselineComparison = .inspection
       } else if parsed.flags.contains("fail-on-drift") {
         throw UsageError("--fail-on-drift applies to validate with --baseline FILE")
       }

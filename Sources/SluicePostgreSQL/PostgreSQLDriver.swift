@@ -1,6 +1,6 @@
 import Foundation
 @_spi(Internals) import SluiceCore
-import SluiceSQLite
+import SluiceKeySpill
 
 /// The PostgreSQL driver: a server named by a libpq connection string — a URL
 /// (`postgresql://loader@db.example/shop`) or keyword/value pairs (`host=db dbname=shop`) — loaded
@@ -109,7 +109,8 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver, KeySpil
       url: target.location, schema: target.schema, connectTimeoutSeconds: target.connectTimeoutSeconds)
   }
 
-  /// A run's spilled natural keys go to a private temporary SQLite file on this machine.
+  /// A run's spilled natural keys go to a private temporary SQLite file on this machine (SluiceKeySpill's
+  /// `SQLiteKeySpill`), not to the server, where each look-up would be a round trip.
   package func makeKeySpill() throws(KeyRegistryError) -> any KeySpill { try SQLiteKeySpill() }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Internals) import SluiceCore
+import SluiceKeySpill
 
 #if canImport(Glibc)
   import Glibc
@@ -43,7 +44,7 @@ public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
     }
   }
 
-  /// A run's spilled natural keys go to a private temporary SQLite file (`SQLiteKeySpill`).
+  /// A run's spilled natural keys go to a private temporary SQLite file (SluiceKeySpill's `SQLiteKeySpill`).
   package func makeKeySpill() throws(KeyRegistryError) -> any KeySpill { try SQLiteKeySpill() }
 
   public func openForRun(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store {

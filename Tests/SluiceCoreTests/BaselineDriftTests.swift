@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
+@testable import SluiceInspect
 
 /// Drift from a baseline, kind by kind: an inspection saved as JSON, read back, against the
 /// inspection of another small dump.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
+@testable import SluiceInspect
 
 /// `inspect` on CSV and TSV: the dialect sniffed from the first rows (delimiter, header,
 /// encoding with its confidence) or given, and each column's type inferred from its text so that

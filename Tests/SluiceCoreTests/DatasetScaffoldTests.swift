@@ -4,6 +4,7 @@ import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
+@testable import SluiceInspect
 
 /// `sluice init`'s table inference, from real inspections of small dumps.
 @Suite("init: tables inferred from a dump's shape")

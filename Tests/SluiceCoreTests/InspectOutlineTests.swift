@@ -5,6 +5,7 @@ import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
+@testable import SluiceInspect
 
 /// The structure passes of `sluice inspect`: telling the format, and listing the record paths
 /// (arrays of objects, repeated XML elements) with their counts — every path one the record

@@ -5,6 +5,7 @@ import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
+@testable import SluiceInspect
 
 /// The field shapes `sluice inspect` reports: kinds, presence and nulls counted against the
 /// objects that can hold a field, text lengths and looks, array sizes, XML's repeated elements

@@ -5,6 +5,7 @@ import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
+@testable import SluiceInspect
 
 /// `Inspector` end to end on files: format and gzip found from the content, the record path
 /// chosen or given, samples against whole inputs, NDJSON's bad lines, and both renderings.

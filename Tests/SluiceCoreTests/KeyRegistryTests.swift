@@ -1,5 +1,5 @@
 import Foundation
-import SluiceSQLite
+import SluiceKeySpill
 import Testing
 
 @testable import SluiceCore
@@ -23,7 +23,7 @@ struct KeyRegistryTests {
 
   /// Limits that spill every few dozen keys into a filter of a few hundred bytes.
   static let tiny = KeyRegistry.Limits(recentBytes: 4 << 10, filterBytes: 256)
-  /// The SQLite driver's spill: a private temporary SQLite file.
+  /// The drivers' spill (SluiceKeySpill): a private temporary SQLite file.
   static let spill: KeyRegistry.MakeSpill = { () throws(KeyRegistryError) -> any KeySpill in try SQLiteKeySpill() }
 
   private func record(_ ordinal: Int, input: Int32 = 0) -> KeyRegistry.Occurrence {

@@ -4,6 +4,7 @@ import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
+@testable import SluiceInspect
 
 /// Collections keyed by id (`recipes{id}`): the members of an object are the records, each with
 /// its member's name added as a field, read in a stream with the same places, context and

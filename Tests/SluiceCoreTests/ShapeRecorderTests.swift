@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
+@testable import SluiceInspect
 
 /// The recording decoder on small DTOs: what it learns from each kind of `init(from:)`.
 @Suite("Contract: the shape recorder")

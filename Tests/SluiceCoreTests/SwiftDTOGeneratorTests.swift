@@ -5,6 +5,7 @@ import SluiceSQLite
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
+@testable import SluiceInspect
 
 /// The DTO `sluice inspect --swift` prints: names, optionals, types that decode under the strict
 /// policy, nested structs, `CodingKeys`, and comments for what it leaves out. (That the source

@@ -1,6 +1,7 @@
 import Foundation
 import FoundationXML
 @_spi(Internals) import SluiceCore
+import SluiceInspect
 @_spi(Internals) import SluiceTestSupport
 import Testing
 

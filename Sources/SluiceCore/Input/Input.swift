@@ -49,7 +49,7 @@
 extension Input {
   /// Reads the input to its end, returning the stream error that stopped it, if any: a syntax
   /// error in damaged gzip input may be a symptom of the damage, which zlib reports later.
-  func drain() -> InputError? {
+  package func drain() -> InputError? {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     defer { buffer.deallocate() }
     do {

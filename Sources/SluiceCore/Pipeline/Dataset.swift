@@ -83,8 +83,9 @@ public struct AnyDataset: Sendable {
   public let rules: [ValidationRule]
   /// The record loop over the dataset's own types, for the inputs of a run that are its records.
   let makeRecordLoop: @Sendable (PipelineConfiguration) -> any RecordLoading
-  /// The dataset's records as a JSON Schema (`sluice contract`).
-  public let contract: @Sendable (DatasetContract.Options) -> DatasetContract
+  /// The dataset itself, for what opens it to reach its types (SluiceInspect's `contract(_:)`,
+  /// which walks its DTO).
+  package let base: any Dataset
 
   public init<D: Dataset>(_ dataset: D) {
     name = dataset.name
@@ -92,7 +93,7 @@ public struct AnyDataset: Sendable {
     schema = dataset.schema
     rules = dataset.rules
     makeRecordLoop = { configuration in RecordLoop(dataset: dataset, configuration: configuration) }
-    contract = { options in DatasetContract(dataset, options: options) }
+    base = dataset
   }
 
   /// Every table the dataset writes or owns, for row counts: its tables, then its lookups.

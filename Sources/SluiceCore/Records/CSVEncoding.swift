@@ -21,14 +21,14 @@ public struct CSVEncoding: Sendable, Hashable {
   /// For UTF-16, the byte order: as its byte order mark says (`utf-16`, big-endian without one,
   /// as RFC 2781 says), or the one the name states (`utf-16le`, `utf-16be`); nil for a
   /// single-byte encoding.
-  let utf16: UTF16Order?
+  package let utf16: UTF16Order?
 
-  enum UTF16Order: Sendable, Hashable {
+  package enum UTF16Order: Sendable, Hashable {
     case byMark, littleEndian, bigEndian
   }
 
   /// Whether this is a single-byte encoding, converted field by field through its table.
-  var isSingleByte: Bool { utf16 == nil }
+  package var isSingleByte: Bool { utf16 == nil }
 
   /// Why `name` cannot be read this way: iconv does not know it, or it is not a single-byte
   /// encoding that keeps ASCII as it is (UTF-16, Shift_JIS, EBCDIC).

@@ -9,7 +9,7 @@
 /// Nothing malformed becomes text: an unpaired surrogate is written as the byte 0xFF and a last
 /// byte without its pair (an odd-length file) as 0xFE — bytes UTF-8 never holds, which the
 /// reader's check of each field reports as an issue at the field, with its line and column.
-final class CSVUTF16Source: ByteSource {
+package final class CSVUTF16Source: ByteSource {
   /// What an unpaired surrogate (2 bytes of the file) becomes.
   static let unpairedSurrogate: UInt8 = 0xFF
   /// What a last byte without its pair (1 byte of the file) becomes.
@@ -28,7 +28,9 @@ final class CSVUTF16Source: ByteSource {
 
   /// Decodes `source`, whose first bytes, already read, are `head` (after the byte order mark),
   /// which starts at `offset` of the file.
-  init(source: any ByteSource, bigEndian: Bool, head: ArraySlice<UInt8>, offset: Int64, bufferSize: Int = 1 << 15) {
+  package init(
+    source: any ByteSource, bigEndian: Bool, head: ArraySlice<UInt8>, offset: Int64, bufferSize: Int = 1 << 15
+  ) {
     self.source = source
     self.bigEndian = bigEndian
     self.offset = offset
@@ -52,7 +54,7 @@ final class CSVUTF16Source: ByteSource {
     }
   }
 
-  func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+  package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
     chunkStart = offset
     var written = 0
     let (highIndex, lowIndex) = bigEndian ? (0, 1) : (1, 0)
@@ -152,7 +154,7 @@ final class CSVUTF16Source: ByteSource {
 
   /// A row converted for a rejects file: UTF-8 already, but for the bytes that stand for
   /// malformed UTF-16, each of which becomes U+FFFD.
-  static func replacingMalformed(_ bytes: [UInt8]) -> [UInt8] {
+  package static func replacingMalformed(_ bytes: [UInt8]) -> [UInt8] {
     guard bytes.contains(where: { $0 == unpairedSurrogate || $0 == truncatedUnit }) else { return bytes }
     var output: [UInt8] = []
     output.reserveCapacity(bytes.count + 8)

@@ -12,7 +12,7 @@
 /// Every loop that goes byte by byte is in this one final class, over an unsafe pointer, with
 /// the state it touches private to this file: the readers call in once per record or per
 /// structural byte, never from inside a string or a number.
-final class JSONScanner {
+package final class JSONScanner {
   let limits: JSONRecordReader.Limits
   /// Records begun so far: the ordinal of the record being scanned, and of any error in it.
   private(set) var recordCount = 0
@@ -33,7 +33,7 @@ final class JSONScanner {
   private var captureStart = 0
   private var captured: [UInt8] = []
 
-  init(source: any ByteSource, limits: JSONRecordReader.Limits, bufferSize: Int) {
+  package init(source: any ByteSource, limits: JSONRecordReader.Limits, bufferSize: Int) {
     self.source = source
     self.limits = limits
     capacity = max(bufferSize, 1)
@@ -133,7 +133,7 @@ final class JSONScanner {
 
   // MARK: - Scanning
 
-  func scanValue(depth: Int) throws {
+  package func scanValue(depth: Int) throws {
     guard let c = try peek() else {
       throw syntaxError("unexpected end of input; expected a value")
     }
@@ -362,7 +362,7 @@ final class JSONScanner {
   }
 
   /// Reads an object key (the quote is next) into a String, resolving escapes.
-  func readKey() throws -> String {
+  package func readKey() throws -> String {
     guard try peek() == UInt8(ascii: "\"") else {
       throw try unexpected("expected a string key in an object")
     }
@@ -410,7 +410,7 @@ final class JSONScanner {
     return text.count <= 4096 ? String(decoding: text, as: UTF8.self) : nil
   }
 
-  func skipByteOrderMark() throws {
+  package func skipByteOrderMark() throws {
     guard let first = try peek() else { return }
     if first == 0xEF {
       for expected: UInt8 in [0xEF, 0xBB, 0xBF] {
@@ -423,7 +423,7 @@ final class JSONScanner {
   }
 
   /// After the last value: only whitespace may follow, up to the end of the input.
-  func expectEndOfInput() throws {
+  package func expectEndOfInput() throws {
     try skipWhitespace()
     if let c = try peek() {
       throw syntaxError("unexpected \(describe(c)) after the end of the document")
@@ -431,7 +431,7 @@ final class JSONScanner {
   }
 
   @inline(__always)
-  func skipWhitespace() throws {
+  package func skipWhitespace() throws {
     while true {
       while position < end {
         let b = bytes[position]
@@ -449,21 +449,21 @@ final class JSONScanner {
     }
   }
 
-  func expect(_ byte: UInt8, _ message: String) throws {
+  package func expect(_ byte: UInt8, _ message: String) throws {
     guard try peek() == byte else { throw try unexpected(message) }
     position += 1
   }
 
   /// The next byte, nil at the end of the input.
   @inline(__always)
-  func peek() throws -> UInt8? {
+  package func peek() throws -> UInt8? {
     if position == end, try !refill() { return nil }
     return bytes[position]
   }
 
   /// Moves past the byte `peek()` returned.
   @inline(__always)
-  func advance() {
+  package func advance() {
     position += 1
   }
 
@@ -492,7 +492,7 @@ final class JSONScanner {
     RecordLocation(ordinal: recordCount, byteOffset: byteOffset, line: line)
   }
 
-  func syntaxError(_ message: String) -> RecordReadError {
+  package func syntaxError(_ message: String) -> RecordReadError {
     RecordReadError(code: .syntax, message: message, location: currentLocation(), isRecoverable: false)
   }
 
@@ -522,7 +522,7 @@ final class JSONScanner {
 
   /// A byte as an error message quotes it: `'x'`, `'0x0A'`, or `end of line` where a newline
   /// ends the record.
-  func describe(_ byte: UInt8) -> String {
+  package func describe(_ byte: UInt8) -> String {
     if byte == UInt8(ascii: "\n") && newlineEndsRecord { return "end of line" }
     return "'\(describeRaw(byte))'"
   }

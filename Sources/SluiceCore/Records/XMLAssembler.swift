@@ -1,9 +1,9 @@
-internal import CLibXML2
+package import CLibXML2
 import Foundation
 
 /// Turns the parser's events into records: follows the element path, builds each record's
 /// tape, bounds it, and queues finished records and errors for `next()`.
-struct XMLAssembler {
+package struct XMLAssembler {
   let path: [String]
   let limits: XMLRecordReader.Limits
   var context: xmlParserCtxtPtr?
@@ -370,7 +370,7 @@ struct XMLAssembler {
   /// CDATA attribute with no default (`#IMPLIED`, `#REQUIRED`). A default or fixed value would
   /// add attributes the document does not hold (even `xsi:nil`, nulling every record), and
   /// every other type makes an XML parser normalize the attribute's whitespace.
-  static func attributeDeclarationRefusal(
+  package static func attributeDeclarationRefusal(
     element: UnsafePointer<xmlChar>?, attribute: UnsafePointer<xmlChar>?, type: Int32, defaultKind: Int32,
     hasDefault: Bool
   ) -> String? {

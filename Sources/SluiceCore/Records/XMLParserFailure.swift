@@ -1,4 +1,4 @@
-internal import CLibXML2
+package import CLibXML2
 import Foundation
 
 /// What Sluice says about an error libxml2 reports, chosen by the error's code alone.
@@ -10,15 +10,15 @@ import Foundation
 /// or an audit table, so the message is Sluice's own, picked by `xmlError.code` (codes are unique
 /// across libxml2's domains), and only the position is kept: the line (in the error's location),
 /// the column (in the message) and the byte offset.
-struct XMLParserFailure {
-  var code: IssueCode
+package struct XMLParserFailure {
+  package var code: IssueCode
   /// One line, no word of the document: what is wrong, then the column.
-  var message: String
+  package var message: String
 
   /// libxml2's text for the bound it keeps without `XML_PARSE_HUGE`; compared, never copied.
   static let hugeInputLookup = "Huge input lookup"
 
-  init(_ error: UnsafePointer<xmlError>) {
+  package init(_ error: UnsafePointer<xmlError>) {
     let isHugeInput =
       error.pointee.code == Int32(XML_ERR_INTERNAL_ERROR.rawValue)
       && error.pointee.str1.map { strcmp($0, Self.hugeInputLookup) == 0 } == true
@@ -43,7 +43,7 @@ struct XMLParserFailure {
   }
 
   /// Why the parser stopped, from `xmlParseChunk`'s status (an `xmlParserErrors` code, or -1).
-  static func stopMessage(status: Int32) -> String {
+  package static func stopMessage(status: Int32) -> String {
     // A failed conversion returns XML_ERR_INVALID_ENCODING, or XML_PARSER_EOF (-1) when pushing the
     // bytes into the converter failed.
     if status == Int32(XML_ERR_INVALID_ENCODING.rawValue) || status == -1 {

@@ -1,4 +1,4 @@
-internal import CLibXML2
+package import CLibXML2
 import Foundation
 
 /// Finds the records of an XML document — the elements at an element path — and turns each
@@ -172,7 +172,7 @@ import Foundation
   /// External entities are never read, whoever asks: the loader libxml2 calls for every DTD,
   /// entity or XInclude it would fetch, process-wide, returns nothing. (`XMLOutline`, the
   /// structure pass of `sluice inspect`, sets it up through here too.)
-  static let refuseExternalEntities: Void = {
+  package static let refuseExternalEntities: Void = {
     xmlInitParser()
     xmlSetExternalEntityLoader { _, _, _ in nil }
   }()
@@ -181,7 +181,7 @@ import Foundation
   /// compatibility in SAX mode" (parser.c), an entity declaration makes the parser create
   /// `myDoc` to record the entity in, even after the handler stopped the parser, and
   /// `xmlFreeParserCtxt` leaves that document to its caller (found by the xml-reader fuzz target).
-  static func free(_ context: xmlParserCtxtPtr) {
+  package static func free(_ context: xmlParserCtxtPtr) {
     if let document = context.pointee.myDoc {
       context.pointee.myDoc = nil
       xmlFreeDoc(document)

@@ -1,4 +1,4 @@
-internal import CLibXML2
+package import CLibXML2
 
 /// Counts the attributes of the start tag libxml2's push parser is still waiting for, so that a
 /// tag with far too many is refused before libxml2 parses it.
@@ -11,9 +11,9 @@ internal import CLibXML2
 /// quoted values there, resuming where it stopped, so each byte is looked at once. A tag that
 /// arrives whole within one call of `xmlParseChunk` is not seen: callers hand the parser a few
 /// KiB at a time, which bounds what it parses unguarded.
-struct XMLStartTagGuard {
+package struct XMLStartTagGuard {
   /// The slice of input the record reader and the outline hand libxml2 at a time.
-  static let sliceSize = 4_096
+  package static let sliceSize = 4_096
 
   /// Where the tag being counted starts, in the decompressed stream; -1 when none is.
   private var tagStart: Int64 = -1
@@ -23,9 +23,11 @@ struct XMLStartTagGuard {
   private var quote: UInt8 = 0
   private var attributes = 0
 
+  package init() {}
+
   /// The attributes counted so far in the start tag libxml2 waits to complete; 0 when it waits
   /// for none.
-  mutating func pendingAttributes(in context: xmlParserCtxtPtr) -> Int {
+  package mutating func pendingAttributes(in context: xmlParserCtxtPtr) -> Int {
     guard context.pointee.instate == XML_PARSER_START_TAG,
       let input = context.pointee.input?.pointee,
       let base = input.base, let current = input.cur, let end = input.end, current < end,

@@ -13,8 +13,9 @@
 /// pipeline, the capability's mode being refused or done another way:
 /// - `BulkLoadingStore`: writes a batch of records' rows in a few set-based statements (COPY);
 ///   without it, `RowWriter` writes a statement per row;
-/// - `KeySpillingDriver`: keeps a run's natural keys out of memory past a bound; without it,
-///   repeated-key checks keep them in memory;
+/// - `KeySpillingDriver`: keeps a run's natural keys out of memory past a bound (in
+///   SluiceKeySpill's temporary file, whatever the database); without it, repeated-key checks
+///   keep them in memory;
 /// - `StagingDriver`: `--stage`, a side database published in one transaction;
 /// - `ParallelLoadingDriver`: `--jobs N`, lanes over several connections committed together
 ///   (`LaneConnection`);
@@ -99,6 +100,13 @@ package protocol BulkLoadingStore: Store {
 }
 
 /// A store driver that can keep a run's spilled natural keys (`KeySpill`) out of memory.
+///
+/// The keys are the run's, not the database's: the spill is a private temporary file on the
+/// machine that runs Sluice, never the target (on a server each look-up would be a round trip).
+/// Both drivers of this repository return the same one, `SQLiteKeySpill` from the SluiceKeySpill
+/// target — the engine and SQLite's C library, no driver — so no driver depends on another; the
+/// engine itself links no database library, so it cannot make one. A third driver returns it too,
+/// or a spill of its own.
 package protocol KeySpillingDriver: StoreDriver {
   func makeKeySpill() throws(KeyRegistryError) -> any KeySpill
 }

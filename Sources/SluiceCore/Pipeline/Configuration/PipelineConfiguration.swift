@@ -69,8 +69,11 @@ public struct PipelineConfiguration: Sendable {
   /// the run reads, so no output may replace it (`RunFiles`).
   public var specPath: String?
   /// A validate run's baseline (`--baseline`): a saved `inspect --json` of the dump its input is
-  /// compared with, field by field (`BaselineDrift`).
+  /// compared with, field by field.
   public var baselinePath: String?
+  /// What compares the input with `baselinePath`: SluiceInspect's `.inspection`, which the
+  /// command line sets; a baseline without it fails the run (`BaselineComparison`).
+  public var baselineComparison: BaselineComparison?
   /// Whether an incremental input whose path the ledger knows with other content is loaded
   /// again (`--reload-changed`) rather than refusing the run (exit 65).
   public var reloadsChanged = false

@@ -28,8 +28,9 @@ import Synchronization
 /// bounded in memory whatever the run's size.
 ///
 /// The keys registered last are held exactly in a dictionary (`recent`). They move to a private
-/// temporary store the run's driver provides (`KeySpill`: the SQLite driver's is a private
-/// temporary SQLite file, deleted when it is closed) when they reach `Limits.recentBytes`, or before, when the decoding thread has time to spare — when it
+/// temporary store the run's driver provides (`KeySpill`: both drivers give SluiceKeySpill's, a
+/// private temporary SQLite file deleted when it is closed) when they reach `Limits.recentBytes`,
+/// or before, when the decoding thread has time to spare — when it
 /// would otherwise wait for the loading thread (`spillWhileIdle`), so that the writes mostly cost
 /// the run no time it had not to spare. A key not among the recent ones is looked for there only
 /// when it could be: ids mostly grow, so a new key is mostly greater than every spilled key of

@@ -41,22 +41,22 @@ struct ValidateRun: RunStrategy {
     return .checked
   }
 
-  /// The input, inspected whole in its format and record path, against the baseline at `path`.
+  /// The input, inspected whole in its format and record path, against the baseline at `path`:
+  /// by the configuration's `BaselineComparison` (the inspector is SluiceInspect's, not the
+  /// engine's).
   func compare(with path: String) throws -> [BaselineChange] {
-    let baseline: InspectionBaseline
-    do {
-      baseline = try InspectionBaseline.read(path)
-    } catch {
-      throw RunAbort(failure: .init(kind: .data, message: error.description))
-    }
-    let input = inputs[0].input
-    do {
-      let current = try Inspector.inspect(
-        path: input.path, options: InspectOptions(format: input.format, recordPath: input.recordPath, sampleSize: nil))
-      return BaselineDrift.changes(from: baseline, to: current)
-    } catch let error as InspectionError {
+    guard let comparison = configuration.baselineComparison else {
       throw RunAbort(
-        failure: .init(kind: .data, message: "\(input.path) cannot be compared with the baseline: \(error)"))
+        failure: .init(
+          kind: .configuration,
+          message:
+            "a baseline needs a comparison to find the changes: set the configuration's baselineComparison (SluiceInspect's .inspection)"
+        ))
+    }
+    do {
+      return try comparison.changes(path, inputs[0].input)
+    } catch let failure as BaselineComparison.Failure {
+      throw RunAbort(failure: .init(kind: .data, message: failure.message))
     }
   }
 
