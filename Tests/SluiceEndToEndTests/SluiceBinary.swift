@@ -19,13 +19,11 @@ struct SluiceBinary {
   /// lines that kill a run at a chosen point, as the shipped binary has no test hook.
   static let faultsPath = builtExecutable("sluice-faults")
 
-  private static func builtExecutable(_ name: String) -> String {
-    let candidates = [
-      URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        .appendingPathComponent(name).path,
-      Repository.path(".build/debug/\(name)"),
-    ]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
+  private static func builtExecutable(_ name: String) -> String { Tool.built(name) }
+
+  /// The bytes of `sluice` and of `sluice-faults`, read, not run (which test hooks each holds).
+  static func contents() throws -> (sluice: Data, faults: Data) {
+    (try Data(contentsOf: URL(fileURLWithPath: path)), try Data(contentsOf: URL(fileURLWithPath: faultsPath)))
   }
 
   /// The executable for `arguments`: `sluice-faults` when they ask for a kill, else `sluice`.
@@ -102,5 +100,34 @@ enum SluiceCommand {
     let status = Sluice.run(
       arguments: arguments, datasets: Catalog.datasets, drivers: [SQLiteDriver(), PostgreSQLDriver()], io: io)
     return SluiceBinary.Result(status: status, stdout: io.output, stderr: io.error)
+  }
+}
+
+/// Processes that are not `sluice`: the generators built beside it, and shells for the tools the
+/// tests compare Sluice with or make data with (`zcat`, `sha256sum`, `python3`). No `$SLUICE` is
+/// set here: a shell that runs the binary is `SluiceBinary.shell`, which the launch count sees
+/// (`LaunchCountTests`).
+enum Tool {
+  /// An executable of the package (`orders-generator`, …), next to the test bundle.
+  static func built(_ name: String) -> String {
+    let candidates = [
+      URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent(name).path,
+      Repository.path(".build/debug/\(name)"),
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
+  }
+
+  /// Runs `process` to its end with stdout and stderr going to files, and returns both.
+  static func capture(_ process: Process) throws -> SluiceBinary.Result { try SluiceBinary.capture(process) }
+
+  /// Runs a bash script in `directory`, standard input empty.
+  static func shell(_ script: String, in directory: String = Repository.root) throws -> SluiceBinary.Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", script]
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.standardInput = FileHandle.nullDevice
+    return try capture(process)
   }
 }
