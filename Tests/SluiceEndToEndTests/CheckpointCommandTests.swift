@@ -608,8 +608,10 @@ struct PostgreSQLCheckpointCommandTests {
     let spec = try tests.spec()
     let reference = PostgreSQLSchema()
     let chunked = PostgreSQLSchema()
+    /// In process, but for a kill (`--test-kill-at`), which needs `sluice-faults` of its own.
     func run(_ schema: PostgreSQLSchema, _ extra: [String]) throws -> SluiceBinary.Result {
-      try SluiceBinary.run(["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra)
+      let arguments = ["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra
+      return try extra.contains("--test-kill-at") ? SluiceBinary.run(arguments) : SluiceCommand.run(arguments)
     }
     #expect(try run(reference, []).status == 0)
     // After chunks, and after the last commit (before the report is renamed into place).

@@ -104,7 +104,7 @@ struct CitusFaultTests {
   static let tables = ["fruits", "recipes", "orders", "order_items", "customers"]
 
   func run(_ pipeline: String, into schema: PostgreSQLSchema, _ extra: [String] = []) throws -> SluiceBinary.Result {
-    try SluiceBinary.run(["run", pipeline, "--db", schema.url, "--db-schema", schema.name] + extra)
+    try SluiceCommand.run(["run", pipeline, "--db", schema.url, "--db-schema", schema.name] + extra)
   }
 
   @Test func aWorkerDownOrStoppingFailsTheRunWith74AndNothingOfItIsVisible() throws {

@@ -63,7 +63,7 @@ struct KillTests {
     let scratch = try TemporaryDirectory()
     let input = try makeInput(in: scratch, count: 6_000)
     let template = scratch.file("template.sqlite")
-    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", template]).status == 0)
+    #expect(try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", template]).status == 0)
     let old = try fingerprint(template)
 
     // The state a complete import reaches, from a copy of the same starting point.
@@ -103,7 +103,7 @@ struct KillTests {
       }
       #expect(try integrity(database) == "ok")
 
-      let rerun = try SluiceBinary.run(
+      let rerun = try SluiceCommand.run(
         ["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database] + mode)
       #expect(rerun.status == 0, "\(rerun.stderr)")
       let after = try fingerprint(database)

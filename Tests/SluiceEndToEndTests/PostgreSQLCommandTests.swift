@@ -18,13 +18,15 @@ struct PostgreSQLCommandTests {
 
   init() throws { scratch = try TemporaryDirectory() }
 
-  /// Runs the binary; a run without `--report` writes its report into the scratch directory, not
-  /// where the spec says (the repository's reports/).
+  /// Runs `sluice` in process; a run without `--report` writes its report into the scratch
+  /// directory, not where the spec says (the repository's reports/).
   func run(_ arguments: [String], environment: [String: String] = [:]) throws -> SluiceBinary.Result {
+    let arguments = arguments.contains("--report") ? arguments : arguments + ["--report", scratch.file("report.json")]
+    // The environment (PGPASSWORD, PGCONNECT_TIMEOUT) is the process's: only a process of its own has another.
+    if environment.isEmpty { return try SluiceCommand.run(arguments) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-    process.arguments =
-      arguments.contains("--report") ? arguments : arguments + ["--report", scratch.file("report.json")]
+    process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.standardInput = FileHandle.nullDevice

@@ -287,7 +287,7 @@ struct RunsCommandTests {
 
       """)
     let before = try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int ?? 0
-    let crashed = try SluiceBinary.shell("exec python3 '\(script)' '\(database)'")
+    let crashed = try Tool.shell("exec python3 '\(script)' '\(database)'")
     try #require(crashed.status == SIGKILL, "\(crashed.stderr)")
     // Hot: the journal is there, not empty, begins with a rollback journal's magic number, and
     // the process that wrote it is gone; pages of the transaction are in the database file.
