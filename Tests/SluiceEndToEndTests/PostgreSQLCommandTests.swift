@@ -166,23 +166,14 @@ struct PostgreSQLCommandTests {
     #expect(busy.stderr.contains("is locked by another process"))
 
     let directory = try TemporaryDirectory()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-    process.arguments = [
+    let running = SluiceCommand.start([
       "run", "Pipelines/fruits.json", "--db", schema.url, "--db-schema", schema.name, "--busy-timeout", "600",
       "--report", directory.file("report.json"),
-    ]
-    process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    let stderrPath = directory.file("stderr")
-    _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-    try process.run()
+    ])
     // Wait until the run's session waits on the lock, then end that session from the server.
     let admin = try PostgreSQLServer.connect()
     var terminated = false
-    for _ in 0..<1200 where !terminated && process.isRunning {
+    for _ in 0..<1200 where !terminated && running.isRunning {
       let waiting = try admin.scalarInt(
         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'sluice' AND wait_event_type = 'Lock'"
       )
@@ -190,11 +181,10 @@ struct PostgreSQLCommandTests {
       if !terminated { usleep(50_000) }
     }
     #expect(terminated)
-    process.waitUntilExit()
+    let ended = try running.finished()
     try holder.execute("ROLLBACK")
-    #expect(process.terminationStatus == 74)
-    let stderr = try String(contentsOfFile: stderrPath, encoding: .utf8)
-    #expect(stderr.contains("PostgreSQL at host"), "\(stderr)")
+    #expect(ended.status == 74)
+    #expect(ended.stderr.contains("PostgreSQL at host"), "\(ended.stderr)")
     #expect(try schema.rows(of: ["fruits", "recipes"]) == before)
   }
 }

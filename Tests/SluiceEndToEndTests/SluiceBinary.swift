@@ -101,6 +101,40 @@ enum SluiceCommand {
       arguments: arguments, datasets: Catalog.datasets, drivers: [SQLiteDriver(), PostgreSQLDriver()], io: io)
     return SluiceBinary.Result(status: status, stdout: io.output, stderr: io.error)
   }
+
+  /// `sluice arguments…` run in process on a thread of its own, for a test that acts while the
+  /// command runs (ends its server session, stops a worker): `finished()` waits for its end.
+  static func start(_ arguments: [String], in directory: String = Repository.root) -> Running {
+    let running = Running()
+    let thread = Thread {
+      running.end(Result { try run(arguments, in: directory) })
+    }
+    thread.stackSize = 16 << 20
+    thread.start()
+    return running
+  }
+
+  /// A command started in process (`start`).
+  final class Running: @unchecked Sendable {
+    private let lock = NSLock()
+    private let ended = DispatchSemaphore(value: 0)
+    private var outcome: Result<SluiceBinary.Result, any Error>?
+
+    /// Whether the command has not ended yet.
+    var isRunning: Bool { lock.withLock { outcome == nil } }
+
+    fileprivate func end(_ outcome: Result<SluiceBinary.Result, any Error>) {
+      lock.withLock { self.outcome = outcome }
+      ended.signal()
+    }
+
+    /// Waits for the command's end; what it returned.
+    func finished() throws -> SluiceBinary.Result {
+      ended.wait()
+      ended.signal()
+      return try lock.withLock { outcome! }.get()
+    }
+  }
 }
 
 /// Processes that are not `sluice`: the generators built beside it, and shells for the tools the
