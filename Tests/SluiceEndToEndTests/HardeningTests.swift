@@ -234,13 +234,8 @@ struct HardeningTests {
       let reader = open(fifo, O_RDWR | O_NONBLOCK)
       #expect(reader >= 0)
       defer { close(reader) }
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-      process.arguments = ["run", "Pipelines/fruits.json", "--db", scratch.file("fruits.sqlite"), "--report", target]
-      process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      let running = SluiceCommand.start(
+        ["run", "Pipelines/fruits.json", "--db", scratch.file("fruits.sqlite"), "--report", target])
       var received: [UInt8] = []
       var chunk = [UInt8](repeating: 0, count: 1 << 16)
       func drain() {
@@ -250,12 +245,14 @@ struct HardeningTests {
           received += chunk[0..<count]
         }
       }
-      while process.isRunning {
+      let deadline = Date().addingTimeInterval(120)
+      while running.isRunning && Date() < deadline {
         drain()
         usleep(5_000)
       }
       drain()
-      #expect(process.terminationStatus == 0)
+      let result = try running.finished(within: 1)
+      #expect(result.status == 0, "\(result.stderr)")
       let report = try RunReport.decode(from: Data(received))
       #expect(report.status == .succeeded)
       var status = stat()

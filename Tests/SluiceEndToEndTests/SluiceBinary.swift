@@ -134,6 +134,16 @@ enum SluiceCommand {
       ended.signal()
       return try lock.withLock { outcome! }.get()
     }
+
+    /// Waits `seconds` at most for the command's end — a guard against a hang, as `timeout` is
+    /// for a process: a command still running then fails the test (its thread is left blocked).
+    func finished(within seconds: Double) throws -> SluiceBinary.Result {
+      guard ended.wait(timeout: .now() + seconds) == .success else {
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "still running after \(seconds) s"])
+      }
+      ended.signal()
+      return try lock.withLock { outcome! }.get()
+    }
   }
 }
 
@@ -154,6 +164,29 @@ enum Tool {
 
   /// Runs `process` to its end with stdout and stderr going to files, and returns both.
   static func capture(_ process: Process) throws -> SluiceBinary.Result { try SluiceBinary.capture(process) }
+
+  /// Starts a bash script in `directory` without waiting (a FIFO's writer or reader), its
+  /// output discarded; `end` waits for it.
+  static func background(_ script: String, in directory: String = Repository.root) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", script]
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  /// Waits `seconds` at most for `process` to end, then ends it (a writer blocked on a FIFO
+  /// nobody opened).
+  static func end(_ process: Process, within seconds: Double = 10) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+  }
 
   /// Runs a bash script in `directory`, standard input empty.
   static func shell(_ script: String, in directory: String = Repository.root) throws -> SluiceBinary.Result {
