@@ -982,20 +982,20 @@ struct StagedRunCommandTests {
 }
 
 extension CheckpointCommandTests {
-  /// Runs `arguments` — a checkpointed run, `--db` and `--db-schema` added for `schema` — and,
-  /// once its second chunk has committed, ends its session as a server that stops does
-  /// (`pg_terminate_backend`), so that the other tests using the server go on. Returns whether
-  /// the session was ended before the run finished, and the run's exit status.
+  /// Runs `arguments` in process — a checkpointed run, `--db` and `--db-schema` added for
+  /// `schema` — and, once its second chunk has committed, ends its session as a server that
+  /// stops does (`pg_terminate_backend`), so that the other tests using the server go on.
+  /// Returns whether the session was ended before the run finished, and the run's exit status.
   static func runEndedBySessionAfterTwoChunks(_ arguments: [String], into schema: PostgreSQLSchema) throws -> (
     terminated: Bool, status: Int32
   ) {
     let application = "sluice_ck_" + UUID().uuidString.prefix(8).lowercased()
-    let process = try SluiceBinary.start(
+    let running = SluiceCommand.start(
       arguments + ["--db", schema.url + "&application_name=\(application)", "--db-schema", schema.name])
     let admin = try PostgreSQLServer.connect()
     var terminated = false
     let deadline = Date().addingTimeInterval(120)
-    while process.isRunning && Date() < deadline {
+    while running.isRunning && Date() < deadline {
       let chunks = try? admin.scalarInt(
         "SELECT chunk FROM \"\(schema.name)\".sluice_checkpoints WHERE pipeline = 'pipeline'")
       if let chunks, chunks >= 2 {
@@ -1007,7 +1007,6 @@ extension CheckpointCommandTests {
       }
       usleep(2_000)
     }
-    process.waitUntilExit()
-    return (terminated, process.terminationStatus)
+    return (terminated, try running.finished().status)
   }
 }
