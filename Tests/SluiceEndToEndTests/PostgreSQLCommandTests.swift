@@ -70,25 +70,15 @@ struct PostgreSQLCommandTests {
   /// A listener that never answers: libpq's connect_timeout (here 2 s, the minimum) ends the wait.
   @Test func aServerThatNeverAnswersTimesOutInsteadOfHanging() throws {
     let listener = try SilentListener()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-    process.arguments = [
+    let running = SluiceCommand.start([
       "run", "Pipelines/fruits.json", "--db", "postgresql://sluice@127.0.0.1:\(listener.port)/sluice",
       "--connect-timeout", "2",
       "--report", scratch.file("report.json"),
-    ]
-    process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    ])
     // A guard against a hang, not a measurement: far beyond the 2 s the run should take.
-    let deadline = Date().addingTimeInterval(120)
-    while process.isRunning && Date() < deadline { usleep(50_000) }
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-    #expect(process.terminationReason == .exit)
-    #expect(process.terminationStatus == 74)
+    let result = try running.finished(within: 120)
+    withExtendedLifetime(listener) {}
+    #expect(result.status == 74, "\(result.stderr)")
   }
 
   @Test func aWrongPasswordIsAnIOErrorThatNeverShowsThePassword() throws {
