@@ -139,6 +139,7 @@ struct CheckpointCommandTests {
     try input()
     let spec = try spec()
     let expected = try reference(spec)
+    // Launched, as the killed runs are: its time, start-up included, spreads their kills.
     let started = Date()
     #expect(try SluiceBinary.run(arguments(spec, "timing", ["--checkpoint-every", "300"])).status == 0)
     let duration = Date().timeIntervalSince(started)
@@ -822,6 +823,7 @@ struct StagedRunCommandTests {
     // And at random moments: whatever the kill hit — the copy, a chunk, the publication, or
     // nothing — the target is the old state or the new one, and resuming (or, when nothing was
     // staged yet, starting over) ends in the new one.
+    // Launched, as the killed runs are: its time, start-up included, spreads their kills.
     let started = Date()
     #expect(try SluiceBinary.run(["run", spec, "--db", scratch.file("timing.sqlite"), "--stage"]).status == 0)
     let duration = Date().timeIntervalSince(started)

@@ -10,8 +10,8 @@ import Testing
 #endif
 
 /// The walk-throughs of docs/operations.md ("After a crash: what `sluice runs` says, and what to
-/// run next"), each done as written there with the real binary: the crash, `sluice runs`, the
-/// command its output names, and the state that command ends in.
+/// run next"), each done as written there: the crash (a process of the binary, killed), `sluice
+/// runs`, the command its output names, and the state that command ends in (in process).
 @Suite("After a crash: the operator's walk-throughs", .tags(.slow))
 struct CrashWalkthroughTests {
   /// The orders input, spec and reference run of the checkpoint tests.

@@ -69,6 +69,7 @@ struct KillTests {
     // The state a complete import reaches, from a copy of the same starting point.
     let reference = scratch.file("reference.sqlite")
     try FileManager.default.copyItem(atPath: template, toPath: reference)
+    // Launched, as the killed runs are: its time, start-up included, aims their kills.
     let started = Date()
     let complete = try SluiceBinary.run(
       ["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", reference] + mode)
