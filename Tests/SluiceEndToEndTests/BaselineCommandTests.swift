@@ -13,7 +13,7 @@ struct BaselineCommandTests {
 
   init() throws {
     scratch = try TemporaryDirectory()
-    let text = try SluiceBinary.shell("zcat SampleData/fruits.json.gz").stdout
+    let text = try Tool.shell("zcat SampleData/fruits.json.gz").stdout
     fruits = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
   }
 

@@ -11,7 +11,7 @@ import Testing
 /// equal work.
 @Suite("Benchmark data and reference loader")
 struct BenchmarkDataTests {
-  static let generator = (SluiceBinary.path as NSString).deletingLastPathComponent + "/orders-generator"
+  static let generator = Tool.built("orders-generator")
 
   private func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
     let process = Process()

@@ -139,6 +139,7 @@ struct CheckpointCommandTests {
     try input()
     let spec = try spec()
     let expected = try reference(spec)
+    // Launched, as the killed runs are: its time, start-up included, spreads their kills.
     let started = Date()
     #expect(try SluiceBinary.run(arguments(spec, "timing", ["--checkpoint-every", "300"])).status == 0)
     let duration = Date().timeIntervalSince(started)
@@ -608,8 +609,10 @@ struct PostgreSQLCheckpointCommandTests {
     let spec = try tests.spec()
     let reference = PostgreSQLSchema()
     let chunked = PostgreSQLSchema()
+    /// In process, but for a kill (`--test-kill-at`), which needs `sluice-faults` of its own.
     func run(_ schema: PostgreSQLSchema, _ extra: [String]) throws -> SluiceBinary.Result {
-      try SluiceBinary.run(["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra)
+      let arguments = ["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra
+      return try extra.contains("--test-kill-at") ? SluiceBinary.run(arguments) : SluiceCommand.run(arguments)
     }
     #expect(try run(reference, []).status == 0)
     // After chunks, and after the last commit (before the report is renamed into place).
@@ -820,6 +823,7 @@ struct StagedRunCommandTests {
     // And at random moments: whatever the kill hit — the copy, a chunk, the publication, or
     // nothing — the target is the old state or the new one, and resuming (or, when nothing was
     // staged yet, starting over) ends in the new one.
+    // Launched, as the killed runs are: its time, start-up included, spreads their kills.
     let started = Date()
     #expect(try SluiceBinary.run(["run", spec, "--db", scratch.file("timing.sqlite"), "--stage"]).status == 0)
     let duration = Date().timeIntervalSince(started)
@@ -980,20 +984,20 @@ struct StagedRunCommandTests {
 }
 
 extension CheckpointCommandTests {
-  /// Runs `arguments` — a checkpointed run, `--db` and `--db-schema` added for `schema` — and,
-  /// once its second chunk has committed, ends its session as a server that stops does
-  /// (`pg_terminate_backend`), so that the other tests using the server go on. Returns whether
-  /// the session was ended before the run finished, and the run's exit status.
+  /// Runs `arguments` in process — a checkpointed run, `--db` and `--db-schema` added for
+  /// `schema` — and, once its second chunk has committed, ends its session as a server that
+  /// stops does (`pg_terminate_backend`), so that the other tests using the server go on.
+  /// Returns whether the session was ended before the run finished, and the run's exit status.
   static func runEndedBySessionAfterTwoChunks(_ arguments: [String], into schema: PostgreSQLSchema) throws -> (
     terminated: Bool, status: Int32
   ) {
     let application = "sluice_ck_" + UUID().uuidString.prefix(8).lowercased()
-    let process = try SluiceBinary.start(
+    let running = SluiceCommand.start(
       arguments + ["--db", schema.url + "&application_name=\(application)", "--db-schema", schema.name])
     let admin = try PostgreSQLServer.connect()
     var terminated = false
     let deadline = Date().addingTimeInterval(120)
-    while process.isRunning && Date() < deadline {
+    while running.isRunning && Date() < deadline {
       let chunks = try? admin.scalarInt(
         "SELECT chunk FROM \"\(schema.name)\".sluice_checkpoints WHERE pipeline = 'pipeline'")
       if let chunks, chunks >= 2 {
@@ -1005,7 +1009,6 @@ extension CheckpointCommandTests {
       }
       usleep(2_000)
     }
-    process.waitUntilExit()
-    return (terminated, process.terminationStatus)
+    return (terminated, try running.finished().status)
   }
 }

@@ -104,7 +104,7 @@ struct CitusFaultTests {
   static let tables = ["fruits", "recipes", "orders", "order_items", "customers"]
 
   func run(_ pipeline: String, into schema: PostgreSQLSchema, _ extra: [String] = []) throws -> SluiceBinary.Result {
-    try SluiceBinary.run(["run", pipeline, "--db", schema.url, "--db-schema", schema.name] + extra)
+    try SluiceCommand.run(["run", pipeline, "--db", schema.url, "--db-schema", schema.name] + extra)
   }
 
   @Test func aWorkerDownOrStoppingFailsTheRunWith74AndNothingOfItIsVisible() throws {
@@ -136,14 +136,10 @@ struct CitusFaultTests {
       try cluster.waitFor(
         "SELECT count(*) FROM pg_locks WHERE relation = '\"\(schema.name)\".orders'::regclass AND mode = 'ExclusiveLock' AND granted"
       ))
-    let loading = Process()
-    loading.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-    loading.arguments = [
+    let loading = SluiceCommand.start([
       "run", "Pipelines/fruits-and-orders.json", "--db", schema.url, "--db-schema", schema.name,
       "--busy-timeout", "120",
-    ]
-    loading.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
-    let result = try Self.captureInBackground(loading)
+    ])
     try #require(
       try cluster.waitFor(
         "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'sluice' AND wait_event_type = 'Lock'"))
@@ -151,7 +147,7 @@ struct CitusFaultTests {
     _ = try cluster.waitFor(
       "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()"
     )
-    let stopped = try result()
+    let stopped = try loading.finished()
     #expect(stopped.status == 74, "\(stopped.stderr)")
     try cluster.control("start", "worker2")
     let after = try schema.rows(of: Self.tables)
@@ -167,27 +163,5 @@ struct CitusFaultTests {
     #expect(second.status == 0, "\(second.stderr)")
     #expect(try schema.rows(of: Self.tables) == loaded)
     #expect(loaded.count("fruits") == 48)
-  }
-
-  /// Starts `process` with its outputs going to files; the closure waits for its end.
-  static func captureInBackground(_ process: Process) throws -> () throws -> SluiceBinary.Result {
-    let scratch = try TemporaryDirectory()
-    let outPath = scratch.file("stdout")
-    let errPath = scratch.file("stderr")
-    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    return {
-      // The files live as long as the closure does.
-      _ = scratch
-      process.waitUntilExit()
-      return SluiceBinary.Result(
-        status: process.terminationStatus,
-        stdout: try String(contentsOfFile: outPath, encoding: .utf8),
-        stderr: try String(contentsOfFile: errPath, encoding: .utf8))
-    }
   }
 }

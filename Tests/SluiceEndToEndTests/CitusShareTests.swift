@@ -13,7 +13,7 @@ struct SplitOrdersDump {
 
   init(orders: Int, files count: Int) throws {
     directory = try TemporaryDirectory()
-    let generator = (SluiceBinary.path as NSString).deletingLastPathComponent + "/orders-generator"
+    let generator = Tool.built("orders-generator")
     let generate = Process()
     generate.executableURL = URL(fileURLWithPath: generator)
     generate.arguments = ["--count", String(orders), "--seed", "27", "--out", directory.file("generated")]

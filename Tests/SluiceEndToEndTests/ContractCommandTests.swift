@@ -104,7 +104,7 @@ struct ContractCommandTests {
   @Test func driftFromTheContractIsClassified() throws {
     let scratch = try TemporaryDirectory()
     let contract = try scratch.write("fruits.schema.json", try SluiceCommand.run(["contract", "fruits"]).stdout)
-    let text = try SluiceBinary.shell("zcat SampleData/fruits.json.gz").stdout
+    let text = try Tool.shell("zcat SampleData/fruits.json.gz").stdout
     var document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     var fruits = try #require(document["fruits"] as? [[String: Any]])
     fruits[0]["origin"] = "Spain"  // not in the contract: non-breaking

@@ -10,8 +10,8 @@ import Testing
 #endif
 
 /// The walk-throughs of docs/operations.md ("After a crash: what `sluice runs` says, and what to
-/// run next"), each done as written there with the real binary: the crash, `sluice runs`, the
-/// command its output names, and the state that command ends in.
+/// run next"), each done as written there: the crash (a process of the binary, killed), `sluice
+/// runs`, the command its output names, and the state that command ends in (in process).
 @Suite("After a crash: the operator's walk-throughs", .tags(.slow))
 struct CrashWalkthroughTests {
   /// The orders input, spec and reference run of the checkpoint tests.
@@ -47,7 +47,7 @@ struct CrashWalkthroughTests {
   /// again, it loads everything.
   @Test func aSQLiteRunKilledLeavingAHotJournal() throws {
     let database = scratch.file("nightly.sqlite")
-    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
+    #expect(try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
     let input = try bigFruits(count: 30_000)
     let command = ["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database]
     let before = Self.size(database)
@@ -60,7 +60,7 @@ struct CrashWalkthroughTests {
     let journal = try Data(contentsOf: URL(fileURLWithPath: database + "-journal"))
     try #require(journal.starts(with: [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]), "the journal is not hot")
 
-    let runs = try SluiceBinary.run(["runs", database])
+    let runs = try SluiceCommand.run(["runs", database])
     #expect(runs.status == 0, "\(runs.stderr)")
     #expect(
       runs.stderr.contains(
@@ -70,12 +70,12 @@ struct CrashWalkthroughTests {
     #expect(runs.stdout.split(separator: "\n").count == 2, "only the run before the crash: \(runs.stdout)")
     #expect(!FileManager.default.fileExists(atPath: database + "-journal"))
 
-    let again = try SluiceBinary.run(command)
+    let again = try SluiceCommand.run(command)
     #expect(again.status == 0, "\(again.stderr)")
     let connection = try SQLiteConnection(path: database, options: .init(readOnly: true))
     #expect(try connection.scalarInt("SELECT count(*) FROM fruits WHERE fruit_id LIKE 'big%'") == 30_000)
     #expect(try connection.scalarInt("SELECT count(*) FROM sluice_runs WHERE status = 'succeeded'") == 2)
-    let after = try SluiceBinary.run(["runs", database])
+    let after = try SluiceCommand.run(["runs", database])
     #expect(after.stderr.isEmpty, "\(after.stderr)")
   }
 
@@ -90,18 +90,18 @@ struct CrashWalkthroughTests {
     #expect(killed.status == SIGKILL)
 
     let database = scratch.file("nightly.sqlite")
-    let runs = try SluiceBinary.run(["runs", database])
+    let runs = try SluiceCommand.run(["runs", database])
     #expect(runs.status == 0, "\(runs.stderr)")
     #expect(runs.stderr.contains("pipeline pipeline: a checkpointed run started"), "\(runs.stderr)")
     #expect(runs.stderr.contains("2 chunk(s) committed"), "\(runs.stderr)")
     #expect(runs.stderr.contains("'sluice run SPEC --resume' goes on in"), "\(runs.stderr)")
 
-    let resumed = try SluiceBinary.run(nightly + ["--resume"])
+    let resumed = try SluiceCommand.run(nightly + ["--resume"])
     #expect(resumed.status == 0, "\(resumed.stderr)")
     let result = try orders.outcome(
       database: database, report: scratch.file("nightly.json"), rejects: scratch.file("nightly-rejects.ndjson"))
     #expect(result == expected)
-    let after = try SluiceBinary.run(["runs", database])
+    let after = try SluiceCommand.run(["runs", database])
     #expect(!after.stderr.contains("unfinished"), "\(after.stderr)")
   }
 
@@ -112,20 +112,20 @@ struct CrashWalkthroughTests {
     let spec = try orders.spec()
     let expected = try orders.reference(spec)
     let database = scratch.file("shop.sqlite")
-    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
+    #expect(try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database]).status == 0)
     let before = try Data(contentsOf: URL(fileURLWithPath: database))
     let staged = orders.arguments(spec, "shop", ["--stage"])
     let killed = try SluiceBinary.run(staged + ["--checkpoint-every", "300", "--test-kill-at", "chunk-2"])
     #expect(killed.status == SIGKILL)
     #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
 
-    let runs = try SluiceBinary.run(["runs", database])
+    let runs = try SluiceCommand.run(["runs", database])
     #expect(runs.status == 0, "\(runs.stderr)")
     #expect(
       runs.stderr.contains("a staged run into \(database) is unfinished in \(database).sluice-stage"), "\(runs.stderr)")
     #expect(runs.stderr.contains("'sluice run SPEC --stage --resume' finishes and publishes it"), "\(runs.stderr)")
 
-    let resumed = try SluiceBinary.run(staged + ["--resume"])
+    let resumed = try SluiceCommand.run(staged + ["--resume"])
     #expect(resumed.status == 0, "\(resumed.stderr)")
     let result = try orders.outcome(
       database: database, report: scratch.file("shop.json"), rejects: scratch.file("shop-rejects.ndjson"))
@@ -133,7 +133,7 @@ struct CrashWalkthroughTests {
     #expect(!FileManager.default.fileExists(atPath: database + ".sluice-stage"))
     let fruits = try SQLiteConnection(path: database, options: .init(readOnly: true))
     #expect(try fruits.scalarInt("SELECT count(*) FROM fruits") == 48)
-    let after = try SluiceBinary.run(["runs", database])
+    let after = try SluiceCommand.run(["runs", database])
     #expect(!after.stderr.contains("unfinished"), "\(after.stderr)")
   }
 }
@@ -157,22 +157,22 @@ struct PostgreSQLCrashWalkthroughTests {
     let spec = try orders.spec()
     let reference = PostgreSQLSchema()
     let nightly = PostgreSQLSchema()
-    #expect(try SluiceBinary.run(["run", spec, "--db", reference.url, "--db-schema", reference.name]).status == 0)
+    #expect(try SluiceCommand.run(["run", spec, "--db", reference.url, "--db-schema", reference.name]).status == 0)
     let command = ["run", spec, "--db", nightly.url, "--db-schema", nightly.name, "--checkpoint-every", "300"]
     let (terminated, status) = try CheckpointCommandTests.runEndedBySessionAfterTwoChunks(
       ["run", spec, "--checkpoint-every", "300"], into: nightly)
     try #require(terminated, "the run ended before its second chunk could be interrupted")
     #expect(status == 74)
 
-    let runs = try SluiceBinary.run(["runs", nightly.url, "--db-schema", nightly.name])
+    let runs = try SluiceCommand.run(["runs", nightly.url, "--db-schema", nightly.name])
     #expect(runs.status == 0, "\(runs.stderr)")
     #expect(runs.stderr.contains("pipeline pipeline: a checkpointed run started"), "\(runs.stderr)")
     #expect(runs.stderr.contains("'sluice run SPEC --resume' goes on in"), "\(runs.stderr)")
 
-    let resumed = try SluiceBinary.run(command + ["--resume"])
+    let resumed = try SluiceCommand.run(command + ["--resume"])
     #expect(resumed.status == 0, "\(resumed.stderr)")
     #expect(try nightly.rows(of: CheckpointCommandTests.tables) == reference.rows(of: CheckpointCommandTests.tables))
-    let after = try SluiceBinary.run(["runs", nightly.url, "--db-schema", nightly.name])
+    let after = try SluiceCommand.run(["runs", nightly.url, "--db-schema", nightly.name])
     #expect(!after.stderr.contains("unfinished"), "\(after.stderr)")
   }
 
@@ -183,25 +183,25 @@ struct PostgreSQLCrashWalkthroughTests {
     let recover = try RecoverCommandTests()
     let schema = PostgreSQLSchema()
     let serial = PostgreSQLSchema()
-    #expect(try recover.load(serial, jobs: 1).0.status == 0)
-    let (_, killed) = try recover.load(schema, options: ["--test-kill-at", "decided", "--lane-commit", "two-phase"])
+    #expect(try recover.load(serial, jobs: 1).status == 0)
+    let killed = try recover.loadKilled(schema, at: "decided", options: ["--lane-commit", "two-phase"])
     #expect(killed.terminationReason == .uncaughtSignal)
 
-    let runs = try SluiceBinary.run(["runs", schema.url, "--db-schema", schema.name])
+    let runs = try SluiceCommand.run(["runs", schema.url, "--db-schema", schema.name])
     #expect(runs.status == 0, "\(runs.stderr)")
     #expect(runs.stderr.contains("run 1 (schema \(schema.name)) was interrupted and is in doubt"), "\(runs.stderr)")
     #expect(
       runs.stderr.contains("'sluice recover \(schema.url) --db-schema \(schema.name)' says so, and --apply settles it"),
       "\(runs.stderr)")
 
-    let listed = try SluiceBinary.run(["recover", schema.url, "--db-schema", schema.name])
+    let listed = try SluiceCommand.run(["recover", schema.url, "--db-schema", schema.name])
     #expect(listed.status == 1, "\(listed.stderr)")
     #expect(listed.stderr.contains("--apply"), "\(listed.stderr)")
-    let applied = try SluiceBinary.run(["recover", schema.url, "--db-schema", schema.name, "--apply"])
+    let applied = try SluiceCommand.run(["recover", schema.url, "--db-schema", schema.name, "--apply"])
     #expect(applied.status == 0, "\(applied.stdout)\(applied.stderr)")
     #expect(try schema.rows(of: RecoverCommandTests.tables) == serial.rows(of: RecoverCommandTests.tables))
     #expect(try recover.status(schema) == ["succeeded"])
-    let after = try SluiceBinary.run(["runs", schema.url, "--db-schema", schema.name])
+    let after = try SluiceCommand.run(["runs", schema.url, "--db-schema", schema.name])
     #expect(!after.stderr.contains("in doubt"), "\(after.stderr)")
   }
 }

@@ -12,7 +12,7 @@ import Testing
 /// Sluice writes and the patches it applies. So the benchmark's contenders do the work they claim.
 @Suite("Devices benchmark data")
 struct DevicesGeneratorTests {
-  static let generator = (SluiceBinary.path as NSString).deletingLastPathComponent + "/devices-generator"
+  static let generator = Tool.built("devices-generator")
   static let counts = ["--devices", "200", "--alerts", "2000", "--profiles", "300", "--patches", "1000"]
   static let files = [
     "devices.ndjson.gz", "alerts.ndjson.gz", "alerts.csv", "profiles.ndjson.gz", "patches.ndjson.gz", "patches.csv",
@@ -24,7 +24,7 @@ struct DevicesGeneratorTests {
     process.executableURL = URL(fileURLWithPath: Self.generator)
     process.arguments = arguments
     process.standardInput = FileHandle.nullDevice
-    return try SluiceBinary.capture(process)
+    return try Tool.capture(process)
   }
 
   /// The feeds of one generator run, in `directory/feeds`, and its expected.json.

@@ -13,11 +13,10 @@ struct FaultInjectionSeamTests {
     let help = try SluiceCommand.run(["run", "--help"])
     #expect(help.status == 0 && !help.stdout.isEmpty)
     #expect(!help.stdout.contains("test-") && !help.stdout.contains("kill-at"))
-    let binary = try Data(contentsOf: URL(fileURLWithPath: SluiceBinary.path))
+    let (binary, faults) = try SluiceBinary.contents()
     for word in ["test-kill-at", "late-chunk-"] {
       #expect(binary.range(of: Data(word.utf8)) == nil, "the shipped binary holds '\(word)'")
     }
-    let faults = try Data(contentsOf: URL(fileURLWithPath: SluiceBinary.faultsPath))
     #expect(faults.range(of: Data("test-kill-at".utf8)) != nil, "the check above could not fail")
   }
 

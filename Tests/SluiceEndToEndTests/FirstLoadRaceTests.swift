@@ -76,7 +76,7 @@ struct FirstLoadRaceTests {
     var before = stat()
     #expect(stat(database, &before) == 0)
 
-    let resumed = try SluiceBinary.run(["run", spec, "--stage", "--resume"])
+    let resumed = try SluiceCommand.run(["run", spec, "--stage", "--resume"])
     #expect(resumed.status == 65, "\(resumed.stderr)")
     #expect(resumed.stderr.contains("was created by another process while the run was staged"), "\(resumed.stderr)")
     var after = stat()
@@ -84,7 +84,7 @@ struct FirstLoadRaceTests {
     #expect(after.st_ino == before.st_ino && after.st_size == 0, "the other process's file was replaced")
     #expect(FileManager.default.fileExists(atPath: database + ".sluice-stage"))
 
-    let restarted = try SluiceBinary.run(["run", spec, "--stage", "--restart"])
+    let restarted = try SluiceCommand.run(["run", spec, "--stage", "--restart"])
     #expect(restarted.status == 0, "\(restarted.stderr)")
     #expect(
       try SQLiteConnection(path: database, options: .init(readOnly: true)).scalarInt("SELECT count(*) FROM orders")
@@ -101,7 +101,7 @@ struct FirstLoadRaceTests {
     let killed = try SluiceBinary.run(["run", spec, "--stage", "--test-kill-at", "publish"])
     #expect(killed.status == SIGKILL, "\(killed.stderr)")
     #expect(link(database + ".sluice-stage", database) == 0)
-    let resumed = try SluiceBinary.run(["run", spec, "--stage", "--resume"])
+    let resumed = try SluiceCommand.run(["run", spec, "--stage", "--resume"])
     #expect(resumed.status == 0, "\(resumed.stderr)")
     #expect(
       try SQLiteConnection(path: database, options: .init(readOnly: true)).scalarInt("SELECT count(*) FROM orders")

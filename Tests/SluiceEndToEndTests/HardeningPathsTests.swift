@@ -190,17 +190,14 @@ struct HardeningPathsTests {
     let source = try scratch.write("fruits.ndjson", fruits(500))
     for attempt in 1...6 {
       let database = scratch.file("fifo-\(attempt).sqlite")
-      let result = try SluiceBinary.shell(
-        """
-        set -u
-        fifo=\(scratch.file("in-\(attempt).fifo"))
-        mkfifo "$fifo"
-        ( cat '\(source)' > "$fifo"; echo "writer $?" > '\(scratch.file("writer-\(attempt)"))' ) &
-        timeout 60 "$SLUICE" run Pipelines/fruits.json --input "$fifo" --format ndjson --db '\(database)'
-        status=$?
-        wait
-        exit $status
-        """)
+      let fifo = scratch.file("in-\(attempt).fifo")
+      #expect(mkfifo(fifo, 0o600) == 0)
+      let writer = try Tool.background(
+        #"cat '\#(source)' > '\#(fifo)'; echo "writer $?" > '\#(scratch.file("writer-\(attempt)"))'"#)
+      let result = try SluiceCommand.start([
+        "run", "Pipelines/fruits.json", "--input", fifo, "--format", "ndjson", "--db", database,
+      ]).finished(within: 60)
+      Tool.end(writer)
       #expect(result.status == 0, "attempt \(attempt): \(result.stderr)")
       #expect(try rows(database, "SELECT count(*) FROM fruits") == ["500"], "attempt \(attempt)")
       #expect(
@@ -212,11 +209,10 @@ struct HardeningPathsTests {
   @Test func aReportFIFOWithoutAReaderFailsBeforeTheDatabaseIsOpened() throws {
     let scratch = try TemporaryDirectory()
     let database = scratch.file("d.sqlite")
-    let result = try SluiceBinary.shell(
-      """
-      mkfifo '\(scratch.file("report.fifo"))'
-      timeout 60 "$SLUICE" run Pipelines/fruits.json --db '\(database)' --report '\(scratch.file("report.fifo"))' --busy-timeout 1
-      """)
+    #expect(mkfifo(scratch.file("report.fifo"), 0o600) == 0)
+    let result = try SluiceCommand.start([
+      "run", "Pipelines/fruits.json", "--db", database, "--report", scratch.file("report.fifo"), "--busy-timeout", "1",
+    ]).finished(within: 60)
     #expect(result.status == 73, "\(result.stderr)")
     #expect(result.stderr.contains("no process opened this FIFO for reading within 1 s"), "\(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: database))
@@ -224,23 +220,25 @@ struct HardeningPathsTests {
 
   @Test func aReportFIFOWhoseReaderComesLateGetsTheReport() throws {
     let scratch = try TemporaryDirectory()
-    let result = try SluiceBinary.shell(
-      """
-      fifo='\(scratch.file("report.fifo"))'
-      mkfifo "$fifo"
-      ( sleep 0.5; cat "$fifo" > '\(scratch.file("received.json"))' ) &
-      timeout 60 "$SLUICE" run Pipelines/fruits.json --db '\(scratch.file("d.sqlite"))' --report "$fifo"
-      status=$?
-      wait
-      exit $status
-      """)
+    let fifo = scratch.file("report.fifo")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let reader = try Tool.background("sleep 0.5; cat '\(fifo)' > '\(scratch.file("received.json"))'")
+    let result = try SluiceCommand.start([
+      "run", "Pipelines/fruits.json", "--db", scratch.file("d.sqlite"), "--report", fifo,
+    ]).finished(within: 60)
+    Tool.end(reader)
     #expect(result.status == 0, "\(result.stderr)")
     let report = try RunReport.decode(from: try #require(bytes(scratch.file("received.json"))))
     #expect(report.committed)
   }
 
   @Test func inspectRefusesAPipeItWouldReadOnlyOnce() throws {
-    let result = try SluiceBinary.shell(#"timeout 60 "$SLUICE" inspect <(gzip -dc SampleData/fruits.json.gz)"#)
+    // A pipe as `<(…)` hands one: /dev/fd/N. Its writing end stays open and empty: a read
+    // would wait, never end.
+    let pipe = Pipe()
+    let result = try SluiceCommand.start(["inspect", "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)"])
+      .finished(within: 60)
+    withExtendedLifetime(pipe) {}
     #expect(result.status == 66, "\(result.stderr)")
     #expect(result.stderr.contains("is a pipe or FIFO, which can be read only once"), "\(result.stderr)")
     #expect(result.stdout.isEmpty)

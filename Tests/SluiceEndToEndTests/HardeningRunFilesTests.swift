@@ -250,8 +250,9 @@ struct HardeningRunFilesTests {
     _ = try makeSpec(in: scratch)
     let fifo = scratch.file("in.fifo")
     #expect(mkfifo(fifo, 0o600) == 0)
-    let result = try SluiceBinary.shell(
-      #"timeout -k 5 30 "$SLUICE" run spec.json --input in.fifo --busy-timeout 0.5"#, in: scratch.path)
+    let result = try SluiceCommand.start(
+      ["run", "spec.json", "--input", "in.fifo", "--busy-timeout", "0.5"], in: scratch.path
+    ).finished(within: 30)
     #expect(result.status == 66, "\(result.stderr)")
     #expect(
       result.stderr.contains("\(fifo): no process opened this FIFO for writing within 0.5 s"), "\(result.stderr)")
@@ -262,15 +263,13 @@ struct HardeningRunFilesTests {
     let scratch = try TemporaryDirectory()
     let source = try scratch.write("source.ndjson", fruits(300))
     _ = try makeSpec(in: scratch)
-    let result = try SluiceBinary.shell(
-      """
-      mkfifo in.fifo
-      ( sleep 0.5; cat '\(source)' > in.fifo; echo "writer $?" > writer ) &
-      timeout -k 5 60 "$SLUICE" run spec.json --input in.fifo --busy-timeout 30
-      status=$?
-      wait
-      exit $status
-      """, in: scratch.path)
+    #expect(mkfifo(scratch.file("in.fifo"), 0o600) == 0)
+    let writer = try Tool.background(
+      #"sleep 0.5; cat '\#(source)' > in.fifo; echo "writer $?" > writer"#, in: scratch.path)
+    let result = try SluiceCommand.start(
+      ["run", "spec.json", "--input", "in.fifo", "--busy-timeout", "30"], in: scratch.path
+    ).finished(within: 60)
+    Tool.end(writer)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(try rows(scratch.file("d.sqlite"), "SELECT count(*) FROM fruits") == ["300"])
     #expect((try? String(contentsOfFile: scratch.file("writer"), encoding: .utf8)) == "writer 0\n")

@@ -234,13 +234,8 @@ struct HardeningTests {
       let reader = open(fifo, O_RDWR | O_NONBLOCK)
       #expect(reader >= 0)
       defer { close(reader) }
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-      process.arguments = ["run", "Pipelines/fruits.json", "--db", scratch.file("fruits.sqlite"), "--report", target]
-      process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      let running = SluiceCommand.start(
+        ["run", "Pipelines/fruits.json", "--db", scratch.file("fruits.sqlite"), "--report", target])
       var received: [UInt8] = []
       var chunk = [UInt8](repeating: 0, count: 1 << 16)
       func drain() {
@@ -250,12 +245,14 @@ struct HardeningTests {
           received += chunk[0..<count]
         }
       }
-      while process.isRunning {
+      let deadline = Date().addingTimeInterval(120)
+      while running.isRunning && Date() < deadline {
         drain()
         usleep(5_000)
       }
       drain()
-      #expect(process.terminationStatus == 0)
+      let result = try running.finished(within: 1)
+      #expect(result.status == 0, "\(result.stderr)")
       let report = try RunReport.decode(from: Data(received))
       #expect(report.status == .succeeded)
       var status = stat()
@@ -296,7 +293,7 @@ struct HardeningTests {
     let holder = try SQLiteConnection(path: database)
     try holder.execute("BEGIN \(lock)")
     try holder.execute(statement)
-    let result = try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", database, "--busy-timeout", "0.3"])
+    let result = try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", database, "--busy-timeout", "0.3"])
     #expect(result.status == 74, "\(result.stderr)")
     #expect(result.stderr.contains("is locked by another process (waited 0.3 s)"))
     try holder.execute("COMMIT")
@@ -314,7 +311,7 @@ struct HardeningTests {
     #expect(try SluiceCommand.run(["run", spec]).status == 0)
     let holder = try SQLiteConnection(path: database)
     try holder.execute("BEGIN EXCLUSIVE")
-    let result = try SluiceBinary.run(["run", spec])
+    let result = try SluiceCommand.run(["run", spec])
     #expect(result.status == 74)
     #expect(result.stderr.contains("waited 0.2 s"))
     try holder.execute("ROLLBACK")

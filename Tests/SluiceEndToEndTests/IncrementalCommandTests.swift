@@ -54,7 +54,7 @@ struct IncrementalCommandTests {
   }
 
   static func sha256sum(_ path: String) throws -> String {
-    let result = try SluiceBinary.shell("sha256sum '\(path)' | cut -c1-64")
+    let result = try Tool.shell("sha256sum '\(path)' | cut -c1-64")
     return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
@@ -210,7 +210,7 @@ struct IncrementalCommandTests {
 
   @Test func standardInputCannotBeIncrementalAndReloadChangedNeedsIncremental() throws {
     try drop("day1.json", 1...3)
-    let stdin = try SluiceBinary.run(["run", try spec(), "--incremental", "--input", "-"])
+    let stdin = try SluiceCommand.run(["run", try spec(), "--incremental", "--input", "-"])
     #expect(stdin.status == 64)
     #expect(stdin.stderr.contains("standard input ('-') cannot be: read files"), "\(stdin.stderr)")
     let reload = try SluiceCommand.run(["run", try spec(), "--reload-changed"])
@@ -218,7 +218,7 @@ struct IncrementalCommandTests {
     #expect(reload.stderr.contains("--reload-changed applies to an incremental run"), "\(reload.stderr)")
     let spec = try scratch.write(
       "stdin.json", #"{"dataset": "orders", "input": "-", "database": "o.sqlite", "incremental": true}"#)
-    let refused = try SluiceBinary.run(["run", spec])
+    let refused = try SluiceCommand.run(["run", spec])
     #expect(refused.status == 64)
     #expect(refused.stderr.contains("'incremental': standard input ('-') cannot be skipped"), "\(refused.stderr)")
   }

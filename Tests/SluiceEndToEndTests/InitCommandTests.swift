@@ -171,9 +171,9 @@ struct InitCommandTests {
     #expect(fields == ["id", "lat", "lon", "version"])
 
     // Gzip is read as for a run: the same dump compressed gives the same fixture.
-    let gzipped = try SluiceBinary.shell(
-      #"gzip -c "$1" > "$2/osm.osm.gz" && "$SLUICE" init "$2/osm.osm.gz" osm-nodes --dir "$2/gz""#
-        .replacingOccurrences(of: "$1", with: Self.osmDump).replacingOccurrences(of: "$2", with: scratch.path))
+    let dump = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.osmDump)))
+    let compressed = try scratch.write("osm.osm.gz", Gzip.compress(dump))
+    let gzipped = try SluiceCommand.run(["init", compressed, "osm-nodes", "--dir", scratch.file("gz")])
     try #require(gzipped.status == 0, "\(gzipped.stderr)")
     #expect(
       try Data(contentsOf: URL(fileURLWithPath: scratch.file("gz/\(fixture)")))

@@ -63,12 +63,13 @@ struct KillTests {
     let scratch = try TemporaryDirectory()
     let input = try makeInput(in: scratch, count: 6_000)
     let template = scratch.file("template.sqlite")
-    #expect(try SluiceBinary.run(["run", "Pipelines/fruits.json", "--db", template]).status == 0)
+    #expect(try SluiceCommand.run(["run", "Pipelines/fruits.json", "--db", template]).status == 0)
     let old = try fingerprint(template)
 
     // The state a complete import reaches, from a copy of the same starting point.
     let reference = scratch.file("reference.sqlite")
     try FileManager.default.copyItem(atPath: template, toPath: reference)
+    // Launched, as the killed runs are: its time, start-up included, aims their kills.
     let started = Date()
     let complete = try SluiceBinary.run(
       ["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", reference] + mode)
@@ -103,7 +104,7 @@ struct KillTests {
       }
       #expect(try integrity(database) == "ok")
 
-      let rerun = try SluiceBinary.run(
+      let rerun = try SluiceCommand.run(
         ["run", "Pipelines/fruits.json", "--input", input, "--format", "ndjson", "--db", database] + mode)
       #expect(rerun.status == 0, "\(rerun.stderr)")
       let after = try fingerprint(database)

@@ -11,14 +11,14 @@ import Testing
 /// the work it claims.
 @Suite("Messages benchmark data")
 struct MessagesGeneratorTests {
-  static let generator = (SluiceBinary.path as NSString).deletingLastPathComponent + "/messages-generator"
+  static let generator = Tool.built("messages-generator")
 
   private func generate(_ arguments: [String]) throws -> SluiceBinary.Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.generator)
     process.arguments = arguments
     process.standardInput = FileHandle.nullDevice
-    return try SluiceBinary.capture(process)
+    return try Tool.capture(process)
   }
 
   @Test func generatorIsDeterministicAndTheLenientPipelineWritesWhatItExpects() throws {

@@ -21,7 +21,7 @@ struct OrdersXMLEqualityTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: BenchmarkDataTests.generator)
     process.arguments = ["--count", "\(Self.count)", "--seed", "11", "--out", directory] + (broken ? ["--broken"] : [])
-    let result = try SluiceBinary.capture(process)
+    let result = try Tool.capture(process)
     try #require(result.status == 0, "\(result.stderr)")
     return directory
   }

@@ -158,7 +158,7 @@ struct PlanCommandTests {
     let bytes = try Data(contentsOf: URL(fileURLWithPath: database))
     let holder = try SQLiteConnection(path: database, options: .init(readOnly: false, create: false))
     try holder.execute("BEGIN IMMEDIATE")
-    let locked = try SluiceBinary.run(["plan", "Pipelines/orders.json", "--db", database, "--busy-timeout", "0.2"])
+    let locked = try SluiceCommand.run(["plan", "Pipelines/orders.json", "--db", database, "--busy-timeout", "0.2"])
     try holder.execute("ROLLBACK")
     #expect(locked.status == 74)
     #expect(locked.stderr.contains("locked"))

@@ -18,13 +18,15 @@ struct PostgreSQLCommandTests {
 
   init() throws { scratch = try TemporaryDirectory() }
 
-  /// Runs the binary; a run without `--report` writes its report into the scratch directory, not
-  /// where the spec says (the repository's reports/).
+  /// Runs `sluice` in process; a run without `--report` writes its report into the scratch
+  /// directory, not where the spec says (the repository's reports/).
   func run(_ arguments: [String], environment: [String: String] = [:]) throws -> SluiceBinary.Result {
+    let arguments = arguments.contains("--report") ? arguments : arguments + ["--report", scratch.file("report.json")]
+    // The environment (PGPASSWORD, PGCONNECT_TIMEOUT) is the process's: only a process of its own has another.
+    if environment.isEmpty { return try SluiceCommand.run(arguments) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-    process.arguments =
-      arguments.contains("--report") ? arguments : arguments + ["--report", scratch.file("report.json")]
+    process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.standardInput = FileHandle.nullDevice
@@ -68,25 +70,15 @@ struct PostgreSQLCommandTests {
   /// A listener that never answers: libpq's connect_timeout (here 2 s, the minimum) ends the wait.
   @Test func aServerThatNeverAnswersTimesOutInsteadOfHanging() throws {
     let listener = try SilentListener()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-    process.arguments = [
+    let running = SluiceCommand.start([
       "run", "Pipelines/fruits.json", "--db", "postgresql://sluice@127.0.0.1:\(listener.port)/sluice",
       "--connect-timeout", "2",
       "--report", scratch.file("report.json"),
-    ]
-    process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    ])
     // A guard against a hang, not a measurement: far beyond the 2 s the run should take.
-    let deadline = Date().addingTimeInterval(120)
-    while process.isRunning && Date() < deadline { usleep(50_000) }
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-    #expect(process.terminationReason == .exit)
-    #expect(process.terminationStatus == 74)
+    let result = try running.finished(within: 120)
+    withExtendedLifetime(listener) {}
+    #expect(result.status == 74, "\(result.stderr)")
   }
 
   @Test func aWrongPasswordIsAnIOErrorThatNeverShowsThePassword() throws {
@@ -164,23 +156,14 @@ struct PostgreSQLCommandTests {
     #expect(busy.stderr.contains("is locked by another process"))
 
     let directory = try TemporaryDirectory()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: SluiceBinary.path)
-    process.arguments = [
+    let running = SluiceCommand.start([
       "run", "Pipelines/fruits.json", "--db", schema.url, "--db-schema", schema.name, "--busy-timeout", "600",
       "--report", directory.file("report.json"),
-    ]
-    process.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    let stderrPath = directory.file("stderr")
-    _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-    try process.run()
+    ])
     // Wait until the run's session waits on the lock, then end that session from the server.
     let admin = try PostgreSQLServer.connect()
     var terminated = false
-    for _ in 0..<1200 where !terminated && process.isRunning {
+    for _ in 0..<1200 where !terminated && running.isRunning {
       let waiting = try admin.scalarInt(
         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'sluice' AND wait_event_type = 'Lock'"
       )
@@ -188,11 +171,10 @@ struct PostgreSQLCommandTests {
       if !terminated { usleep(50_000) }
     }
     #expect(terminated)
-    process.waitUntilExit()
+    let ended = try running.finished()
     try holder.execute("ROLLBACK")
-    #expect(process.terminationStatus == 74)
-    let stderr = try String(contentsOfFile: stderrPath, encoding: .utf8)
-    #expect(stderr.contains("PostgreSQL at host"), "\(stderr)")
+    #expect(ended.status == 74)
+    #expect(ended.stderr.contains("PostgreSQL at host"), "\(ended.stderr)")
     #expect(try schema.rows(of: ["fruits", "recipes"]) == before)
   }
 }

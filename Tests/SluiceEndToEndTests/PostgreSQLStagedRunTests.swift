@@ -30,8 +30,10 @@ struct PostgreSQLStagedRunTests {
     var staging: String { "sluice_stage_" + schema.name }
     deinit { _ = try? PostgreSQLServer.connect().execute("DROP SCHEMA IF EXISTS \"\(staging)\" CASCADE") }
 
+    /// In process, but for a kill (`--test-kill-at`), which needs `sluice-faults` of its own.
     func run(_ spec: String, _ extra: [String]) throws -> SluiceBinary.Result {
-      try SluiceBinary.run(["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra)
+      let arguments = ["run", spec, "--db", schema.url, "--db-schema", schema.name] + extra
+      return try extra.contains("--test-kill-at") ? SluiceBinary.run(arguments) : SluiceCommand.run(arguments)
     }
 
     func start(_ spec: String, _ extra: [String]) throws -> Process {
@@ -82,7 +84,7 @@ struct PostgreSQLStagedRunTests {
       #expect(killed.status == SIGKILL, "\(point): \(killed.stderr)")
       #expect(try target.state() == old, "\(point): the target changed before the publication")
       #expect(try target.stagingExists(), "\(point)")
-      let runs = try SluiceBinary.run(["runs", target.schema.url, "--db-schema", target.schema.name])
+      let runs = try SluiceCommand.run(["runs", target.schema.url, "--db-schema", target.schema.name])
       #expect(runs.status == 0)
       #expect(runs.stderr.contains("is unfinished in schema \(target.staging)"), "\(point): \(runs.stderr)")
       if point.hasPrefix("chunk-"), point != "chunk-0" {
@@ -169,7 +171,7 @@ struct PostgreSQLStagedRunTests {
     try visible.bind(.text(target.schema.name), at: 1)
     #expect(try visible.step() && visible.columnValue(0) == .integer(0), "the target has the run's tables already")
     visible.reset()
-    let runs = try SluiceBinary.run(["runs", target.schema.url, "--db-schema", target.schema.name])
+    let runs = try SluiceCommand.run(["runs", target.schema.url, "--db-schema", target.schema.name])
     #expect(runs.status == 66, "\(runs.stderr)")
     #expect(runs.stderr.contains("is unfinished in schema \(target.staging)"), "\(runs.stderr)")
     let resumed = try target.run(spec, ["--stage", "--resume"])
@@ -246,7 +248,7 @@ struct PostgreSQLStagedRunTests {
     unlogged.reset()
     try admin.execute("TRUNCATE \(list) CASCADE")
     // The operator's first command after the crash says there is nothing to resume, and what to run.
-    let runs = try SluiceBinary.run(["runs", target.schema.url, "--db-schema", target.schema.name])
+    let runs = try SluiceCommand.run(["runs", target.schema.url, "--db-schema", target.schema.name])
     #expect(runs.status == 0, "\(runs.stderr)")
     #expect(
       runs.stderr.contains("and its staged rows were lost: the server restarted after a crash")

@@ -64,13 +64,13 @@ struct ProgressCommandTests {
     let scratch = try TemporaryDirectory()
     for mode in ["run", "validate"] {
       let database = mode == "run" ? ["--db", scratch.file("orders.sqlite")] : []
-      let plain = try SluiceBinary.run(
+      let plain = try SluiceCommand.run(
         [mode, "Pipelines/orders.json", "--report", scratch.file("\(mode).json")] + database)
       #expect(plain.status == 0, "\(plain.stderr)")
       #expect(!plain.stderr.contains("\r") && !plain.stderr.contains("\u{1B}"), "\(plain.stderr.debugDescription)")
       #expect(!plain.stdout.contains("\r") && !plain.stdout.contains("\u{1B}"))
     }
-    let forced = try SluiceBinary.run([
+    let forced = try SluiceCommand.run([
       "validate", "Pipelines/orders.json", "--progress", "--report", scratch.file("forced.json"),
     ])
     #expect(forced.status == 0)
@@ -81,7 +81,7 @@ struct ProgressCommandTests {
   }
 
   @Test func contradictoryFlagsAreAUsageError() throws {
-    let result = try SluiceBinary.run(["run", "Pipelines/orders.json", "--progress", "--no-progress"])
+    let result = try SluiceCommand.run(["run", "Pipelines/orders.json", "--progress", "--no-progress"])
     #expect(result.status == 64)
     #expect(result.stderr.contains("--progress and --no-progress"))
   }

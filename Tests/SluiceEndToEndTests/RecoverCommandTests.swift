@@ -58,14 +58,22 @@ struct RecoverCommandTests {
 
   static let tables = ["fruits", "recipes", "customers", "orders", "order_items", "devices"]
 
-  func load(_ schema: PostgreSQLSchema, jobs: Int = 3, options: [String] = []) throws -> (
-    SluiceBinary.Result, Process
-  ) {
-    try sluice(
-      [
-        "run", try spec(), "--db", schema.url, "--db-schema", schema.name, "--jobs", "\(jobs)", "--report",
-        scratch.file("r.json"),
-      ] + options)
+  func loadArguments(_ schema: PostgreSQLSchema, jobs: Int, options: [String]) throws -> [String] {
+    [
+      "run", try spec(), "--db", schema.url, "--db-schema", schema.name, "--jobs", "\(jobs)", "--report",
+      scratch.file("r.json"),
+    ] + options
+  }
+
+  /// The three inputs loaded into `schema`, in process.
+  func load(_ schema: PostgreSQLSchema, jobs: Int = 3, options: [String] = []) throws -> SluiceBinary.Result {
+    try run(loadArguments(schema, jobs: jobs, options: options))
+  }
+
+  /// The three inputs loaded into `schema` by `sluice-faults`, killed at `point`: the process, to
+  /// see how it ended.
+  func loadKilled(_ schema: PostgreSQLSchema, at point: String, options: [String] = []) throws -> Process {
+    try sluice(loadArguments(schema, jobs: 3, options: ["--test-kill-at", point] + options)).1
   }
 
   /// The run's status in `sluice runs --json`.
@@ -85,8 +93,8 @@ struct RecoverCommandTests {
   func aRunKilledWhileCommittingIsRecoveredWholeOrNotAtAll(point: String, commit: String, whole: Bool) throws {
     let schema = PostgreSQLSchema()
     let serial = PostgreSQLSchema()
-    #expect(try load(serial, jobs: 1).0.status == 0)
-    let (_, killed) = try load(schema, options: ["--test-kill-at", point, "--lane-commit", commit])
+    #expect(try load(serial, jobs: 1).status == 0)
+    let killed = try loadKilled(schema, at: point, options: ["--lane-commit", commit])
     #expect(killed.terminationReason == .uncaughtSignal)
     #expect(killed.terminationStatus == SIGKILL)
 
@@ -130,7 +138,7 @@ struct RecoverCommandTests {
   /// for them in vain, fails with 74 as before, and says what holds them and what settles it.
   @Test func aLaterRunThatMeetsTheLocksOfPreparedLanesNamesSluiceRecover() throws {
     let schema = PostgreSQLSchema()
-    let (_, killed) = try load(schema, options: ["--test-kill-at", "prepared-3"])
+    let killed = try loadKilled(schema, at: "prepared-3")
     #expect(killed.terminationStatus == SIGKILL)
     let blocked = try run([
       "run", try spec(), "--db", schema.url, "--db-schema", schema.name, "--jobs", "3", "--busy-timeout", "1",
@@ -144,7 +152,7 @@ struct RecoverCommandTests {
     #expect(blocked.stderr.contains("sluice recover \(schema.url)"))
     let applied = try run(["recover", schema.url, "--db-schema", schema.name, "--apply"])
     #expect(applied.status == 0, "\(applied.stdout)\(applied.stderr)")
-    let loaded = try load(schema).0
+    let loaded = try load(schema)
     #expect(loaded.status == 0, "\(loaded.stderr)")
     #expect(try schema.rows(of: ["orders"]).count("orders") == 2000)
   }
@@ -154,7 +162,7 @@ struct RecoverCommandTests {
     #expect(sqlite.status == 64)
     #expect(sqlite.stderr.contains("recover applies to a database server whose runs commit in lanes (PostgreSQL"))
     let schema = PostgreSQLSchema()
-    #expect(try load(schema).0.status == 0)
+    #expect(try load(schema).status == 0)
     let nothing = try run(["recover", schema.url, "--db-schema", schema.name])
     #expect(nothing.status == 0, "\(nothing.stderr)")
     #expect(nothing.stdout.isEmpty)

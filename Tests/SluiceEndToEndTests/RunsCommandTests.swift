@@ -212,8 +212,7 @@ struct RunsCommandTests {
     let run = try SluiceCommand.run(["run", spec, "--no-progress"])
     try #require(run.status == 0, "\(run.stderr)")
 
-    // The binary: `runs` of a thousand inputs takes seconds longer in process than launched.
-    let json = try SluiceBinary.run(["runs", database, "1", "--json"])
+    let json = try SluiceCommand.run(["runs", database, "1", "--json"])
     #expect(json.status == 0, "\(json.stderr)")
     let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
     let inputs = try #require(object["inputs"] as? [[String: Any]])
@@ -228,7 +227,7 @@ struct RunsCommandTests {
     #expect((object["run"] as? [String: Any])?["recordsLoaded"] as? Int == count)
     #expect(json.stdout.utf8.count < 1_500_000, "\(json.stdout.utf8.count) bytes")
 
-    let text = try SluiceBinary.run(["runs", database, "1"])
+    let text = try SluiceCommand.run(["runs", database, "1"])
     #expect(text.status == 0, "\(text.stderr)")
     #expect(
       text.stdout.contains("  inputs (sluice_inputs): \(count), the first \(RunReport.inputSectionLimit) listed:\n"))
@@ -287,7 +286,7 @@ struct RunsCommandTests {
 
       """)
     let before = try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int ?? 0
-    let crashed = try SluiceBinary.shell("exec python3 '\(script)' '\(database)'")
+    let crashed = try Tool.shell("exec python3 '\(script)' '\(database)'")
     try #require(crashed.status == SIGKILL, "\(crashed.stderr)")
     // Hot: the journal is there, not empty, begins with a rollback journal's magic number, and
     // the process that wrote it is gone; pages of the transaction are in the database file.

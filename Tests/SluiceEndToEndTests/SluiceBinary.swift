@@ -19,13 +19,11 @@ struct SluiceBinary {
   /// lines that kill a run at a chosen point, as the shipped binary has no test hook.
   static let faultsPath = builtExecutable("sluice-faults")
 
-  private static func builtExecutable(_ name: String) -> String {
-    let candidates = [
-      URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        .appendingPathComponent(name).path,
-      Repository.path(".build/debug/\(name)"),
-    ]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
+  private static func builtExecutable(_ name: String) -> String { Tool.built(name) }
+
+  /// The bytes of `sluice` and of `sluice-faults`, read, not run (which test hooks each holds).
+  static func contents() throws -> (sluice: Data, faults: Data) {
+    (try Data(contentsOf: URL(fileURLWithPath: path)), try Data(contentsOf: URL(fileURLWithPath: faultsPath)))
   }
 
   /// The executable for `arguments`: `sluice-faults` when they ask for a kill, else `sluice`.
@@ -102,5 +100,101 @@ enum SluiceCommand {
     let status = Sluice.run(
       arguments: arguments, datasets: Catalog.datasets, drivers: [SQLiteDriver(), PostgreSQLDriver()], io: io)
     return SluiceBinary.Result(status: status, stdout: io.output, stderr: io.error)
+  }
+
+  /// `sluice arguments…` run in process on a thread of its own, for a test that acts while the
+  /// command runs (ends its server session, stops a worker): `finished()` waits for its end.
+  static func start(_ arguments: [String], in directory: String = Repository.root) -> Running {
+    let running = Running()
+    let thread = Thread {
+      running.end(Result { try run(arguments, in: directory) })
+    }
+    thread.stackSize = 16 << 20
+    thread.start()
+    return running
+  }
+
+  /// A command started in process (`start`).
+  final class Running: @unchecked Sendable {
+    private let lock = NSLock()
+    private let ended = DispatchSemaphore(value: 0)
+    private var outcome: Result<SluiceBinary.Result, any Error>?
+
+    /// Whether the command has not ended yet.
+    var isRunning: Bool { lock.withLock { outcome == nil } }
+
+    fileprivate func end(_ outcome: Result<SluiceBinary.Result, any Error>) {
+      lock.withLock { self.outcome = outcome }
+      ended.signal()
+    }
+
+    /// Waits for the command's end; what it returned.
+    func finished() throws -> SluiceBinary.Result {
+      ended.wait()
+      ended.signal()
+      return try lock.withLock { outcome! }.get()
+    }
+
+    /// Waits `seconds` at most for the command's end — a guard against a hang, as `timeout` is
+    /// for a process: a command still running then fails the test (its thread is left blocked).
+    func finished(within seconds: Double) throws -> SluiceBinary.Result {
+      guard ended.wait(timeout: .now() + seconds) == .success else {
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "still running after \(seconds) s"])
+      }
+      ended.signal()
+      return try lock.withLock { outcome! }.get()
+    }
+  }
+}
+
+/// Processes that are not `sluice`: the generators built beside it, and shells for the tools the
+/// tests compare Sluice with or make data with (`zcat`, `sha256sum`, `python3`). No `$SLUICE` is
+/// set here: a shell that runs the binary is `SluiceBinary.shell`, which the launch count sees
+/// (`LaunchCountTests`).
+enum Tool {
+  /// An executable of the package (`orders-generator`, …), next to the test bundle.
+  static func built(_ name: String) -> String {
+    let candidates = [
+      URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent(name).path,
+      Repository.path(".build/debug/\(name)"),
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
+  }
+
+  /// Runs `process` to its end with stdout and stderr going to files, and returns both.
+  static func capture(_ process: Process) throws -> SluiceBinary.Result { try SluiceBinary.capture(process) }
+
+  /// Starts a bash script in `directory` without waiting (a FIFO's writer or reader), its
+  /// output discarded; `end` waits for it.
+  static func background(_ script: String, in directory: String = Repository.root) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", script]
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  /// Waits `seconds` at most for `process` to end, then ends it (a writer blocked on a FIFO
+  /// nobody opened).
+  static func end(_ process: Process, within seconds: Double = 10) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+  }
+
+  /// Runs a bash script in `directory`, standard input empty.
+  static func shell(_ script: String, in directory: String = Repository.root) throws -> SluiceBinary.Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", script]
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    process.standardInput = FileHandle.nullDevice
+    return try capture(process)
   }
 }

@@ -256,7 +256,7 @@ struct PostgreSQLSnapshotCommandTests {
     let lock = try holder.prepare("SELECT pg_advisory_xact_lock(hashtext('sluice exclusive runs ' || $1))")
     try lock.run([.text(schema.name)])
     let pid = try #require(try holder.scalarInt("SELECT pg_backend_pid()"))
-    let waited = try SluiceBinary.run(["run", spec, "--busy-timeout", "1"])
+    let waited = try SluiceCommand.run(["run", spec, "--busy-timeout", "1"])
     #expect(waited.status == 74, "\(waited.stderr)")
     #expect(waited.stderr.contains("is locked by another process (waited 1 s)"), "\(waited.stderr)")
     #expect(waited.stderr.contains("held by sluice (PostgreSQL backend \(pid), client "), "\(waited.stderr)")
