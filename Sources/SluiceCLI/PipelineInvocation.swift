@@ -131,6 +131,11 @@ struct PipelineInvocation {
       if configuration.inputs.contains(where: { $0.path == "-" }) {
         throw UsageError("\(what) reads its inputs again to resume; standard input ('-') cannot be: read files")
       }
+      if configuration.parallelism.jobs > 1 && command.runMode == .run {
+        printError(
+          "sluice: note: --jobs does not apply to \(checkpointing.staged ? "a staged run (--stage)" : what): it commits chunk by chunk on one connection, so the inputs load one after another"
+        )
+      }
     }
     if parsed.flags.contains("reload-changed") {
       guard configuration.inputs.contains(where: \.isIncremental) else {

@@ -122,6 +122,27 @@ struct ParallelCommandTests {
     #expect(!sqlite.stderr.contains("parallel:"))
   }
 
+  /// A checkpointed run commits chunk by chunk on one connection: `--jobs` is said not to apply,
+  /// and the run loads serially, as the report shows.
+  @Test func jobsWithACheckpointedRunIsANoteAndTheRunLoadsSerially() throws {
+    let spec = try spec()
+    let schema = PostgreSQLSchema()
+    let report = scratch.file("chunked.json")
+    let chunked = try run([
+      "run", spec, "--db", schema.url, "--db-schema", schema.name, "--jobs", "2", "--checkpoint-every", "50",
+      "--report", report,
+    ])
+    #expect(chunked.status == 0, "\(chunked.stderr)")
+    #expect(
+      chunked.stderr.contains(
+        "--jobs does not apply to a checkpointed run (--checkpoint-every): it commits chunk by chunk on one connection"),
+      "\(chunked.stderr)")
+    let written = try RunReport.decode(from: Data(contentsOf: URL(fileURLWithPath: report)))
+    #expect(written.parallel == nil && !chunked.stderr.contains("parallel:"))
+    #expect(written.status == .succeeded)
+    #expect(try schema.rows(of: ["orders"]).count("orders") > 0)
+  }
+
   @Test func aConnectionThatFailsIsExit74NamingTheHostNeverThePassword() throws {
     let role = "sluice_jobs_" + UUID().uuidString.prefix(8).lowercased()
     let admin = try PostgreSQLServer.connect()
