@@ -113,7 +113,7 @@ struct PipelineInvocation {
         throw UsageError(
           "--max-delete-rate applies to a snapshot run: give --snapshot too, or set 'snapshot' in the spec")
       }
-      configuration.maxDeleteRate = rate
+      configuration.snapshot.maxDeleteRate = rate
     }
     if configuration.inputs.contains(where: { $0.isIncremental && $0.path == "-" }) {
       throw UsageError(
@@ -142,14 +142,14 @@ struct PipelineInvocation {
         throw UsageError(
           "--reload-changed applies to an incremental run: give --incremental too, or set 'incremental' in the spec")
       }
-      configuration.reloadsChanged = true
+      configuration.incremental.reloadsChanged = true
     }
     if parsed.flags.contains("verify-content") {
       guard configuration.inputs.contains(where: \.isIncremental) else {
         throw UsageError(
           "--verify-content applies to an incremental run: give --incremental too, or set 'incremental' in the spec")
       }
-      configuration.verifiesContent = true
+      configuration.incremental.verifiesContent = true
     }
     let rejects = parsed.values["rejects"].map(PipelineConfiguration.absolute)
     switch command.rejects {

@@ -222,12 +222,12 @@ struct NestedTableTests {
   @Test func aSnapshotDeletesARecordsRowsAtEveryDepth() throws {
     let database = try NestedDatabase()
     var load = try database.configuration("first", NestedOrdersDataset.first, conflict: .upsert)
-    load.maxDeleteRate = 1
+    load.snapshot.maxDeleteRate = 1
     _ = try database.run(load)
     var snapshot = try database.configuration(
       "snapshot", [NestedOrdersDataset.first[1]], conflict: .upsert)
     snapshot.inputs[0].isSnapshot = true
-    snapshot.maxDeleteRate = 1
+    snapshot.snapshot.maxDeleteRate = 1
     var plan = snapshot
     plan.mode = .plan
     let planned = try database.run(plan)

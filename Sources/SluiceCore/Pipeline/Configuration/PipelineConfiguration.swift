@@ -74,17 +74,10 @@ public struct PipelineConfiguration: Sendable {
   /// What compares the input with `baselinePath`: SluiceInspect's `.inspection`, which the
   /// command line sets; a baseline without it fails the run (`BaselineComparison`).
   public var baselineComparison: BaselineComparison?
-  /// Whether an incremental input whose path the ledger knows with other content is loaded
-  /// again (`--reload-changed`) rather than refusing the run (exit 65).
-  public var reloadsChanged = false
-  /// Whether an incremental run hashes an input whose fingerprint is the one the ledger
-  /// recorded instead of skipping it unread (`--verify-content`): a file rewritten in place
-  /// through a shared writable mapping, or on a file system whose times do not move, keeps its
-  /// fingerprint but not its content.
-  public var verifiesContent = false
-  /// The largest share of a table's rows a snapshot run may delete (`maxDeleteRate`, default
-  /// 0.05): one that would delete more fails, exit 65, nothing written.
-  public var maxDeleteRate = 0.05
+  /// What the run does with its incremental inputs (`--reload-changed`, `--verify-content`).
+  public var incremental = Incremental()
+  /// What a snapshot run may delete (`maxDeleteRate`, `--max-delete-rate`).
+  public var snapshot = Snapshot()
   /// Commits the run in chunks with checkpoints, resumable, perhaps staged (`--checkpoint-every`,
   /// `--resume`, `--restart`, `--stage`); nil: the run is one transaction.
   public var checkpointing: Checkpointing?
@@ -126,6 +119,34 @@ public struct PipelineConfiguration: Sendable {
     public init(jobs: Int = 1, commit: LaneCommit = .automatic) {
       self.jobs = jobs
       self.commit = commit
+    }
+  }
+
+  /// The options of a run's incremental inputs (those whose spec says `"incremental": true`).
+  public struct Incremental: Sendable, Hashable {
+    /// Whether an input whose path the ledger knows with other content is loaded again
+    /// (`--reload-changed`) rather than refusing the run (exit 65).
+    public var reloadsChanged: Bool
+    /// Whether an input whose fingerprint is the one the ledger recorded is hashed instead of
+    /// skipped unread (`--verify-content`): a file rewritten in place through a shared writable
+    /// mapping, or on a file system whose times do not move, keeps its fingerprint but not its
+    /// content.
+    public var verifiesContent: Bool
+
+    public init(reloadsChanged: Bool = false, verifiesContent: Bool = false) {
+      self.reloadsChanged = reloadsChanged
+      self.verifiesContent = verifiesContent
+    }
+  }
+
+  /// The options of a run's snapshot inputs (those whose spec says `"snapshot": true`).
+  public struct Snapshot: Sendable, Hashable {
+    /// The largest share of a table's rows the run may delete (default 0.05): one that would
+    /// delete more fails, exit 65, nothing written.
+    public var maxDeleteRate: Double
+
+    public init(maxDeleteRate: Double = 0.05) {
+      self.maxDeleteRate = maxDeleteRate
     }
   }
 

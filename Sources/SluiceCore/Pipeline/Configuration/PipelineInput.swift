@@ -25,11 +25,11 @@ public struct PipelineInput: Sendable, Hashable {
   /// An input an incremental run may skip (`"incremental": true` in a spec, `--incremental`):
   /// when the database's input ledger already holds its content, under any name, it is not
   /// read; when its path was loaded with other content, the run is refused unless it reloads
-  /// changed inputs (`PipelineConfiguration.reloadsChanged`).
+  /// changed inputs (`PipelineConfiguration.incremental`).
   public var isIncremental = false
   /// An input that is a full snapshot of its dataset (`"snapshot": true` in a spec,
   /// `--snapshot`): after the load, the top-level rows of its dataset's tables whose keys the
-  /// run did not write are deleted, within `PipelineConfiguration.maxDeleteRate`.
+  /// run did not write are deleted, within `PipelineConfiguration.snapshot`.
   public var isSnapshot = false
   /// The spec's glob pattern this input is one match of (nil for a path without one): the files
   /// of one pattern are what `sluice run --share K/N` deals out among several processes.

@@ -484,7 +484,7 @@ public struct PipelineSpec: Sendable {
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
     if let jobs { configuration.parallelism.jobs = jobs }
     configuration.countsTableRows = countsRows
-    if let maxDeleteRate { configuration.maxDeleteRate = maxDeleteRate }
+    if let maxDeleteRate { configuration.snapshot.maxDeleteRate = maxDeleteRate }
     if checkpointEvery != nil || stages {
       configuration.checkpointing = .init(recordsPerChunk: checkpointEvery, staged: stages)
     }

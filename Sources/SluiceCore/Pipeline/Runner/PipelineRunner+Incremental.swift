@@ -9,7 +9,7 @@ import Foundation
 ///
 /// 1. The very file the ledger last recorded under this path — same device, inode, size,
 ///    modification and change times (`FileFingerprint`) — is skipped without being read; with
-///    `verifiesContent` (`--verify-content`), only once its SHA-256 is the one recorded, for a
+///    `incremental.verifiesContent` (`--verify-content`), only once its SHA-256 is the one recorded, for a
 ///    file rewritten in place through a shared writable mapping keeps its times on some file
 ///    systems (and within their granularity on all), so its fingerprint says nothing.
 /// 2. Otherwise its first 64 KiB are hashed. Only when some input loaded as the same dataset,
@@ -44,7 +44,7 @@ extension PipelineRunner {
     }
 
     if let known, known.fingerprint == fingerprint.text {
-      guard configuration.verifiesContent else {
+      guard configuration.incremental.verifiesContent else {
         return skip(.unchanged, sha256: known.sha256, head: known.headSHA256, run: known.loadedBy, as: nil)
       }
       let digest = try hashing(path) { try InputDigest.of(file: path) }
@@ -73,7 +73,7 @@ extension PipelineRunner {
       }
     }
     if let known {
-      guard configuration.reloadsChanged else {
+      guard configuration.incremental.reloadsChanged else {
         throw RunAbort(
           failure: .init(
             kind: .data,

@@ -54,7 +54,7 @@ extension PipelineRunner {
         ))
     }
     do {
-      return try mirror.apply(maxDeleteRate: configuration.maxDeleteRate, holding: Set(unkeyed.keys))
+      return try mirror.apply(maxDeleteRate: configuration.snapshot.maxDeleteRate, holding: Set(unkeyed.keys))
     } catch let refusal as SnapshotRefusal {
       throw RunAbort(failure: .init(kind: .data, message: refusal.description))
     }
