@@ -5,12 +5,13 @@ import Foundation
 // connection, which loads no lane.
 //
 // Two-phase (the server allows enough prepared transactions):
-//   1. each lane transaction inserts its `sluice_run_lanes` row and is prepared as
-//      `sluice:<database>:<schema>:<run>:<k>/<n>`; a prepare that fails rolls the run back;
+//   1. each lane transaction records its lane row (`recordLane`) and is prepared under an id
+//      that names the run (`transactionID`; PostgreSQL's is `sluice:<database>:<schema>:<run>:
+//      <k>/<n>`); a prepare that fails rolls the run back;
 //   2. the decision: the row goes from `running` to `committing` (a compare-and-set), with the
 //      run's counts and issues, committed on its own — from here the run is committed, whatever
 //      happens to this process;
-//   3. `COMMIT PREPARED` of each lane, on any connection that still works;
+//   3. each prepared lane committed (`commitPrepared`), on any connection that still works;
 //   4. the row says `succeeded` — or `partial`, if a lane's row is missing (a prepared lane was
 //      rolled back by hand).
 // Ordered (no prepared transactions): each lane transaction inserts its row, the decision is
