@@ -53,7 +53,7 @@ extension PostgreSQLAuditLog {
   static func decide(_ run: LaneRunLog, _ entry: AuditEntry, on store: PostgreSQLStore) throws -> Bool {
     try store.withTransaction {
       guard try update(run, to: committing, with: entry, from: running, on: store) else { return false }
-      try recordIssues(of: entry, runID: run.runID, into: store)
+      try AuditTables.recordIssues(of: entry, runID: run.runID, into: store)
       try InputLedger.record(entry.inputLedger, runID: run.runID, into: store)
       return true
     }
@@ -65,7 +65,7 @@ extension PostgreSQLAuditLog {
   static func abort(_ run: LaneRunLog, _ entry: AuditEntry, on store: PostgreSQLStore) throws -> String? {
     try store.withTransaction {
       if try update(run, to: "failed", with: entry, from: running, on: store) {
-        try recordIssues(of: entry, runID: run.runID, into: store)
+        try AuditTables.recordIssues(of: entry, runID: run.runID, into: store)
         return running
       }
       return try status(of: run.runID, on: store)

@@ -22,6 +22,9 @@ package struct SQLiteDialect: SQLDialect {
 
   public func parameter(_ n: Int) -> String { "?\(n)" }
 
+  /// An alias of the rowid, which SQLite numbers on insert.
+  public var generatedKey: String { "INTEGER PRIMARY KEY" }
+
   /// An upsert into a table with foreign keys gets a statement journal (see `RowWriter.Plan`).
   public var prefersInsertThenUpdate: Bool { true }
 

@@ -1,8 +1,7 @@
 import Foundation
 @_spi(Internals) import SluiceCore
 
-/// The run history of a SQLite database (`sluice_runs`, `sluice_rejects`, written by
-/// `SQLiteAuditLog`), read without writing: the database is opened read-only, so looking at
+/// The run history of a SQLite database (`sluice_runs`, `sluice_rejects`: `AuditTables`), read without writing: the database is opened read-only, so looking at
 /// last night's runs cannot change, lock for writing or create anything — with one exception,
 /// the hot journal a crashed writer left, which must be rolled back before anything can be read
 /// (`rollBack`): that is done as the next writer would do it, and said in `notes`.

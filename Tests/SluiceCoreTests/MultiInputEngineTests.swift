@@ -78,7 +78,7 @@ struct MultiInputEngineTests {
     // A database whose audit tables an earlier release made, with one run in them.
     let db = try ProjectsDatabase()
     let connection = try SQLiteConnection(path: db.path)
-    try Migrator.migrate(connection, [SQLiteAuditLog.migrations[0]])
+    try Migrator.migrate(connection, [SQLiteConnection.auditMigrations[0]])
     try connection.execute(
       """
       INSERT INTO sluice_runs (pipeline, dataset, mode, input, policy, status, started_at, finished_at,

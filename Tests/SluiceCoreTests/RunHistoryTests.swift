@@ -6,7 +6,7 @@ import Testing
 
 @_spi(Internals) @testable import SluiceCore
 
-/// `SQLiteRunHistory` on audit rows written by `SQLiteAuditLog`: what `sluice runs` reads.
+/// `SQLiteRunHistory` on audit rows written by `AuditTables`: what `sluice runs` reads.
 @Suite("Run history read back from the audit tables")
 struct RunHistoryTests {
   /// A fresh directory per test: Swift Testing makes a suite value for each.

@@ -18,6 +18,10 @@ package struct Migration: Sendable {
   /// The table or index the migration creates, when it creates one: a database that already has
   /// it — made by an earlier Sluice, or by hand from `sluice schema` — adopts it instead.
   public var creates: CreatedObject?
+  /// The identifier an earlier release of the store's driver recorded for this same change (the
+  /// audit tables' numbers drifted apart per driver: `AuditTables`). A database that recorded it
+  /// has the change; applying the change now records both, so that release still opens it.
+  public var formerIdentifier: String?
 
   public enum CreatedObject: Sendable, Hashable {
     /// A table and the columns it must have.
@@ -71,17 +75,18 @@ package enum Migrator {
         applied_at \(dialect.typeName(.timestamp)) NOT NULL
       ) \(dialect.tableOptions(hasCompositeKey: false))
       """)
-    let check = try connection.prepare("SELECT 1 FROM sluice_migrations WHERE identifier = \(dialect.parameter(1))")
+    let check = try connection.prepare(
+      "SELECT 1 FROM sluice_migrations WHERE identifier IN (\(dialect.parameter(1)), \(dialect.parameter(2)))")
     let record = try connection.prepare(
       "INSERT INTO sluice_migrations (identifier, applied_at) VALUES (\(dialect.parameter(1)), \(dialect.parameter(2)))"
     )
     let now = DatabaseValue.text(TimestampText.text(Date()))
     func unapplied() throws -> [Migration] {
-      try migrations.filter { migration in
-        try check.bind([.text(migration.identifier)])
-        defer { check.reset() }
-        return try !check.step()
-      }
+      try migrations.filter { try !isApplied($0, check) }
+    }
+    func recordApplied(_ migration: Migration) throws {
+      try record.run([.text(migration.identifier), now])
+      if let former = migration.formerIdentifier { try record.run([.text(former), now]) }
     }
     var pending = try unapplied()
     if !pending.isEmpty && !locked {
@@ -95,7 +100,7 @@ package enum Migrator {
     var created = Set<String>()
     for migration in pending {
       if try adopts(migration, in: connection) {
-        try record.run([.text(migration.identifier), now])
+        try recordApplied(migration)
         applied.append(migration.identifier)
         continue
       }
@@ -108,7 +113,7 @@ package enum Migrator {
       }
       try connection.execute(migration.sql)
       if case .table(let name, _) = migration.creates { created.insert(name) }
-      try record.run([.text(migration.identifier), now])
+      try recordApplied(migration)
       applied.append(migration.identifier)
     }
     return (applied, deferred)
@@ -118,13 +123,18 @@ package enum Migrator {
   /// has no bookkeeping table yet); reads only.
   package static func pending(_ connection: some Store, _ migrations: [Migration]) throws -> [String] {
     guard try connection.columns(of: "sluice_migrations") != nil else { return migrations.map(\.identifier) }
+    let dialect = connection.dialect
     let check = try connection.prepare(
-      "SELECT 1 FROM sluice_migrations WHERE identifier = \(connection.dialect.parameter(1))")
-    return try migrations.filter { migration in
-      try check.bind([.text(migration.identifier)])
-      defer { check.reset() }
-      return try !check.step()
-    }.map(\.identifier)
+      "SELECT 1 FROM sluice_migrations WHERE identifier IN (\(dialect.parameter(1)), \(dialect.parameter(2)))")
+    return try migrations.filter { try !isApplied($0, check) }.map(\.identifier)
+  }
+
+  /// Whether the bookkeeping table records `migration`, under its identifier or its former one;
+  /// `check` selects a row whose identifier is either parameter.
+  private static func isApplied(_ migration: Migration, _ check: some StoreStatement) throws -> Bool {
+    try check.bind([.text(migration.identifier), .text(migration.formerIdentifier ?? migration.identifier)])
+    defer { check.reset() }
+    return try check.step()
   }
 
   /// Whether the object a migration creates exists already, with at least the declared columns;
