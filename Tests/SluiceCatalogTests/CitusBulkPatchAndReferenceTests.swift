@@ -127,6 +127,55 @@ struct CitusBulkPatchAndReferenceTests {
     #expect(citus == sqlite)
   }
 
+  /// Two runs of patches at once into the same distributed table (other keys each) both go in
+  /// bulk: each connection stages in temporary tables of its own, so their names never meet.
+  @Test func twoPatchRunsAtOnceStageApartAndBothGoInBulk() async throws {
+    let twin = try Self.twin(laidOut: ["profiles"])
+    try PostgreSQLBulkPatchTests.loadProfiles(twin, count: 2000)
+    // Keys p-0 … p-999 for the first, p-1000 … p-1999 for the second, several patches each.
+    func shifted(_ line: String) -> String {
+      guard let id = line.range(of: #""id":"p-"#) else { return line }
+      let rest = line[id.upperBound...]
+      let digits = rest.prefix(while: \.isNumber)
+      return String(line[..<id.upperBound]) + String((Int(digits) ?? 0) + 1000) + rest.dropFirst(digits.count)
+    }
+    let halves = [
+      PostgreSQLBulkPatchTests.patchLines(8000, keys: 1000, seed: 20),
+      PostgreSQLBulkPatchTests.patchLines(8000, keys: 1000, seed: 21).map(shifted),
+    ]
+    var configurations: [PipelineConfiguration] = []
+    for (half, lines) in halves.enumerated() {
+      let input = try twin.directory.write("half-\(half).ndjson", FruitsDump.ndjson(lines))
+      var configuration = PipelineConfiguration(
+        name: "half-\(half)", input: input, format: .ndjson, database: .sqlite(""))
+      configuration.reportPath = nil
+      configurations.append(configuration)
+    }
+    // Into SQLite one after the other (the keys are apart, so the order does not matter) …
+    for configuration in configurations {
+      var sqlite = configuration
+      sqlite.database = .sqlite(twin.sqlitePath)
+      #expect(
+        try Pipeline(datasets: PostgreSQLBulkPatchTests.patches, configuration: sqlite.counted).run().status
+          == .succeeded)
+    }
+    // … and into the cluster at once.
+    let aimed = configurations.map { twin.schema.aim($0).counted }
+    let reports = try await withThrowingTaskGroup(of: RunReport.self) { group in
+      for configuration in aimed {
+        group.addTask { try Pipeline(datasets: PostgreSQLBulkPatchTests.patches, configuration: configuration).run() }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    for report in reports {
+      #expect(report.status == .succeeded, "\(report.failure?.message ?? "")")
+      #expect((report.bulkWrites?.tables["profiles"]?.staged ?? 0) >= 2, "\(String(describing: report.bulkWrites))")
+      #expect(report.bulkWrites?.rowByRow == 0)
+    }
+    let (sqlite, citus) = try twin.tables(["profiles"])
+    #expect(citus == sqlite)
+  }
+
   /// Profiles made a reference table by their owner: Citus refuses an `UPDATE` of a reference
   /// table joined with the staging table ("relation … is not distributed"), so their patches go
   /// row by row — with the same result.
