@@ -9,8 +9,9 @@ struct PostgreSQLBulkSQL {
   /// The server has `MERGE` (PostgreSQL 15) and the options do not ask for the older statements.
   let usesMerge: Bool
   /// The server is a Citus coordinator: `MERGE` into a reference table is refused ("Reference
-  /// table as target is not allowed in MERGE command"), and an `UPDATE … FROM` a staging table
-  /// joins a local table with a distributed one; `INSERT … ON CONFLICT` works on both kinds.
+  /// table as target is not allowed in MERGE command"), and so is an `UPDATE` of one joined with a
+  /// staging table ("relation … is not distributed"; Citus 13.2 takes that `UPDATE` of a
+  /// distributed table, planning the staging table apart); `INSERT … ON CONFLICT` works on both.
   var isCitus = false
 
   /// A statement of a batch's apply, and what its result says.
@@ -63,7 +64,7 @@ struct PostgreSQLBulkSQL {
       // Counted as the row writer counts its one-statement upsert: each row that differs from
       // the one before it — the table's, for a key's first row of the batch.
       let row = { (alias: String) in "ROW(\(columns.map { "\(alias).\($0)" }.joined(separator: ", ")))" }
-      let count = """
+      var count = """
         SELECT count(*) FROM (
           SELECT \(row("s")) AS sluice_row, lag(\(row("s"))) OVER w AS sluice_previous, row_number() OVER w AS sluice_n,
             \(keys.map { "s.\($0)" }.joined(separator: ", "))
@@ -72,6 +73,26 @@ struct PostgreSQLBulkSQL {
         WHERE CASE WHEN q.sluice_n = 1 THEN t.\(keys[0]) IS NULL OR \(row("t")) IS DISTINCT FROM q.sluice_row
           ELSE q.sluice_row IS DISTINCT FROM q.sluice_previous END
         """
+      if isCitus {
+        // The same count, column by column: Citus sends the staging table's rows of the
+        // subquery to the workers as an intermediate result, which cannot carry a row value
+        // ("input of anonymous composite types is not implemented"). Two rows are distinct
+        // when one of their columns is.
+        func differ(_ a: (String) -> String, _ b: (String) -> String) -> String {
+          "(" + columns.map { "\(a($0)) IS DISTINCT FROM \(b($0))" }.joined(separator: " OR ") + ")"
+        }
+        let previous = columns.enumerated().map { "lag(s.\($0.element)) OVER w AS sluice_previous_\($0.offset)" }
+        let position = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($0.element, $0.offset) })
+        count = """
+          SELECT count(*) FROM (
+            SELECT \(columns.map { "s.\($0)" }.joined(separator: ", ")), \(previous.joined(separator: ", ")),
+              row_number() OVER w AS sluice_n
+            FROM \(plan.stage) s WINDOW w AS (PARTITION BY \(keys.map { "s.\($0)" }.joined(separator: ", ")) ORDER BY s.sluice_ord, s.sluice_sub)
+          ) q LEFT JOIN \(target) t ON \(match("t", "q"))
+          WHERE CASE WHEN q.sluice_n = 1 THEN t.\(keys[0]) IS NULL OR \(differ({ "t.\($0)" }, { "q.\($0)" }))
+            ELSE \(differ({ "q.\($0)" }, { "q.sluice_previous_\(position[$0] ?? 0)" })) END
+          """
+      }
       let update = onConflict(updating: others, of: target)
       return [
         Step(count, .count(index)),

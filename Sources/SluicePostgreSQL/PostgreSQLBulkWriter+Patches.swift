@@ -11,6 +11,14 @@
 // their row — as the row writer's `UPDATE … WHERE key = ? AND (a column differs)`, one a patch.
 // A patch naming a row that does not exist, or one breaking a constraint (clearing a NOT NULL
 // column), sends the batch back to the row writer, which finds the record and its issue.
+//
+// On Citus the stage stays a temporary table of the coordinator: Citus 13.2 plans it
+// recursively (`citus.local_table_join_policy`, set to `prefer-local` for the batch) — its rows
+// of the round are read once and sent to the workers as an intermediate result, and each shard
+// joins its rows with them. It refuses the correlated subquery of the first statement ("direct
+// joins between distributed and local tables are not supported"), so there the patches naming
+// no row are counted by an inner join of the stage with the table, before the rounds, and each
+// round's count is its UPDATE's.
 
 extension PostgreSQLBulkWriter {
   /// Patches of one key in one batch beyond which the batch goes row by row: each is a round,
@@ -19,14 +27,15 @@ extension PostgreSQLBulkWriter {
   static var roundLimit: Int { 64 }
 
   /// Whether a record is patches this writer applies set-based: every row a patch of a top-level
-  /// table of the schema with a single-column key, naming no other row by its natural key. Not
-  /// on Citus, where an `UPDATE … FROM` a staging table joins a table of the coordinator with a
-  /// distributed one.
+  /// table of the schema with a single-column key, naming no other row by its natural key — on
+  /// Citus, of a distributed table (or one Citus does not know), not a reference table.
   func acceptsPatches(_ rows: RecordRows) -> Bool {
-    guard !sql.isCitus, rows.openReferences.allSatisfy(\.isPatchKey) else { return false }
+    guard rows.openReferences.allSatisfy(\.isPatchKey) else { return false }
     return rows.entries.allSatisfy { entry in
       let serial = Int(entry.serial)
-      guard entry.isPatch, serial < planBySerial.count, planBySerial[serial] >= 0 else { return false }
+      guard entry.isPatch, serial < planBySerial.count, planBySerial[serial] >= 0,
+        !citusReplicated.contains(planBySerial[serial])
+      else { return false }
       let table = plans[planBySerial[serial]].table
       return table.parent == nil && table.key.count == 1 && table.columns.count < 64
     }
@@ -72,6 +81,7 @@ extension PostgreSQLBulkWriter {
     // Emptied at the transaction's top level, so a stage made in it is truncated in place.
     setup.append("TRUNCATE " + used.compactMap { partialStages[$0] }.joined(separator: ", "))
     setup += ["SAVEPOINT sluice_batch", "SET LOCAL enable_hashjoin TO off", "SET LOCAL enable_mergejoin TO off"]
+    if sql.isCitus { setup.append("SET LOCAL citus.local_table_join_policy TO 'prefer-local'") }
     try store.run(setup.joined(separator: "; "))
     var counts = Array(repeating: 0, count: plans.count)
     do {
@@ -104,7 +114,8 @@ extension PostgreSQLBulkWriter {
           return rowByRow()
         }
       }
-      try store.run("RESET enable_hashjoin; RESET enable_mergejoin; RELEASE SAVEPOINT sluice_batch")
+      let reset = sql.isCitus ? "RESET citus.local_table_join_policy; " : ""
+      try store.run("\(reset)RESET enable_hashjoin; RESET enable_mergejoin; RELEASE SAVEPOINT sluice_batch")
     } catch let error as PostgreSQLError {
       guard case .constraint = error.failure else { throw error }
       try store.run("ROLLBACK TO SAVEPOINT sluice_batch; RELEASE SAVEPOINT sluice_batch")
@@ -121,6 +132,20 @@ extension PostgreSQLBulkWriter {
     }
     // A patch writes no row of its own to keep: no record kept what was there.
     return Array(repeating: false, count: records.count)
+  }
+
+  /// The indices of `tables` that are Citus tables but not distributed ones (`pg_dist_partition`:
+  /// a reference table's method is `n`, a distributed one's `h`).
+  static func replicatedTables(of tables: [Table], in store: PostgreSQLStore) throws -> Set<Int> {
+    let q = store.dialect.quote
+    func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    let queries = tables.map { table in
+      "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = to_regclass(\(literal(q(table.name)))) "
+        + "AND partmethod <> 'h'"
+    }
+    guard !queries.isEmpty else { return [] }
+    let results = try store.runEach(queries)
+    return Set(results.indices.filter { (results[$0].rows.first?.first ?? 0) > 0 })
   }
 
   /// Counts a batch that goes row by row, and says so.
@@ -177,9 +202,19 @@ extension PostgreSQLBulkWriter {
     let target = q(table.name)
     let settable = table.columns.enumerated().filter { $0.element.name != table.key[0] }
     let missing = "NOT EXISTS (SELECT 1 FROM \(target) AS t WHERE t.\(key) = s.\(key))"
+    // On Citus, the patches naming no row are round 0's patches (one per key of the batch) less
+    // those an inner join finds in the table: that join goes to the shards with the stage's rows.
+    // An outer join of the stage with the table, which Citus also takes, pulls the whole table to
+    // the coordinator each batch (a 200k-patch run had not ended after 4 minutes). A NULL key
+    // joins no row.
+    let missingOnCitus = """
+      WITH sluice_found AS (SELECT count(*) AS n FROM \(target) AS t JOIN \(stage) AS s ON t.\(key) = s.\(key) \
+      WHERE s.sluice_round = 0) \
+      SELECT 0, (SELECT count(*) FROM \(stage) WHERE sluice_round = 0) - (SELECT n FROM sluice_found)
+      """
     // A table whose only column is its key: a patch can only name its row.
     guard !settable.isEmpty else {
-      return ["SELECT 0, count(*) FROM \(stage) AS s WHERE \(missing)"]
+      return [sql.isCitus ? missingOnCitus : "SELECT 0, count(*) FROM \(stage) AS s WHERE \(missing)"]
     }
     func carries(_ column: Int) -> String { "(s.sluice_mask & \(Int64(bitPattern: 1 << UInt64(column)))) = 0" }
     let assignments = settable.map { column, declaration in
@@ -205,6 +240,8 @@ extension PostgreSQLBulkWriter {
       (SELECT count(*) FROM \(stage) AS s WHERE s.sluice_round = 0 \
       AND (s.\(key) IS NULL OR s.\(key) NOT IN (SELECT sluice_key FROM sluice_changed)) AND \(missing))
       """
+    // On Citus: the check first, then every round's UPDATE, each counted by the rows it changed.
+    if sql.isCitus { return [missingOnCitus] + (0..<max(rounds, 1)).map(update) }
     return [first] + (1..<max(rounds, 1)).map(update)
   }
 

@@ -19,8 +19,8 @@ import Foundation
 /// devices) or a foreign key of the table checks (alerts naming their device: a batch with an
 /// orphan breaks it and goes row by row, where the row writer finds the record), merged rows
 /// (`PostgreSQLBulkWriter+Merges`: a chat message's sender) and batches of patches
-/// (`PostgreSQLBulkWriter+Patches`): references whose orphans become NULL and references on
-/// Citus stay with `RowWriter`, as do schemas where a `replace` table is
+/// (`PostgreSQLBulkWriter+Patches`), on Citus too: references whose orphans become NULL stay
+/// with `RowWriter`, as do schemas where a `replace` table is
 /// referenced by another of the same schema (a delete that cascades within a batch depends on
 /// the order of the records). A batch
 /// whose rows break a constraint is rolled back to the savepoint and returned to the caller,
@@ -59,6 +59,10 @@ final class PostgreSQLBulkWriter: BulkWriter {
   var partialStages: [String?]
   /// The references a foreign key checks (`foreignKeys(of:in:)`).
   var checkedReferences: Set<Reference> = []
+  /// On Citus, the plans whose tables are Citus tables other than distributed ones (reference
+  /// tables): Citus refuses an `UPDATE` of those joined with a table of the coordinator ("relation
+  /// … is not distributed"), so their patches stay with the row writer.
+  var citusReplicated: Set<Int> = []
   /// Per plan, batches of patches that go row by row before the bulk path is tried again, and
   /// how many that will be after its next miss (a batch naming a row that does not exist).
   var patchSkips: [Int]
@@ -144,7 +148,11 @@ final class PostgreSQLBulkWriter: BulkWriter {
       }
     }
     try store.run(setup.joined(separator: "; "))
-    if !store.isCitus { checkedReferences = try Self.foreignKeys(of: tables, in: store) }
+    // On Citus too: a foreign key the layout keeps (from a distributed table to a reference
+    // table, alerts to devices) is declared on the coordinator's table and checked on the
+    // workers' shards as each row is written, and its error classified (`CitusConstraintMessage`).
+    checkedReferences = try Self.foreignKeys(of: tables, in: store)
+    if store.isCitus { citusReplicated = try Self.replicatedTables(of: tables, in: store) }
     var planBySerial = Array(repeating: -1, count: Int(tables.map(\.serial).max() ?? 0) + 1)
     for (index, table) in tables.enumerated() { planBySerial[Int(table.serial)] = index }
     self.planBySerial = planBySerial
@@ -196,7 +204,8 @@ final class PostgreSQLBulkWriter: BulkWriter {
     if rows.entries.first?.isPatch == true { return acceptsPatches(rows) }
     // A reference the record does not resolve itself (an alert's device) is for the table's
     // foreign key to check (`write`), where the table has one that checks each row as it is
-    // written; one whose orphans become NULL is the row writer's, as are all of them on Citus.
+    // written (on Citus too, where the layout keeps it); one whose orphans become NULL is the
+    // row writer's.
     // Not under `ignore`: a row whose key the table has is not written, so its reference would
     // go unchecked, where the row writer rejects the record.
     for reference in rows.openReferences {

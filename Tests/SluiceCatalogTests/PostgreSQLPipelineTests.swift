@@ -10,10 +10,14 @@ import Testing
 /// configuration, so a test can prove both stores end with the same rows and the same report.
 final class TwinStores {
   let directory: TemporaryDirectory
-  let schema = PostgreSQLSchema()
+  let schema: PostgreSQLSchema
   var sqlitePath: String { directory.file("twin.sqlite") }
 
-  init() throws { directory = try TemporaryDirectory() }
+  /// `schema`: another server's (the Citus coordinator's, `CitusCluster.schema()`).
+  init(schema: PostgreSQLSchema = PostgreSQLSchema()) throws {
+    directory = try TemporaryDirectory()
+    self.schema = schema
+  }
 
   struct Reports {
     var sqlite: RunReport
