@@ -73,6 +73,12 @@ extension PipelineConfiguration {
       }
       configuration.busyTimeoutSeconds = seconds
     }
+    if let text = values["memory-budget"] {
+      guard let budget = MemoryBudget(text: text) else {
+        throw UsageError(MemoryBudget.rule("--memory-budget") + ", not '\(text)'")
+      }
+      configuration.memoryBudget = budget
+    }
     if let conflict = values["on-conflict"] {
       guard let value = ConflictPolicy(rawValue: conflict) else {
         throw UsageError(

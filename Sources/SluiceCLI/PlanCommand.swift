@@ -24,7 +24,8 @@ struct PlanCommand: PipelineSubcommand {
       OptionEntry(
         [
           .value("on-conflict", "upsert|replace|ignore|fail"), .value("db-schema", "NAME"),
-          .value("connect-timeout", "SECONDS"), .value("busy-timeout", "SECONDS"), .flag("incremental"),
+          .value("connect-timeout", "SECONDS"), .value("busy-timeout", "SECONDS"), .value("memory-budget", "SIZE"),
+          .flag("incremental"),
           .flag("reload-changed"), .flag("verify-content"), .flag("snapshot"), .value("max-delete-rate", "R"),
         ],
         "as for run"),

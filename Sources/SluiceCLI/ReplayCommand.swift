@@ -23,6 +23,7 @@ struct ReplayCommand: PipelineSubcommand {
       OptionEntry(
         .value("connect-timeout", "SECONDS"), "PostgreSQL: how long to wait for the server (default 10)"),
       RunCommand.busyTimeoutOption,
+      RunCommand.memoryBudgetOption,
       OptionEntry(.value("report", "PATH"), "write the JSON run report here"),
       OptionEntry(.value("junit", "PATH"), "write the contract's checks as JUnit XML here"),
       OptionEntry(.value("html", "PATH"), "write the run report as one self-contained HTML page here"),

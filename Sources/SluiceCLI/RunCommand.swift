@@ -119,6 +119,7 @@ struct RunCommand: PipelineSubcommand {
         its checkpoint is dropped, the chunks it committed stay
         """),
       busyTimeoutOption,
+      memoryBudgetOption,
       failOnRejectsOption,
     ])
 
@@ -129,6 +130,17 @@ struct RunCommand: PipelineSubcommand {
       """
       count every table's rows after the commit (a full scan of each
       table; the report's tableRows): by default the rows written
+      """)
+  }
+
+  /// `--memory-budget`, as run, plan and replay list it.
+  static var memoryBudgetOption: OptionEntry {
+    OptionEntry(
+      .value("memory-budget", "SIZE"),
+      """
+      the memory the run may take, shared by the page cache, the key
+      caches and the hand-off between threads: a number of MiB, or
+      512MiB, 2GiB (default 64MiB; at least 56MiB)
       """)
   }
 

@@ -186,14 +186,14 @@ package final class SQLiteConnection: Store {
     return try statement.step()
   }
 
-  /// SQLite's page cache during a run, in KiB.
+  /// SQLite's page cache during a run until the run sets its budget's (`usePageCache`), in KiB.
   static var pageCacheKibibytes: Int { 16 * 1024 }
   /// The temporary database's page cache (a snapshot's keys seen), in KiB.
   static var temporaryCacheKibibytes: Int { 512 }
   /// The page cache while deferred indexes are built after a load, in KiB.
   static var indexBuildCacheKibibytes: Int { 4 * 1024 }
 
-  /// Opens a database for a bulk import: 16 KiB pages for a new one, a 16 MiB page cache.
+  /// Opens a database for a bulk import: 16 KiB pages for a new one, a 16 MiB page cache until the run sets its budget's (`usePageCache`).
   public static func openForImport(path: String, busyTimeoutMilliseconds: Int32) throws -> SQLiteConnection {
     let connection = try SQLiteConnection(path: path, options: .init(busyTimeoutMilliseconds: busyTimeoutMilliseconds))
     // A database is new when it has no pages — asked of SQLite rather than of the file, so that
@@ -210,6 +210,11 @@ package final class SQLiteConnection: Store {
     // order: a small cache serves them, and keeps them out of the run's memory budget.
     try connection.execute("PRAGMA temp.cache_size = -\(temporaryCacheKibibytes)")
     return connection
+  }
+
+  /// The run's budget for the page cache (`MemoryBudget.pageCacheBytes`; 16 MiB at the default).
+  public func usePageCache(bytes: Int) throws {
+    try execute("PRAGMA cache_size = -\(max(bytes / 1024, 1024))")
   }
 
   /// SQLite's sorter takes as much memory again as the page cache; a small cache keeps the index

@@ -101,7 +101,7 @@ struct KeyOrderedPatchTests {
     var state = Dictionary(uniqueKeysWithValues: ids.map { ($0, Row(score: 0, team: "t")) })
     let changed = apply(to: &state)
     let teams = patches.filter { $0.line.contains(padding) }.count
-    #expect(teams * padding.utf8.count > 2 * RowWriter.patchStageBytes)
+    #expect(teams * padding.utf8.count > 2 * MemoryBudget.default.patchStageBytes)
     let report = try db.run(ScoresDataset(), patches.map(\.line))
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
     #expect(report.statistics(for: .load).recordsOut == count)

@@ -44,9 +44,9 @@ package final class BatchLoader {
   /// A loader for one input's records into `store`, over `schema`'s tables.
   package init(
     store: any Store, schema: Schema, conflict: ConflictPolicy, savepoints: (any RecordSavepoints)?,
-    mirror: SnapshotMirror? = nil
+    mirror: SnapshotMirror? = nil, budget: MemoryBudget = .default
   ) throws {
-    writer = try RowWriter(store: store, schema: schema, conflict: conflict)
+    writer = try RowWriter(store: store, schema: schema, conflict: conflict, budget: budget)
     bulk = try (store as? any BulkLoadingStore)?.makeBulkWriter(schema: schema, conflict: conflict)
     self.savepoints = savepoints
     self.mirror = mirror
@@ -80,7 +80,7 @@ package final class BatchLoader {
         bulk.countRowByRow()
       }
     }
-    if writer.stagedPatchBytes >= RowWriter.patchStageBytes { try writer.applyStagedPatches() }
+    if writer.stagedPatchBytes >= writer.patchStageBytes { try writer.applyStagedPatches() }
     writer.beginBatch()
     for rows in records { try writer.want(rows) }
     try writer.fetchWanted()

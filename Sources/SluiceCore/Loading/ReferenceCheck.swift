@@ -16,13 +16,14 @@ package final class ReferenceCheck {
     /// Nil for a table the database does not have yet: it holds no row.
     let lookup: (any StoreStatement)?
     /// Keys the database holds, the most recently used.
-    var present = KeyCache(generationLimit: RowWriter.keyCacheGeneration)
+    var present: KeyCache
     var wanted = Set<DatabaseValue>()
     /// The key column among the table's own columns.
     let keyColumn: Int
 
-    init(table: Table, lookup: (any StoreStatement)?, keyColumn: Int) {
+    init(table: Table, lookup: (any StoreStatement)?, keyColumn: Int, keyCacheGeneration: Int) {
       self.table = table
+      present = KeyCache(generationLimit: keyCacheGeneration)
       self.lookup = lookup
       self.keyColumn = keyColumn
     }
@@ -42,7 +43,7 @@ package final class ReferenceCheck {
   /// `makeSpill` gives the registry of the run's keys somewhere to move them (nil: memory).
   package init(
     store: any Store, schema: Schema, conflict: ConflictPolicy, limits: KeyRegistry.Limits = .init(),
-    makeSpill: KeyRegistry.MakeSpill? = nil
+    makeSpill: KeyRegistry.MakeSpill? = nil, budget: MemoryBudget = .default
   ) throws {
     self.store = store
     written = KeyRegistry(limits: limits, makeSpill: makeSpill)
@@ -61,7 +62,8 @@ package final class ReferenceCheck {
       let lookup =
         try store.columns(of: table.name) == nil
         ? nil : try store.prepare(sql.existingKeys(table, count: RowWriter.lookupChunk))
-      targets[table.serial] = Target(table: table, lookup: lookup, keyColumn: keyColumn)
+      targets[table.serial] = Target(
+        table: table, lookup: lookup, keyColumn: keyColumn, keyCacheGeneration: budget.keyCacheGeneration)
     }
   }
 

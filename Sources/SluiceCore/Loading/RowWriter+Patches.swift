@@ -111,12 +111,4 @@ extension RowWriter {
     // look-ups of the next patches' keys (`Store.writeChangedPages`).
     try store.writeChangedPages()
   }
-
-  /// What the staged patches may take in the sort that applies them before the stages are
-  /// applied, between batches. SQLite's sorter keeps up to its page cache's size (16 MiB) in
-  /// memory: 6 MiB keeps a run within its memory budget whatever the patches carry, and is about
-  /// 60,000 patches of a profile's nickname or introduction. Each apply passes over the table
-  /// once: 1M such patches over 1M profiles took 13.6 s at 65,536 patches an apply (63.1 MiB
-  /// peak), 15.7 s at 32,768 (60.3 MiB), 27.6 s applied one by one as they came.
-  static var patchStageBytes: Int { 6 << 20 }
 }

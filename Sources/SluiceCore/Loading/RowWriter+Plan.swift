@@ -35,8 +35,8 @@ extension RowWriter {
     /// Other tables reference this one, or it takes patches: its keys are looked up and cached.
     private(set) var isTracked = false
     var lookup: (any StoreStatement)?
-    /// Keys known to exist, the most recently used within a bound (`RowWriter.keyCacheGeneration`).
-    var known = KeyCache(generationLimit: RowWriter.keyCacheGeneration)
+    /// Keys known to exist, the most recently used within a bound (`MemoryBudget.keyCacheGeneration`).
+    var known: KeyCache
     var wanted = Set<DatabaseValue>()
     /// Keys this batch wanted that the table lacked: a record of the batch may still write them.
     var missing = Set<DatabaseValue>()
@@ -51,9 +51,10 @@ extension RowWriter {
 
     init(
       table: Table, policy: ConflictPolicy, children: [(plan: Int, delete: any StoreStatement)],
-      store: any Store, sql: TableSQL
+      store: any Store, sql: TableSQL, keyCacheGeneration: Int = RowWriter.keyCacheGeneration
     ) throws {
       self.table = table
+      known = KeyCache(generationLimit: keyCacheGeneration)
       self.policy = policy
       self.children = children
       let hasChildren = !children.isEmpty

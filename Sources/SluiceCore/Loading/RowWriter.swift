@@ -21,21 +21,29 @@ package final class RowWriter {
     var warnings: [Issue]
   }
 
-  /// How many keys of a referenced table a generation of its key cache holds (`KeyCache`: at
-  /// most twice as many are kept), and how many rows of a shared table the writer remembers.
+  /// How many keys of a referenced table a generation of its key cache holds at the default
+  /// budget (`KeyCache`: at most twice as many are kept; `MemoryBudget.keyCacheGeneration`), and
+  /// how many rows of a shared table the writer remembers.
   ///
   /// 98,304 is the most a `Set` of 2^17 buckets holds (three quarters of them): 3 MiB a
   /// generation for keys stored inline (text up to 15 bytes, integers). One key more doubles the
   /// table: 131,072 keys a generation made 1M patches over 1M profiles peak at 69.5 MiB, over
   /// the 64 MiB a run may use. A working set of 100,000 keys (the devices 1M alerts name) still
   /// stays in the two generations: a key used since the last aging is never dropped.
-  static var keyCacheGeneration: Int { 98_304 }
+  static var keyCacheGeneration: Int { MemoryBudget.default.keyCacheGeneration }
   static var rowCacheLimit: Int { 65_536 }
   /// Keys per look-up query.
   static var lookupChunk: Int { 100 }
 
   let store: any Store
   let sql: TableSQL
+  /// What the staged patches may take in the sort that applies them before the stages are
+  /// applied, between batches (`MemoryBudget.patchStageBytes`). SQLite's sorter keeps up to its
+  /// page cache's size in memory: the default 6 MiB keeps a run within its 64 MiB whatever the
+  /// patches carry, and is about 60,000 patches of a profile's nickname or introduction. Each
+  /// apply passes over the table once: 1M such patches over 1M profiles took 13.6 s at 65,536
+  /// patches an apply (63.1 MiB peak), 15.7 s at 32,768 (60.3 MiB), 27.6 s applied one by one.
+  let patchStageBytes: Int
   let plans: [Plan]
 
   /// What the current record has done, applied by `commitRecord`. The writer works on it as a
@@ -56,8 +64,10 @@ package final class RowWriter {
   }
   private var pending = Pending()
 
-  package init(store: any Store, schema: Schema, conflict: ConflictPolicy) throws {
+  /// `budget`: what the key caches and the staged patches may take.
+  package init(store: any Store, schema: Schema, conflict: ConflictPolicy, budget: MemoryBudget = .default) throws {
     self.store = store
+    patchStageBytes = budget.patchStageBytes
     let sql = TableSQL(dialect: store.dialect)
     self.sql = sql
     let tables = schema.tables
@@ -85,7 +95,7 @@ package final class RowWriter {
     let plans = try tables.enumerated().map { index, table in
       try Plan(
         table: table, policy: table.onConflict ?? conflict, children: children[index],
-        store: store, sql: sql)
+        store: store, sql: sql, keyCacheGeneration: budget.keyCacheGeneration)
     }
     for target in referenced { try plans[target].tracksKeys(store: store, sql: sql) }
     self.plans = plans

@@ -102,6 +102,10 @@ public protocol Store: AnyObject {
   var busyTimeoutMilliseconds: Int32 { get set }
   /// Secondary indexes are about to be built over the loaded rows: trade cache for sort memory.
   func prepareForIndexBuild() throws
+  /// The run's share of memory for the store's page cache (`MemoryBudget.pageCacheBytes`),
+  /// where the store caches pages in the process (SQLite: `cache_size`); a server store keeps
+  /// its cache on the server and ignores it (the default).
+  func usePageCache(bytes: Int) throws
   /// Writes the pages the open transaction changed to the database file, keeping them cached
   /// but clean, where the store caches pages in the process (SQLite: `sqlite3_db_cacheflush`).
   /// A cache full of changed pages keeps only a few slots for the pages reads need (SQLite
@@ -136,6 +140,7 @@ public protocol Store: AnyObject {
 }
 
 extension Store {
+  public func usePageCache(bytes: Int) throws {}
   public func writeChangedPages() throws {}
   public func prepareForPlan() throws {}
   public func lockMigrations() throws -> Bool { false }

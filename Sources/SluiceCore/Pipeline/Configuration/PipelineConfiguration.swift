@@ -48,6 +48,9 @@ public struct PipelineConfiguration: Sendable {
   public var issueSampleLimit: Int
   /// How long to wait for another process's lock on the database before failing (exit 74).
   public var busyTimeoutSeconds: Double = 5
+  /// The memory the run may take, and how its page cache, key caches and hand-off share it
+  /// (`--memory-budget`, `"memoryBudget"`; default 64 MiB).
+  public var memoryBudget = MemoryBudget.default
   /// Called from the loading thread with the run's progress, at most once per
   /// `progressInterval` seconds (the first time after the first batch): the command line draws
   /// its progress line with it. It must return quickly.

@@ -58,6 +58,8 @@ public struct PipelineSpec: Sendable {
   public var rejects: String?
   /// Seconds to wait for another process's lock on the database.
   public var busyTimeout: Double?
+  /// The memory the run may take (`memoryBudget`: `"512MiB"`, `"2GiB"` or a number of MiB).
+  public var memoryBudget: MemoryBudget?
   /// PostgreSQL: the schema the tables live in (default: the server's `search_path`, `public`).
   public var databaseSchema: String?
   /// PostgreSQL: seconds to wait for a connection (2 or more; libpq's minimum).
@@ -131,6 +133,19 @@ public struct PipelineSpec: Sendable {
     busyTimeout = document.busyTimeout
     if let busyTimeout, !(busyTimeout >= 0 && busyTimeout <= 86_400) {
       throw SpecError(path: path, message: "'busyTimeout' must be between 0 and 86400 seconds")
+    }
+    switch document.memoryBudget {
+    case nil: memoryBudget = nil
+    case .text(let text):
+      guard let budget = MemoryBudget(text: text) else {
+        throw SpecError(path: path, message: MemoryBudget.rule("'memoryBudget'"))
+      }
+      memoryBudget = budget
+    case .mebibytes(let count):
+      guard let budget = MemoryBudget(text: String(count)) else {
+        throw SpecError(path: path, message: MemoryBudget.rule("'memoryBudget'"))
+      }
+      memoryBudget = budget
     }
     databaseSchema = document.databaseSchema
     jobs = document.jobs
@@ -482,6 +497,7 @@ public struct PipelineSpec: Sendable {
       rejectsPath: rejects.map(resolve))
     configuration.excludedInputs = excluded
     if let busyTimeout { configuration.busyTimeoutSeconds = busyTimeout }
+    if let memoryBudget { configuration.memoryBudget = memoryBudget }
     if let jobs { configuration.parallelism.jobs = jobs }
     configuration.countsTableRows = countsRows
     if let maxDeleteRate { configuration.snapshot.maxDeleteRate = maxDeleteRate }
@@ -573,7 +589,7 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage"
+    "description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, memoryBudget, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage"
   static let knownInputKeys = "dataset, input, format, recordPath, dialect, optional, incremental, snapshot, exclude"
 
   var description: String?
@@ -591,6 +607,7 @@ struct SpecDocument: Decodable {
   var html: String?
   var rejects: String?
   var busyTimeout: Double?
+  var memoryBudget: MemoryBudgetValue?
   var databaseSchema: String?
   var connectTimeout: Int?
   var jobs: Int?
@@ -600,6 +617,21 @@ struct SpecDocument: Decodable {
   var maxDeleteRate: Double?
   var checkpointEvery: Int?
   var stage: Bool?
+
+  /// `"512MiB"`, or a number of MiB.
+  enum MemoryBudgetValue: Decodable {
+    case text(String)
+    case mebibytes(Int)
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.singleValueContainer()
+      if let count = try? container.decode(Int.self) {
+        self = .mebibytes(count)
+      } else {
+        self = .text(try container.decode(String.self))
+      }
+    }
+  }
 
   /// One element of `inputs`.
   struct InputDocument: Decodable {

@@ -140,7 +140,7 @@ package struct PipelineRunner: Sendable {
     try read(source, index: index, state: &state, resuming: resuming) { reader, loop, state in
       let loader = try BatchLoader(
         store: store, schema: source.dataset.schema, conflict: configuration.conflict, savepoints: savepoints,
-        mirror: mirror)
+        mirror: mirror, budget: configuration.memoryBudget)
       defer { totals.add(loader.totals) }
       try loop.load(reader, loader: loader, state: &state)
       return loader.rowsWritten
@@ -195,10 +195,13 @@ package struct PipelineRunner: Sendable {
   /// Opens the run's database through its driver. One that cannot be created is exit 73; a
   /// server that cannot be reached or refuses the login is an I/O failure (exit 74) naming the
   /// server without its password; a lock held past the busy timeout is the store's busy error.
+  /// Its page cache is the budget's share (`MemoryBudget`).
   package func openDatabase(_ target: DatabaseTarget? = nil) throws -> any Store {
     do {
-      return try configuration.database.driver.openForRun(
+      let store = try configuration.database.driver.openForRun(
         target ?? configuration.database, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+      try store.usePageCache(bytes: configuration.memoryBudget.pageCacheBytes)
+      return store
     } catch let error as StoreOpenError {
       switch error.kind {
       case .cannotCreate: throw OutputError(kind: .cannotCreate, message: error.message)

@@ -12,7 +12,6 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   /// to keep both threads busy, little enough that a run's memory does not depend on its input
   /// (a record bigger than this travels alone).
   static var handOffBatches: Int { 8 }
-  static var handOffBytes: Int { 16 << 20 }
   /// Records a bulk writer takes at once, at most: the hand-off batches waiting when the loading
   /// thread asks, joined. Each bulk write costs a few round trips and statements whatever its
   /// size, so a writer slower than the decoder catches up by taking what queued meanwhile.
@@ -114,7 +113,8 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   ) throws {
     // Joining batches needs as many waiting: twice the batches, the same bytes.
     let handOff = HandOff<PipelineItem>(
-      maxBatches: joining > 1 ? 2 * Self.handOffBatches : Self.handOffBatches, maxBytes: Self.handOffBytes)
+      maxBatches: joining > 1 ? 2 * Self.handOffBatches : Self.handOffBatches,
+      maxBytes: configuration.memoryBudget.handOffBytes)
     let producer = RecordProducer(
       dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff,
       keepsRawRecords: state.quarantine != nil, inputPath: state.inputs.last?.input.path ?? "",

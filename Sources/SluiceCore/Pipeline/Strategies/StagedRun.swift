@@ -93,6 +93,7 @@ struct StagedRun: RunStrategy {
       throw Self.abort(error)
     }
     var store = try driver.openForRun(staged, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+    try store.usePageCache(bytes: configuration.memoryBudget.pageCacheBytes)
     opened.store = store
     var resuming = !starts
     if resuming, try Self.stagedReport(in: store) == nil,
@@ -109,6 +110,7 @@ struct StagedRun: RunStrategy {
         throw Self.abort(error)
       }
       store = try driver.openForRun(staged, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+      try store.usePageCache(bytes: configuration.memoryBudget.pageCacheBytes)
       opened.store = store
       resuming = false
     }

@@ -93,6 +93,6 @@ struct ValidateRun: RunStrategy {
     }
     return try ReferenceCheck(
       store: store, schema: runner.schema, conflict: configuration.conflict, limits: configuration.keyRegistryLimits,
-      makeSpill: configuration.keySpill)
+      makeSpill: configuration.keySpill, budget: configuration.memoryBudget)
   }
 }
