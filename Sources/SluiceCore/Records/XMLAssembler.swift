@@ -13,7 +13,9 @@ package struct XMLAssembler {
   /// order. The reader feeds the parser only when this is empty, a slice of at most 4 KiB at a
   /// time, so it holds at most about a thousand records (`<a/>` is four bytes), all but the one
   /// open when the slice began made of that slice's bytes; nothing from a DTD adds to them.
-  private var ready: [Result<RawRecord, RecordReadError>] = []
+  /// Each is taken out (`take()`) when handed on, so the record is moved, not copied: a copy
+  /// retained, and the queue's clean-up released, the tape's arrays one by one.
+  private var ready: [Result<RawRecord, RecordReadError>?] = []
   private var readyHead = 0
   var queuedCount: Int { ready.count - readyHead }
   /// The error that stops the document, delivered after the records before it.
@@ -81,7 +83,7 @@ package struct XMLAssembler {
   mutating func nextReady() throws -> RawRecord? {
     if readyHead < ready.count {
       defer { readyHead += 1 }
-      return try ready[readyHead].get()
+      return try ready[readyHead].take()?.get()
     }
     ready.removeAll(keepingCapacity: true)
     readyHead = 0
