@@ -157,7 +157,16 @@ extension DecodingState {
   }
 
   private func keyIsText(_ key: Int) -> Bool {
-    tape.bytes[range(key)].elementsEqual(XMLRecordReader.textKey.utf8)
+    let node = tape.nodes[key]
+    guard !node.hasEscapes else { return tape.keyString(key) == XMLRecordReader.textKey }
+    // `#text` and its closing quote, read in place: no search for the key's end.
+    return tape.bytes.withUnsafeBufferPointer { bytes in
+      let start = node.payload
+      guard start + 6 <= bytes.count else { return false }
+      return bytes[start] == UInt8(ascii: "#") && bytes[start + 1] == UInt8(ascii: "t")
+        && bytes[start + 2] == UInt8(ascii: "e") && bytes[start + 3] == UInt8(ascii: "x")
+        && bytes[start + 4] == UInt8(ascii: "t") && bytes[start + 5] == UInt8(ascii: "\"")
+    }
   }
 
   /// Whether two keys have the same name. The XML reader's keys have no escapes, so their bytes
@@ -167,12 +176,19 @@ extension DecodingState {
     if tape.nodes[a].hasEscapes || tape.nodes[b].hasEscapes {
       return tape.keyString(a).utf8.elementsEqual(tape.keyString(b).utf8)
     }
-    let first = range(a)
-    let second = range(b)
-    guard first.count == second.count else { return false }
+    // Unescaped names run to their closing quote: equal when their bytes agree up to and
+    // including one, compared in one pass, with no search for either end first.
     return tape.bytes.withUnsafeBufferPointer { bytes in
-      guard let base = bytes.baseAddress else { return true }
-      return memcmp(base + first.lowerBound, base + second.lowerBound, first.count) == 0
+      var i = tape.nodes[a].payload
+      var j = tape.nodes[b].payload
+      while i < bytes.count && j < bytes.count {
+        let byte = bytes[i]
+        if byte != bytes[j] { return false }
+        if byte == UInt8(ascii: "\"") { return true }
+        i += 1
+        j += 1
+      }
+      return false
     }
   }
 

@@ -48,11 +48,18 @@ extension RecordTape {
       lines.deallocate()
     }
 
+    /// The three per-node buffers grow together, so one capacity check covers all of them:
+    /// a node is appended per element, attribute and value, the builder's hottest path.
     @inline(__always)
     private mutating func appendNode(_ tag: UInt32, flags: UInt32 = 0, payload: Int, offset: Int, lines line: Int) {
-      nodes.append(Node(tag: tag, flags: flags, payload: payload))
-      offsets.append(UInt32(truncatingIfNeeded: offset))
-      lines.append(UInt32(truncatingIfNeeded: line) & ~RecordTape.attributeLineFlag)
+      if nodes.isFull || offsets.isFull || lines.isFull {
+        nodes.reserve(1)
+        offsets.reserve(1)
+        lines.reserve(1)
+      }
+      nodes.appendUnchecked(Node(tag: tag, flags: flags, payload: payload))
+      offsets.appendUnchecked(UInt32(truncatingIfNeeded: offset))
+      lines.appendUnchecked(UInt32(truncatingIfNeeded: line) & ~RecordTape.attributeLineFlag)
     }
 
     /// Opens an object; returns its node, which `closeObject` needs.
@@ -70,13 +77,15 @@ extension RecordTape {
     /// A key of the innermost open object. XML names hold no quote, backslash or control
     /// character, so they are written as they are.
     mutating func key(_ name: UnsafePointer<UInt8>, count: Int, offset: Int, lines: Int, isAttribute: Bool = false) {
-      if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
-      bytes.append(UInt8(ascii: "\""))
+      // `,"name":` — at most four bytes besides the name, room for which is made once.
+      bytes.reserve(count + 4)
+      if bytes.last != UInt8(ascii: "{") { bytes.appendUnchecked(UInt8(ascii: ",")) }
+      bytes.appendUnchecked(UInt8(ascii: "\""))
       appendNode(Node.key, payload: bytes.count, offset: offset, lines: lines)
       if isAttribute { self.lines[self.lines.count - 1] |= RecordTape.attributeLineFlag }
-      bytes.append(name, count: count)
-      bytes.append(UInt8(ascii: "\""))
-      bytes.append(UInt8(ascii: ":"))
+      bytes.appendUnchecked(name, count: count)
+      bytes.appendUnchecked(UInt8(ascii: "\""))
+      bytes.appendUnchecked(UInt8(ascii: ":"))
     }
 
     mutating func key(_ name: StaticString, offset: Int, lines: Int) {
@@ -104,24 +113,56 @@ extension RecordTape {
     }
 
     private mutating func quoted(_ text: UnsafePointer<UInt8>, count: Int, tag: UInt32, offset: Int, lines: Int) {
-      bytes.append(UInt8(ascii: "\""))
-      let start = bytes.count
-      var escaped = false
-      var plain = 0
-      var i = 0
+      // Most values need no escape: they are checked first, then copied whole into room made
+      // once; a value with escapes is written run by run.
+      var i = Self.plainPrefix(text, count: count)
       while i < count {
         let byte = text[i]
-        if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-          bytes.append(text + plain, count: i - plain)
-          Self.appendEscape(byte, to: &bytes)
-          plain = i + 1
-          escaped = true
-        }
+        if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
         i += 1
       }
-      bytes.append(text + plain, count: count - plain)
+      let escaped = i < count
+      bytes.reserve(count + 2)
+      bytes.appendUnchecked(UInt8(ascii: "\""))
+      let start = bytes.count
+      bytes.appendUnchecked(text, count: i)
+      if escaped {
+        var plain = i
+        while i < count {
+          let byte = text[i]
+          if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            bytes.append(text + plain, count: i - plain)
+            Self.appendEscape(byte, to: &bytes)
+            plain = i + 1
+          }
+          i += 1
+        }
+        bytes.append(text + plain, count: count - plain)
+      }
       bytes.append(UInt8(ascii: "\""))
       appendNode(tag, flags: escaped ? Node.hasEscapes : 0, payload: start, offset: offset, lines: lines)
+    }
+
+    /// How many of the first bytes of `text`, eight at a time, are none that JSON escapes
+    /// (a control character, `"` or `\\`); the bytes after it are then looked at one by one.
+    /// Eight at a time, as bit tricks on a word: a value's bytes are most of what the builder
+    /// reads, and one by one they cost about as much as the rest of the value's work.
+    @inline(__always)
+    private static func plainPrefix(_ text: UnsafePointer<UInt8>, count: Int) -> Int {
+      let ones: UInt64 = 0x0101_0101_0101_0101
+      let high: UInt64 = 0x8080_8080_8080_8080
+      var i = 0
+      while i + 8 <= count {
+        let word = UnsafeRawPointer(text + i).loadUnaligned(as: UInt64.self)
+        // A byte below 0x20, or one equal to a quote or a backslash (a zero byte after XOR).
+        let control = (word &- ones &* 0x20) & ~word & high
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let equal = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & high
+        if control | equal != 0 { break }
+        i += 8
+      }
+      return i
     }
 
     private static func appendEscape(_ byte: UInt8, to bytes: inout GrowableBuffer<UInt8>) {
@@ -169,6 +210,59 @@ struct GrowableBuffer<Element: BitwiseCopyable> {
     if count == capacity { grow(to: count + 1) }
     base[count] = element
     count += 1
+  }
+
+  var isFull: Bool { count == capacity }
+
+  /// Makes room for `added` more elements, for the unchecked appends below.
+  @inline(__always)
+  mutating func reserve(_ added: Int) {
+    if count + added > capacity { grow(to: count + added) }
+  }
+
+  /// Appends into room `reserve` made.
+  @inline(__always)
+  mutating func appendUnchecked(_ element: Element) {
+    base[count] = element
+    count += 1
+  }
+
+  /// Appends into room `reserve` made. Names and most values are a few bytes long, which a
+  /// call to `memmove` costs more to copy than two overlapping loads and stores, without a
+  /// loop (one the optimizer would turn back into that call).
+  @inline(__always)
+  mutating func appendUnchecked(_ elements: UnsafePointer<Element>, count added: Int) {
+    let bytes = added * MemoryLayout<Element>.stride
+    let source = UnsafeRawPointer(elements)
+    let target = UnsafeMutableRawPointer(base + count)
+    if bytes > 32 {
+      target.copyMemory(from: source, byteCount: bytes)
+    } else if bytes > 16 {
+      Self.copy(UInt64.self, source, target, 0)
+      Self.copy(UInt64.self, source, target, 8)
+      Self.copy(UInt64.self, source, target, bytes - 16)
+      Self.copy(UInt64.self, source, target, bytes - 8)
+    } else if bytes >= 8 {
+      Self.copy(UInt64.self, source, target, 0)
+      Self.copy(UInt64.self, source, target, bytes - 8)
+    } else if bytes >= 4 {
+      Self.copy(UInt32.self, source, target, 0)
+      Self.copy(UInt32.self, source, target, bytes - 4)
+    } else if bytes >= 2 {
+      Self.copy(UInt16.self, source, target, 0)
+      Self.copy(UInt16.self, source, target, bytes - 2)
+    } else if bytes == 1 {
+      Self.copy(UInt8.self, source, target, 0)
+    }
+    count += added
+  }
+
+  @inline(__always)
+  private static func copy<Word: FixedWidthInteger>(
+    _ word: Word.Type, _ source: UnsafeRawPointer, _ target: UnsafeMutableRawPointer, _ offset: Int
+  ) {
+    target.storeBytes(
+      of: source.loadUnaligned(fromByteOffset: offset, as: Word.self), toByteOffset: offset, as: Word.self)
   }
 
   @inline(__always)

@@ -13,7 +13,9 @@ package struct XMLAssembler {
   /// order. The reader feeds the parser only when this is empty, a slice of at most 4 KiB at a
   /// time, so it holds at most about a thousand records (`<a/>` is four bytes), all but the one
   /// open when the slice began made of that slice's bytes; nothing from a DTD adds to them.
-  private var ready: [Result<RawRecord, RecordReadError>] = []
+  /// Each is taken out (`take()`) when handed on, so the record is moved, not copied: a copy
+  /// retained, and the queue's clean-up released, the tape's arrays one by one.
+  private var ready: [Result<RawRecord, RecordReadError>?] = []
   private var readyHead = 0
   var queuedCount: Int { ready.count - readyHead }
   /// The error that stops the document, delivered after the records before it.
@@ -81,7 +83,7 @@ package struct XMLAssembler {
   mutating func nextReady() throws -> RawRecord? {
     if readyHead < ready.count {
       defer { readyHead += 1 }
-      return try ready[readyHead].get()
+      return try ready[readyHead].take()?.get()
     }
     ready.removeAll(keepingCapacity: true)
     readyHead = 0
@@ -118,7 +120,13 @@ package struct XMLAssembler {
   /// encoding in which every character has one spelling and no state (`XMLEncodings`); a
   /// document in any other is refused at its root (`checkEncoding()`), and an error before it is
   /// placed where libxml2's conversion had got to.
-  private func byteOffset(at cursor: UnsafePointer<xmlChar>? = nil) -> Int64 {
+  private func byteOffset() -> Int64 {
+    Self.byteOffset(in: context, encodingIsLocatable: encodingIsLocatable)
+  }
+
+  private static func byteOffset(
+    in context: xmlParserCtxtPtr?, at cursor: UnsafePointer<xmlChar>? = nil, encodingIsLocatable: Bool?
+  ) -> Int64 {
     guard let context, let input = context.pointee.input, let base = input.pointee.base else { return 0 }
     let current = cursor ?? input.pointee.cur ?? base
     if let buffer = input.pointee.buf, let encoder = buffer.pointee.encoder {
@@ -138,17 +146,32 @@ package struct XMLAssembler {
 
   /// The position of the start tag just parsed: the parser stands at its end (`>` or `/>`), and
   /// the start tag's `<` is the last before it (attribute values hold no `<`).
-  private func startTagPosition() -> (offset: Int64, line: Int) {
-    guard let input = context?.pointee.input?.pointee, let base = input.base, var cursor = input.cur else {
-      return (byteOffset(), line())
+  ///
+  /// Called for every element, so a UTF-8 document's offset is worked out here, without
+  /// `byteOffset`'s look at the encoder. Static, like `byteOffset(in:at:encodingIsLocatable:)`
+  /// and `matches`: a mutating method that calls a non-mutating one on this struct first copies
+  /// all of it (536 bytes, a `memcpy` per element, more than the scan costs).
+  private static func startTagPosition(
+    in context: xmlParserCtxtPtr?, encodingIsLocatable: Bool?
+  ) -> (offset: Int64, line: Int) {
+    guard let input = context?.pointee.input, let base = input.pointee.base, var cursor = input.pointee.cur else {
+      return (
+        byteOffset(in: context, encodingIsLocatable: encodingIsLocatable),
+        Int(context?.pointee.input?.pointee.line ?? 1)
+      )
     }
+    let line = Int(input.pointee.line)
     var lines = 0
     while cursor > base {
       cursor -= 1
-      if cursor.pointee == UInt8(ascii: "<") { break }
-      if cursor.pointee == UInt8(ascii: "\n") { lines += 1 }
+      let byte = cursor.pointee
+      if byte == UInt8(ascii: "<") { break }
+      if byte == UInt8(ascii: "\n") { lines += 1 }
     }
-    return (byteOffset(at: cursor), line() - lines)
+    if input.pointee.buf?.pointee.encoder == nil {
+      return (Int64(input.pointee.consumed) + Int64(base.distance(to: cursor)), line - lines)
+    }
+    return (byteOffset(in: context, at: cursor, encodingIsLocatable: encodingIsLocatable), line - lines)
   }
 
   // MARK: - Events
@@ -196,7 +219,7 @@ package struct XMLAssembler {
     guard matched == depth - 1 else { return }
     let isRecordLevel = depth == recordDepth
     if depth <= path.count {
-      guard matches(name, path[depth - 1]) else {
+      guard Self.matches(name, path[depth - 1]) else {
         if depth == 1 {
           fail(
             code: .invalidValue,
@@ -210,7 +233,7 @@ package struct XMLAssembler {
     matched = depth
     guard isRecordLevel else { return }
     recordCount += 1
-    let position = startTagPosition()
+    let position = Self.startTagPosition(in: context, encodingIsLocatable: encodingIsLocatable)
     recordStart = RecordLocation(ordinal: recordCount, byteOffset: position.offset, line: position.line)
     builder.reset()
     frames.removeAll(shrinkingAbove: 1 << 16)
@@ -232,7 +255,7 @@ package struct XMLAssembler {
     skip(error)
   }
 
-  private func matches(_ name: UnsafePointer<xmlChar>, _ expected: String) -> Bool {
+  private static func matches(_ name: UnsafePointer<xmlChar>, _ expected: String) -> Bool {
     var expected = expected
     return expected.withUTF8 { utf8 in
       var i = 0
@@ -248,7 +271,7 @@ package struct XMLAssembler {
     _ name: UnsafePointer<xmlChar>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
     position: (offset: Int64, line: Int)? = nil
   ) {
-    let position = position ?? startTagPosition()
+    let position = position ?? Self.startTagPosition(in: context, encodingIsLocatable: encodingIsLocatable)
     let offset = Int(position.offset - recordStart.byteOffset)
     let lines = position.line - recordStart.line
     if var parent = frames.last {
@@ -350,6 +373,7 @@ package struct XMLAssembler {
     return names.joined(separator: ".")
   }
 
+  @inline(__always)
   private mutating func checkSize(pending: Int = 0) {
     guard skipped == nil, builder.byteCount + pending > limits.maxRecordBytes else { return }
     skip(
