@@ -34,7 +34,12 @@ struct HTMLReportCommandTests {
     let report = try SluiceCommand.run(["report", json, "--html", rendered])
     #expect(report.status == 0, "\(report.stderr)")
     #expect(report.stdout.isEmpty)
-    #expect(try read(rendered) == page)
+    let again = try read(rendered)
+    let first = zip(again, page).prefix { $0 == $1 }.count
+    #expect(
+      again == page,
+      "first difference at character \(first): \(again.dropFirst(max(first - 80, 0)).prefix(200)) <> \(page.dropFirst(max(first - 80, 0)).prefix(200))"
+    )
 
     let summary = try SluiceCommand.run(["report", json])
     #expect(summary.status == 0)
