@@ -164,7 +164,7 @@ let package = Package(
     .testTarget(
       name: "SluiceCoreTests",
       dependencies: [
-        "SluiceCore", "SluiceInspect", "SluiceKeySpill", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport",
+        "SluiceCore", "SluiceInspect", "SluiceKeySpill", "SluiceSQLite", "SluiceTestSupport",
       ],
       // Reports written by earlier builds, read in place through #filePath.
       exclude: ["Fixtures"]

@@ -1,91 +1,9 @@
 import Foundation
-import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
-
-// MARK: - The dataset (its own lines: from here to "End of the dataset")
-
-/// The states of a project; the enum owns the `project_states` table.
-enum ProjectState: String, LookupEnum {
-  case open, closed
-  static var lookupTable: String { "project_states" }
-  static var lookupColumns: [Column] { [.boolean("is_final")] }
-  var lookupID: Int64 { self == .open ? 1 : 2 }
-  var lookupValues: [DatabaseValue?] { [.integer(self == .closed ? 1 : 0)] }
-}
-
-/// Projects with their tasks and the people they name, declared outside the catalog with every
-/// kind of declaration the table model has: a shared table, a child table with positions, a
-/// rejecting and a `setNull` reference, an enum-owned lookup and a deferrable index.
-struct ProjectsDataset: Dataset {
-  struct PersonDTO: Decodable { var id: String, name: String, email: String? }
-  struct TaskDTO: Decodable { var title: String, assignee: String }
-  struct DTO: Decodable {
-    var id: String, title: String, state: String, owner: String, sponsor: String?
-    var people: [PersonDTO]?
-    var tasks: [TaskDTO]
-  }
-  struct Project { var dto: DTO, state: ProjectState }
-
-  static let people = Table(
-    "people", key: ["person_id"],
-    columns: [.text("person_id", field: "id"), .text("name"), .text("email", nullable: true)], onConflict: .upsert)
-  static let projects = Table(
-    "projects", key: ["project_id"],
-    columns: [
-      .text("project_id", field: "id"), .text("title", checks: [.notEmpty]),
-      .lookup("state_id", ProjectState.self, field: "state"),
-      .reference("owner_id", to: people, field: "owner"),
-      .reference("sponsor_id", to: people, field: "sponsor", orphans: .setNull),
-    ],
-    indexes: [Index("projects_by_owner", on: ["owner_id"], deferrable: true)])
-  static let tasks = Table(
-    "tasks", childOf: projects, position: "position", field: "tasks",
-    columns: [.text("title", checks: [.notEmpty]), .reference("assignee_id", to: people, field: "assignee")])
-
-  var name: String { "projects" }
-  var summary: String { "projects with tasks and people" }
-  var schema: Schema { Schema([Self.people, Self.projects, Self.tasks]) }
-  func validate(_ dto: DTO, into validation: inout Validation) {}
-
-  func map(_ dto: DTO, context _: inout MappingContext) throws(MappingError) -> Project {
-    guard let state = ProjectState(rawValue: dto.state) else {
-      throw MappingError(code: .unsupportedEnumValue, path: "state", message: "not a project state")
-    }
-    return Project(dto: dto, state: state)
-  }
-
-  func rows(for project: Project, into rows: inout RecordRows) {
-    for person in project.dto.people ?? [] { rows.add(Self.people, person.id, person.name, person.email) }
-    let dto = project.dto
-    rows.add(Self.projects, dto.id, dto.title, project.state, dto.owner, dto.sponsor)
-    for task in dto.tasks { rows.add(Self.tasks, task.title, task.assignee) }
-  }
-}
-
-/// People as whole rows, or as partial rows (`"patch": true`), where a missing field leaves its
-/// column and `null` clears it.
-struct PeopleDataset: Dataset {
-  struct DTO: Decodable { var id: String, name: Patch<String>, email: Patch<String>, patch: Bool? }
-
-  var name: String { "people" }
-  var summary: String { "people, whole or patched" }
-  var schema: Schema { Schema([ProjectsDataset.people]) }
-  func validate(_ dto: DTO, into validation: inout Validation) {}
-  func map(_ dto: DTO, context _: inout MappingContext) throws(MappingError) -> DTO { dto }
-  func rows(for person: DTO, into rows: inout RecordRows) {
-    if person.patch == true {
-      rows.patch(ProjectsDataset.people, person.id, person.name, person.email)
-    } else {
-      rows.add(ProjectsDataset.people, person.id, person.name.applied(to: nil), person.email.applied(to: nil))
-    }
-  }
-}
-
-// End of the dataset.
 
 // MARK: - Running it
 
@@ -155,23 +73,6 @@ final class ProjectsDatabase {
   }
 }
 
-/// One project record as NDJSON.
-func project(
-  _ id: String, title: String = "Title", state: String = "open", owner: String = "alice", sponsor: String? = nil,
-  people: [(String, String, String?)] = [], tasks: [(String, String)] = [("Task", "alice")]
-) -> String {
-  func quoted(_ text: String?) -> String { text.map { "\"\($0)\"" } ?? "null" }
-  let persons = people.map { #"{"id":"\#($0.0)","name":"\#($0.1)","email":\#(quoted($0.2))}"# }
-  let items = tasks.map { #"{"title":"\#($0.0)","assignee":"\#($0.1)"}"# }
-  var fields = [
-    #""id":"\#(id)""#, #""title":"\#(title)""#, #""state":"\#(state)""#, #""owner":"\#(owner)""#,
-    #""tasks":[\#(items.joined(separator: ","))]"#,
-  ]
-  if let sponsor { fields.append(#""sponsor":"\#(sponsor)""#) }
-  if !people.isEmpty { fields.append(#""people":[\#(persons.joined(separator: ","))]"#) }
-  return "{" + fields.joined(separator: ",") + "}"
-}
-
 extension SluiceCore.Issue {
   /// Stage, severity, code, path and line, to compare in one expectation.
   var place: String {
@@ -179,16 +80,16 @@ extension SluiceCore.Issue {
   }
 }
 
-/// The people most tests start from.
-let alice = ("alice", "Alice", Optional("alice@example.org"))
-let bob = ("bob", "Bob", Optional("bob@example.org"))
-
 // MARK: - Declarations, end to end
 
 @Suite("A dataset declared outside the catalog")
 struct DeclaredDatasetTests {
+  /// The dataset is in the test support target (Tests/SluiceTestSupport/ProjectsDataset.swift),
+  /// which the PostgreSQL driver's tests share.
   @Test func declaredDatasetIsSmall() throws {
-    let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../SluiceTestSupport/ProjectsDataset.swift")
+    let source = try String(contentsOf: file, encoding: .utf8)
     let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
     let start = try #require(lines.firstIndex { $0.hasPrefix("// MARK: - The dataset") })
     let end = try #require(lines.firstIndex { $0.hasPrefix("// End of the dataset") })

@@ -1,5 +1,4 @@
 import Foundation
-import SluicePostgreSQL
 @_spi(Internals) import SluiceTestSupport
 import Testing
 

@@ -1,4 +1,3 @@
-import SluicePostgreSQL
 import SluiceSQLite
 import Testing
 

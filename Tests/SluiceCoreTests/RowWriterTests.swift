@@ -1,12 +1,11 @@
 import Foundation
-import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
 @_spi(Internals) @testable import SluiceCore
 
-/// The row writer through whole runs of `ProjectsDataset` (DeclaredDatasetTests.swift) against a
+/// The row writer through whole runs of `ProjectsDataset` (SluiceTestSupport) against a
 /// real SQLite file: conflict policies on a parent with children, references by natural key,
 /// orphans, patches, and foreign keys broken by a user's trigger.
 @Suite("Row writer")

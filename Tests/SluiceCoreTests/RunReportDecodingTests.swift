@@ -1,5 +1,4 @@
 import Foundation
-import SluicePostgreSQL
 import SluiceSQLite
 import Testing
 

@@ -41,8 +41,8 @@ struct PostgreSQLForwardReferenceTests {
 
   func tables() throws -> (sqlite: TableRows, postgreSQL: TableRows) {
     (
-      try TableRows(sqlite: sqlitePath, tables: ProjectsDatabase.tables),
-      try schema.rows(of: ProjectsDatabase.tables)
+      try TableRows(sqlite: sqlitePath, tables: ProjectsDataset().schema.tableNames),
+      try schema.rows(of: ProjectsDataset().schema.tableNames)
     )
   }
 
