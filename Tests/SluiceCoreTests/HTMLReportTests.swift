@@ -89,6 +89,20 @@ struct HTMLReportTests {
 
   // MARK: - Escaping
 
+  /// `ISO8601DateFormatter` rounds to the millisecond first: a run that started at
+  /// 04:47:53.9996 printed 04:47:54 on its page while its JSON report said 04:47:53, so the page
+  /// `sluice report --html` rendered from that report differed from the run's own.
+  @Test(arguments: [0.0, 0.4, 0.5, 0.9996, 0.99999])
+  func thePageAndTheJUnitFileSayTheSecondsTheJSONReportKeeps(fraction: Double) throws {
+    var report = Self.report()
+    report.startedAt = Date(timeIntervalSince1970: 1_796_273_273 + fraction)
+    report.finishedAt = Date(timeIntervalSince1970: 1_796_273_275 + fraction)
+    let decoded = try RunReport.decode(from: report.jsonData())
+    #expect(HTMLReport.render(decoded) == HTMLReport.render(report))
+    #expect(JUnitReport.render(decoded) == JUnitReport.render(report))
+    #expect(HTMLReport.render(report).contains("started 2026-12-03 04:47:53 UTC"))
+  }
+
   @Test func escapeTurnsMarkupCharactersIntoReferencesAndControlCharactersIntoReplacements() {
     #expect(
       HTMLReport.escape(#"<a href="x">Tom & Jerry's</a>"#)

@@ -646,11 +646,11 @@ package enum HTMLReport {
     path.split(separator: "/").last.map(String.init) ?? path
   }
 
-  /// `2026-11-30 16:24:25 UTC`, to the second (what the JSON report keeps).
+  /// `2026-11-30 16:24:25 UTC`, to the second the JSON report keeps (`RunReport.wholeSeconds`).
   static func timestamp(_ date: Date) -> String {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
     formatter.timeZone = TimeZone(identifier: "UTC")
-    return formatter.string(from: date) + " UTC"
+    return formatter.string(from: RunReport.wholeSeconds(date)) + " UTC"
   }
 }

@@ -73,7 +73,7 @@ package enum JUnitReport {
     }
     let tests = cases.count
     let time = String(format: "%.3f", report.durationSeconds)
-    let timestamp = ISO8601DateFormatter().string(from: report.startedAt)
+    let timestamp = ISO8601DateFormatter().string(from: RunReport.wholeSeconds(report.startedAt))
     let suiteName = escape("\(report.pipeline) (\(report.dataset), \(report.mode))")
     return """
       <?xml version="1.0" encoding="UTF-8"?>

@@ -277,6 +277,14 @@ public struct RunReport: Sendable, Codable {
   public var inputCount: Int { inputs.count + (inputsOmitted?.count ?? 0) }
 
   /// The report as pretty-printed JSON with sorted keys (stable for diffs and tests).
+  /// `date` to the second before it, as the JSON report writes it (`.iso8601` drops the
+  /// fraction). `ISO8601DateFormatter` rounds to the millisecond first, so 04:47:53.9996 would
+  /// print as :54 on a page whose JSON report says :53, and a page rendered again from that
+  /// report (`sluice report --html`) would differ from the run's own.
+  static func wholeSeconds(_ date: Date) -> Date {
+    Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+  }
+
   public func jsonData() throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
