@@ -96,8 +96,10 @@ extension DecodingState {
   }
 
   /// Whether two keys are the same. Unescaped keys' texts run to their first quote, so they
-  /// are equal when their bytes agree up to and including a quote.
-  fileprivate func sameKey(_ a: Int, _ b: Int) -> Bool {
+  /// are equal when their bytes agree up to and including a quote, compared in one pass with no
+  /// search for either end first; escaped ones (a replayed XML record's `"qt\u0079"`) are
+  /// compared unescaped.
+  func sameKey(_ a: Int, _ b: Int) -> Bool {
     let first = tape.nodes[a]
     let second = tape.nodes[b]
     if first.hasEscapes || second.hasEscapes {

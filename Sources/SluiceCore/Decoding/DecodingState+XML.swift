@@ -171,26 +171,7 @@ extension DecodingState {
 
   /// Whether two keys have the same name. The XML reader's keys have no escapes, so their bytes
   /// are the name; a replayed record's may (`"qt\u0079"`), and are compared unescaped.
-  private func sameName(_ a: Int, _ b: Int) -> Bool {
-    if a == b { return true }
-    if tape.nodes[a].hasEscapes || tape.nodes[b].hasEscapes {
-      return tape.keyString(a).utf8.elementsEqual(tape.keyString(b).utf8)
-    }
-    // Unescaped names run to their closing quote: equal when their bytes agree up to and
-    // including one, compared in one pass, with no search for either end first.
-    return tape.bytes.withUnsafeBufferPointer { bytes in
-      var i = tape.nodes[a].payload
-      var j = tape.nodes[b].payload
-      while i < bytes.count && j < bytes.count {
-        let byte = bytes[i]
-        if byte != bytes[j] { return false }
-        if byte == UInt8(ascii: "\"") { return true }
-        i += 1
-        j += 1
-      }
-      return false
-    }
-  }
+  private func sameName(_ a: Int, _ b: Int) -> Bool { a == b || sameKey(a, b) }
 
   /// Decodes the value at a key, trying the single-item reading when the wrapper reading of an
   /// ambiguous element does not decode.

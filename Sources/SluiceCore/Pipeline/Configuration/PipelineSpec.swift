@@ -134,15 +134,9 @@ public struct PipelineSpec: Sendable {
     if let busyTimeout, !(busyTimeout >= 0 && busyTimeout <= 86_400) {
       throw SpecError(path: path, message: "'busyTimeout' must be between 0 and 86400 seconds")
     }
-    switch document.memoryBudget {
-    case nil: memoryBudget = nil
-    case .text(let text):
+    memoryBudget = nil
+    if let text = document.memoryBudget?.text {
       guard let budget = MemoryBudget(text: text) else {
-        throw SpecError(path: path, message: MemoryBudget.rule("'memoryBudget'"))
-      }
-      memoryBudget = budget
-    case .mebibytes(let count):
-      guard let budget = MemoryBudget(text: String(count)) else {
         throw SpecError(path: path, message: MemoryBudget.rule("'memoryBudget'"))
       }
       memoryBudget = budget
@@ -618,18 +612,13 @@ struct SpecDocument: Decodable {
   var checkpointEvery: Int?
   var stage: Bool?
 
-  /// `"512MiB"`, or a number of MiB.
-  enum MemoryBudgetValue: Decodable {
-    case text(String)
-    case mebibytes(Int)
+  /// `"512MiB"`, or a number of MiB (`512`), as `MemoryBudget(text:)` reads it.
+  struct MemoryBudgetValue: Decodable {
+    var text: String
 
     init(from decoder: any Decoder) throws {
       let container = try decoder.singleValueContainer()
-      if let count = try? container.decode(Int.self) {
-        self = .mebibytes(count)
-      } else {
-        self = .text(try container.decode(String.self))
-      }
+      text = try (try? container.decode(Int.self)).map(String.init) ?? container.decode(String.self)
     }
   }
 
