@@ -43,6 +43,53 @@ struct SQLiteTests {
     #expect(select.columnText(0) == "Ünïcode 42")
   }
 
+  /// Texts are bound from buffers the statement owns (`SQLITE_STATIC`), so what SQLite reads is
+  /// what was bound, byte for byte, whatever became of the strings: when the statement runs
+  /// again on its kept bindings, after a rebind of another parameter, for an empty text, one at
+  /// the buffers' capacity, one over it (copied by SQLite), and one while a query runs.
+  @Test func boundTextsAreTheStatementsOwnUntilBoundAgain() throws {
+    let scratch = try makeDatabase()
+    defer { withExtendedLifetime(scratch) {} }
+    let db = scratch.connection
+    try db.execute("CREATE TABLE texts (n INTEGER, a TEXT, b TEXT)")
+    let insert = try db.prepare("INSERT INTO texts (n, a, b) VALUES (?, ?, ?)")
+    let capacity = SQLiteStatement.slotCapacity
+    let cases: [(String, String)] = [
+      ("", "ünï 🦆"), (String(repeating: "x", count: capacity), String(repeating: "é", count: capacity / 2)),
+      (String(repeating: "y", count: capacity + 1), String(repeating: "z", count: 70_000)),
+      ("short", "a longer text than fifteen bytes"),
+    ]
+    for (n, (a, b)) in cases.enumerated() {
+      // Strings made at run time, gone when the iteration ends: a heap string freed after the
+      // bind must not be what SQLite reads.
+      var first: String? = String(decoding: Array(a.utf8), as: UTF8.self)
+      try insert.bind(.integer(Int64(n)), at: 1)
+      try insert.bind(first.map(DatabaseValue.text), at: 2)
+      try insert.bind(String(decoding: Array(b.utf8), as: UTF8.self), at: 3)
+      first = nil
+      try insert.execute()
+      // The same bindings again, then one parameter rebound: the others are kept as they were.
+      try insert.bind(.integer(Int64(n + 100)), at: 1)
+      try insert.execute()
+    }
+    let select = try db.prepare("SELECT a, b FROM texts WHERE n = ?")
+    for (n, (a, b)) in cases.enumerated() {
+      for number in [n, n + 100] {
+        try select.bind(.integer(Int64(number)), at: 1)
+        #expect(try select.step())
+        #expect(select.columnText(0) == a && select.columnText(1) == b, "row \(number)")
+        #expect(!select.columnIsNull(0), "an empty text is not NULL")
+        select.reset()
+      }
+    }
+    // A running statement refuses a new binding and keeps reading the one it had.
+    try select.bind(.integer(0), at: 1)
+    #expect(try select.step())
+    #expect(throws: (any Error).self) { try select.bind(.text("a text while running"), at: 1) }
+    #expect(select.columnText(1) == "ünï 🦆")
+    select.reset()
+  }
+
   @Test func transactionRollsBackOnErrorAndRethrowsIt() throws {
     let scratch = try makeDatabase()
     defer { withExtendedLifetime(scratch) {} }
