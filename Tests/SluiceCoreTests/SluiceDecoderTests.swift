@@ -264,6 +264,49 @@ struct SluiceDecoderTests {
     #expect(try decode(Cart.self, #"{"items":[]}"#).items.isEmpty)
   }
 
+  /// Arrays are decoded through the tape's unkeyed container as its own type
+  /// (`TapeDecodableArray`), not `Array.init(from:)`: arrays of arrays, empty ones, optional
+  /// ones, and an element's error at its place.
+  @Test func arraysOfArraysDecodeAndAnElementsErrorKeepsItsPlace() throws {
+    #expect(try decode([[Int]].self, "[[1,2],[],[3]]") == [[1, 2], [], [3]])
+    let carts = try decode([Cart].self, #"[{"items":[]},{"items":[{"sku":"A","qty":1}]}]"#)
+    #expect(carts.map(\.items) == [[], [LineItem(sku: "A", qty: 1)]])
+    #expect(try decode(OptionalBox<[String]>.self, #"{"value":null}"#).value == nil)
+    #expect(try decode(Box<[String]?>.self, #"{"value":["a"]}"#).value == ["a"])
+    let json = #"{"items":[{"sku":"A1","qty":2},{"sku":"B2","qty":"5"}]}"#
+    expectFailure(Cart.self, json, code: .typeMismatch, path: "items[1].qty", at: offset(of: #""5""#, in: json))
+  }
+
+  /// A declared record reads its fields through Sluice's tape containers as their own types
+  /// (`TapeDecoder.tapeContainer`), and through any other decoder's standard containers by the
+  /// same code (the contract's shape recorder is one): both read the same values.
+  @Test func aDeclaredRecordReadsTheSameThroughAnyDecoder() throws {
+    let fields = [
+      DeclaredField(name: "id", kind: .text, isOptional: false, isNullable: false),
+      DeclaredField(
+        name: "items",
+        kind: .array(
+          DeclaredField(
+            name: "",
+            kind: .object([
+              DeclaredField(name: "qty", kind: .integer, isOptional: false, isNullable: false),
+              DeclaredField(
+                name: "tags", kind: .array(DeclaredField(name: "", kind: .text, isOptional: false, isNullable: true)),
+                isOptional: true, isNullable: false),
+            ]), isOptional: false, isNullable: false)), isOptional: false, isNullable: false),
+      DeclaredField(name: "note", kind: .text, isOptional: true, isNullable: true),
+    ]
+    let json = #"{"id":"a1","items":[{"qty":2,"tags":["x",null]},{"qty":3}],"note":null}"#
+    let foundation = JSONDecoder()
+    foundation.userInfo[DeclaredDecoding.key] = DeclaredDecoding(fields: fields)
+    let viaFoundation = try foundation.decode(DeclaredRecord.self, from: Data(json.utf8))
+    var diagnostics = DecodeDiagnostics()
+    let viaTape = try SluiceDecoder(userInfo: [DeclaredDecoding.key: DeclaredDecoding(fields: fields)]).decode(
+      DeclaredRecord.self, from: record(json), diagnostics: &diagnostics)
+    #expect("\(viaTape.values)" == "\(viaFoundation.values)")
+    #expect(viaTape.values.count == 3)
+  }
+
   @Test func optionalsAreNilWhenMissingOrNull() throws {
     #expect(try decode(Contact.self, "{}") == Contact(email: nil, age: nil, address: nil))
     #expect(

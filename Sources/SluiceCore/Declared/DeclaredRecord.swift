@@ -20,8 +20,14 @@ struct DeclaredRecord: Decodable, Sendable {
       throw DecodingError.dataCorrupted(
         .init(codingPath: decoder.codingPath, debugDescription: "a declared record needs its dataset's fields"))
     }
-    let container = try decoder.container(keyedBy: DeclaredKey.self)
-    values = try decoding.object(decoding.fields, in: container)
+    // Sluice's decoder's containers, called as their own types, cost a direct call per value
+    // (`TapeDecoder.tapeContainer`); any other decoder (the contract's shape recorder) is read
+    // through the standard containers, by the same code.
+    if let decoder = decoder as? TapeDecoder {
+      values = try decoding.object(decoding.fields, in: decoder.tapeContainer(keyedBy: DeclaredKey.self))
+    } else {
+      values = try decoding.object(decoding.fields, in: decoder.container(keyedBy: DeclaredKey.self))
+    }
   }
 }
 
@@ -47,7 +53,7 @@ final class DeclaredDecoding: @unchecked Sendable {
     fields.forEach(collect)
   }
 
-  func object(_ fields: [DeclaredField], in container: KeyedDecodingContainer<DeclaredKey>) throws
+  func object(_ fields: [DeclaredField], in container: some DeclaredObjectContainer) throws
     -> [DeclaredValue]
   {
     var values: [DeclaredValue] = []
@@ -65,7 +71,7 @@ final class DeclaredDecoding: @unchecked Sendable {
     return values
   }
 
-  private func value(_ field: DeclaredField, forKey key: DeclaredKey, in container: KeyedDecodingContainer<DeclaredKey>)
+  private func value(_ field: DeclaredField, forKey key: DeclaredKey, in container: some DeclaredObjectContainer)
     throws -> DeclaredValue
   {
     switch field.kind {
@@ -81,14 +87,14 @@ final class DeclaredDecoding: @unchecked Sendable {
       let text = try container.decode(String.self, forKey: key)
       return .timestamp(try parse(text, field, codingPath: container.codingPath + [key]))
     case .object(let fields):
-      return .object(try object(fields, in: container.nestedContainer(keyedBy: DeclaredKey.self, forKey: key)))
+      return .object(try object(fields, in: container.declaredObject(forKey: key)))
     case .array(let element):
-      var elements = try container.nestedUnkeyedContainer(forKey: key)
+      var elements = try container.declaredElements(forKey: key)
       return .array(try array(element, in: &elements))
     }
   }
 
-  private func array(_ element: DeclaredField, in container: inout any UnkeyedDecodingContainer) throws
+  private func array(_ element: DeclaredField, in container: inout some DeclaredElementsContainer) throws
     -> [DeclaredValue]
   {
     var values: [DeclaredValue] = []
@@ -112,9 +118,9 @@ final class DeclaredDecoding: @unchecked Sendable {
         let codingPath = container.codingPath + [ElementKey(intValue: container.currentIndex)]
         values.append(.timestamp(try parse(container.decode(String.self), element, codingPath: codingPath)))
       case .object(let fields):
-        values.append(.object(try object(fields, in: container.nestedContainer(keyedBy: DeclaredKey.self))))
+        values.append(.object(try object(fields, in: container.declaredObject())))
       case .array(let inner):
-        var elements = try container.nestedUnkeyedContainer()
+        var elements = try container.declaredElements()
         values.append(.array(try array(inner, in: &elements)))
       }
     }
@@ -205,4 +211,76 @@ struct ElementKey: CodingKey {
   let intValue: Int?
   init(intValue: Int) { self.intValue = intValue }
   init?(stringValue: String) { nil }
+}
+
+// MARK: - The containers a declared record is read through
+
+/// An object of a declared record: Sluice's tape container as its own type (statically
+/// dispatched, nothing boxed), or any decoder's standard container.
+protocol DeclaredObjectContainer: KeyedDecodingContainerProtocol where Key == DeclaredKey {
+  associatedtype Elements: DeclaredElementsContainer
+  func declaredObject(forKey key: DeclaredKey) throws -> Self
+  func declaredElements(forKey key: DeclaredKey) throws -> Elements
+}
+
+/// An array of a declared record: what `DeclaredDecoding` asks of an unkeyed container.
+protocol DeclaredElementsContainer {
+  associatedtype Object: DeclaredObjectContainer
+  var codingPath: [any CodingKey] { get }
+  var count: Int? { get }
+  var isAtEnd: Bool { get }
+  var currentIndex: Int { get }
+  mutating func decodeNil() throws -> Bool
+  mutating func decode(_ type: String.Type) throws -> String
+  mutating func decode(_ type: Int64.Type) throws -> Int64
+  mutating func decode(_ type: Double.Type) throws -> Double
+  mutating func decode(_ type: Bool.Type) throws -> Bool
+  mutating func decode<T: Decodable>(_ type: T.Type) throws -> T
+  mutating func declaredObject() throws -> Object
+  mutating func declaredElements() throws -> Self
+}
+
+extension KeyedTapeContainer: DeclaredObjectContainer where Key == DeclaredKey {
+  func declaredObject(forKey key: DeclaredKey) throws -> Self {
+    try nestedTapeContainer(keyedBy: DeclaredKey.self, forKey: key)
+  }
+  func declaredElements(forKey key: DeclaredKey) throws -> UnkeyedTapeContainer {
+    try nestedTapeUnkeyedContainer(forKey: key)
+  }
+}
+
+extension UnkeyedTapeContainer: DeclaredElementsContainer {
+  mutating func declaredObject() throws -> KeyedTapeContainer<DeclaredKey> {
+    try nestedTapeContainer(keyedBy: DeclaredKey.self)
+  }
+  mutating func declaredElements() throws -> Self { try nestedTapeUnkeyedContainer() }
+}
+
+extension KeyedDecodingContainer: DeclaredObjectContainer where K == DeclaredKey {
+  func declaredObject(forKey key: DeclaredKey) throws -> Self {
+    try nestedContainer(keyedBy: DeclaredKey.self, forKey: key)
+  }
+  func declaredElements(forKey key: DeclaredKey) throws -> AnyDeclaredElements {
+    AnyDeclaredElements(base: try nestedUnkeyedContainer(forKey: key))
+  }
+}
+
+/// Any decoder's unkeyed container, for `DeclaredDecoding`.
+struct AnyDeclaredElements: DeclaredElementsContainer {
+  var base: any UnkeyedDecodingContainer
+
+  var codingPath: [any CodingKey] { base.codingPath }
+  var count: Int? { base.count }
+  var isAtEnd: Bool { base.isAtEnd }
+  var currentIndex: Int { base.currentIndex }
+  mutating func decodeNil() throws -> Bool { try base.decodeNil() }
+  mutating func decode(_ type: String.Type) throws -> String { try base.decode(type) }
+  mutating func decode(_ type: Int64.Type) throws -> Int64 { try base.decode(type) }
+  mutating func decode(_ type: Double.Type) throws -> Double { try base.decode(type) }
+  mutating func decode(_ type: Bool.Type) throws -> Bool { try base.decode(type) }
+  mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try base.decode(type) }
+  mutating func declaredObject() throws -> KeyedDecodingContainer<DeclaredKey> {
+    try base.nestedContainer(keyedBy: DeclaredKey.self)
+  }
+  mutating func declaredElements() throws -> Self { Self(base: try base.nestedUnkeyedContainer()) }
 }

@@ -74,6 +74,9 @@ final class DecodingState {
     if T.self == Decimal.self { return unsafeBitCast(try decimal(node), to: T.self) }
     if T.self == URL.self { return unsafeBitCast(try url(node), to: T.self) }
     do {
+      if kind(node) == .array, let array = T.self as? any TapeDecodableArray.Type {
+        return try array.decodeElements(self, node: node, parent: parent, as: T.self)
+      }
       return try T(from: TapeDecoder(state: self, node: node, parent: parent))
     } catch DecodingError.dataCorrupted(let context) where !(context.underlyingError is DecodeFailure) {
       // The type refused a value it read — a `RawRepresentable` enum, a DTO's own check. The

@@ -141,6 +141,16 @@ extension RecordTape {
     if let result { throw result }
   }
 
+  /// Takes a JSON record whose nodes the record reader's scan already made (`JSONScanner`, the
+  /// nodes `tokenize` would make of these bytes): the same tape, without a second pass over them.
+  mutating func loadJSON(_ record: [UInt8], nodes scanned: [Node]) {
+    bytes = record
+    nodes = scanned
+    origin = .json
+    sourceOffsets = []
+    sourceLines = []
+  }
+
   /// Lets go of the record's bytes and of node storage grown past `retainedNodeCapacity`; the
   /// decoder calls it after every record, so what a tape holds between records stays small.
   /// Until the next `loadJSON`, the tape must not be read.

@@ -44,6 +44,8 @@
     defer { state.releaseRecord() }
     if let tape = record.tape {
       state.tape = tape
+    } else if let nodes = record.tapeNodes {
+      state.tape.loadJSON(record.bytes, nodes: nodes)
     } else {
       try state.tape.loadJSON(record.bytes)
     }

@@ -16,15 +16,25 @@ struct TapeDecoder: Decoder {
   var userInfo: [CodingUserInfoKey: Any] { state.userInfo }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    KeyedDecodingContainer(try tapeContainer(keyedBy: type))
+  }
+
+  func unkeyedContainer() throws -> any UnkeyedDecodingContainer { try tapeUnkeyedContainer() }
+
+  // The containers as their own types, for the engine's own records (`DeclaredRecord`): called
+  // on them directly, a value's decoding is a direct call, where `KeyedDecodingContainer` boxes
+  // its container (an allocation and two generic metadata look-ups per object) and forwards each
+  // call through the box and a witness table, and `any UnkeyedDecodingContainer` boxes an array's.
+
+  func tapeContainer<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedTapeContainer<Key> {
     guard state.kind(node) == .object else {
       throw state.mismatch(node, [String: Any].self, expected: "an object")
     }
     state.tape.nodes[node].bits |= RecordTape.Node.opened
-    return KeyedDecodingContainer(
-      KeyedTapeContainer<Key>(state: state, object: node, cursor: state.openCursor(on: node)))
+    return KeyedTapeContainer<Key>(state: state, object: node, cursor: state.openCursor(on: node))
   }
 
-  func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+  func tapeUnkeyedContainer() throws -> UnkeyedTapeContainer {
     guard state.kind(node) == .array else {
       if state.isXML {
         return UnkeyedTapeContainer(state: state, array: node, xml: state.xmlItems(of: node, parent: parent))
@@ -105,11 +115,21 @@ struct KeyedTapeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func nestedContainer<NestedKey: CodingKey>(
     keyedBy type: NestedKey.Type, forKey key: Key
   ) throws -> KeyedDecodingContainer<NestedKey> {
-    try TapeDecoder(state: state, node: try value(key)).container(keyedBy: type)
+    KeyedDecodingContainer(try nestedTapeContainer(keyedBy: type, forKey: key))
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    try TapeDecoder(state: state, node: try value(key), parent: object).unkeyedContainer()
+    try nestedTapeUnkeyedContainer(forKey: key)
+  }
+
+  func nestedTapeContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+    -> KeyedTapeContainer<NestedKey>
+  {
+    try TapeDecoder(state: state, node: try value(key)).tapeContainer(keyedBy: type)
+  }
+
+  func nestedTapeUnkeyedContainer(forKey key: Key) throws -> UnkeyedTapeContainer {
+    try TapeDecoder(state: state, node: try value(key), parent: object).tapeUnkeyedContainer()
   }
 
   func superDecoder() throws -> any Decoder {
@@ -233,11 +253,21 @@ struct UnkeyedTapeContainer: UnkeyedDecodingContainer {
   mutating func nestedContainer<NestedKey: CodingKey>(
     keyedBy type: NestedKey.Type
   ) throws -> KeyedDecodingContainer<NestedKey> {
-    try TapeDecoder(state: state, node: try advance()).container(keyedBy: type)
+    KeyedDecodingContainer(try nestedTapeContainer(keyedBy: type))
   }
 
   mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-    try TapeDecoder(state: state, node: try advance()).unkeyedContainer()
+    try nestedTapeUnkeyedContainer()
+  }
+
+  mutating func nestedTapeContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+    -> KeyedTapeContainer<NestedKey>
+  {
+    try TapeDecoder(state: state, node: try advance()).tapeContainer(keyedBy: type)
+  }
+
+  mutating func nestedTapeUnkeyedContainer() throws -> UnkeyedTapeContainer {
+    try TapeDecoder(state: state, node: try advance()).tapeUnkeyedContainer()
   }
 
   mutating func superDecoder() throws -> any Decoder {
@@ -267,4 +297,24 @@ struct SingleValueTapeContainer: SingleValueDecodingContainer {
   func decode(_ type: UInt32.Type) throws -> UInt32 { try state.integer(node, type) }
   func decode(_ type: UInt64.Type) throws -> UInt64 { try state.integer(node, type) }
   func decode<T: Decodable>(_ type: T.Type) throws -> T { try state.decode(type, at: node) }
+}
+
+/// An array a DTO declares (`let items: [OrderItemDTO]`), decoded as `Array.init(from:)` would —
+/// element by element until the end, each element's errors its own — but through the tape's
+/// unkeyed container as its own type and into storage reserved for the elements the tape
+/// counted: `init(from:)` boxes the container, grows the array as it appends, and reaches each
+/// element through two witness tables.
+protocol TapeDecodableArray {
+  static func decodeElements<T>(_ state: DecodingState, node: Int, parent: Int, as type: T.Type) throws -> T
+}
+
+extension Array: TapeDecodableArray where Element: Decodable {
+  static func decodeElements<T>(_ state: DecodingState, node: Int, parent: Int, as type: T.Type) throws -> T {
+    var container = try TapeDecoder(state: state, node: node, parent: parent).tapeUnkeyedContainer()
+    var elements: [Element] = []
+    elements.reserveCapacity(state.tape.childCount(of: node))
+    while !container.isAtEnd { elements.append(try container.decode(Element.self)) }
+    // `T` is `[Element]`: the caller found this conformance through `T`.
+    return unsafeBitCast(elements, to: T.self)
+  }
 }

@@ -33,14 +33,30 @@ package final class JSONScanner {
   private var captureStart = 0
   private var captured: [UInt8] = []
 
+  /// While `captureRecord` scans a record, the nodes of its tape (`RecordTape`), written as the
+  /// scan finds each value: the decoder then reads the record without tokenizing its bytes a
+  /// second time. Only up to `tapeNodeLimit` nodes (a bigger record is tokenized by the tape,
+  /// which counts its nodes first and allocates them once).
+  private var buildsTape = false
+  private var tapeNodes: UnsafeMutablePointer<RecordTape.Node>
+  private var tapeCapacity = 256
+  private var tapeCount = 0
+  /// Set by the string scan when the string holds a backslash escape.
+  private var sawEscape = false
+  static var tapeNodeLimit: Int { 1 << 18 }
+
   package init(source: any ByteSource, limits: JSONRecordReader.Limits, bufferSize: Int) {
     self.source = source
     self.limits = limits
     capacity = max(bufferSize, 1)
     bytes = .allocate(capacity: capacity)
+    tapeNodes = .allocate(capacity: tapeCapacity)
   }
 
-  deinit { bytes.deallocate() }
+  deinit {
+    bytes.deallocate()
+    tapeNodes.deallocate()
+  }
 
   /// Offset of the next unread byte in the decompressed stream.
   var byteOffset: Int64 { bufferOffset + Int64(position) }
@@ -69,10 +85,64 @@ package final class JSONScanner {
   /// Scans one value as a record: its bytes, checked against the size limit, and its location.
   func captureRecord() throws -> RawRecord {
     let location = beginRecord()
+    beginTape()
+    defer { endTape() }
     try scanValue(depth: 0)
     let record = finishCapture()
     guard record.count <= limits.maxRecordBytes else { throw recordTooLarge() }
-    return RawRecord(location: location, bytes: record)
+    var raw = RawRecord(location: location, bytes: record)
+    raw.tapeNodes = tape(ofRecordBytes: record.count)
+    return raw
+  }
+
+  // MARK: - The record's tape
+
+  /// Starts the tape of the record whose capture just began: the values scanned from here on
+  /// are its nodes.
+  func beginTape() {
+    buildsTape = true
+    tapeCount = 0
+  }
+
+  /// Stops making nodes (after the record, or after its error).
+  func endTape() { buildsTape = false }
+
+  /// The record's nodes, for a record of `count` bytes; nil when there are none to give (the
+  /// record passed `tapeNodeLimit`, or the tape's 27-bit offsets: the tape's to refuse, as it
+  /// does when it tokenizes).
+  func tape(ofRecordBytes count: Int) -> [RecordTape.Node]? {
+    guard buildsTape, count <= RecordTape.maxRecordBytes else { return nil }
+    return Array(UnsafeBufferPointer(start: tapeNodes, count: tapeCount))
+  }
+
+  /// Where the next node's value starts in the record's bytes.
+  @inline(__always)
+  private var recordOffset: Int { captured.count + position - captureStart }
+
+  /// Appends a node of the record's tape (`RecordTape.tokenize` makes the same nodes).
+  @inline(__always)
+  private func addNode(_ tag: UInt32, flags: UInt32 = 0, payload: Int) {
+    guard buildsTape else { return }
+    if tapeCount == tapeCapacity {
+      guard tapeCapacity < Self.tapeNodeLimit else {
+        buildsTape = false
+        return
+      }
+      let grown = UnsafeMutablePointer<RecordTape.Node>.allocate(capacity: tapeCapacity * 2)
+      grown.moveInitialize(from: tapeNodes, count: tapeCount)
+      tapeNodes.deallocate()
+      tapeNodes = grown
+      tapeCapacity *= 2
+    }
+    (tapeNodes + tapeCount).initialize(to: RecordTape.Node(tag: tag, flags: flags, payload: payload))
+    tapeCount += 1
+  }
+
+  /// Ends the container opened at node `index`: its payload is the index past its subtree.
+  @inline(__always)
+  private func closeNode(_ index: Int) {
+    guard buildsTape else { return }
+    tapeNodes[index].bits |= UInt32(truncatingIfNeeded: tapeCount) << RecordTape.Node.payloadShift
   }
 
   /// Ends a capture and returns the captured bytes.
@@ -144,14 +214,21 @@ package final class JSONScanner {
       try scanArray(depth: depth + 1)
     case UInt8(ascii: "\""):
       position += 1
+      let start = recordOffset
+      sawEscape = false
       try scanStringBody()
+      addNode(RecordTape.Node.string, flags: sawEscape ? RecordTape.Node.hasEscapes : 0, payload: start)
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+      addNode(RecordTape.Node.number, payload: recordOffset)
       try scanNumber()
     case UInt8(ascii: "t"):
+      addNode(RecordTape.Node.true, payload: recordOffset)
       try scanLiteral("true")
     case UInt8(ascii: "f"):
+      addNode(RecordTape.Node.false, payload: recordOffset)
       try scanLiteral("false")
     case UInt8(ascii: "n"):
+      addNode(RecordTape.Node.null, payload: recordOffset)
       try scanLiteral("null")
     default:
       throw syntaxError("unexpected \(describe(c)); expected a value")
@@ -160,10 +237,13 @@ package final class JSONScanner {
 
   private func scanObject(depth: Int) throws {
     guard depth <= limits.maxDepth else { throw tooDeep() }
+    let node = tapeCount
+    addNode(RecordTape.Node.object, payload: 0)
     position += 1
     try skipWhitespace()
     if try peek() == UInt8(ascii: "}") {
       position += 1
+      closeNode(node)
       return
     }
     while true {
@@ -171,7 +251,10 @@ package final class JSONScanner {
         throw try unexpected("expected a string key in an object")
       }
       position += 1
+      let start = recordOffset
+      sawEscape = false
       try scanStringBody()
+      addNode(RecordTape.Node.key, flags: sawEscape ? RecordTape.Node.hasEscapes : 0, payload: start)
       try skipWhitespace()
       try expect(UInt8(ascii: ":"), "expected ':' after an object key")
       try skipWhitespace()
@@ -179,7 +262,10 @@ package final class JSONScanner {
       try skipWhitespace()
       guard let c = try peek() else { throw syntaxError("unexpected end of input inside an object") }
       position += 1
-      if c == UInt8(ascii: "}") { return }
+      if c == UInt8(ascii: "}") {
+        closeNode(node)
+        return
+      }
       guard c == UInt8(ascii: ",") else {
         position -= 1
         throw syntaxError("expected ',' or '}' in an object, found \(describe(c))")
@@ -190,10 +276,13 @@ package final class JSONScanner {
 
   private func scanArray(depth: Int) throws {
     guard depth <= limits.maxDepth else { throw tooDeep() }
+    let node = tapeCount
+    addNode(RecordTape.Node.array, payload: 0)
     position += 1
     try skipWhitespace()
     if try peek() == UInt8(ascii: "]") {
       position += 1
+      closeNode(node)
       return
     }
     while true {
@@ -201,7 +290,10 @@ package final class JSONScanner {
       try skipWhitespace()
       guard let c = try peek() else { throw syntaxError("unexpected end of input inside an array") }
       position += 1
-      if c == UInt8(ascii: "]") { return }
+      if c == UInt8(ascii: "]") {
+        closeNode(node)
+        return
+      }
       guard c == UInt8(ascii: ",") else {
         position -= 1
         throw syntaxError("expected ',' or ']' in an array, found \(describe(c))")
@@ -239,6 +331,7 @@ package final class JSONScanner {
         position += 1
         return
       case UInt8(ascii: "\\"):
+        sawEscape = true
         try scanEscape()
       case 0x80...:
         try scanUTF8Sequence(lead: c)

@@ -22,6 +22,8 @@ final class NDJSONReader: RecordReader {
     scanner.newlineEndsRecord = true
     defer { scanner.newlineEndsRecord = false }
     let location = scanner.beginRecord()
+    scanner.beginTape()
+    defer { scanner.endTape() }
     do {
       try scanner.scanValue(depth: 0)
       let valueLength = scanner.capturedCount
@@ -33,7 +35,9 @@ final class NDJSONReader: RecordReader {
       var bytes = scanner.finishCapture()
       bytes.removeLast(bytes.count - valueLength)
       guard bytes.count <= scanner.limits.maxRecordBytes else { throw scanner.recordTooLarge() }
-      return RawRecord(location: location, bytes: bytes)
+      var record = RawRecord(location: location, bytes: bytes)
+      record.tapeNodes = scanner.tape(ofRecordBytes: bytes.count)
+      return record
     } catch var error as RecordReadError {
       // Keep the whole line for the quarantine file, then go on at the next line.
       error.rawRecord = try scanner.captureRestOfLine()

@@ -7,9 +7,16 @@
 /// text (what a rejects file keeps), not the XML.
 @_spi(Internals) public struct RawRecord: Sendable {
   public var location: RecordLocation
-  public var bytes: [UInt8]
+  public var bytes: [UInt8] {
+    // Nodes made of other bytes point at the wrong places: the decoder tokenizes these.
+    didSet { tapeNodes = nil }
+  }
   /// The record already as a tape (XML), with its values' source positions.
   public var tape: RecordTape?
+  /// A JSON record's tape nodes, made by the scan that found the record (`JSONScanner`): the
+  /// decoder's tape takes them rather than tokenizing `bytes` again. Nil when the reader made
+  /// none (or `bytes` changed since).
+  package var tapeNodes: [RecordTape.Node]?
   /// Scalar fields of the objects enclosing the record (a Telegram chat's `id` and `name` for
   /// its messages), as text, when the reader steps through them; nil otherwise.
   public var context: [String: String]?
