@@ -49,6 +49,32 @@ struct RecordProducerTests {
     #expect(ids(taken) == (0..<20).map { "s\($0)" })
   }
 
+  /// A consumer that hands each batch back (`HandOff.recycle`) gets its rows back refilled by
+  /// later records (`RecordRows.reuse`): every record's values are its own, in order.
+  @Test func rowsHandedBackAreRefilledWithTheNextRecordsValues() {
+    let handOff = HandOff<PipelineItem>(maxBatches: 2, maxBytes: 1 << 30)
+    let reader = JSONRecordReader(source: MemoryByteSource(shipments(3_000, size: 60), chunk: 4_096), layout: .lines)
+    let producer = RecordProducer(
+      dataset: ShipmentsDataset(), reader: reader, policy: .strict, handOff: handOff, batchSize: 16,
+      batchBytes: 1 << 20)
+    producer.start()
+    var seen: [String] = []
+    var wrongRows: [String] = []
+    while let batch = handOff.take() {
+      for item in batch {
+        guard case .load(let rows) = item.verdict, case .text(let id) = rows.value(0, 0) else { continue }
+        seen.append(id)
+        // The shipment and one row per parcel, each parcel weighing 1: nothing of another record.
+        let parcels = (1..<rows.count).map { rows.value($0, 0) }
+        if rows.count < 2 || parcels.contains(where: { $0 != .integer(1) }) { wrongRows.append(id) }
+      }
+      handOff.recycle(batch)
+    }
+    producer.wait()
+    #expect(seen == (0..<3_000).map { "s\($0)" })
+    #expect(wrongRows.isEmpty)
+  }
+
   @Test func recordsBiggerThanTheByteBudgetStillGetThrough() {
     // Each record alone outweighs the whole hand-off: each travels alone, none deadlocks.
     let handOff = HandOff<PipelineItem>(maxBatches: 8, maxBytes: 1_000)

@@ -85,4 +85,45 @@ struct RecordRowsTests {
     #expect(
       rows.violations.last?.message == "rr_scores.final is a boolean column, but the dataset gave it a real number")
   }
+  /// The decoding thread refills the rows of records the loading thread is done with
+  /// (`RecordRows.reuse`): emptied rows are the rows of a new record in every respect — entries,
+  /// values, references left open, violations, children numbered from their own parent.
+  @Test func reusedRowsAreThoseOfANewRecord() {
+    func fill(_ rows: inout RecordRows) {
+      rows.add(Self.people, "ann", "Ann", String?.none)
+      rows.add(Self.teams, "t9", "ann")
+      rows.add(Self.members, "bob", "dev")
+    }
+    var used = RecordRows()
+    used.add(Self.teams, "t1", String?.none)
+    used.add(Self.members, "cy", String?.none)
+    used.add(Self.members, "dee", "ops")
+    #expect(!used.violations.isEmpty && !used.openReferences.isEmpty)
+    let reused = used.reuse()
+    #expect(reused)
+    #expect(used.isEmpty && used.violations.isEmpty && used.openReferences.isEmpty)
+    fill(&used)
+    var fresh = RecordRows()
+    fill(&fresh)
+    #expect(used.values == fresh.values)
+    #expect(used.entries.map(\.serial) == fresh.entries.map(\.serial))
+    #expect(used.entries.map(\.parent) == fresh.entries.map(\.parent))
+    #expect(used.entries.map(\.index) == fresh.entries.map(\.index))
+    #expect(used.openReferences.map(\.entry) == fresh.openReferences.map(\.entry) && used.openReferences.count == 1)
+    #expect(used.violations.isEmpty)
+    #expect(used.path(2, column: 2, in: Self.members) == "members[0].person")
+  }
+
+  /// What one big record needed is not kept for the next: its rows are not reused.
+  @Test func aBigRecordsRowsAreNotKeptForReuse() {
+    var rows = RecordRows()
+    rows.add(Self.teams, "t1", "ann")
+    for index in 0...RecordRows.reusedValues { rows.add(Self.members, "p\(index)", "dev") }
+    let bigReused = rows.reuse()
+    #expect(!bigReused)
+    var small = RecordRows()
+    small.add(Self.teams, "t1", "ann")
+    let smallReused = small.reuse()
+    #expect(smallReused)
+  }
 }

@@ -25,6 +25,14 @@ struct PipelineItem: Sendable {
   /// an earlier row of this one — registered (`KeyRegistry`): the loading thread decides whether
   /// each is a repeat.
   var repeatedKeys: [Int32] = []
+  /// The rows of a `.load` item, moved out (the item is left `.skipped`): the only reference
+  /// to them when the loading thread has let go of the item, so they can be reused in place.
+  mutating func takeRows() -> RecordRows? {
+    guard case .load(let rows) = verdict else { return nil }
+    verdict = .skipped("")
+    return rows
+  }
+
   /// The rows an input adds after its records (`Dataset.rowsAfterRecords`): loaded like a
   /// record's, but no record — not counted, not a result a checkpoint counts.
   var isAfterRecords = false

@@ -79,6 +79,24 @@ public struct RecordRows: Sendable {
     entries.reserveCapacity(8)
   }
 
+  /// Empties the rows for another record, keeping their storage: the decoding thread reuses the
+  /// rows of records the loading thread is done with (`RecordProducer`), so that a record's rows
+  /// cost no allocation of their six arrays. False, and nothing kept, for the rows of a big
+  /// record: what one record needed is not kept for the next.
+  mutating func reuse() -> Bool {
+    guard values.capacity <= Self.reusedValues, entries.capacity <= Self.reusedValues else { return false }
+    values.removeAll(keepingCapacity: true)
+    entries.removeAll(keepingCapacity: true)
+    if !violations.isEmpty { violations.removeAll(keepingCapacity: true) }
+    if !openReferences.isEmpty { openReferences.removeAll(keepingCapacity: true) }
+    lastRows.removeAll(keepingCapacity: true)
+    previousOfTable.removeAll(keepingCapacity: true)
+    return true
+  }
+
+  /// The most values (and rows) whose storage `reuse` keeps: 4 KiB of values.
+  static var reusedValues: Int { 256 }
+
   public var isEmpty: Bool { entries.isEmpty }
   public var count: Int { entries.count }
 
@@ -232,8 +250,9 @@ public struct RecordRows: Sendable {
   /// (its own bug, not the data's) gets a record issue naming the table and the column, where the
   /// store would fail the whole run on it.
   private mutating func checkTypes(_ entry: Entry, of table: Table) {
-    for (index, column) in table.columns.enumerated() {
-      guard let value = values[Int(entry.start) + index], !column.type.accepts(value) else { continue }
+    for (index, type) in table.columnTypes.enumerated() {
+      guard let value = values[Int(entry.start) + index], !type.accepts(value) else { continue }
+      let column = table.columns[index]
       violations.append(
         Violation(
           path: path(entry, column: table.inheritedCount + index, in: table), code: .typeMismatch,

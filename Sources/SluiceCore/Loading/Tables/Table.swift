@@ -47,6 +47,9 @@ public final class Table: Sendable {
   package let depth: Int
   /// Whether each own column is part of the key.
   let isKeyColumn: [Bool]
+  /// Each own column's type: what `RecordRows` checks every value against, without copying the
+  /// columns (and retaining their names) per row.
+  let columnTypes: [ColumnType]
   /// A bit per own column that is part of the key, and per own column that may not be NULL.
   let keyMask: UInt64
   let notNullMask: UInt64
@@ -95,6 +98,7 @@ public final class Table: Sendable {
     self.parentInheritedCount = 0
     self.depth = 0
     self.isKeyColumn = columns.map { key.contains($0.name) }
+    self.columnTypes = columns.map(\.type)
     self.keyMask = Self.mask(isKeyColumn)
     self.notNullMask = Self.mask(columns.map { !$0.isNullable })
     self.firstPosition = 0
@@ -151,6 +155,7 @@ public final class Table: Sendable {
     self.parentInheritedCount = parent.inheritedCount
     self.depth = parent.depth + 1
     self.isKeyColumn = columns.map { _ in false }
+    self.columnTypes = columns.map(\.type)
     self.keyMask = 0
     self.notNullMask = Self.mask(columns.map { !$0.isNullable })
     self.firstPosition = firstPosition

@@ -37,7 +37,9 @@ final class HandOff<Element: Sendable>: @unchecked Sendable {
   }
 
   /// Waits for room and adds a batch of `weight` bytes; false when the consumer has cancelled.
-  func put(_ batch: [Element], weight: Int) -> Bool {
+  /// `reclaim` sees the batches the consumer is done with before they are freed, to take what
+  /// it would allocate again.
+  func put(_ batch: [Element], weight: Int, reclaim: (inout [Element]) -> Void = { _ in }) -> Bool {
     var spentBatches: [[Element]] = []
     let accepted = { () -> Bool in
       condition.lock()
@@ -55,6 +57,7 @@ final class HandOff<Element: Sendable>: @unchecked Sendable {
     }()
     // The consumer's spent batches are freed here, on the thread that allocated them, outside
     // the lock (`recycle`).
+    for index in spentBatches.indices { reclaim(&spentBatches[index]) }
     spentBatches.removeAll()
     return accepted
   }

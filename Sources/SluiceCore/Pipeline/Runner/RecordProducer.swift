@@ -99,6 +99,16 @@ final class RecordProducer<D: Dataset> {
       lapped |= 1 << stage.ordinal
       mark = now
     }
+    /// Rows of records the loading thread is done with, emptied for the next records to fill
+    /// (`RecordRows.reuse`): at most four batches' worth of small rows (about 1 MiB), as the
+    /// loading thread may hand back several batches between two of this thread's.
+    var spareRows: [RecordRows] = []
+    let spareRowsLimit = 4 * batchSize
+    func reclaim(_ spent: inout [Item]) {
+      while spareRows.count < spareRowsLimit, var item = spent.popLast() {
+        if var rows = item.takeRows(), rows.reuse() { spareRows.append(rows) }
+      }
+    }
     var batch: [Item] = []
     batch.reserveCapacity(batchSize)
     var batchWeight = 0
@@ -114,7 +124,7 @@ final class RecordProducer<D: Dataset> {
       // Time the loading thread leaves this one moves the recent keys to the temporary
       // database; a failure there fails the record that next needs it (the keys stay in memory).
       if let keys, !handOff.hasRoomNow(for: batchWeight) { try? keys.spillWhileIdle() }
-      return handOff.put(batch, weight: batchWeight)
+      return handOff.put(batch, weight: batchWeight, reclaim: reclaim)
     }
     /// The bytes an item carries to the loading side: the raw record when a rejects file wants it.
     func carried(_ bytes: [UInt8]?) -> [UInt8]? { keepsRawRecords ? bytes : nil }
@@ -222,7 +232,7 @@ final class RecordProducer<D: Dataset> {
           })
       }
 
-      var rows = RecordRows()
+      var rows = spareRows.popLast() ?? RecordRows()
       var context = MappingContext(
         fields: raw.context ?? [:], inputPath: inputPath, position: raw.position ?? raw.location.ordinal - 1,
         lenientArrays: policy.lenientArrays)
