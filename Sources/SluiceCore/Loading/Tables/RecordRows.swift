@@ -94,6 +94,15 @@ public struct RecordRows: Sendable {
     return true
   }
 
+  /// The bytes of the rows' own storage (their arrays' capacity): what reused rows keep.
+  var storageBytes: Int {
+    values.capacity * MemoryLayout<DatabaseValue?>.stride + entries.capacity * MemoryLayout<Entry>.stride
+      + previousOfTable.capacity * MemoryLayout<Int32>.stride
+      + lastRows.capacity * MemoryLayout<(serial: Int32, entry: Int32)>.stride
+      + violations.capacity * MemoryLayout<Violation>.stride
+      + openReferences.capacity * MemoryLayout<OpenReference>.stride
+  }
+
   /// The most values (and rows) whose storage `reuse` keeps: 4 KiB of values.
   static var reusedValues: Int { 256 }
 

@@ -16,6 +16,9 @@ import Synchronization
 final class RecordProducer<D: Dataset> {
   typealias Item = PipelineItem
 
+  /// The most storage the emptied rows kept for reuse may hold (`RecordRows.storageBytes`).
+  static var spareRowsBytes: Int { 1 << 20 }
+
   /// What an item is reckoned to weigh beyond its record's raw bytes (the item, its record's
   /// fields, its issues); a guess, but a fixed one, so weight grows with records and bytes.
   static var itemOverhead: Int { 256 }
@@ -100,14 +103,22 @@ final class RecordProducer<D: Dataset> {
       mark = now
     }
     /// Rows of records the loading thread is done with, emptied for the next records to fill
-    /// (`RecordRows.reuse`): at most four batches' worth of small rows (about 1 MiB), as the
-    /// loading thread may hand back several batches between two of this thread's.
+    /// (`RecordRows.reuse`): four batches' worth at most (the loading thread may hand back
+    /// several batches between two of this thread's), and at most `spareRowsBytes` of storage.
     var spareRows: [RecordRows] = []
+    var spareBytes = 0
     let spareRowsLimit = 4 * batchSize
     func reclaim(_ spent: inout [Item]) {
-      while spareRows.count < spareRowsLimit, var item = spent.popLast() {
-        if var rows = item.takeRows(), rows.reuse() { spareRows.append(rows) }
+      while spareRows.count < spareRowsLimit, spareBytes < Self.spareRowsBytes, var item = spent.popLast() {
+        guard var rows = item.takeRows(), rows.reuse() else { continue }
+        spareBytes += rows.storageBytes
+        spareRows.append(rows)
       }
+    }
+    func spareOrNewRows() -> RecordRows {
+      guard let rows = spareRows.popLast() else { return RecordRows() }
+      spareBytes -= rows.storageBytes
+      return rows
     }
     var batch: [Item] = []
     batch.reserveCapacity(batchSize)
@@ -232,7 +243,7 @@ final class RecordProducer<D: Dataset> {
           })
       }
 
-      var rows = spareRows.popLast() ?? RecordRows()
+      var rows = spareOrNewRows()
       var context = MappingContext(
         fields: raw.context ?? [:], inputPath: inputPath, position: raw.position ?? raw.location.ordinal - 1,
         lenientArrays: policy.lenientArrays)
