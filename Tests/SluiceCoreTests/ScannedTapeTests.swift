@@ -43,6 +43,33 @@ struct ScannedTapeTests {
     }
   }
 
+  /// The scan's plain-run test, eight bytes at a time, finds the first byte that ends a string's
+  /// plain run — every byte value at every place among plain bytes, and behind another special
+  /// byte — as the byte-by-byte test would.
+  @Test func theEightByteTestFindsTheFirstByteThatEndsAPlainRun() {
+    func isSpecial(_ byte: UInt8) -> Bool {
+      byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80
+    }
+    func firstSpecial(_ bytes: [UInt8]) -> Int? {
+      let word = bytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+      let special = JSONScanner.specialBytes(word)
+      return special == 0 ? nil : special.trailingZeroBitCount / 8
+    }
+    var wrong: [String] = []
+    for value in 0...255 {
+      for place in 0..<8 {
+        for after in [UInt8(ascii: "a"), 0x00, 0x22, 0xFF, 0x21, 0x5B] {
+          var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+          bytes[place] = UInt8(value)
+          if place < 7 { bytes[place + 1] = after }
+          let expected = bytes.firstIndex(where: isSpecial)
+          if firstSpecial(bytes) != expected { wrong.append("\(value) at \(place) before \(after)") }
+        }
+      }
+    }
+    #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+  }
+
   /// NDJSON lines get their nodes from the same scan: the value's, not the line's whitespace.
   @Test(arguments: [1, 3, 4_096])
   func eachNDJSONLinesNodesAreThoseTheTapeTokenizes(chunk: Int) throws {

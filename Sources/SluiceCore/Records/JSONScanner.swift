@@ -41,6 +41,10 @@ package final class JSONScanner {
   private var tapeNodes: UnsafeMutablePointer<RecordTape.Node>
   private var tapeCapacity = 256
   private var tapeCount = 0
+  /// During a record's capture, the record's offset of `bytes[0]` (`captured.count -
+  /// captureStart`), kept as a plain integer: reading `captured.count` per node was a dynamic
+  /// exclusivity check per value (2 % of the decoding thread).
+  private var recordBase = 0
   /// Set by the string scan when the string holds a backslash escape.
   private var sawEscape = false
   static var tapeNodeLimit: Int { 1 << 18 }
@@ -76,6 +80,7 @@ package final class JSONScanner {
     capturing = true
     captureStart = position
     captured.removeAll(keepingCapacity: captured.capacity <= 1 << 20)
+    recordBase = -position
     return location
   }
 
@@ -117,7 +122,7 @@ package final class JSONScanner {
 
   /// Where the next node's value starts in the record's bytes.
   @inline(__always)
-  private var recordOffset: Int { captured.count + position - captureStart }
+  private var recordOffset: Int { recordBase + position }
 
   /// Appends a node of the record's tape (`RecordTape.tokenize` makes the same nodes).
   @inline(__always)
@@ -316,8 +321,17 @@ package final class JSONScanner {
     while true {
       // Checked at every refill and at the end, so a string's bytes are never all in memory.
       try checkLength()
-      // Fast path: plain ASCII within the buffer.
+      // Fast path: plain ASCII within the buffer, eight bytes at a time, then byte by byte.
       var i = position
+      while i &+ 8 <= end {
+        let special = Self.specialBytes(
+          UInt64(littleEndian: UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self)))
+        if special != 0 {
+          i &+= special.trailingZeroBitCount &>> 3
+          break
+        }
+        i &+= 8
+      }
       while i < end {
         let b = bytes[i]
         if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 || b >= 0x80 { break }
@@ -347,6 +361,23 @@ package final class JSONScanner {
         throw syntaxError("control character U+\(hex(c)) must be escaped in a string")
       }
     }
+  }
+
+  /// The high bit of each byte of `word` (eight bytes, the first in the low byte) that ends a
+  /// string's plain run — a quote, a backslash, a control character below 0x20, or a byte of a
+  /// multi-byte character — found for all eight at once (the zero-byte and less-than tests of
+  /// "Bit Twiddling Hacks"). A borrow may also flag a byte after a flagged one, never before:
+  /// the lowest flagged byte is the first that ends the run.
+  @inline(__always)
+  static func specialBytes(_ word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+    let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+    let isQuote = (quote &- ones) & ~quote
+    let isBackslash = (backslash &- ones) & ~backslash
+    let isControl = (word &- ones &* 0x20) & ~word
+    return (isQuote | isBackslash | isControl | word) & high
   }
 
   private func scanEscape() throws {
@@ -567,6 +598,7 @@ package final class JSONScanner {
     if capturing {
       captured.append(contentsOf: UnsafeBufferPointer(start: bytes + captureStart, count: end - captureStart))
       captureStart = 0
+      recordBase = captured.count
       if captured.count > limits.maxRecordBytes { throw recordTooLarge() }
     }
     bufferOffset += Int64(end)
