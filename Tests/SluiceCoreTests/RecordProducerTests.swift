@@ -73,6 +73,9 @@ struct RecordProducerTests {
     producer.wait()
     #expect(seen == (0..<3_000).map { "s\($0)" })
     #expect(wrongRows.isEmpty)
+    // The producer's own stages were timed, and only those.
+    #expect(Set(producer.seconds.keys) == [.read, .decode, .validate, .map])
+    #expect(producer.seconds.values.allSatisfy { $0 > 0 })
   }
 
   @Test func recordsBiggerThanTheByteBudgetStillGetThrough() {
