@@ -51,6 +51,10 @@ final class PostgreSQLBulkWriter: BulkWriter {
   /// The statements, derived from the table declarations.
   let sql: PostgreSQLBulkSQL
   var batches = RunReport.BulkWrites()
+  /// Records a batch joins at most: each bulk write costs a few round trips and statements
+  /// whatever its size, so a writer slower than the decoder catches up by taking what queued
+  /// meanwhile.
+  var recordsPerBatch: Int { 4096 }
   /// How staging tables are made: temporary by default, ordinary unlogged ones named after the
   /// server process in a transaction that is to be prepared (`PostgreSQLStore+Lanes`).
   let staging: StagingTables

@@ -262,3 +262,11 @@ extension String {
     count >= length ? self : String(repeating: "0", count: length - count) + self
   }
 }
+
+extension SQLiteConnection: BulkLoadingStore {
+  /// Multi-row `INSERT`s (`MultiRowWriter`): SQLite has no `COPY`, and a statement per row costs
+  /// it more than the row does.
+  package func makeBulkWriter(schema: Schema, conflict: ConflictPolicy) throws -> (any BulkWriter)? {
+    MultiRowWriter(store: self, schema: schema, conflict: conflict)
+  }
+}

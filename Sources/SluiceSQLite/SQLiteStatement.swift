@@ -15,6 +15,14 @@ package final class SQLiteStatement: StoreStatement {
 
   /// Texts up to this many bytes are bound from `slots`; longer ones SQLite copies.
   package static var slotCapacity: Int { 512 }
+  /// The same for a statement of many parameters (a multi-row insert, `MultiRowWriter`): its
+  /// slots would take 512 bytes each, a 512-row insert of six columns 1.5 MiB; keys, codes,
+  /// names and timestamps fit in 64.
+  package static var wideSlotCapacity: Int { 64 }
+  /// Statements of more parameters than this have slots of `wideSlotCapacity` bytes.
+  package static var wideStatementParameters: Int { 64 }
+  /// This statement's slots' size.
+  let slotCapacity: Int
   /// Per parameter, a buffer its text is copied into and bound from, allocated when the parameter
   /// first takes a text. A text bound as `SQLITE_TRANSIENT` costs SQLite a `malloc` and a `free`
   /// on every bind — the old copy is freed when the parameter is bound again — about 350
@@ -35,7 +43,9 @@ package final class SQLiteStatement: StoreStatement {
       throw connection.error(sql: sql)
     }
     handle = pointer
-    slots = .allocate(capacity: Int(sqlite3_bind_parameter_count(pointer)))
+    let parameters = Int(sqlite3_bind_parameter_count(pointer))
+    slotCapacity = parameters > Self.wideStatementParameters ? Self.wideSlotCapacity : Self.slotCapacity
+    slots = .allocate(capacity: parameters)
     slots.initialize(repeating: nil)
   }
 
@@ -82,7 +92,7 @@ package final class SQLiteStatement: StoreStatement {
     let status = text.withUTF8 { utf8 in
       // A parameter the SQL does not have, or a statement still running, is SQLite's error to
       // report; a long text is SQLite's to copy.
-      guard utf8.count <= Self.slotCapacity, index >= 1, index <= slots.count, sqlite3_stmt_busy(handle) == 0 else {
+      guard utf8.count <= slotCapacity, index >= 1, index <= slots.count, sqlite3_stmt_busy(handle) == 0 else {
         return sqlite3_bind_text(
           handle, index, UnsafeRawPointer(utf8.baseAddress)?.assumingMemoryBound(to: CChar.self),
           Int32(utf8.count), Self.transient)
@@ -97,7 +107,7 @@ package final class SQLiteStatement: StoreStatement {
   }
 
   private func allocateSlot(_ index: Int32) -> UnsafeMutableRawPointer {
-    let slot = UnsafeMutableRawPointer.allocate(byteCount: Self.slotCapacity, alignment: 8)
+    let slot = UnsafeMutableRawPointer.allocate(byteCount: slotCapacity, alignment: 8)
     slots[Int(index) - 1] = slot
     return slot
   }

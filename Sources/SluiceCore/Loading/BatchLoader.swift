@@ -59,6 +59,9 @@ package final class BatchLoader {
   /// Whether batches are worth joining: a bulk write costs a few round trips whatever its size.
   package var writesInBulk: Bool { bulk != nil }
 
+  /// The most records a batch joins for the bulk writer (`BulkWriter.recordsPerBatch`); 1 without one.
+  package var recordsPerBatch: Int { bulk?.recordsPerBatch ?? 1 }
+
   /// Starts a batch of records' rows, in input order: writes it in bulk when the bulk writer
   /// takes it all, else looks up the keys its records reference. `rowByRow` sends it record by
   /// record whatever the bulk writer would say (a batch some of whose records the run may still

@@ -6,6 +6,9 @@
 /// the batch breaks a constraint it takes nothing back but the batch — the caller then writes the
 /// same batch through `RowWriter`, record by record, which finds the culprits and their issues.
 package protocol BulkWriter: AnyObject {
+  /// The most records it takes at once: the hand-off's batches waiting when the loading thread
+  /// asks are joined up to this many.
+  var recordsPerBatch: Int { get }
   /// Whether `rows` is a record this writer can write with `RowWriter`'s exact results.
   func accepts(_ rows: RecordRows) -> Bool
   /// Writes the records' rows, in order, as `RowWriter` would one by one: per record whether it

@@ -146,7 +146,9 @@ public struct RunReport: Sendable, Codable {
   /// batches copied straight into it (keys new to it) and those staged and applied with the
   /// conflict policy (keys it had, or that a batch repeats); and the batches written row by row
   /// (records the bulk writer does not take, or a batch whose rows broke a constraint, to find
-  /// the culprits). A batch here is what the loading thread took at once: up to 4,096 records.
+  /// the culprits). A batch here is what the loading thread took at once: up to 4,096 records
+  /// (PostgreSQL) or 1,024 (SQLite, whose "copied" batches are multi-row inserts of new keys and
+  /// "staged" ones multi-row upserts of a shared table).
   public struct BulkWrites: Sendable, Codable, Hashable {
     public struct Table: Sendable, Codable, Hashable {
       public var copied = 0

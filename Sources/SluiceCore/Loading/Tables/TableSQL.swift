@@ -94,12 +94,24 @@ struct TableSQL {
     return ignoringExisting ? insert + " ON CONFLICT (\(table.key.map(q).joined(separator: ", "))) DO NOTHING" : insert
   }
 
+  /// Inserts `rows` whole rows in one statement (`MultiRowWriter`): row `r`'s column `c` (of
+  /// `allColumns`) is parameter `r × columns + c + 1`.
+  func insert(_ table: Table, rows: Int) -> String {
+    let columns = table.allColumns.count
+    let tuples = (0..<rows).map { row in
+      "(" + (1...columns).map { dialect.parameter(row * columns + $0) }.joined(separator: ", ") + ")"
+    }
+    return "INSERT INTO \(q(table.name)) (\(columnList(table))) VALUES \(tuples.joined(separator: ", "))"
+  }
+
   /// Inserts a row or updates the existing one where a column differs, in one statement: the
-  /// store reports a change only when something changed.
-  func upsert(_ table: Table) -> String {
+  /// store reports a change only when something changed. With `rows`, as many rows in one
+  /// statement (numbered as `insert(_:rows:)`), each applied in turn as if alone.
+  func upsert(_ table: Table, rows: Int? = nil) -> String {
     let keys = Set(table.key)
     let others = table.allColumns.map(\.name).filter { !keys.contains($0) }
-    let insert = insert(table, ignoringExisting: false) + " ON CONFLICT (\(table.key.map(q).joined(separator: ", ")))"
+    let values = rows.map { self.insert(table, rows: $0) } ?? self.insert(table, ignoringExisting: false)
+    let insert = values + " ON CONFLICT (\(table.key.map(q).joined(separator: ", ")))"
     guard !others.isEmpty else { return insert + " DO NOTHING" }
     let assignments = others.map { "\(q($0)) = excluded.\(q($0))" }.joined(separator: ", ")
     // Qualified: PostgreSQL finds a bare column of the condition ambiguous beside `excluded`.

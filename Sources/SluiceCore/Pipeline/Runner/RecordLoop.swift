@@ -12,10 +12,6 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   /// to keep both threads busy, little enough that a run's memory does not depend on its input
   /// (a record bigger than this travels alone).
   static var handOffBatches: Int { 8 }
-  /// Records a bulk writer takes at once, at most: the hand-off batches waiting when the loading
-  /// thread asks, joined. Each bulk write costs a few round trips and statements whatever its
-  /// size, so a writer slower than the decoder catches up by taking what queued meanwhile.
-  static var bulkRecords: Int { 4096 }
 
   /// Runs the reader to its end through every stage but the writes (a validate run); with
   /// `check` (`validate --db`), the load stage's checks that need the database too.
@@ -39,7 +35,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   /// of each.
   func load(_ reader: any RecordReader, loader: BatchLoader, state: inout RunState) throws {
     try consume(
-      reader, state: &state, joining: loader.writesInBulk ? Self.bulkRecords : 1,
+      reader, state: &state, joining: loader.recordsPerBatch,
       beforeBatch: { batch, state in
         var mark = Stopwatch.now()
         defer { state.ledger.lap(.load, from: &mark) }
