@@ -127,7 +127,7 @@ struct MultiRowWriterTests {
         case .written(let kept, let warnings):
           outcomes.append((kept ? "kept" : "written") + warnings.map { " \($0.code.rawValue)" }.joined())
         case .rejected(let issues):
-          outcomes.append(issues.map { "\($0.code.rawValue) at \($0.path ?? "")" }.joined(separator: ", "))
+          outcomes.append(issues.map { "\($0.code.rawValue) at \($0.path)" }.joined(separator: ", "))
           if !lenient { return (outcomes, loader) }
         }
       }
