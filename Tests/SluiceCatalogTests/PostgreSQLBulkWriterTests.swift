@@ -86,7 +86,10 @@ struct PostgreSQLBulkWriterTests {
     #expect((firstWrites.tables["fruits"]?.copied ?? 0) >= 2)
     #expect(firstWrites.tables["fruits"]?.staged == 0)
     #expect(firstWrites.rowByRow == 0)
-    #expect(first.sqlite.bulkWrites == nil)
+    // SQLite writes the new keys in bulk too (multi-row inserts, `MultiRowWriter`).
+    let sqliteFirst = try #require(first.sqlite.bulkWrites)
+    #expect((sqliteFirst.tables["fruits"]?.copied ?? 0) >= 2)
+    #expect(sqliteFirst.rowByRow == 0)
 
     let again = try twin.run(configuration, datasets: Self.fruits)
     #expect(again.postgreSQL.status == .succeeded)
@@ -94,6 +97,10 @@ struct PostgreSQLBulkWriterTests {
     let againWrites = try #require(again.postgreSQL.bulkWrites)
     #expect(againWrites.tables["fruits"]?.copied == 0)
     #expect((againWrites.tables["fruits"]?.staged ?? 0) >= 2)
+    // SQLite has no staging: the keys it has send its batches row by row.
+    let sqliteAgain = try #require(again.sqlite.bulkWrites)
+    #expect((sqliteAgain.tables["fruits"]?.copied ?? 0) == 0)
+    #expect(sqliteAgain.rowByRow >= 2)
     let (sqlite, postgreSQL) = try twin.tables(["fruits", "recipes"])
     #expect(postgreSQL == sqlite)
   }

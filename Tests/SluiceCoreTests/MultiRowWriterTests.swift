@@ -166,8 +166,8 @@ struct MultiRowWriterTests {
     }
   }
 
-  /// A first load of new keys only: every batch goes in bulk, and a shared row repeated with the
-  /// same values costs no statement row — the changes counted are those of the row writer.
+  /// A first load of new keys only: every batch goes in bulk, and the shared rows' changes are
+  /// counted as the row writer counts them (a row written again as it is counts none).
   @Test func aFirstLoadGoesInBulkThroughout() throws {
     let directory = try TemporaryDirectory()
     let batches = Self.batches(seed: 3, count: 10, keys: 1 << 40, faults: false)

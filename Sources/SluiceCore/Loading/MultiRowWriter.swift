@@ -15,9 +15,10 @@
 /// them, so that every foreign key finds its row):
 /// - a top-level table that upserts and has no children — customers, shared by their orders —
 ///   takes `INSERT … ON CONFLICT DO UPDATE … WHERE` a column differs, which applies each row in
-///   turn exactly as the row writer's upsert does, with the same changes counted; a row equal to
-///   the one this run last wrote for its key is not written again, as the row writer's row cache
-///   does (forgotten whenever a batch goes through the row writer, which may change the row);
+///   turn exactly as the row writer's upsert does, with the same changes counted (a row the
+///   table has as it is changes nothing). Unlike the row writer, it remembers no rows it wrote:
+///   on 1M orders, skipping the customers' repeated rows saved no time, and remembering 65,536
+///   of them took 10 MiB;
 /// - every other table takes plain multi-row `INSERT`s: what a batch of keys new to the table
 ///   and to the batch comes to under every policy (each row inserted and counted, no children to
 ///   replace, none kept), as in a first load and for a nightly load's new keys. A key the table
@@ -36,13 +37,10 @@ package final class MultiRowWriter: BulkWriter {
   /// (Benchmarks/floor.c), 32 rows a statement wrote 0.66 pages an order there, 256 rows 0.19.
   /// Past 256, 512 rows took no less time on 1M orders, and 1.2 MiB more memory.
   static var rowsPerStatement: Int { 256 }
-  /// Records a batch joins at most. Bigger batches copy fewer pages to the batch's savepoint, but
-  /// the records the loading thread holds are memory beside the hand-off's: 1,024 orders are
-  /// about 2 MiB.
+  /// Records a batch joins at most: the batches waiting when the loading thread asks, four of the
+  /// producer's. Bigger batches copy fewer pages to the batch's savepoint; each batch the join
+  /// may take beyond one is a batch more the hand-off lets wait (`RecordLoop`).
   package var recordsPerBatch: Int { 1024 }
-  /// Keys of a shared table the writer remembers the last written values of, as the row writer
-  /// does (`RowWriter.rowCacheLimit`): emptied whole when full.
-  static var rowCacheLimit: Int { RowWriter.rowCacheLimit }
 
   final class Plan {
     let table: Table
@@ -50,23 +48,15 @@ package final class MultiRowWriter: BulkWriter {
     let inherited: Int
     /// Upserted in place (a top-level upsert table without children), not inserted.
     let upserts: Bool
-    /// The single key column among the table's own columns, for a shared table whose written
-    /// rows are remembered.
-    let cachedKey: Int?
     let rowsPerStatement: Int
     /// Statements by their number of rows, prepared when first needed.
     var statements: [Int: any StoreStatement] = [:]
-    var lastWritten: [DatabaseValue: [DatabaseValue?]] = [:]
 
     init(table: Table, policy: ConflictPolicy, hasChildren: Bool, maxParameters: Int) {
       self.table = table
       columns = table.allColumns.count
       inherited = table.inheritedCount
       upserts = table.parent == nil && !hasChildren && policy == .upsert
-      let sharesRows = table.parent == nil && table.onConflict != nil
-      cachedKey =
-        upserts && sharesRows && table.key.count == 1
-        ? table.columns.firstIndex { $0.name == table.key[0] } : nil
       rowsPerStatement = max(1, min(MultiRowWriter.rowsPerStatement, maxParameters / max(columns, 1)))
     }
   }
@@ -104,14 +94,7 @@ package final class MultiRowWriter: BulkWriter {
     return rows
   }
 
-  package func countRowByRow() { wentRowByRow() }
-
-  /// A batch goes through the row writer, which may change the shared rows this writer
-  /// remembers: it forgets them.
-  private func wentRowByRow() {
-    batches.rowByRow += 1
-    for plan in plans where !plan.lastWritten.isEmpty { plan.lastWritten.removeAll(keepingCapacity: true) }
-  }
+  package func countRowByRow() { batches.rowByRow += 1 }
 
   package func accepts(_ rows: RecordRows) -> Bool {
     guard rows.openReferences.isEmpty else { return false }
@@ -127,7 +110,7 @@ package final class MultiRowWriter: BulkWriter {
   package func write(_ records: [RecordRows]) throws -> [Bool]? {
     if skips > 0 {
       skips -= 1
-      wentRowByRow()
+      batches.rowByRow += 1
       return nil
     }
     /// Each plan's rows of the batch, as (record's ordinal, entry), in input order.
@@ -136,12 +119,6 @@ package final class MultiRowWriter: BulkWriter {
       for entry in 0..<rows.count {
         rowsOf[planBySerial[Int(rows.entries[entry].serial)]].append((Int32(ordinal), Int32(entry)))
       }
-    }
-    /// The values each shared table's rows leave for their keys, kept once the batch is written.
-    var cached: [Int: [DatabaseValue: [DatabaseValue?]]] = [:]
-    for index in plans.indices {
-      guard let keyColumn = plans[index].cachedKey, !rowsOf[index].isEmpty else { continue }
-      cached[index] = dropRepeatedRows(&rowsOf[index], plan: plans[index], keyColumn: keyColumn, records: records)
     }
     var counts = Array(repeating: 0, count: plans.count)
     try store.execute("SAVEPOINT sluice_bulk")
@@ -154,7 +131,7 @@ package final class MultiRowWriter: BulkWriter {
       try store.execute("ROLLBACK TO SAVEPOINT sluice_bulk; RELEASE SAVEPOINT sluice_bulk")
       backoff = min(max(1, backoff * 2), 64)
       skips = backoff
-      wentRowByRow()
+      batches.rowByRow += 1
       return nil
     }
     try store.execute("RELEASE SAVEPOINT sluice_bulk")
@@ -168,35 +145,8 @@ package final class MultiRowWriter: BulkWriter {
         batches.tables[plan.table.name, default: .init()].copied += 1
       }
     }
-    for (index, values) in cached {
-      let plan = plans[index]
-      if plan.lastWritten.count + values.count > Self.rowCacheLimit {
-        plan.lastWritten.removeAll(keepingCapacity: true)
-      }
-      plan.lastWritten.merge(values) { _, new in new }
-    }
     // Nothing is kept: a new key is inserted under every policy, and an upserted row is written.
     return Array(repeating: false, count: records.count)
-  }
-
-  /// Drops the rows of a shared upsert table that repeat, value for value, the row last written
-  /// for their key — earlier in the batch, or by an earlier batch of this run — which the row
-  /// writer would not write either (its row cache). Returns the values the batch leaves per key.
-  private func dropRepeatedRows(
-    _ rows: inout [(ordinal: Int32, entry: Int32)], plan: Plan, keyColumn: Int, records: [RecordRows]
-  ) -> [DatabaseValue: [DatabaseValue?]] {
-    var batch: [DatabaseValue: [DatabaseValue?]] = [:]
-    let own = plan.table.columns.count
-    rows.removeAll { ordinal, entry in
-      let record = records[Int(ordinal)]
-      let start = Int(record.entries[Int(entry)].start)
-      let values = record.values[start..<start + own]
-      guard let key = values[start + keyColumn] else { return false }
-      if let last = batch[key] ?? plan.lastWritten[key], last.elementsEqual(values) { return true }
-      batch[key] = Array(values)
-      return false
-    }
-    return batch
   }
 
   /// Writes a plan's rows, `rowsPerStatement` at a time, the rest in statements of an eighth as

@@ -12,6 +12,8 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   /// to keep both threads busy, little enough that a run's memory does not depend on its input
   /// (a record bigger than this travels alone).
   static var handOffBatches: Int { 8 }
+  /// Records per batch the producer hands over (fewer when they are big: `RecordProducer`).
+  static var producerBatchRecords: Int { 256 }
 
   /// Runs the reader to its end through every stage but the writes (a validate run); with
   /// `check` (`validate --db`), the load stage's checks that need the database too.
@@ -107,12 +109,16 @@ struct RecordLoop<D: Dataset>: RecordLoading {
     load: (RecordRows, PipelineItem, inout RunState) throws -> Bool,
     afterBatch: (Int, inout RunState) throws -> Void = { _, _ in }
   ) throws {
-    // Joining batches needs as many waiting: twice the batches, the same bytes.
+    // Joining batches needs as many waiting: room for the batches a join takes beyond one, up
+    // to twice the batches, the same bytes. (Small records rarely reach the bytes: each batch
+    // of room is about 0.4 MiB of orders' rows more.)
     let handOff = HandOff<PipelineItem>(
-      maxBatches: joining > 1 ? 2 * Self.handOffBatches : Self.handOffBatches,
+      maxBatches: Self.handOffBatches
+        + min(Self.handOffBatches, (joining - 1) / Self.producerBatchRecords),
       maxBytes: configuration.memoryBudget.handOffBytes)
     let producer = RecordProducer(
       dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff,
+      batchSize: Self.producerBatchRecords,
       keepsRawRecords: state.quarantine != nil, inputPath: state.inputs.last?.input.path ?? "",
       keys: configuration.policy.duplicateKeys == .ignore ? nil : state.keys,
       inputIndex: state.inputs.last?.index ?? 0)
