@@ -2,14 +2,16 @@
  * SQLite's C API with one prepared statement per table, in one transaction, foreign keys on —
  * what is left when JSON, decoding, validation and mapping cost nothing.
  *
- *   cc -O2 -o floor floor.c -lsqlite3 && ./floor SCHEMA.sql DATA_DIR DATABASE [records]
+ *   cc -O2 -o floor floor.c -lsqlite3 && ./floor SCHEMA.sql DATA_DIR DATABASE [records|batches]
  *
  * By default table by table, as `.import` loads the CSVs: every status, every customer (in key
  * order), every order, every item. With "records", Sluice's own statements in Sluice's order and
  * settings: per order, its customer upserted (`ON CONFLICT DO UPDATE … WHERE` the name differs),
  * the order, its items; 16 KiB pages, a 16 MiB page cache, and the schema's secondary indexes
- * built after the load, as a first load builds them — the SQLite work a Sluice run does on its
- * loading thread, with nothing else on it.
+ * built after the load, as a first load builds them — the SQLite work a Sluice run did on its
+ * loading thread, with nothing else on it, before it wrote in bulk. With "batches", what it does
+ * now (`MultiRowWriter`): per 1,024 orders, in a savepoint, the customers upserted, the orders
+ * and their items inserted by multi-row statements of up to 256 rows.
  *
  * It reads the generator's CSVs into memory first, then times only the inserts and prints
  * "insert_seconds N". Benchmarks/run builds and runs it.
@@ -107,6 +109,120 @@ static sqlite3_stmt *prepare(sqlite3 *db, const char *sql) {
   return statement;
 }
 
+/* A prepared INSERT of `rows` rows of `columns` parameters each: `head` then the tuples, then
+ * `tail` (an upsert's conflict clause, or ""). */
+static sqlite3_stmt *prepare_rows(sqlite3 *db, const char *head, int columns, int rows, const char *tail) {
+  size_t size = strlen(head) + strlen(tail) + (size_t)rows * (size_t)columns * 3 + (size_t)rows * 4 + 16;
+  char *sql = malloc(size);
+  if (!sql) { perror("malloc"); exit(71); }
+  size_t length = (size_t)snprintf(sql, size, "%s", head);
+  for (int row = 0; row < rows; row++) {
+    length += (size_t)snprintf(sql + length, size - length, "%s(", row ? ", " : " ");
+    for (int column = 0; column < columns; column++) {
+      length += (size_t)snprintf(sql + length, size - length, column ? ",?" : "?");
+    }
+    length += (size_t)snprintf(sql + length, size - length, ")");
+  }
+  snprintf(sql + length, size - length, "%s", tail);
+  sqlite3_stmt *statement;
+  check(sqlite3_prepare_v2(db, sql, -1, &statement, NULL), db, sql);
+  free(sql);
+  return statement;
+}
+
+/* Binds row `row` of `table` as the statement's row `slot`. */
+static void bind_row_at(sqlite3_stmt *statement, int slot, const Table *table, size_t row, const int *integers) {
+  int base = slot * (int)table->columns;
+  for (size_t column = 0; column < table->columns; column++) {
+    const char *field = table->fields[row * table->columns + column];
+    if (integers[column]) {
+      sqlite3_bind_int64(statement, base + (int)column + 1, strtoll(field, NULL, 10));
+    } else {
+      sqlite3_bind_text(statement, base + (int)column + 1, field, -1, SQLITE_STATIC);
+    }
+  }
+}
+
+enum { BATCH_ORDERS = 1024, STATEMENT_ROWS = 256 };
+
+/* One table's rows of a batch, listed by row number, in statements of 256 rows, the rest in
+ * statements of 32, 4 and 1 rows (`statements` holds them by those sizes). */
+static void insert_rows(sqlite3 *db, sqlite3_stmt *statements[4], const Table *table, const size_t *rows, size_t count,
+                        const int *integers) {
+  static const int sizes[4] = {STATEMENT_ROWS, STATEMENT_ROWS / 8, STATEMENT_ROWS / 64, 1};
+  size_t next = 0;
+  while (next < count) {
+    int size = 0;
+    while (sizes[size] > (int)(count - next)) size++;
+    for (int slot = 0; slot < sizes[size]; slot++) bind_row_at(statements[size], slot, table, rows[next + slot], integers);
+    step(db, statements[size]);
+    next += (size_t)sizes[size];
+  }
+}
+
+/* As Sluice writes batches now: per 1,024 orders, in a savepoint, their customers upserted, the
+ * orders inserted, their items inserted, each table by multi-row statements. */
+static void insert_batches(sqlite3 *db, const Table *customers, const Table *orders, const Table *items) {
+  long long most = 0;
+  for (size_t row = 0; row < customers->rows; row++) {
+    long long id = strtoll(customers->fields[row * 2], NULL, 10);
+    if (id > most) most = id;
+  }
+  size_t *customer_row = calloc((size_t)most + 1, sizeof(size_t));
+  size_t *customer_rows = malloc(sizeof(size_t) * BATCH_ORDERS);
+  size_t *order_rows = malloc(sizeof(size_t) * BATCH_ORDERS);
+  size_t *item_rows = malloc(sizeof(size_t) * items->rows);
+  if (!customer_row || !customer_rows || !order_rows || !item_rows) { perror("malloc"); exit(71); }
+  for (size_t row = 0; row < customers->rows; row++) {
+    customer_row[strtoll(customers->fields[row * 2], NULL, 10)] = row;
+  }
+  sqlite3_stmt *upserts[4], *inserts[4], *item_inserts[4];
+  static const int sizes[4] = {STATEMENT_ROWS, STATEMENT_ROWS / 8, STATEMENT_ROWS / 64, 1};
+  for (int size = 0; size < 4; size++) {
+    upserts[size] = prepare_rows(db, "INSERT INTO customers (customer_id, name) VALUES", 2, sizes[size],
+                                 " ON CONFLICT (customer_id) DO UPDATE SET name = excluded.name "
+                                 "WHERE customers.name IS NOT excluded.name");
+    inserts[size] = prepare_rows(db, "INSERT INTO orders (order_id, amount_minor, currency, status_id, created_at, "
+                                     "customer_id) VALUES", 6, sizes[size], "");
+    item_inserts[size] = prepare_rows(db, "INSERT INTO order_items (order_id, line, sku, qty, price_minor) VALUES", 5,
+                                      sizes[size], "");
+  }
+  size_t next_item = 0;
+  for (size_t first = 0; first < orders->rows; first += BATCH_ORDERS) {
+    size_t count = orders->rows - first < BATCH_ORDERS ? orders->rows - first : BATCH_ORDERS;
+    size_t items_in_batch = 0;
+    for (size_t order = 0; order < count; order++) {
+      size_t row = first + order;
+      long long id = strtoll(orders->fields[row * 6 + 5], NULL, 10);
+      if (id < 0 || id > most) { fprintf(stderr, "order %zu: customer %lld not in customers.csv\n", row, id); exit(65); }
+      customer_rows[order] = customer_row[id];
+      order_rows[order] = row;
+      const char *key = orders->fields[row * 6];
+      while (next_item < items->rows && strcmp(items->fields[next_item * 5], key) == 0) {
+        item_rows[items_in_batch++] = next_item++;
+      }
+    }
+    check(sqlite3_exec(db, "SAVEPOINT batch", NULL, NULL, NULL), db, "savepoint");
+    insert_rows(db, upserts, customers, customer_rows, count, (int[]){1, 0});
+    insert_rows(db, inserts, orders, order_rows, count, (int[]){0, 1, 0, 1, 0, 1});
+    insert_rows(db, item_inserts, items, item_rows, items_in_batch, (int[]){0, 1, 0, 1, 1});
+    check(sqlite3_exec(db, "RELEASE batch", NULL, NULL, NULL), db, "release");
+  }
+  if (next_item != items->rows) {
+    fprintf(stderr, "%zu items follow no order of orders.csv in its order\n", items->rows - next_item);
+    exit(65);
+  }
+  for (int size = 0; size < 4; size++) {
+    sqlite3_finalize(upserts[size]);
+    sqlite3_finalize(inserts[size]);
+    sqlite3_finalize(item_inserts[size]);
+  }
+  free(customer_row);
+  free(customer_rows);
+  free(order_rows);
+  free(item_rows);
+}
+
 /* Per order, as Sluice writes a record: its customer upserted, the order, its items (the items'
  * CSV is in order key order, as the orders' is). */
 static void insert_records(sqlite3 *db, const Table *customers, const Table *orders, const Table *items) {
@@ -152,8 +268,12 @@ static void insert_records(sqlite3 *db, const Table *customers, const Table *ord
 }
 
 int main(int argc, char **argv) {
-  int records = argc == 5 && strcmp(argv[4], "records") == 0;
-  if (argc != 4 && !records) { fprintf(stderr, "usage: floor SCHEMA.sql DATA_DIR DATABASE [records]\n"); return 64; }
+  int batches = argc == 5 && strcmp(argv[4], "batches") == 0;
+  int records = batches || (argc == 5 && strcmp(argv[4], "records") == 0);
+  if (argc != 4 && !records) {
+    fprintf(stderr, "usage: floor SCHEMA.sql DATA_DIR DATABASE [records|batches]\n");
+    return 64;
+  }
   size_t size;
   char *schema = slurp(argv[1], &size);
   Table statuses = load(argv[2], "order_statuses.csv", 4);
@@ -188,7 +308,11 @@ int main(int argc, char **argv) {
       snprintf(drop, sizeof drop, "DROP INDEX \"%s\"", names[index]);
       check(sqlite3_exec(db, drop, NULL, NULL, NULL), db, drop);
     }
-    insert_records(db, &customers, &orders, &items);
+    if (batches) {
+      insert_batches(db, &customers, &orders, &items);
+    } else {
+      insert_records(db, &customers, &orders, &items);
+    }
     for (size_t index = 0; index < indexes; index++) {
       check(sqlite3_exec(db, creates[index], NULL, NULL, NULL), db, creates[index]);
     }
