@@ -4,9 +4,10 @@
 ///
 /// Each statement SQLite runs costs it more than the row it inserts: the program's start and
 /// halt, a cursor opened on the table, on each index and on each foreign key's parent, the
-/// constraint checks set up. In a variant of Benchmarks/floor.c (Sluice's statements on parsed
-/// rows), the orders' rows in statements of 16 to 64 rows took 0.61–0.64× the instructions SQLite
-/// spent on a statement per row (20,000 orders), and on 1M orders 0.7–0.8× the time.
+/// constraint checks set up. On parsed rows (Benchmarks/floor.c), the orders' rows in statements
+/// of 16 to 64 rows took 0.61–0.64× the instructions SQLite spent on a statement per row (20,000
+/// orders), and this writer's statements and savepoints (`floor … batches`) 0.78–0.80× the time
+/// of a statement per row (`floor … records`) on 1M orders.
 ///
 /// Like every bulk writer it is a shortcut, never a second set of rules (`BulkWriter`): a
 /// successful batch leaves the tables, counts and outcomes that `RowWriter` would, and a batch
@@ -34,8 +35,9 @@ package final class MultiRowWriter: BulkWriter {
   /// break a check or a foreign key halfway): every page it changes is copied there first, and
   /// with 16 KiB pages SQLite keeps no more than three in memory before it writes them to a
   /// temporary file. Bigger statements copy each page once for more rows: on 20,000 orders
-  /// (Benchmarks/floor.c), 32 rows a statement wrote 0.66 pages an order there, 256 rows 0.19.
-  /// Past 256, 512 rows took no less time on 1M orders, and 1.2 MiB more memory.
+  /// (Benchmarks/floor.c), 32 rows a statement made 0.66 writes an order to that file (a page's
+  /// number, then the page), 256 rows 0.19. Past 256, 512 rows took no less time on 1M orders,
+  /// and about 1 MiB more memory.
   static var rowsPerStatement: Int { 256 }
   /// Records a batch joins at most: the batches waiting when the loading thread asks, four of the
   /// producer's. Bigger batches copy fewer pages to the batch's savepoint; each batch the join
