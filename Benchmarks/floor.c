@@ -143,49 +143,57 @@ static void bind_row_at(sqlite3_stmt *statement, int slot, const Table *table, s
   }
 }
 
+/* Each customer's row in customers.csv by its id (ids run from 0 to `*most`). */
+static size_t *index_customers(const Table *customers, long long *most) {
+  *most = 0;
+  for (size_t row = 0; row < customers->rows; row++) {
+    long long id = strtoll(customers->fields[row * 2], NULL, 10);
+    if (id > *most) *most = id;
+  }
+  size_t *customer_row = calloc((size_t)*most + 1, sizeof(size_t));
+  if (!customer_row) { perror("calloc"); exit(71); }
+  for (size_t row = 0; row < customers->rows; row++) {
+    customer_row[strtoll(customers->fields[row * 2], NULL, 10)] = row;
+  }
+  return customer_row;
+}
+
 enum { BATCH_ORDERS = 1024, STATEMENT_ROWS = 256 };
+/* The rows of the statements a table's rows of a batch go in: 256, and for the rest 32, 4, 1. */
+static const int statement_sizes[4] = {STATEMENT_ROWS, STATEMENT_ROWS / 8, STATEMENT_ROWS / 64, 1};
 
 /* One table's rows of a batch, listed by row number, in statements of 256 rows, the rest in
  * statements of 32, 4 and 1 rows (`statements` holds them by those sizes). */
 static void insert_rows(sqlite3 *db, sqlite3_stmt *statements[4], const Table *table, const size_t *rows, size_t count,
                         const int *integers) {
-  static const int sizes[4] = {STATEMENT_ROWS, STATEMENT_ROWS / 8, STATEMENT_ROWS / 64, 1};
   size_t next = 0;
   while (next < count) {
     int size = 0;
-    while (sizes[size] > (int)(count - next)) size++;
-    for (int slot = 0; slot < sizes[size]; slot++) bind_row_at(statements[size], slot, table, rows[next + slot], integers);
+    while (statement_sizes[size] > (int)(count - next)) size++;
+    for (int slot = 0; slot < statement_sizes[size]; slot++) bind_row_at(statements[size], slot, table, rows[next + slot], integers);
     step(db, statements[size]);
-    next += (size_t)sizes[size];
+    next += (size_t)statement_sizes[size];
   }
 }
 
 /* As Sluice writes batches now: per 1,024 orders, in a savepoint, their customers upserted, the
  * orders inserted, their items inserted, each table by multi-row statements. */
 static void insert_batches(sqlite3 *db, const Table *customers, const Table *orders, const Table *items) {
-  long long most = 0;
-  for (size_t row = 0; row < customers->rows; row++) {
-    long long id = strtoll(customers->fields[row * 2], NULL, 10);
-    if (id > most) most = id;
-  }
-  size_t *customer_row = calloc((size_t)most + 1, sizeof(size_t));
+  long long most;
+  size_t *customer_row = index_customers(customers, &most);
   size_t *customer_rows = malloc(sizeof(size_t) * BATCH_ORDERS);
   size_t *order_rows = malloc(sizeof(size_t) * BATCH_ORDERS);
   size_t *item_rows = malloc(sizeof(size_t) * items->rows);
-  if (!customer_row || !customer_rows || !order_rows || !item_rows) { perror("malloc"); exit(71); }
-  for (size_t row = 0; row < customers->rows; row++) {
-    customer_row[strtoll(customers->fields[row * 2], NULL, 10)] = row;
-  }
+  if (!customer_rows || !order_rows || !item_rows) { perror("malloc"); exit(71); }
   sqlite3_stmt *upserts[4], *inserts[4], *item_inserts[4];
-  static const int sizes[4] = {STATEMENT_ROWS, STATEMENT_ROWS / 8, STATEMENT_ROWS / 64, 1};
   for (int size = 0; size < 4; size++) {
-    upserts[size] = prepare_rows(db, "INSERT INTO customers (customer_id, name) VALUES", 2, sizes[size],
+    upserts[size] = prepare_rows(db, "INSERT INTO customers (customer_id, name) VALUES", 2, statement_sizes[size],
                                  " ON CONFLICT (customer_id) DO UPDATE SET name = excluded.name "
                                  "WHERE customers.name IS NOT excluded.name");
     inserts[size] = prepare_rows(db, "INSERT INTO orders (order_id, amount_minor, currency, status_id, created_at, "
-                                     "customer_id) VALUES", 6, sizes[size], "");
+                                     "customer_id) VALUES", 6, statement_sizes[size], "");
     item_inserts[size] = prepare_rows(db, "INSERT INTO order_items (order_id, line, sku, qty, price_minor) VALUES", 5,
-                                      sizes[size], "");
+                                      statement_sizes[size], "");
   }
   size_t next_item = 0;
   for (size_t first = 0; first < orders->rows; first += BATCH_ORDERS) {
@@ -226,16 +234,8 @@ static void insert_batches(sqlite3 *db, const Table *customers, const Table *ord
 /* Per order, as Sluice writes a record: its customer upserted, the order, its items (the items'
  * CSV is in order key order, as the orders' is). */
 static void insert_records(sqlite3 *db, const Table *customers, const Table *orders, const Table *items) {
-  long long most = 0;
-  for (size_t row = 0; row < customers->rows; row++) {
-    long long id = strtoll(customers->fields[row * 2], NULL, 10);
-    if (id > most) most = id;
-  }
-  size_t *customer_row = calloc((size_t)most + 1, sizeof(size_t));
-  if (!customer_row) { perror("calloc"); exit(71); }
-  for (size_t row = 0; row < customers->rows; row++) {
-    customer_row[strtoll(customers->fields[row * 2], NULL, 10)] = row;
-  }
+  long long most;
+  size_t *customer_row = index_customers(customers, &most);
   sqlite3_stmt *customer = prepare(db, "INSERT INTO customers (customer_id, name) VALUES (?1, ?2) "
                                        "ON CONFLICT (customer_id) DO UPDATE SET name = excluded.name "
                                        "WHERE customers.name IS NOT excluded.name");
