@@ -331,6 +331,26 @@ struct HTMLReportTests {
     #expect(!plain.contains("<dt>parallel</dt>"))
   }
 
+  /// SQLite's bulk writer sends batches record by record when that costs less
+  /// (`WritePathChooser`): the page and the text summary say how many, and the JSON keeps them.
+  @Test func theRunSectionSaysHowManyBatchesWentRecordByRecordAsCheaper() throws {
+    var report = Self.report()
+    report.bulkWrites = .init(
+      tables: ["orders": .init(copied: 714, staged: 0)], rowByRow: 9_520, chosenRowByRow: 9_516)
+    #expect(
+      HTMLReport.render(report).contains(
+        "<dt>bulk batches</dt><dd>orders 714 copied, 0 staged; 9,520 row by row (9,516 of them as cheaper)</dd>"))
+    #expect(
+      report.summary().contains(
+        "  bulk batches: orders 714 copied, 0 staged; 9520 row by row (9516 of them as cheaper)"))
+    let decoded = try RunReport.decode(from: try report.jsonData())
+    #expect(decoded.bulkWrites == report.bulkWrites)
+    // A report written before the key existed reads as none chosen.
+    report.bulkWrites?.chosenRowByRow = nil
+    #expect(!report.summary().contains("as cheaper"))
+    #expect(try RunReport.decode(from: try report.jsonData()).bulkWrites?.chosenRowByRow == nil)
+  }
+
   @Test func theSamePageComesFromTheReportReadBackFromJSON() throws {
     var report = Self.report()
     report.referenceLookups = ["devices": .init(keys: 12, queries: 1)]

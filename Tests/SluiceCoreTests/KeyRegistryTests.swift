@@ -44,6 +44,29 @@ struct KeyRegistryTests {
     return rows
   }
 
+  /// Texts are ordered by their UTF-8 bytes (SQLite's BINARY collation, which the temporary
+  /// database sorts by), a prefix first; integers by value, before texts; tables first of all.
+  @Test func keysAreOrderedByTableThenIntegersThenTextBytes() {
+    let texts = [
+      "", "a", "A", "ab", "abc", "abd", "b", "Z", "é", "e\u{301}", "ÿ", "\u{1F600}", "ORD-0000009", "ORD-0000010",
+      "ORD-00000100", String(repeating: "x", count: 40), String(repeating: "x", count: 41),
+    ]
+    for x in texts {
+      for y in texts {
+        let a = KeyRegistry.Key(table: 0, value: .text(x))
+        let b = KeyRegistry.Key(table: 0, value: .text(y))
+        #expect(
+          KeyRegistry.Key.precedes(a, b) == Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8)),
+          "\(x.debugDescription) before \(y.debugDescription)")
+      }
+    }
+    let text = KeyRegistry.Key(table: 0, value: .text(""))
+    let integer = KeyRegistry.Key(table: 0, value: .integer(.max))
+    #expect(KeyRegistry.Key.precedes(integer, text) && !KeyRegistry.Key.precedes(text, integer))
+    #expect(KeyRegistry.Key.precedes(.init(table: 0, value: .integer(-1)), .init(table: 0, value: .integer(0))))
+    #expect(KeyRegistry.Key.precedes(.init(table: 0, value: .text("z")), .init(table: 1, value: .text("a"))))
+  }
+
   @Test func onlyTheRowsARecordOwnsCountNotSharedRowsChildrenOrPatches() throws {
     let registry = KeyRegistry(makeSpill: Self.spill)
     let owned = registry.ownedTables(in: Self.schema)

@@ -185,6 +185,23 @@ struct MultiRowWriterTests {
     #expect((bulk.written["customers"] ?? 0) > 40)
   }
 
+  /// Every 32nd batch the writer tries record by record, to measure what that costs
+  /// (`WritePathChooser`); such a batch leaves what the row writer leaves, and the report counts
+  /// it as chosen.
+  @Test func aBatchTriedRecordByRecordEndsAsTheRowWriterEndsIt() throws {
+    let directory = try TemporaryDirectory()
+    let batches = Self.batches(seed: 5, count: 40, keys: 1 << 40, faults: false)
+    let bulk = try Self.load(batches, conflict: .upsert, lenient: false, rowByRow: false, in: directory)
+    let rows = try Self.load(batches, conflict: .upsert, lenient: false, rowByRow: true, in: directory)
+    #expect(bulk.outcomes == rows.outcomes)
+    #expect(bulk.written == rows.written)
+    #expect(bulk.tables == rows.tables)
+    let writes = try #require(bulk.writes)
+    let chosen = try #require(writes.chosenRowByRow)
+    #expect(chosen >= 1 && chosen == writes.rowByRow)
+    #expect(writes.tables["orders"]?.copied == 40 - chosen)
+  }
+
   @Test func statementsNumberEachRowsParameters() {
     let sql = TableSQL(dialect: SQLiteDialect())
     #expect(

@@ -312,7 +312,7 @@ extension Array: TapeDecodableArray where Element: Decodable {
   static func decodeElements<T>(_ state: DecodingState, node: Int, parent: Int, as type: T.Type) throws -> T {
     var container = try TapeDecoder(state: state, node: node, parent: parent).tapeUnkeyedContainer()
     var elements: [Element] = []
-    elements.reserveCapacity(state.tape.childCount(of: node))
+    elements.reserveCapacity(state.isXML ? container.count ?? 0 : state.tape.childCount(of: node))
     while !container.isAtEnd { elements.append(try container.decode(Element.self)) }
     // `T` is `[Element]`: the caller found this conformance through `T`.
     return unsafeBitCast(elements, to: T.self)

@@ -27,6 +27,10 @@
 ///   conflict policy decides, and so do the next 1, 2, 4 … 64 batches (a re-run of the same
 ///   input pays for the failed try once in a while, not every batch).
 ///
+/// Whether a batch it could write goes in bulk at all is measured, not assumed
+/// (`WritePathChooser`): past a few million orders a batch's savepoint copies more pages than its
+/// statements save, and record by record is the cheaper way.
+///
 /// It takes whole rows only, whose references the record itself resolves (orders and their
 /// customer, fruits and their recipes): patches, merges and references to rows of other
 /// records stay with the row writer, which looks the keys up.
@@ -74,9 +78,15 @@ package final class MultiRowWriter: BulkWriter {
   /// next batch that could not be written in bulk.
   private var skips = 0
   private var backoff = 0
+  /// Whether a batch goes in bulk or record by record, by what each way has cost so far.
+  private var chooser: WritePathChooser
+  /// The batch being loaded, when its cost is a sample: the way it went, its records, and the
+  /// loading thread's CPU time when it began. Its cost is known when the next batch begins.
+  private var sample: (path: WritePathChooser.Path, records: Int, start: UInt64)?
 
-  package init(store: any Store, schema: Schema, conflict: ConflictPolicy) {
+  package init(store: any Store, schema: Schema, conflict: ConflictPolicy, chooser: WritePathChooser = .init()) {
     self.store = store
+    self.chooser = chooser
     sql = TableSQL(dialect: store.dialect)
     let tables = schema.tables
     plans = tables.map { table in
@@ -96,7 +106,21 @@ package final class MultiRowWriter: BulkWriter {
     return rows
   }
 
-  package func countRowByRow() { batches.rowByRow += 1 }
+  package func countRowByRow() {
+    finishSample()
+    batches.rowByRow += 1
+  }
+
+  /// Gives the chooser the cost of the batch that ended (if it was a sample); returns now.
+  @discardableResult
+  private func finishSample() -> UInt64 {
+    let now = WritePathChooser.threadCPUTime()
+    if let sample {
+      chooser.record(sample.path, records: sample.records, nanoseconds: now &- sample.start)
+      self.sample = nil
+    }
+    return now
+  }
 
   package func accepts(_ rows: RecordRows) -> Bool {
     guard rows.openReferences.isEmpty else { return false }
@@ -110,9 +134,17 @@ package final class MultiRowWriter: BulkWriter {
   }
 
   package func write(_ records: [RecordRows]) throws -> [Bool]? {
+    let now = finishSample()
     if skips > 0 {
       skips -= 1
       batches.rowByRow += 1
+      sample = (.rowByRow, records.count, now)
+      return nil
+    }
+    if chooser.next() == .rowByRow {
+      batches.rowByRow += 1
+      batches.chosenRowByRow = (batches.chosenRowByRow ?? 0) + 1
+      sample = (.rowByRow, records.count, now)
       return nil
     }
     /// Each plan's rows of the batch, as (record's ordinal, entry), in input order.
@@ -138,6 +170,7 @@ package final class MultiRowWriter: BulkWriter {
     }
     try store.execute("RELEASE SAVEPOINT sluice_bulk")
     backoff = 0
+    sample = (.bulk, records.count, now)
     for index in plans.indices where !rowsOf[index].isEmpty {
       written[index] += counts[index]
       let plan = plans[index]

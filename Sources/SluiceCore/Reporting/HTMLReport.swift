@@ -586,7 +586,9 @@ package enum HTMLReport {
       let tables = writes.tables.sorted { $0.key < $1.key }.map { table, batches in
         "\(table) \(grouped(batches.copied)) copied, \(grouped(batches.staged)) staged"
       }
-      facts.append(("bulk batches", (tables + ["\(grouped(writes.rowByRow)) row by row"]).joined(separator: "; ")))
+      var rowByRow = "\(grouped(writes.rowByRow)) row by row"
+      if let chosen = writes.chosenRowByRow { rowByRow += " (\(grouped(chosen)) of them as cheaper)" }
+      facts.append(("bulk batches", (tables + [rowByRow]).joined(separator: "; ")))
     }
     if let parallel = report.parallel {
       facts.append(

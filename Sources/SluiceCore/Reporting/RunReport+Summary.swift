@@ -93,8 +93,9 @@ extension RunReport {
       let tables = bulkWrites.tables.sorted { $0.key < $1.key }.map {
         "\($0.key) \($0.value.copied) copied, \($0.value.staged) staged"
       }
-      lines.append(
-        "  bulk batches: " + (tables + ["\(bulkWrites.rowByRow) row by row"]).joined(separator: "; "))
+      var rowByRow = "\(bulkWrites.rowByRow) row by row"
+      if let chosen = bulkWrites.chosenRowByRow { rowByRow += " (\(chosen) of them as cheaper)" }
+      lines.append("  bulk batches: " + (tables + [rowByRow]).joined(separator: "; "))
     }
     if let baselineChanges {
       let breaking = baselineChanges.filter { $0.impact == .breaking }.count

@@ -161,10 +161,14 @@ public struct RunReport: Sendable, Codable {
     }
     public var tables: [String: Table] = [:]
     public var rowByRow = 0
+    /// Of `rowByRow`, the batches the writer could have written in bulk but sent record by
+    /// record because that had cost less (SQLite, `WritePathChooser`); nil when none.
+    public var chosenRowByRow: Int?
 
-    public init(tables: [String: Table] = [:], rowByRow: Int = 0) {
+    public init(tables: [String: Table] = [:], rowByRow: Int = 0, chosenRowByRow: Int? = nil) {
       self.tables = tables
       self.rowByRow = rowByRow
+      self.chosenRowByRow = chosenRowByRow
     }
 
     package mutating func add(_ other: BulkWrites) {
@@ -173,6 +177,7 @@ public struct RunReport: Sendable, Codable {
         tables[name, default: Table()].staged += table.staged
       }
       rowByRow += other.rowByRow
+      if let chosen = other.chosenRowByRow { chosenRowByRow = (chosenRowByRow ?? 0) + chosen }
     }
   }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -115,8 +116,17 @@ package final class KeyRegistry: Sendable {
       switch (a.value, b.value) {
       case (.integer(let x), .integer(let y)):
         return x < y
-      case (.text(let x), .text(let y)):
-        return x.utf8.lexicographicallyPrecedes(y.utf8)
+      case (.text(var x), .text(var y)):
+        // memcmp, not `lexicographicallyPrecedes`, which goes a byte at a time through the
+        // generic sequence code (1.7 % of a JSON import's decoding thread, callgrind): every new
+        // key past the first spill is compared with its table's greatest spilled key.
+        return x.withUTF8 { x in
+          y.withUTF8 { y in
+            let common = min(x.count, y.count)
+            let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+            return order != 0 ? order < 0 : x.count < y.count
+          }
+        }
       default:
         return rank(a.value) < rank(b.value)
       }
