@@ -31,12 +31,13 @@ struct WritePathChooserTests {
   @Test func switchesToRecordByRecordAtTheFirstTryThatCostsLess() {
     var chooser = WritePathChooser(probeInterval: 32)
     let paths = Self.run(&chooser, batches: 100, cost: { path, _ in path == .bulk ? 1_500 : 1_000 })
-    // The try at batch 32 is the first sample of record by record: from then on it is the way,
-    // and bulk is tried every 32 batches.
-    #expect(paths[..<31].allSatisfy { $0 == .bulk })
-    #expect(paths[31] == .rowByRow)
+    // The tries at batches 32 and 64 both find record by record cheaper: from then on it is the
+    // way, and bulk is tried every 32 batches.
+    #expect(paths[..<64].filter { $0 == .rowByRow }.count == 2)
+    #expect(paths[31] == .rowByRow && paths[63] == .rowByRow)
     #expect(chooser.current == .rowByRow)
-    #expect(paths[32...].filter { $0 == .bulk }.count == 2)
+    #expect(paths[64...].allSatisfy { $0 == .rowByRow } == false)
+    #expect(paths[64...].filter { $0 == .bulk }.count == 1)
   }
 
   @Test func followsTheDatabaseWhenBulkBecomesDearer() {
@@ -79,7 +80,26 @@ struct WritePathChooserTests {
     chooser.record(.rowByRow, records: 10, nanoseconds: 10_000)
     #expect(chooser.current == .rowByRow)
     chooser.record(.bulk, records: 10, nanoseconds: 1_000)
+    // One try is not enough; a second in a row is.
+    #expect(chooser.current == .rowByRow)
+    chooser.record(.bulk, records: 10, nanoseconds: 1_000)
     #expect(chooser.current == .bulk)
+  }
+
+  @Test func oneNoisyTryDoesNotSwitch() {
+    // Bulk costs 1,000 a record; one try of record by record comes out at 500, the next at its
+    // true 1,100: no switch.
+    var chooser = WritePathChooser(probeInterval: 32)
+    var tries = 0
+    let paths = Self.run(
+      &chooser, batches: 320,
+      cost: { path, _ in
+        guard path == .rowByRow else { return 1_000 }
+        tries += 1
+        return tries == 1 ? 500 : 1_100
+      })
+    #expect(chooser.current == .bulk)
+    #expect(paths.filter { $0 == .rowByRow }.count == 10)
   }
 
   @Test func theThreadsCPUTimeGrowsWithWorkNotWithWaiting() {

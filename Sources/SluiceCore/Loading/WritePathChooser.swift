@@ -16,9 +16,10 @@ import Foundation
 ///
 /// So it measures rather than guesses: the loading thread's CPU time (user and system — the
 /// copies are system time) per record of each batch, as a moving average per way. It takes the
-/// cheaper way and tries the other every `probeInterval` batches, and switches when the other's
-/// average is below `switchRatio` of its own. A batch that failed in bulk and went record by
-/// record is no sample of either. The choice changes only the time a run takes.
+/// cheaper way and tries the other every `probeInterval` batches, and switches when two tries in
+/// a row each cost less than `switchRatio` of its own way's average: one noisy try on a shared
+/// machine tipped a 1M-order run, where both ways cost about the same, into record by record. A batch that failed in bulk and went record by record is no sample of either. The
+/// choice changes only the time a run takes.
 package struct WritePathChooser: Sendable {
   package enum Path: Sendable, Equatable { case bulk, rowByRow }
 
@@ -36,6 +37,10 @@ package struct WritePathChooser: Sendable {
   private var bulkCost: Double?
   private var rowByRowCost: Double?
   private var sinceProbe = 0
+  /// Tries in a row after which the other way looked cheaper by the margin.
+  private var confirmations = 0
+  /// Tries in a row that must find the other way cheaper before the chooser switches.
+  package static var confirmationsToSwitch: Int { 2 }
 
   package init(start: Path = .bulk, probeInterval: Int = 32) {
     current = start
@@ -62,12 +67,18 @@ package struct WritePathChooser: Sendable {
     case .bulk: bulkCost = averaged(bulkCost)
     case .rowByRow: rowByRowCost = averaged(rowByRowCost)
     }
-    guard let bulkCost, let rowByRowCost else { return }
-    let (mine, theirs) = current == .bulk ? (bulkCost, rowByRowCost) : (rowByRowCost, bulkCost)
-    if theirs < mine * Self.switchRatio {
-      current = current == .bulk ? .rowByRow : .bulk
-      sinceProbe = 0
+    // Only a try of the other way decides, by its own cost: the current way's samples move its
+    // average.
+    guard path != current, let mine = current == .bulk ? bulkCost : rowByRowCost else { return }
+    guard sample < mine * Self.switchRatio else {
+      confirmations = 0
+      return
     }
+    confirmations += 1
+    guard confirmations >= Self.confirmationsToSwitch else { return }
+    current = path
+    confirmations = 0
+    sinceProbe = 0
   }
 
   /// The calling thread's CPU time so far, user and system, in nanoseconds.
