@@ -166,16 +166,26 @@ struct MultiRowWriterTests {
     }
   }
 
-  /// A first load of new keys only: every batch goes in bulk, and the shared rows' changes are
-  /// counted as the row writer counts them (a row written again as it is counts none).
-  @Test func aFirstLoadGoesInBulkThroughout() throws {
+  /// A strict first load of `count` batches of new keys, in bulk and row by row, into two
+  /// databases: the same outcomes, rows written and tables either way.
+  static func firstLoadBothWays(seed: UInt64, count: Int) throws -> (
+    bulk: (outcomes: [String], written: [String: Int], tables: [String: [String]], writes: RunReport.BulkWrites?),
+    rows: (outcomes: [String], written: [String: Int], tables: [String: [String]], writes: RunReport.BulkWrites?)
+  ) {
     let directory = try TemporaryDirectory()
-    let batches = Self.batches(seed: 3, count: 10, keys: 1 << 40, faults: false)
+    let batches = Self.batches(seed: seed, count: count, keys: 1 << 40, faults: false)
     let bulk = try Self.load(batches, conflict: .upsert, lenient: false, rowByRow: false, in: directory)
     let rows = try Self.load(batches, conflict: .upsert, lenient: false, rowByRow: true, in: directory)
     #expect(bulk.outcomes == rows.outcomes)
     #expect(bulk.written == rows.written)
     #expect(bulk.tables == rows.tables)
+    return (bulk, rows)
+  }
+
+  /// A first load of new keys only: every batch goes in bulk, and the shared rows' changes are
+  /// counted as the row writer counts them (a row written again as it is counts none).
+  @Test func aFirstLoadGoesInBulkThroughout() throws {
+    let (bulk, rows) = try Self.firstLoadBothWays(seed: 3, count: 10)
     let writes = try #require(bulk.writes)
     #expect(writes.rowByRow == 0)
     #expect(writes.tables["orders"]?.copied == 10)
@@ -189,13 +199,7 @@ struct MultiRowWriterTests {
   /// (`WritePathChooser`); such a batch leaves what the row writer leaves, and the report counts
   /// it as chosen.
   @Test func aBatchTriedRecordByRecordEndsAsTheRowWriterEndsIt() throws {
-    let directory = try TemporaryDirectory()
-    let batches = Self.batches(seed: 5, count: 40, keys: 1 << 40, faults: false)
-    let bulk = try Self.load(batches, conflict: .upsert, lenient: false, rowByRow: false, in: directory)
-    let rows = try Self.load(batches, conflict: .upsert, lenient: false, rowByRow: true, in: directory)
-    #expect(bulk.outcomes == rows.outcomes)
-    #expect(bulk.written == rows.written)
-    #expect(bulk.tables == rows.tables)
+    let (bulk, _) = try Self.firstLoadBothWays(seed: 5, count: 40)
     let writes = try #require(bulk.writes)
     let chosen = try #require(writes.chosenRowByRow)
     #expect(chosen >= 1 && chosen == writes.rowByRow)
