@@ -18,8 +18,9 @@ import Foundation
 /// copies are system time) per record of each batch, as a moving average per way. It takes the
 /// cheaper way and tries the other every `probeInterval` batches, and switches when two tries in
 /// a row each cost less than `switchRatio` of its own way's average: one noisy try on a shared
-/// machine tipped a 1M-order run, where both ways cost about the same, into record by record. A batch that failed in bulk and went record by record is no sample of either. The
-/// choice changes only the time a run takes.
+/// machine tipped a 1M-order run, where both ways cost about the same, into record by record. A
+/// batch that failed in bulk and went record by record is no sample of either. The choice changes
+/// only the time a run takes.
 package struct WritePathChooser: Sendable {
   package enum Path: Sendable, Equatable { case bulk, rowByRow }
 

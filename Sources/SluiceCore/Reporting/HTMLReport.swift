@@ -583,12 +583,7 @@ package enum HTMLReport {
       facts.append(("references looked up", tables.joined(separator: ", ")))
     }
     if let writes = report.bulkWrites {
-      let tables = writes.tables.sorted { $0.key < $1.key }.map { table, batches in
-        "\(table) \(grouped(batches.copied)) copied, \(grouped(batches.staged)) staged"
-      }
-      var rowByRow = "\(grouped(writes.rowByRow)) row by row"
-      if let chosen = writes.chosenRowByRow { rowByRow += " (\(grouped(chosen)) of them as cheaper)" }
-      facts.append(("bulk batches", (tables + [rowByRow]).joined(separator: "; ")))
+      facts.append(("bulk batches", writes.summary { grouped($0) }))
     }
     if let parallel = report.parallel {
       facts.append(

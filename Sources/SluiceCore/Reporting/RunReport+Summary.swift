@@ -90,12 +90,7 @@ extension RunReport {
           .joined(separator: ", "))
     }
     if let bulkWrites {
-      let tables = bulkWrites.tables.sorted { $0.key < $1.key }.map {
-        "\($0.key) \($0.value.copied) copied, \($0.value.staged) staged"
-      }
-      var rowByRow = "\(bulkWrites.rowByRow) row by row"
-      if let chosen = bulkWrites.chosenRowByRow { rowByRow += " (\(chosen) of them as cheaper)" }
-      lines.append("  bulk batches: " + (tables + [rowByRow]).joined(separator: "; "))
+      lines.append("  bulk batches: " + bulkWrites.summary { String($0) })
     }
     if let baselineChanges {
       let breaking = baselineChanges.filter { $0.impact == .breaking }.count

@@ -179,6 +179,17 @@ public struct RunReport: Sendable, Codable {
       rowByRow += other.rowByRow
       if let chosen = other.chosenRowByRow { chosenRowByRow = (chosenRowByRow ?? 0) + chosen }
     }
+
+    /// "customers 3 copied, 1 staged; 2 row by row (1 of them as cheaper)": what the text and
+    /// HTML reports say of the bulk batches, each with its own way of writing a number.
+    package func summary(_ number: (Int) -> String) -> String {
+      let perTable = tables.sorted { $0.key < $1.key }.map { table, batches in
+        "\(table) \(number(batches.copied)) copied, \(number(batches.staged)) staged"
+      }
+      var rowByRow = "\(number(self.rowByRow)) row by row"
+      if let chosenRowByRow { rowByRow += " (\(number(chosenRowByRow)) of them as cheaper)" }
+      return (perTable + [rowByRow]).joined(separator: "; ")
+    }
   }
 
   /// One check of the contract, as the JUnit report shows it: a stage, or a validation rule.
