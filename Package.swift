@@ -2,9 +2,9 @@
 // Sluice — a streaming batch import pipeline: gzip/plain JSON, NDJSON and XML dumps into SQLite or
 // PostgreSQL.
 //
-// The only dependencies are the toolchain and five C libraries, installed from Debian's
-// packages: libsqlite3-dev, zlib1g-dev, libxml2-dev, libssl-dev (libcrypto) and libpq-dev (see
-// README.md and .ci/run). The engine links zlib, libxml2 and libcrypto only; each database is a
+// The only dependencies are the toolchain and six C and C++ libraries, installed from Debian's
+// packages: libsqlite3-dev, zlib1g-dev, libxml2-dev, libssl-dev (libcrypto), libpq-dev and
+// libre2-dev (see README.md and .ci/run). The engine links zlib, libxml2, libcrypto and RE2 only; each database is a
 // driver in a target of its own, so a program that loads into SQLite alone never needs libpq. A
 // run's natural keys spill past a bound to a temporary SQLite file through SluiceKeySpill, which
 // both drivers use and which is no driver: the PostgreSQL driver links libsqlite3, not SluiceSQLite.
@@ -56,11 +56,19 @@ let package = Package(
       pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]
     ),
+    // RE2, for a dataset file's `pattern` rules: linear-time matching whatever the pattern and
+    // the text (Swift's Regex and glibc's regexec backtrack, and a 16 MiB field could hold a run
+    // for hours). RE2 is C++; this target gives the engine a C face of four functions, so no
+    // module that imports the engine needs C++ interoperability.
+    .target(
+      name: "CRE2",
+      linkerSettings: [.linkedLibrary("re2")]
+    ),
     // The engine: stages, policies, reports, the table model and the store protocols. It knows
     // no dataset and no database library.
     .target(
       name: "SluiceCore",
-      dependencies: ["CZlib", "CLibXML2", "CLibCrypto"]
+      dependencies: ["CZlib", "CLibXML2", "CLibCrypto", "CRE2"]
     ),
     // Where a run's natural keys spill past a bound (SQLiteKeySpill, the engine's KeySpill): a
     // private temporary SQLite file on this machine, over a few SQLite calls of its own, not the

@@ -4,7 +4,9 @@
 // `swift build` / `swift test` never see this package.
 import PackageDescription
 
-let targets = ["json-reader", "decoder", "gzip-input", "pipeline-spec", "replay", "xml-reader", "csv-reader"]
+let targets = [
+  "json-reader", "decoder", "gzip-input", "pipeline-spec", "replay", "xml-reader", "csv-reader", "pattern",
+]
 
 let package = Package(
   name: "SluiceFuzz",

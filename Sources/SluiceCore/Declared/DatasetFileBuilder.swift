@@ -304,7 +304,8 @@ struct DatasetFileBuilder {
       do {
         check = .pattern(try DeclaredPattern(source))
       } catch {
-        throw Mistake(path: "\(path).pattern", message: "not a regular expression Sluice can read (\(error))")
+        throw Mistake(
+          path: "\(path).pattern", message: "not a regular expression in RE2's syntax, which Sluice reads (\(error))")
       }
       constraint = .pattern(source)
     case "oneOf":
