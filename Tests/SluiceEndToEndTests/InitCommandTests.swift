@@ -107,8 +107,8 @@ struct InitCommandTests {
 
   /// A NAME whose tables would start with `sluice_` declares tables among Sluice's own
   /// (`sluice-runs` declared `sluice_runs`, and the first run failed with SQL text, exit 73/74);
-  /// `sqlite_` is SQLite's. Refused before the dump is read, with nothing written.
-  @Test(arguments: ["sluice-runs", "sluice", "sluice-x", "sqlite-stat1"])
+  /// `sqlite_` is SQLite's, `pg_` PostgreSQL's (`pg` made `pg_items`, which `run` refused). Refused before the dump is read, with nothing written.
+  @Test(arguments: ["sluice-runs", "sluice", "sluice-x", "sqlite-stat1", "pg", "pg-x"])
   func aNameInAReservedPrefixIsAUsageError(name: String) throws {
     let scratch = try TemporaryDirectory()
     let result = try SluiceCommand.run(["init", Self.dump, name, "--dir", scratch.file("package")])
