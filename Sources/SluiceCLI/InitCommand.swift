@@ -26,8 +26,10 @@ struct InitCommand: Subcommand {
       `inspect --swift` prints, a Dataset whose tables are inferred from the records — their
       scalars in one table keyed by a field named like an id that is present, non-null and
       unique in every record (or else by the record's position), nested objects flattened into
-      prefixed columns, arrays of objects as child tables, and theirs as children of those, up
-      to 6 levels of objects (deeper fields are left out and listed in the README) — and
+      prefixed columns, arrays of objects as child tables, and theirs as children of those,
+      arrays of scalars as tables of values, arrays of arrays as a table of the outer elements
+      with the inner ones below it, up to 6 levels of objects (deeper fields, and fields no one
+      type decodes, are left out, listed in the README and reported by each run) — and
       main.swift, the sluice command line over that dataset; Pipelines/NAME.json; a contract
       fixture of the first records; a README saying why it chose the records and the key. Then,
       in DIR: swift run NAME-sluice run Pipelines/NAME.json
@@ -115,7 +117,8 @@ struct InitCommand: Subcommand {
     // Every table the package declares starts with NAME's: `sluice` (and `sluice-…`) would
     // declare tables among Sluice's own (sluice_runs, sluice_inputs, …), `sqlite` among SQLite's,
     // `pg` among PostgreSQL's catalogs (`pg_items`, which a dataset file may not name).
-    let table = DatasetScaffold.tableName(name)
+    // NAME's own words (`DatasetScaffold.tableName` would put `c_` before a reserved prefix).
+    let table = name.replacingOccurrences(of: "-", with: "_")
     let owners = [
       "sluice": "Sluice's own tables (sluice_runs, sluice_rejects, sluice_inputs, …)",
       "sqlite": "SQLite's internal tables", "pg": "PostgreSQL's system catalogs",

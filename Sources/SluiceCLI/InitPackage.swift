@@ -181,7 +181,8 @@ struct InitPackage {
   /// an unknown field (a warning, counted): nested too deep, or of mixed types. Empty when none is.
   static func leftOutExplanation(_ scaffold: DatasetScaffold, decoded: String, remedy: String) -> String {
     func listed(_ paths: [String]) -> String {
-      paths.prefix(5).map { "`\($0)`" }.joined(separator: ", ") + (paths.count > 5 ? " and \(paths.count - 5) more" : "")
+      paths.prefix(5).map { "`\($0)`" }.joined(separator: ", ")
+        + (paths.count > 5 ? " and \(paths.count - 5) more" : "")
     }
     var text = ""
     if !scaffold.deeperFields.isEmpty {

@@ -23,7 +23,8 @@ struct InitEveryValueTests {
     let run = try SluiceCommand.run(["run", "\(directory)/\(name).json"])
     try #require(run.status == 0, "\(run.stderr)")
     let report = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(directory)/reports/\(name).json")))
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: URL(fileURLWithPath: "\(directory)/reports/\(name).json")))
         as? [String: Any])
     return (report, try DatabaseSnapshot(of: "\(directory)/\(name).sqlite", tables: tables))
   }
@@ -79,7 +80,8 @@ struct InitEveryValueTests {
   /// Keys that would make names the stores reserve (`pg_`, `sqlite_`, `sluice_`) or no name at
   /// all (`""`) get columns `run` accepts, each holding its key's values.
   @Test func keysThatWouldMakeReservedOrEmptyNamesGetColumnsRunAccepts() throws {
-    let json = #"[{"id": 1, "pg_x": 1, "sqlite_y": 2, "sluice_z": 3, "": 5}, {"id": 2, "pg_x": 6, "sqlite_y": 7, "sluice_z": 8, "": 9}]"#
+    let json =
+      #"[{"id": 1, "pg_x": 1, "sqlite_y": 2, "sluice_z": 3, "": 5}, {"id": 2, "pg_x": 6, "sqlite_y": 7, "sluice_z": 8, "": 9}]"#
     let (report, rows) = try load(json, "keys", tables: ["keys"])
     expectNoIssues(report, "keys")
     #expect(rows.tables["keys"] == ["1|1|2|3|5", "2|6|7|8|9"])

@@ -7,7 +7,9 @@ extension TablesBuilder {
   ) throws
     -> ([Column], [TablePlan.ColumnPlan])
   {
-    guard !documents.isEmpty || mayBeEmpty else { throw Mistake(path: "\(path).columns", message: "declare the table's columns") }
+    guard !documents.isEmpty || mayBeEmpty else {
+      throw Mistake(path: "\(path).columns", message: "declare the table's columns")
+    }
     var columns: [Column] = []
     var plans: [TablePlan.ColumnPlan] = []
     for (index, document) in documents.enumerated() {
@@ -41,7 +43,8 @@ extension TablesBuilder {
       }
       if case .array = base {
         throw Mistake(
-          path: "\(place).field", message: "an array of arrays' elements are arrays: a child table (field '.') holds them")
+          path: "\(place).field",
+          message: "an array of arrays' elements are arrays: a child table (field '.') holds them")
       }
       if fieldText == "." {
         guard case .scalar(let element) = base else {

@@ -197,7 +197,8 @@ package struct DatasetScaffold: Sendable {
   /// key and row; its arrays are children of that parent.
   private mutating func table(
     for dto: SwiftDTOGenerator.DTOStruct, name: String, parent: Int?, extending: Bool = false, field: String,
-    positionName: String? = nil, variable: String, scope: (name: String, type: String), dtoType: String, isOptional: Bool = false,
+    positionName: String? = nil, variable: String, scope: (name: String, type: String), dtoType: String,
+    isOptional: Bool = false,
     lastIsOptional: Bool = false, columnPrefix: String = "",
     fieldPrefix: String = "", key: [String],
     indent: String
