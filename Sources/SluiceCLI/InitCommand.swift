@@ -26,15 +26,17 @@ struct InitCommand: Subcommand {
       `inspect --swift` prints, a Dataset whose tables are inferred from the records — their
       scalars in one table keyed by a field named like an id that is present, non-null and
       unique in every record (or else by the record's position), nested objects flattened into
-      prefixed columns, arrays of objects as child tables, and theirs as children of those, up
-      to 6 levels of objects (deeper fields are left out and listed in the README) — and
+      prefixed columns, arrays of objects as child tables, and theirs as children of those,
+      arrays of scalars as tables of values, arrays of arrays as a table of the outer elements
+      with the inner ones below it, up to 6 levels of objects (deeper fields, and fields no one
+      type decodes, are left out, listed in the README and reported by each run) — and
       main.swift, the sluice command line over that dataset; Pipelines/NAME.json; a contract
       fixture of the first records; a README saying why it chose the records and the key. Then,
       in DIR: swift run NAME-sluice run Pipelines/NAME.json
 
       NAME names the dataset and its tables: lower-case letters, digits and hyphens, starting
-      with a letter; not sluice or sqlite (nor sluice-…, sqlite-…), whose tables' prefixes are
-      Sluice's own and SQLite's. Keys that make one table name (x-y, x_y, xY) get _2, _3, ….
+      with a letter; not sluice, sqlite or pg (nor sluice-…, sqlite-…, pg-…), whose tables'
+      prefixes are Sluice's own, SQLite's and PostgreSQL's. Keys that make one table name (x-y, x_y, xY) get _2, _3, ….
 
       With --declarative, the same tables as a dataset file instead of a package, which the stock
       sluice loads with no toolchain: DIR/NAME.dataset.json (docs/reference/dataset-files.md),
@@ -113,11 +115,17 @@ struct InitCommand: Subcommand {
       throw UsageError("NAME must be lower-case letters, digits and hyphens, starting with a letter, not '\(name)'")
     }
     // Every table the package declares starts with NAME's: `sluice` (and `sluice-…`) would
-    // declare tables among Sluice's own (sluice_runs, sluice_inputs, …), `sqlite` among SQLite's.
-    let table = DatasetScaffold.tableName(name)
-    for prefix in ["sluice", "sqlite"] where table == prefix || table.hasPrefix(prefix + "_") {
+    // declare tables among Sluice's own (sluice_runs, sluice_inputs, …), `sqlite` among SQLite's,
+    // `pg` among PostgreSQL's catalogs (`pg_items`, which a dataset file may not name).
+    // NAME's own words (`DatasetScaffold.tableName` would put `c_` before a reserved prefix).
+    let table = name.replacingOccurrences(of: "-", with: "_")
+    let owners = [
+      "sluice": "Sluice's own tables (sluice_runs, sluice_rejects, sluice_inputs, …)",
+      "sqlite": "SQLite's internal tables", "pg": "PostgreSQL's system catalogs",
+    ]
+    for prefix in ["sluice", "sqlite", "pg"] where table == prefix || table.hasPrefix(prefix + "_") {
       throw UsageError(
-        "NAME '\(name)' would name the dataset's tables \(prefix)_…, a prefix reserved for \(prefix == "sluice" ? "Sluice's own tables (sluice_runs, sluice_rejects, sluice_inputs, …)" : "SQLite's internal tables"): choose another name"
+        "NAME '\(name)' would name the dataset's tables \(prefix)_…, a prefix reserved for \(owners[prefix] ?? prefix): choose another name"
       )
     }
     if dump == "-" { throw UsageError("init reads a file (it reads it more than once), not standard input") }

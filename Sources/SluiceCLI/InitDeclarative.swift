@@ -48,17 +48,12 @@ struct InitDeclarative {
 
   func readme() -> String {
     let tables = scaffold.fileTables
-    var leftOut = ""
-    if !scaffold.deeperFields.isEmpty {
-      let listed = scaffold.deeperFields.prefix(5).map { "`\($0)`" }.joined(separator: ", ")
-      let more = scaffold.deeperFields.count > 5 ? " and \(scaffold.deeperFields.count - 5) more" : ""
-      leftOut =
-        "Fields nested deeper than \(DatasetScaffold.maximumNesting) levels of objects are not declared or loaded (each run reports them as unknown fields): \(listed)\(more). To load one, declare it in `fields` and give it a column or a table.\n"
-    }
+    var leftOut = InitPackage.leftOutExplanation(
+      scaffold, decoded: "declared", remedy: "declare it in `fields` and give it a column or a table")
     let undeclarable = scaffold.undeclarableTables
     if !undeclarable.isEmpty {
       leftOut +=
-        "Not declared: \(undeclarable.map { "`\($0)`" }.joined(separator: ", ")), the Swift package's tables of arrays whose elements hold no value of their own (objects always empty, or holding only arrays): a file's columns hold fields.\n"
+        "Not declared: \(undeclarable.map { "`\($0)`" }.joined(separator: ", ")), the Swift package's tables of arrays whose elements are always empty objects (`{}`), which hold no value.\n"
     }
     let top = tables.first?.name ?? name
     let key = scaffold.keyExplanation(table: top, file: datasetFile).replacingOccurrences(of: "`key:`", with: "`key`")

@@ -161,14 +161,8 @@ struct InitPackage {
       check =
         "`swift run \(executable) validate Pipelines/\(name).json --input \(fixturePath)\(options)` checks the contract fixture."
     }
-    var deeper = ""
-    let deeperFields = scaffold.deeperFields
-    if !deeperFields.isEmpty {
-      let listed = deeperFields.prefix(5).map { "`\($0)`" }.joined(separator: ", ")
-      let more = deeperFields.count > 5 ? " and \(deeperFields.count - 5) more" : ""
-      deeper =
-        "Fields nested deeper than \(DatasetScaffold.maximumNesting) levels of objects are not decoded or loaded (each run reports them as unknown fields): \(listed)\(more). To load one, add it to the DTO and its columns or table to the dataset.\n"
-    }
+    let deeper = Self.leftOutExplanation(
+      scaffold, decoded: "decoded", remedy: "add it to the DTO and its columns or table to the dataset")
     let datasetFile = "Sources/\(executable)/\(typeName)Dataset.swift"
     let key = scaffold.keyExplanation(table: scaffold.tables.first?.name ?? name, file: datasetFile)
     return """
@@ -181,6 +175,25 @@ struct InitPackage {
       \(deeper)\(check)
 
       """
+  }
+
+  /// The README's lines on the fields `scaffold` leaves out, each of which every run reports as
+  /// an unknown field (a warning, counted): nested too deep, or of mixed types. Empty when none is.
+  static func leftOutExplanation(_ scaffold: DatasetScaffold, decoded: String, remedy: String) -> String {
+    func listed(_ paths: [String]) -> String {
+      paths.prefix(5).map { "`\($0)`" }.joined(separator: ", ")
+        + (paths.count > 5 ? " and \(paths.count - 5) more" : "")
+    }
+    var text = ""
+    if !scaffold.deeperFields.isEmpty {
+      text +=
+        "Fields nested deeper than \(DatasetScaffold.maximumNesting) levels of objects are not \(decoded) or loaded (each run reports them as unknown fields): \(listed(scaffold.deeperFields)). To load one, \(remedy).\n"
+    }
+    if !scaffold.mixedFields.isEmpty {
+      text +=
+        "Fields no one type decodes (a string in one record, a number in another, or no value seen) are not \(decoded) or loaded (each run reports them as unknown fields): \(listed(scaffold.mixedFields)). To load one, \(remedy), as text or as the type its values should have.\n"
+    }
+    return text
   }
 
   /// Why the records are the ones at the spec's record path, and how to choose others.

@@ -80,6 +80,13 @@ struct DatasetFileRefusalTests {
       description: "a column naming no field", expected: ["'tables[1].columns[3].field'", "no field 'statsu'"],
       change: column(1, 3, "field", "statsu")),
     Mistake(
+      description: "a column path ending in a lone escape", expected: ["'tables[1].columns[3].field'", "not a path"],
+      change: column(1, 3, "field", "status\\")),
+    Mistake(
+      description: "a dotted path with escaped dots names one key",
+      expected: ["'tables[0].columns[0].field'", "no field 'customer.id'"],
+      change: column(0, 0, "field", "customer\\.id")),
+    Mistake(
       description: "a column holding an object", expected: ["'tables[0].columns[0].field'", "an object"],
       change: column(0, 0, "field", "customer")),
     Mistake(

@@ -107,8 +107,8 @@ struct InitCommandTests {
 
   /// A NAME whose tables would start with `sluice_` declares tables among Sluice's own
   /// (`sluice-runs` declared `sluice_runs`, and the first run failed with SQL text, exit 73/74);
-  /// `sqlite_` is SQLite's. Refused before the dump is read, with nothing written.
-  @Test(arguments: ["sluice-runs", "sluice", "sluice-x", "sqlite-stat1"])
+  /// `sqlite_` is SQLite's, `pg_` PostgreSQL's (`pg` made `pg_items`, which `run` refused). Refused before the dump is read, with nothing written.
+  @Test(arguments: ["sluice-runs", "sluice", "sluice-x", "sqlite-stat1", "pg", "pg-x"])
   func aNameInAReservedPrefixIsAUsageError(name: String) throws {
     let scratch = try TemporaryDirectory()
     let result = try SluiceCommand.run(["init", Self.dump, name, "--dir", scratch.file("package")])
@@ -391,6 +391,41 @@ struct InitNestingTests {
     let (_, files) = try initialize(Self.shopOrder, "items", ["--record-path", "orders[].line_items"])
     let readme = try #require(files["README.md"])
     #expect(readme.contains("Records: `orders[].line_items` (2 records), as `--record-path` gave."), "\(readme)")
+  }
+
+  /// Objects nested deeper than `maximumNesting` with nothing else in them: the struct that
+  /// would have held the cut field would have no property, never open its object, and so no run
+  /// would report the field; the object is left out of its holder instead, which every run
+  /// reports as an unknown field, and the README lists it, as it lists a field of mixed types.
+  @Test func anObjectLeftWithNothingToDecodeIsLeftOutOfItsHolderAndListed() throws {
+    var object = #"{"leaf": 1}"#
+    for level in (1...7).reversed() { object = #"{"l\#(level)": \#(object)}"# }
+    let json = #"[{"id": 1, "deep": \#(object), "mixed": 1}, {"id": 2, "deep": \#(object), "mixed": "a"}]"#
+    let files = try initialize(json, "cut").files
+    let dto = try #require(files["Sources/cut-sluice/CutDTO.swift"])
+    #expect(dto.components(separatedBy: "struct ").count - 1 == 1, "\(dto)")
+    #expect(dto.contains(#"// "deep" is left out: it nests deeper than the 6 levels this DTO decodes."#), "\(dto)")
+    #expect(!dto.contains("let deep"), "\(dto)")
+    let readme = try #require(files["README.md"])
+    #expect(
+      readme.contains(
+        "Fields nested deeper than 6 levels of objects are not decoded or loaded (each run reports them as unknown fields): `deep`."
+      ), "\(readme)")
+    #expect(readme.contains("(each run reports them as unknown fields): `mixed`."), "\(readme)")
+    // The same fields, left out of a dataset file, are what its run reports, record by record.
+    let directory = scratch.file("cut-file")
+    let declared = try SluiceCommand.run([
+      "init", scratch.file("cut.json"), "cut", "--declarative", "--dir", directory,
+    ])
+    try #require(declared.status == 0, "\(declared.stderr)")
+    let run = try SluiceCommand.run(["run", "\(directory)/cut.json"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let report = try RunReport.decode(
+      from: Data(contentsOf: URL(fileURLWithPath: "\(directory)/reports/cut.json")))
+    let unknown = report.issues.filter { $0.code == .unknownField }
+    #expect(unknown.map(\.stage) == [.decode, .decode, .decode, .decode])
+    #expect(unknown.map(\.path) == ["deep", "mixed", "deep", "mixed"])
+    #expect(unknown.map { $0.location?.ordinal ?? 0 } == [1, 1, 2, 2])
   }
 
   /// A dump nested 50 deep: init keeps `DatasetScaffold.maximumNesting` levels of tables and

@@ -154,9 +154,12 @@ enum DumpTree {
   case xml(XMLTree)
 
   /// The value at a dotted path of object keys ("" is this value), or nil when missing or null.
-  func value(at path: String) -> DumpTree? {
+  func value(at path: String) -> DumpTree? { value(along: Self.keys(path)) }
+
+  /// The value along `keys`, or nil when missing or null.
+  func value(along keys: [String]) -> DumpTree? {
     var current = self
-    for key in path.split(separator: ".").map(String.init) {
+    for key in keys {
       switch current {
       case .json(let value):
         guard let next = (value as? [String: Any])?[key], !(next is NSNull) else { return nil }
@@ -172,9 +175,13 @@ enum DumpTree {
   /// The non-null elements of the array at a dotted path: a table's rows. In XML, every child
   /// element of the last key's name (the decoder reads one as an array of one).
   func elements(at path: String) -> [DumpTree] {
-    var keys = path.split(separator: ".").map(String.init)
+    // `.`: this value is itself the array (the inner arrays of an array of arrays).
+    if path == ".", case .json(let value) = self {
+      return (value as? [Any] ?? []).filter { !($0 is NSNull) }.map { .json($0) }
+    }
+    var keys = Self.keys(path)
     let last = keys.removeLast()
-    guard let holder = value(at: keys.joined(separator: ".")) else { return [] }
+    guard let holder = value(along: keys) else { return [] }
     switch holder {
     case .json(let value):
       let array = (value as? [String: Any])?[last] as? [Any] ?? []
@@ -182,6 +189,25 @@ enum DumpTree {
     case .xml(let element):
       return element.children.filter { $0.name == last }.map { .xml($0) }
     }
+  }
+
+  /// A dotted path's keys, a `\` making the next character part of the key (`a\.b` is `a.b`).
+  static func keys(_ path: String) -> [String] {
+    var keys = [""]
+    var escaped = false
+    for character in path {
+      if escaped {
+        keys[keys.count - 1].append(character)
+        escaped = false
+      } else if character == "\\" {
+        escaped = true
+      } else if character == "." {
+        keys.append("")
+      } else {
+        keys[keys.count - 1].append(character)
+      }
+    }
+    return path.isEmpty ? [] : keys
   }
 
   /// The records at a spec's record path: JSON (a keyed collection's members with their names

@@ -18,6 +18,17 @@ public enum DatasetFile {
     try load(path, catalog: catalog, loaded: Loaded(), loading: [])
   }
 
+  /// A key as a path segment: `\` before each `.`, `[`, `]` and `\` (`a.b` → `a\.b`), and before
+  /// a whole key that a column's `field` reads otherwise (`$position`; `.` is escaped anyway).
+  package static func escapedKey(_ key: String) -> String {
+    var text = ""
+    for character in key {
+      if [".", "[", "]", "\\"].contains(character) { text.append("\\") }
+      text.append(character)
+    }
+    return key.hasPrefix("$") ? "\\" + text : text
+  }
+
   /// The files loaded so far by absolute path, shared by the loads one spec makes.
   final class Loaded {
     var datasets: [String: AnyDataset] = [:]

@@ -49,7 +49,8 @@ struct DatasetFileBuilder {
     var names = Set<String>()
     return try documents.enumerated().map { index, document in
       let place = "\(path)[\(index)]"
-      guard let name = document.name, !name.isEmpty else {
+      // `""` is a key JSON allows, and a dump has (a column names it `field: ""`).
+      guard let name = document.name else {
         throw Mistake(path: "\(place).name", message: "every field has a name")
       }
       guard names.insert(name).inserted else {
@@ -348,13 +349,12 @@ struct DatasetFileBuilder {
     var steps: [DeclaredPath.Step] = []
     var current = fields
     var reached: DeclaredField?
-    for segment in text.split(separator: ".", omittingEmptySubsequences: false) {
-      var name = Substring(segment)
-      var arrays = 0
-      while name.hasSuffix("[]") {
-        name = name.dropLast(2)
-        arrays += 1
-      }
+    guard let segments = DeclaredPath.segments(text) else {
+      throw Mistake(path: path, message: "'\(text)' is not a field path (a '\\' escapes the character after it)")
+    }
+    for segment in segments {
+      let name = segment.name
+      let arrays = segment.arrays
       guard reached.map({ $0.fields.isEmpty == false }) ?? true,
         let index = current.firstIndex(where: { $0.name == name })
       else {

@@ -2,11 +2,14 @@ extension TablesBuilder {
   /// A table's own columns: each one's field resolved against the table's base, its type and
   /// nullability from the field (or checked against it), its lookup, reference and checks.
   mutating func columns(
-    _ documents: [DatasetFileDocument.ColumnDocument], base: Base, path: String, topLevel: Bool = false
+    _ documents: [DatasetFileDocument.ColumnDocument], base: Base, path: String, topLevel: Bool = false,
+    mayBeEmpty: Bool = false
   ) throws
     -> ([Column], [TablePlan.ColumnPlan])
   {
-    guard !documents.isEmpty else { throw Mistake(path: "\(path).columns", message: "declare the table's columns") }
+    guard !documents.isEmpty || mayBeEmpty else {
+      throw Mistake(path: "\(path).columns", message: "declare the table's columns")
+    }
     var columns: [Column] = []
     var plans: [TablePlan.ColumnPlan] = []
     for (index, document) in documents.enumerated() {
@@ -37,6 +40,11 @@ extension TablesBuilder {
             }))
         plans.append(TablePlan.ColumnPlan(steps: [], lookup: nil, isRecordPosition: true))
         continue
+      }
+      if case .array = base {
+        throw Mistake(
+          path: "\(place).field",
+          message: "an array of arrays' elements are arrays: a child table (field '.') holds them")
       }
       if fieldText == "." {
         guard case .scalar(let element) = base else {

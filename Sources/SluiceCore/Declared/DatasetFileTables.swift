@@ -5,10 +5,12 @@ struct TablesBuilder {
   typealias Document = DatasetFileDocument.TableDocument
 
   /// What a table's columns are read from: the fields of an object, or an array's scalar
-  /// elements themselves (a column `"field": "."`).
+  /// elements themselves (a column `"field": "."`); the elements of an array of arrays hold no
+  /// column, only the inner array, a child table's `"field": "."`.
   enum Base {
     case object([DeclaredField])
     case scalar(DeclaredField)
+    case array(DeclaredField)
 
     var fields: [DeclaredField] {
       if case .object(let fields) = self { fields } else { [] }
@@ -108,17 +110,23 @@ struct TablesBuilder {
       guard let field = document.field else {
         throw Mistake(path: "\(path).field", message: "a child table names the array its rows come from")
       }
-      let (array, found) = try Self.objectPath(field, in: parent.base, path: "\(path).field")
+      let array: DeclaredField
+      if field == "." {
+        // The parent's element is itself an array (an array of arrays): its elements are these rows.
+        guard case .array(let inner) = parent.base else {
+          throw Mistake(path: "\(path).field", message: "'.' is the parent's element, for an array of arrays")
+        }
+        (array, steps) = (inner, [])
+      } else {
+        (array, steps) = try Self.objectPath(field, in: parent.base, path: "\(path).field")
+      }
       guard case .array(let element) = array.kind else {
         throw Mistake(path: "\(path).field", message: "'\(field)' is not an array")
       }
-      steps = found
-      if case .object(let fields) = element.kind {
-        base = .object(fields)
-      } else if case .array = element.kind {
-        throw Mistake(path: "\(path).field", message: "'\(field)' is an array of arrays, which no table holds")
-      } else {
-        base = .scalar(element)
+      switch element.kind {
+      case .object(let fields): base = .object(fields)
+      case .array: base = .array(element)
+      default: base = .scalar(element)
       }
     } else if let field = document.field, !field.isEmpty {
       try refuse("firstPosition", document.firstPosition, "an extension (no 'position') has no positions")
@@ -133,7 +141,10 @@ struct TablesBuilder {
       steps = []
       base = parent.base
     }
-    let (columns, plans) = try self.columns(document.columns, base: base, path: path)
+    // A child's rows are keyed by their parent and position: an element whose values are all in
+    // tables below (an object holding only arrays, an array of arrays) needs no column of its own.
+    let (columns, plans) = try self.columns(
+      document.columns, base: base, path: path, mayBeEmpty: document.position != nil)
     let parentKey = Set(parent.table.key + (document.position.map { [$0] } ?? []))
     if let clash = columns.first(where: { parentKey.contains($0.name) }) {
       throw Mistake(path: "\(path).columns", message: "\(clash.name) is a column of the key it inherits")
@@ -195,7 +206,11 @@ struct TablesBuilder {
     var current = base.fields
     var steps: [Int] = []
     var reached: DeclaredField?
-    for name in text.split(separator: ".", omittingEmptySubsequences: false) {
+    guard let segments = DeclaredPath.segments(text), segments.allSatisfy({ $0.arrays == 0 }) else {
+      throw Mistake(
+        path: path, message: "'\(text)' is not a path of object fields (a '\\' escapes the character after it)")
+    }
+    for name in segments.map(\.name) {
       if let reached, case .array = reached.kind {
         throw Mistake(path: path, message: "'\(reached.name)' is an array: a child table holds its elements")
       }

@@ -36,10 +36,11 @@ struct DeclaredDataset: Dataset {
       var failure: MappingError?
       field.path.forEach(in: record.values) { value, indices in
         guard failure == nil, case .text(let text) = value, !field.allowed.contains(text) else { return }
+        // The value is the record's own text (a dataset file's enum is data, not a Swift enum's
+        // case names): it stays out of every report, as any record value does.
         failure = MappingError(
           code: .unsupportedEnumValue, path: field.path.render(indices: indices),
-          message: "not one of the values the dataset declares (\(field.values.joined(separator: ", ")))",
-          value: text)
+          message: "not one of the values the dataset declares (\(field.values.joined(separator: ", ")))")
       }
       if let failure { throw failure }
     }

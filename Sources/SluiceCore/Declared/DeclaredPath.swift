@@ -89,6 +89,45 @@ struct DeclaredPath: Sendable {
     return text
   }
 
+  /// One step of a path as written: a key, and how many `[]` follow it.
+  struct Segment: Equatable {
+    var name: String
+    var arrays: Int
+  }
+
+  /// A path as written (`items[].qty`, `customer.id`) in its segments: `.` separates keys, `[]`
+  /// after a key steps over its elements, and `\` makes the next character part of the key, so
+  /// that a key holding a dot or brackets can be named (`a\.b` is the key `a.b`, `x\[]` the key
+  /// `x[]`, `\\` a backslash). Nil when the text ends in a lone `\`.
+  static func segments(_ text: String) -> [Segment]? {
+    var segments: [Segment] = []
+    var name = ""
+    var arrays = 0
+    var characters = text.makeIterator()
+    var pending = characters.next()
+    while let character = pending {
+      pending = characters.next()
+      switch character {
+      case "\\":
+        guard let escaped = pending, arrays == 0 else { return nil }
+        name.append(escaped)
+        pending = characters.next()
+      case ".":
+        segments.append(Segment(name: name, arrays: arrays))
+        (name, arrays) = ("", 0)
+      case "[" where pending == "]":
+        arrays += 1
+        pending = characters.next()
+      default:
+        // A key goes on after `[]` only through an escape or a dot: `a[]b` names no key.
+        guard arrays == 0 else { return nil }
+        name.append(character)
+      }
+    }
+    segments.append(Segment(name: name, arrays: arrays))
+    return segments
+  }
+
   /// The value along steps that cross no array (a column's field): `.absent` where an object on
   /// the way is missing or null.
   static func value(at steps: some Collection<Int>, in base: DeclaredValue) -> DeclaredValue {

@@ -25,17 +25,22 @@ extension DatasetScaffold {
     return tables.filter { !left.contains($0.name) }
   }
 
-  /// Tables of the Swift dataset a file cannot declare, with the tables below them: one whose
-  /// elements have no scalar of their own (its row is only a `present` flag, and a file's
-  /// columns hold fields).
+  /// Tables of the Swift dataset a file leaves out: those of an array whose elements are always
+  /// empty objects (their row is only the `present` flag and no table below holds a value), which
+  /// hold no value to load. A table whose elements hold only arrays, or that holds an array of
+  /// arrays' outer elements, is declared with no column of its own, its key numbering the rows
+  /// of its child tables.
   package var undeclarableTables: [String] {
-    var left: Set<Int> = []
-    for (index, table) in tables.enumerated() {
-      let flagOnly = table.columns.contains { $0.field.isEmpty && $0.value == "true" }
-      if flagOnly || table.parent.map(left.contains) == true { left.insert(index) }
+    var holdsValues = tables.map { !Self.isFlagOnly($0) }
+    // Children follow their parents: from the last table up, a parent holds what its children do.
+    for index in tables.indices.reversed() where holdsValues[index] {
+      if let parent = tables[index].parent { holdsValues[parent] = true }
     }
-    return left.sorted().map { tables[$0].name }
+    return tables.indices.filter { !holdsValues[$0] }.map { tables[$0].name }
   }
+
+  /// A table whose only column is the `present` flag.
+  static func isFlagOnly(_ table: TableLayout) -> Bool { table.columns == [presentColumn] }
 
   /// Whether a type has something a file can declare: an object with no such field (`{}` in
   /// every record) cannot be (the format wants an object's fields), nor an array of them.
@@ -98,7 +103,8 @@ extension DatasetScaffold {
     var prefix = ""
     if let parent = table.parent {
       members.append(("parent", .string(tables[parent].name)))
-      members.append(("field", .string(table.field)))
+      // The inner arrays of an array of arrays are the parent's elements themselves: `"."`.
+      members.append(("field", .string(table.position != nil && table.field.isEmpty ? "." : table.field)))
       if let position = table.position {
         members.append(("position", .string(position)))
       } else if !table.field.isEmpty {
@@ -108,7 +114,8 @@ extension DatasetScaffold {
       members.append(("key", .array(table.key.map { .string($0) })))
       members.append(("onConflict", .string("upsert")))
     }
-    let columns = table.columns.map { column -> ContractJSON in
+    // The `present` flag is the Swift `Table`'s need: a file's table may have no column but its key.
+    let columns = table.columns.filter { $0 != Self.presentColumn }.map { column -> ContractJSON in
       var members: [(key: String, value: ContractJSON)] = [("name", .string(column.name))]
       // An array of scalars' one column holds the element itself; records without an id are
       // keyed by their position, as the Swift package keys them.

@@ -67,20 +67,24 @@ package struct DatasetScaffold: Sendable {
   package static let maximumNesting = 6
 
   /// The field paths of the DTO that `maximumNesting` left out (`a.b[].c`), in the order met.
-  package var deeperFields: [String] { Self.deeperFields(of: dto, prefix: "") }
+  package var deeperFields: [String] { Self.leftOut(of: dto, prefix: "", \.deeper) }
+  /// The field paths the DTO left out as no one type decodes their values, in the order met.
+  package var mixedFields: [String] { Self.leftOut(of: dto, prefix: "", \.omitted) }
   /// The DTO the tables were inferred from (a dataset file declares its fields).
   let dto: SwiftDTOGenerator.DTOStruct
 
-  private static func deeperFields(of dto: SwiftDTOGenerator.DTOStruct, prefix: String) -> [String] {
-    var paths = dto.deeper.map { prefix + $0 }
+  private static func leftOut(
+    of dto: SwiftDTOGenerator.DTOStruct, prefix: String, _ keys: KeyPath<SwiftDTOGenerator.DTOStruct, [String]>
+  ) -> [String] {
+    var paths = dto[keyPath: keys].map { prefix + DatasetFile.escapedKey($0) }
     for property in dto.properties {
       var type = property.type
-      var path = prefix + property.key
+      var path = prefix + DatasetFile.escapedKey(property.key)
       while case .array(let element, _) = type {
         type = element
         path += "[]"
       }
-      if case .object(let nested) = type { paths += deeperFields(of: nested, prefix: path + ".") }
+      if case .object(let nested) = type { paths += leftOut(of: nested, prefix: path + ".", keys) }
     }
     return paths
   }
@@ -163,8 +167,12 @@ package struct DatasetScaffold: Sendable {
     var isOptional: Bool
     var element: SwiftDTOGenerator.DTOType
     var elementIsOptional: Bool
-    /// The element's struct, qualified (`OrdersDTO.Item`), for an array of objects.
+    /// The element's struct, qualified (`OrdersDTO.Item`), for an array of objects; else the
+    /// struct that holds the array.
     var elementType: String
+    /// What names its position column below a parent that has one: its key's last part, or, for
+    /// the inner array of an array of arrays (no key, `field` empty), the outer one's.
+    var positionName: String? = nil
   }
 
   /// A nested object too wide for its table's remaining columns: an extension table of its own.
@@ -189,7 +197,8 @@ package struct DatasetScaffold: Sendable {
   /// key and row; its arrays are children of that parent.
   private mutating func table(
     for dto: SwiftDTOGenerator.DTOStruct, name: String, parent: Int?, extending: Bool = false, field: String,
-    variable: String, scope: (name: String, type: String), dtoType: String, isOptional: Bool = false,
+    positionName: String? = nil, variable: String, scope: (name: String, type: String), dtoType: String,
+    isOptional: Bool = false,
     lastIsOptional: Bool = false, columnPrefix: String = "",
     fieldPrefix: String = "", key: [String],
     indent: String
@@ -197,7 +206,8 @@ package struct DatasetScaffold: Sendable {
     let name = distinctTableName(name)
     let index = tables.count
     let inherited = inheritedKeys(of: parent)
-    let position = parent == nil || extending ? nil : Self.positionName(for: field, avoiding: inherited)
+    let position =
+      parent == nil || extending ? nil : Self.positionName(for: positionName ?? field, avoiding: inherited)
     tables.append(
       TableLayout(
         name: name, property: SwiftNames.propertyName(name), parent: parent, isExtension: extending, field: field,
@@ -219,7 +229,7 @@ package struct DatasetScaffold: Sendable {
       arrays: &arrays, wide: &wide)
     if columns.isEmpty {
       // A row needs a value beyond its key: an object of arrays only keeps its position.
-      columns.append(Column(name: "present", type: .boolean, isNullable: false, field: "", value: "true"))
+      columns.append(Self.presentColumn)
     }
     tables[index].columns = columns
     var rows = [add(tables[index].property, columns, scope: scope, indent: indent)]
@@ -289,16 +299,16 @@ package struct DatasetScaffold: Sendable {
       lines.append(indent + loop)
       lines +=
         table(
-          for: child, name: childName, parent: parent, field: array.field, variable: variableName,
-          scope: (name: variableName, type: array.elementType), dtoType: array.elementType, key: [],
-          indent: indent + "  "
+          for: child, name: childName, parent: parent, field: array.field, positionName: array.positionName,
+          variable: variableName, scope: (name: variableName, type: array.elementType), dtoType: array.elementType,
+          key: [], indent: indent + "  "
         ).rows
       lines.append(indent + "}")
     case .scalar(let type):
       let childName = distinctTableName(childName)
       let childIndex = tables.count
       let inherited = inheritedKeys(of: parent)
-      let position = Self.positionName(for: array.field, avoiding: inherited)
+      let position = Self.positionName(for: array.positionName ?? array.field, avoiding: inherited)
       let used = Set(inherited + [position])
       tables.append(
         TableLayout(
@@ -312,11 +322,47 @@ package struct DatasetScaffold: Sendable {
       lines.append(indent + loop)
       lines.append("\(indent)  rows.add(Self.\(tables[childIndex].property), \(tables[childIndex].columns[0].value))")
       lines.append(indent + "}")
-    case .array:
-      notes.append("\(array.field): an array of arrays is not loaded")
-      lines.append("\(indent)// \(SwiftNames.comment(array.field)): an array of arrays, not loaded")
+    case .array(let inner, let innerIsOptional):
+      // An array of arrays: a table of the outer elements, numbered by their position (their
+      // values are all in the inner arrays), and each inner array's elements a child table of it.
+      let outerName = distinctTableName(childName)
+      let outerIndex = tables.count
+      let position = Self.positionName(for: array.positionName ?? array.field, avoiding: inheritedKeys(of: parent))
+      tables.append(
+        TableLayout(
+          name: outerName, property: SwiftNames.propertyName(outerName), parent: parent, isExtension: false,
+          field: array.field, key: [], position: position, columns: [Self.presentColumn]))
+      let scope = (name: variableName, type: Self.swiftType(array.element, holder: array.elementType))
+      lines.append(indent + loop)
+      lines.append(add(tables[outerIndex].property, [Self.presentColumn], scope: scope, indent: indent + "  "))
+      var innerElementType = array.elementType
+      if case .object(let object) = inner { innerElementType = "\(array.elementType).\(object.name)" }
+      let elements = ArrayField(
+        key: Self.isScalar(inner) ? "values" : "items", field: "", access: variableName,
+        isOptional: false, element: inner, elementIsOptional: innerIsOptional, elementType: innerElementType,
+        positionName: SwiftNames.singular(array.key.split(separator: ".").last.map(String.init) ?? "element"))
+      lines += children(
+        of: elements, tableName: outerName, parent: outerIndex, variable: variableName, indent: indent + "  ")
+      lines.append(indent + "}")
     }
     return lines
+  }
+
+  /// The column of a row that has no value of its own (an object holding only arrays, an array
+  /// of arrays): a Swift `Table` wants a column besides its key. A dataset file leaves it out.
+  static let presentColumn = Column(name: "present", type: .boolean, isNullable: false, field: "", value: "true")
+
+  static func isScalar(_ type: SwiftDTOGenerator.DTOType) -> Bool {
+    if case .scalar = type { true } else { false }
+  }
+
+  /// The Swift type of a value of `type`, whose structs are nested in `holder`.
+  static func swiftType(_ type: SwiftDTOGenerator.DTOType, holder: String) -> String {
+    switch type {
+    case .scalar(let name): name
+    case .object(let object): "\(holder).\(object.name)"
+    case .array(let element, let isOptional): "[\(swiftType(element, holder: holder))\(isOptional ? "?" : "")]"
+    }
   }
 
   /// The scalars of `dto` as columns (a nested object's with prefixes, when it fits the table's
@@ -333,7 +379,9 @@ package struct DatasetScaffold: Sendable {
       // Optional chaining: `?.` after an optional property, `.` after any other, even in a chain.
       let expression = "\(access)\(lastIsOptional ? "?." : ".")\(property.name)"
       let optional = isOptional || property.isOptional
-      let field = fieldPrefix + property.key
+      // A dataset file's paths are dotted: a key with a dot (`a.b`) is escaped (`a\.b`), so that
+      // it is not read as `b` inside `a`.
+      let field = fieldPrefix + DatasetFile.escapedKey(property.key)
       switch property.type {
       case .scalar(let type):
         var column = Self.cut(Self.columnName(columnPrefix + property.key))
@@ -419,8 +467,14 @@ package struct DatasetScaffold: Sendable {
     let words = SwiftNames.words(key).map { $0.lowercased() }
     guard var name = words.isEmpty ? nil : words.joined(separator: "_") else { return "field" }
     if let first = name.unicodeScalars.first, first >= "0" && first <= "9" { name = "c_" + name }
+    // Names the stores keep for their own tables (`pg_x`, `sqlite_y`, `sluice_z`) are refused by
+    // a dataset file and would clash in a Swift one: the key keeps its column under `c_`.
+    if reservedPrefixes.contains(where: { name.hasPrefix($0) }) { name = "c_" + name }
     return name
   }
+
+  /// The prefixes of the stores' own tables, which no generated name takes.
+  package static let reservedPrefixes = ["pg_", "sqlite_", "sluice_"]
 
   /// A table's name: `columnName`, cut to PostgreSQL's 63 bytes with a hash of the whole name
   /// when longer (a deep path), so two long names stay apart.

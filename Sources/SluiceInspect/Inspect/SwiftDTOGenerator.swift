@@ -57,6 +57,9 @@ package struct SwiftDTOGenerator {
     package var properties: [DTOProperty]
     /// The keys of fields left out because they nest deeper than `maximumNesting`.
     package var deeper: [String] = []
+    /// The keys of fields left out because no one type decodes their values (a string here, a
+    /// number there): each run reports them as unknown fields.
+    package var omitted: [String] = []
   }
 
   package struct DTOProperty: Sendable, Hashable {
@@ -157,6 +160,7 @@ package struct SwiftDTOGenerator {
       if property != key { property = unique(property, in: usedProperties) }
       switch decide(child, usedTypes: &usedTypes, nested: &nested, indent: inner, level: level) {
       case .omitted(let reason):
+        model.omitted.append(key)
         lines.append("\(inner)// \"\(SwiftNames.comment(key))\" is left out: its \(reason).")
       case .tooDeep:
         model.deeper.append(key)
@@ -252,6 +256,13 @@ package struct SwiftDTOGenerator {
       let name = unique(base, in: usedTypes)
       usedTypes.insert(name)
       let built = structure(named: name, for: node, enclosing: usedTypes, indent: indent, level: level + 1)
+      // A struct left with no property never opens its object (a synthesized `init(from:)` asks
+      // for nothing), so the decoder would see no unknown field in it, and a dataset file cannot
+      // declare it: the object is left out of its holder instead, where each run reports it.
+      if built.model.properties.isEmpty && node.children.contains(where: { !$0.shape.isElement }) {
+        if !built.model.deeper.isEmpty { return .tooDeep }
+        return .omitted("fields are each left out, as no one type decodes their values")
+      }
       nested.append(built.lines)
       return .type(name, isOptional: absent || (xmlEmpty && allTextEmpty), note: nil, model: .object(built.model))
     case "array":

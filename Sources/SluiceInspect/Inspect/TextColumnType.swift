@@ -13,7 +13,8 @@
 /// - `timestamp(format)`: every value a date the decoder's `DateParser` reads under one format
 ///   (RFC 3339 date-times as `iso8601`, or one of `candidatePatterns`); a column that reads both
 ///   as `dd/MM/yyyy` and `MM/dd/yyyy` (no day above 12) is ambiguous, so text.
-/// - `enumeration(values)`: text with few distinct values, each repeated (see `TextColumnProfile`).
+/// - `enumeration(values)`: text with few distinct values, each repeated, on strong evidence:
+///   at least `minimumEnumRows` rows, `minimumRowsPerEnumValue` per value (`TextColumnProfile`).
 /// - `text`: anything else, and any column holding an empty quoted field (`""`), which no
 ///   other type reads.
 package enum TextColumnType: Sendable, Hashable {
@@ -53,6 +54,12 @@ package struct TextColumnProfile: Sendable, Hashable {
   package static let maxEnumValues = 10
   /// Longest value kept as an enum candidate, in bytes.
   static let maxEnumValueBytes = 40
+  /// The evidence an enum needs: values in at least this many rows, and this many rows per
+  /// distinct value on average (30 rows of 3 statuses; 100 of 10). A few rows of a few short
+  /// texts (names, cities) are text: as an enum, the next value would be rejected, and a
+  /// dataset's declared values are the data's own.
+  package static let minimumEnumRows = 30
+  package static let minimumRowsPerEnumValue = 10
 
   /// Values seen that are not empty.
   package private(set) var nonEmpty = 0
@@ -83,7 +90,9 @@ package struct TextColumnProfile: Sendable, Hashable {
     let formats = TextColumnClassifier.formats
     let matching = formats.indices.filter { dates & (1 << UInt32($0)) != 0 }
     if matching.count == 1 { return .timestamp(formats[matching[0]]) }
-    if let values = distinct, !isKeyLike, !values.isEmpty, nonEmpty >= 2 * values.count {
+    if let values = distinct, !isKeyLike, !values.isEmpty, nonEmpty >= Self.minimumEnumRows,
+      nonEmpty >= Self.minimumRowsPerEnumValue * values.count
+    {
       return .enumeration(values.sorted())
     }
     return .text
