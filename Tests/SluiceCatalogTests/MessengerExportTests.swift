@@ -363,7 +363,8 @@ struct MessengerExportTests {
     let issue = try #require(strict.issues.first, "\(strict.failure?.message ?? "")")
     #expect(issue.code == code && issue.stage == stage && issue.path == path, "\(issue)")
     #expect(issue.location?.byteOffset == byteOffset && issue.location?.line == line, "\(issue)")
-    #expect(try workspace.count("SELECT count(*) FROM messages") == 0)
+    // Rolled back: not even the tables were made.
+    #expect((try? workspace.count("SELECT count(*) FROM messages")) ?? 0 == 0)
 
     let lenient = try load(file, into: workspace, policy: .lenient)
     #expect(lenient.status == .succeeded, "\(lenient.failure?.message ?? "")")
