@@ -330,7 +330,8 @@ struct MessengerExportTests {
       #"{"sender_name": "User 1", "timestamp_ms": \#(1_675_597_571_000 + n), "content": "m\#(n)", "type": "Generic"}"#
     }
     let again = messagesAgain ? ",\n \"messages\": [\(message(3))]" : ""
-    return "{\"participants\": [{\"name\": \"User 1\"}],\n \"messages\": [\(message(1)), \(message(2))]\(again),\n \(tail)}"
+    return
+      "{\"participants\": [{\"name\": \"User 1\"}],\n \"messages\": [\(message(1)), \(message(2))]\(again),\n \(tail)}"
   }
 
   /// A second `messages` array or a second `title` is a `duplicateKey` at the repeated key, a

@@ -75,10 +75,11 @@ struct JSONEnclosingKeyTests {
     #expect(reading.records == [#"{"n": 1}"#])
     #expect(reading.issues.map(\.code) == [.duplicateKey, .duplicateKey, .duplicateKey])
     #expect(reading.issues.map(\.path) == ["title", "id", "x"])
-    #expect(reading.issues.map(\.location.byteOffset) == [
-      offset(of: "\"title\"", in: json, occurrence: 2), offset(of: "\"id\"", in: json, occurrence: 2),
-      offset(of: "\"x\"", in: json, occurrence: 2),
-    ])
+    #expect(
+      reading.issues.map(\.location.byteOffset) == [
+        offset(of: "\"title\"", in: json, occurrence: 2), offset(of: "\"id\"", in: json, occurrence: 2),
+        offset(of: "\"x\"", in: json, occurrence: 2),
+      ])
     #expect(reader.documentFields == [:])
   }
 
@@ -93,5 +94,26 @@ struct JSONEnclosingKeyTests {
     #expect(unreadable["about"]?.holds == "a string with an unpaired surrogate escape")
     #expect(unreadable["about"]?.location.byteOffset == offset(of: "\"bad", in: json, occurrence: 1))
     #expect(unreadable["n"] == nil)
+  }
+}
+
+/// The escapes a rejects file keeps bytes that are not UTF-8 in (issue 55, finding 5).
+@Suite("JSON strings that keep bytes")
+struct JSONStringKeptBytesTests {
+  @Test(arguments: [
+    [UInt8]("bad".utf8) + [0x81] + Array(",ok".utf8),
+    [0xFF, 0xFE, 0xC3, 0x28, 0xED, 0xA0, 0x80] + Array("é \"q\" \\ \n".utf8),
+    Array("plain".utf8),
+  ])
+  func bytesThatAreNotUTF8SurviveTheirEscapes(_ bytes: [UInt8]) throws {
+    let body = JSONString.escapedKeepingBytes(bytes)
+    #expect(!body.contains("\u{FFFD}"))
+    #expect(JSONString.decodeKeepingBytes(Array(body.utf8)) == bytes)
+  }
+
+  @Test func aSurrogatePairWrittenByHandStaysItsCharacter() {
+    // U+1F480 is \ud83d\udc80: its low half is no kept byte.
+    #expect(JSONString.decodeKeepingBytes(Array(#"a\ud83d\udc80\udc81"#.utf8)) == Array("a💀".utf8) + [0x81])
+    #expect(JSONString.decodeKeepingBytes(Array(#"\ud800x"#.utf8)) == nil)
   }
 }

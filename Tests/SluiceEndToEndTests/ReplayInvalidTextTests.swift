@@ -21,18 +21,22 @@ struct ReplayInvalidTextTests {
 
   static let cases: [Case] = [
     Case(
-      description: "windows-1252", bytes: Array("id,name,latitude,longitude\nd1,good,1.5,2.5\nd2,bad".utf8) + [0x81]
+      description: "windows-1252",
+      bytes: Array("id,name,latitude,longitude\nd1,good,1.5,2.5\nd2,bad".utf8) + [0x81]
         + Array(",1.5,2.5\n".utf8), format: "csv", dialect: #"{"encoding": "windows-1252"}"#, escape: #"\udc81"#),
     Case(
-      description: "utf-16le", bytes: [0xFF, 0xFE] + utf16LE("id,name,latitude,longitude\nd1,good,1.5,2.5\nd2,bad")
+      description: "utf-16le",
+      bytes: [0xFF, 0xFE] + utf16LE("id,name,latitude,longitude\nd1,good,1.5,2.5\nd2,bad")
         + [0x00, 0xD8] + utf16LE(",1.5,2.5\n"), format: "csv", dialect: nil, escape: #"\udcff"#),
     Case(
-      description: "utf-8 CSV", bytes: Array("id,name,latitude,longitude\nd1,good,1.5,2.5\nd2,bad".utf8) + [0xFF]
+      description: "utf-8 CSV",
+      bytes: Array("id,name,latitude,longitude\nd1,good,1.5,2.5\nd2,bad".utf8) + [0xFF]
         + Array(",1.5,2.5\n".utf8), format: "csv", dialect: nil, escape: #"\udcff"#),
     Case(
       description: "utf-8 NDJSON",
       bytes: Array(#"{"id": "d1", "name": "good", "latitude": 1.5, "longitude": 2.5}"#.utf8) + [0x0A]
-        + Array(#"{"id": "d2", "name": "bad"#.utf8) + [0xC3, 0x28] + Array(#"", "latitude": 1.5, "longitude": 2.5}"#.utf8)
+        + Array(#"{"id": "d2", "name": "bad"#.utf8) + [0xC3, 0x28]
+        + Array(#"", "latitude": 1.5, "longitude": 2.5}"#.utf8)
         + [0x0A], format: "ndjson", dialect: nil, escape: #"\udcc3("#),
   ]
 

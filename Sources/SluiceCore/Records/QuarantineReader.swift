@@ -106,7 +106,9 @@
   private func refuseInvalidText(_ bytes: [UInt8], of entry: Entry, at location: RecordLocation) throws {
     let original = entry.issues?.first { $0.stage == Stage.read.rawValue } ?? entry.issues?.first
     if String(validating: bytes, as: UTF8.self) == nil {
-      throw refusal(original, at: location, otherwise: "the record holds bytes that are not UTF-8 (\\udcXX escapes); replace them to replay it")
+      throw refusal(
+        original, at: location,
+        otherwise: "the record holds bytes that are not UTF-8 (\\udcXX escapes); replace them to replay it")
     }
     guard entry.bytesEscaped != true, bytes.firstRange(of: [0xEF, 0xBF, 0xBD]) != nil,
       let original, original.stage == Stage.read.rawValue, original.code == IssueCode.syntax.rawValue,
