@@ -321,4 +321,59 @@ struct MessengerExportTests {
   func metasLatin1EscapesAreRepairedAndNothingElseIs(text: String, repaired: String) {
     #expect(MessengerDataset.repaired(text) == repaired)
   }
+
+  // MARK: - The document's own fields, given twice or holding no text (issue 55)
+
+  /// A conversation file whose document-level part is `tail` (after its two messages).
+  static func conversationFile(messagesAgain: Bool = false, tail: String) -> String {
+    let message = { (n: Int) in
+      #"{"sender_name": "User 1", "timestamp_ms": \#(1_675_597_571_000 + n), "content": "m\#(n)", "type": "Generic"}"#
+    }
+    let again = messagesAgain ? ",\n \"messages\": [\(message(3))]" : ""
+    return
+      "{\"participants\": [{\"name\": \"User 1\"}],\n \"messages\": [\(message(1)), \(message(2))]\(again),\n \(tail)}"
+  }
+
+  /// A second `messages` array or a second `title` is a `duplicateKey` at the repeated key, a
+  /// `title` that is an object, null or an unpaired surrogate an `invalidValue` at the title:
+  /// strict fails at that place and writes nothing; lenient loads every message (the second
+  /// array's too), counts the issue and leaves the conversation unnamed.
+  @Test(arguments: [
+    (true, #""title": "T""#, IssueCode.duplicateKey, Stage.read, "messages", #""messages""#, 2),
+    (false, #""title": "T", "title": "U""#, .duplicateKey, .read, "title", #""title": "U""#, 1),
+    (false, #""title": {"text": "T"}"#, .invalidValue, .decode, "title", #"{"text""#, 1),
+    (false, #""title": null"#, .invalidValue, .decode, "title", "null", 1),
+    (false, #""title": "T\ud83d""#, .invalidValue, .decode, "title", #""T\ud83d""#, 1),
+  ])
+  func aDocumentFieldGivenTwiceOrHoldingNoTextIsAnIssueAtItsPlace(
+    messagesAgain: Bool, tail: String, code: IssueCode, stage: Stage, path: String, at needle: String,
+    occurrence: Int
+  ) throws {
+    let text = Self.conversationFile(messagesAgain: messagesAgain, tail: tail)
+    let workspace = try ChatExportWorkspace()
+    let file = try workspace.directory.write("chat.json", text)
+    var offset = text.startIndex
+    for _ in 0..<occurrence {
+      offset = try #require(text.range(of: needle, range: text.index(after: offset)..<text.endIndex)).lowerBound
+    }
+    let byteOffset = Int64(text.utf8.distance(from: text.startIndex, to: offset))
+    let line = text[..<offset].filter { $0 == "\n" }.count + 1
+
+    let strict = try load(file, into: workspace)
+    #expect(strict.status == .failed)
+    let issue = try #require(strict.issues.first, "\(strict.failure?.message ?? "")")
+    #expect(issue.code == code && issue.stage == stage && issue.path == path, "\(issue)")
+    #expect(issue.location?.byteOffset == byteOffset && issue.location?.line == line, "\(issue)")
+    // Rolled back: not even the tables were made.
+    #expect((try? workspace.count("SELECT count(*) FROM messages")) ?? 0 == 0)
+
+    let lenient = try load(file, into: workspace, policy: .lenient)
+    #expect(lenient.status == .succeeded, "\(lenient.failure?.message ?? "")")
+    #expect(lenient.issues.map(\.code) == [code] && lenient.issueCounts == [code.rawValue: 1])
+    let messages = messagesAgain ? 3 : 2
+    #expect(lenient.recordsRead == messages && lenient.recordsLoaded == messages)
+    #expect(try workspace.count("SELECT count(*) FROM messages") == messages)
+    // The title given once names it; one given twice or holding no text names nothing.
+    #expect(try workspace.rows("SELECT name FROM conversations") == [messagesAgain ? "T" : "∅"])
+  }
 }

@@ -45,13 +45,13 @@ struct JSONArrayPathTests {
   }
 
   /// A Messenger export's `title` follows its `messages`: once the records are all read, the
-  /// reader's document fields hold the scalars after them too (theirs winning over a repeated
-  /// key), an object member's one level deep; a member after the records of one element of an
+  /// reader's document fields hold the scalars after them too (a key given again is no winner:
+  /// `JSONEnclosingKeyTests`), an object member's one level deep; a member after the records of one element of an
   /// array of objects is not kept; a document broken after its records still fails.
   @Test func theScalarsAfterTheRecordsArriveOnceEveryRecordIsRead() throws {
     let json = #"""
       {"participants": [{"name": "A"}], "id": 1, "messages": [{"id": 1}, {"id": 2}], "title": "T\u00c3\u00a9",
-       "is_still_participant": true, "magic_words": [], "image": {"uri": "i.jpg", "deep": {"x": 1}}, "id": 2,
+       "is_still_participant": true, "magic_words": [], "image": {"uri": "i.jpg", "deep": {"x": 1}}, "n": 2,
        "thread_path": null}
       """#
     let reader = JSONRecordReader(
@@ -62,7 +62,7 @@ struct JSONArrayPathTests {
     #expect(try reader.next() == nil)
     #expect(
       reader.documentFields == [
-        "id": "2", "title": "T\u{C3}\u{A9}", "is_still_participant": "true", "image.uri": "i.jpg",
+        "id": "1", "n": "2", "title": "T\u{C3}\u{A9}", "is_still_participant": "true", "image.uri": "i.jpg",
       ])
     // Nested: the chats' trailing members are skipped, the document's are kept.
     let nested = JSONRecordReader(

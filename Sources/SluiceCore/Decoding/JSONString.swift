@@ -87,4 +87,83 @@ package enum JSONString {
     }
     return String(decoding: utf8, as: UTF8.self)
   }
+
+  /// `bytes` as the body of a JSON string, like `escaped(_:)`, where each byte that is not
+  /// part of valid UTF-8 is written as the escape of the lone low surrogate U+DC00 + byte
+  /// (`\udc81` for 0x81), as Python's `surrogateescape` writes it: `decodeKeepingBytes` gives
+  /// the same bytes back. Only for a rejects file's record, whose bytes must survive as read.
+  package static func escapedKeepingBytes(_ bytes: [UInt8]) -> String {
+    var out = ""
+    var parser = Unicode.UTF8.ForwardParser()
+    var iterator = bytes.makeIterator()
+    var index = 0
+    while true {
+      switch parser.parseScalar(from: &iterator) {
+      case .valid(let encoded):
+        out += escaped(String(Character(Unicode.UTF8.decode(encoded))))
+        index += encoded.count
+      case .error(let length):
+        for byte in bytes[index..<(index + length)] {
+          let hex = String(byte, radix: 16)
+          out += "\\udc" + (hex.count == 1 ? "0" : "") + hex
+        }
+        index += length
+      case .emptyInput:
+        return out
+      }
+    }
+  }
+
+  /// The bytes of a JSON string's body, escapes resolved, an escaped lone low surrogate
+  /// U+DC80…U+DCFF giving back the byte it stands for (`escapedKeepingBytes`); nil for a
+  /// malformed escape or another unpaired surrogate. The result is UTF-8 but for those bytes.
+  package static func decodeKeepingBytes<C: Collection<UInt8>>(_ body: C) -> [UInt8]? {
+    guard body.contains(UInt8(ascii: "\\")) else { return Array(body) }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(body.count)
+    var start = body.startIndex
+    var index = body.startIndex
+    // Just after a high surrogate's escape, a low one is its pair, not a byte.
+    var afterHighSurrogate = false
+    while index != body.endIndex {
+      guard body[index] == UInt8(ascii: "\\") else {
+        index = body.index(after: index)
+        afterHighSurrogate = false
+        continue
+      }
+      // `\uXXXX`'s value, when the escape is one.
+      let escape = Array(body[index...].prefix(6))
+      var unit: UInt32?
+      if escape.count == 6, escape[1] == UInt8(ascii: "u") {
+        unit = escape[2...].reduce(UInt32(0)) { value, digit in
+          guard let value, let digit = hexDigit(digit) else { return nil }
+          return value << 4 | UInt32(digit)
+        }
+      }
+      if let unit, (0xDC80...0xDCFF).contains(unit), !afterHighSurrogate {
+        // A byte: what precedes it as `decode` resolves it, then the byte.
+        guard let before = decode(body[start..<index]) else { return nil }
+        bytes += before.utf8
+        bytes.append(UInt8(unit & 0xFF))
+        index = body.index(index, offsetBy: 6)
+        start = index
+        continue
+      }
+      afterHighSurrogate = unit.map { (0xD800...0xDBFF).contains($0) } ?? false
+      // Past the escape: `\\` and `\"` must not be read as starting another.
+      index = body.index(index, offsetBy: unit == nil ? min(2, body.distance(from: index, to: body.endIndex)) : 6)
+    }
+    guard let rest = decode(body[start..<body.endIndex]) else { return nil }
+    bytes += rest.utf8
+    return bytes
+  }
+
+  private static func hexDigit(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
 }

@@ -44,7 +44,11 @@ extension Issue: CustomStringConvertible {
     if let input { text += " \(input)" }
     if let location {
       let column = location.column.map { ", column \($0)" } ?? ""
-      text += " record \(location.ordinal) (line \(location.line)\(column), byte \(location.byteOffset))"
+      // Ordinal 0: an issue about the objects around the records (a key repeated there).
+      text +=
+        location.ordinal == 0
+        ? " line \(location.line), byte \(location.byteOffset), outside the records,"
+        : " record \(location.ordinal) (line \(location.line)\(column), byte \(location.byteOffset))"
     }
     if !path.isEmpty { text += " \(path)" }
     return text + ": \(code.rawValue): \(message)"

@@ -29,9 +29,19 @@ public struct MappingContext: Sendable {
   public private(set) var drops: [MappingError] = []
   /// What the dataset noted about a record it still maps, with their paths.
   public private(set) var notes: [MappingError] = []
+  /// The document's members that hold no text (null, an object, an unpaired surrogate), by
+  /// name: at the input's end, for `Dataset.rowsAfterRecords`; read them with `text(of:)`.
+  public let unreadableFields: [String: UnreadableField]
+  /// The fields `text(of:)` was asked for that hold no text: each is an `invalidValue` issue
+  /// at the field's name and place, and rejects what the dataset made of the document.
+  public private(set) var invalidFields: [(name: String, field: UnreadableField)] = []
 
-  public init(fields: [String: String] = [:], inputPath: String = "", position: Int = 0, lenientArrays: Bool = false) {
+  public init(
+    fields: [String: String] = [:], inputPath: String = "", position: Int = 0, lenientArrays: Bool = false,
+    unreadableFields: [String: UnreadableField] = [:]
+  ) {
     self.fields = fields
+    self.unreadableFields = unreadableFields
     self.inputPath = inputPath
     self.position = position
     self.lenientArrays = lenientArrays
@@ -55,6 +65,17 @@ public struct MappingContext: Sendable {
   /// belongs in `message`.
   public mutating func note(at path: String, code: IssueCode, _ message: String) {
     notes.append(MappingError(code: code, path: path, message: message))
+  }
+
+  /// The text of the document field `name`, or nil when it is absent — or present but holding
+  /// no text, which is then an `invalidValue` issue at its place (`invalidFields`): a
+  /// document-level field is judged as a record's would be, never silently taken as absent.
+  public mutating func text(of name: String) -> String? {
+    if let value = fields[name] { return value }
+    if let field = unreadableFields[name], !invalidFields.contains(where: { $0.name == name }) {
+      invalidFields.append((name, field))
+    }
+    return nil
   }
 }
 

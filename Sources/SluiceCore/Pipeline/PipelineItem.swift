@@ -33,7 +33,9 @@ struct PipelineItem: Sendable {
     return rows
   }
 
-  /// The rows an input adds after its records (`Dataset.rowsAfterRecords`): loaded like a
-  /// record's, but no record — not counted, not a result a checkpoint counts.
+  /// No record: the rows an input adds after its records (`Dataset.rowsAfterRecords`), loaded
+  /// like a record's, or an issue about the objects around the records (a key repeated there)
+  /// — rejected as a record would be, but not counted among the records, and not a result a
+  /// checkpoint counts.
   var isAfterRecords = false
 }

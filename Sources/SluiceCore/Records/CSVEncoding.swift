@@ -113,9 +113,11 @@ public struct CSVEncoding: Sendable, Hashable {
     return nil
   }
 
-  /// `text` in UTF-8 with U+FFFD for each byte the encoding does not define: only for the copy
-  /// of a row a rejects file keeps, which must be UTF-8 to be read again.
-  func utf8Replacing(_ text: [UInt8]) -> [UInt8] {
+  /// `text` in UTF-8 but for each byte the encoding does not define, which stays a byte no
+  /// UTF-8 can read: itself when it is 0x80…0xBF (a lone continuation byte), 0xFF otherwise (a
+  /// lead byte could join the next to make a character). Only for the copy of a row a rejects
+  /// file keeps, escaped, so that replay refuses it rather than read other text.
+  func utf8KeepingUndefined(_ text: [UInt8]) -> [UInt8] {
     var output: [UInt8] = []
     output.reserveCapacity(text.count)
     for byte in text {
@@ -123,7 +125,11 @@ public struct CSVEncoding: Sendable, Hashable {
         output.append(byte)
       } else {
         let bytes = high[Int(byte) - 0x80]
-        output.append(contentsOf: bytes.isEmpty ? [0xEF, 0xBF, 0xBD] : bytes)
+        if bytes.isEmpty {
+          output.append(byte <= 0xBF ? byte : 0xFF)
+        } else {
+          output.append(contentsOf: bytes)
+        }
       }
     }
     return output

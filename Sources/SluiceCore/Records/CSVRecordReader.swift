@@ -118,9 +118,9 @@
       recordCount += 1
       rowStart.ordinal = recordCount
       // The row as written, in UTF-8 when the file is not: what a rejects file keeps and replays.
-      let bytes =
-        singleByte.map { $0.utf8Replacing(raw.array()) }
-        ?? (utf16 != nil ? CSVUTF16Source.replacingMalformed(raw.array()) : raw.array())
+      // What is not text stays bytes that are no UTF-8 (an undefined byte, the UTF-16 source's
+      // markers), which the rejects file keeps as escapes and replay refuses: never U+FFFD.
+      let bytes = singleByte.map { $0.utf8KeepingUndefined(raw.array()) } ?? raw.array()
       do {
         if var problem {
           problem.location.ordinal = recordCount

@@ -152,8 +152,9 @@ package final class CSVUTF16Source: ByteSource {
     (0..<index).reduce(0) { $0 + ((0x80...0xBF).contains(bytes[$1]) ? 0 : 1) }
   }
 
-  /// A row converted for a rejects file: UTF-8 already, but for the bytes that stand for
-  /// malformed UTF-16, each of which becomes U+FFFD.
+  /// Text converted for display (inspect's sniffing): UTF-8 already, but for the bytes that
+  /// stand for malformed UTF-16, each of which becomes U+FFFD. A rejects file keeps those bytes
+  /// instead (escaped), so that replay never loads U+FFFD.
   package static func replacingMalformed(_ bytes: [UInt8]) -> [UInt8] {
     guard bytes.contains(where: { $0 == unpairedSurrogate || $0 == truncatedUnit }) else { return bytes }
     var output: [UInt8] = []

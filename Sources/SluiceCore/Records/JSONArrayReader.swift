@@ -22,6 +22,13 @@
 /// rows from at the end of the input (`Dataset.rowsAfterRecords`). Only the top level's: the
 /// members after the records of one element of an array of objects (one chat of
 /// `chats.list[].messages`) are checked and skipped.
+///
+/// A key given twice in one of the objects around the records is a `duplicateKey` issue at the
+/// repeated key (`RecordReadError.isOutsideRecords`, recoverable), as it is inside a record:
+/// a second array under the record key is read too, after its issue (its records are as much
+/// the input's as the first's, and `inspect` counts them), and a field given twice is kept
+/// neither time. The keys of each object are remembered for that, up to 256 of at most 4 KiB
+/// (the record path's own keys always), so memory stays bounded.
 final class JSONArrayReader: RecordReader {
   let path: [String]
   let scanner: JSONScanner
@@ -36,6 +43,8 @@ final class JSONArrayReader: RecordReader {
     case start
     case inOuter(first: Bool)
     case inRecords(first: Bool)
+    /// The key of the group's component `from - 1` came again: walk to the records from there.
+    case again(from: Int)
     case done
   }
   private var phase = Phase.start
@@ -52,6 +61,21 @@ final class JSONArrayReader: RecordReader {
   private var index = 0
   /// The scalar fields of the top-level objects met after the record array ends.
   private var trailing: [String: String] = [:]
+  /// Per level: the keys met in each object entered and not yet closed, outermost first.
+  private var objectKeys: [[Set<String>]] = [[]]
+  /// Per level: the fields given twice, kept neither time.
+  private var repeated: [Set<String>] = [[]]
+  /// Per level above the top: the index of the element of the array of objects being walked.
+  private var elementIndex: [Int] = [0]
+  /// The top level's members that hold no text (`unreadableDocumentFields`).
+  private var unreadable: [String: UnreadableField] = [:]
+  /// Issues found while walking, thrown one per `next()` before anything else.
+  private var pending: [RecordReadError] = []
+  /// Issues past the 16 `pending` keeps, said in one more.
+  private var unlisted = 0
+
+  /// The members that hold no text, of the top-level objects around the records.
+  var unreadableDocumentFields: [String: UnreadableField] { unreadable }
 
   /// The scalar fields of the objects around the records at the top level — those before the
   /// records, then those after them, which win — once every record is read; before that, only
@@ -86,6 +110,7 @@ final class JSONArrayReader: RecordReader {
 
   func next() throws -> RawRecord? {
     while true {
+      if !pending.isEmpty { throw pending.removeFirst() }
       switch phase {
       case .done:
         return nil
@@ -93,15 +118,22 @@ final class JSONArrayReader: RecordReader {
         try scanner.skipByteOrderMark()
         try descend()
         enterArray()
+      case .again(let from):
+        try descend(from: from)
+        enterArray()
       case .inOuter(let first):
         guard try nextElement(first: first, closing: UInt8(ascii: "]")) else {
           try leaveLevel()
           continue
         }
         phase = .inOuter(first: false)
+        elementIndex[level] += 1
         level += 1
         enclosing.append(0)
         fields.append([:])
+        objectKeys.append([])
+        repeated.append([])
+        elementIndex.append(0)
         try descend()
         enterArray()
       case .inRecords(let first):
@@ -138,6 +170,7 @@ final class JSONArrayReader: RecordReader {
       context = merged.isEmpty ? nil : merged
     } else {
       phase = .inOuter(first: true)
+      elementIndex[level] = -1
     }
   }
 
@@ -172,7 +205,13 @@ final class JSONArrayReader: RecordReader {
   /// After an array's `]`: checks the rest of the objects its group entered, then goes back to
   /// the array of objects around them, or to the document's end.
   private func leaveLevel() throws {
-    try finishObjects(enclosing[level], keepingScalars: level == 0)
+    if let again = try finishObjects(enclosing[level], keepingScalars: level == 0) {
+      // The object of component `again` holds its key a second time: its value leads to more
+      // records, walked to after the issue is thrown.
+      enclosing[level] = again + 1
+      phase = .again(from: again + 1)
+      return
+    }
     guard level > 0 else {
       try scanner.expectEndOfInput()
       phase = .done
@@ -180,8 +219,66 @@ final class JSONArrayReader: RecordReader {
     }
     enclosing.removeLast()
     fields.removeLast()
+    objectKeys.removeLast()
+    repeated.removeLast()
+    elementIndex.removeLast()
     level -= 1
     phase = .inOuter(first: false)
+  }
+
+  /// The path of `key` in the object of the current group's component `depth` (0 the object
+  /// the group starts at): `chats.list[3].name`.
+  private func keyPath(_ key: String, depth: Int) -> String {
+    var parts: [String] = []
+    for outer in 0..<level {
+      parts.append(groups[outer].joined(separator: ".") + "[\(elementIndex[outer])]")
+    }
+    parts += groups[level].prefix(depth)
+    parts.append(key)
+    return parts.filter { !$0.isEmpty }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+  }
+
+  /// Queues an issue about the objects around the records; past 16 waiting, only counts it.
+  private func report(_ code: IssueCode, at location: RecordLocation, path: String, _ message: String) {
+    guard pending.count < 16 else {
+      unlisted += 1
+      if var last = pending.popLast() {
+        last.message = last.message.components(separatedBy: "; and ").first ?? last.message
+        last.message += "; and \(unlisted) more repeated key(s) around the records, not listed"
+        pending.append(last)
+      }
+      return
+    }
+    var issue = RecordReadError(code: code, message: message, location: location, isRecoverable: true)
+    issue.path = path
+    issue.isOutsideRecords = true
+    pending.append(issue)
+  }
+
+  /// Remembers `key` of the object of component `depth`, which starts at `location`; false
+  /// (and a `duplicateKey` issue) when that object had it already.
+  private func remember(_ key: String, depth: Int, at location: RecordLocation) -> Bool {
+    guard key.utf8.count <= 4096 else { return true }
+    if objectKeys[level][depth].contains(key) {
+      report(
+        .duplicateKey, at: location, path: keyPath(key, depth: depth),
+        "the key appears more than once in an object around the records; neither value is used")
+      forget(key)
+      return false
+    }
+    if objectKeys[level][depth].count < 256 { objectKeys[level][depth].insert(key) }
+    return true
+  }
+
+  /// Drops the kept fields of a key given twice, and keeps it from being kept again.
+  private func forget(_ key: String) {
+    repeated[level].insert(key)
+    let prefix = key + "."
+    for name in fields[level].keys where name == key || name.hasPrefix(prefix) { fields[level][name] = nil }
+    if level == 0 {
+      for name in trailing.keys where name == key || name.hasPrefix(prefix) { trailing[name] = nil }
+      unreadable[key] = nil
+    }
   }
 
   /// The path walked so far, for messages.
@@ -193,11 +290,12 @@ final class JSONArrayReader: RecordReader {
   /// Walks the current group: from the object the reader stands before (the document, or an
   /// element of the array around it) to just after the `[` of the next array, keeping the
   /// scalar fields it passes.
-  private func descend() throws {
+  private func descend(from start: Int = 0) throws {
     let group = groups[level]
     let whole = path.joined(separator: ".")
-    var walkedHere: [String] = []
-    for component in group {
+    var walkedHere = Array(group.prefix(start))
+    objectKeys[level].removeSubrange(min(start, objectKeys[level].count)...)
+    for (depth, component) in group.enumerated() where depth >= start {
       try scanner.skipWhitespace()
       guard let c = try scanner.peek() else {
         throw scanner.syntaxError("unexpected end of input; expected an object holding '\(component)'")
@@ -209,6 +307,7 @@ final class JSONArrayReader: RecordReader {
       }
       scanner.advance()
       enclosing[level] += 1
+      objectKeys[level].append([])
       try scanner.skipWhitespace()
       var first = true
       var found = false
@@ -229,14 +328,18 @@ final class JSONArrayReader: RecordReader {
           try scanner.skipWhitespace()
         }
         first = false
+        let at = scanner.locationOutsideRecords
         let key = try scanner.readKey()
         try scanner.skipWhitespace()
         try scanner.expect(UInt8(ascii: ":"), "expected ':' after an object key")
         try scanner.skipWhitespace()
         if key == component {
           found = true
-        } else {
+        } else if remember(key, depth: depth, at: at) {
           try keepScalars(of: key)
+          try scanner.skipWhitespace()
+        } else {
+          try scanner.scanValue(depth: 1)
           try scanner.skipWhitespace()
         }
       }
@@ -281,12 +384,19 @@ final class JSONArrayReader: RecordReader {
     try keepScalars(of: key, in: &fields[level])
   }
 
-  /// Keeps the scalars of the member `key` (a scalar, or an object's scalar members) in `kept`.
+  /// Keeps the scalars of the member `key` (a scalar, or an object's scalar members) in `kept`;
+  /// at the top level, notes a member that holds no text in `unreadable`.
   private func keepScalars(of key: String, in kept: inout [String: String]) throws {
+    let at = scanner.locationOutsideRecords
     guard try scanner.peek() == UInt8(ascii: "{") else {
-      if let value = try scanner.scanScalarField(), kept.count < 256 { kept[key] = value }
+      switch try scanner.scanScalarField() {
+      case .text(let value): if kept.count < 256 { kept[key] = value }
+      case .notText(let holds): noteUnreadable(key, holds: holds, at: at)
+      case .tooLong: break
+      }
       return
     }
+    noteUnreadable(key, holds: "an object", at: at)
     scanner.advance()
     try scanner.skipWhitespace()
     if try scanner.peek() == UInt8(ascii: "}") {
@@ -298,8 +408,11 @@ final class JSONArrayReader: RecordReader {
       try scanner.skipWhitespace()
       try scanner.expect(UInt8(ascii: ":"), "expected ':' after an object key")
       try scanner.skipWhitespace()
-      if let value = try scanner.scanScalarField(), kept.count < 256 {
-        kept[key + "." + member] = value
+      let memberAt = scanner.locationOutsideRecords
+      switch try scanner.scanScalarField() {
+      case .text(let value): if kept.count < 256 { kept[key + "." + member] = value }
+      case .notText(let holds): noteUnreadable(key + "." + member, holds: holds, at: memberAt)
+      case .tooLong: break
       }
       try scanner.skipWhitespace()
       guard let c = try scanner.peek() else { throw scanner.syntaxError("unexpected end of input inside an object") }
@@ -312,10 +425,18 @@ final class JSONArrayReader: RecordReader {
     }
   }
 
+  /// Notes a top-level member that holds no text, for a dataset that reads it.
+  private func noteUnreadable(_ key: String, holds: String, at location: RecordLocation) {
+    guard level == 0, unreadable.count < 256 else { return }
+    unreadable[key] = UnreadableField(holds: holds, location: location)
+  }
+
   /// Checks the rest of `count` objects entered on the way to an array, innermost first; with
-  /// `keepingScalars`, keeps their scalar members in `trailing` as it goes.
-  private func finishObjects(_ count: Int, keepingScalars: Bool) throws {
-    for _ in 0..<count {
+  /// `keepingScalars`, keeps their scalar members in `trailing` as it goes. Returns the depth of
+  /// an object that holds its record path key a second time, just before that key's value
+  /// (the objects inside it closed, it and those around it still open); nil once all are closed.
+  private func finishObjects(_ count: Int, keepingScalars: Bool) throws -> Int? {
+    for depth in stride(from: count - 1, through: 0, by: -1) {
       try scanner.skipWhitespace()
       while true {
         guard let c = try scanner.peek() else {
@@ -323,6 +444,7 @@ final class JSONArrayReader: RecordReader {
         }
         if c == UInt8(ascii: "}") {
           scanner.advance()
+          objectKeys[level].removeLast()
           break
         }
         guard c == UInt8(ascii: ",") else {
@@ -330,11 +452,20 @@ final class JSONArrayReader: RecordReader {
         }
         scanner.advance()
         try scanner.skipWhitespace()
+        let at = scanner.locationOutsideRecords
         let key = try scanner.readKey()
         try scanner.skipWhitespace()
         try scanner.expect(UInt8(ascii: ":"), "expected ':' after an object key")
         try scanner.skipWhitespace()
-        if keepingScalars {
+        if depth < groups[level].count, key == groups[level][depth] {
+          report(
+            .duplicateKey, at: at, path: keyPath(key, depth: depth),
+            "the key that leads to the records appears more than once in its object; the records under each are read")
+          return depth
+        }
+        if !remember(key, depth: depth, at: at) {
+          try scanner.scanValue(depth: 1)
+        } else if keepingScalars && !repeated[level].contains(key) {
           try keepScalars(of: key, in: &trailing)
         } else {
           try scanner.scanValue(depth: 1)
@@ -342,5 +473,6 @@ final class JSONArrayReader: RecordReader {
         try scanner.skipWhitespace()
       }
     }
+    return nil
   }
 }

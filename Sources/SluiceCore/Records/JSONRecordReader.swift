@@ -70,6 +70,10 @@
   /// the other layouts.
   public var documentFields: [String: String] { arrayReader?.documentFields ?? [:] }
 
+  /// The top-level members around the record array that hold no text
+  /// (`JSONArrayReader.unreadableDocumentFields`); empty for the other layouts.
+  public var unreadableDocumentFields: [String: UnreadableField] { arrayReader?.unreadableDocumentFields ?? [:] }
+
   public func next() throws -> RawRecord? {
     switch layout {
     case .array: try arrayReader?.next()

@@ -485,8 +485,15 @@ package final class JSONScanner {
     }
   }
 
-  /// Reads an object key (the quote is next) into a String, resolving escapes.
+  /// Reads an object key (the quote is next) into a String, resolving escapes; a key with an
+  /// unpaired surrogate escape is read as "".
   package func readKey() throws -> String {
+    try readString() ?? ""
+  }
+
+  /// Reads a string outside any record (the quote is next), resolving escapes; nil when an
+  /// escape is an unpaired surrogate, which no Swift string can hold.
+  func readString() throws -> String? {
     guard try peek() == UInt8(ascii: "\"") else {
       throw try unexpected("expected a string key in an object")
     }
@@ -502,28 +509,40 @@ package final class JSONScanner {
     }
     try scanStringBody()
     captured.append(contentsOf: UnsafeBufferPointer(start: bytes + captureStart, count: position - 1 - captureStart))
-    return JSONString.decode(captured) ?? ""
+    return JSONString.decode(captured)
+  }
+
+  /// What `scanScalarField` found: text, or what the value holds instead.
+  enum ScalarField {
+    /// A string (unescaped), a number or a boolean, as text.
+    case text(String)
+    /// null, an array or a string with an unpaired surrogate escape: what it holds, as a
+    /// message says it (`null`, `an array`).
+    case notText(String)
+    /// A value over 4 KiB, not kept.
+    case tooLong
   }
 
   /// Scans the value that starts at the next byte, outside any record, and returns it as text
   /// when it is a string (unescaped), a number or a boolean — an enclosing object's field a
-  /// record's mapping may want (a Telegram chat's `id`); nil for null, objects and arrays,
-  /// which are checked and skipped. Fields longer than 4 KiB are skipped too.
-  func scanScalarField() throws -> String? {
+  /// record's mapping may want (a Telegram chat's `id`); for null, arrays, objects and strings
+  /// that no text can hold, what they hold; they are checked and skipped. Fields longer than 4
+  /// KiB are skipped too.
+  func scanScalarField() throws -> ScalarField {
     guard let first = try peek() else {
       try scanValue(depth: 1)
-      return nil
+      return .tooLong
     }
     if first == UInt8(ascii: "\"") {
-      let text = try readKey()
-      return text.utf8.count <= 4096 ? text : nil
+      guard let text = try readString() else { return .notText("a string with an unpaired surrogate escape") }
+      return text.utf8.count <= 4096 ? .text(text) : .tooLong
     }
     let isScalar =
       first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
       || first == UInt8(ascii: "t") || first == UInt8(ascii: "f")
     guard isScalar else {
       try scanValue(depth: 1)
-      return nil
+      return .notText(describeValue(first))
     }
     capturing = true
     captureStart = position
@@ -531,7 +550,7 @@ package final class JSONScanner {
     try scanValue(depth: 1)
     let text = finishCapture()
     captured.removeAll(keepingCapacity: captured.capacity <= 1 << 20)
-    return text.count <= 4096 ? String(decoding: text, as: UTF8.self) : nil
+    return text.count <= 4096 ? .text(String(decoding: text, as: UTF8.self)) : .tooLong
   }
 
   package func skipByteOrderMark() throws {
@@ -615,6 +634,12 @@ package final class JSONScanner {
 
   private func currentLocation() -> RecordLocation {
     RecordLocation(ordinal: recordCount, byteOffset: byteOffset, line: line)
+  }
+
+  /// The next byte's place, outside any record (ordinal 0): a key or value of the objects
+  /// around the records.
+  var locationOutsideRecords: RecordLocation {
+    RecordLocation(ordinal: 0, byteOffset: byteOffset, line: line)
   }
 
   package func syntaxError(_ message: String) -> RecordReadError {

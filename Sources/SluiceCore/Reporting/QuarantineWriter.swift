@@ -13,9 +13,14 @@ package final class QuarantineWriter {
     var byteOffset: Int64
     var input: String
     var issues: [Issue]
-    /// The record's text as read; invalid UTF-8 (only possible in a malformed line) is replaced.
-    /// An XML record is written as the JSON text its tape holds (`format` is then `xml`).
+    /// The record's text as read. An XML record is written as the JSON text its tape holds
+    /// (`format` is then `xml`). A record whose bytes are not valid UTF-8 (a line or row
+    /// rejected for it) keeps them: each bad byte is the escape `\udcXX` (`bytesEscaped`).
     var record: String
+    /// True when `record` holds bytes that are not UTF-8 as `\udcXX` escapes, which replay
+    /// refuses with the entry's first issue until they are replaced; absent otherwise, and in
+    /// files written before (whose records had U+FFFD in place of such bytes).
+    var bytesEscaped: Bool?
     /// `xml` when `record` is an XML record's JSON text, which replay reads with XML's rules
     /// (every scalar text, repeated keys as arrays); `csv` when it is a CSV row as written;
     /// absent for JSON.
@@ -72,11 +77,24 @@ package final class QuarantineWriter {
   }
 
   func write(location: RecordLocation, bytes: [UInt8], issues: [Issue]) throws {
+    let text = String(validating: bytes, as: UTF8.self)
     let entry = Entry(
       ordinal: location.ordinal, line: location.line, byteOffset: location.byteOffset, input: input,
-      issues: issues, record: String(decoding: bytes, as: UTF8.self), format: entryFormat,
+      issues: issues, record: text ?? "", bytesEscaped: text == nil ? true : nil, format: entryFormat,
       csv: csv.flatMap { csv in csv.columns.value.map { CSVEntry(columns: $0, dialect: csv.dialect) } })
-    try file.write(try encoder.encode(entry))
+    var line = try encoder.encode(entry)
+    if text == nil {
+      // No Swift string holds the bytes: the record goes in as escapes, in place of the empty
+      // one the encoder wrote — the line's last member, the keys being sorted.
+      let empty = Array(#""record":""}"#.utf8)
+      guard line.count >= empty.count, Array(line.suffix(empty.count)) == empty else {
+        preconditionFailure("a quarantine entry's last member is its record")
+      }
+      line.removeLast(2)
+      line.append(contentsOf: Array(JSONString.escapedKeepingBytes(bytes).utf8))
+      line.append(contentsOf: Array(#""}"#.utf8))
+    }
+    try file.write(line)
     try file.write(CollectionOfOne(0x0A))
     count += 1
   }

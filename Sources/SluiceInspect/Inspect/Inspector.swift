@@ -167,6 +167,11 @@ package enum Inspector {
     if collector.duplicateKeys > 0 {
       notes.append("\(collector.duplicateKeys) key(s) repeated within one object, counted once")
     }
+    if let first = pass.firstKeyRepeatedAround {
+      notes.append(
+        "\(pass.keysRepeatedAround) key(s) repeated in the objects around the records (a run reports each as duplicateKey), the first at \(first.path) (\(first))"
+      )
+    }
     let objects = collector.record.kinds.object
     if collector.records > objects {
       notes.append(
@@ -188,6 +193,10 @@ package enum Inspector {
   private struct RecordPass {
     var skippedRecords = 0
     var firstSkippedRecord: RecordReadError?
+    /// Keys repeated in the objects around the records (a second record array under the same
+    /// key, whose records are read too), and the first of them.
+    var keysRepeatedAround = 0
+    var firstKeyRepeatedAround: RecordReadError?
     /// The sample ended before the records did.
     var hasMoreRecords = false
 
@@ -205,6 +214,11 @@ package enum Inspector {
         do {
           guard let next = try reader.next() else { return pass }
           record = next
+        } catch let error as RecordReadError where error.isOutsideRecords {
+          // A key repeated around the records: no record; said in the notes.
+          pass.keysRepeatedAround += 1
+          if pass.firstKeyRepeatedAround == nil { pass.firstKeyRepeatedAround = error }
+          continue
         } catch let error as RecordReadError where error.isRecoverable {
           pass.skippedRecords += 1
           if pass.firstSkippedRecord == nil { pass.firstSkippedRecord = error }

@@ -105,9 +105,11 @@ public struct MessengerDataset: Dataset {
   }
 
   /// The conversation's name: the file's `title`, which follows its `messages`, repaired as
-  /// its text is. Nothing when the file has no title (or an empty one).
+  /// its text is. Nothing when the file has no title (or an empty one); a `title` that holds no
+  /// text (null, an object, an unpaired surrogate) is an `invalidValue` at it (`text(of:)`), and
+  /// one given twice a `duplicateKey` the reader reports, names nothing.
   public func rowsAfterRecords(context: inout MappingContext, into rows: inout RecordRows) {
-    guard let title = ChatExport.nonEmpty(context.fields["title"].map(Self.repaired)) else { return }
+    guard let title = ChatExport.nonEmpty(context.text(of: "title").map(Self.repaired)) else { return }
     let key = ChatExport.key(Self.export, Self.conversation(path: context.inputPath, folder: context.folder))
     MessageTables.rows(for: Conversation(id: key, name: title), into: &rows)
   }

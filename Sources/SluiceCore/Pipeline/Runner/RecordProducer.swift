@@ -154,7 +154,9 @@ final class RecordProducer<D: Dataset> {
         lap(.read, &mark)
         let issue = Issue(
           stage: .read, code: error.code, location: error.location, path: error.path, message: error.message)
-        let item = Item(verdict: .rejected(.read, [issue]), location: nil, raw: carried(error.rawRecord))
+        var item = Item(verdict: .rejected(.read, [issue]), location: nil, raw: carried(error.rawRecord))
+        // A key repeated around the records: rejected, but no record.
+        item.isAfterRecords = error.isOutsideRecords
         guard emit(item, rawBytes: error.rawRecord?.count ?? 0) else { return }
         continue
       } catch let error as RecordReadError {
@@ -169,7 +171,7 @@ final class RecordProducer<D: Dataset> {
       }
       lap(.read, &mark)
       guard let raw else {
-        if let item = afterRecords(fields: reader.documentFields) {
+        if let item = afterRecords(fields: reader.documentFields, unreadable: reader.unreadableDocumentFields) {
           lap(.map, &mark)
           _ = emit(item, rawBytes: 0)
         }
@@ -184,17 +186,27 @@ final class RecordProducer<D: Dataset> {
 
     /// The rows the dataset adds after the input's records, from the document's fields; nil
     /// when it adds none.
-    func afterRecords(fields: [String: String]) -> Item? {
-      var context = MappingContext(fields: fields, inputPath: inputPath, lenientArrays: policy.lenientArrays)
+    func afterRecords(fields: [String: String], unreadable: [String: UnreadableField]) -> Item? {
+      var context = MappingContext(
+        fields: fields, inputPath: inputPath, lenientArrays: policy.lenientArrays, unreadableFields: unreadable)
       var rows = RecordRows()
       dataset.rowsAfterRecords(context: &context, into: &rows)
-      guard rows.count > 0 || !context.notes.isEmpty else { return nil }
+      guard rows.count > 0 || !context.notes.isEmpty || !context.invalidFields.isEmpty else { return nil }
       var item = Item(verdict: .load(rows), location: nil, raw: nil)
       item.isAfterRecords = true
       item.warnings = context.notes.map {
         Issue(stage: .map, severity: .warning, code: $0.code, location: nil, path: $0.path, message: $0.message)
       }
-      if !rows.violations.isEmpty {
+      if !context.invalidFields.isEmpty {
+        // A field the dataset read that holds no text: judged as a record's field would be.
+        item.verdict = .rejected(
+          .decode,
+          context.invalidFields.map {
+            Issue(
+              stage: .decode, code: .invalidValue, location: $0.field.location, path: $0.name,
+              message: "expected text, found \($0.field.holds)")
+          })
+      } else if !rows.violations.isEmpty {
         item.verdict = .rejected(
           .load,
           rows.violations.map { Issue(stage: .load, code: $0.code, location: nil, path: $0.path, message: $0.message) })

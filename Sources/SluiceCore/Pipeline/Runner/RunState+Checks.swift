@@ -15,7 +15,9 @@ extension RunState {
     if policy.invalidRecord == .fail {
       let place =
         first.location.map {
-          "record \($0.ordinal) (line \($0.line)\($0.column.map { ", column \($0)" } ?? ""))\(inputSuffix)"
+          $0.ordinal == 0
+            ? "line \($0.line), byte \($0.byteOffset), outside the records\(inputSuffix)"
+            : "record \($0.ordinal) (line \($0.line)\($0.column.map { ", column \($0)" } ?? ""))\(inputSuffix)"
         } ?? ledger.input ?? "the input"
       let path = first.path.isEmpty ? "" : "\(first.path): "
       throw RunAbort(

@@ -262,7 +262,8 @@ extension PipelineRunner {
   /// Takes the first `count` results of `reader` without decoding them: the records (and broken
   /// records the reader skipped) a resumed input's interrupted run had taken already.
   func skip(_ count: Int, of reader: any RecordReader, path: String) throws {
-    for taken in 0..<count {
+    var taken = 0
+    while taken < count {
       do {
         guard try reader.next() != nil else {
           throw RunAbort(
@@ -272,8 +273,10 @@ extension PipelineRunner {
                 "\(path) ends after \(taken) record(s), but the interrupted run had read \(count) of it: it changed; nothing was written"
             ))
         }
+        taken += 1
       } catch let error as RecordReadError where error.isRecoverable {
-        continue
+        // A key repeated around the records is no record the interrupted run counted.
+        if !error.isOutsideRecords { taken += 1 }
       }
     }
   }
