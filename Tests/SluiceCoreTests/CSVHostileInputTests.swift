@@ -72,7 +72,8 @@ struct CSVHostileInputTests {
   @Test(arguments: ["", " ", "\t"])
   func anEncodingWithoutANameIsRefused(name: String) {
     let problem = #expect(throws: CSVEncoding.Problem.self) { try CSVEncoding(name: name) }
-    #expect(problem?.message == "an encoding needs a name: utf-8, utf-16, windows-1252, iso-8859-1 (iconv -l lists them)")
+    #expect(
+      problem?.message == "an encoding needs a name: utf-8, utf-16, windows-1252, iso-8859-1 (iconv -l lists them)")
   }
 
   /// A second UTF-8 byte order mark (a file saved twice with one) would be the start of the first
@@ -123,7 +124,10 @@ struct CSVHostileInputTests {
     #expect(asText == [#"{"name":"A"}"#, #"{"name":""}"#, #"{"name":"B"}"#, #"{"name":""}"#, #"{"name":"C"}"#])
     // Empty lines before the header are not rows; with two columns, blank lines are skipped.
     #expect(Self.read(Array("\n\nname\nA\n".utf8)).map { try? $0.get() } == [#"{"name":"A"}"#])
-    #expect(Self.read(Array("a,b\n1,2\n\n3,4\n".utf8)).map { try? $0.get() } == [#"{"a":"1","b":"2"}"#, #"{"a":"3","b":"4"}"#])
+    #expect(
+      Self.read(Array("a,b\n1,2\n\n3,4\n".utf8)).map { try? $0.get() } == [
+        #"{"a":"1","b":"2"}"#, #"{"a":"3","b":"4"}"#,
+      ])
   }
 
   /// One NDJSON line nested past a record's depth, alone in its file: it is a line, which the
