@@ -92,7 +92,7 @@ struct CSVHostileInputCommandTests {
       ])
       #expect(!result.timedOut)
       #expect(result.status == 0, "\(result.stderr)")
-      return (result, try report(scratch.file("w\(rows)-report.json")))
+      return (result, try self.report(scratch.file("w\(rows)-report.json")))
     }
     let (few, _) = try run(rows: 4)
     let (many, report) = try run(rows: 16)
