@@ -25,10 +25,11 @@ struct InspectCommand: Subcommand {
 
       CSV and TSV (a .csv or .tsv name, or rows that one delimiter splits alike): the dialect is
       sniffed from the first megabyte — the delimiter among , ; tab |, whether the first row is a
-      header, the encoding (UTF-8, certain when valid; else windows-1252 or iso-8859-1, a guess) —
-      unless the options below give it, and each column's TYPE is what every value reads as under
-      the strict decoder: integer, decimal(scale), boolean (true/false, True/False), timestamp(its
-      format), enum(values: few, repeated), or text (ids with leading zeros, 007, stay text).
+      header, the encoding (UTF-8, certain when valid, a guess when 20 valid characters or more
+      stand for each stray byte; else windows-1252 or iso-8859-1, a guess) — unless the options
+      below give it, and each column's TYPE is what every value reads as under the strict
+      decoder: integer, decimal(scale), boolean (true/false, True/False), timestamp(its format),
+      enum(values: few, repeated), or text (ids with leading zeros, 007, stay text).
       """,
     options: OptionList(
       column: 25,

@@ -142,8 +142,9 @@ struct CSVRecordReaderTests {
   }
 
   @Test func blankLinesAreNoRowsAndTheLastRowNeedsNoLineBreak() {
-    let outcome = read("a\n\n1\n\r\n\n2")
-    #expect(outcome.records == [#"{"a":"1"}"#, #"{"a":"2"}"#])
+    // Of two columns or more: in a file of one column a blank line is its empty field.
+    let outcome = read("a,b\n\n1,x\n\r\n\n2,y")
+    #expect(outcome.records == [#"{"a":"1","b":"x"}"#, #"{"a":"2","b":"y"}"#])
     #expect(read("").entries.isEmpty)
     #expect(read("a,b\n").entries.isEmpty)
   }

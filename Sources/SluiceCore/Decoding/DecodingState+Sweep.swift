@@ -50,10 +50,11 @@ extension DecodingState {
         if reportUnknown && !nodes[k].isAccessed {
           let prefix = objectPath ?? FieldPath.render(codingPath(to: index))
           objectPath = prefix
-          diagnostics.unknownFields.append(
+          diagnostics.noteUnknownField {
             .init(
               code: .unknownField, path: FieldPath.render(prefix: prefix, TapeKey(stringValue: tape.keyString(k))),
-              message: "not part of the contract", byteOffset: offset(of: k)))
+              message: "not part of the contract", byteOffset: offset(of: k))
+          }
         }
         k = tape.end(of: k + 1)
       }
@@ -66,6 +67,9 @@ extension DecodingState {
   /// both copies. Keys are compared by their unescaped UTF-8, as JSON compares names, so NFC and
   /// NFD spellings are different keys.
   fileprivate func duplicateKey(in object: Int) -> Int? {
+    // A CSV row's keys are its header's names, found unique once (`CSVHeader`): a set of a
+    // 200,000-column row's keys per row would cost 14 MiB for nothing (issue 55).
+    guard tape.origin != .csv else { return nil }
     let first = object + 1
     let end = tape.end(of: object)
     guard first < end else { return nil }

@@ -365,11 +365,12 @@ extension DecodingState {
           let prefix = objectPath ?? FieldPath.render(xmlCodingPath(to: object))
           objectPath = prefix
           let wrapper = tape.nodes[object].bits & RecordTape.Node.xmlWrapper != 0
-          let key: any CodingKey = wrapper ? TapeKey(index: 0) : TapeKey(stringValue: tape.keyString(k))
-          diagnostics.unknownFields.append(
-            .init(
+          diagnostics.noteUnknownField {
+            let key: any CodingKey = wrapper ? TapeKey(index: 0) : TapeKey(stringValue: tape.keyString(k))
+            return .init(
               code: .unknownField, path: FieldPath.render(prefix: prefix, key), message: "not part of the contract",
-              byteOffset: offset(of: k)))
+              byteOffset: offset(of: k))
+          }
         }
       }
       k = tape.end(of: k + 1)

@@ -23,8 +23,16 @@
     public var byteOffset: Int
   }
 
-  /// Keys the DTO never asked for, with their paths (`recipes[2].calories`).
+  /// How many of a record's unknown fields are listed, each with its path and offset; the rest
+  /// are only counted (`unlistedUnknownFields`), so that a record of a million unknown keys
+  /// costs what one of a hundred does (issue 55: a 1M-column header peaked at 741 MiB).
+  public static let listedUnknownFields = 100
+
+  /// Keys the DTO never asked for, with their paths (`recipes[2].calories`): the record's first
+  /// `listedUnknownFields`.
   public var unknownFields: [Finding] = []
+  /// The record's unknown fields past those listed: counted, not kept.
+  public var unlistedUnknownFields = 0
   /// Scalars converted under `legacyScalars` (`"12"` → 12).
   public var coercions = 0
 
@@ -32,6 +40,18 @@
 
   public mutating func reset() {
     unknownFields.removeAll(keepingCapacity: true)
+    unlistedUnknownFields = 0
     coercions = 0
+  }
+
+  /// Notes a key the DTO never asked for: listed while fewer than `listedUnknownFields` are,
+  /// else counted; `finding` (its path rendered) is made only when it is listed.
+  @inline(__always)
+  mutating func noteUnknownField(_ finding: () -> Finding) {
+    if unknownFields.count < Self.listedUnknownFields {
+      unknownFields.append(finding())
+    } else {
+      unlistedUnknownFields += 1
+    }
   }
 }

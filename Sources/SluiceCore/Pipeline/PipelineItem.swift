@@ -19,6 +19,9 @@ struct PipelineItem: Sendable {
   var raw: [UInt8]?
   /// Warning-level issues (unknown fields) of a record that was not rejected for them.
   var warnings: [Issue] = []
+  /// The record's issues past those it lists (unknown fields past
+  /// `DecodeDiagnostics.listedUnknownFields`): counted by the loading side, kept nowhere.
+  var unlisted: UnlistedIssues?
   /// Scalars converted under `legacyScalars`.
   var coercions = 0
   /// The rows (entries) of a `.load` record whose natural key an earlier record of the run — or
@@ -38,4 +41,13 @@ struct PipelineItem: Sendable {
   /// — rejected as a record would be, but not counted among the records, and not a result a
   /// checkpoint counts.
   var isAfterRecords = false
+}
+
+/// Issues of one code that a record raised past those it lists, and how many: counted in the
+/// run's totals, its stage's warnings and the drift summary's other count, like the listed ones.
+struct UnlistedIssues: Sendable {
+  var stage: Stage
+  var severity: Severity
+  var code: IssueCode
+  var count: Int
 }

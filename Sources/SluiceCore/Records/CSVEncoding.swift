@@ -38,6 +38,10 @@ public struct CSVEncoding: Sendable, Hashable {
 
   public init(name: String) throws(Problem) {
     self.name = name
+    // iconv reads an empty name as the locale's own encoding: never what a file is in.
+    guard name.contains(where: { !$0.isWhitespace }) else {
+      throw Problem(message: "an encoding needs a name: utf-8, utf-16, windows-1252, iso-8859-1 (iconv -l lists them)")
+    }
     switch name.lowercased().replacingOccurrences(of: "_", with: "-") {
     case "utf-16", "utf16":
       (high, utf16) = ([], .byMark)

@@ -12,7 +12,8 @@
 /// of a million empty fields costs its length (the bytes that cannot change its state are taken
 /// in runs, the others one by one); a row past `maxRecordBytes`, or a
 /// field past `maxFieldBytes`, is scanned to its end without being kept, then reported.
-/// Rows end at LF, CRLF or CR; a UTF-8 byte order mark is skipped; blank lines are no rows. A
+/// Rows end at LF, CRLF or CR; a UTF-8 byte order mark is skipped, a second one refused; blank
+/// lines are no rows, but in a file of one column, where they are an empty field. A
 /// UTF-16 input (by its byte order mark, or declared) is read through `CSVUTF16Source`, its
 /// offsets counted in the file's own bytes.
 /// A row with more or fewer fields than the header, a stray quote, invalid UTF-8 or a row over
@@ -114,7 +115,9 @@
     guard let header else { return nil }
     while true {
       guard try scanRow() else { return nil }
-      if rowBytes == 0 && fields.count == 1 && problem == nil { continue }
+      // A blank line is no row, but in a file of one column, where it is that column's empty
+      // field (RFC 4180: a record is a line; PostgreSQL's CSV reads it as NULL).
+      if rowBytes == 0 && fields.count == 1 && problem == nil && header.names.count > 1 { continue }
       recordCount += 1
       rowStart.ordinal = recordCount
       // The row as written, in UTF-8 when the file is not: what a rejects file keeps and replays.
@@ -174,6 +177,13 @@
           guard let name = String(validating: text, as: UTF8.self) else {
             throw headerError("column \(index + 1)'s name is not valid \(utf16 == nil ? "UTF-8" : "UTF-16")", at: field)
           }
+          // A second byte order mark (the file saved twice with one, or a header pasted with
+          // one) would be part of the name, which then matches no field: said, not kept.
+          guard name.unicodeScalars.first != "\u{FEFF}" else {
+            throw headerError(
+              "column \(index + 1)'s name starts with a byte order mark (U+FEFF): the file has a second one, "
+                + "or its header was pasted with one; remove it", at: field, column: index)
+          }
           read.append(name)
         }
         names = read
@@ -192,12 +202,12 @@
     return true
   }
 
-  private func headerError(_ message: String, at field: Field?) -> RecordReadError {
+  private func headerError(_ message: String, at field: Field?, column: Int? = nil) -> RecordReadError {
     RecordReadError(
       code: .syntax, message: "the header: " + message,
       location: .init(
         ordinal: 0, byteOffset: rowStart.byteOffset + Int64(field?.offset ?? 0),
-        line: rowStart.line + (field?.lines ?? 0)),
+        line: rowStart.line + (field?.lines ?? 0), column: column.map { $0 + 1 }),
       isRecoverable: false)
   }
 

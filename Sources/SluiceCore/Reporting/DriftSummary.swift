@@ -22,7 +22,8 @@ public struct DriftSummary: Sendable, Codable, Hashable {
 
   public var unknownFields: [Entry] = []
   public var unsupportedEnumValues: [Entry] = []
-  /// Occurrences at paths beyond the limit.
+  /// Occurrences at paths beyond the limit, and a record's unknown fields past those it lists
+  /// (`DecodeDiagnostics.listedUnknownFields`).
   public var otherCount = 0
 
   public init() {}
@@ -43,6 +44,12 @@ struct DriftCounter: Codable {
     case .unsupportedEnumValue: Self.add(issue, to: &enums, limit: limit, other: &other)
     default: break
     }
+  }
+
+  /// Counts `times` issues of `code` that are kept nowhere (`UnlistedIssues`): with no path to
+  /// count them under, they are occurrences at paths beyond the summary's.
+  mutating func addUnlisted(_ code: IssueCode, times: Int) {
+    if code == .unknownField || code == .unsupportedEnumValue { other += times }
   }
 
   private static func add(_ issue: Issue, to table: inout [String: DriftSummary.Entry], limit: Int, other: inout Int) {

@@ -19,6 +19,18 @@ package struct IssueCollector: Sendable, Codable {
     }
   }
 
+  /// Counts `times` issues of `code` that are kept nowhere (a record's unknown fields past the
+  /// ones it lists): they add to the totals as kept ones would, and, coming before the issues
+  /// that follow, to the count that decides which of those are sampled.
+  public mutating func count(_ code: IssueCode, severity: Severity, times: Int) {
+    guard times > 0 else { return }
+    counts[code, default: 0] += times
+    switch severity {
+    case .error: errorCount += times
+    case .warning: warningCount += times
+    }
+  }
+
   public var total: Int { errorCount + warningCount }
 }
 

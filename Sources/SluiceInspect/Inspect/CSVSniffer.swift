@@ -151,41 +151,55 @@ package enum CSVSniffer {
     return CSVUTF16Source.replacingMalformed(text)
   }
 
-  /// UTF-8 when the prefix is valid UTF-8 (a character cut by the prefix's end aside);
-  /// otherwise windows-1252 when bytes 0x80–0x9F appear and each is a character there (its
-  /// quotes, dashes, €), else iso-8859-1.
+  /// How many valid multi-byte UTF-8 characters the bytes sniffed must hold for each byte that
+  /// is not UTF-8, at least, for the file to be UTF-8 with a few bad bytes (`guessEncoding`).
+  static let utf8CharactersPerInvalidByte = 20
+
+  /// UTF-8 when the prefix is valid UTF-8 (a character cut by the prefix's end aside), or when
+  /// its non-ASCII bytes are overwhelmingly valid UTF-8: `utf8CharactersPerInvalidByte`
+  /// multi-byte characters for each byte that is not one — a UTF-8 file with a stray byte, whose
+  /// row the reader rejects at its field, rather than a whole file read as mojibake (issue 55).
+  /// Text in a single-byte encoding makes valid UTF-8 only by accident (an accented capital
+  /// followed by a symbol), far below that. Otherwise windows-1252 when bytes 0x80–0x9F appear
+  /// and each is a character there (its quotes, dashes, €), else iso-8859-1.
   static func guessEncoding(_ prefix: [UInt8], isComplete: Bool) -> (
     name: String, confidence: CSVSniff.Confidence, reason: String
   ) {
     if prefix.starts(with: [0xEF, 0xBB, 0xBF]) { return ("utf-8", .certain, "byte order mark") }
     var index = 0
-    var nonASCII = false
-    var valid = true
+    var characters = 0
+    var invalid = 0
+    var firstInvalid: Int?
     while index < prefix.count {
       let byte = prefix[index]
       if byte < 0x80 {
         index += 1
         continue
       }
-      nonASCII = true
       let length = byte >= 0xF0 && byte <= 0xF4 ? 4 : byte >= 0xE0 ? (byte <= 0xEF ? 3 : 0) : byte >= 0xC2 ? 2 : 0
-      guard length > 0 else {
-        valid = false
-        break
+      if length > 0 && index + length > prefix.count && !isComplete { break }  // Cut by the prefix.
+      guard length > 0, index + length <= prefix.count,
+        String(validating: prefix[index..<(index + length)], as: UTF8.self) != nil
+      else {
+        invalid += 1
+        if firstInvalid == nil { firstInvalid = index }
+        index += 1
+        continue
       }
-      if index + length > prefix.count {
-        valid = !isComplete  // cut by the prefix
-        break
-      }
-      let sequence = Array(prefix[index..<(index + length)])
-      guard String(validating: sequence, as: UTF8.self) != nil else {
-        valid = false
-        break
-      }
+      characters += 1
       index += length
     }
-    if valid {
-      return nonASCII ? ("utf-8", .certain, "valid UTF-8") : ("utf-8", .guess, "ASCII only in the bytes sniffed")
+    if invalid == 0 {
+      return characters > 0
+        ? ("utf-8", .certain, "valid UTF-8") : ("utf-8", .guess, "ASCII only in the bytes sniffed")
+    }
+    if characters >= invalid * utf8CharactersPerInvalidByte, let firstInvalid {
+      let line = prefix[..<firstInvalid].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+      return (
+        "utf-8", .guess,
+        "mostly valid UTF-8: \(characters) multi-byte characters, \(invalid) byte(s) that are not UTF-8 "
+          + "(the first at line \(line), byte \(firstInvalid)), whose rows are rejected as invalid UTF-8"
+      )
     }
     let undefinedIn1252: Set<UInt8> = [0x81, 0x8D, 0x8F, 0x90, 0x9D]
     let controls = prefix.filter { $0 >= 0x80 && $0 <= 0x9F }

@@ -4,8 +4,10 @@
 ///
 /// After a UTF-8 byte order mark and whitespace, `<` starts XML, `[` or `{` JSON. JSON is
 /// NDJSON when its first value ends within the first `prefixSize` bytes and another value
-/// follows it; a document whose first value runs past the prefix is taken as one JSON document
-/// (an NDJSON line that long is rare; `--format ndjson` says otherwise). A file named `.csv` or
+/// follows it, or when it is an object on one line nested past a record's depth (a line the
+/// record pass reports, `nestingTooDeep`, rather than a document with no records); a document
+/// whose first value runs past the prefix is taken as one JSON document (an NDJSON line that
+/// long is rare; `--format ndjson` says otherwise). A file named `.csv` or
 /// `.tsv` (gzip or not) is CSV or TSV; anything else that some delimiter splits into rows of the
 /// same width (`CSVSniffer`) is CSV, or TSV when the delimiter is a tab. Only the prefix is read.
 enum FormatSniffer {
@@ -84,8 +86,10 @@ enum FormatSniffer {
     } catch let error as RecordReadError where error.code == .nestingTooDeep {
       // A first line nested past the record limit is still a line: one the record pass skips
       // and reports (`nestingTooDeep`, where), rather than a document with "unexpected '{'
-      // after the end of the document" on line 2.
-      return valueIsFollowed(prefix)
+      // after the end of the document" on line 2. Alone in the file, an object on one line is
+      // such a line too, rather than a document "with no array of objects" (issue 55).
+      guard let first = firstValue(prefix) else { return false }
+      return first.isFollowed || (first.isObject && first.isOneLine)
     } catch {
       // Cut off by the prefix, or malformed: either way the outline reads it as one document
       // and reports what is wrong with it, where.
@@ -93,13 +97,17 @@ enum FormatSniffer {
     }
   }
 
-  /// Whether the prefix's first value ends, counted by its brackets alone (strings skipped),
-  /// and something follows it: for a value too deep for the scanner, without recursion.
-  private static func valueIsFollowed(_ prefix: [UInt8]) -> Bool {
+  /// The prefix's first value, counted by its brackets alone (strings skipped), for a value too
+  /// deep for the scanner, without recursion: whether it is an object, holds no line break, and
+  /// is followed by something; nil when it does not end within the prefix.
+  private static func firstValue(_ prefix: [UInt8]) -> (isObject: Bool, isOneLine: Bool, isFollowed: Bool)? {
     var depth = 0
     var inString = false
     var escaped = false
     var index = prefix.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    while index < prefix.count, [0x20, 0x09, 0x0A, 0x0D].contains(prefix[index]) { index += 1 }
+    let start = index
+    var isOneLine = true
     while index < prefix.count {
       let byte = prefix[index]
       index += 1
@@ -119,11 +127,15 @@ enum FormatSniffer {
       case UInt8(ascii: "]"), UInt8(ascii: "}"):
         depth -= 1
         if depth == 0 {
-          return prefix[index...].contains { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+          return (
+            prefix[start] == UInt8(ascii: "{"), isOneLine,
+            prefix[index...].contains { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+          )
         }
+      case 0x0A, 0x0D: isOneLine = false
       default: break
       }
     }
-    return false
+    return nil
   }
 }

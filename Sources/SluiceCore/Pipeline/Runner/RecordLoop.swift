@@ -137,12 +137,16 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       try beforeBatch(batch, &state)
       for item in batch {
         state.ledger.note(warnings: item.warnings, coercions: item.coercions)
+        // After the listed issues of their kind, which are sampled first.
+        if let unlisted = item.unlisted, unlisted.severity == .warning { state.ledger.count(unlisted) }
         switch item.verdict {
         case .failure(let error):
           throw error
         case .rejected(let stage, let issues):
           if !item.isAfterRecords { state.ledger.countRejected(at: stage) }
-          try state.reject(issues, raw: item.raw, record: item.location)
+          try state.reject(
+            issues, raw: item.raw, record: item.location,
+            unlisted: item.unlisted.flatMap { $0.severity == .error ? $0 : nil })
         case .skipped(let reason):
           state.ledger.countSkipped(reason)
         case .load(let rows) where item.isAfterRecords:

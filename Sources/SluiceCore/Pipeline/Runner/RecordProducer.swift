@@ -242,6 +242,10 @@ final class RecordProducer<D: Dataset> {
           stage: .decode, severity: unknownSeverity, code: finding.code, location: location, path: finding.path,
           message: finding.message)
       }
+      if diagnostics.unlistedUnknownFields > 0 {
+        item.unlisted = UnlistedIssues(
+          stage: .decode, severity: unknownSeverity, code: .unknownField, count: diagnostics.unlistedUnknownFields)
+      }
       item.coercions = diagnostics.coercions
       lap(.decode, &mark)
       if unknownSeverity == .error && !unknown.isEmpty { return .rejected(.decode, unknown) }

@@ -117,6 +117,17 @@ package struct RunLedger {
     statistics[issue.stage.ordinal].warnings += 1
   }
 
+  /// Issues a record raised past those it lists: counted wherever a kept one is, kept nowhere.
+  mutating func count(_ unlisted: UnlistedIssues) {
+    issues.count(unlisted.code, severity: unlisted.severity, times: unlisted.count)
+    drift.addUnlisted(unlisted.code, times: unlisted.count)
+    let key = CheckKey(stage: unlisted.stage, rule: nil)
+    var counts = checkCounts[key] ?? (0, 0)
+    if unlisted.severity == .error { counts.failures += unlisted.count } else { counts.warnings += unlisted.count }
+    checkCounts[key] = counts
+    if unlisted.severity == .warning { statistics[unlisted.stage.ordinal].warnings += unlisted.count }
+  }
+
   /// A rejected record's issues, counted.
   mutating func rejected(_ recordIssues: [Issue]) {
     for issue in recordIssues { collect(issue) }

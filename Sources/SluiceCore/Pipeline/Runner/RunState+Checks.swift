@@ -5,9 +5,13 @@ import Foundation
 extension RunState {
   /// A rejected record: collects its issues, quarantines it, and applies the policy — a strict
   /// run stops at the first, a lenient one when its budget is spent. A dry run always goes on.
-  /// `record` is the record's own place (issues may point at a byte inside it).
-  mutating func reject(_ recordIssues: [Issue], raw: [UInt8]?, record: RecordLocation? = nil) throws {
+  /// `record` is the record's own place (issues may point at a byte inside it); `unlisted`, its
+  /// issues past those listed, counted after them.
+  mutating func reject(
+    _ recordIssues: [Issue], raw: [UInt8]?, record: RecordLocation? = nil, unlisted: UnlistedIssues? = nil
+  ) throws {
     ledger.rejected(recordIssues)
+    if let unlisted { ledger.count(unlisted) }
     if let quarantine, let raw, let location = record ?? recordIssues.first?.location {
       try quarantine.write(location: location, bytes: raw, issues: recordIssues)
     }
