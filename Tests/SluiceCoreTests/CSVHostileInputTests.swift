@@ -114,6 +114,50 @@ struct CSVHostileInputTests {
   /// In a file of one column an empty line is a row whose one field is empty (RFC 4180: a record
   /// is a line; PostgreSQL's CSV reads it as NULL): null under `empty: null`, "" otherwise. With
   /// two columns or more an empty line cannot be a row of the header's width, and is skipped.
+  // MARK: - Finding 8: a header or a row of more columns than any table has
+
+  /// A header of more than `CSVHeader.maxColumns` names is refused at the column past the
+  /// limit, before a name, a step or a look-up entry is made for each (a million columns took
+  /// 300 MiB); one at the limit is read.
+  @Test func aHeaderOfMoreColumnsThanTheLimitIsRefusedAtTheColumnPastIt() throws {
+    let limit = CSVHeader.maxColumns
+    func header(_ count: Int) -> [UInt8] {
+      Array(((0..<count).map { "c\($0)" }.joined(separator: ",") + "\n").utf8)
+    }
+    let over = Self.read(header(limit + 1) + Array("1\n".utf8))
+    #expect(over.count == 1)
+    guard case .failure(let error) = over.first else {
+      Issue.record("read \(over.count) rows")
+      return
+    }
+    #expect(error.code == .fieldCount)
+    #expect(!error.isRecoverable)
+    #expect(error.message == "the header: more than \(limit) fields, the most a CSV row may have")
+    #expect(error.location.line == 1 && error.location.column == limit + 1)
+    // The byte offset is where column 65,537's name starts.
+    #expect(error.location.byteOffset == Int64(header(limit).count))
+    let atLimit = Self.read(header(limit) + Array(("1" + String(repeating: ",", count: limit - 1) + "\n").utf8))
+    #expect(atLimit.count == 1)
+    if case .failure(let error) = atLimit.first { Issue.record("a header at the limit was refused: \(error)") }
+  }
+
+  /// A data row of more fields than the limit is given up as a `fieldCount` issue at its line,
+  /// without keeping its fields, and the next row is read.
+  @Test func aRowOfMoreFieldsThanTheLimitIsAFieldCountIssueAndReadingGoesOn() throws {
+    let limit = CSVHeader.maxColumns
+    let wide = "9" + String(repeating: ",", count: limit + 10) + "\n"
+    let rows = Self.read(Array(("id,name\n1,a\n" + wide + "2,b\n").utf8))
+    #expect(rows.count == 3)
+    guard rows.count == 3, case .failure(let error) = rows[1] else {
+      Issue.record("read \(rows.count) rows")
+      return
+    }
+    #expect(error.code == .fieldCount && error.isRecoverable)
+    #expect(error.location.line == 3 && error.location.column == limit + 1)
+    #expect(error.path == "column \(limit + 1)")
+    #expect(try rows[2].get() == #"{"id":"2","name":"b"}"#)
+  }
+
   @Test func aSingleColumnFilesEmptyLineIsARecordOfOneEmptyField() {
     let text = Array("name\nA\n\nB\r\n\r\nC".utf8)
     var nulls = CSVDialect.csv

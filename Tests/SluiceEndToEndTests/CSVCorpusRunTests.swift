@@ -139,7 +139,10 @@ struct CSVCorpusRunTests {
     let loaded = try DatabaseSnapshot(of: scratch.file("lenient.sqlite"), tables: ["entries"])
     #expect(loaded.tables["entries"] == ["1|'Zoë'", "2|'two\r\nlines'", "4|'😀'"], "\(loaded)")
     let rejected = try String(contentsOfFile: rejects, encoding: .utf8)
-    #expect(rejected.contains("3,secret\u{FFFD}"), "\(rejected)")
+    // The unpaired surrogate's byte is kept, escaped (never U+FFFD, which a replay would load).
+    #expect(
+      rejected.contains(#""record":"3,secret\udcff""#) && rejected.contains(#""bytesEscaped":true"#), "\(rejected)")
+    #expect(!rejected.contains("\u{FFFD}"), "\(rejected)")
   }
 
   // MARK: - Helpers

@@ -15,6 +15,12 @@ struct CSVHeader {
 
   /// Deepest nesting a name may spell (`a.b.c` is 3): the tape's own limit is far above it.
   static let maxDepth = 64
+  /// The most columns a header may name: 32 times SQLite's default limit on a table's columns
+  /// (2,000; PostgreSQL's is 1,600), so no table a run loads comes near it. What bounds it is
+  /// memory: the header's names, steps and look-up, and a row's fields, take about 300 bytes a
+  /// column, built once — 20 MiB at the limit, within the memory budget, where a header of a
+  /// million columns took 300 MiB.
+  static let maxColumns = 65_536
 
   let names: [String]
   let steps: [Step]
@@ -29,6 +35,11 @@ struct CSVHeader {
   }
 
   init(names: [String]) throws(Problem) {
+    guard names.count <= Self.maxColumns else {
+      throw Problem(
+        message: "the header names \(names.count) columns, more than the \(Self.maxColumns) a CSV input may have",
+        column: Self.maxColumns)
+    }
     self.names = names
     // Names are unique once checked below; until then the first column of a name is kept.
     self.columns = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })

@@ -419,6 +419,14 @@
 
   private func beginField(at offset: Int64) {
     guard problem == nil else { return }
+    // A row of more fields than a header may name columns fits no table: it is given up, so
+    // that a row of commas (64 MiB of them) takes no 40 bytes a field.
+    guard fields.count < CSVHeader.maxColumns else {
+      fail(
+        .fieldCount, "more than \(CSVHeader.maxColumns) fields, the most a CSV row may have", at: offset, line: line,
+        column: fields.count)
+      return
+    }
     fields.append(
       Field(
         start: values.count, end: values.count, offset: Int(offset - rowStart.byteOffset), lines: line - rowStart.line,
