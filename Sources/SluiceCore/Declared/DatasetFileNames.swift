@@ -16,9 +16,11 @@ struct DatasetFileNames {
     var name: String
     var what: String
     var path: String?
+    /// Where a name from elsewhere comes from: `of another dataset this file references`.
+    var origin: String? = nil
     /// What the entry is, for messages: `the table orders ('tables[1].name')`.
     var description: String {
-      "the \(what) \(name)" + (path.map { " ('\($0)')" } ?? "")
+      "the \(what) \(name)" + (origin.map { " \($0)" } ?? "") + (path.map { " ('\($0)')" } ?? "")
     }
   }
 

@@ -77,7 +77,7 @@ struct TablesBuilder {
       for (name, what) in theirs {
         guard let ours = names.entry(for: name) else { continue }
         let other = DatasetFileNames.Entry(
-          name: name, what: "\(what) of another dataset this file references", path: nil)
+          name: name, what: what, path: nil, origin: "of another dataset this file references")
         throw Mistake(path: ours.path ?? "tables", message: names.clash(ours, other))
       }
     }
