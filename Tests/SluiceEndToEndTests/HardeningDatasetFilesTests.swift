@@ -147,6 +147,27 @@ struct HardeningDatasetFilesTests {
     #expect(!FileManager.default.fileExists(atPath: scratch.file("d.sqlite")))
   }
 
+  /// Two dataset files loaded together, each right on its own, whose tables differ only in case:
+  /// refused at the spec's `inputs` before anything is opened.
+  @Test func datasetsLoadedTogetherWhoseTablesDifferOnlyInCaseAreRefused() throws {
+    let scratch = try TemporaryDirectory()
+    try makeFiles(in: scratch)
+    _ = try scratch.write(
+      "other.dataset.json",
+      Self.shops.replacingOccurrences(of: #""name": "shops", "key""#, with: #""name": "Items", "key""#))
+    _ = try scratch.write(
+      "both.json",
+      #"{"inputs": [{"dataset": "items.dataset.json", "input": "a.ndjson", "format": "ndjson"}, {"dataset": "other.dataset.json", "input": "b.ndjson", "format": "ndjson"}], "database": "d.sqlite"}"#
+    )
+    let result = try SluiceCommand.run(["run", "both.json"], in: scratch.path)
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(
+      result.stderr.contains(
+        "both.json: 'inputs': the table Items of one dataset differs only in case from the table items"),
+      "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: scratch.file("d.sqlite")))
+  }
+
   // MARK: Finding 9 — the rejects summary, a budget of 1 TiB
 
   /// The rejects are opened before the first record is read; when that fails the run exits 73,
