@@ -7,7 +7,7 @@
 /// name here. Tables, lookup tables and indexes share SQLite's schema namespace (PostgreSQL's
 /// relations share one too); a table's columns — its inherited key and position included — share
 /// another. Names are plain ASCII by then (`DatasetFileBuilder.checkName`).
-struct DatasetFileNames {
+package struct DatasetFileNames {
   typealias Mistake = DatasetFileBuilder.Mistake
 
   /// A name taken, what it names (`table`, `index`, `key column`) and its JSON path; nil for a
@@ -71,7 +71,7 @@ struct DatasetFileNames {
 
   /// PostgreSQL's system columns, which every table has: a table declaring one fails there
   /// (42701, column name conflicts with a system column name). `oid` is one before PostgreSQL 12.
-  static let systemColumns: Set<String> = ["tableoid", "xmin", "cmin", "xmax", "cmax", "ctid", "oid"]
+  package static let systemColumns: Set<String> = ["tableoid", "xmin", "cmin", "xmax", "cmax", "ctid", "oid"]
 
   /// Checks a column's name (`checkName`), and that it is not one of PostgreSQL's system columns,
   /// in any case.
