@@ -64,6 +64,9 @@ struct PipelineInvocation {
     ).applying(parsed.values).applyingDialect(parsed.values, flags: parsed.flags)
     configuration.mode = command.runMode
     configuration.specPath = PipelineConfiguration.absolute(specPath)
+    for file in declared.flatMap(\.files) where !configuration.datasetFiles.contains(file) {
+      configuration.datasetFiles.append(file)
+    }
     if command.runMode == .run, let extra = context.extra { extra.apply(parsed.values, &configuration) }
     if command.runMode == .plan {
       // A plan writes only the outputs its command line names: the spec's are the run's.
@@ -244,6 +247,24 @@ struct PipelineInvocation {
     return shared
   }
 
+  /// Why the run wrote none of its output files, when it failed before it had any: an output
+  /// that could not be created (`OutputFile`'s message, exit 73: the outputs are opened
+  /// together, and none is kept when one fails), or a resume that left the files as they were.
+  /// Nil when the outputs were written.
+  static func unwrittenOutputs(_ report: RunReport) -> String? {
+    guard let failure = report.failure else { return nil }
+    let outputs = ["rejects file", "report", "JUnit file", "HTML report"]
+    if failure.kind == .cannotCreateOutput,
+      outputs.contains(where: { failure.message.hasPrefix("cannot create the \($0) ") })
+    {
+      return failure.message
+    }
+    if failure.message.hasSuffix(RunAbort.outputFilesLeftNote) {
+      return "the files at the run's paths were left as they were"
+    }
+    return nil
+  }
+
   /// Runs the pipeline, prints its summary on stderr and its result on stdout; returns the
   /// exit code the report, standard output and `--fail-on-rejects` make together.
   func run() throws -> Int32 {
@@ -256,7 +277,11 @@ struct PipelineInvocation {
     printError(report.summary())
     for problem in report.outputErrors { printError("sluice: \(problem)") }
     if let rejects = configuration.rejectsPath, !report.outputErrors.contains(where: { $0.contains(rejects) }) {
-      printError("sluice: \(report.quarantined) rejected record(s) written to \(rejects)")
+      if let reason = Self.unwrittenOutputs(report) {
+        printError("sluice: no rejects file was written to \(rejects): \(reason)")
+      } else {
+        printError("sluice: \(report.quarantined) rejected record(s) written to \(rejects)")
+      }
     }
     if let plan = report.plan {
       if parsed.flags.contains("json") {

@@ -55,7 +55,7 @@ struct ReportCommand: Subcommand {
     if let htmlPath {
       let files = RunFiles([
         .init(role: "JSON report it renders", path: PipelineConfiguration.absolute(reportPath), isRead: true),
-        .init(role: "HTML report", path: htmlPath, isRead: false),
+        .init(role: "HTML report", path: htmlPath, isRead: false, option: "--html"),
       ])
       if let problem = files.problem() { throw UsageError(problem) }
     }

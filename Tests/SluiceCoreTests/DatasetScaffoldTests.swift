@@ -199,4 +199,13 @@ struct DatasetScaffoldTests {
     #expect(columns.allSatisfy { $0.utf8.count <= 63 }, "\(columns)")
     #expect(columns[1].hasPrefix("nutrition_score_warning_fruits_vegetables"))
   }
+
+  /// Keys named like PostgreSQL's system columns make columns of another name, which a dataset
+  /// file accepts and PostgreSQL can create.
+  @Test func keysNamedLikePostgreSQLsSystemColumnsGetOtherColumnNames() throws {
+    let scaffold = try Self.scaffold(#"[{"id": 1, "oid": 2, "xmin": "a", "CTID": true}]"#)
+    let columns = try #require(scaffold.tables.first).columns.map(\.name)
+    #expect(columns == ["id", "oid_2", "xmin_2", "ctid_2"])
+    #expect(columns.allSatisfy { !DatasetFileNames.systemColumns.contains($0) })
+  }
 }

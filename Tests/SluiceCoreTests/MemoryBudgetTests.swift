@@ -51,7 +51,7 @@ struct MemoryBudgetTests {
 
   @Test(arguments: [
     ("64", 64), ("64MiB", 64), ("512 MiB", 512), ("512M", 512), ("512mb", 512), ("2GiB", 2048), ("2g", 2048),
-    (" 56 ", 56), ("1024GiB", 1_048_576),
+    (" 56 ", 56), ("1024GiB", 1_048_576), ("1TiB", 1_048_576), ("1t", 1_048_576), ("1048576", 1_048_576),
   ])
   func aBudgetIsAWholeNumberOfMebibytesOrGibibytes(text: String, mebibytes: Int) {
     #expect(MemoryBudget(text: text)?.bytes == mebibytes * Self.mebibyte)

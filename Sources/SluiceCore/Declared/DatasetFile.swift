@@ -34,6 +34,11 @@ public enum DatasetFile {
     var datasets: [String: AnyDataset] = [:]
   }
 
+  /// The dataset files one file's references read, with theirs.
+  private final class Referenced {
+    var files: [String] = []
+  }
+
   static func load(_ path: String, catalog: [AnyDataset], loaded: Loaded, loading: [String]) throws(SpecError)
     -> AnyDataset
   {
@@ -44,12 +49,14 @@ public enum DatasetFile {
     }
     let document = try read(path)
     var builder = DatasetFileBuilder(document: document)
+    let referenced = Referenced()
     builder.resolve = { dataset, table throws(SpecError) in
       let other: AnyDataset
       if isFileName(dataset) {
         other = try load(
           FilePaths.absolute(dataset, in: FilePaths.folder(of: path)), catalog: catalog, loaded: loaded,
           loading: loading + [path])
+        referenced.files += other.files
       } else if let known = catalog.first(where: { $0.name == dataset }) {
         other = known
       } else {
@@ -67,7 +74,10 @@ public enum DatasetFile {
     } catch {
       throw SpecError(fileAt: path, message: "\(error)")
     }
-    let erased = AnyDataset(dataset)
+    var erased = AnyDataset(dataset)
+    var files = [path]
+    for file in referenced.files where !files.contains(file) { files.append(file) }
+    erased.files = files
     loaded.datasets[path] = erased
     return erased
   }

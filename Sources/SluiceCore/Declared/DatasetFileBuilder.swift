@@ -11,6 +11,11 @@ struct DatasetFileBuilder {
 
   typealias Document = DatasetFileDocument
   let document: Document
+
+  /// The most columns a table may have, a child's inherited key and position included: the
+  /// engine keeps a bit per column in a 64-bit mask (`Table.keyMask`), well under SQLite's 2000
+  /// and PostgreSQL's 1600. More is refused before the columns are read one by one.
+  static let maximumColumns = 64
   /// Another dataset's table by dataset (catalog name or file) and table name; nil when none.
   var resolve: (String, String) throws(SpecError) -> Table? = { _, _ in nil }
 
@@ -22,11 +27,10 @@ struct DatasetFileBuilder {
 
   mutating func build() throws -> DeclaredDataset {
     guard !document.name.isEmpty else { throw Mistake(path: "name", message: "must not be empty") }
+    var names = DatasetFileNames.schema()
     for (index, lookup) in (document.lookups ?? []).enumerated() {
       let declaration = try Self.lookup(lookup, path: "lookups[\(index)]")
-      guard lookups[lookup.table] == nil else {
-        throw Mistake(path: "lookups[\(index)].table", message: "the lookup table \(lookup.table) is declared twice")
-      }
+      try names.take(lookup.table, as: "lookup table", at: "lookups[\(index)].table")
       lookups[lookup.table] = declaration
     }
     guard !document.fields.isEmpty else { throw Mistake(path: "fields", message: "declare at least one field") }
@@ -36,7 +40,7 @@ struct DatasetFileBuilder {
     let rules = try (document.rules ?? []).enumerated().map { index, rule in
       try Self.rule(rule, fields: fields, path: "rules[\(index)]")
     }
-    var tables = TablesBuilder(fields: fields, lookups: lookups, resolve: resolve)
+    var tables = TablesBuilder(fields: fields, lookups: lookups, names: names, resolve: resolve)
     let (schema, plans) = try tables.build(document.tables)
     return DeclaredDataset(
       name: document.name, summary: document.summary ?? "\(document.name) (a dataset file)", schema: schema,
@@ -179,21 +183,26 @@ struct DatasetFileBuilder {
 
   private static func lookup(_ document: Document.LookupDocument, path: String) throws -> LookupDeclaration {
     try checkName(document.table, path: "\(path).table")
+    let extra = document.columns ?? []
+    guard extra.count + 3 <= maximumColumns else {
+      throw Mistake(
+        path: "\(path).columns",
+        message: "a table has at most \(maximumColumns) columns, a lookup's id, name and retired included")
+    }
+    var columnNames = DatasetFileNames.columns()
+    for own in ["id", "name", "retired"] { try columnNames.take(own, as: "lookup's own column", at: nil) }
     var columns: [Column] = []
-    for (index, column) in (document.columns ?? []).enumerated() {
+    for (index, column) in extra.enumerated() {
       let place = "\(path).columns[\(index)]"
-      try checkName(column.name, path: "\(place).name")
-      guard !["id", "name", "retired"].contains(column.name), !columns.contains(where: { $0.name == column.name })
-      else {
-        throw Mistake(
-          path: "\(place).name", message: "'\(column.name)' is taken (id, name, retired, or an earlier column)")
-      }
+      try DatasetFileNames.checkColumnName(column.name, path: "\(place).name")
+      try columnNames.take(column.name, as: "column", at: "\(place).name")
       guard let type = ColumnType(rawValue: column.type), [.text, .integer, .real, .boolean].contains(type) else {
         throw Mistake(path: "\(place).type", message: "a lookup column is text, integer, real or boolean")
       }
       columns.append(Column(column.name, type, nullable: column.nullable ?? false))
     }
     guard !document.values.isEmpty else { throw Mistake(path: "\(path).values", message: "list at least one value") }
+    let declared = Set(columns.map(\.name))
     var ids = Set<Int64>()
     var names = Set<String>()
     var cases: [LookupDeclaration.Case] = []
@@ -206,7 +215,7 @@ struct DatasetFileBuilder {
         throw Mistake(path: "\(place).name", message: "the value \(value.name) is given twice")
       }
       let given = value.columns ?? [:]
-      if let unknown = given.keys.sorted().first(where: { key in !columns.contains { $0.name == key } }) {
+      if let unknown = given.keys.sorted().first(where: { key in !declared.contains(key) }) {
         throw Mistake(path: "\(place).columns.\(unknown)", message: "no such column in the lookup's 'columns'")
       }
       let values = try columns.map { column throws -> DatabaseValue? in
@@ -279,6 +288,7 @@ struct DatasetFileBuilder {
         throw Mistake(path: path, message: "a range needs 'min', 'max' or both")
       }
       try unused([("pattern", document.pattern), ("values", document.values)])
+      try ordered(document.min, document.max, path: path)
       check = .range(minimum: document.min, maximum: document.max, scale: scale)
       constraint = .range(minimum: document.min, maximum: document.max)
     case "length":
@@ -296,6 +306,7 @@ struct DatasetFileBuilder {
       guard bounds[0] != nil || bounds[1] != nil else {
         throw Mistake(path: path, message: "a length needs 'min', 'max' or both")
       }
+      try ordered(document.min, document.max, path: path)
       check = .length(minimum: bounds[0], maximum: bounds[1])
       constraint = .length(minimum: bounds[0], maximum: bounds[1])
     case "pattern":
@@ -340,6 +351,18 @@ struct DatasetFileBuilder {
       document.name, code: code, message: document.message,
       constraints: [FieldConstraint(constraint, at: document.field)])
     return DeclaredRule(rule: rule, path: declared, check: check)
+  }
+
+  /// Refuses bounds no value is within: a rule that would reject every record.
+  private static func ordered(_ minimum: Double?, _ maximum: Double?, path: String) throws {
+    guard let minimum, let maximum, minimum > maximum else { return }
+    throw Mistake(
+      path: "\(path).min", message: "min \(number(minimum)) is above max \(number(maximum)): no value is within them")
+  }
+
+  /// A bound as the file gave it: `5`, not `5.0`.
+  static func number(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
   }
 
   /// A rule's field path (`items[].qty`) against the fields: the field it ends at, and the steps.

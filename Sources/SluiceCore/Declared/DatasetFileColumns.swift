@@ -2,22 +2,21 @@ extension TablesBuilder {
   /// A table's own columns: each one's field resolved against the table's base, its type and
   /// nullability from the field (or checked against it), its lookup, reference and checks.
   mutating func columns(
-    _ documents: [DatasetFileDocument.ColumnDocument], base: Base, path: String, topLevel: Bool = false,
-    mayBeEmpty: Bool = false
+    _ documents: [DatasetFileDocument.ColumnDocument], base: Base, names: DatasetFileNames, path: String,
+    topLevel: Bool = false, mayBeEmpty: Bool = false
   ) throws
     -> ([Column], [TablePlan.ColumnPlan])
   {
     guard !documents.isEmpty || mayBeEmpty else {
       throw Mistake(path: "\(path).columns", message: "declare the table's columns")
     }
+    var names = names
     var columns: [Column] = []
     var plans: [TablePlan.ColumnPlan] = []
     for (index, document) in documents.enumerated() {
       let place = "\(path).columns[\(index)]"
-      try DatasetFileBuilder.checkName(document.name, path: "\(place).name")
-      guard !columns.contains(where: { $0.name == document.name }) else {
-        throw Mistake(path: "\(place).name", message: "the column \(document.name) is declared twice")
-      }
+      try DatasetFileNames.checkColumnName(document.name, path: "\(place).name")
+      try names.take(document.name, as: "column", at: "\(place).name")
       let fieldText = document.field ?? document.name
       let field: DeclaredField
       let steps: [Int]
@@ -33,11 +32,7 @@ extension TablesBuilder {
         }
         try checkType(document.type, is: .integer, path: place)
         columns.append(
-          Column(
-            document.name, .integer, field: "",
-            checks: try (document.checks ?? []).enumerated().map { number, check in
-              try Self.check(check, path: "\(place).checks[\(number)]")
-            }))
+          Column(document.name, .integer, field: "", checks: try Self.checks(document.checks, path: "\(place).checks")))
         plans.append(TablePlan.ColumnPlan(steps: [], lookup: nil, isRecordPosition: true))
         continue
       }
@@ -100,9 +95,7 @@ extension TablesBuilder {
       } else {
         try refuse(document, ["orphans", "onDelete"], path: place, reason: "a column without 'references'")
         try checkType(document.type, is: inferred, path: place)
-        let checks = try (document.checks ?? []).enumerated().map { number, check in
-          try Self.check(check, path: "\(place).checks[\(number)]")
-        }
+        let checks = try Self.checks(document.checks, path: "\(place).checks")
         column = Column(document.name, inferred, field: fieldText, nullable: nullable, checks: checks)
       }
       columns.append(column)
@@ -173,6 +166,39 @@ extension TablesBuilder {
         path: path, message: "'\(text)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
     }
     return parsed
+  }
+
+  /// A column's checks, refusing those no value can pass: a negative length, an empty `oneOf`,
+  /// `atLeast` above `atMost`, a length of 0 that must not be empty. The store would otherwise
+  /// reject every row, each as a constraint failure.
+  private static func checks(_ documents: [DatasetFileDocument.CheckDocument]?, path: String) throws -> [Check] {
+    var checks: [Check] = []
+    var least: Int64?
+    var most: Int64?
+    var length: Int?
+    var notEmpty = false
+    for (number, document) in (documents ?? []).enumerated() {
+      let place = "\(path)[\(number)]"
+      let check = try Self.check(document, path: place)
+      switch check {
+      case .atLeast(let value): least = max(least ?? value, value)
+      case .atMost(let value): most = min(most ?? value, value)
+      case .length(let value):
+        guard value >= 0 else { throw Mistake(path: place, message: "a length is 0 or more, not \(value)") }
+        length = value
+      case .notEmpty: notEmpty = true
+      case .oneOf(let values):
+        guard !values.isEmpty else { throw Mistake(path: place, message: "a oneOf check lists at least one value") }
+      }
+      if let least, let most, least > most {
+        throw Mistake(path: place, message: "no value is at least \(least) and at most \(most)")
+      }
+      if length == 0 && notEmpty {
+        throw Mistake(path: place, message: "no value has a length of 0 and is not empty")
+      }
+      checks.append(check)
+    }
+    return checks
   }
 
   private static func check(_ document: DatasetFileDocument.CheckDocument, path: String) throws -> Check {

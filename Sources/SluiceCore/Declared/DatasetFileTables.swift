@@ -30,10 +30,14 @@ struct TablesBuilder {
   let lookups: [String: LookupDeclaration]
   let resolve: (String, String) throws(SpecError) -> Table?
   private var declared: [(name: String, value: Declared)] = []
+  /// Where each table is in `declared`, by name: a file of many tables is read in linear time.
+  private var positions: [String: Int] = [:]
+  /// The lookup tables', tables' and indexes' names taken so far.
+  private var names: DatasetFileNames
   /// Other datasets' tables the columns reference, in first-reference order (with theirs first).
   private var foreign: [Table] = []
 
-  func declaredTable(_ name: String) -> Table? { declared.first { $0.name == name }?.value.table }
+  func declaredTable(_ name: String) -> Table? { positions[name].map { declared[$0].value.table } }
 
   /// Lists another dataset's table, after the tables it references in turn: a schema lists a
   /// referenced table before the tables that name it.
@@ -44,11 +48,12 @@ struct TablesBuilder {
   }
 
   init(
-    fields: [DeclaredField], lookups: [String: LookupDeclaration],
+    fields: [DeclaredField], lookups: [String: LookupDeclaration], names: DatasetFileNames = .schema(),
     resolve: @escaping (String, String) throws(SpecError) -> Table?
   ) {
     self.fields = fields
     self.lookups = lookups
+    self.names = names
     self.resolve = resolve
   }
 
@@ -57,27 +62,43 @@ struct TablesBuilder {
     for (index, document) in documents.enumerated() {
       let place = "tables[\(index)]"
       try DatasetFileBuilder.checkName(document.name, path: "\(place).name")
-      guard !declared.contains(where: { $0.name == document.name }), lookups[document.name] == nil else {
-        throw Mistake(path: "\(place).name", message: "the table \(document.name) is declared twice")
+      try names.take(document.name, as: "table", at: "\(place).name")
+      let table = try table(document, path: place)
+      for (number, index) in table.table.indexes.enumerated() {
+        try names.take(index.name, as: "index", at: "\(place).indexes[\(number)].name")
       }
-      declared.append((document.name, try table(document, path: place)))
+      positions[document.name] = declared.count
+      declared.append((document.name, table))
     }
     guard declared.contains(where: { $0.value.link == nil }) else {
       throw Mistake(path: "tables", message: "declare at least one top-level table (one without 'parent')")
     }
-    for table in foreign where declared.contains(where: { $0.name == table.name }) {
-      throw Mistake(path: "tables", message: "the table \(table.name) is another dataset's, which this file references")
-    }
-    func plan(_ name: String) -> TablePlan {
-      let entry = declared.first { $0.name == name }!.value
-      let children = declared.filter { $0.value.link?.parent == name }.map { child in
-        TablePlan.Child(
-          plan: plan(child.name), steps: child.value.link?.steps ?? [],
-          isExtension: child.value.link?.isExtension ?? false)
+    // Another dataset's tables and indexes are created in the same database as this file's.
+    for table in foreign {
+      let theirs = [(table.name, "table")] + table.indexes.map { ($0.name, "index") }
+      for (name, what) in theirs {
+        guard let ours = names.entry(for: name) else { continue }
+        let other = DatasetFileNames.Entry(
+          name: name, what: what, path: nil, origin: "of another dataset this file references")
+        throw Mistake(path: ours.path ?? "tables", message: names.clash(ours, other))
       }
-      return TablePlan(table: entry.table, columns: entry.columns, isOptional: entry.isOptional, children: children)
     }
-    let plans = declared.filter { $0.value.link == nil }.map { plan($0.name) }
+    var children: [String: [Int]] = [:]
+    for (index, entry) in declared.enumerated() {
+      if let parent = entry.value.link?.parent { children[parent, default: []].append(index) }
+    }
+    func plan(_ index: Int) -> TablePlan {
+      let entry = declared[index]
+      let childPlans = (children[entry.name] ?? []).map { child in
+        TablePlan.Child(
+          plan: plan(child), steps: declared[child].value.link?.steps ?? [],
+          isExtension: declared[child].value.link?.isExtension ?? false)
+      }
+      return TablePlan(
+        table: entry.value.table, columns: entry.value.columns, isOptional: entry.value.isOptional,
+        children: childPlans)
+    }
+    let plans = declared.indices.filter { declared[$0].value.link == nil }.map { plan($0) }
     return (Schema(foreign + declared.map(\.value.table)), plans)
   }
 
@@ -94,19 +115,21 @@ struct TablesBuilder {
     try refuse("key", document.key, "a child table's key is its parent's and its position")
     try refuse("onConflict", document.onConflict, "a child table's rows follow their parent's")
     try refuse("optional", document.optional, "a child table has rows where its parent's field has elements")
-    guard let parent = declared.first(where: { $0.name == parentName })?.value else {
+    guard let parent = positions[parentName].map({ declared[$0].value }) else {
       throw Mistake(path: "\(path).parent", message: "no table '\(parentName)' is declared before this one")
     }
     let steps: [Int]
     let base: Base
     let isExtension = document.position == nil
+    var columnNames = DatasetFileNames.columns()
+    for key in parent.table.key {
+      try columnNames.take(key, as: "inherited key column", at: nil)
+    }
     if let position = document.position {
       try refuse(
         "firstPosition", document.firstPosition.flatMap { $0 < 0 ? $0 : nil }, "a position starts at 0 or more")
-      try DatasetFileBuilder.checkName(position, path: "\(path).position")
-      guard !parent.table.key.contains(position) else {
-        throw Mistake(path: "\(path).position", message: "\(position) is a key column of \(parentName) already")
-      }
+      try DatasetFileNames.checkColumnName(position, path: "\(path).position")
+      try columnNames.take(position, as: "position column", at: "\(path).position")
       guard let field = document.field else {
         throw Mistake(path: "\(path).field", message: "a child table names the array its rows come from")
       }
@@ -141,15 +164,12 @@ struct TablesBuilder {
       steps = []
       base = parent.base
     }
+    let inherited = parent.table.key.count + (document.position == nil ? 0 : 1)
+    try checkCount(document.columns.count + inherited, path: path)
     // A child's rows are keyed by their parent and position: an element whose values are all in
     // tables below (an object holding only arrays, an array of arrays) needs no column of its own.
     let (columns, plans) = try self.columns(
-      document.columns, base: base, path: path, mayBeEmpty: document.position != nil)
-    let parentKey = Set(parent.table.key + (document.position.map { [$0] } ?? []))
-    if let clash = columns.first(where: { parentKey.contains($0.name) }) {
-      throw Mistake(path: "\(path).columns", message: "\(clash.name) is a column of the key it inherits")
-    }
-    try checkCount(columns.count + parentKey.count, path: path)
+      document.columns, base: base, names: columnNames, path: path, mayBeEmpty: document.position != nil)
     let allColumns = parent.table.key + (document.position.map { [$0] } ?? []) + columns.map(\.name)
     let table = Table(
       document.name, childOf: parent.table, position: document.position, startingAt: document.firstPosition ?? 0,
@@ -161,7 +181,9 @@ struct TablesBuilder {
   }
 
   private mutating func topLevel(_ document: Document, path: String) throws -> Declared {
-    let (columns, plans) = try self.columns(document.columns, base: .object(fields), path: path, topLevel: true)
+    try checkCount(document.columns.count, path: path)
+    let (columns, plans) = try self.columns(
+      document.columns, base: .object(fields), names: .columns(), path: path, topLevel: true)
     guard let key = document.key, !key.isEmpty else {
       throw Mistake(path: "\(path).key", message: "a top-level table needs its natural key's columns")
     }
@@ -169,7 +191,6 @@ struct TablesBuilder {
       throw Mistake(path: "\(path).key[\(index)]", message: "no column \(name) is declared in this table")
     }
     guard Set(key).count == key.count else { throw Mistake(path: "\(path).key", message: "a column is named twice") }
-    try checkCount(columns.count, path: path)
     var conflict: ConflictPolicy?
     if let text = document.onConflict {
       guard let policy = ConflictPolicy(rawValue: text) else {
@@ -184,8 +205,15 @@ struct TablesBuilder {
       table: table, base: .object(fields), columns: plans, isOptional: document.optional ?? false, link: nil)
   }
 
+  /// Refuses a table of more than `maximumColumns` columns before they are read.
   private func checkCount(_ count: Int, path: String) throws {
-    guard count <= 64 else { throw Mistake(path: "\(path).columns", message: "a table has at most 64 columns") }
+    let limit = DatasetFileBuilder.maximumColumns
+    guard count <= limit else {
+      throw Mistake(
+        path: "\(path).columns",
+        message:
+          "a table has at most \(limit) columns, a child's inherited key and position included; this one has \(count)")
+    }
   }
 
   private func indexes(_ document: Document, allColumns: [String], path: String) throws -> [Index] {

@@ -86,6 +86,9 @@ public struct AnyDataset: Sendable {
   /// The dataset itself, for what opens it to reach its types (SluiceInspect's `contract(_:)`,
   /// which walks its DTO).
   package let base: any Dataset
+  /// For a dataset declared in a file: that file and every dataset file it references, by
+  /// absolute path (`RunFiles` keeps outputs off them); empty for a dataset declared in Swift.
+  package internal(set) var files: [String] = []
 
   public init<D: Dataset>(_ dataset: D) {
     name = dataset.name

@@ -385,7 +385,11 @@ package struct DatasetScaffold: Sendable {
       switch property.type {
       case .scalar(let type):
         var column = Self.cut(Self.columnName(columnPrefix + property.key))
-        if reserved.contains(column) { column = Self.unique(column, in: reserved) }
+        // PostgreSQL's system columns (`oid`, `xmin`) are no column's name: a dataset file
+        // refuses them (`DatasetFileNames`), and PostgreSQL would.
+        if reserved.contains(column) || DatasetFileNames.systemColumns.contains(column) {
+          column = Self.unique(column, in: reserved)
+        }
         reserved.insert(column)
         let value =
           type == "Date" ? (optional ? "(\(expression)).map(Timestamp.init)" : "Timestamp(\(expression))") : expression

@@ -35,12 +35,14 @@ public struct MemoryBudget: Sendable, Hashable, CustomStringConvertible {
   /// 49,152 keys a generation and a 5 MiB page cache.
   public static let minimum = 56 * mebibyte
   public static let `default` = MemoryBudget(bytes: 64 * mebibyte)
+  /// The largest budget, 1 TiB: written `1TiB`, `1024GiB` or `1048576`.
+  public static let maximum = 1 << 40
 
   public init(bytes: Int) { self.bytes = bytes }
 
   /// A budget as written on the command line or in a spec: a whole number of MiB (`256`), or
-  /// with a unit, `MiB`/`M`/`GiB`/`G` (`512MiB`, `2GiB`). Nil when it is neither, or below
-  /// `minimum`, or beyond 1 TiB.
+  /// with a unit, `MiB`/`M`/`GiB`/`G`/`TiB`/`T` (`512MiB`, `2GiB`, `1TiB`). Nil when it is
+  /// neither, or below `minimum`, or beyond `maximum` — the bound `rule` states.
   public init?(text: String) {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
     let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
@@ -49,17 +51,18 @@ public struct MemoryBudget: Sendable, Hashable, CustomStringConvertible {
     switch unit {
     case "", "m", "mib", "mb": scale = Self.mebibyte
     case "g", "gib", "gb": scale = 1024 * Self.mebibyte
+    case "t", "tib", "tb": scale = 1024 * 1024 * Self.mebibyte
     default: return nil
     }
     guard !digits.isEmpty, digits.count <= 7, let count = Int(digits) else { return nil }
     let bytes = count * scale
-    guard bytes >= Self.minimum, bytes <= 1 << 40 else { return nil }
+    guard bytes >= Self.minimum, bytes <= Self.maximum else { return nil }
     self.bytes = bytes
   }
 
   /// What a budget must be, said of `subject` (`--memory-budget`, `'memoryBudget'`).
   public static func rule(_ subject: String) -> String {
-    "\(subject) must be a size from 56 MiB to 1 TiB: a number of MiB, or with MiB or GiB (512MiB, 2GiB)"
+    "\(subject) must be a size from 56 MiB to 1 TiB: a number of MiB, or with MiB, GiB or TiB (512MiB, 2GiB, 1TiB)"
   }
 
   /// What the shares are cut from: the budget above the base (18 MiB at the default).

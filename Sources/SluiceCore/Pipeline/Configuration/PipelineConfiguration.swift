@@ -71,6 +71,10 @@ public struct PipelineConfiguration: Sendable {
   /// The pipeline spec the configuration was read from, nil when it was built in code: a file
   /// the run reads, so no output may replace it (`RunFiles`).
   public var specPath: String?
+  /// The dataset files the run's datasets were read from — each a spec names and each file
+  /// those reference — by absolute path: files the run reads, so no output may replace them
+  /// (`RunFiles`). `PipelineRunner` adds those of the datasets it is given.
+  public var datasetFiles: [String] = []
   /// A validate run's baseline (`--baseline`): a saved `inspect --json` of the dump its input is
   /// compared with, field by field.
   public var baselinePath: String?

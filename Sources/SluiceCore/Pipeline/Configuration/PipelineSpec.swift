@@ -277,12 +277,36 @@ public struct PipelineSpec: Sendable {
       }
       datasets.append(dataset)
     }
+    let schema: Schema
     do {
-      _ = try Schema.union(datasets.map(\.schema))
+      schema = try Schema.union(datasets.map(\.schema))
     } catch {
       throw SpecError(path: path, message: "'inputs': \(error)")
     }
+    if let clash = Self.nameClash(in: schema) { throw SpecError(path: path, message: "'inputs': \(clash)") }
     return datasets
+  }
+
+  /// Two names of the datasets a spec loads together that one database cannot hold both of:
+  /// names that differ only in case (SQLite's ignore it), or an index named like a table or
+  /// another index. Each dataset file checks its own names (`DatasetFileNames`); this is for
+  /// names from different datasets.
+  static func nameClash(in schema: Schema) -> String? {
+    var taken: [String: (name: String, what: String)] = [:]
+    let names =
+      schema.lookups.map { ($0.table, "lookup table") } + schema.tables.map { ($0.name, "table") }
+      + schema.tables.flatMap { table in table.indexes.map { ($0.name, "index on \(table.name)") } }
+    for (name, what) in names {
+      let folded = DatasetFileNames.folded(name)
+      if let earlier = taken[folded] {
+        guard earlier.name != name || earlier.what != what else { continue }
+        let relation = earlier.name == name ? "has the name of" : "differs only in case from"
+        return
+          "the \(what) \(name) of one dataset \(relation) the \(earlier.what) \(earlier.name) of another: one database cannot hold both (SQLite's names ignore case; tables, lookup tables and indexes share one namespace); rename one"
+      }
+      taken[folded] = (name, what)
+    }
+    return nil
   }
 
   /// The dataset of each input of `configuration`, in its order: what `PipelineRunner` takes.

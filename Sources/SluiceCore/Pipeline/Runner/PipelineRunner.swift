@@ -47,6 +47,10 @@ package struct PipelineRunner: Sendable {
     if let problem = Self.snapshotProblem(inputs: configuration.inputs, datasets: datasets) {
       throw PipelineError(message: problem)
     }
+    var configuration = configuration
+    for file in datasets.flatMap(\.files) where !configuration.datasetFiles.contains(file) {
+      configuration.datasetFiles.append(file)
+    }
     self.configuration = configuration
     inputs = zip(configuration.inputs, datasets).map(Source.init)
     do {
@@ -89,7 +93,7 @@ package struct PipelineRunner: Sendable {
       if let abort = error as? RunAbort, abort.leavesOutputFiles {
         run.leavesOutputFiles = true
         if opened.outputs?.writesFiles == true {
-          run.failure?.message += "; the report and rejects files at the run's paths were left as they were"
+          run.failure?.message += "; " + RunAbort.outputFilesLeftNote
         }
       }
       if run.waitedForLock, !run.auditSettled, let store = opened.store {

@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// The files a command touches — its inputs and every other file it reads (the pipeline spec,
-/// a baseline, the report `sluice report` renders), its SQLite database with the database's side
+/// the dataset files it names and those they reference, a baseline, the report `sluice report`
+/// renders), its SQLite database with the database's side
 /// files and staging database, and its outputs — checked before anything is opened, so that no
 /// output can replace the database, a file the command reads or another output.
 ///
@@ -28,11 +29,15 @@ package struct RunFiles: Sendable {
     /// file is the driver's concern (a staged first load killed between linking its side
     /// database into place and removing its other name leaves both names on one file).
     public var isDatabaseFile = false
+    /// For an output: what names it, for the message that asks for another path
+    /// (`--report, or the spec's "report"`).
+    public var option: String?
 
-    public init(role: String, path: String, isRead: Bool) {
+    public init(role: String, path: String, isRead: Bool, option: String? = nil) {
       self.role = role
       self.path = path
       self.isRead = isRead
+      self.option = option
     }
   }
 
@@ -40,7 +45,8 @@ package struct RunFiles: Sendable {
 
   /// The files of `configuration`: the database's files, as its driver names them (a file
   /// database, its staging database and their journals; none for a server), unless the run
-  /// only validates without `--db`; every input; the spec and the baseline; every output.
+  /// only validates without `--db`; every input; the spec, its dataset files and the baseline;
+  /// every output.
   public init(_ configuration: PipelineConfiguration) {
     if configuration.mode != .validate || configuration.checksDatabase {
       for file in configuration.database.driver.files(at: configuration.database.location) {
@@ -59,12 +65,16 @@ package struct RunFiles: Sendable {
       ("pipeline spec", configuration.specPath), ("baseline", configuration.baselinePath),
     ]
     for case (let role, let path?) in read { entries.append(Entry(role: role, path: path, isRead: true)) }
-    let outputs: [(String, String?)] = [
-      ("rejects file", configuration.rejectsPath), ("report", configuration.reportPath),
-      ("JUnit file", configuration.junitPath), ("HTML report", configuration.htmlPath),
+    for path in configuration.datasetFiles { entries.append(Entry(role: "dataset file", path: path, isRead: true)) }
+    let outputs: [(String, String, String?)] = [
+      ("rejects file", "rejects", configuration.rejectsPath), ("report", "report", configuration.reportPath),
+      ("JUnit file", "junit", configuration.junitPath), ("HTML report", "html", configuration.htmlPath),
     ]
-    for case (let role, let path?) in outputs {
-      entries.append(Entry(role: role, path: path, isRead: false))
+    // A plan writes only the outputs of its command line; a replay's rejects are its input.
+    let specKeys = configuration.mode != .plan
+    for case (let role, let key, let path?) in outputs {
+      let option = specKeys ? "--\(key), or the spec's \"\(key)\"," : "--\(key)"
+      entries.append(Entry(role: role, path: path, isRead: false, option: option))
     }
   }
 
@@ -148,6 +158,6 @@ package struct RunFilesConflict: Error, Sendable, CustomStringConvertible {
   public var description: String {
     let same = first.path == second.path ? "" : " (\(first.path))"
     return
-      "the \(second.role) \(second.path) is the same file as the \(first.role)\(same): Sluice never writes an output over its database, a file it reads or another output; give it a path of its own"
+      "the \(second.role) \(second.path) is the same file as the \(first.role)\(same): Sluice never writes an output over its database, a file it reads or another output; give \(second.option ?? "it") a path of its own"
   }
 }
