@@ -660,6 +660,22 @@ struct SluiceDecoderTests {
       at: offset(of: #""k7""#, in: repeated, occurrence: 2))
   }
 
+  /// Past 32 keys the keys are hashed by their unescaped bytes into a table of node indices:
+  /// an escaped spelling of an earlier key is found, and so is a repeat among 100,000 keys.
+  @Test func duplicateKeyIsFoundInLargeObjectsAfterUnescapingAndAmongManyKeys() throws {
+    let members = (0..<100).map { #""k\#($0)":\#($0)"# }
+    let escaped = "{\"counts\":{" + (members + [#""k\u0039\u0039":0"#]).joined(separator: ",") + "}}"
+    expectFailure(
+      Counters.self, escaped, code: .duplicateKey, path: "counts.k99", at: offset(of: #""k\u0039"#, in: escaped))
+    let many = (0..<100_000).map { #""k\#($0)":0"# }
+    let distinct = "{\"counts\":{" + many.joined(separator: ",") + "}}"
+    #expect(try decode(Counters.self, distinct).counts.count == 100_000)
+    let repeated = "{\"counts\":{" + (many + [#""k54321":1"#]).joined(separator: ",") + "}}"
+    expectFailure(
+      Counters.self, repeated, code: .duplicateKey, path: "counts.k54321",
+      at: offset(of: #""k54321""#, in: repeated, occurrence: 2))
+  }
+
   @Test func keyWithAnUnpairedSurrogateIsInvalidValue() {
     expectFailure(Counters.self, #"{"counts":{"a":1,"\ud800":2}}"#, code: .invalidValue, path: "counts", at: 17)
   }

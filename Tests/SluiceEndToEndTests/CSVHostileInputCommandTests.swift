@@ -19,6 +19,12 @@ struct CSVHostileInputCommandTests {
   }
 
   /// A spec loading `input` into the devices table, under `policy` (a preset or an object).
+  /// `sluice run ARGUMENTS` as a process of its own: what these tests check is the peak RSS the
+  /// kernel measured, which only a process has (`LaunchCountTests`).
+  private static func measuredRun(_ arguments: [String]) throws -> MeasuredRun {
+    try SluiceBinary.measure(["run"] + arguments)
+  }
+
   private func devicesSpec(
     _ input: String, format: String, policy: String = #""lenient""#, in scratch: TemporaryDirectory, name: String
   ) throws -> String {
@@ -87,9 +93,7 @@ struct CSVHostileInputCommandTests {
         text += "dev-\(index),Device \(index),1.5,2.5" + String(repeating: ",", count: extra) + "\n"
       }
       let input = try scratch.write("wide-\(rows).csv", text)
-      let result = try SluiceBinary.measure([
-        "run", try devicesSpec(input, format: "csv", in: scratch, name: "w\(rows)"),
-      ])
+      let result = try Self.measuredRun([try devicesSpec(input, format: "csv", in: scratch, name: "w\(rows)")])
       #expect(!result.timedOut)
       #expect(result.status == 0, "\(result.stderr)")
       return (result, try self.report(scratch.file("w\(rows)-report.json")))
@@ -121,7 +125,7 @@ struct CSVHostileInputCommandTests {
     let header = "id,name,latitude,longitude," + (0..<200_000).map { "x\($0)" }.joined(separator: ",") + "\n"
     let input = try scratch.write(
       "wider.csv", header + "dev-1,Device 1,1.5,2.5" + String(repeating: ",", count: 200_000) + "\n")
-    let result = try SluiceBinary.measure(["run", try devicesSpec(input, format: "csv", in: scratch, name: "wider")])
+    let result = try Self.measuredRun([try devicesSpec(input, format: "csv", in: scratch, name: "wider")])
     #expect(!result.timedOut)
     #expect(result.status == 65, "\(result.stderr)")
     #expect(result.peakResidentBytes < Self.memoryBound, "peak RSS \(result.peakResidentBytes >> 20) MiB")
@@ -147,7 +151,7 @@ struct CSVHostileInputCommandTests {
     }
     text += #"{"id":"dev-6","name":"n","latitude":1.5,"longitude":2.5}"# + "\n"
     let input = try scratch.write("wide.ndjson", text)
-    let warned = try SluiceBinary.measure(["run", try devicesSpec(input, format: "ndjson", in: scratch, name: "warn")])
+    let warned = try Self.measuredRun([try devicesSpec(input, format: "ndjson", in: scratch, name: "warn")])
     #expect(!warned.timedOut)
     #expect(warned.status == 0, "\(warned.stderr)")
     #expect(warned.peakResidentBytes < Self.memoryBound, "peak RSS \(warned.peakResidentBytes >> 20) MiB")
@@ -159,7 +163,7 @@ struct CSVHostileInputCommandTests {
     let rejectingSpec = try devicesSpec(
       input, format: "ndjson", policy: #"{"preset": "lenient", "unknownFields": "reject"}"#, in: scratch,
       name: "reject")
-    let rejected = try SluiceBinary.measure(["run", rejectingSpec, "--rejects", scratch.file("rejects.ndjson")])
+    let rejected = try Self.measuredRun([rejectingSpec, "--rejects", scratch.file("rejects.ndjson")])
     #expect(rejected.status == 0, "\(rejected.stderr)")
     #expect(rejected.peakResidentBytes < Self.memoryBound, "peak RSS \(rejected.peakResidentBytes >> 20) MiB")
     let rejectedReport = try self.report(scratch.file("reject-report.json"))
