@@ -6,8 +6,11 @@ import Foundation
 /// A run's memory is a base that no setting changes, `base`, 46 MiB: the process itself (the
 /// runtime, Foundation and its ICU data, SQLite, the binary: 38 MiB measured for the 48
 /// fruits), the reader's buffers and the decoder's tape for records of ordinary size, the rows
-/// of shared tables a run remembers having written (65,536 customers), the key registry's
-/// recent keys and Bloom filter. Above it, the budget pays for:
+/// of shared tables a run remembers having written (`rowCacheBytes`), SQLite's page caches
+/// beside the run's own (`temporaryCacheBytes`, `keySpillCacheBytes`), the key registry's
+/// recent keys and Bloom filter. It holds in every mode: a re-run, a snapshot, a staged run or
+/// a plan, which write shared rows record by record, as a first load. Above it, the budget
+/// pays for:
 ///
 /// - **the key caches**, four ninths of the shared part: the keys of referenced tables known to
 ///   exist (two generations per table) and the patches staged before they are applied in key
