@@ -39,9 +39,10 @@ package final class SQLiteKeySpill: KeySpill {
   static var insertRows: Int { 64 }
   /// Keys per block: a look-up reads one block, a few KiB.
   static var blockKeys: Int { 256 }
-  /// The page cache, in KiB: a look-up descends a few interior pages, which stay cached, to one
-  /// leaf page the operating system's cache usually holds.
-  static var cacheKibibytes: Int { 256 }
+  /// The page cache, in KiB (part of the budget's base, `MemoryBudget.keySpillCacheBytes`): a
+  /// look-up descends a few interior pages, which stay cached, to one leaf page the operating
+  /// system's cache usually holds.
+  static var cacheKibibytes: Int { MemoryBudget.keySpillCacheBytes / 1024 }
 
   package init() throws(KeyRegistryError) {
     do {
@@ -196,6 +197,19 @@ package final class SQLiteKeySpill: KeySpill {
       let offset = KeyBlock.entryOffset(of: key.value, in: block)
     else { return nil }
     return (first, block, offset)
+  }
+
+  /// The page cache SQLite gives the spill, in bytes, as its `cache_size` says (in KiB when
+  /// negative, in pages when positive).
+  package func pageCacheBytes() throws(KeyRegistryError) -> Int {
+    do {
+      let sizes = try connection.prepare("SELECT cache_size, page_size FROM pragma_cache_size, pragma_page_size")
+      guard try sizes.step() else { return 0 }
+      let size = sizes.columnInt64(0)
+      return Int(size < 0 ? -size * 1024 : size * sizes.columnInt64(1))
+    } catch {
+      throw Self.failure(error)
+    }
   }
 
   /// Every spilled key, for a Bloom filter made from them.

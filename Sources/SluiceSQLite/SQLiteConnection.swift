@@ -188,8 +188,9 @@ package final class SQLiteConnection: Store {
 
   /// SQLite's page cache during a run until the run sets its budget's (`usePageCache`), in KiB.
   static var pageCacheKibibytes: Int { 16 * 1024 }
-  /// The temporary database's page cache (a snapshot's keys seen), in KiB.
-  static var temporaryCacheKibibytes: Int { 512 }
+  /// The temporary database's page cache (a snapshot's keys seen, a plan's copies), in KiB:
+  /// part of the budget's base (`MemoryBudget.temporaryCacheBytes`).
+  static var temporaryCacheKibibytes: Int { MemoryBudget.temporaryCacheBytes / 1024 }
   /// The page cache while deferred indexes are built after a load, in KiB.
   static var indexBuildCacheKibibytes: Int { 4 * 1024 }
 

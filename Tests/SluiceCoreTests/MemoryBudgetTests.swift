@@ -1,4 +1,5 @@
 import Foundation
+import SluiceKeySpill
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
@@ -62,6 +63,65 @@ struct MemoryBudgetTests {
   ])
   func anythingElseIsNoBudget(text: String) {
     #expect(MemoryBudget(text: text) == nil)
+  }
+
+  /// A re-run writes its shared rows (customers) record by record, and the row writer remembers
+  /// the rows it wrote: 65,536 customers' rows took 10 MiB, beyond the budget's base.
+  @Test func theSharedRowsARunRemembersStayWithinTheirPartOfTheBase() throws {
+    let directory = try TemporaryDirectory()
+    let customers = Table(
+      "customers", key: ["customer_id"], columns: [.integer("customer_id"), .text("name")], onConflict: .upsert)
+    let schema = Schema([customers])
+    let store = try SQLiteConnection.openForImport(path: directory.file("c.sqlite"), busyTimeoutMilliseconds: 1000)
+    _ = try Migrator.migrate(store, schema.migrations(dialect: store.dialect))
+    let writer = try RowWriter(
+      store: store, schema: schema, conflict: .upsert, budget: MemoryBudget(bytes: 56 * Self.mebibyte))
+    // What a cached row takes at the least: a slot of the hash table, the array of its values
+    // and the storage of its name (too long to be stored inline).
+    let name = "a customer whose name is long"
+    let rowBytes =
+      MemoryLayout<DatabaseValue>.stride + MemoryLayout<[DatabaseValue?]>.stride + 32 + 2
+      * MemoryLayout<DatabaseValue?>.stride + 32 + name.utf8.count
+    var most = 0
+    try store.withTransaction {
+      for customer in 0..<100_000 {
+        var rows = RecordRows()
+        rows.add(customers, Int64(customer), name)
+        _ = try writer.write(&rows, at: nil)
+        writer.commitRecord()
+        most = max(most, writer.plans[0].rowCache.count)
+      }
+    }
+    #expect(most > 1_000)
+    #expect(most * rowBytes <= MemoryBudget.rowCacheBytes, "\(most) rows of at least \(rowBytes) bytes")
+    #expect(writer.plans[0].rowCache.bytes <= MemoryBudget.rowCacheBytes)
+  }
+
+  /// SQLite's page caches beside the run's own are part of the base: a snapshot's keys seen and
+  /// a plan's copies of the tables live in the run's temporary schema, the keys the key registry
+  /// moved out of memory in a private database; each cache is what the base has for it, whatever
+  /// the budget.
+  @Test func sqlitesOtherPageCachesAreWhatTheBaseHasForThem() throws {
+    let directory = try TemporaryDirectory()
+    for mebibytes in [56, 512] {
+      var configuration = PipelineConfiguration(
+        name: "shipments", input: try directory.write("s.ndjson", "{}\n"), format: .ndjson, policy: .strict,
+        database: .sqlite(directory.file("s\(mebibytes).sqlite")))
+      configuration.memoryBudget = MemoryBudget(bytes: mebibytes * Self.mebibyte)
+      let runner = try PipelineRunner(configuration: configuration, datasets: [AnyDataset(ShipmentsDataset())])
+      let store = try runner.openDatabase()
+      _ = try Migrator.migrate(store, runner.schema.migrations(dialect: store.dialect))
+      _ = try store.withTransaction {
+        // A snapshot's keys seen: a temporary table.
+        let mirror = try SnapshotMirror(store: store, tables: [ShipmentsDataset.shipments], schema: runner.schema)
+        #expect(mirror.tables == ["shipments"])
+        #expect(try store.scalarInt("SELECT count(*) FROM temp.sqlite_schema WHERE type = 'table'") == 1)
+        #expect(
+          try store.scalarInt("PRAGMA temp.cache_size") == -Int64(MemoryBudget.temporaryCacheBytes / 1024),
+          "\(mebibytes) MiB")
+      }
+    }
+    #expect(try SQLiteKeySpill().pageCacheBytes() == MemoryBudget.keySpillCacheBytes)
   }
 
   @Test func theRunsStoreHasTheBudgetsPageCache() throws {

@@ -9,7 +9,7 @@ extension RowWriter {
     guard Self.setsAColumn(unchanged, of: plan.table) else { return }
     // The row is no longer what the shared-row cache remembers writing.
     if let keyColumn = plan.keyColumn, let key = rows.value(entry, keyColumn) {
-      plan.rowCache[key] = nil
+      plan.rowCache.remove(key)
       pending.cache.removeAll { $0.plan == index && $0.key == key }
     }
     if let stage = plan.patchStage {

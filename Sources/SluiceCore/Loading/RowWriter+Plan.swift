@@ -40,7 +40,8 @@ extension RowWriter {
     var wanted = Set<DatabaseValue>()
     /// Keys this batch wanted that the table lacked: a record of the batch may still write them.
     var missing = Set<DatabaseValue>()
-    var rowCache: [DatabaseValue: [DatabaseValue?]] = [:]
+    /// The rows of a shared table this run wrote (`sharesRows`), within `MemoryBudget.rowCacheBytes`.
+    var rowCache: RowCache
     var patchStatements: [UInt64: (any StoreStatement, [Int])] = [:]
     /// Where the table's patches wait to be applied in key order, once one came
     /// (`SQLDialect.appliesPatchesInKeyOrder`).
@@ -51,10 +52,12 @@ extension RowWriter {
 
     init(
       table: Table, policy: ConflictPolicy, children: [(plan: Int, delete: any StoreStatement)],
-      store: any Store, sql: TableSQL, keyCacheGeneration: Int = RowWriter.keyCacheGeneration
+      store: any Store, sql: TableSQL, keyCacheGeneration: Int = RowWriter.keyCacheGeneration,
+      rowCacheBytes: Int = MemoryBudget.rowCacheBytes
     ) throws {
       self.table = table
       known = KeyCache(generationLimit: keyCacheGeneration)
+      rowCache = RowCache(limit: rowCacheBytes)
       self.policy = policy
       self.children = children
       let hasChildren = !children.isEmpty

@@ -11,7 +11,7 @@ extension RowWriter {
   /// Forgets the rows the shared-row cache remembers writing: another writer (a bulk one) wrote
   /// rows of the same tables since.
   func forgetRows() {
-    for plan in plans where !plan.rowCache.isEmpty { plan.rowCache.removeAll(keepingCapacity: true) }
+    for plan in plans where !plan.rowCache.isEmpty { plan.rowCache.removeAll() }
   }
 
   /// Notes the keys `rows` references (and the keys its patches update) that neither the record

@@ -22,8 +22,7 @@ package final class RowWriter {
   }
 
   /// How many keys of a referenced table a generation of its key cache holds at the default
-  /// budget (`KeyCache`: at most twice as many are kept; `MemoryBudget.keyCacheGeneration`), and
-  /// how many rows of a shared table the writer remembers.
+  /// budget (`KeyCache`: at most twice as many are kept; `MemoryBudget.keyCacheGeneration`).
   ///
   /// 98,304 is the most a `Set` of 2^17 buckets holds (three quarters of them): 3 MiB a
   /// generation for keys stored inline (text up to 15 bytes, integers). One key more doubles the
@@ -31,7 +30,6 @@ package final class RowWriter {
   /// the 64 MiB a run may use. A working set of 100,000 keys (the devices 1M alerts name) still
   /// stays in the two generations: a key used since the last aging is never dropped.
   static var keyCacheGeneration: Int { MemoryBudget.default.keyCacheGeneration }
-  static var rowCacheLimit: Int { 65_536 }
   /// Keys per look-up query.
   static var lookupChunk: Int { 100 }
 
@@ -92,10 +90,14 @@ package final class RowWriter {
         referenced.insert(target)
       }
     }
+    // The rows of shared tables it remembers weigh at most what the budget's base has for them,
+    // whatever the number of such tables.
+    let sharing = tables.filter { $0.parent == nil && $0.onConflict != nil }.count
     let plans = try tables.enumerated().map { index, table in
       try Plan(
         table: table, policy: table.onConflict ?? conflict, children: children[index],
-        store: store, sql: sql, keyCacheGeneration: budget.keyCacheGeneration)
+        store: store, sql: sql, keyCacheGeneration: budget.keyCacheGeneration,
+        rowCacheBytes: MemoryBudget.rowCacheBytes / max(sharing, 1))
     }
     for target in referenced { try plans[target].tracksKeys(store: store, sql: sql) }
     self.plans = plans
@@ -194,10 +196,7 @@ package final class RowWriter {
       plans[plan].known.insert(key)
       plans[plan].missing.remove(key)
     }
-    for (plan, key, values) in pending.cache {
-      if plans[plan].rowCache.count >= Self.rowCacheLimit { plans[plan].rowCache.removeAll(keepingCapacity: true) }
-      plans[plan].rowCache[key] = values
-    }
+    for (plan, key, values) in pending.cache { plans[plan].rowCache.insert(values, for: key) }
     pending.clear()
   }
 
@@ -344,7 +343,7 @@ package final class RowWriter {
     pending.rows[index] += store.changes
     guard let key else { return }
     // The cache learns the merged row when the record commits; until then it knows nothing.
-    plan.rowCache[key] = nil
+    plan.rowCache.remove(key)
     pending.cache.removeAll { $0.plan == index && $0.key == key }
     if let merged { pending.cache.append((index, key, merged)) }
   }
@@ -352,7 +351,8 @@ package final class RowWriter {
   /// A row's values in an array of their own, sized to them, for the row cache. `Array(slice)`
   /// hands back the slice's buffer when the slice spans all of it — as a one-row record's values
   /// do — and that buffer has the capacity `RecordRows` reserves (32 values, 800 bytes): cached
-  /// 65,536 times, it kept 53 MB alive (massif) where the rows themselves need a fraction of that.
+  /// 65,536 times, it kept 53 MB alive (massif) where the rows themselves need a fraction of that
+  /// (and `RowCache.weight` counts an array of the values' size).
   private static func copy(_ values: ArraySlice<DatabaseValue?>) -> [DatabaseValue?] {
     var row: [DatabaseValue?] = []
     row.reserveCapacity(values.count)

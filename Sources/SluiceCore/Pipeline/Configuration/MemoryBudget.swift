@@ -6,8 +6,11 @@ import Foundation
 /// A run's memory is a base that no setting changes, `base`, 46 MiB: the process itself (the
 /// runtime, Foundation and its ICU data, SQLite, the binary: 38 MiB measured for the 48
 /// fruits), the reader's buffers and the decoder's tape for records of ordinary size, the rows
-/// of shared tables a run remembers having written (65,536 customers), the key registry's
-/// recent keys and Bloom filter. Above it, the budget pays for:
+/// of shared tables a run remembers having written (`rowCacheBytes`), SQLite's page caches
+/// beside the run's own (`temporaryCacheBytes`, `keySpillCacheBytes`), the key registry's
+/// recent keys and Bloom filter. It holds in every mode: a re-run, a snapshot, a staged run or
+/// a plan, which write shared rows record by record, as a first load. Above it, the budget
+/// pays for:
 ///
 /// - **the key caches**, four ninths of the shared part: the keys of referenced tables known to
 ///   exist (two generations per table) and the patches staged before they are applied in key
@@ -31,6 +34,16 @@ public struct MemoryBudget: Sendable, Hashable, CustomStringConvertible {
   public static let mebibyte = 1 << 20
   /// What a run takes whatever its budget.
   public static let base = 46 * mebibyte
+  /// The rows of shared tables (customers, senders) a loader remembers writing (`RowCache`),
+  /// part of the base: 65,536 customers' rows, the bound before, took 10 MiB, and re-runs —
+  /// which write them record by record — peaked 2 MiB over the least budget.
+  public static let rowCacheBytes = 2 * mebibyte
+  /// SQLite's page cache of a run's temporary schema — a snapshot's keys seen, a plan's copies
+  /// of the tables, staged patches —, part of the base: written and probed in key order, they
+  /// need few pages in memory.
+  public static let temporaryCacheBytes = 512 << 10
+  /// The page cache of the key registry's spill (a private SQLite database), part of the base.
+  public static let keySpillCacheBytes = 256 << 10
   /// The smallest budget a run keeps to: the base and enough of each share for a key cache of
   /// 49,152 keys a generation and a 5 MiB page cache.
   public static let minimum = 56 * mebibyte
