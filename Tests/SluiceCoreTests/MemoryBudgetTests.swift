@@ -101,15 +101,22 @@ struct MemoryBudgetTests {
   /// a plan's copies of the tables live in the run's temporary schema, the keys the key registry
   /// moved out of memory in a private database; each cache is what the base has for it, whatever
   /// the budget.
+  /// The shipments dataset's run at a budget of `mebibytes`, and the store it opens in `directory`.
+  private static func shipmentsStore(budget mebibytes: Int, in directory: TemporaryDirectory) throws
+    -> (PipelineRunner, any Store)
+  {
+    var configuration = PipelineConfiguration(
+      name: "shipments", input: try directory.write("s.ndjson", "{}\n"), format: .ndjson, policy: .strict,
+      database: .sqlite(directory.file("s\(mebibytes).sqlite")))
+    configuration.memoryBudget = MemoryBudget(bytes: mebibytes * Self.mebibyte)
+    let runner = try PipelineRunner(configuration: configuration, datasets: [AnyDataset(ShipmentsDataset())])
+    return (runner, try runner.openDatabase())
+  }
+
   @Test func sqlitesOtherPageCachesAreWhatTheBaseHasForThem() throws {
     let directory = try TemporaryDirectory()
     for mebibytes in [56, 512] {
-      var configuration = PipelineConfiguration(
-        name: "shipments", input: try directory.write("s.ndjson", "{}\n"), format: .ndjson, policy: .strict,
-        database: .sqlite(directory.file("s\(mebibytes).sqlite")))
-      configuration.memoryBudget = MemoryBudget(bytes: mebibytes * Self.mebibyte)
-      let runner = try PipelineRunner(configuration: configuration, datasets: [AnyDataset(ShipmentsDataset())])
-      let store = try runner.openDatabase()
+      let (runner, store) = try Self.shipmentsStore(budget: mebibytes, in: directory)
       _ = try Migrator.migrate(store, runner.schema.migrations(dialect: store.dialect))
       _ = try store.withTransaction {
         // A snapshot's keys seen: a temporary table.
@@ -127,15 +134,10 @@ struct MemoryBudgetTests {
   @Test func theRunsStoreHasTheBudgetsPageCache() throws {
     let directory = try TemporaryDirectory()
     for mebibytes in [56, 64, 512] {
-      var configuration = PipelineConfiguration(
-        name: "shipments", input: try directory.write("s.ndjson", "{}\n"), format: .ndjson, policy: .strict,
-        database: .sqlite(directory.file("s\(mebibytes).sqlite")))
-      configuration.memoryBudget = MemoryBudget(bytes: mebibytes * Self.mebibyte)
-      let runner = try PipelineRunner(configuration: configuration, datasets: [AnyDataset(ShipmentsDataset())])
-      let store = try runner.openDatabase()
+      let (runner, store) = try Self.shipmentsStore(budget: mebibytes, in: directory)
       // SQLite's `cache_size` in KiB, negative.
       #expect(
-        try store.scalarInt("PRAGMA cache_size") == -Int64(configuration.memoryBudget.pageCacheBytes / 1024),
+        try store.scalarInt("PRAGMA cache_size") == -Int64(runner.configuration.memoryBudget.pageCacheBytes / 1024),
         "\(mebibytes) MiB")
     }
   }
