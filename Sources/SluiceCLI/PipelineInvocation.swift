@@ -63,6 +63,12 @@ struct PipelineInvocation {
       needsDatabase: command.runMode != .validate
     ).applying(parsed.values).applyingDialect(parsed.values, flags: parsed.flags)
     configuration.mode = command.runMode
+    if command.runMode == .validate || command.runMode == .plan {
+      // A spec's `jobs`, `checkpointEvery` and `stage` say how `run` commits; validate and plan
+      // commit nothing, and their command lines take none of these options.
+      configuration.parallelism = .init()
+      configuration.checkpointing = nil
+    }
     configuration.specPath = PipelineConfiguration.absolute(specPath)
     for file in declared.flatMap(\.files) where !configuration.datasetFiles.contains(file) {
       configuration.datasetFiles.append(file)
@@ -134,11 +140,6 @@ struct PipelineInvocation {
       if configuration.inputs.contains(where: { $0.path == "-" }) {
         throw UsageError("\(what) reads its inputs again to resume; standard input ('-') cannot be: read files")
       }
-      if configuration.parallelism.jobs > 1 && command.runMode == .run {
-        printError(
-          "sluice: note: --jobs does not apply to \(checkpointing.staged ? "a staged run (--stage)" : what): it commits chunk by chunk on one connection, so the inputs load one after another"
-        )
-      }
     }
     if parsed.flags.contains("reload-changed") {
       guard configuration.inputs.contains(where: \.isIncremental) else {
@@ -170,6 +171,8 @@ struct PipelineInvocation {
       configuration.input = rejects
       configuration.rejectsPath = nil
     }
+    // Anything else the run would take and then ignore (`PipelineConfiguration.ignoredSetting`).
+    if let ignored = configuration.ignoredSetting { throw UsageError(ignored) }
     if let problem = RunFiles(configuration).problem() { throw UsageError(problem) }
     var listed = Set<String>()
     let datasets = try spec.datasets(for: configuration, in: context.datasets)

@@ -49,9 +49,6 @@ struct LanePlanTests {
     configuration.database = .postgreSQL("postgresql://nobody@/x")
     configuration.parallelism.jobs = 1
     #expect(try PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
-    configuration.parallelism.jobs = 2
-    configuration.mode = .validate
-    #expect(try PipelineRunner(configuration: configuration, datasets: independent).lanePlan == nil)
   }
 }
 

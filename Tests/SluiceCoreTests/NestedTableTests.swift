@@ -91,9 +91,7 @@ struct NestedTableTests {
   /// of it says so per table.
   @Test func aSnapshotDeletesARecordsRowsAtEveryDepth() throws {
     let database = try NestedDatabase()
-    var load = try database.configuration("first", NestedOrdersDataset.first, conflict: .upsert)
-    load.snapshot.maxDeleteRate = 1
-    _ = try database.run(load)
+    _ = try database.run(database.configuration("first", NestedOrdersDataset.first, conflict: .upsert))
     var snapshot = try database.configuration(
       "snapshot", [NestedOrdersDataset.first[1]], conflict: .upsert)
     snapshot.inputs[0].isSnapshot = true

@@ -248,6 +248,7 @@ public struct PipelineSpec: Sendable {
     if database?.isEmpty == true {
       throw SpecError(path: path, message: "'database' must not be empty")
     }
+    if let ignored = ignoredKey { throw SpecError(path: path, message: ignored) }
   }
 
   // A single-input spec's input, as most code speaks of it (with several: the first).

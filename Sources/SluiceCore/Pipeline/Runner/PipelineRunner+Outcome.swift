@@ -4,19 +4,27 @@ import Foundation
 /// published with the final report.
 extension PipelineRunner {
   /// Records a failure in the audit tables, publishes the outputs, and returns the final report.
-  /// A plan (`planned`, or a failed plan) records nothing.
-  func finish(_ run: RunState, _ opened: Opened, committed: RunReport?, planned: RunReport? = nil) -> RunReport {
-    if let store = opened.store, committed == nil, !run.auditSettled, configuration.mode != .plan {
-      recordFailure(run, store: store)
+  /// A plan (`planned`, or a failed plan) records nothing. `strategy` adds what only its mode
+  /// reports to a report made here from the state, and hears when a committed run's outputs are
+  /// in place.
+  func finish(
+    _ run: RunState, _ opened: Opened, strategy: (any RunStrategy)?, committed: RunReport?, planned: RunReport? = nil
+  ) -> RunReport {
+    let auditSettled = strategy?.settledItsAudit == true
+    if let store = opened.store, committed == nil, !auditSettled, configuration.mode != .plan {
+      recordFailure(run, strategy: strategy, store: store)
     }
-    var report =
-      committed ?? planned
-      ?? makeReport(run, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
+    var report: RunReport
+    if let made = committed ?? planned {
+      report = made
+    } else {
+      report = services.makeReport(run, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
+      strategy?.complete(&report)
+    }
     if let outputs = opened.outputs {
-      let chunked = committed != nil && configuration.isChunked
-      if chunked { configuration.faults.chunkCommit?(.finished) }
+      if committed != nil { strategy?.willPublish() }
       report.outputErrors = outputs.finish(report, committed: committed != nil, files: !run.leavesOutputFiles)
-      if chunked, report.outputErrors.isEmpty { settlePublication(run, store: opened.store) }
+      if committed != nil, report.outputErrors.isEmpty { strategy?.didPublish(store: opened.store) }
       if !report.outputErrors.isEmpty, report.failure == nil, !report.committed {
         // A dry run has nothing committed to protect: an output it could not write fails it.
         report.status = .failed
@@ -26,6 +34,9 @@ extension PipelineRunner {
     return report
   }
 
+}
+
+extension RunServices {
   package func classify(_ error: any Error, state: inout RunState) -> RunReport.Failure {
     switch error {
     case let abort as RunAbort:
@@ -75,14 +86,16 @@ extension PipelineRunner {
       return .init(kind: .io, message: "\(error)")
     }
   }
+}
 
+extension PipelineRunner {
   /// Records a failed run in the audit tables, in a transaction of its own after the rollback.
   /// Best effort: a database that cannot take even that (locked, full) keeps the failure as is.
   /// After a lock timeout it tries once without waiting, so a locked run waits one timeout, not two.
-  private func recordFailure(_ run: RunState, store: some Store) {
+  private func recordFailure(_ run: RunState, strategy: (any RunStrategy)?, store: some Store) {
     if run.waitedForLock { store.busyTimeoutMilliseconds = 0 }
-    let report = makeReport(run, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
+    var report = services.makeReport(run, failure: run.failure, rowsWritten: [:], tableRows: [:], committed: false)
+    strategy?.complete(&report)
     _ = try? store.withTransaction { try store.recordAudit(report.auditEntry) }
   }
-
 }

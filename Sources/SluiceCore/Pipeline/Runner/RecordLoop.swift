@@ -35,9 +35,11 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   /// Runs the reader to its end, writing each record's rows through `loader` (which writes a
   /// batch in bulk when it can, else record by record; `BatchLoader`) and counting what became
   /// of each.
-  func load(_ reader: any RecordReader, loader: BatchLoader, state: inout RunState) throws {
+  func load(
+    _ reader: any RecordReader, loader: BatchLoader, observer: (any LoadObserver)?, state: inout RunState
+  ) throws {
     try consume(
-      reader, state: &state, joining: loader.recordsPerBatch,
+      reader, state: &state, joining: loader.recordsPerBatch, observer: observer,
       beforeBatch: { batch, state in
         var mark = Stopwatch.now()
         defer { state.ledger.lap(.load, from: &mark) }
@@ -64,12 +66,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
         }
         return try Self.count(outcome, of: item, state: &state)
       },
-      afterBatch: { count, state in
-        // A checkpointed run counts where it is in the input, and commits a full chunk.
-        guard let chunks = state.chunks else { return }
-        state.consumed(count)
-        try chunks.took(count, state: &state, loader: loader)
-      })
+      afterBatch: { count, state in try observer?.loaded(count, state: &state, loader: loader) })
     var mark = Stopwatch.now()
     defer { state.ledger.lap(.load, from: &mark) }
     try loader.finish()
@@ -102,9 +99,10 @@ struct RecordLoop<D: Dataset>: RecordLoading {
   /// Repeated keys are judged here (`RunState.repeatedKeyIssues`): under `duplicateKeys:
   /// reject` before the record is written, which it then is not; under `warn` once it was, so
   /// that a repeat the writer rejected for another reason is no repeat. A record rejected at the
-  /// load stage gives up the keys it registered first (`KeyRegistry.void`).
+  /// load stage gives up the keys it registered first (`KeyRegistry.void`). `observer` bounds
+  /// each batch and hears of each record's keys.
   private func consume(
-    _ reader: any RecordReader, state: inout RunState, joining: Int = 1,
+    _ reader: any RecordReader, state: inout RunState, joining: Int = 1, observer: (any LoadObserver)? = nil,
     beforeBatch: ([PipelineItem], inout RunState) throws -> Void,
     load: (RecordRows, PipelineItem, inout RunState) throws -> Bool,
     afterBatch: (Int, inout RunState) throws -> Void = { _, _ in }
@@ -124,7 +122,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       inputIndex: state.inputs.last?.index ?? 0)
     let owned = state.keys.ownedTables(in: dataset.schema)
     let rejectsRepeats = configuration.policy.duplicateKeys == .reject
-    // A checkpoint keeps the keys records wrote, for the resumed run's look-ups of repeats.
+    // The observer hears of the keys records wrote (a mode that resumes looks repeats up in them).
     let keepsKeys = configuration.policy.duplicateKeys != .ignore
     producer.start()
     defer {
@@ -132,8 +130,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       producer.wait()
       state.ledger.addSeconds(producer.seconds)
     }
-    // A checkpointed run joins no further than its chunk's end, so chunks keep their size.
-    while let batch = handOff.take(upTo: state.chunks.map { min(joining, $0.recordsLeftInChunk) } ?? joining) {
+    while let batch = handOff.take(upTo: observer?.batchLimit(joining: joining) ?? joining) {
       try beforeBatch(batch, &state)
       for item in batch {
         state.ledger.note(warnings: item.warnings, coercions: item.coercions)
@@ -150,7 +147,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
         case .skipped(let reason):
           state.ledger.countSkipped(reason)
         case .load(let rows) where item.isAfterRecords:
-          // No record: nothing registered its keys, and no chunk counts it.
+          // No record: nothing registered its keys, and the observer does not count it.
           _ = try load(rows, item, &state)
         case .load(let rows):
           state.ledger.countPassed(through: .map)
@@ -167,8 +164,8 @@ struct RecordLoop<D: Dataset>: RecordLoading {
             try state.keys.void(rows, owned: owned, record: state.occurrence(of: item))
             continue
           }
-          if keepsKeys, let chunks = state.chunks {
-            try chunks.wrote(rows, owned: owned, record: state.occurrence(of: item), registry: state.keys)
+          if keepsKeys, let observer {
+            try observer.wrote(rows, owned: owned, record: state.occurrence(of: item), registry: state.keys)
           }
           if !rejectsRepeats && !item.repeatedKeys.isEmpty {
             for issue in try state.repeatedKeyIssues(of: item, rows, owned: owned) { state.ledger.warn(issue) }
@@ -188,5 +185,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
 /// inputs of different datasets in turn.
 package protocol RecordLoading {
   func validate(_ reader: any RecordReader, check: ReferenceCheck?, state: inout RunState) throws
-  func load(_ reader: any RecordReader, loader: BatchLoader, state: inout RunState) throws
+  func load(
+    _ reader: any RecordReader, loader: BatchLoader, observer: (any LoadObserver)?, state: inout RunState
+  ) throws
 }

@@ -101,7 +101,7 @@ extension RunState {
   }
 
   /// A dry run fails when it found any error (or, when asked, any warning).
-  func finishDryRun() throws {
+  func finishDryRun(failsOnWarnings: Bool) throws {
     if ledger.issues.errorCount > 0 {
       throw RunAbort(
         failure: .init(

@@ -10,7 +10,6 @@ import Foundation
 package struct RunState {
   let policy: Policy
   let isDryRun: Bool
-  let failsOnWarnings: Bool
   /// Whether issues and messages name the input they are about (a run with several).
   let namesInputs: Bool
   private(set) var startedAt = Date()
@@ -24,9 +23,6 @@ package struct RunState {
   var leavesOutputFiles = false
   /// What the report tells the operator besides the counts (`RunReport.notes`).
   var notes: [String] = []
-  /// A parallel run keeps its audit row itself from its start (`LaneCommitment`):
-  /// `finish` must not add another.
-  package var auditSettled = false
   /// The inputs opened so far, in order; the last is the one being read unless it has ended.
   /// In a serial run only the first `RunReport.inputSectionLimit` stay once they have ended;
   /// later ones are summed into `omitted` as they end, so a glob of a hundred thousand files
@@ -69,18 +65,6 @@ package struct RunState {
 
   /// How many inputs an incremental run skipped.
   package private(set) var skippedInputs = 0
-  /// The rows a snapshot run deleted, per table (nil when it is not a snapshot).
-  package var rowsDeleted: [String: Int]?
-  /// A checkpointed run's chunks: what commits them and what the next checkpoint carries
-  /// (`ChunkedRun`); nil for a run that commits once.
-  package var chunks: ChunkedRun?
-  /// A committed checkpointed run's finished checkpoint, whose owner this process is, to drop
-  /// once the outputs are in place — with the interrupted run's rejects staging it took over.
-  var finishedCheckpoint: (owner: String, staleRejects: String?)?
-  /// What a validate run's checks against the database looked up (`validate --db`).
-  package var loadTotals: LoadTotals?
-  /// How tonight's input differs from a validate run's baseline (`--baseline`).
-  package var baselineChanges: [BaselineChange]?
 
   /// An incremental run's decision about one input, for its report section.
   package struct IncrementalNote: Sendable, Codable {
@@ -92,7 +76,6 @@ package struct RunState {
     policy = configuration.policy
     isDryRun = configuration.isDryRun
     isReplay = configuration.mode == .replay
-    failsOnWarnings = configuration.failsOnWarnings
     namesInputs = configuration.hasSeveralInputs
     ledger = RunLedger(issueSampleLimit: configuration.issueSampleLimit, rules: rules)
     progress = configuration.progress.map { ProgressTicker(handler: $0, configuration: configuration) }

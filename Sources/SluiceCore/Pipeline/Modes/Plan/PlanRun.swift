@@ -9,15 +9,20 @@ import Foundation
 /// no sequence value (Sluice's tables have no sequences but `sluice_runs`', which a plan does not
 /// touch) — and the report is the one the run would have made, with the plan in it.
 struct PlanRun: RunStrategy {
-  let runner: PipelineRunner
+  let services: RunServices
+  let options: Execution.PlanOptions
+  /// The load a plan makes before its rollback: a serial run's (with a snapshot's deletions).
+  private var load: SerialRun
   /// The folder of a first load's empty database, removed once the report is made.
   private var folder: String?
 
-  private var configuration: PipelineConfiguration { runner.configuration }
-  private var schema: Schema { runner.schema }
+  private var configuration: PipelineConfiguration { services.configuration }
+  private var schema: Schema { services.schema }
 
-  init(runner: PipelineRunner) {
-    self.runner = runner
+  init(services: RunServices, options: Execution.PlanOptions) {
+    self.services = services
+    self.options = options
+    load = SerialRun(services: services)
   }
 
   /// A plan leaves no database file it did not find, and never makes one at the target's path: a
@@ -33,10 +38,14 @@ struct PlanRun: RunStrategy {
       self.folder = folder
       target.location = folder + "/plan.sqlite"
     }
-    let store = try runner.openDatabase(target)
+    let store = try services.openDatabase(target)
     opened.store = store
     // Nothing is committed; the outputs are the plan's, published as a dry run's are.
     return .planned(try plan(into: store, outputs: outputs, state: &state))
+  }
+
+  func complete(_ report: inout RunReport) {
+    load.complete(&report)
   }
 
   func cleanUp() {
@@ -60,7 +69,7 @@ struct PlanRun: RunStrategy {
 
   /// The report of the run as it would have committed, with its plan; the transaction is rolled
   /// back.
-  private func plan(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
+  private mutating func plan(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
     do {
       try store.withTransaction {
         try store.prepareForPlan()
@@ -76,12 +85,12 @@ struct PlanRun: RunStrategy {
             "CREATE TEMPORARY TABLE \(copy) AS SELECT * FROM \(store.dialect.quote(table.name))")
           copies.append((table, copy, Int(try store.scalarInt("SELECT count(*) FROM \(copy)") ?? 0)))
         }
-        let (lookupRows, totals, mirror) = try SerialRun(runner: runner).loadInputs(into: store, state: &state)
+        let (lookupRows, totals, mirror) = try load.loadInputs(into: store, state: &state)
         var tables = try copies.map { try changes(of: $0.table, before: $0.copy, rowsBefore: $0.rowsBefore, in: store) }
         // Rows of tables outside the run's datasets that a snapshot's deletes took with them
         // (`ON DELETE CASCADE`): the run changes them too.
         let own = Set(tables.map(\.table))
-        for (table, deleted) in (state.rowsDeleted ?? [:]).sorted(by: { $0.key < $1.key }) where !own.contains(table) {
+        for (table, deleted) in (load.rowsDeleted ?? [:]).sorted(by: { $0.key < $1.key }) where !own.contains(table) {
           let before = mirror?.rowsBefore[table] ?? deleted
           tables.append(
             .init(
@@ -89,14 +98,15 @@ struct PlanRun: RunStrategy {
               deletes: deleted, columnsUpdated: [:]))
         }
         var plan = RunPlan(tables: tables, lookupChanges: lookupRows, pendingMigrations: pending)
-        if let limit = configuration.maxChanges {
+        if let limit = options.maxChanges {
           plan.maxChanges = limit.description
           plan.exceedsMaxChanges = limit.isExceeded(by: plan)
         }
         let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
-        var report = runner.makeReport(
+        var report = services.makeReport(
           state, failure: nil, rowsWritten: rowsWritten,
-          tableRows: configuration.countsTableRows ? runner.countRows(store) : [:], committed: false)
+          tableRows: configuration.countsTableRows ? services.countRows(store) : [:], committed: false)
+        load.complete(&report)
         totals.fill(&report)
         report.plan = plan
         throw PlanRollback(report: report)

@@ -7,7 +7,10 @@ import Foundation
 /// its keys durable together, and syncs the rejects file's staging before it, so a crash at any
 /// point leaves the database at the end of the last committed chunk and the rejects at least
 /// that far; a resumed run cuts them back to exactly there.
-package final class ChunkedRun {
+///
+/// It hears of the record loop's batches as its observer (`LoadObserver`): the loop itself knows
+/// nothing of chunks.
+package final class ChunkedRun: LoadObserver {
   let store: any Store
   let pipeline: String
   /// `pid N on HOST since TIME`: who runs the chunks, so that a second process resuming the
@@ -60,7 +63,9 @@ package final class ChunkedRun {
   }
 
   /// The record `record` wrote the keys of its owned rows: they go with the chunk.
-  func wrote(_ rows: RecordRows, owned: KeyRegistry.OwnedTables, record: KeyRegistry.Occurrence, registry: KeyRegistry)
+  package func wrote(
+    _ rows: RecordRows, owned: KeyRegistry.OwnedTables, record: KeyRegistry.Occurrence, registry: KeyRegistry
+  )
     throws
   {
     for entry in 0..<rows.count {
@@ -81,8 +86,13 @@ package final class ChunkedRun {
   /// How many more results the chunk takes before it commits.
   var recordsLeftInChunk: Int { max(recordsPerChunk - sinceCommit, 1) }
 
-  /// The loading side took `count` results; commits when a chunk is full.
-  func took(_ count: Int, state: inout RunState, loader: BatchLoader) throws {
+  /// A batch joins no further than the chunk's end, so chunks keep their size.
+  package func batchLimit(joining: Int) -> Int { min(joining, recordsLeftInChunk) }
+
+  /// The loading side took `count` results: counts where the run is in the input, and commits
+  /// when a chunk is full.
+  package func loaded(_ count: Int, state: inout RunState, loader: BatchLoader) throws {
+    state.consumed(count)
     sinceCommit += count
     records += count
     guard sinceCommit >= recordsPerChunk else { return }

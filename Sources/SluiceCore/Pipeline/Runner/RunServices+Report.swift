@@ -1,7 +1,7 @@
 import Foundation
 
 /// The run's report, made from its state: its counts, sections per input, issues and checks.
-extension PipelineRunner {
+extension RunServices {
   package func makeReport(
     _ run: RunState, failure: RunReport.Failure?, rowsWritten: [String: Int], tableRows: [String: Int],
     committed: Bool
@@ -35,9 +35,6 @@ extension PipelineRunner {
     report.inputsOmitted = omitted.count > 0 ? omitted : nil
     report.duplicateKeys = run.ledger.duplicateKeys.isEmpty ? nil : run.ledger.duplicateKeys
     report.inputsSkipped = run.skippedInputs > 0 ? run.skippedInputs : nil
-    report.rowsDeleted = run.rowsDeleted
-    run.loadTotals?.fill(&report)
-    report.baselineChanges = run.baselineChanges
     report.notes = run.notes.isEmpty ? nil : run.notes
     return report
   }

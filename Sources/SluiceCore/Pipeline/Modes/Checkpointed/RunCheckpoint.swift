@@ -48,13 +48,13 @@ package struct RunCheckpoint: Codable {
   var openInput: InputProgress.Saved? { state.inputs.last { $0.end == nil } }
 
   /// What must not change between a run and its resumption.
-  static func identity(of runner: PipelineRunner) -> String {
-    let configuration = runner.configuration
+  static func identity(of services: RunServices) -> String {
+    let configuration = services.configuration
     var parts = [
       "policy \(configuration.policy.summary)", "conflict \(configuration.conflict.rawValue)",
       "mode \(configuration.mode.rawValue)",
     ]
-    for source in runner.inputs {
+    for source in services.inputs {
       let input = source.input
       parts.append(
         "input \(source.dataset.name) \(input.format.rawValue) \(input.recordPath.joined(separator: "/")) \(input.isIncremental ? "incremental " : "")\(input.path)"

@@ -21,7 +21,7 @@ import Foundation
 ///
 /// So a file is read in full to decide only when it is probably a copy of one already loaded,
 /// and then it is not read again, unless it differs after all (the same size and first 64 KiB).
-extension PipelineRunner {
+extension RunServices {
   /// Decides whether the incremental input at `index` is held already: if so records the skip
   /// and returns true; false when it must be loaded. Throws the refusal of a changed input.
   func skipIfHeld(_ source: Source, index: Int, store: some Store, state: inout RunState) throws -> Bool {

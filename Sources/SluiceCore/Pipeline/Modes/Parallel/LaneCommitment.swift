@@ -32,7 +32,7 @@ extension ParallelRun {
       var failure: RunReport.Failure
     }
 
-    let runner: PipelineRunner
+    let services: RunServices
     let run: LaneRunLog
     let coordinator: any LaneConnection
     let workers: [LaneWorker]
@@ -279,19 +279,19 @@ extension ParallelRun {
 
     /// The inputs a connection loaded, for its lane row.
     private func inputs(of worker: LaneWorker) -> [String] {
-      worker.lanes.flatMap { plan.lanes[$0] }.sorted().map { runner.inputs[$0].input.path }
+      worker.lanes.flatMap { plan.lanes[$0] }.sorted().map { services.inputs[$0].input.path }
     }
 
     /// The command that settles the run, as the user would type it (without a password).
     private var recoverCommand: String {
-      let schema = runner.configuration.database.schema.map { " --db-schema \($0)" } ?? ""
-      return "sluice recover '\(runner.configuration.databaseDescription)'\(schema)"
+      let schema = services.configuration.database.schema.map { " --db-schema \($0)" } ?? ""
+      return "sluice recover '\(services.configuration.databaseDescription)'\(schema)"
     }
 
     /// Calls the fault-injection hook, if a test set one (`--test-kill-at` of `sluice-faults` sets one
     /// that dies here as `kill -9` would).
     private func reach(_ point: LaneCommitPoint) {
-      if let hook = runner.configuration.faults.laneCommit {
+      if let hook = services.configuration.faults.laneCommit {
         hook(point, [coordinator.sessionID] + workers.map(\.store.sessionID))
       }
     }

@@ -16,29 +16,48 @@ import Foundation
 /// stopped in again from the start, taking the records it had already taken from the reader
 /// without decoding them, so every record keeps its ordinal, line and byte offset.
 struct CheckpointedRun: RunStrategy {
-  let runner: PipelineRunner
+  let services: RunServices
+  let checkpointing: PipelineConfiguration.Checkpointing
+  /// A committed run's finished checkpoint, whose owner this process is, to drop once the
+  /// outputs are in place — with the interrupted run's rejects staging it took over.
+  private(set) var finishedCheckpoint: (owner: String, staleRejects: String?)?
 
-  private var configuration: PipelineConfiguration { runner.configuration }
-  private var inputs: [PipelineRunner.Source] { runner.inputs }
+  init(services: RunServices, checkpointing: PipelineConfiguration.Checkpointing) {
+    self.services = services
+    self.checkpointing = checkpointing
+  }
 
-  func execute(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunOutcome {
-    let store = try runner.openDatabase()
+  private var configuration: PipelineConfiguration { services.configuration }
+  private var inputs: [PipelineRunner.Source] { services.inputs }
+
+  mutating func execute(
+    outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened
+  ) throws -> RunOutcome {
+    let store = try services.openDatabase()
     opened.store = store
     return .committed(try load(into: store, outputs: outputs, state: &state))
+  }
+
+  func willPublish() {
+    configuration.faults.chunkCommit?(.finished)
+  }
+
+  func didPublish(store: (any Store)?) {
+    settlePublication(store: store)
   }
 
   /// Loads the run chunk by chunk into `store` (the target, or a staged run's side database).
   /// `beforeFinalCommit` runs in the last chunk's transaction with the run's report (a staged
   /// run keeps it in its side database).
   /// `resuming` (by default `--resume`) continues the interrupted run in `store`.
-  func load(
+  mutating func load(
     into store: some Store, outputs: RunOutputs, state: inout RunState, resuming: Bool? = nil,
     beforeFinalCommit: ((RunReport) throws -> Void)? = nil
   ) throws -> RunReport {
-    let resumes = resuming ?? (configuration.checkpointing?.resumes == true)
+    let resumes = resuming ?? checkpointing.resumes
     let pipeline = configuration.name
     let owner = ChunkedRun.ownerName(startedAt: Date())
-    let identity = RunCheckpoint.identity(of: runner) + (configuration.rejectsPath == nil ? "" : "\nrejects")
+    let identity = RunCheckpoint.identity(of: services) + (configuration.rejectsPath == nil ? "" : "\nrejects")
     // The rejects staging file the interrupted run's checkpoint names: it stays until a commit
     // of this run no longer needs it (a resume killed before its first commit resumes from it).
     var superseded: String?
@@ -46,7 +65,7 @@ struct CheckpointedRun: RunStrategy {
       // The indexes the interrupted run deferred stay deferred: built over the rows committed
       // so far, they would cost a sort now and upkeep for every row after.
       let interrupted = resumes ? try CheckpointTable.load(pipeline, from: store)?.checkpoint.deferredIndexes : nil
-      let (deferred, lookupRows) = try runner.migrateSchema(store, stillDeferred: Set(interrupted ?? []))
+      let (deferred, lookupRows) = try services.migrateSchema(store, stillDeferred: Set(interrupted ?? []))
       _ = try store.lockAgainstConcurrentRuns()
       try CheckpointTable.create(in: store)
       let existing = try CheckpointTable.load(pipeline, from: store)
@@ -69,7 +88,7 @@ struct CheckpointedRun: RunStrategy {
           try outputs.stage(report)
           try CheckpointTable.claim(pipeline, owner: owner, in: store)
           // The checkpoint still names that run's rejects until `settlePublication` drops it.
-          state.finishedCheckpoint = (owner, superseded)
+          finishedCheckpoint = (owner, superseded)
           superseded = nil
           return report
         }
@@ -82,7 +101,7 @@ struct CheckpointedRun: RunStrategy {
         // A committed run whose outputs were not put in place: this run writes its own.
         try CheckpointTable.delete(pipeline, in: store)
       } else if let existing {
-        guard configuration.checkpointing?.restarts == true else {
+        guard checkpointing.restarts else {
           throw RunAbort(
             failure: .init(
               kind: .data,
@@ -96,39 +115,36 @@ struct CheckpointedRun: RunStrategy {
       if superseded == state.quarantine?.file.stagingPath { superseded = nil }
       let chunks = ChunkedRun(
         store: store, pipeline: pipeline, owner: owner, identity: identity,
-        recordsPerChunk: resumed?.recordsPerChunk ?? configuration.checkpointing?.recordsPerChunk
-          ?? Self.defaultChunkRecords,
+        recordsPerChunk: resumed?.recordsPerChunk ?? checkpointing.recordsPerChunk ?? Self.defaultChunkRecords,
         resumedFrom: resumed, lookupRows: lookupRows, deferredIndexes: deferred.map(\.identifier),
         superseded: superseded,
         afterCommit: configuration.faults.chunkCommit)
-      state.chunks = chunks
-      defer { state.chunks = nil }
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
       let open = resumed?.openInput
-      for (index, source) in inputs.enumerated() where !runner.missingInputs.contains(index) {
+      for (index, source) in inputs.enumerated() where !services.missingInputs.contains(index) {
         if let open, index < open.index { continue }  // Read, or skipped, before the checkpoint.
         let resuming = index == open?.index ? open : nil
         if resuming == nil, source.input.isIncremental,
-          try runner.skipIfHeld(source, index: index, store: store, state: &state)
+          try services.skipIfHeld(source, index: index, store: store, state: &state)
         {
           continue
         }
         // The input's loader counts go to the run's once it has ended (a commit meanwhile
         // reads the run's and adds the open loader's).
         var totals = LoadTotals()
-        try runner.load(
-          source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state,
-          resuming: resuming)
+        try services.load(
+          source, index: index, into: store, savepoints: savepoints, observer: chunks, totals: &totals,
+          state: &state, resuming: resuming)
         chunks.endedTotals.add(totals)
       }
       state.keys.finish()
       try state.checkRejectRate()
       try state.checkSomethingLoaded()
-      try runner.buildDeferredIndexes(deferred, in: store)
+      try services.buildDeferredIndexes(deferred, in: store)
       let rowsWritten = state.rowsWrittenByInputs.merging(chunks.lookupRows, uniquingKeysWith: +)
-      var report = runner.makeReport(
+      var report = services.makeReport(
         state, failure: nil, rowsWritten: rowsWritten,
-        tableRows: configuration.countsTableRows ? runner.countRows(store) : [:], committed: true)
+        tableRows: configuration.countsTableRows ? services.countRows(store) : [:], committed: true)
       chunks.endedTotals.fill(&report)
       var entry = report.auditEntry
       entry.inputLedger = state.inputLedger
@@ -137,7 +153,7 @@ struct CheckpointedRun: RunStrategy {
       try outputs.stage(report)
       if outputs.writesFiles {
         try chunks.finish(report, state: state)
-        state.finishedCheckpoint = (owner, nil)
+        finishedCheckpoint = (owner, nil)
       } else {
         try CheckpointTable.delete(pipeline, in: store)
       }
@@ -241,24 +257,26 @@ struct CheckpointedRun: RunStrategy {
   }
 }
 
-extension PipelineRunner {
+extension CheckpointedRun {
   /// After the outputs of a committed checkpointed or staged run are in place: its finished
   /// checkpoint goes — on the run's own connection, or for a staged run (whose staging is gone)
   /// a new one to the target — and with it the rejects staging of the interrupted run this one
   /// took over. Best effort: a checkpoint left behind only makes a later `--resume` put the same
   /// outputs in place again.
-  func settlePublication(_ state: RunState, store: (any Store)?) {
-    guard let finished = state.finishedCheckpoint else { return }
+  func settlePublication(store: (any Store)?) {
+    guard let finished = finishedCheckpoint else { return }
     let target = configuration.database
     guard
-      let store = configuration.isStaged
+      let store = checkpointing.staged
         ? try? target.driver.openForRun(target, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
         : store,
       (try? CheckpointTable.settle(configuration.name, owner: finished.owner, in: store)) != nil
     else { return }
     if let stale = finished.staleRejects { unlink(stale) }
   }
+}
 
+extension RunServices {
   /// Takes the first `count` results of `reader` without decoding them: the records (and broken
   /// records the reader skipped) a resumed input's interrupted run had taken already.
   func skip(_ count: Int, of reader: any RecordReader, path: String) throws {

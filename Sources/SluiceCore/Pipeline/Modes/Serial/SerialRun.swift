@@ -6,26 +6,39 @@
 /// that off and prove every key with one `foreign_key_check` before the commit; on 1M orders the
 /// check cost as much as the per-row checks it saved, so it is not done.)
 struct SerialRun: RunStrategy {
-  let runner: PipelineRunner
+  let services: RunServices
+  /// The rows a snapshot run deleted, per table, once it has (nil when it is not a snapshot).
+  private(set) var rowsDeleted: [String: Int]?
 
-  private var configuration: PipelineConfiguration { runner.configuration }
+  init(services: RunServices) {
+    self.services = services
+  }
 
-  func execute(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunOutcome {
-    let store = try runner.openDatabase()
+  private var configuration: PipelineConfiguration { services.configuration }
+
+  mutating func execute(
+    outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened
+  ) throws -> RunOutcome {
+    let store = try services.openDatabase()
     opened.store = store
     return .committed(try load(into: store, outputs: outputs, state: &state))
   }
 
+  func complete(_ report: inout RunReport) {
+    report.rowsDeleted = rowsDeleted
+  }
+
   /// Loads every input in one transaction and returns the report the commit makes true.
-  private func load(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
+  private mutating func load(into store: some Store, outputs: RunOutputs, state: inout RunState) throws -> RunReport {
     try store.withTransaction {
       let (lookupRows, totals, _) = try loadInputs(into: store, state: &state)
       let rowsWritten = state.rowsWrittenByInputs.merging(lookupRows, uniquingKeysWith: +)
       // The report as the commit will make it true: the tables counted inside the
       // transaction hold what the commit leaves.
-      var report = runner.makeReport(
+      var report = services.makeReport(
         state, failure: nil, rowsWritten: rowsWritten,
-        tableRows: configuration.countsTableRows ? runner.countRows(store) : [:], committed: true)
+        tableRows: configuration.countsTableRows ? services.countRows(store) : [:], committed: true)
+      complete(&report)
       totals.fill(&report)
       var entry = report.auditEntry
       entry.inputLedger = state.inputLedger
@@ -39,28 +52,28 @@ struct SerialRun: RunStrategy {
   /// schema migrated and the lookup tables synchronized, every input loaded (an incremental one
   /// skipped when it is held), the run's checks, a snapshot's deletions and the deferred indexes.
   /// Returns the lookup tables' changed rows, what the loaders took, and the snapshot's mirror.
-  func loadInputs(into store: some Store, state: inout RunState) throws -> (
+  mutating func loadInputs(into store: some Store, state: inout RunState) throws -> (
     lookupRows: [String: Int], totals: LoadTotals, mirror: SnapshotMirror?
   ) {
-    let (deferred, lookupRows) = try runner.migrateSchema(store)
-    if runner.inputs.contains(where: { $0.input.isIncremental || $0.input.isSnapshot }) {
+    let (deferred, lookupRows) = try services.migrateSchema(store)
+    if services.inputs.contains(where: { $0.input.isIncremental || $0.input.isSnapshot }) {
       _ = try store.lockAgainstConcurrentRuns()
     }
     let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
-    let mirror = try runner.makeMirror(store)
+    let mirror = try services.makeMirror(store)
     var totals = LoadTotals()
-    for (index, source) in runner.inputs.enumerated() where !runner.missingInputs.contains(index) {
-      if source.input.isIncremental, try runner.skipIfHeld(source, index: index, store: store, state: &state) {
+    for (index, source) in services.inputs.enumerated() where !services.missingInputs.contains(index) {
+      if source.input.isIncremental, try services.skipIfHeld(source, index: index, store: store, state: &state) {
         continue
       }
-      try runner.load(
+      try services.load(
         source, index: index, into: store, savepoints: savepoints, mirror: mirror, totals: &totals, state: &state)
     }
     state.keys.finish()
     try state.checkRejectRate()
     try state.checkSomethingLoaded()
-    if let mirror { state.rowsDeleted = try runner.deleteUnseen(mirror, state: &state) }
-    try runner.buildDeferredIndexes(deferred, in: store)
+    if let mirror { rowsDeleted = try services.deleteUnseen(mirror, state: &state) }
+    try services.buildDeferredIndexes(deferred, in: store)
     return (lookupRows, totals, mirror)
   }
 }

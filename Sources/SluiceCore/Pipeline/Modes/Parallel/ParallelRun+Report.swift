@@ -19,7 +19,7 @@ extension ParallelRun {
     samples.sort { $0.input < $1.input }
     let ledger = RunLedger.merging(
       lanes.map(\.ledger), issueSamples: samples.flatMap(\.issues), issueSampleLimit: configuration.issueSampleLimit,
-      rules: runner.rules)
+      rules: services.rules)
     state.adopt(ledger: ledger, inputs: progress)
     state.adopt(inputLedger: lanes.flatMap(\.inputLedger))
     // The rejects, in input order: each input's lines from its lane's spool.

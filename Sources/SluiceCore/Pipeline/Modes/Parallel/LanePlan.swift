@@ -5,7 +5,7 @@
 ///
 /// Lanes then touch disjoint sets of tables, so no lane reads a row another lane writes, or
 /// waits for its locks. The files of one glob share their dataset's tables, so they share a lane.
-package struct LanePlan: Equatable {
+package struct LanePlan: Equatable, Sendable {
   /// Each lane's inputs, by index in the pipeline, in input order; lanes in the order of their
   /// first input.
   package let lanes: [[Int]]

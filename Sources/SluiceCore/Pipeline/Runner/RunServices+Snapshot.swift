@@ -1,4 +1,3 @@
-/// Snapshot runs: what the run did not write is deleted at its end (`SnapshotMirror`).
 extension PipelineRunner {
   /// Why `inputs` cannot run together, read as `datasets`: a snapshot whose tables an
   /// incremental input also loads. A snapshot deletes the rows whose keys the run did not read,
@@ -7,14 +6,18 @@ extension PipelineRunner {
   /// (re-running an unchanged one deletes nothing), so the combination is refused.
   package static func snapshotProblem(inputs: [PipelineInput], datasets: [AnyDataset]) -> String? {
     let pairs = Array(zip(inputs, datasets))
-    let mirrored = Set(pairs.filter { $0.0.isSnapshot }.flatMap { Self.mirrorable($0.1.schema).map(\.name) })
+    let mirrored = Set(
+      pairs.filter { $0.0.isSnapshot }.flatMap { RunServices.mirrorable($0.1.schema).map(\.name) })
     let skippable = Set(pairs.filter { $0.0.isIncremental }.flatMap { $0.1.schema.tables.map(\.name) })
     let shared = mirrored.intersection(skippable).sorted()
     guard let first = shared.first else { return nil }
     return
       "a snapshot and an incremental run cannot load the same tables (\(first)\(shared.count > 1 ? ", …" : "")): an incremental run skips a file the database already holds, so a snapshot would read an unchanged dump as an empty one and delete its rows; a snapshot reads its whole dump every time (an unchanged one deletes nothing): drop --incremental (or 'incremental' in the spec) for the snapshot's inputs"
   }
+}
 
+/// Snapshot runs: what the run did not write is deleted at its end (`SnapshotMirror`).
+extension RunServices {
   /// The mirror of a run with snapshot inputs: the top-level tables their datasets' records own
   /// (with a key, following the run's conflict policy); nil for a run without.
   func makeMirror(_ store: some Store) throws -> SnapshotMirror? {
@@ -25,7 +28,7 @@ extension PipelineRunner {
 
   /// The tables of `schema` a snapshot mirrors: top-level, with a key, following the run's
   /// conflict policy.
-  private static func mirrorable(_ schema: Schema) -> [Table] {
+  static func mirrorable(_ schema: Schema) -> [Table] {
     schema.tables.filter { $0.parent == nil && $0.onConflict == nil && !$0.key.isEmpty }
   }
 

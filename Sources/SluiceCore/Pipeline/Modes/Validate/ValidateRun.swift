@@ -3,17 +3,29 @@
 /// input's drift from a saved inspection (`--baseline`). It writes nothing, and opens no database
 /// but that read-only one.
 struct ValidateRun: RunStrategy {
-  let runner: PipelineRunner
+  let services: RunServices
+  let options: Execution.ValidateOptions
+  /// What the checks against the database looked up (`validate --db`), once they have.
+  private var lookups: LoadTotals?
+  /// How the input differs from the baseline (`--baseline`), once compared.
+  private var baselineChanges: [BaselineChange]?
 
-  private var configuration: PipelineConfiguration { runner.configuration }
-  private var inputs: [PipelineRunner.Source] { runner.inputs }
+  init(services: RunServices, options: Execution.ValidateOptions) {
+    self.services = services
+    self.options = options
+  }
 
-  func execute(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunOutcome {
+  private var configuration: PipelineConfiguration { services.configuration }
+  private var inputs: [PipelineRunner.Source] { services.inputs }
+
+  mutating func execute(
+    outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened
+  ) throws -> RunOutcome {
     // `validate --db`: one read-only connection for the run's checks, never `opened.store` (a
     // failed run records itself there, and this one may not write).
-    let check = try configuration.checksDatabase ? openForChecks() : nil
-    for (index, source) in inputs.enumerated() where !runner.missingInputs.contains(index) {
-      try runner.read(source, index: index, state: &state) { reader, loop, state in
+    let check = try options.checksDatabase ? openForChecks() : nil
+    for (index, source) in inputs.enumerated() where !services.missingInputs.contains(index) {
+      try services.read(source, index: index, state: &state) { reader, loop, state in
         try loop.validate(reader, check: check, state: &state)
         return [:]
       }
@@ -21,18 +33,18 @@ struct ValidateRun: RunStrategy {
     if let check {
       var totals = LoadTotals()
       totals.add(check.lookups)
-      state.loadTotals = totals
+      lookups = totals
     }
-    if let baseline = configuration.baselinePath {
-      state.baselineChanges = try compare(with: baseline) + Self.newEnumValues(state.ledger.drift.summary)
+    if let baseline = options.baselinePath {
+      baselineChanges = try compare(with: baseline) + Self.newEnumValues(state.ledger.drift.summary)
     }
-    let breaking = state.baselineChanges?.filter { $0.impact == .breaking } ?? []
+    let breaking = baselineChanges?.filter { $0.impact == .breaking } ?? []
     let drift =
       breaking.isEmpty
       ? nil
       : "the input drifted from the baseline in \(breaking.count) breaking way(s): \(breaking.prefix(3).map(\.description).joined(separator: "; "))\(breaking.count > 3 ? "; …" : "")"
     do {
-      try state.finishDryRun()
+      try state.finishDryRun(failsOnWarnings: options.failsOnWarnings)
     } catch var abort as RunAbort {
       if let drift { abort.failure.message += "; \(drift)" }
       throw abort
@@ -41,11 +53,16 @@ struct ValidateRun: RunStrategy {
     return .checked
   }
 
+  func complete(_ report: inout RunReport) {
+    lookups?.fill(&report)
+    report.baselineChanges = baselineChanges
+  }
+
   /// The input, inspected whole in its format and record path, against the baseline at `path`:
   /// by the configuration's `BaselineComparison` (the inspector is SluiceInspect's, not the
   /// engine's).
   func compare(with path: String) throws -> [BaselineChange] {
-    guard let comparison = configuration.baselineComparison else {
+    guard let comparison = options.baselineComparison else {
       throw RunAbort(
         failure: .init(
           kind: .configuration,
@@ -92,7 +109,7 @@ struct ValidateRun: RunStrategy {
       throw RunAbort(failure: .init(kind: kind, message: error.message))
     }
     return try ReferenceCheck(
-      store: store, schema: runner.schema, conflict: configuration.conflict, limits: configuration.keyRegistryLimits,
+      store: store, schema: services.schema, conflict: configuration.conflict, limits: configuration.keyRegistryLimits,
       makeSpill: configuration.keySpill, budget: configuration.memoryBudget)
   }
 }

@@ -33,17 +33,35 @@ package struct StagingError: Error, Sendable, CustomStringConvertible {
 /// resumable; a crash while publishing rolls the target's transaction back, and `--resume`
 /// publishes again.
 struct StagedRun: RunStrategy {
-  let runner: PipelineRunner
+  let services: RunServices
+  let checkpointing: PipelineConfiguration.Checkpointing
+  /// The checkpointed run into the side database, which keeps its own state.
+  private var chunked: CheckpointedRun
 
-  private var configuration: PipelineConfiguration { runner.configuration }
-  private var schema: Schema { runner.schema }
-  private var chunked: CheckpointedRun { CheckpointedRun(runner: runner) }
+  init(services: RunServices, checkpointing: PipelineConfiguration.Checkpointing) {
+    self.services = services
+    self.checkpointing = checkpointing
+    chunked = CheckpointedRun(services: services, checkpointing: checkpointing)
+  }
 
-  func execute(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunOutcome {
+  private var configuration: PipelineConfiguration { services.configuration }
+  private var schema: Schema { services.schema }
+
+  mutating func execute(
+    outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened
+  ) throws -> RunOutcome {
     .committed(try load(outputs: outputs, state: &state, opened: &opened))
   }
 
-  private func load(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws
+  func willPublish() {
+    chunked.willPublish()
+  }
+
+  func didPublish(store: (any Store)?) {
+    chunked.didPublish(store: store)
+  }
+
+  private mutating func load(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws
     -> RunReport
   {
     let target = configuration.database
@@ -60,7 +78,7 @@ struct StagedRun: RunStrategy {
     let tables = schema.tableNames + schema.lookups.map(\.table)
     // A resume with no staging to go on from starts the run (killed before its staging was
     // made, or nothing unfinished): the restart command is the same every night.
-    let resumes = configuration.checkpointing?.resumes == true
+    let resumes = checkpointing.resumes
     var starts = !resumes
     do {
       if resumes {
@@ -76,7 +94,7 @@ struct StagedRun: RunStrategy {
       }
       if starts {
         if try driver.stagingExists(for: target) {
-          guard configuration.checkpointing?.restarts == true else {
+          guard checkpointing.restarts else {
             throw RunAbort(
               failure: .init(
                 kind: .data,
@@ -140,7 +158,7 @@ struct StagedRun: RunStrategy {
   /// A staged run published, then stopped before its outputs were in place: its finished
   /// checkpoint, published with it, is in the target; the outputs are put in place from it.
   /// Nil when the target holds no such run.
-  private func resumePublishedRun(
+  private mutating func resumePublishedRun(
     _ outputs: RunOutputs, _ state: inout RunState, _ opened: inout PipelineRunner.Opened
   ) throws
     -> RunReport?

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Opening and reading the run's inputs, and checking before the run that they are there.
-extension PipelineRunner {
+extension RunServices {
   /// Opens one input, reads it to its end with `body` and closes it, counting what its records
   /// did as its own; `body` returns the rows they wrote.
   ///

@@ -25,16 +25,27 @@ import Foundation
 
 /// The strategy of a run that loads its lanes over several connections at once.
 struct ParallelRun: RunStrategy {
-  let runner: PipelineRunner
-  let plan: LanePlan
-  let driver: any ParallelLoadingDriver
+  let services: RunServices
+  let lanes: Execution.Lanes
+  /// Whether the run's row is its own to settle: from the moment its `running` row is
+  /// committed, the run records its outcome itself (`LaneCommitment`).
+  private(set) var settledItsAudit = false
 
-  func execute(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunOutcome {
+  init(services: RunServices, lanes: Execution.Lanes) {
+    self.services = services
+    self.lanes = lanes
+  }
+
+  mutating func execute(
+    outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened
+  ) throws -> RunOutcome {
     .committed(try load(outputs: outputs, state: &state, opened: &opened))
   }
 
-  var configuration: PipelineConfiguration { runner.configuration }
-  var inputs: [PipelineRunner.Source] { runner.inputs }
+  var configuration: PipelineConfiguration { services.configuration }
+  var inputs: [PipelineRunner.Source] { services.inputs }
+  var plan: LanePlan { lanes.plan }
+  private var driver: any ParallelLoadingDriver { lanes.driver }
 
   /// One connection of a parallel run and what it did; each is touched by its own thread until
   /// that ends, then by the coordinating one.
@@ -63,8 +74,10 @@ struct ParallelRun: RunStrategy {
   ///
   /// From the moment the run's `running` row is committed, the run settles its row itself —
   /// `failed`, `partial` or `succeeded` (`LaneCommitment`) — and says so in
-  /// `state.auditSettled`, so `finish` adds no second row.
-  func load(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws -> RunReport {
+  /// `settledItsAudit`, so `finish` adds no second row.
+  mutating func load(outputs: RunOutputs, state: inout RunState, opened: inout PipelineRunner.Opened) throws
+    -> RunReport
+  {
     /// A connection of the run, waiting for locks as long as the run does.
     func connect() throws -> any LaneConnection {
       do {
@@ -79,11 +92,11 @@ struct ParallelRun: RunStrategy {
     let coordinator = try connect()
     opened.store = coordinator
     var workers: [LaneWorker] = []
-    for number in 0..<min(configuration.parallelism.jobs, plan.lanes.count) {
+    for number in 0..<min(lanes.jobs, plan.lanes.count) {
       workers.append(LaneWorker(number: number, store: try connect()))
     }
     let twoPhase: Bool
-    switch configuration.parallelism.commit {
+    switch lanes.commit {
     case .ordered: twoPhase = false
     case .twoPhase:
       // Refused now, before anything is written, rather than at the PREPARE after the load.
@@ -114,14 +127,14 @@ struct ParallelRun: RunStrategy {
     // The schema, the lookup tables and the run's `running` row, committed before the lanes
     // start: the other connections cannot see uncommitted DDL, and the row is the run's commit
     // log, which no lane transaction carries.
-    let beginning = runner.makeReport(state, failure: nil, rowsWritten: [:], tableRows: [:], committed: false)
+    let beginning = services.makeReport(state, failure: nil, rowsWritten: [:], tableRows: [:], committed: false)
       .auditEntry
     let (deferred, lookupRows, run) = try coordinator.withTransaction {
-      let (deferred, lookupRows) = try runner.migrateSchema(coordinator)
+      let (deferred, lookupRows) = try services.migrateSchema(coordinator)
       let run = try coordinator.beginLaneRun(beginning, lanes: workers.count, twoPhase: twoPhase)
       return (deferred, lookupRows, run)
     }
-    state.auditSettled = true
+    settledItsAudit = true
     defer {
       for worker in workers where worker.inTransaction { worker.store.rollbackTransaction() }
     }
@@ -138,9 +151,9 @@ struct ParallelRun: RunStrategy {
         worker.store.rollbackTransaction()
         worker.inTransaction = false
       }
-      var failure = runner.classify(error, state: &state)
+      var failure = services.classify(error, state: &state)
       if state.waitedForLock { failure.message += coordinator.lockHoldersNote(describing: configuration.database) }
-      let entry = runner.makeReport(state, failure: failure, rowsWritten: [:], tableRows: [:], committed: false)
+      let entry = services.makeReport(state, failure: failure, rowsWritten: [:], tableRows: [:], committed: false)
         .auditEntry
       if (try? coordinator.abortLaneRun(run, entry)) == nil {
         // The coordinating connection is gone: another records it, or `sluice recover` will.
@@ -182,11 +195,12 @@ struct ParallelRun: RunStrategy {
     // Each table counted by the connection that wrote it: only its transaction sees its rows.
     let tableRows =
       configuration.countsTableRows
-      ? runner.countRows { table in
+      ? services.countRows { table in
         let lane = plan.laneOfTable[table]
         return workers.first { lane != nil && $0.lanes.contains(lane ?? -1) }?.store ?? coordinator
       } : [:]
-    var report = runner.makeReport(state, failure: nil, rowsWritten: rowsWritten, tableRows: tableRows, committed: true)
+    var report = services.makeReport(
+      state, failure: nil, rowsWritten: rowsWritten, tableRows: tableRows, committed: true)
     var totals = LoadTotals()
     for worker in workers { totals.add(worker.totals) }
     totals.fill(&report)
@@ -196,8 +210,8 @@ struct ParallelRun: RunStrategy {
     var entry = report.auditEntry
     entry.inputLedger = state.inputLedger
     let commitment = LaneCommitment(
-      runner: runner, run: run, coordinator: coordinator, workers: workers, plan: plan, entry: entry,
-      failedEntry: runner.makeReport(
+      services: services, run: run, coordinator: coordinator, workers: workers, plan: plan, entry: entry,
+      failedEntry: services.makeReport(
         state, failure: .init(kind: .io, message: ""), rowsWritten: [:], tableRows: [:], committed: false
       ).auditEntry)
     try twoPhase ? commitment.commitTwoPhase() : commitment.commitInOrder()
@@ -210,7 +224,7 @@ struct ParallelRun: RunStrategy {
   /// each into its transaction, then builds the deferred indexes of its tables. Leaves the
   /// transaction open for the commit.
   private func work(_ worker: LaneWorker, plan: LanePlan, coordination: LaneCoordination, deferred: [Migration]) {
-    var state = RunState(configuration: configuration, rules: runner.rules)
+    var state = RunState(configuration: configuration, rules: services.rules)
     state.progress = nil
     state.lane = (coordination, worker.number)
     let store = worker.store
@@ -229,11 +243,11 @@ struct ParallelRun: RunStrategy {
       let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
       while let lane = coordination.takeLane() {
         worker.lanes.append(lane)
-        for index in plan.lanes[lane] where !runner.missingInputs.contains(index) {
+        for index in plan.lanes[lane] where !services.missingInputs.contains(index) {
           if coordination.mustStop(at: index) { throw LaneStopped() }
           place = index
           let source = inputs[index]
-          try runner.load(source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state)
+          try services.load(source, index: index, into: store, savepoints: savepoints, totals: &totals, state: &state)
         }
       }
       place = Int.max
@@ -241,14 +255,15 @@ struct ParallelRun: RunStrategy {
       // The deferred indexes of its own tables (`Schema.migrations` names them so).
       let tables = Set(plan.laneOfTable.filter { worker.lanes.contains($0.value) }.keys)
       let ownIndexes = Set(
-        runner.schema.tables.filter { tables.contains($0.name) }.flatMap {
+        services.schema.tables.filter { tables.contains($0.name) }.flatMap {
           $0.indexes.map { "create index \($0.name)" }
         })
-      try runner.buildDeferredIndexes(deferred.filter { ownIndexes.contains($0.identifier) }, in: store, locking: false)
+      try services.buildDeferredIndexes(
+        deferred.filter { ownIndexes.contains($0.identifier) }, in: store, locking: false)
     } catch is LaneStopped {
       // An earlier input failed: that failure is the run's.
     } catch {
-      let failure = runner.classify(error, state: &state)
+      let failure = services.classify(error, state: &state)
       coordination.fail(at: place)
       worker.failure = (place, failure)
     }
