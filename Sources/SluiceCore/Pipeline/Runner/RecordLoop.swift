@@ -176,7 +176,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       try afterBatch(batch.count - batch.count(where: \.isAfterRecords), &state)
       handOff.recycle(consume batch)
       state.tickProgress()
-      try state.checkLane()
+      try state.checkGoesOn()
     }
   }
 }

@@ -86,11 +86,10 @@ package struct ProgressTicker {
 extension RunState {
   /// Hands the run's progress to the handler, if one is set and its interval has passed.
   mutating func tickProgress() {
-    if let lane {
-      guard lane.coordination.wantsProgress else { return }
+    if let part {
+      guard part.wantsProgress else { return }
       let current = inputs.last.map { $0.hasEnded ? 0 : $0.bytesSoFar } ?? 0
-      lane.coordination.report(
-        lane: lane.number,
+      part.report(
         .init(
           input: inputs.last?.index ?? 0, bytesRead: endedInputBytes + current, recordsRead: ledger.recordsRead,
           recordsDone: ledger.statistics[Stage.load.ordinal].recordsOut, recordsRejected: ledger.rejectedRecords))

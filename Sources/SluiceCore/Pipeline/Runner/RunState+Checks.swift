@@ -32,7 +32,7 @@ extension RunState {
         ))
     }
     if let maxRejects = policy.maxRejects,
-      (lane?.coordination.countRejected(atInput: inputs.last?.index ?? 0) ?? ledger.rejectedRecords) > maxRejects
+      (part?.countRejected(atInput: inputs.last?.index ?? 0) ?? ledger.rejectedRecords) > maxRejects
     {
       throw RunAbort(failure: Self.budgetExceeded(maxRejects))
     }
@@ -45,11 +45,11 @@ extension RunState {
     )
   }
 
-  /// In a parallel run, stops this lane when an input before the one it reads has failed
-  /// (`LaneCoordination`); checked after every batch.
-  func checkLane() throws {
-    guard let lane, let index = inputs.last?.index else { return }
-    if lane.coordination.mustStop(at: index) { throw LaneStopped() }
+  /// Stops a part of the run (a lane) when an input before the one it reads has failed
+  /// (`RunPart`); checked after every batch.
+  func checkGoesOn() throws {
+    guard let part, let index = inputs.last?.index else { return }
+    try part.checkGoesOn(atInput: index)
   }
 
   /// The rate half of the error budget, checked once the whole input has been read.

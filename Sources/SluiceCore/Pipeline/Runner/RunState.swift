@@ -37,8 +37,9 @@ package struct RunState {
   let isReplay: Bool
   /// The configuration's progress handler and when it is next due (`tickProgress`).
   package var progress: ProgressTicker?
-  /// In a parallel run, what the lanes share, and this lane's number (`ParallelRun`).
-  package var lane: (coordination: LaneCoordination, number: Int)?
+  /// What this state shares with the others that read the run's inputs at once (a lane's:
+  /// `RunPart`); nil when it reads them alone.
+  package var part: (any RunPart)?
   /// Bytes read of the inputs that have ended, so a lane's progress does not sum them per batch.
   private(set) var endedInputBytes: Int64 = 0
   /// The natural keys the run's records own, across its inputs (`KeyRegistry`). A lane of a
@@ -107,7 +108,7 @@ package struct RunState {
     inputs[last].finish(at: ledger.snapshot(), rowsWritten: rowsWritten, digest: digest)
     inputs[last].quarantineBytes = inputs[last].quarantineBytes.lowerBound..<(quarantine?.byteCount ?? 0)
     endedInputBytes += inputs[last].bytesSoFar
-    if lane == nil && inputs[last].index >= RunReport.inputSectionLimit { foldLastInput() }
+    if part == nil && inputs[last].index >= RunReport.inputSectionLimit { foldLastInput() }
   }
 
   /// Adds an ended input's row to the ledger.

@@ -17,13 +17,7 @@ package final class LaneCoordination: Sendable {
   }
 
   /// One lane's latest progress figures.
-  struct LaneProgress {
-    var input: Int
-    var bytesRead: Int64
-    var recordsRead: Int
-    var recordsDone: Int
-    var recordsRejected: Int
-  }
+  typealias LaneProgress = PartProgress
 
   let laneCount: Int
   private let state: Mutex<State>

@@ -226,7 +226,7 @@ struct ParallelRun: RunStrategy {
   private func work(_ worker: LaneWorker, plan: LanePlan, coordination: LaneCoordination, deferred: [Migration]) {
     var state = RunState(configuration: configuration, rules: services.rules)
     state.progress = nil
-    state.lane = (coordination, worker.number)
+    state.part = LanePart(coordination: coordination, number: worker.number)
     let store = worker.store
     var totals = LoadTotals()
     /// Where a failure would rank among the inputs: before them all while the connection gets
