@@ -37,7 +37,8 @@ public struct Pipeline: Sendable {
 }
 
 /// A pipeline that cannot be made from its configuration and datasets: no dataset for an input,
-/// or datasets that declare one table differently.
+/// datasets that declare one table differently, or a setting the run would ignore (a validate
+/// run with checkpoints, a plan with `jobs`: `PipelineConfiguration.ignoredSetting`).
 public struct PipelineError: Error, Sendable, CustomStringConvertible {
   public var message: String
   public init(message: String) { self.message = message }

@@ -117,10 +117,11 @@ public struct PipelineConfiguration: Sendable {
   public struct Parallelism: Sendable, Hashable {
     /// How many connections load the run's independent inputs at once, where the store's driver
     /// loads lanes (`ParallelLoadingDriver`). 1, or a run whose inputs all share tables, or a
-    /// store with one writer, or a validate, plan or checkpointed run: the inputs load one after
-    /// another.
+    /// store with one writer: the inputs load one after another. A validate, plan, checkpointed,
+    /// incremental or snapshot run with more is refused (`ignoredSetting`).
     public var jobs: Int
-    /// How the connections' transactions commit (tests force the ordered one).
+    /// How the connections' transactions commit (tests force the ordered one); anything but
+    /// `automatic` needs `jobs` above 1.
     public var commit: LaneCommit
 
     public init(jobs: Int = 1, commit: LaneCommit = .automatic) {

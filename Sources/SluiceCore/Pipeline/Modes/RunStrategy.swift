@@ -30,6 +30,10 @@ protocol RunStrategy {
   /// run's commit log), so the runner adds no row for its failure.
   var settledItsAudit: Bool { get }
 
+  /// Whether a failed run of this mode is recorded in the audit tables (a plan writes nothing,
+  /// not even that).
+  var recordsFailure: Bool { get }
+
   /// A committed run's outputs are about to be put in place.
   func willPublish()
 
@@ -44,6 +48,7 @@ protocol RunStrategy {
 extension RunStrategy {
   func complete(_ report: inout RunReport) {}
   var settledItsAudit: Bool { false }
+  var recordsFailure: Bool { true }
   func willPublish() {}
   func didPublish(store: (any Store)?) {}
   func cleanUp() {}

@@ -11,7 +11,7 @@ extension PipelineRunner {
     _ run: RunState, _ opened: Opened, strategy: (any RunStrategy)?, committed: RunReport?, planned: RunReport? = nil
   ) -> RunReport {
     let auditSettled = strategy?.settledItsAudit == true
-    if let store = opened.store, committed == nil, !auditSettled, configuration.mode != .plan {
+    if let store = opened.store, committed == nil, !auditSettled, strategy?.recordsFailure != false {
       recordFailure(run, strategy: strategy, store: store)
     }
     var report: RunReport

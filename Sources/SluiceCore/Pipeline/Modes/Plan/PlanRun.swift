@@ -48,6 +48,8 @@ struct PlanRun: RunStrategy {
     load.complete(&report)
   }
 
+  var recordsFailure: Bool { false }
+
   func cleanUp() {
     guard let folder else { return }
     for suffix in ["", "-journal", "-wal", "-shm"] { unlink(folder + "/plan.sqlite" + suffix) }
