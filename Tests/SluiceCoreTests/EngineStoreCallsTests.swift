@@ -52,6 +52,26 @@ struct EngineStoreCallsTests {
     #expect(log.rowsWritten(into: "parcels") == 2)
   }
 
+  @Test func aLenientRunOverItsBudgetRollsBackWhatItWrote() throws {
+    var policy = Policy.lenient
+    policy.maxRejects = 1
+    let lines = [Self.shipment(1), Self.shipment(2, mode: "rail"), Self.shipment(3, mode: "rail"), Self.shipment(4)]
+    let (report, log) = try run(lines, policy: policy)
+    #expect(report.status == .failed)
+    #expect(report.exitCode == 65)
+    let rollback = try #require(log.calls.firstIndex(of: .rollback))
+    #expect(log.calls[..<rollback].contains(.insert("shipments", rows: 1)))
+    #expect(!log.calls[..<rollback].contains(.commit))
+  }
+
+  @Test func aValidateRunOpensNoStore() throws {
+    let (report, log) = try run([Self.shipment(1), Self.shipment(2, mode: "rail")], policy: .lenient) {
+      $0.mode = .validate
+    }
+    #expect(report.issues.map(\.code) == [.unsupportedEnumValue])
+    #expect(log.calls.isEmpty)
+  }
+
   @Test func aCheckpointedRunCommitsEachChunk() throws {
     let (report, log) = try run((1...600).map { Self.shipment($0) }, policy: .strict) {
       $0.checkpointing = .init(recordsPerChunk: 100)
