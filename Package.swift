@@ -163,11 +163,20 @@ let package = Package(
       dependencies: ["SluiceCLI"],
       path: "Tests/SluiceDocs"
     ),
-    // Files, gzip streams and corpus paths shared by the test targets.
+    // Files, gzip streams, corpus paths, datasets and the recording store shared by the test
+    // targets; no PostgreSQL: the engine's tests (SluiceCoreTests) link no server driver.
     .target(
       name: "SluiceTestSupport",
-      dependencies: ["SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceCLI", "CZlib"],
+      dependencies: ["SluiceCore", "SluiceSQLite", "SluiceCLI", "CZlib"],
       path: "Tests/SluiceTestSupport"
+    ),
+    // The test servers (PostgreSQLServer, CitusCluster), a run into SQLite and PostgreSQL at once
+    // (TwinStores, over the catalog's datasets) and every driver registered (StoreDrivers.all),
+    // for the targets that test against PostgreSQL.
+    .target(
+      name: "SluicePostgreSQLTestSupport",
+      dependencies: ["SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceCatalog", "SluiceTestSupport"],
+      path: "Tests/SluicePostgreSQLTestSupport"
     ),
     .testTarget(
       name: "SluiceCoreTests",
@@ -181,7 +190,7 @@ let package = Package(
       name: "SluiceCatalogTests",
       dependencies: [
         "SluiceCatalog", "SluiceCore", "SluiceInspect", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport",
-        "OrderSamples",
+        "SluicePostgreSQLTestSupport", "OrderSamples",
       ],
       // Contract fixtures are read in place through #filePath, not bundled.
       exclude: ["Fixtures"]
@@ -200,14 +209,18 @@ let package = Package(
     ),
     .testTarget(
       name: "SluicePostgreSQLTests",
-      dependencies: ["SluicePostgreSQL", "SluiceSQLite", "SluiceCore", "SluiceCatalog", "SluiceTestSupport"]
+      dependencies: [
+        "SluicePostgreSQL", "SluiceSQLite", "SluiceCore", "SluiceCatalog", "SluiceTestSupport",
+        "SluicePostgreSQLTestSupport",
+      ]
     ),
     .testTarget(
       name: "SluiceEndToEndTests",
       dependencies: [
         "sluice", "sluice-faults", "orders-generator", "messages-generator", "devices-generator", "SluiceCLI",
         "SluiceCatalog",
-        "SluiceCore", "SluiceInspect", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport", "OrderSamples",
+        "SluiceCore", "SluiceInspect", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport",
+        "SluicePostgreSQLTestSupport", "OrderSamples",
       ]
     ),
   ],

@@ -213,7 +213,7 @@ package final class SQLiteConnection: Store {
     return connection
   }
 
-  /// The run's budget for the page cache (`MemoryBudget.pageCacheBytes`; 16 MiB at the default).
+  /// The run's budget for the page cache (`MemoryBudget.pageCacheBytes`; 9 MiB at the default).
   public func usePageCache(bytes: Int) throws {
     try execute("PRAGMA cache_size = -\(max(bytes / 1024, 1024))")
   }

@@ -1,6 +1,5 @@
 import SluiceCLI
 @_spi(Internals) import SluiceCore
-import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing

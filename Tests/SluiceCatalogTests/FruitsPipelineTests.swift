@@ -6,25 +6,6 @@ import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
 
-/// Builds fruit records as JSON text, one per line, so tests can damage any of them.
-struct FruitsDump {
-  static func fruit(_ index: Int, recipes: Int = 2, name: String? = nil) -> String {
-    let list = (0..<recipes).map { position in
-      #"{"title": "Recipe \#(position) of \#(index)", "description": "Stir \#(position) times.", "videoTutorial": "https://v.example.com/\#(index)/\#(position)"}"#
-    }
-    let name = name ?? "Frücht \(index)"
-    return
-      #"{"fruitID": "F\#(index)", "name": "\#(name)", "color": "red", "recipes": [\#(list.joined(separator: ", "))]}"#
-  }
-
-  /// A JSON array with one record per line (record n is on line n + 1).
-  static func array(_ records: [String]) -> String {
-    "[\n" + records.joined(separator: ",\n") + "\n]\n"
-  }
-
-  static func ndjson(_ records: [String]) -> String { records.joined(separator: "\n") + "\n" }
-}
-
 /// A scratch directory with a database path, and helpers to run and inspect pipelines.
 final class Workspace {
   let directory: TemporaryDirectory

@@ -2,6 +2,7 @@ import Foundation
 import OrderSamples
 import SluiceCatalog
 import SluiceCore
+import SluicePostgreSQLTestSupport
 import SluiceTestSupport
 import Testing
 

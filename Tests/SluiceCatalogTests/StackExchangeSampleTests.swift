@@ -2,6 +2,7 @@ import Foundation
 import SluiceCatalog
 @_spi(Internals) import SluiceCore
 import SluicePostgreSQL
+import SluicePostgreSQLTestSupport
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing

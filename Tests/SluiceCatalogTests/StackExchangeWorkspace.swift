@@ -3,6 +3,7 @@ import FoundationXML
 import SluiceCatalog
 @_spi(Internals) import SluiceCore
 import SluicePostgreSQL
+import SluicePostgreSQLTestSupport
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 

@@ -6,7 +6,7 @@ import Testing
 @_spi(Internals) @testable import SluiceCore
 
 /// A dataset defined here, outside the catalog: the engine runs any dataset that plugs in its
-/// types (design rule 14), and its map and load stages report their own failures.
+/// types, and its map and load stages report their own failures.
 struct ShipmentsDataset: Dataset {
   struct DTO: Decodable {
     var id: String

@@ -324,7 +324,8 @@ struct HTMLReportTests {
     let html = HTMLReport.render(report)
     #expect(
       html.contains(
-        "<dt>bulk batches</dt><dd>customers 1 copied, 245 staged; orders 1,246 copied, 0 staged; 2 row by row</dd>"))
+        "<dt>bulk batches</dt><dd>customers 1 inserted, 245 merged; orders 1,246 inserted, 0 merged; 2 row by row</dd>")
+    )
     #expect(html.contains("<dt>parallel</dt><dd>3 lanes over 2 connections, two-phase commit</dd>"))
     let plain = HTMLReport.render(Self.report())
     #expect(!plain.contains("bulk batches"))
@@ -339,10 +340,10 @@ struct HTMLReportTests {
       tables: ["orders": .init(copied: 714, staged: 0)], rowByRow: 9_520, chosenRowByRow: 9_516)
     #expect(
       HTMLReport.render(report).contains(
-        "<dt>bulk batches</dt><dd>orders 714 copied, 0 staged; 9,520 row by row (9,516 of them as cheaper)</dd>"))
+        "<dt>bulk batches</dt><dd>orders 714 inserted, 0 merged; 9,520 row by row (9,516 of them as cheaper)</dd>"))
     #expect(
       report.summary().contains(
-        "  bulk batches: orders 714 copied, 0 staged; 9520 row by row (9516 of them as cheaper)"))
+        "  bulk batches: orders 714 inserted, 0 merged; 9520 row by row (9516 of them as cheaper)"))
     let decoded = try RunReport.decode(from: try report.jsonData())
     #expect(decoded.bulkWrites == report.bulkWrites)
     // A report written before the key existed reads as none chosen.

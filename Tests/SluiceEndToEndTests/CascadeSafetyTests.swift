@@ -2,6 +2,7 @@ import Foundation
 import OrderSamples
 import SluiceCatalog
 @_spi(Internals) import SluiceCore
+import SluicePostgreSQLTestSupport
 @_spi(Internals) import SluiceTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import SluiceCatalog
 @_spi(Internals) import SluiceCore
 import SluicePostgreSQL
+import SluicePostgreSQLTestSupport
 @_spi(Internals) import SluiceTestSupport
 import Testing
 

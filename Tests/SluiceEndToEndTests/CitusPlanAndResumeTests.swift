@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Internals) import SluiceCore
 import SluicePostgreSQL
+import SluicePostgreSQLTestSupport
 @_spi(Internals) import SluiceTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCatalog
 @_spi(Internals) import SluiceCore
+import SluicePostgreSQLTestSupport
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Synchronization

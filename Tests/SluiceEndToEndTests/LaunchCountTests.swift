@@ -17,11 +17,12 @@ import Testing
 struct LaunchCountTests {
   /// Issue 40 asks for at most about 40; 72 are left, each needing a process of its own: 30
   /// `sluice-faults` kills, 3 launched runs timed to aim random kills, 10 runs started to be
-  /// SIGKILLed or to race; `ulimit` 5, peak RSS 5, `umask` 3, closed or broken streams 3,
+  /// SIGKILLed or to race; `ulimit` 5, peak RSS 4 (issue 56: the plain-against-gzip XML orders,
+  /// whose peak said nothing, run in process now), `umask` 3, closed or broken streams 3,
   /// `runuser` 4 (two of them copy the binary), another environment 4, shares loaded by
   /// processes at once 2, a terminal, standard input, and the browser check's script; and
   /// peak RSS of the runs over hostile wide CSV and NDJSON (issue 55), from one helper.
-  static let limit = 73
+  static let limit = 72
 
   /// What a line that starts a process of `sluice` or `sluice-faults`, or hands one its path, holds.
   static let launch =

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Internals) import SluiceCore
+import SluicePostgreSQLTestSupport
 @_spi(Internals) import SluiceTestSupport
 import Testing
 

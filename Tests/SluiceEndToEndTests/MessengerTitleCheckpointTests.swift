@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Internals) import SluiceCore
+import SluicePostgreSQLTestSupport
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import SluiceCLI
 import SluiceCatalog
 import SluicePostgreSQL
+import SluicePostgreSQLTestSupport
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 

@@ -551,15 +551,16 @@ struct XMLAttackTests {
     #expect(!report.committed)
   }
 
+  /// In process: 500 ordinary orders say nothing of the memory bound (the attacks above measure
+  /// it, each in a process of its own); what is checked is that both encodings load the same rows.
   @Test func theSameOrdersLoadFromPlainAndGzipXML() throws {
     let scratch = try Scratch()
     let document = Self.orders(0..<500)
     var snapshots: [DatabaseSnapshot] = []
     for (name, bytes) in [("plain.xml", Array(document.utf8)), ("packed.xml.gz", Gzip.compress(Array(document.utf8)))] {
       try? FileManager.default.removeItem(atPath: scratch.database)
-      let result = try SluiceBinary.measure(["run", try scratch.spec(input: try scratch.directory.write(name, bytes))])
+      let result = try SluiceCommand.run(["run", try scratch.spec(input: try scratch.directory.write(name, bytes))])
       #expect(result.status == 0, "\(result.stderr)")
-      #expect(result.peakResidentBytes <= Self.memoryBound)
       snapshots.append(try scratch.snapshot())
     }
     #expect(snapshots[0].count("orders") == 500)

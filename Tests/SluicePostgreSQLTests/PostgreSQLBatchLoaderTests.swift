@@ -1,4 +1,5 @@
 import Foundation
+import SluicePostgreSQLTestSupport
 @_spi(Internals) import SluiceTestSupport
 import Testing
 

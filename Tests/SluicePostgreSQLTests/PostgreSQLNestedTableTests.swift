@@ -1,4 +1,5 @@
 import Foundation
+import SluicePostgreSQLTestSupport
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing

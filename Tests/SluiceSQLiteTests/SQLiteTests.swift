@@ -1,5 +1,4 @@
 import Foundation
-import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing

@@ -1,5 +1,4 @@
 @_spi(Internals) import SluiceCore
-import SluicePostgreSQL
 import SluiceSQLite
 
 /// The rows of some tables of a database, as text, so a test can prove a failed run left the

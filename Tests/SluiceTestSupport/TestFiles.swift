@@ -2,7 +2,6 @@ import CZlib
 import Foundation
 import SluiceCLI
 @_spi(Internals) import SluiceCore
-import SluicePostgreSQL
 import SluiceSQLite
 
 /// A fresh directory per test, removed when the value goes away.
@@ -95,11 +94,6 @@ public enum Repository {
   public static func path(_ relative: String) -> String {
     (root as NSString).appendingPathComponent(relative)
   }
-}
-
-extension StoreDrivers {
-  /// Every driver this package has, as the `sluice` executable registers them.
-  public static let all = StoreDrivers([SQLiteDriver(), PostgreSQLDriver()])
 }
 
 extension AnyDataset {

@@ -3,7 +3,7 @@ import Foundation
 
 // The real chat exports — Slack, Discord, Mattermost, Messenger, Telegram — each decode their
 // own wire format (a DTO per export) and map it to the one `Message` domain, written through
-// `MessageTables` (design rule 1). What they share is here: how their keys are spelled in the
+// `MessageTables`. What they share is here: how their keys are spelled in the
 // shared tables, and how a file's kind is told.
 
 /// What the real chat exports share.

@@ -1,8 +1,8 @@
 @_spi(Internals) import SluiceCore
 
-/// A chat message in the domain, whichever export it came from (design rule 1: Sluice's own
-/// message format, Slack, Discord, Mattermost, Messenger and Telegram are different DTOs mapped
-/// to this one type). `MessageTables.rows(for:into:)` writes it.
+/// A chat message in the domain, whichever export it came from (Sluice's own message format,
+/// Slack, Discord, Mattermost, Messenger and Telegram are different DTOs mapped to this one
+/// type). `MessageTables.rows(for:into:)` writes it.
 ///
 /// **Keys.** `id` is the message's key in `messages.message_id` and must be unique across every
 /// conversation of a database. An export whose ids are only unique within a conversation (most

@@ -12,7 +12,7 @@ import Foundation
 /// The kind's fields are decoded by the kind's own DTO from the same record, so a missing or
 /// wrongly typed field fails the decode at its path (`url`, `attachments[0].name`). A `type`
 /// this version does not know decodes as `.unknown` with its name and no fields, and the map
-/// stage rejects it as `unsupportedEnumValue` (design rule 3) — where the policy decides and
+/// stage rejects it as `unsupportedEnumValue` — where the policy decides and
 /// the drift summary counts it by name — never as a normal kind.
 public struct MessageDTO: Decodable, Sendable {
   /// Unique within the conversation (the message's key is `<conversationId>/<id>`).

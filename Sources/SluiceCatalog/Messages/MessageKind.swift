@@ -1,6 +1,6 @@
 @_spi(Internals) import SluiceCore
 
-/// The kinds of chat message Sluice knows. It owns the `message_kinds` table (design rule 12):
+/// The kinds of chat message Sluice knows. It owns the `message_kinds` table (a `LookupEnum`):
 /// ids are fixed per case and never reused; a case removed from the enum stays in the table,
 /// marked retired, so older messages still join.
 ///

@@ -16,7 +16,7 @@
 /// - `message_attachments(message_id, position, kind_id, …)`: images, files and links attached
 ///   to a message, in order from 0, replaced with it. A link (kind `link`) has its `url` and,
 ///   when the export shows one, its `caption`.
-/// - `message_kinds`: owned by `MessageKind` (design rule 12).
+/// - `message_kinds`: owned by `MessageKind`, a `LookupEnum`.
 ///
 /// A dataset lists `MessageTables.schema` as its schema and calls `rows(for:into:)` from its
 /// own `rows(for:into:)`. The columns' `field`s — the paths of load-stage issues — are those of

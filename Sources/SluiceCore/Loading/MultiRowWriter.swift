@@ -4,10 +4,8 @@
 ///
 /// Each statement SQLite runs costs it more than the row it inserts: the program's start and
 /// halt, a cursor opened on the table, on each index and on each foreign key's parent, the
-/// constraint checks set up. On parsed rows (Benchmarks/floor.c), the orders' rows in statements
-/// of 16 to 64 rows took 0.61–0.64× the instructions SQLite spent on a statement per row (20,000
-/// orders), and this writer's statements and savepoints (`floor … batches`) 0.78–0.80× the time
-/// of a statement per row (`floor … records`) on 1M orders.
+/// constraint checks set up. A statement of many rows pays that once (the measurements are in
+/// Benchmarks/RESULTS.md, "SQLite writes batches in bulk").
 ///
 /// Like every bulk writer it is a shortcut, never a second set of rules (`BulkWriter`): a
 /// successful batch leaves the tables, counts and outcomes that `RowWriter` would, and a batch
@@ -18,8 +16,8 @@
 ///   takes `INSERT … ON CONFLICT DO UPDATE … WHERE` a column differs, which applies each row in
 ///   turn exactly as the row writer's upsert does, with the same changes counted (a row the
 ///   table has as it is changes nothing). Unlike the row writer, it remembers no rows it wrote:
-///   on 1M orders, skipping the customers' repeated rows saved no time, and remembering 65,536
-///   of them took 10 MiB;
+///   skipping the customers' repeated rows saved no time and the rows remembered took memory
+///   (RESULTS.md, the same section);
 /// - every other table takes plain multi-row `INSERT`s: what a batch of keys new to the table
 ///   and to the batch comes to under every policy (each row inserted and counted, no children to
 ///   replace, none kept), as in a first load and for a nightly load's new keys. A key the table
@@ -38,10 +36,8 @@ package final class MultiRowWriter: BulkWriter {
   /// Rows per statement at most. A multi-row statement has a statement journal (its rows may
   /// break a check or a foreign key halfway): every page it changes is copied there first, and
   /// with 16 KiB pages SQLite keeps no more than three in memory before it writes them to a
-  /// temporary file. Bigger statements copy each page once for more rows: on 20,000 orders
-  /// (Benchmarks/floor.c), 32 rows a statement made 0.66 writes an order to that file (a page's
-  /// number, then the page), 256 rows 0.19. Past 256, 512 rows took no less time on 1M orders,
-  /// and about 1 MiB more memory.
+  /// temporary file. Bigger statements copy each page once for more rows; past 256, more rows a
+  /// statement took no less time and more memory (RESULTS.md, "SQLite writes batches in bulk").
   static var rowsPerStatement: Int { 256 }
   /// Records a batch joins at most: the batches waiting when the loading thread asks, four of the
   /// producer's. Bigger batches copy fewer pages to the batch's savepoint; each batch the join

@@ -1,6 +1,6 @@
 /// A dataset plugs its types into the generic engine: DTO, domain record, rules, tables, rows.
 ///
-/// The engine knows no dataset (design rule 14): adding one means writing a type that conforms
+/// The engine knows no dataset: adding one means writing a type that conforms
 /// to this protocol in the catalog target and listing it there — no engine file changes. A
 /// dataset writes no SQL: it declares its tables (`schema`) and turns a domain record into rows
 /// (`rows(for:into:)`); the engine derives the DDL and writes the rows. The article "Declaring a

@@ -619,7 +619,8 @@ package enum HTMLReport {
 
   /// What the run left behind, in a sentence.
   static func outcome(_ report: RunReport) -> String {
-    if report.mode == RunMode.validate.rawValue { return "Nothing written: validate never opens a database." }
+    // A `validate --db` run reads the database, in a read-only transaction: it writes to none.
+    if report.mode == RunMode.validate.rawValue { return "Nothing written: validate writes to no database." }
     if report.committed {
       return report.outputErrors.isEmpty
         ? "Committed." : "Committed; the outputs above were lost after the commit."

@@ -180,11 +180,14 @@ public struct RunReport: Sendable, Codable {
       if let chosen = other.chosenRowByRow { chosenRowByRow = (chosenRowByRow ?? 0) + chosen }
     }
 
-    /// "customers 3 copied, 1 staged; 2 row by row (1 of them as cheaper)": what the text and
-    /// HTML reports say of the bulk batches, each with its own way of writing a number.
+    /// "customers 3 inserted, 1 merged; 2 row by row (1 of them as cheaper)": what the text and
+    /// HTML reports say of the bulk batches, each with its own way of writing a number. The words
+    /// are true of every store — a batch "copied" is inserted (PostgreSQL's COPY, SQLite's
+    /// multi-row inserts), one "staged" is merged with the rows the table had (PostgreSQL's staged
+    /// merge, SQLite's multi-row upserts) — as the report does not say which store wrote it.
     package func summary(_ number: (Int) -> String) -> String {
       let perTable = tables.sorted { $0.key < $1.key }.map { table, batches in
-        "\(table) \(number(batches.copied)) copied, \(number(batches.staged)) staged"
+        "\(table) \(number(batches.copied)) inserted, \(number(batches.staged)) merged"
       }
       var rowByRow = "\(number(self.rowByRow)) row by row"
       if let chosenRowByRow { rowByRow += " (\(number(chosenRowByRow)) of them as cheaper)" }

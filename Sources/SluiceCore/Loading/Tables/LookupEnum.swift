@@ -1,4 +1,4 @@
-/// A Swift enum that owns a lookup table in the database (design rule 12).
+/// A Swift enum that owns a lookup table in the database.
 ///
 /// The enum is the source of truth: at the start of every run the engine inserts cases the table
 /// lacks, updates attributes that changed, and marks rows whose case is gone as retired — kept,

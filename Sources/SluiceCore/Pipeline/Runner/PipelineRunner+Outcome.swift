@@ -49,9 +49,12 @@ extension RunServices {
       // Deflate data damaged mid-stream inflates to garbage before zlib's checksum notices, so
       // a syntax error in gzip input may be a symptom: read to the end to find the real cause.
       if let stream = state.currentStream, stream.isGzip, let streamError = stream.drain() {
+        let reader = state.inputs.last.map { "the \($0.input.format.rawValue.uppercased()) reader's error" }
         return .init(
           kind: .io,
-          message: "\(streamError.description); the JSON error at line \(error.location.line) is a consequence")
+          message:
+            "\(streamError.description); \(reader ?? "the reader's error") at line \(error.location.line) is a consequence"
+        )
       }
       return .init(
         kind: .data,

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Internals) import SluiceCore
 import SluicePostgreSQL
+@_spi(Internals) import SluiceTestSupport
 import Testing
 
 /// The Citus cluster the tests may load into: its coordinator's URL, `SLUICE_TEST_CITUS_URL`,

@@ -1,10 +1,9 @@
 import Foundation
-import SluiceCatalog
-@_spi(Internals) import SluiceCore
-import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 @Suite("Policies: unknown fields, legacy scalars, error budgets")
 struct PolicyTests {
@@ -21,7 +20,7 @@ struct PolicyTests {
 
   @Test(arguments: [Policy.UnknownFieldAction.ignore, .warn, .reject])
   func unknownFieldsFollowThePolicy(action: Policy.UnknownFieldAction) throws {
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     var policy = Policy.lenient
     policy.unknownFields = action
     let report = try workspace.run(FruitsDump.array([withExtraField(1), FruitsDump.fruit(2)]), policy: policy)
@@ -45,11 +44,11 @@ struct PolicyTests {
 
   @Test func legacyScalarsConvertANumericIDAndCountIt() throws {
     let records = [FruitsDump.fruit(1).replacingOccurrences(of: #""fruitID": "F1""#, with: #""fruitID": 1001"#)]
-    let strict = try Workspace().run(FruitsDump.array(records))
+    let strict = try FruitsWorkspace().run(FruitsDump.array(records))
     #expect(strict.issues.first?.code == .typeMismatch)
     #expect(strict.issues.first?.path == "fruitID")
 
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     let report = try workspace.run(FruitsDump.array(records), policy: lenient { $0.legacyScalars = true })
     #expect(report.status == .succeeded)
     #expect(report.coercions == 1)
@@ -67,14 +66,14 @@ struct PolicyTests {
   }
 
   @Test func rejectCountWithinTheBudgetCommits() throws {
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     let report = try workspace.run(dump(bad: 2), format: .ndjson, policy: lenient { $0.maxRejects = 2 })
     #expect(report.status == .succeeded)
     #expect(try workspace.count("fruits") == 8)
   }
 
   @Test func rejectCountOverTheBudgetRollsEverythingBack() throws {
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     _ = try workspace.run(FruitsDump.array([FruitsDump.fruit(100)]))
     let before = try workspace.dump()
     let report = try workspace.run(dump(bad: 3), format: .ndjson, policy: lenient { $0.maxRejects = 2 })
@@ -86,7 +85,7 @@ struct PolicyTests {
   }
 
   @Test func rejectRateOverTheBudgetRollsEverythingBack() throws {
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     _ = try workspace.run(FruitsDump.array([FruitsDump.fruit(100)]))
     let before = try workspace.dump()
     let over = try workspace.run(dump(bad: 2), format: .ndjson, policy: lenient { $0.maxRejectRate = 0.1 })

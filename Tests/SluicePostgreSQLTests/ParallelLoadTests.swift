@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCatalog
+import SluicePostgreSQLTestSupport
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Synchronization

@@ -1,10 +1,9 @@
 import Foundation
-import SluiceCatalog
-@_spi(Internals) import SluiceCore
-import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 /// Databases whose tables the engine did not create under today's migration names — made by an
 /// earlier Sluice with hand-written DDL, or by hand from `sluice schema` — are adopted, not
@@ -42,7 +41,7 @@ struct SchemaAdoptionTests {
     let input = try directory.write("orders-\(UUID().uuidString).ndjson", lines.joined(separator: "\n") + "\n")
     let configuration = PipelineConfiguration(
       name: "orders", input: input, format: .ndjson, database: .sqlite(database))
-    return try Pipeline(dataset: OrdersDataset(), configuration: configuration.counted).run()
+    return try RowsWrittenTests.orders().run(configuration.counted)
   }
 
   @Test func aDatabaseOfThePreviousReleaseKeepsLoading() throws {
@@ -52,8 +51,8 @@ struct SchemaAdoptionTests {
     let report = try run(
       database,
       [
-        OrdersLoaderTests.order("NEW-1", customer: 7, name: "Seven"),
-        OrdersLoaderTests.order("NEW-2", customer: 8, name: "Eight"),
+        RowsWrittenTests.order("NEW-1", customer: 7, name: "Seven"),
+        RowsWrittenTests.order("NEW-2", customer: 8, name: "Eight"),
       ], in: directory)
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
     #expect(report.rowsWritten["orders"] == 2)
@@ -67,13 +66,13 @@ struct SchemaAdoptionTests {
         "SELECT count(*) FROM sluice_migrations WHERE identifier IN ('create table orders', 'create table order_items', 'create table customers', 'create table order_statuses', 'create index orders_by_customer')"
       ) == 5)
     // Constraints of the old DDL still hold and are still reported as issues.
-    let broken = try run(database, [OrdersLoaderTests.order("NEW-1", customer: 7, name: "Seven")], in: directory)
+    let broken = try run(database, [RowsWrittenTests.order("NEW-1", customer: 7, name: "Seven")], in: directory)
     #expect(broken.exitCode == 0)
     let duplicate = PipelineConfiguration(
       name: "orders",
-      input: try directory.write("dup.ndjson", OrdersLoaderTests.order("NEW-1", customer: 7, name: "Seven") + "\n"),
+      input: try directory.write("dup.ndjson", RowsWrittenTests.order("NEW-1", customer: 7, name: "Seven") + "\n"),
       format: .ndjson, database: .sqlite(database), conflict: .fail)
-    let failed = try Pipeline(dataset: OrdersDataset(), configuration: duplicate.counted).run()
+    let failed = try RowsWrittenTests.orders().run(duplicate.counted)
     #expect(failed.exitCode == 65)
     #expect(failed.issues.first?.message == "orders: a row with this key exists already (primary key order_id)")
     #expect(failed.issues.first?.path == "orderId")
@@ -83,7 +82,7 @@ struct SchemaAdoptionTests {
     let directory = try TemporaryDirectory()
     let database = directory.file("orders.sqlite")
     try SQLiteConnection(path: database).execute("CREATE TABLE orders (order_id TEXT PRIMARY KEY, total REAL)")
-    let report = try run(database, [OrdersLoaderTests.order("A", customer: 1, name: "One")], in: directory)
+    let report = try run(database, [RowsWrittenTests.order("A", customer: 1, name: "One")], in: directory)
     #expect(report.exitCode == 73)
     let message = try #require(report.failure?.message)
     #expect(
@@ -97,9 +96,10 @@ struct SchemaAdoptionTests {
   @Test func tablesCreatedByHandFromSluiceSchemaAreAdopted() throws {
     let directory = try TemporaryDirectory()
     let database = directory.file("orders.sqlite")
-    let ddl = OrdersDataset().schema.migrations(dialect: SQLiteDialect()).map(\.sql).joined(separator: "\n")
+    let ddl = try RowsWrittenTests.orders().schema.migrations(dialect: SQLiteDialect()).map(\.sql).joined(
+      separator: "\n")
     try SQLiteConnection(path: database).execute(ddl)
-    let report = try run(database, [OrdersLoaderTests.order("A", customer: 1, name: "One")], in: directory)
+    let report = try run(database, [RowsWrittenTests.order("A", customer: 1, name: "One")], in: directory)
     #expect(report.exitCode == 0, "\(report.failure?.message ?? "")")
     #expect(report.tableRows["orders"] == 1)
   }

@@ -1,11 +1,10 @@
 import Foundation
 import FoundationXML
-import SluiceCatalog
-@_spi(Internals) import SluiceCore
-import SluicePostgreSQL
 import SluiceSQLite
 @_spi(Internals) import SluiceTestSupport
 import Testing
+
+@_spi(Internals) @testable import SluiceCore
 
 @Suite("Outputs: validate, JUnit, quarantine and replay, audit tables")
 struct OutputsTests {
@@ -26,18 +25,19 @@ struct OutputsTests {
       })
   }
 
-  private func dryRun(_ workspace: Workspace, _ text: String, failsOnWarnings: Bool = false, junit: Bool = false) throws
+  private func dryRun(_ workspace: FruitsWorkspace, _ text: String, failsOnWarnings: Bool = false, junit: Bool = false)
+    throws
     -> RunReport
   {
     let input = try workspace.directory.write("dump.ndjson", text)
     var configuration = workspace.configuration(input: input, format: .ndjson)
     configuration.mode = .validate
     configuration.failsOnWarnings = failsOnWarnings
-    return try Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    return try workspace.dataset.run(configuration)
   }
 
   @Test func validateListsEveryIssueAndWritesNothing() throws {
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     let report = try dryRun(workspace, Self.messyDump())
     #expect(report.mode == "validate")
     #expect(report.status == .failed)
@@ -52,7 +52,7 @@ struct OutputsTests {
   }
 
   @Test func validateLeavesAnExistingDatabaseUntouched() throws {
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     _ = try workspace.run(FruitsDump.array([FruitsDump.fruit(1)]))
     let before = try Data(contentsOf: URL(fileURLWithPath: workspace.database))
     _ = try dryRun(workspace, Self.messyDump())
@@ -63,14 +63,14 @@ struct OutputsTests {
     let text = FruitsDump.ndjson([
       FruitsDump.fruit(1).replacingOccurrences(of: #""color": "red""#, with: #""color": "red", "x": 1"#)
     ])
-    #expect(try dryRun(Workspace(), text).exitCode == 0)
-    let strict = try dryRun(Workspace(), text, failsOnWarnings: true)
+    #expect(try dryRun(FruitsWorkspace(), text).exitCode == 0)
+    let strict = try dryRun(FruitsWorkspace(), text, failsOnWarnings: true)
     #expect(strict.exitCode == 65)
     #expect(strict.failure?.message.contains("warning") == true)
   }
 
   @Test func junitReportHasTheStructureCISystemsRead() throws {
-    let report = try dryRun(Workspace(), Self.messyDump())
+    let report = try dryRun(FruitsWorkspace(), Self.messyDump())
     let xml = JUnitReport.render(report)
     let document = try XMLDocument(xmlString: xml)
     let root = try #require(document.rootElement())
@@ -100,12 +100,12 @@ struct OutputsTests {
   }
 
   @Test func quarantinedRecordsCanBeFixedAndReplayed() throws {
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     let rejects = workspace.directory.file("rejects.ndjson")
     let input = try workspace.directory.write("dump.ndjson", Self.messyDump())
     var configuration = workspace.configuration(input: input, format: .ndjson, policy: .lenient)
     configuration.rejectsPath = rejects
-    let first = try Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    let first = try workspace.dataset.run(configuration)
     #expect(first.status == .succeeded)
     #expect(first.quarantined == 12)
     #expect(try workspace.count("fruits") == 28)
@@ -125,7 +125,7 @@ struct OutputsTests {
     let fixedPath = try workspace.directory.write("fixed.ndjson", fixed)
     var replay = workspace.configuration(input: fixedPath, policy: .strict)
     replay.mode = .replay
-    let second = try Pipeline(dataset: FruitsDataset(), configuration: replay).run()
+    let second = try workspace.dataset.run(replay)
     #expect(second.status == .succeeded, "\(second.failure?.message ?? "")")
     #expect(second.mode == "replay")
     #expect(second.statistics(for: .load).recordsOut == 12)
@@ -134,7 +134,7 @@ struct OutputsTests {
   }
 
   @Test func replayReportsARecordThatIsStillMalformed() throws {
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     let entry =
       #"{"ordinal": 3, "line": 3, "byteOffset": 10, "input": "x", "issues": [], "record": "{\"fruitID\": \"F1\", "}"#
     let path = try workspace.directory.write("rejects.ndjson", entry + "\n")
@@ -142,18 +142,16 @@ struct OutputsTests {
     policy.allowsNothingLoaded = true
     var replay = workspace.configuration(input: path, policy: policy)
     replay.mode = .replay
-    let report = try Pipeline(dataset: FruitsDataset(), configuration: replay).run()
+    let report = try workspace.dataset.run(replay)
     #expect(report.status == .succeeded)
     #expect(report.issues.first?.code == .syntax)
     #expect(report.issues.first?.location?.line == 1)
   }
 
   @Test func auditTablesRecordEachRunAndItsIssuesWithoutValues() throws {
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     let input = try workspace.directory.write("dump.ndjson", Self.messyDump())
-    _ = try Pipeline(
-      dataset: FruitsDataset(), configuration: workspace.configuration(input: input, format: .ndjson, policy: .lenient)
-    ).run()
+    _ = try workspace.dataset.run(workspace.configuration(input: input, format: .ndjson, policy: .lenient))
     let db = try SQLiteConnection(path: workspace.database, options: .init(readOnly: true))
     #expect(try db.scalarInt("SELECT count(*) FROM sluice_runs") == 1)
     #expect(try db.scalarInt("SELECT records_read FROM sluice_runs") == 40)
@@ -173,18 +171,18 @@ struct OutputsTests {
   /// Issue 21, finding 3, for a program that runs a pipeline itself: an output that is the
   /// database fails the run as a configuration error (exit 64) before anything is opened.
   @Test func anOutputThatIsTheDatabaseFailsTheRunBeforeAnythingIsOpened() throws {
-    let workspace = try Workspace()
+    let workspace = try FruitsWorkspace()
     let input = try workspace.directory.write("dump.ndjson", FruitsDump.ndjson([FruitsDump.fruit(1)]))
     var configuration = workspace.configuration(input: input, format: .ndjson)
     configuration.reportPath = configuration.database.location
-    let report = try Pipeline(dataset: FruitsDataset(), configuration: configuration).run()
+    let report = try workspace.dataset.run(configuration)
     #expect(report.failure?.kind == .configuration)
     #expect(report.exitCode == 64)
     #expect(report.failure?.message.contains("is the same file as the database") == true)
     #expect(!workspace.databaseExists)
     var rejects = workspace.configuration(input: input, format: .ndjson)
     rejects.rejectsPath = input
-    let overInput = try Pipeline(dataset: FruitsDataset(), configuration: rejects).run()
+    let overInput = try workspace.dataset.run(rejects)
     #expect(overInput.failure?.message.contains("the rejects file \(input) is the same file as the input") == true)
     #expect(try String(contentsOfFile: input, encoding: .utf8) == FruitsDump.ndjson([FruitsDump.fruit(1)]))
   }
