@@ -259,9 +259,11 @@ public struct PipelineSpec: Sendable {
 
   /// The dataset of each input, from `catalog`: an unknown name is an error naming its key, and
   /// so are datasets that cannot load together (different tables of the same name).
-  public func datasets(in catalog: [AnyDataset]) throws(SpecError) -> [AnyDataset] {
+  public func datasets(in catalog: [AnyDataset], drivers: StoreDrivers = StoreDrivers([])) throws(SpecError)
+    -> [AnyDataset]
+  {
     var datasets: [AnyDataset] = []
-    let files = DatasetFile.Loaded()
+    let files = DatasetFile.Loaded(rules: StoreNameRules(drivers))
     for (index, input) in inputs.enumerated() {
       if DatasetFile.isFileName(input.dataset) {
         // A dataset file, relative to the spec; one file named twice is one dataset.
