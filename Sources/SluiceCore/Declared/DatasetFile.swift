@@ -97,27 +97,11 @@ public enum DatasetFile {
       let exists = FileManager.default.fileExists(atPath: path)
       throw SpecError(fileAt: path, message: exists ? "cannot read the dataset file" : "no such dataset file")
     }
-    do {
-      let reader = JSONRecordReader(source: MemoryByteSource(Array(data)), layout: .document)
-      guard let record = try reader.next() else { throw SpecError(fileAt: path, message: "empty file") }
-      var diagnostics = DecodeDiagnostics()
-      let document = try SluiceDecoder().decode(DatasetFileDocument.self, from: record, diagnostics: &diagnostics)
-      if let unknown = diagnostics.unknownFields.first {
-        let line = record.location(at: unknown.byteOffset).line
-        throw SpecError(fileAt: path, message: "'\(unknown.path)': unknown key (line \(line))")
-      }
-      return document
-    } catch let error as SpecError {
-      throw error
-    } catch let error as RecordReadError {
-      throw SpecError(fileAt: path, message: "not valid JSON: \(error)")
-    } catch let error as RecordDecodingError {
-      let place = error.path.isEmpty ? "" : "'\(error.path)': "
-      throw SpecError(
-        fileAt: path, message: place + (error.code == .missingField ? "missing required key" : error.message))
-    } catch {
-      throw SpecError(fileAt: path, message: "\(error)")
-    }
+    return try StrictDocument.decode(
+      DatasetFileDocument.self, from: Array(data), failure: { SpecError(fileAt: path, message: $0) },
+      unknownKey: { unknown, record in
+        "'\(unknown.path)': unknown key (line \(record.location(at: unknown.byteOffset).line))"
+      })
   }
 }
 

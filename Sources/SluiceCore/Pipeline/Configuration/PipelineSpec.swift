@@ -91,29 +91,15 @@ public struct PipelineSpec: Sendable {
 
   public init(data: Data, path: String) throws(SpecError) {
     self.path = path
-    let document: SpecDocument
-    do {
-      let reader = JSONRecordReader(source: MemoryByteSource(Array(data)), layout: .document)
-      guard let record = try reader.next() else { throw SpecError(path: path, message: "empty file") }
-      var diagnostics = DecodeDiagnostics()
-      document = try SluiceDecoder().decode(SpecDocument.self, from: record, diagnostics: &diagnostics)
-      if let unknown = diagnostics.unknownFields.first {
+    let document = try StrictDocument.decode(
+      SpecDocument.self, from: Array(data), failure: { SpecError(path: path, message: $0) },
+      unknownKey: { unknown, _ in
         let known =
           unknown.path.contains("dialect.")
           ? SpecDocument.knownDialectKeys
           : unknown.path.hasPrefix("inputs[") ? SpecDocument.knownInputKeys : SpecDocument.knownKeys
-        throw SpecError(path: path, message: "unknown key '\(unknown.path)'; known keys: \(known)")
-      }
-    } catch let error as SpecError {
-      throw error
-    } catch let error as RecordReadError {
-      throw SpecError(path: path, message: "not valid JSON: \(error)")
-    } catch let error as RecordDecodingError {
-      let place = error.path.isEmpty ? "" : "'\(error.path)': "
-      throw SpecError(path: path, message: place + Self.explain(error))
-    } catch {
-      throw SpecError(path: path, message: "\(error)")
-    }
+        return "unknown key '\(unknown.path)'; known keys: \(known)"
+      })
 
     func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ text: String?, default value: T) throws(SpecError)
       -> T
@@ -385,10 +371,6 @@ public struct PipelineSpec: Sendable {
       throw SpecError(path: path, message: "'policy': \(problem)")
     }
     return policy
-  }
-
-  private static func explain(_ error: RecordDecodingError) -> String {
-    error.code == .missingField ? "missing required key" : error.message
   }
 
   /// `"data.fruits"` → `["data", "fruits"]`; `""` → `[]` (a top-level array).
