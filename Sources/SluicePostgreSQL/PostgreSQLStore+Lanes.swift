@@ -20,16 +20,10 @@ extension PostgreSQLStore: LaneConnection {
     }
   }
 
-  /// Commits the open transaction; throws when the server rolled it back instead.
+  /// Commits the open transaction; throws when the server rolled it back instead (the store's
+  /// one `commit`, which `withTransaction` ends with too).
   package func commitTransaction() throws {
-    let commit = PQexec(connection, "COMMIT")
-    defer { PQclear(commit) }
-    try check(commit, sql: "COMMIT")
-    if let commit, let tag = PQcmdStatus(commit), String(cString: tag) != "COMMIT" {
-      throw PostgreSQLError(
-        sqlState: "25P02", message: "the server rolled the transaction back at COMMIT: a statement in it had failed",
-        server: server, sql: "COMMIT")
-    }
+    try commit()
   }
 
   /// Rolls the open transaction back, if there is one; best effort.
