@@ -70,8 +70,8 @@ extension PostgreSQLBulkWriter {
     }
     let used = plans.indices.filter { !rowsOf[$0].isEmpty }
     // Backing off after a batch that went row by row: this one goes too.
-    if used.contains(where: { patchSkips[$0] > 0 }) {
-      for index in used where patchSkips[index] > 0 { patchSkips[index] -= 1 }
+    if used.contains(where: { patchBackOff[$0].isBackingOff }) {
+      for index in used { _ = patchBackOff[index].skip() }
       return rowByRow()
     }
     var setup: [String] = []
@@ -127,7 +127,7 @@ extension PostgreSQLBulkWriter {
     }
     for index in used {
       written[index] += counts[index]
-      patchBackoff[index] = 0
+      patchBackOff[index].wentIn()
       batches.tables[plans[index].table.name, default: .init()].staged += 1
     }
     // A patch writes no row of its own to keep: no record kept what was there.
@@ -159,8 +159,7 @@ extension PostgreSQLBulkWriter {
   /// many orphans does not pay for both.
   private func backOffPatches(_ used: [Int]) {
     for index in used {
-      patchBackoff[index] = min(max(1, patchBackoff[index] * 2), 64)
-      patchSkips[index] = patchBackoff[index]
+      patchBackOff[index].missed()
     }
   }
 
