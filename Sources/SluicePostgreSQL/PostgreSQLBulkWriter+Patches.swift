@@ -138,7 +138,7 @@ extension PostgreSQLBulkWriter {
   /// a reference table's method is `n`, a distributed one's `h`).
   static func replicatedTables(of tables: [Table], in store: PostgreSQLStore) throws -> Set<Int> {
     let q = store.dialect.quote
-    func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    let literal = store.dialect.literal
     let queries = tables.map { table in
       "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = to_regclass(\(literal(q(table.name)))) "
         + "AND partmethod <> 'h'"

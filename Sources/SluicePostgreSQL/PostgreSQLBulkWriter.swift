@@ -170,7 +170,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
   /// declares one for each reference of a table it creates; a table it adopted may lack it, and
   /// its references stay with the row writer's look-ups.
   private static func foreignKeys(of tables: [Table], in store: PostgreSQLStore) throws -> Set<Reference> {
-    func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    let literal = store.dialect.literal
     let q = store.dialect.quote
     var references: [Reference] = []
     var queries: [String] = []

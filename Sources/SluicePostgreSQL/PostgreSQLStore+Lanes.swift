@@ -66,15 +66,15 @@ extension PostgreSQLStore: LaneConnection {
   /// connection and a crash, until `COMMIT PREPARED` or `ROLLBACK PREPARED` names `identifier`.
   package func prepareTransaction(_ identifier: String) throws {
     try dropStagingTables()
-    try run("PREPARE TRANSACTION \(Self.literal(identifier))")
+    try run("PREPARE TRANSACTION \(dialect.literal(identifier))")
   }
 
   package func commitPrepared(_ identifier: String) throws {
-    try run("COMMIT PREPARED \(Self.literal(identifier))")
+    try run("COMMIT PREPARED \(dialect.literal(identifier))")
   }
 
   package func rollbackPrepared(_ identifier: String) throws {
-    try run("ROLLBACK PREPARED \(Self.literal(identifier))")
+    try run("ROLLBACK PREPARED \(dialect.literal(identifier))")
   }
 
   /// Whether a transaction is prepared under `identifier` in this database.
@@ -121,11 +121,6 @@ extension PostgreSQLStore: LaneConnection {
 
   package func committedLanes(of run: LaneRunLog) throws -> (lanes: [Int], inputs: [String]) {
     try PostgreSQLRecovery.committedLanes(self, schema: run.schema, runID: run.runID)
-  }
-
-  /// A string literal (an id may hold a quote from a schema's name).
-  static func literal(_ text: String) -> String {
-    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
   }
 }
 
