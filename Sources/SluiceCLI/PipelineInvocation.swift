@@ -46,7 +46,7 @@ struct PipelineInvocation {
       throw UsageError("--progress and --no-progress contradict each other: give one")
     }
     let spec = try PipelineSpec(contentsOf: PipelineConfiguration.absolute(specPath))
-    let declared = try spec.datasets(in: context.datasets)
+    let declared = try spec.datasets(in: context.datasets, drivers: context.drivers)
     if command.rejects == .read && spec.inputs.count > 1 {
       throw UsageError(
         "\(command.name) loads one rejects file as one dataset's records; \(specPath) lists \(spec.inputs.count) inputs"

@@ -40,7 +40,7 @@ struct CommandContext {
   /// The dataset a command line names: one of the tool's, or a dataset file (a name ending in
   /// `.json`, relative to the working directory).
   func dataset(named name: String) throws -> AnyDataset {
-    if DatasetFile.isFileName(name) { return try DatasetFile.load(name, catalog: datasets) }
+    if DatasetFile.isFileName(name) { return try DatasetFile.load(name, catalog: datasets, drivers: drivers) }
     guard let dataset = datasets.first(where: { $0.name == name }) else {
       throw UsageError(
         "unknown dataset '\(name)'; known: \(datasets.map(\.name).joined(separator: ", ")), or a dataset file (NAME.json)"

@@ -24,7 +24,7 @@ enum KeyBlock {
   }
 
   /// Encodes keys of one kind, in ascending order.
-  static func encode(_ keys: ArraySlice<(key: KeyRegistry.Key, entry: KeyRegistry.Entry)>, kind: UInt8) -> [UInt8] {
+  static func encode(_ keys: ArraySlice<(key: NaturalKey, entry: KeyEntry)>, kind: UInt8) -> [UInt8] {
     var bytes: [UInt8] = [kind]
     append(UInt32(keys.count), to: &bytes)
     let offsets = bytes.count
@@ -64,25 +64,25 @@ enum KeyBlock {
   }
 
   /// The entry at `offset` (from `entryOffset`).
-  static func entry(at offset: Int, in block: [UInt8]) -> KeyRegistry.Entry {
+  static func entry(at offset: Int, in block: [UInt8]) -> KeyEntry {
     block.withUnsafeBytes { raw in
       let input = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
       let ordinal = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: Int64.self))
-      return KeyRegistry.Entry(
+      return KeyEntry(
         first: .init(input: Int32(truncatingIfNeeded: input < 0 ? -1 - input : input), ordinal: ordinal),
         isVoid: input < 0)
     }
   }
 
   /// Replaces the entry at `offset`.
-  static func setEntry(_ entry: KeyRegistry.Entry, at offset: Int, in block: inout [UInt8]) {
+  static func setEntry(_ entry: KeyEntry, at offset: Int, in block: inout [UInt8]) {
     var bytes: [UInt8] = []
     appendEntry(entry, to: &bytes)
     block.replaceSubrange(offset..<offset + 16, with: bytes)
   }
 
   /// Every key of the block, of table `table`.
-  static func forEachKey(in block: [UInt8], table: Int32, _ body: (KeyRegistry.Key) -> Void) {
+  static func forEachKey(in block: [UInt8], table: Int32, _ body: (NaturalKey) -> Void) {
     block.withUnsafeBytes { raw in
       guard raw.count >= headerSize else { return }
       let count = Int(raw.loadUnaligned(fromByteOffset: 1, as: UInt32.self).littleEndian)
@@ -90,12 +90,12 @@ enum KeyBlock {
         let offset = Int(raw.loadUnaligned(fromByteOffset: headerSize + 4 * index, as: UInt32.self).littleEndian)
         if raw[0] == integerKind {
           let number = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self))
-          body(KeyRegistry.Key(table: table, value: .integer(number)))
+          body(NaturalKey(table: table, value: .integer(number)))
         } else {
           let length = Int(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian)
           let text = String(
             decoding: UnsafeRawBufferPointer(rebasing: raw[offset + 4..<offset + 4 + length]), as: UTF8.self)
-          body(KeyRegistry.Key(table: table, value: .text(text)))
+          body(NaturalKey(table: table, value: .text(text)))
         }
       }
     }
@@ -125,7 +125,7 @@ enum KeyBlock {
     }
   }
 
-  private static func appendEntry(_ entry: KeyRegistry.Entry, to bytes: inout [UInt8]) {
+  private static func appendEntry(_ entry: KeyEntry, to bytes: inout [UInt8]) {
     let input = Int64(entry.first.input)
     append(UInt64(bitPattern: entry.isVoid ? -1 - input : input), to: &bytes)
     append(UInt64(bitPattern: entry.first.ordinal), to: &bytes)

@@ -34,7 +34,7 @@ package final class SQLiteKeySpill: KeySpill {
   private let findBlock: SpillStatement
   private let updateBlock: SpillStatement
   /// Per table (by the registry's number), the greatest key in a block.
-  private var greatestInBlocks: [Int32: KeyRegistry.Key] = [:]
+  private var greatestInBlocks: [Int32: NaturalKey] = [:]
 
   static var insertRows: Int { 64 }
   /// Keys per block: a look-up reads one block, a few KiB.
@@ -44,7 +44,7 @@ package final class SQLiteKeySpill: KeySpill {
   /// system's cache usually holds.
   static var cacheKibibytes: Int { MemoryBudget.keySpillCacheBytes / 1024 }
 
-  package init() throws(KeyRegistryError) {
+  package init() throws(KeySpillError) {
     do {
       connection = try SpillDatabase(path: "")
       try connection.execute(
@@ -74,7 +74,7 @@ package final class SQLiteKeySpill: KeySpill {
 
   /// Adds keys the database does not hold, sorted by `precedes`, in one transaction: each table's
   /// keys above its greatest in a block as blocks, the others a row each.
-  package func insert(_ keys: [(key: KeyRegistry.Key, entry: KeyRegistry.Entry)]) throws(KeyRegistryError) {
+  package func insert(_ keys: [(key: NaturalKey, entry: KeyEntry)]) throws(KeySpillError) {
     do {
       try connection.withTransaction {
         var start = 0
@@ -106,12 +106,12 @@ package final class SQLiteKeySpill: KeySpill {
     }
   }
 
-  private func isAboveBlocks(_ key: KeyRegistry.Key) -> Bool {
+  private func isAboveBlocks(_ key: NaturalKey) -> Bool {
     guard let greatest = greatestInBlocks[key.table] else { return true }
-    return KeyRegistry.Key.precedes(greatest, key)
+    return NaturalKey.precedes(greatest, key)
   }
 
-  private func insertRows(_ keys: ArraySlice<(key: KeyRegistry.Key, entry: KeyRegistry.Entry)>) throws {
+  private func insertRows(_ keys: ArraySlice<(key: NaturalKey, entry: KeyEntry)>) throws {
     var start = keys.startIndex
     while start + Self.insertRows <= keys.endIndex {
       for row in 0..<Self.insertRows {
@@ -127,7 +127,7 @@ package final class SQLiteKeySpill: KeySpill {
   }
 
   /// Keys above every block of their table, ascending: integers, then texts.
-  private func insertBlocks(_ keys: ArraySlice<(key: KeyRegistry.Key, entry: KeyRegistry.Entry)>) throws {
+  private func insertBlocks(_ keys: ArraySlice<(key: NaturalKey, entry: KeyEntry)>) throws {
     var start = keys.startIndex
     while start < keys.endIndex {
       guard let kind = KeyBlock.kind(of: keys[start].key.value) else { preconditionFailure("only integers and texts") }
@@ -145,7 +145,7 @@ package final class SQLiteKeySpill: KeySpill {
     }
   }
 
-  package func find(_ key: KeyRegistry.Key) throws(KeyRegistryError) -> KeyRegistry.Entry? {
+  package func find(_ key: NaturalKey) throws(KeySpillError) -> KeyEntry? {
     do {
       if let (_, block, offset) = try blockHolding(key) { return KeyBlock.entry(at: offset, in: block) }
       try findKey.bind(Int64(key.table), at: 1)
@@ -153,10 +153,10 @@ package final class SQLiteKeySpill: KeySpill {
       defer { findKey.reset() }
       guard try findKey.step() else { return nil }
       let input = findKey.columnInt64(0)
-      return KeyRegistry.Entry(
+      return KeyEntry(
         first: .init(input: Int32(truncatingIfNeeded: input < 0 ? -1 - input : input), ordinal: findKey.columnInt64(1)),
         isVoid: input < 0)
-    } catch let error as KeyRegistryError {
+    } catch let error as KeySpillError {
       throw error
     } catch {
       throw Self.failure(error)
@@ -164,7 +164,7 @@ package final class SQLiteKeySpill: KeySpill {
   }
 
   /// Changes a spilled key's entry; false when the key is not spilled.
-  package func update(_ key: KeyRegistry.Key, _ entry: KeyRegistry.Entry) throws(KeyRegistryError) -> Bool {
+  package func update(_ key: NaturalKey, _ entry: KeyEntry) throws(KeySpillError) -> Bool {
     do {
       if let (first, block, offset) = try blockHolding(key) {
         var block = block
@@ -178,7 +178,7 @@ package final class SQLiteKeySpill: KeySpill {
       try bind(updateKey, key, entry, row: 0)
       try updateKey.execute()
       return connection.changes > 0
-    } catch let error as KeyRegistryError {
+    } catch let error as KeySpillError {
       throw error
     } catch {
       throw Self.failure(error)
@@ -186,9 +186,9 @@ package final class SQLiteKeySpill: KeySpill {
   }
 
   /// The block that holds `key` — its first key, its bytes — and where the key's entry is in it.
-  private func blockHolding(_ key: KeyRegistry.Key) throws -> (first: DatabaseValue, block: [UInt8], offset: Int)? {
+  private func blockHolding(_ key: NaturalKey) throws -> (first: DatabaseValue, block: [UInt8], offset: Int)? {
     guard KeyBlock.kind(of: key.value) != nil, let greatest = greatestInBlocks[key.table],
-      !KeyRegistry.Key.precedes(greatest, key)
+      !NaturalKey.precedes(greatest, key)
     else { return nil }
     try findBlock.bind(Int64(key.table), at: 1)
     try findBlock.bind(key.value, at: 2)
@@ -201,7 +201,7 @@ package final class SQLiteKeySpill: KeySpill {
 
   /// The page cache SQLite gives the spill, in bytes, as its `cache_size` says (in KiB when
   /// negative, in pages when positive).
-  package func pageCacheBytes() throws(KeyRegistryError) -> Int {
+  package func pageCacheBytes() throws(KeySpillError) -> Int {
     do {
       let sizes = try connection.prepare("SELECT cache_size, page_size FROM pragma_cache_size, pragma_page_size")
       guard try sizes.step() else { return 0 }
@@ -213,12 +213,12 @@ package final class SQLiteKeySpill: KeySpill {
   }
 
   /// Every spilled key, for a Bloom filter made from them.
-  package func forEachKey(_ body: (KeyRegistry.Key) -> Void) throws(KeyRegistryError) {
+  package func forEachKey(_ body: (NaturalKey) -> Void) throws(KeySpillError) {
     do {
       let rows = try connection.prepare("SELECT tbl, value FROM keys")
       while try rows.step() {
         guard let value = rows.columnValue(1) else { continue }
-        body(KeyRegistry.Key(table: Int32(truncatingIfNeeded: rows.columnInt64(0)), value: value))
+        body(NaturalKey(table: Int32(truncatingIfNeeded: rows.columnInt64(0)), value: value))
       }
       let blocks = try connection.prepare("SELECT tbl, keys FROM blocks")
       while try blocks.step() {
@@ -232,7 +232,7 @@ package final class SQLiteKeySpill: KeySpill {
 
   /// Binds a key's four columns as row `row` of a statement's parameters: its table, its value,
   /// its first record's input — as `-1 - input` when the key is void — and that record's ordinal.
-  private func bind(_ statement: SpillStatement, _ key: KeyRegistry.Key, _ entry: KeyRegistry.Entry, row: Int) throws {
+  private func bind(_ statement: SpillStatement, _ key: NaturalKey, _ entry: KeyEntry, row: Int) throws {
     let first = Int32(row * 4 + 1)
     let input = Int64(entry.first.input)
     try statement.bind(Int64(key.table), at: first)
@@ -241,8 +241,8 @@ package final class SQLiteKeySpill: KeySpill {
     try statement.bind(entry.first.ordinal, at: first + 3)
   }
 
-  private static func failure(_ error: any Error) -> KeyRegistryError {
-    if let error = error as? SpillDatabaseError { return KeyRegistryError(message: error.message) }
-    return KeyRegistryError(message: "\(error)")
+  private static func failure(_ error: any Error) -> KeySpillError {
+    if let error = error as? SpillDatabaseError { return KeySpillError(message: error.message) }
+    return KeySpillError(message: "\(error)")
   }
 }

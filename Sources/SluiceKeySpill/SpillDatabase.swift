@@ -4,7 +4,10 @@ internal import CSQLite
 /// The SQLite `SQLiteKeySpill` needs, and no more: one private temporary database, statements
 /// bound, stepped and reset, and deferred transactions. It is not the SQLite driver's connection
 /// (SluiceSQLite's `SQLiteConnection`, a `Store`), so that a driver of another database can spill
-/// its keys here without linking the SQLite driver.
+/// its keys here without linking the SQLite driver: the PostgreSQL driver must not depend on
+/// SluiceSQLite (`.ci/check-seams` refuses it). Issue 56 keeps the two wrappers: the driver's is
+/// a whole `Store` (savepoints, classified errors, busy timeouts, WAL and journals, staging),
+/// of which the spill needs none; this one is the few calls a private temporary file takes.
 final class SpillDatabase {
   let handle: OpaquePointer
 

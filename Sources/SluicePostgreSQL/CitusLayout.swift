@@ -90,9 +90,9 @@ package struct CitusLayout: SchemaLayout {
     func table(_ name: String) -> String {
       let plain = name.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }
       let identifier = plain && !(name.first?.isNumber ?? true) ? name : dialect.quote(name)
-      return "'" + identifier.replacingOccurrences(of: "'", with: "''") + "'"
+      return dialect.literal(identifier)
     }
-    func text(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: "''") + "'" }
+    let text = dialect.literal
     var lines = [
       "-- citus layout: \(dataset)",
       "-- Reference tables are laid out before the tables that point at them; meanwhile, a table that",

@@ -70,8 +70,8 @@ extension PostgreSQLBulkWriter {
     }
     let used = plans.indices.filter { !rowsOf[$0].isEmpty }
     // Backing off after a batch that went row by row: this one goes too.
-    if used.contains(where: { patchSkips[$0] > 0 }) {
-      for index in used where patchSkips[index] > 0 { patchSkips[index] -= 1 }
+    if used.contains(where: { patchBackOff[$0].isBackingOff }) {
+      for index in used { _ = patchBackOff[index].skip() }
       return rowByRow()
     }
     var setup: [String] = []
@@ -127,7 +127,7 @@ extension PostgreSQLBulkWriter {
     }
     for index in used {
       written[index] += counts[index]
-      patchBackoff[index] = 0
+      patchBackOff[index].wentIn()
       batches.tables[plans[index].table.name, default: .init()].staged += 1
     }
     // A patch writes no row of its own to keep: no record kept what was there.
@@ -138,7 +138,7 @@ extension PostgreSQLBulkWriter {
   /// a reference table's method is `n`, a distributed one's `h`).
   static func replicatedTables(of tables: [Table], in store: PostgreSQLStore) throws -> Set<Int> {
     let q = store.dialect.quote
-    func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    let literal = store.dialect.literal
     let queries = tables.map { table in
       "SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = to_regclass(\(literal(q(table.name)))) "
         + "AND partmethod <> 'h'"
@@ -159,8 +159,7 @@ extension PostgreSQLBulkWriter {
   /// many orphans does not pay for both.
   private func backOffPatches(_ used: [Int]) {
     for index in used {
-      patchBackoff[index] = min(max(1, patchBackoff[index] * 2), 64)
-      patchSkips[index] = patchBackoff[index]
+      patchBackOff[index].missed()
     }
   }
 

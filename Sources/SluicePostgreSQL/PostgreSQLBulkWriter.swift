@@ -69,8 +69,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
   var citusReplicated: Set<Int> = []
   /// Per plan, batches of patches that go row by row before the bulk path is tried again, and
   /// how many that will be after its next miss (a batch naming a row that does not exist).
-  var patchSkips: [Int]
-  var patchBackoff: [Int]
+  var patchBackOff: [BulkBackOff]
 
   struct StagingTables {
     let ordinary: Bool
@@ -106,11 +105,9 @@ final class PostgreSQLBulkWriter: BulkWriter {
       }
     }
     written = Array(repeating: 0, count: tables.count)
-    directSkips = Array(repeating: 0, count: tables.count)
-    directBackoff = Array(repeating: 0, count: tables.count)
+    directBackOff = Array(repeating: BulkBackOff(), count: tables.count)
     partialStages = Array(repeating: nil, count: tables.count)
-    patchSkips = Array(repeating: 0, count: tables.count)
-    patchBackoff = Array(repeating: 0, count: tables.count)
+    patchBackOff = Array(repeating: BulkBackOff(), count: tables.count)
     var setup: [String] = []
     let ordinary = store.preparesTransaction
     staging = StagingTables(
@@ -173,7 +170,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
   /// declares one for each reference of a table it creates; a table it adopted may lack it, and
   /// its references stay with the row writer's look-ups.
   private static func foreignKeys(of tables: [Table], in store: PostgreSQLStore) throws -> Set<Reference> {
-    func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    let literal = store.dialect.literal
     let q = store.dialect.quote
     var references: [Reference] = []
     var queries: [String] = []
@@ -231,16 +228,14 @@ final class PostgreSQLBulkWriter: BulkWriter {
   // MARK: - A batch
 
   /// Per top-level plan, batches whose rows go straight to staging before a direct copy is
-  /// tried again, and how many that will be after its next miss: it doubles up to 64, and a
-  /// direct copy that goes in resets it.
-  private var directSkips: [Int] = []
-  private var directBackoff: [Int] = []
+  /// tried again, after a miss (`BulkBackOff`: it doubles up to 64, and a direct copy that goes
+  /// in resets it).
+  private var directBackOff: [BulkBackOff] = []
   /// Staging tables holding an earlier batch's rows, truncated before the next batch.
   var dirty = Set<Int>()
-  /// Batches with open references that go row by row before the bulk path is tried again, and
-  /// how many that will be after the next batch with an orphan.
-  private var referenceSkips = 0
-  private var referenceBackoff = 0
+  /// Batches with open references that go row by row before the bulk path is tried again,
+  /// after a batch with an orphan.
+  private var referenceBackOff = BulkBackOff()
 
   /// A row holds a value COPY cannot carry (text with a NUL): the row writer reports it.
   struct Uncopyable: Error {}
@@ -261,8 +256,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
     let references = records.contains { !$0.openReferences.isEmpty }
     if references {
       // Backing off after a batch with an orphan: this one goes row by row too.
-      if referenceSkips > 0 {
-        referenceSkips -= 1
+      if referenceBackOff.skip() {
         batches.rowByRow += 1
         return nil
       }
@@ -328,10 +322,10 @@ final class PostgreSQLBulkWriter: BulkWriter {
           continue
         }
         let family = [top] + plans[top].children.filter { !rowsOf[$0].isEmpty }
-        if directSkips[top] > 0 {
-          directSkips[top] -= 1
+        if directBackOff[top].skip() {
+          // Backing off after a miss: staged.
         } else if try copyDirectly(family, rowsOf: rowsOf, records: records) {
-          directBackoff[top] = 0
+          directBackOff[top].wentIn()
           copied.append(top)
           for index in family { counts[index] += rowsOf[index].count }
           for index in family where plans[index].policy == .ignore {
@@ -340,8 +334,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
           continue
         } else {
           // A key the table has (a re-run, an update feed): staging is the way for a while.
-          directBackoff[top] = min(max(1, directBackoff[top] * 2), 64)
-          directSkips[top] = directBackoff[top]
+          directBackOff[top].missed()
         }
         try applyStaged(
           family, rowsOf: rowsOf, records: records, keysRepeat: keysRepeat.contains(top), counts: &counts,
@@ -356,8 +349,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
         // An orphan: the row writer finds it, and the next 1, 2, 4 … 64 batches with references
         // go row by row before the bulk path is tried again — a feed with many orphans does
         // not pay for both.
-        referenceBackoff = min(max(1, referenceBackoff * 2), 64)
-        referenceSkips = referenceBackoff
+        referenceBackOff.missed()
       }
       batches.rowByRow += 1
       return nil
@@ -366,7 +358,7 @@ final class PostgreSQLBulkWriter: BulkWriter {
       batches.rowByRow += 1
       return nil
     }
-    if references { referenceBackoff = 0 }
+    if references { referenceBackOff.wentIn() }
     for index in counts.indices { written[index] += counts[index] }
     for index in copied { batches.tables[plans[index].table.name, default: .init()].copied += 1 }
     for index in staged { batches.tables[plans[index].table.name, default: .init()].staged += 1 }

@@ -56,6 +56,9 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver, KeySpil
   public var layouts: [any SchemaLayout] { [CitusLayout()] }
 
   public var schemaNameLimit: Int? { PostgreSQLDialect.identifierLimit }
+  public var identifierLimit: Int? { PostgreSQLDialect.identifierLimit }
+  /// The system catalogs' prefix (`pg_class`, `pg_stat_…`).
+  public var reservedNamePrefixes: [String] { ["pg_"] }
 
   public var connectsToServer: Bool { true }
 
@@ -111,7 +114,7 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver, KeySpil
 
   /// A run's spilled natural keys go to a private temporary SQLite file on this machine (SluiceKeySpill's
   /// `SQLiteKeySpill`), not to the server, where each look-up would be a round trip.
-  package func makeKeySpill() throws(KeyRegistryError) -> any KeySpill { try SQLiteKeySpill() }
+  package func makeKeySpill() throws(KeySpillError) -> any KeySpill { try SQLiteKeySpill() }
 }
 
 extension DatabaseTarget {

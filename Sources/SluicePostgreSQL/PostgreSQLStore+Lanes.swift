@@ -20,16 +20,10 @@ extension PostgreSQLStore: LaneConnection {
     }
   }
 
-  /// Commits the open transaction; throws when the server rolled it back instead.
+  /// Commits the open transaction; throws when the server rolled it back instead (the store's
+  /// one `commit`, which `withTransaction` ends with too).
   package func commitTransaction() throws {
-    let commit = PQexec(connection, "COMMIT")
-    defer { PQclear(commit) }
-    try check(commit, sql: "COMMIT")
-    if let commit, let tag = PQcmdStatus(commit), String(cString: tag) != "COMMIT" {
-      throw PostgreSQLError(
-        sqlState: "25P02", message: "the server rolled the transaction back at COMMIT: a statement in it had failed",
-        server: server, sql: "COMMIT")
-    }
+    try commit()
   }
 
   /// Rolls the open transaction back, if there is one; best effort.
@@ -72,15 +66,15 @@ extension PostgreSQLStore: LaneConnection {
   /// connection and a crash, until `COMMIT PREPARED` or `ROLLBACK PREPARED` names `identifier`.
   package func prepareTransaction(_ identifier: String) throws {
     try dropStagingTables()
-    try run("PREPARE TRANSACTION \(Self.literal(identifier))")
+    try run("PREPARE TRANSACTION \(dialect.literal(identifier))")
   }
 
   package func commitPrepared(_ identifier: String) throws {
-    try run("COMMIT PREPARED \(Self.literal(identifier))")
+    try run("COMMIT PREPARED \(dialect.literal(identifier))")
   }
 
   package func rollbackPrepared(_ identifier: String) throws {
-    try run("ROLLBACK PREPARED \(Self.literal(identifier))")
+    try run("ROLLBACK PREPARED \(dialect.literal(identifier))")
   }
 
   /// Whether a transaction is prepared under `identifier` in this database.
@@ -127,11 +121,6 @@ extension PostgreSQLStore: LaneConnection {
 
   package func committedLanes(of run: LaneRunLog) throws -> (lanes: [Int], inputs: [String]) {
     try PostgreSQLRecovery.committedLanes(self, schema: run.schema, runID: run.runID)
-  }
-
-  /// A string literal (an id may hold a quote from a schema's name).
-  static func literal(_ text: String) -> String {
-    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
   }
 }
 

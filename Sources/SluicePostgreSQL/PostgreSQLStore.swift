@@ -304,7 +304,7 @@ package final class PostgreSQLStore: Store {
       }
       result = try body()
     } catch {
-      try? run("ROLLBACK")
+      rollbackTransaction()
       throw error
     }
     try commit()
@@ -317,8 +317,10 @@ package final class PostgreSQLStore: Store {
   }
 
   /// Commits the open transaction; throws when the server rolled it back instead ("COMMIT" on a
-  /// transaction that failed is answered with the tag ROLLBACK, not an error).
-  private func commit() throws {
+  /// transaction that failed is answered with the tag ROLLBACK, not an error). A lane's
+  /// transaction (`commitTransaction`) ends here too. Opening differs: `withTransaction` takes
+  /// the migrations lock before it creates the schema, a lane (`beginTransaction`) must not.
+  func commit() throws {
     let commit = PQexec(connection, "COMMIT")
     defer { PQclear(commit) }
     try check(commit, sql: "COMMIT")

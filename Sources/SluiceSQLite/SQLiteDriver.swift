@@ -44,8 +44,12 @@ public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
     }
   }
 
+  /// SQLite's own tables (`sqlite_schema`, `sqlite_sequence`): "Table names that begin with
+  /// "sqlite_" are reserved for internal use" (the CREATE TABLE documentation).
+  public var reservedNamePrefixes: [String] { ["sqlite_"] }
+
   /// A run's spilled natural keys go to a private temporary SQLite file (SluiceKeySpill's `SQLiteKeySpill`).
-  package func makeKeySpill() throws(KeyRegistryError) -> any KeySpill { try SQLiteKeySpill() }
+  package func makeKeySpill() throws(KeySpillError) -> any KeySpill { try SQLiteKeySpill() }
 
   public func openForRun(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store {
     let path = target.location

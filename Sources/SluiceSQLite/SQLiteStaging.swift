@@ -304,9 +304,8 @@ extension SQLiteDriver: StagingDriver {
     return try statement.step()
   }
 
-  private static func quote(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-  }
+  /// A name as the dialect quotes it (the one identifier quoting of the driver).
+  private static func quote(_ name: String) -> String { SQLiteDialect().quote(name) }
 
-  private static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+  private static func literal(_ text: String) -> String { SQLiteDialect().literal(text) }
 }

@@ -13,9 +13,13 @@ public enum DatasetFile {
   /// The dataset declared in the file at `path`. A reference to another dataset's table is
   /// resolved among `catalog` or, for a name ending in `.json`, in that file (relative to this
   /// one); `loaded` keeps each file's dataset once, so datasets that share a table share its
-  /// declaration, as a run that loads them together requires.
-  public static func load(_ path: String, catalog: [AnyDataset] = []) throws(SpecError) -> AnyDataset {
-    try load(path, catalog: catalog, loaded: Loaded(), loading: [])
+  /// declaration, as a run that loads them together requires. Its names must suit each of
+  /// `drivers` (their limits and reserved prefixes, `StoreNameRules`): the drivers a program
+  /// registered, so a file one of its stores would refuse is refused for all.
+  public static func load(_ path: String, catalog: [AnyDataset] = [], drivers: StoreDrivers = StoreDrivers([]))
+    throws(SpecError) -> AnyDataset
+  {
+    try load(path, catalog: catalog, loaded: Loaded(rules: StoreNameRules(drivers)), loading: [])
   }
 
   /// A key as a path segment: `\` before each `.`, `[`, `]` and `\` (`a.b` → `a\.b`), and before
@@ -32,6 +36,12 @@ public enum DatasetFile {
   /// The files loaded so far by absolute path, shared by the loads one spec makes.
   final class Loaded {
     var datasets: [String: AnyDataset] = [:]
+    /// The names the program's stores take.
+    let rules: StoreNameRules
+
+    init(rules: StoreNameRules) {
+      self.rules = rules
+    }
   }
 
   /// The dataset files one file's references read, with theirs.
@@ -48,7 +58,7 @@ public enum DatasetFile {
       throw SpecError(fileAt: path, message: "its tables reference each other's through other files (a cycle)")
     }
     let document = try read(path)
-    var builder = DatasetFileBuilder(document: document)
+    var builder = DatasetFileBuilder(document: document, nameRules: loaded.rules)
     let referenced = Referenced()
     builder.resolve = { dataset, table throws(SpecError) in
       let other: AnyDataset
@@ -87,27 +97,11 @@ public enum DatasetFile {
       let exists = FileManager.default.fileExists(atPath: path)
       throw SpecError(fileAt: path, message: exists ? "cannot read the dataset file" : "no such dataset file")
     }
-    do {
-      let reader = JSONRecordReader(source: MemoryByteSource(Array(data)), layout: .document)
-      guard let record = try reader.next() else { throw SpecError(fileAt: path, message: "empty file") }
-      var diagnostics = DecodeDiagnostics()
-      let document = try SluiceDecoder().decode(DatasetFileDocument.self, from: record, diagnostics: &diagnostics)
-      if let unknown = diagnostics.unknownFields.first {
-        let line = record.location(at: unknown.byteOffset).line
-        throw SpecError(fileAt: path, message: "'\(unknown.path)': unknown key (line \(line))")
-      }
-      return document
-    } catch let error as SpecError {
-      throw error
-    } catch let error as RecordReadError {
-      throw SpecError(fileAt: path, message: "not valid JSON: \(error)")
-    } catch let error as RecordDecodingError {
-      let place = error.path.isEmpty ? "" : "'\(error.path)': "
-      throw SpecError(
-        fileAt: path, message: place + (error.code == .missingField ? "missing required key" : error.message))
-    } catch {
-      throw SpecError(fileAt: path, message: "\(error)")
-    }
+    return try StrictDocument.decode(
+      DatasetFileDocument.self, from: Array(data), failure: { SpecError(fileAt: path, message: $0) },
+      unknownKey: { unknown, record in
+        "'\(unknown.path)': unknown key (line \(record.location(at: unknown.byteOffset).line))"
+      })
   }
 }
 

@@ -18,18 +18,21 @@ struct DatasetFileBuilder {
   static let maximumColumns = 64
   /// Another dataset's table by dataset (catalog name or file) and table name; nil when none.
   var resolve: (String, String) throws(SpecError) -> Table? = { _, _ in nil }
+  /// The names the program's stores take (their drivers' limits and reserved prefixes).
+  let nameRules: StoreNameRules
 
   private(set) var lookups: [String: LookupDeclaration] = [:]
 
-  init(document: Document) {
+  init(document: Document, nameRules: StoreNameRules) {
     self.document = document
+    self.nameRules = nameRules
   }
 
   mutating func build() throws -> DeclaredDataset {
     guard !document.name.isEmpty else { throw Mistake(path: "name", message: "must not be empty") }
     var names = DatasetFileNames.schema()
     for (index, lookup) in (document.lookups ?? []).enumerated() {
-      let declaration = try Self.lookup(lookup, path: "lookups[\(index)]")
+      let declaration = try Self.lookup(lookup, path: "lookups[\(index)]", nameRules: nameRules)
       try names.take(lookup.table, as: "lookup table", at: "lookups[\(index)].table")
       lookups[lookup.table] = declaration
     }
@@ -40,7 +43,7 @@ struct DatasetFileBuilder {
     let rules = try (document.rules ?? []).enumerated().map { index, rule in
       try Self.rule(rule, fields: fields, path: "rules[\(index)]")
     }
-    var tables = TablesBuilder(fields: fields, lookups: lookups, names: names, resolve: resolve)
+    var tables = TablesBuilder(fields: fields, lookups: lookups, nameRules: nameRules, names: names, resolve: resolve)
     let (schema, plans) = try tables.build(document.tables)
     return DeclaredDataset(
       name: document.name, summary: document.summary ?? "\(document.name) (a dataset file)", schema: schema,
@@ -181,8 +184,10 @@ struct DatasetFileBuilder {
 
   // MARK: Lookups
 
-  private static func lookup(_ document: Document.LookupDocument, path: String) throws -> LookupDeclaration {
-    try checkName(document.table, path: "\(path).table")
+  private static func lookup(_ document: Document.LookupDocument, path: String, nameRules: StoreNameRules) throws
+    -> LookupDeclaration
+  {
+    try checkName(document.table, path: "\(path).table", rules: nameRules)
     let extra = document.columns ?? []
     guard extra.count + 3 <= maximumColumns else {
       throw Mistake(
@@ -194,7 +199,7 @@ struct DatasetFileBuilder {
     var columns: [Column] = []
     for (index, column) in extra.enumerated() {
       let place = "\(path).columns[\(index)]"
-      try DatasetFileNames.checkColumnName(column.name, path: "\(place).name")
+      try DatasetFileNames.checkColumnName(column.name, path: "\(place).name", rules: nameRules)
       try columnNames.take(column.name, as: "column", at: "\(place).name")
       guard let type = ColumnType(rawValue: column.type), [.text, .integer, .real, .boolean].contains(type) else {
         throw Mistake(path: "\(place).type", message: "a lookup column is text, integer, real or boolean")
@@ -401,7 +406,10 @@ struct DatasetFileBuilder {
     return (reached, steps)
   }
 
-  static func checkName(_ name: String, path: String) throws {
+  /// Checks that `name` is a plain SQL name every store of the program takes as it is: no longer
+  /// than the shortest limit a driver declares (`StoreDriver.identifierLimit`), starting with no
+  /// prefix a store keeps for itself (`sluice_`, and each driver's `reservedNamePrefixes`).
+  static func checkName(_ name: String, path: String, rules: StoreNameRules) throws {
     let valid =
       name.utf8.first.map { Self.isLetter($0) || $0 == UInt8(ascii: "_") } ?? false
       && name.utf8.allSatisfy { Self.isLetter($0) || $0 == UInt8(ascii: "_") || ($0 >= 48 && $0 <= 57) }
@@ -409,13 +417,7 @@ struct DatasetFileBuilder {
       throw Mistake(
         path: path, message: "'\(name)' is not a plain SQL name: letters, digits and _, starting with a letter or _")
     }
-    guard name.utf8.count <= 63 else {
-      throw Mistake(path: path, message: "'\(name)' is longer than 63 bytes, which PostgreSQL would cut")
-    }
-    let lowered = name.lowercased()
-    if ["sluice_", "sqlite_", "pg_"].contains(where: { lowered.hasPrefix($0) }) {
-      throw Mistake(path: path, message: "names starting with sluice_, sqlite_ or pg_ are the stores' own")
-    }
+    if let problem = rules.problem(with: name) { throw Mistake(path: path, message: problem) }
   }
 
   private static func isLetter(_ byte: UInt8) -> Bool {

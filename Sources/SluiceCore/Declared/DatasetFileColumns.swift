@@ -15,7 +15,7 @@ extension TablesBuilder {
     var plans: [TablePlan.ColumnPlan] = []
     for (index, document) in documents.enumerated() {
       let place = "\(path).columns[\(index)]"
-      try DatasetFileNames.checkColumnName(document.name, path: "\(place).name")
+      try DatasetFileNames.checkColumnName(document.name, path: "\(place).name", rules: nameRules)
       try names.take(document.name, as: "column", at: "\(place).name")
       let fieldText = document.field ?? document.name
       let field: DeclaredField

@@ -75,8 +75,8 @@ package struct DatasetFileNames {
 
   /// Checks a column's name (`checkName`), and that it is not one of PostgreSQL's system columns,
   /// in any case.
-  static func checkColumnName(_ name: String, path: String) throws {
-    try DatasetFileBuilder.checkName(name, path: path)
+  static func checkColumnName(_ name: String, path: String, rules: StoreNameRules) throws {
+    try DatasetFileBuilder.checkName(name, path: path, rules: rules)
     guard !systemColumns.contains(folded(name)) else {
       throw Mistake(
         path: path,

@@ -28,6 +28,8 @@ struct TablesBuilder {
 
   let fields: [DeclaredField]
   let lookups: [String: LookupDeclaration]
+  /// The names the program's stores take (`DatasetFileBuilder.checkName`).
+  let nameRules: StoreNameRules
   let resolve: (String, String) throws(SpecError) -> Table?
   private var declared: [(name: String, value: Declared)] = []
   /// Where each table is in `declared`, by name: a file of many tables is read in linear time.
@@ -48,11 +50,12 @@ struct TablesBuilder {
   }
 
   init(
-    fields: [DeclaredField], lookups: [String: LookupDeclaration], names: DatasetFileNames = .schema(),
-    resolve: @escaping (String, String) throws(SpecError) -> Table?
+    fields: [DeclaredField], lookups: [String: LookupDeclaration], nameRules: StoreNameRules,
+    names: DatasetFileNames = .schema(), resolve: @escaping (String, String) throws(SpecError) -> Table?
   ) {
     self.fields = fields
     self.lookups = lookups
+    self.nameRules = nameRules
     self.names = names
     self.resolve = resolve
   }
@@ -61,7 +64,7 @@ struct TablesBuilder {
     guard !documents.isEmpty else { throw Mistake(path: "tables", message: "declare at least one table") }
     for (index, document) in documents.enumerated() {
       let place = "tables[\(index)]"
-      try DatasetFileBuilder.checkName(document.name, path: "\(place).name")
+      try DatasetFileBuilder.checkName(document.name, path: "\(place).name", rules: nameRules)
       try names.take(document.name, as: "table", at: "\(place).name")
       let table = try table(document, path: place)
       for (number, index) in table.table.indexes.enumerated() {
@@ -128,7 +131,7 @@ struct TablesBuilder {
     if let position = document.position {
       try refuse(
         "firstPosition", document.firstPosition.flatMap { $0 < 0 ? $0 : nil }, "a position starts at 0 or more")
-      try DatasetFileNames.checkColumnName(position, path: "\(path).position")
+      try DatasetFileNames.checkColumnName(position, path: "\(path).position", rules: nameRules)
       try columnNames.take(position, as: "position column", at: "\(path).position")
       guard let field = document.field else {
         throw Mistake(path: "\(path).field", message: "a child table names the array its rows come from")
@@ -219,7 +222,7 @@ struct TablesBuilder {
   private func indexes(_ document: Document, allColumns: [String], path: String) throws -> [Index] {
     try (document.indexes ?? []).enumerated().map { index, declared in
       let place = "\(path).indexes[\(index)]"
-      try DatasetFileBuilder.checkName(declared.name, path: "\(place).name")
+      try DatasetFileBuilder.checkName(declared.name, path: "\(place).name", rules: nameRules)
       guard !declared.columns.isEmpty else { throw Mistake(path: "\(place).columns", message: "index some columns") }
       for (number, column) in declared.columns.enumerated() where !allColumns.contains(column) {
         throw Mistake(path: "\(place).columns[\(number)]", message: "no column \(column) in \(document.name)")

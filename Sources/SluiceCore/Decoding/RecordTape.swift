@@ -182,6 +182,14 @@ extension RecordTape {
     return (Int(sourceOffsets[index]), Int(sourceLines[index] & ~Self.attributeLineFlag))
   }
 
+  /// The tape's own pass over a whole record's bytes. Why a second JSON tokenizer beside the
+  /// record reader's scan (`JSONScanner`, which writes these nodes as it validates, issue 56 kept
+  /// both): the scan is the import's hot loop, over a refilled buffer, a record possibly spanning
+  /// refills, and it stops writing nodes past `JSONScanner.tapeNodeLimit` (262,144) to bound its
+  /// memory; this pass serves the records it leaves — bigger ones, whose nodes it counts first and
+  /// allocates once — and JSON that no scan read (`loadJSON(_:)` of a quarantined record, the
+  /// public API). Folding it into the scanner would put its checks and a second mode on every
+  /// byte of every import; folding the scanner into it would read each record twice.
   private mutating func tokenize(
     _ buffer: UnsafeBufferPointer<UInt8>, count: Int,
     stack: UnsafeMutableBufferPointer<(index: Int32, isObject: Bool)>

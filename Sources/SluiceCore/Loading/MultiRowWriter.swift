@@ -70,10 +70,9 @@ package final class MultiRowWriter: BulkWriter {
   private let planBySerial: [Int]
   private var written: [Int]
   package private(set) var batches = RunReport.BulkWrites()
-  /// Batches that go record by record before the next try, and how many that will be after the
-  /// next batch that could not be written in bulk.
-  private var skips = 0
-  private var backoff = 0
+  /// Batches that go record by record before the next try, after one that could not be
+  /// written in bulk.
+  private var backOff = BulkBackOff()
   /// Whether a batch goes in bulk or record by record, by what each way has cost so far.
   private var chooser: WritePathChooser
   /// The batch being loaded, when its cost is a sample: the way it went, its records, and the
@@ -131,8 +130,7 @@ package final class MultiRowWriter: BulkWriter {
 
   package func write(_ records: [RecordRows]) throws -> [Bool]? {
     let now = finishSample()
-    if skips > 0 {
-      skips -= 1
+    if backOff.skip() {
       batches.rowByRow += 1
       sample = (.rowByRow, records.count, now)
       return nil
@@ -159,13 +157,12 @@ package final class MultiRowWriter: BulkWriter {
     } catch let error as any StoreError {
       guard case .constraint = error.failure else { throw error }
       try store.execute("ROLLBACK TO SAVEPOINT sluice_bulk; RELEASE SAVEPOINT sluice_bulk")
-      backoff = min(max(1, backoff * 2), 64)
-      skips = backoff
+      backOff.missed()
       batches.rowByRow += 1
       return nil
     }
     try store.execute("RELEASE SAVEPOINT sluice_bulk")
-    backoff = 0
+    backOff.wentIn()
     sample = (.bulk, records.count, now)
     for index in plans.indices where !rowsOf[index].isEmpty {
       written[index] += counts[index]

@@ -12,7 +12,7 @@
 @_spi(Internals) public final class QuarantineReader: RecordReader {
   private struct Entry: Decodable {
     var format: String?
-    var csv: QuarantineWriter.CSVEntry?
+    var csv: QuarantineCSVEntry?
     var issues: [OriginalIssue]?
     var bytesEscaped: Bool?
   }

@@ -6,25 +6,8 @@ extension HTMLReport {
   /// Everything on the page that comes from the report (names, paths, messages, codes) goes
   /// through here, element content and attributes alike.
   public static func escape(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": result += "&amp;"
-      case "<": result += "&lt;"
-      case ">": result += "&gt;"
-      case "\"": result += "&quot;"
-      case "'": result += "&#39;"
-      case "\t", "\n", "\r": result.unicodeScalars.append(scalar)
-      default:
-        if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-          result.unicodeScalars.append("\u{FFFD}")
-        } else {
-          result.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return result
+    MarkupText.escape(
+      text, apostrophe: true, forbids: { $0 < 0x20 || (0x7F...0x9F).contains($0) }, replacement: "\u{FFFD}")
   }
 
   /// An SVG coordinate or length: at most one decimal, a dot as the separator whatever the

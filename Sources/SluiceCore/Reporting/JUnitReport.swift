@@ -99,20 +99,7 @@ package enum JUnitReport {
   /// Escapes text for double-quoted XML attributes and content, and drops characters XML 1.0
   /// forbids.
   static func escape(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": result += "&amp;"
-      case "<": result += "&lt;"
-      case ">": result += "&gt;"
-      case "\"": result += "&quot;"
-      case "\n", "\t", "\r": result.unicodeScalars.append(scalar)
-      default:
-        if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) { continue }
-        result.unicodeScalars.append(scalar)
-      }
-    }
-    return result
+    MarkupText.escape(
+      text, apostrophe: false, forbids: { $0 < 0x20 || (0xFFFE...0xFFFF).contains($0) }, replacement: nil)
   }
 }

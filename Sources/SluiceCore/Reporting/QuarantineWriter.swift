@@ -26,31 +26,7 @@ package final class QuarantineWriter {
     /// absent for JSON.
     var format: String?
     /// A CSV row's columns and dialect: what reading the row alone again needs.
-    var csv: CSVEntry?
-  }
-
-  /// How a rejected CSV row is read again: its columns' names and its file's dialect.
-  package struct CSVEntry: Codable {
-    var columns: [String]
-    var delimiter: String
-    var quote: String
-    var empty: String
-
-    init(columns: [String], dialect: CSVDialect) {
-      self.columns = columns
-      delimiter = String(UnicodeScalar(dialect.delimiter))
-      quote = String(UnicodeScalar(dialect.quote))
-      empty = dialect.emptyIsNull ? "null" : "text"
-    }
-
-    /// The dialect of the row alone: no header, the columns named.
-    var dialect: CSVDialect? {
-      guard let delimiter = CSVDialect.byte(named: delimiter), let quote = CSVDialect.byte(named: quote) else {
-        return nil
-      }
-      return CSVDialect(
-        delimiter: delimiter, quote: quote, hasHeader: false, columns: columns, emptyIsNull: empty == "null")
-    }
+    var csv: QuarantineCSVEntry?
   }
 
   package let file: OutputFile
@@ -81,7 +57,7 @@ package final class QuarantineWriter {
     let entry = Entry(
       ordinal: location.ordinal, line: location.line, byteOffset: location.byteOffset, input: input,
       issues: issues, record: text ?? "", bytesEscaped: text == nil ? true : nil, format: entryFormat,
-      csv: csv.flatMap { csv in csv.columns.value.map { CSVEntry(columns: $0, dialect: csv.dialect) } })
+      csv: csv.flatMap { csv in csv.columns.value.map { QuarantineCSVEntry(columns: $0, dialect: csv.dialect) } })
     var line = try encoder.encode(entry)
     if text == nil {
       // No Swift string holds the bytes: the record goes in as escapes, in place of the empty

@@ -87,7 +87,9 @@ enum SwiftNames {
     return word
   }
 
-  /// A Swift string literal's content.
+  /// A Swift string literal's content. Not `JSONString.escaped`, though the two look alike
+  /// (issue 56 kept both): Swift spells a control character `\u{1b}` where JSON spells it
+  /// `\u001b`, and this one escapes DEL too, which JSON leaves as it is.
   static func literal(_ text: String) -> String {
     var result = ""
     for scalar in text.unicodeScalars {

@@ -14,6 +14,13 @@ import Foundation
 /// more of it. Paths past `maxPaths` or deeper than `maxDepth` are not tracked. With a sample
 /// size it stops as `JSONOutline` does: once one element holds that many of a path no repeated
 /// element encloses, or a path has ten times that many in all.
+///
+/// Why a pass of its own beside `XMLRecordReader` (issue 56 kept both): the reader is given a
+/// record path and assembles each record under it, text and attributes, into JSON
+/// (`XMLAssembler`); the outline has no record path yet — finding one is its job — and keeps no
+/// text, only a counter per element path over the whole document. What must be the same is
+/// shared, not copied: the reader's safety settings (`XMLRecordReader.refuseExternalEntities`,
+/// `XMLStartTagGuard`, its attribute limit) and its way to free a parser (`XMLRecordReader.free`).
 final class XMLOutline {
   struct Result {
     var candidates: [RecordPathCandidate]

@@ -56,6 +56,12 @@ public protocol StoreDriver: Sendable {
   var layouts: [any SchemaLayout] { get }
   /// The longest schema name the database takes, in bytes; nil when it has no schemas.
   var schemaNameLimit: Int? { get }
+  /// The longest table, index or column name the database keeps whole, in bytes; nil when it
+  /// has no such limit. A dataset file's longer names are refused (`StoreNameRules`).
+  var identifierLimit: Int? { get }
+  /// The prefixes of the database's own tables (lower case), which a dataset file's names may not
+  /// start with; none by default.
+  var reservedNamePrefixes: [String] { get }
   /// Whether the database is a server a run connects to (a connect timeout applies).
   var connectsToServer: Bool { get }
   /// The files a run at `location` writes besides its outputs — the database file, a staged
@@ -85,6 +91,8 @@ extension StoreDriver {
   }
   public func hasPassword(_ location: String) -> Bool { false }
   public var schemaNameLimit: Int? { nil }
+  public var identifierLimit: Int? { nil }
+  public var reservedNamePrefixes: [String] { [] }
   public var layouts: [any SchemaLayout] { [] }
   public var connectsToServer: Bool { false }
   public func files(at location: String) -> [(role: String, path: String)] { [] }
@@ -108,21 +116,21 @@ package protocol BulkLoadingStore: Store {
 /// engine itself links no database library, so it cannot make one. A third driver returns it too,
 /// or a spill of its own.
 package protocol KeySpillingDriver: StoreDriver {
-  func makeKeySpill() throws(KeyRegistryError) -> any KeySpill
+  func makeKeySpill() throws(KeySpillError) -> any KeySpill
 }
 
 /// Where a `KeyRegistry` moves the keys it cannot keep in memory, with the record that wrote each
 /// first; made by the run's driver (`KeySpillingDriver`) at the first spill, gone when released.
 /// The registry calls it under its lock, from either of the run's two threads, one call at a time.
 package protocol KeySpill: AnyObject {
-  /// Adds keys it does not hold, in key order (`KeyRegistry.Key.precedes`).
-  func insert(_ keys: [(key: KeyRegistry.Key, entry: KeyRegistry.Entry)]) throws(KeyRegistryError)
+  /// Adds keys it does not hold, in key order (`NaturalKey.precedes`).
+  func insert(_ keys: [(key: NaturalKey, entry: KeyEntry)]) throws(KeySpillError)
   /// The entry of a key, or nil when it does not hold it.
-  func find(_ key: KeyRegistry.Key) throws(KeyRegistryError) -> KeyRegistry.Entry?
+  func find(_ key: NaturalKey) throws(KeySpillError) -> KeyEntry?
   /// Changes a key's entry; false when it does not hold the key.
-  func update(_ key: KeyRegistry.Key, _ entry: KeyRegistry.Entry) throws(KeyRegistryError) -> Bool
+  func update(_ key: NaturalKey, _ entry: KeyEntry) throws(KeySpillError) -> Bool
   /// Every key it holds, for a Bloom filter made from them.
-  func forEachKey(_ body: (KeyRegistry.Key) -> Void) throws(KeyRegistryError)
+  func forEachKey(_ body: (NaturalKey) -> Void) throws(KeySpillError)
 }
 
 /// The table of a staged run's side database that keeps the run's report once every chunk is
@@ -152,6 +160,11 @@ package protocol StagingDriver: StoreDriver {
   /// Refuses to resume a staged run whose staged rows were lost (PostgreSQL: the server
   /// restarted after a crash, which empties unlogged tables).
   func checkStagingIntact(_ target: DatabaseTarget) throws(StagingError)
+}
+
+extension StagingDriver {
+  /// Nothing to check by default: a driver whose side database cannot lose rows.
+  package func checkStagingIntact(_ target: DatabaseTarget) throws(StagingError) {}
 }
 
 /// A store driver that loads the lanes of a run over several connections at once (`--jobs N`),

@@ -41,4 +41,11 @@ extension SQLDialect {
   public func quote(_ identifier: String) -> String {
     "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
+
+  /// `text` as a standard SQL string literal: in single quotes, each one inside doubled (both
+  /// stores read it so; PostgreSQL with `standard_conforming_strings`, on since 9.1). The one
+  /// string-literal quoting of the engine and the drivers.
+  package func literal(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+  }
 }

@@ -72,7 +72,7 @@ struct TableSQL {
       case .length(let count): return "length(\(name)) = \(count)"
       case .notEmpty: return "length(\(name)) > 0"
       case .oneOf(let values):
-        let list = values.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: ", ")
+        let list = values.map(dialect.literal).joined(separator: ", ")
         return "\(name) IN (\(list))"
       }
     }

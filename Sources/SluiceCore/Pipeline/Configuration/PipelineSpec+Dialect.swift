@@ -3,7 +3,7 @@
 /// "empty": "null", "encoding": "windows-1252"}`, every key optional, each falling back to the
 /// format's default.
 extension SpecDocument {
-  static let knownDialectKeys = "delimiter, quote, header, columns, empty, encoding"
+  static let knownDialectKeys = DialectDocument.CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
 
   struct DialectDocument: Decodable {
     var delimiter: String?
@@ -15,6 +15,10 @@ extension SpecDocument {
     var empty: String?
     /// A single-byte encoding iconv knows (`windows-1252`) or UTF-16 (`utf-16le`); UTF-8 when absent.
     var encoding: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+      case delimiter, quote, header, columns, empty, encoding
+    }
   }
 }
 

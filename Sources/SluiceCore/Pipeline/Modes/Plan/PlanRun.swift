@@ -52,7 +52,8 @@ struct PlanRun: RunStrategy {
 
   func cleanUp() {
     guard let folder else { return }
-    for suffix in ["", "-journal", "-wal", "-shm"] { unlink(folder + "/plan.sqlite" + suffix) }
+    // The database and the side files its driver writes beside it (a journal): the driver's to name.
+    for file in configuration.database.driver.files(at: folder + "/plan.sqlite") { unlink(file.path) }
     rmdir(folder)
   }
 

@@ -1,30 +1,5 @@
 import Foundation
 
-extension StagingDriver {
-  package func checkStagingIntact(_ target: DatabaseTarget) throws(StagingError) {}
-}
-
-/// Why staging or publishing failed.
-package struct StagingError: Error, Sendable, CustomStringConvertible {
-  package enum Kind: Sendable {
-    /// The target changed while the run was staged: publishing would lose what was written.
-    case targetChanged
-    /// Staging cannot be done for this database as it is (WAL mode).
-    case unsupported
-    /// The side database or the target could not be read or written.
-    case io
-  }
-  package var kind: Kind
-  package var message: String
-
-  package init(_ kind: Kind, _ message: String) {
-    self.kind = kind
-    self.message = message
-  }
-
-  package var description: String { message }
-}
-
 /// Staged runs (`--stage`): resumable *and* all-or-nothing. The run is checkpointed as with
 /// `--checkpoint-every` (`CheckpointedRun`), but into a side database that starts as a
 /// copy of the target; readers of the target see none of its chunks. Its last chunk also keeps

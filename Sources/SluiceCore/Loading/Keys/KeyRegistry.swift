@@ -39,16 +39,11 @@ import Synchronization
 /// over the spilled keys is made (from the database, once) and kept up to date; it answers
 /// "certainly new" for most new keys, the more keys it holds the fewer — never a wrong answer.
 package final class KeyRegistry: Sendable {
-  /// The record that wrote a key: its input's place in the pipeline and its ordinal there.
-  package struct Occurrence: Hashable, Sendable {
-    package var input: Int32
-    package var ordinal: Int64
-
-    package init(input: Int32, ordinal: Int64) {
-      self.input = input
-      self.ordinal = ordinal
-    }
-  }
+  /// The record that wrote a key (`KeyOccurrence`), a key (`NaturalKey`) and what the registry
+  /// knows of it (`KeyEntry`): the store interface's types, which a `KeySpill` keeps.
+  package typealias Occurrence = KeyOccurrence
+  package typealias Key = NaturalKey
+  package typealias Entry = KeyEntry
 
   /// How much memory the registry may hold.
   package struct Limits: Sendable {
@@ -82,74 +77,6 @@ package final class KeyRegistry: Sendable {
     package func owned(_ serial: Int32) -> Owned? {
       let serial = Int(serial)
       return serial < bySerial.count ? bySerial[serial] : nil
-    }
-  }
-
-  /// A key: the registry's number for its table, and its value (several columns' values encoded
-  /// together as a blob), with its hash computed once — for the Bloom filter, and so that the
-  /// dictionaries compare hashes before values (Swift's probe every occupied bucket they pass
-  /// with `==`).
-  package struct Key: Hashable {
-    package let table: Int32
-    package let value: DatabaseValue
-    package let hash: UInt64
-
-    package init(table: Int32, value: DatabaseValue) {
-      self.table = table
-      self.value = value
-      var hasher = Hasher()
-      hasher.combine(table)
-      hasher.combine(value)
-      hash = UInt64(bitPattern: Int64(hasher.finalize()))
-    }
-
-    package static func == (a: Key, b: Key) -> Bool {
-      a.hash == b.hash && a.table == b.table && a.value == b.value
-    }
-
-    package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-
-    /// Key order, SQLite's where it is cheap to match: by table, then integers by value before
-    /// texts byte by byte; reals and blobs after them, in no particular order.
-    package static func precedes(_ a: Key, _ b: Key) -> Bool {
-      if a.table != b.table { return a.table < b.table }
-      switch (a.value, b.value) {
-      case (.integer(let x), .integer(let y)):
-        return x < y
-      case (.text(var x), .text(var y)):
-        // memcmp, not `lexicographicallyPrecedes`, which goes a byte at a time through the
-        // generic sequence code (1.7 % of a JSON import's decoding thread, callgrind): every new
-        // key past the first spill is compared with its table's greatest spilled key.
-        return x.withUTF8 { x in
-          y.withUTF8 { y in
-            let common = min(x.count, y.count)
-            let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
-            return order != 0 ? order < 0 : x.count < y.count
-          }
-        }
-      default:
-        return rank(a.value) < rank(b.value)
-      }
-    }
-
-    private static func rank(_ value: DatabaseValue) -> Int {
-      switch value {
-      case .integer: 0
-      case .text: 1
-      case .real: 2
-      case .blob: 3
-      }
-    }
-  }
-
-  package struct Entry: Equatable {
-    package var first: Occurrence
-    /// The first record was rejected at the load stage: the key was never written.
-    package var isVoid: Bool
-
-    package init(first: Occurrence, isVoid: Bool) {
-      self.first = first
-      self.isVoid = isVoid
     }
   }
 
@@ -326,26 +253,8 @@ package final class KeyRegistry: Sendable {
   }
 }
 
-/// The registry's temporary database failed (a full or unwritable temporary directory): the run
-/// cannot tell repeated keys apart, so it fails (exit 74).
-package struct KeyRegistryError: Error, Sendable, CustomStringConvertible {
-  package var message: String
-
-  package init(message: String) { self.message = message }
-
-  package var description: String {
-    "the run's registry of natural keys (its temporary store of spilled keys) failed: \(message)"
-  }
-}
-
-extension PipelineConfiguration {
-  /// Where a run's key registries move their keys: the database driver's temporary store, when
-  /// it offers one (nil: they stay in memory).
-  var keySpill: KeyRegistry.MakeSpill? {
-    guard let driver = database.driver as? any KeySpillingDriver else { return nil }
-    return { () throws(KeyRegistryError) -> any KeySpill in try driver.makeKeySpill() }
-  }
-}
+/// The registry's errors are its spill's (`KeySpillError`): the temporary store is all that fails.
+package typealias KeyRegistryError = KeySpillError
 
 extension KeyRegistry {
   /// The recent keys with their entries, in the order they came, and each key's place there.
