@@ -11,7 +11,7 @@ public enum RemoteServers {
   public static let variables = [
     "SLUICE_TEST_HTTPS_URL", "SLUICE_TEST_HTTPS_ROOT", "SLUICE_TEST_CA_BUNDLE", "SLUICE_TEST_S3_ENDPOINT",
     "SLUICE_TEST_S3_ACCESS_KEY_ID", "SLUICE_TEST_S3_SECRET_ACCESS_KEY", "SLUICE_TEST_FAULT_URL",
-    "SLUICE_TEST_S3_REQUEST_LOG",
+    "SLUICE_TEST_S3_REQUEST_LOG", "SLUICE_TEST_HTTPS_ACCESS_LOG",
   ]
 
   static func variable(_ name: String) -> String {
@@ -41,6 +41,20 @@ public enum RemoteServers {
   public static var faultURL: String { variable("SLUICE_TEST_FAULT_URL") }
   /// Every request moto received, one JSON object a line (method, URL, headers).
   public static var s3RequestLog: String { variable("SLUICE_TEST_S3_REQUEST_LOG") }
+
+  /// Every request nginx answered, a line each: `METHOD URI STATUS BODY-BYTES "RANGE"`.
+  public static var httpsAccessLog: String { variable("SLUICE_TEST_HTTPS_ACCESS_LOG") }
+
+  /// The requests nginx answered for files of `folder` (directly, redirected or gzipped), as
+  /// `METHOD URI STATUS BODY-BYTES "RANGE"`, in order.
+  public static func httpsRequests(folder: ServedFolder) throws -> [String] {
+    let text = try String(contentsOfFile: httpsAccessLog, encoding: .utf8)
+    let prefixes = ["/", "/redirect/", "/gzip/"].map { $0 + folder.name + "/" }
+    return text.split(separator: "\n").map(String.init).filter { line in
+      let uri = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+      return prefixes.contains { uri.hasPrefix($0) }
+    }
+  }
 
   /// The environment a run reads S3 credentials from: the test key, and nothing from the
   /// user's own AWS configuration.
