@@ -68,7 +68,7 @@ struct InitCommand: Subcommand {
           where the records are (default: the outermost array of objects
           or repeated element, the longest of those; see the README)
           """),
-      ] + DialectOptions.entries(sniffed: true) + [.help]))
+      ] + RemoteOptionEntries.entries + DialectOptions.entries(sniffed: true) + [.help]))
 
   var dump: String
   var name: String
@@ -97,6 +97,9 @@ struct InitCommand: Subcommand {
       throw UsageError("--sluice names the package a Swift dataset depends on; --declarative writes no package")
     }
     driver = context.drivers.drivers.first?.name ?? ""
+    options.remote = RemoteAccess(
+      transports: context.remote, options: try PipelineConfiguration.remoteOptions(parsed.values, spec: RemoteOptions())
+    )
     if let format = parsed.values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {
         throw UsageError("--format must be json, ndjson, xml, csv or tsv, not '\(format)'")
@@ -150,10 +153,7 @@ struct InitCommand: Subcommand {
     } catch var error as InputError {
       error.path = dump
       printError("sluice: \(error)")
-      switch error.code {
-      case .notFound, .unreadable: return ExitCode.noInput
-      case .corruptStream, .truncatedStream: return ExitCode.ioError
-      }
+      return ExitCode.of(error)
     } catch let error as InspectionError {
       if case .recordPathNotApplicable = error.code { throw UsageError(error.message) }
       printError("sluice: \(error); \(Self.needs)")
@@ -247,8 +247,10 @@ struct InitCommand: Subcommand {
   /// The first three records: NDJSON (one line each) for a JSON or NDJSON dump; for XML, the
   /// record elements as libxml2 writes them, inside the elements of the record path.
   private func fixture(_ inspection: Inspection) throws -> InitPackage.Fixture? {
-    if inspection.csv != nil { return try InitCSV.fixture(inspection, dump: PipelineConfiguration.absolute(dump)) }
-    let input = try Input(path: PipelineConfiguration.absolute(dump))
+    if inspection.csv != nil {
+      return try InitCSV.fixture(inspection, dump: PipelineConfiguration.absolute(dump), remote: options.remote)
+    }
+    let input = try Input(path: PipelineConfiguration.absolute(dump), remote: options.remote)
     if inspection.format == .xml {
       let excerpt = try XMLExcerpt(source: input, path: inspection.recordPath, limit: 3)
       return excerpt.text.map { InitPackage.Fixture(text: $0, fileExtension: "xml") }

@@ -63,6 +63,9 @@ struct PipelineInvocation {
       needsDatabase: command.runMode != .validate
     ).applying(parsed.values).applyingDialect(parsed.values, flags: parsed.flags)
     configuration.mode = command.runMode
+    // URL patterns become their objects (an S3 listing) before anything deals inputs out.
+    configuration.remote.transports = context.remote
+    configuration = try configuration.listingRemoteInputs()
     configuration.specPath = PipelineConfiguration.absolute(specPath)
     for file in declared.flatMap(\.files) where !configuration.datasetFiles.contains(file) {
       configuration.datasetFiles.append(file)

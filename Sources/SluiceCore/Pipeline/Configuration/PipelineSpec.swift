@@ -77,6 +77,9 @@ public struct PipelineSpec: Sendable {
   public var checkpointEvery: Int?
   /// Whether a checkpointed run is staged and published at its end (`stage`).
   public var stages = false
+  /// How remote inputs are reached (`retries`, `storage`, `caBundle`); the environment is the
+  /// command line's to add.
+  public var remote = RemoteOptions()
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
 
@@ -101,7 +104,9 @@ public struct PipelineSpec: Sendable {
         let known =
           unknown.path.contains("dialect.")
           ? SpecDocument.knownDialectKeys
-          : unknown.path.hasPrefix("inputs[") ? SpecDocument.knownInputKeys : SpecDocument.knownKeys
+          : unknown.path.hasPrefix("storage.")
+            ? SpecDocument.knownStorageKeys
+            : unknown.path.hasPrefix("inputs[") ? SpecDocument.knownInputKeys : SpecDocument.knownKeys
         throw SpecError(path: path, message: "unknown key '\(unknown.path)'; known keys: \(known)")
       }
     } catch let error as SpecError {
@@ -148,6 +153,24 @@ public struct PipelineSpec: Sendable {
     maxDeleteRate = document.maxDeleteRate
     checkpointEvery = document.checkpointEvery
     stages = document.stage ?? false
+    if let retries = document.retries {
+      guard (0...100).contains(retries) else {
+        throw SpecError(path: path, message: "'retries' must be a whole number from 0 to 100")
+      }
+      remote.retries = retries
+    }
+    if let storage = document.storage {
+      if let endpoint = storage.endpoint {
+        guard let scheme = RemoteURL.scheme(of: endpoint), ["http", "https"].contains(scheme) else {
+          throw SpecError(
+            path: path, message: "'storage.endpoint' must be an http:// or https:// URL, not '\(endpoint)'")
+        }
+        remote.endpoint = endpoint
+      }
+      remote.region = storage.region
+      remote.pathStyle = storage.pathStyle
+    }
+    remote.caBundle = document.caBundle.map { FilePaths.absolute($0, in: FilePaths.folder(of: path)) }
     if let checkpointEvery, checkpointEvery < 1 {
       throw SpecError(path: path, message: "'checkpointEvery' must be a whole number of records, 1 or more")
     }
@@ -478,7 +501,9 @@ public struct PipelineSpec: Sendable {
     let specDirectory = FilePaths.folder(of: path)
     var paths = inputs.map { resolve($0.input, against: specDirectory) }
     if let inputDirectory {
-      let relative = inputs.indices.filter { !inputs[$0].input.hasPrefix("/") && inputs[$0].input != "-" }
+      let relative = inputs.indices.filter {
+        !inputs[$0].input.hasPrefix("/") && inputs[$0].input != "-" && !RemoteURL.isURL(inputs[$0].input)
+      }
       let common = Self.commonFolder(of: relative.map { paths[$0] })
       for index in relative {
         let below = String(paths[index].dropFirst(common.count)).drop { $0 == "/" }
@@ -506,6 +531,12 @@ public struct PipelineSpec: Sendable {
           expanded.isIncremental = input.isIncremental
           expanded.isSnapshot = input.isSnapshot
           if Self.isPattern(path) && !match.isUnmatchedPattern { expanded.pattern = path }
+          if RemoteURL.isURL(match.path) {
+            // Shown and recorded without its query and userinfo; opened with them.
+            expanded.path = RemoteURL.redacted(match.path)
+            expanded.requestURL = match.path
+            expanded.pattern = expanded.pattern.map(RemoteURL.redacted)
+          }
           return expanded
         }
       },
@@ -523,6 +554,7 @@ public struct PipelineSpec: Sendable {
       configuration.checkpointing = .init(recordsPerChunk: checkpointEvery, staged: stages)
     }
     configuration.htmlPath = html.map(resolve)
+    configuration.remote.options = remote
     return configuration
   }
 
@@ -536,6 +568,8 @@ public struct PipelineSpec: Sendable {
   /// `"general \\[1100\\].json"`). A pattern that matches nothing stays one input, marked, so the run
   /// fails before it opens the database (exit 66), even when a file of that very name exists.
   static func expand(_ path: String) -> [(path: String, isUnmatchedPattern: Bool)] {
+    // A URL's pattern is listed by its transport (`PipelineConfiguration.listingRemoteInputs`).
+    if RemoteURL.isURL(path) { return [(path, false)] }
     guard isPattern(path) else { return [(unescaped(path), false)] }
     var matches = glob_t()
     defer { globfree(&matches) }
@@ -607,7 +641,8 @@ public struct PipelineSpec: Sendable {
 /// The spec file's wire format.
 struct SpecDocument: Decodable {
   static let knownKeys =
-    "description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, memoryBudget, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage"
+    "description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, memoryBudget, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage, storage, retries, caBundle"
+  static let knownStorageKeys = "endpoint, region, pathStyle"
   static let knownInputKeys = "dataset, input, format, recordPath, dialect, optional, incremental, snapshot, exclude"
 
   var description: String?
@@ -635,6 +670,18 @@ struct SpecDocument: Decodable {
   var maxDeleteRate: Double?
   var checkpointEvery: Int?
   var stage: Bool?
+  /// Where `s3://` inputs live: an S3-compatible server, its region, path-style addressing.
+  var storage: StorageDocument?
+  /// How many times a remote input's failed request is tried again.
+  var retries: Int?
+  /// A PEM file of certificate authorities for `https://` inputs (relative to the spec).
+  var caBundle: String?
+
+  struct StorageDocument: Decodable {
+    var endpoint: String?
+    var region: String?
+    var pathStyle: Bool?
+  }
 
   /// `"512MiB"`, or a number of MiB (`512`), as `MemoryBudget(text:)` reads it.
   struct MemoryBudgetValue: Decodable {
