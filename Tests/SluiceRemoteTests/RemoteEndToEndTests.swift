@@ -200,6 +200,35 @@ struct RemoteEndToEndTests {
     #expect(gets.last?.status == 412)
   }
 
+  /// The nightly modes read a bucket as they read a folder: a snapshot and a staged run over the
+  /// objects a first run loaded change nothing, a plan says nothing would change, and a run that
+  /// commits every 100 records loads what one transaction does.
+  @Test func snapshotStagedPlanAndCheckpointedRunsReadABucketAsAFolder() throws {
+    let scratch = try TemporaryDirectory()
+    let bucket = try TestBucket("modes")
+    try bucket.put("drops/1.ndjson.gz", Self.drop("m", count: 400))
+    try bucket.put("drops/2.ndjson.gz", Self.drop("n", count: 300))
+    let spec = try spec(bucket.url("drops/*.ndjson.gz"), in: scratch)
+    let database = scratch.file("nested.sqlite")
+    #expect(sluice(["run", spec], in: scratch).status == 0)
+    let loaded = try snapshot(database)
+    #expect(loaded.count("orders") == 700)
+
+    for mode in ["--snapshot", "--stage"] {
+      let run = sluice(["run", spec, mode], in: scratch)
+      #expect(run.status == 0, "\(mode): \(run.error)")
+      #expect(try snapshot(database) == loaded, "\(mode)")
+    }
+    let plan = sluice(["plan", spec], in: scratch)
+    #expect(plan.status == 0, "\(plan.error)")
+    #expect((plan.output + plan.error).contains("0 row(s) would change"), "\(plan.output)\(plan.error)")
+
+    let checkpointed = sluice(
+      ["run", spec, "--db", scratch.file("chunks.sqlite"), "--checkpoint-every", "100"], in: scratch)
+    #expect(checkpointed.status == 0, "\(checkpointed.error)")
+    #expect(try snapshot(scratch.file("chunks.sqlite")) == loaded)
+  }
+
   /// What cannot be retried, or cannot be any more, exits with the code that says why, naming
   /// the URL without its query.
   @Test func refusalsExitWithTheirCodesNamingTheURLWithoutItsQuery() throws {
