@@ -127,11 +127,11 @@ package enum InputLedger {
   package static func entries(ofRun runID: Int64, in store: some Store, modifiedAtText: String = "modified_at") throws
     -> [InputLedgerEntry]
   {
-    guard try store.columns(of: table) != nil else { return [] }
+    guard let columns = try store.columns(of: table) else { return [] }
     let query = try store.prepare(
       """
       SELECT position, path, dataset, status, size, \(modifiedAtText), fingerprint, sha256, head_sha256,
-        records_read, records_loaded, records_rejected, records_skipped, same_as_run, etag, last_modified
+        records_read, records_loaded, records_rejected, records_skipped, same_as_run, \(remoteColumns(columns))
       FROM \(table) WHERE run_id = \(store.dialect.parameter(1)) ORDER BY position
       """)
     defer { query.reset() }
@@ -158,6 +158,12 @@ package enum InputLedger {
     return entries
   }
 
+  /// The remote inputs' columns, or nulls in a ledger an earlier Sluice made and no run of this
+  /// one has migrated yet (an incremental run looks before it migrates; `sluice runs` never does).
+  static func remoteColumns(_ columns: [String]) -> String {
+    columns.contains("etag") ? "etag, last_modified" : "NULL, NULL"
+  }
+
   /// What the ledger says about one path: its latest row for this dataset.
   struct PathRow {
     var runID: Int64
@@ -172,9 +178,10 @@ package enum InputLedger {
 
   static func latest(path: String, dataset: String, in store: some Store) throws -> PathRow? {
     let p = store.dialect.parameter
+    let remote = remoteColumns(try store.columns(of: table) ?? [])
     let query = try store.prepare(
       """
-      SELECT run_id, fingerprint, sha256, coalesce(same_as_run, run_id), head_sha256, size, etag FROM \(table)
+      SELECT run_id, fingerprint, sha256, coalesce(same_as_run, run_id), head_sha256, size, \(remote) FROM \(table)
       WHERE dataset = \(p(1)) AND path = \(p(2)) AND \(committed) ORDER BY run_id DESC LIMIT 1
       """)
     defer { query.reset() }
