@@ -209,4 +209,32 @@ struct RemoteRunTests {
     #expect(try notes(cut) == notes(clean))
     #expect(try notes(cut).count == 20_000)
   }
+
+  @Test func aResumeRefusesARemoteInputReplacedSinceTheInterruptedRunReadIt() throws {
+    let scratch = try TemporaryDirectory()
+    let folder = try TestServers.folder()
+    let file = folder.path + "/a.ndjson"
+    // Record 500 has a number for its id: the strict run fails there, its first chunk committed.
+    let records = (0..<600).map { $0 == 500 ? "{\"id\": 5}\n" : "{\"id\": \"n\($0)\"}\n" }
+    try Data(records.joined().utf8).write(to: URL(fileURLWithPath: file))
+    let url = (TestServers.httpsURL ?? "") + "/\(folder.name)/a.ndjson"
+    let spec = try scratch.write("notes.json", #"{"dataset": "notes", "input": "x.ndjson", "format": "ndjson"}"#)
+    let database = scratch.file("n.sqlite")
+    let arguments = [
+      "run", spec, "--input", url, "--db", database, "--ca-bundle", TestServers.caBundle ?? "", "--checkpoint-every",
+      "100",
+    ]
+    let interrupted = sluice(arguments, in: scratch)
+    #expect(interrupted.status == 65)
+    #expect(try notes(database).count == 256)
+    // The same object: the resume reads it again, and fails where the run did.
+    let same = sluice(arguments + ["--resume"], in: scratch)
+    #expect(same.status == 65)
+    #expect(!same.error.contains("was replaced"))
+    try Data(records.dropLast().joined().utf8).write(to: URL(fileURLWithPath: file))
+    let replaced = sluice(arguments + ["--resume"], in: scratch)
+    #expect(replaced.status == 65)
+    #expect(replaced.error.contains("\(url) was replaced since the interrupted run read it (ETag \""))
+    #expect(try notes(database).count == 256)
+  }
 }
