@@ -237,4 +237,21 @@ struct RemoteRunTests {
     #expect(replaced.error.contains("\(url) was replaced since the interrupted run read it (ETag \""))
     #expect(try notes(database).count == 256)
   }
+
+  @Test func inspectReadsAURLThroughTheSameInput() throws {
+    let scratch = try TemporaryDirectory()
+    let folder = try TestServers.folder()
+    try Data(try gzipMember("{\"id\": \"a\"}\n{\"id\": \"b\"}\n")).write(
+      to: URL(fileURLWithPath: folder.path + "/notes.ndjson.gz"))
+    let url = (TestServers.httpsURL ?? "") + "/\(folder.name)/notes.ndjson.gz"
+    let inspect = sluice(
+      ["inspect", url + "?sig=SECRET", "--ca-bundle", TestServers.caBundle ?? "", "--json"], in: scratch)
+    #expect(inspect.status == 0, "\(inspect.error)")
+    #expect(inspect.output.contains("\"ndjson\""))
+    #expect(!inspect.output.contains("SECRET") && !inspect.error.contains("SECRET"))
+    let denied = sluice(
+      ["inspect", (TestServers.httpsURL ?? "") + "/private/a.json", "--ca-bundle", TestServers.caBundle ?? ""],
+      in: scratch)
+    #expect(denied.status == 77)
+  }
 }

@@ -170,6 +170,7 @@ package enum InputLedger {
     var fingerprint: String?
     var size: Int64?
     var etag: String?
+    var lastModified: String?
     var sha256: String
     var headSHA256: String
     /// The run that loaded the content: the row's own run, or the one a skipped row names.
@@ -196,9 +197,11 @@ package enum InputLedger {
     if case .integer(let value)? = query.columnValue(5) { size = value }
     var etag: String?
     if case .text(let text)? = query.columnValue(6) { etag = text }
+    var lastModified: String?
+    if case .text(let text)? = query.columnValue(7) { lastModified = text }
     return PathRow(
-      runID: runID, fingerprint: fingerprint, size: size, etag: etag, sha256: sha256, headSHA256: head,
-      loadedBy: loadedBy)
+      runID: runID, fingerprint: fingerprint, size: size, etag: etag, lastModified: lastModified, sha256: sha256,
+      headSHA256: head, loadedBy: loadedBy)
   }
 
   /// Whether any content of this size and first 64 KiB was loaded as `dataset`.
