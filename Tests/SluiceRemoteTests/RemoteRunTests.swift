@@ -254,4 +254,21 @@ struct RemoteRunTests {
       in: scratch)
     #expect(denied.status == 77)
   }
+
+  @Test func anS3PatternsExcludeLeavesObjectsOutWithAWarning() throws {
+    let scratch = try TemporaryDirectory()
+    let bucket = try TestServers.bucket()
+    try put("{\"id\": \"a\"}\n", bucket: bucket, key: "drops/a.ndjson")
+    try put("{\"id\": \"x\"}\n", bucket: bucket, key: "drops/skip-x.ndjson")
+    let spec = try scratch.write(
+      "notes.json",
+      """
+      {"inputs": [{"dataset": "notes", "input": "s3://\(bucket)/drops/*.ndjson", "format": "ndjson", "exclude": ["skip-*"]}],
+       "database": "notes.sqlite", "storage": {"endpoint": "\(TestServers.s3Endpoint ?? "")"}}
+      """)
+    let run = sluice(["run", spec], in: scratch)
+    #expect(run.status == 0, "\(run.error)")
+    #expect(try notes(scratch.file("notes.sqlite")) == ["'a'"])
+    #expect(try ledger(scratch.file("notes.sqlite"), run: 1).count == 1)
+  }
 }

@@ -540,6 +540,7 @@ public struct PipelineSpec: Sendable {
             expanded.path = RemoteURL.redacted(match.path)
             expanded.requestURL = match.path
             expanded.pattern = expanded.pattern.map(RemoteURL.redacted)
+            expanded.exclusions = input.exclusions
           }
           return expanded
         }
