@@ -266,9 +266,11 @@ struct RemoteRunTests {
       {"inputs": [{"dataset": "notes", "input": "s3://\(bucket)/drops/*.ndjson", "format": "ndjson", "exclude": ["skip-*"]}],
        "database": "notes.sqlite", "storage": {"endpoint": "\(TestServers.s3Endpoint ?? "")"}}
       """)
-    let run = sluice(["run", spec], in: scratch)
+    let run = sluice(["run", spec, "--report", scratch.file("report.json")], in: scratch)
     #expect(run.status == 0, "\(run.error)")
     #expect(try notes(scratch.file("notes.sqlite")) == ["'a'"])
+    let report = try String(contentsOfFile: scratch.file("report.json"), encoding: .utf8)
+    #expect(report.contains("excludedInput") && report.contains("s3://\(bucket)/drops/skip-x.ndjson"))
     #expect(try ledger(scratch.file("notes.sqlite"), run: 1).count == 1)
   }
 }
