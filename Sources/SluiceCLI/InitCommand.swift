@@ -71,6 +71,8 @@ struct InitCommand: Subcommand {
       ] + RemoteOptionEntries.entries + DialectOptions.entries(sniffed: true) + [.help]))
 
   var dump: String
+  /// The dump as messages and the written files name it: a URL without its query and userinfo.
+  var shownDump: String { RemoteURL.redacted(dump) }
   var name: String
   var directory: String
   var sluice: String?
@@ -151,7 +153,7 @@ struct InitCommand: Subcommand {
     do {
       inspection = try Inspector.inspect(path: PipelineConfiguration.absolute(dump), options: options)
     } catch var error as InputError {
-      error.path = dump
+      error.path = shownDump
       printError("sluice: \(error)")
       return ExitCode.of(error)
     } catch let error as InspectionError {
@@ -159,18 +161,18 @@ struct InitCommand: Subcommand {
       printError("sluice: \(error); \(Self.needs)")
       return ExitCode.dataError
     } catch {
-      printError("sluice: \(dump): \(error); \(Self.needs)")
+      printError("sluice: \(shownDump): \(error); \(Self.needs)")
       return ExitCode.dataError
     }
     guard inspection.records > 0 else {
       printError(
-        "sluice: \(dump) holds no records at \(inspection.recordPathText): init needs one to infer a dataset from")
+        "sluice: \(shownDump) holds no records at \(inspection.recordPathText): init needs one to infer a dataset from")
       return ExitCode.dataError
     }
     guard inspection.record.kinds.object == inspection.records else {
       let kinds = inspection.record.kinds.nonNull.map(\.name).joined(separator: ", ")
       printError(
-        "sluice: \(dump): the records at \(inspection.recordPathText) are \(kinds), not objects: init cannot infer fields"
+        "sluice: \(shownDump): the records at \(inspection.recordPathText) are \(kinds), not objects: init cannot infer fields"
       )
       return ExitCode.dataError
     }
@@ -181,14 +183,14 @@ struct InitCommand: Subcommand {
     let files =
       if let dependency {
         InitPackage(
-          name: name, typeName: typeName, dump: PipelineConfiguration.absolute(dump), dependency: dependency,
+          name: name, typeName: typeName, dump: PipelineConfiguration.absolute(shownDump), dependency: dependency,
           driver: driver,
           inspection: inspection, dtoSource: generator.source(), datePatterns: generator.datePatterns,
           scaffold: scaffold, fixture: try fixture(inspection)
         ).files()
       } else {
         InitDeclarative(
-          name: name, dump: PipelineConfiguration.absolute(dump), directory: target, inspection: inspection,
+          name: name, dump: PipelineConfiguration.absolute(shownDump), directory: target, inspection: inspection,
           scaffold: scaffold
         ).files()
       }

@@ -131,16 +131,16 @@ struct InspectCommand: Subcommand {
     do {
       // Read from where the command line starts; named as it was given.
       inspection = try Inspector.inspect(path: PipelineConfiguration.absolute(input), options: options)
-      inspection.path = input
+      inspection.path = RemoteURL.redacted(input)
     } catch var error as InputError {
-      error.path = input
+      error.path = RemoteURL.redacted(input)
       printError("sluice: \(error)")
       return ExitCode.of(error)
     } catch let error as RecordReadError {
-      printError("sluice: \(input): \(error)")
+      printError("sluice: \(RemoteURL.redacted(input)): \(error)")
       return ExitCode.dataError
     } catch let error as RecordDecodingError {
-      printError("sluice: \(input): \(error.message)")
+      printError("sluice: \(RemoteURL.redacted(input)): \(error.message)")
       return ExitCode.dataError
     } catch let error as InspectionError {
       switch error.code {

@@ -71,7 +71,18 @@ final class ObjectStream: ByteSource {
   }
 
   /// Continues the object from `offset`, refusing it when it is not the object begun.
+  ///
+  /// The range is guarded by the object's strong ETag (`If-Match`), else by its `Last-Modified`
+  /// time (`If-Unmodified-Since`); an object with neither cannot be continued safely, and a
+  /// break in it ends the input rather than risk a splice.
   private func resume() throws {
+    guard Self.guardHeader(for: object) != nil else {
+      throw InputError(
+        code: .unreachable, path: request.name,
+        message:
+          "the transfer broke at byte \(offset) and cannot be continued safely: the server gives the object no strong ETag and no Last-Modified time to guard a range with"
+      )
+    }
     let (transfer, response) = try Self.start(request, options: options, retry: &retry, resumingAt: (offset, object))
     let total = response.status == 206 ? response.rangeTotal : response.contentLength
     if let etag = object.etag, let now = response.etag, etag != now {
@@ -100,7 +111,7 @@ final class ObjectStream: ByteSource {
     var headers = request.allHeaders
     if let resumingAt {
       headers.append("Range: bytes=\(resumingAt.offset)-")
-      if let etag = resumingAt.object.etag { headers.append("If-Match: \(etag)") }
+      if let guarding = guardHeader(for: resumingAt.object) { headers.append(guarding) }
     }
     while true {
       let transfer = try CurlTransfer(url: request.url, headers: headers, options: options) { easy in
@@ -135,6 +146,13 @@ final class ObjectStream: ByteSource {
         throw refusal(response.status, body: transfer.errorBody, name: request.name, isResuming: resumingAt != nil)
       }
     }
+  }
+
+  /// The condition a resumed range is sent with: `If-Match` with a strong ETag (a weak one,
+  /// `W/"…"`, never matches under `If-Match`'s strong comparison), else `If-Unmodified-Since`.
+  static func guardHeader(for object: RemoteObject) -> String? {
+    if let etag = object.etag, !etag.hasPrefix("W/") { return "If-Match: \(etag)" }
+    return object.lastModified.map { "If-Unmodified-Since: \($0)" }
   }
 
   /// The error a non-retryable answer ends the input with.

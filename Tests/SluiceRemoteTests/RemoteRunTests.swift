@@ -209,4 +209,68 @@ struct RemoteRunTests {
     #expect(try notes(cut) == notes(clean))
     #expect(try notes(cut).count == 20_000)
   }
+
+  @Test func aResumeRefusesARemoteInputReplacedSinceTheInterruptedRunReadIt() throws {
+    let scratch = try TemporaryDirectory()
+    let folder = try TestServers.folder()
+    let file = folder.path + "/a.ndjson"
+    // Record 500 has a number for its id: the strict run fails there, its first chunk committed.
+    let records = (0..<600).map { $0 == 500 ? "{\"id\": 5}\n" : "{\"id\": \"n\($0)\"}\n" }
+    try Data(records.joined().utf8).write(to: URL(fileURLWithPath: file))
+    let url = (TestServers.httpsURL ?? "") + "/\(folder.name)/a.ndjson"
+    let spec = try scratch.write("notes.json", #"{"dataset": "notes", "input": "x.ndjson", "format": "ndjson"}"#)
+    let database = scratch.file("n.sqlite")
+    let arguments = [
+      "run", spec, "--input", url, "--db", database, "--ca-bundle", TestServers.caBundle ?? "", "--checkpoint-every",
+      "100",
+    ]
+    let interrupted = sluice(arguments, in: scratch)
+    #expect(interrupted.status == 65)
+    #expect(try notes(database).count == 256)
+    // The same object: the resume reads it again, and fails where the run did.
+    let same = sluice(arguments + ["--resume"], in: scratch)
+    #expect(same.status == 65)
+    #expect(!same.error.contains("was replaced"))
+    try Data(records.dropLast().joined().utf8).write(to: URL(fileURLWithPath: file))
+    let replaced = sluice(arguments + ["--resume"], in: scratch)
+    #expect(replaced.status == 65)
+    #expect(replaced.error.contains("\(url) was replaced since the interrupted run read it (ETag \""))
+    #expect(try notes(database).count == 256)
+  }
+
+  @Test func inspectReadsAURLThroughTheSameInput() throws {
+    let scratch = try TemporaryDirectory()
+    let folder = try TestServers.folder()
+    try Data(try gzipMember("{\"id\": \"a\"}\n{\"id\": \"b\"}\n")).write(
+      to: URL(fileURLWithPath: folder.path + "/notes.ndjson.gz"))
+    let url = (TestServers.httpsURL ?? "") + "/\(folder.name)/notes.ndjson.gz"
+    let inspect = sluice(
+      ["inspect", url + "?sig=SECRET", "--ca-bundle", TestServers.caBundle ?? "", "--json"], in: scratch)
+    #expect(inspect.status == 0, "\(inspect.error)")
+    #expect(inspect.output.contains("\"ndjson\""))
+    #expect(!inspect.output.contains("SECRET") && !inspect.error.contains("SECRET"))
+    let denied = sluice(
+      ["inspect", (TestServers.httpsURL ?? "") + "/private/a.json", "--ca-bundle", TestServers.caBundle ?? ""],
+      in: scratch)
+    #expect(denied.status == 77)
+  }
+
+  @Test func anS3PatternsExcludeLeavesObjectsOutWithAWarning() throws {
+    let scratch = try TemporaryDirectory()
+    let bucket = try TestServers.bucket()
+    try put("{\"id\": \"a\"}\n", bucket: bucket, key: "drops/a.ndjson")
+    try put("{\"id\": \"x\"}\n", bucket: bucket, key: "drops/skip-x.ndjson")
+    let spec = try scratch.write(
+      "notes.json",
+      """
+      {"inputs": [{"dataset": "notes", "input": "s3://\(bucket)/drops/*.ndjson", "format": "ndjson", "exclude": ["skip-*"]}],
+       "database": "notes.sqlite", "storage": {"endpoint": "\(TestServers.s3Endpoint ?? "")"}}
+      """)
+    let run = sluice(["run", spec, "--report", scratch.file("report.json")], in: scratch)
+    #expect(run.status == 0, "\(run.error)")
+    #expect(try notes(scratch.file("notes.sqlite")) == ["'a'"])
+    let report = try String(contentsOfFile: scratch.file("report.json"), encoding: .utf8)
+    #expect(report.contains("excludedInput") && report.contains("s3://\(bucket)/drops/skip-x.ndjson"))
+    #expect(try ledger(scratch.file("notes.sqlite"), run: 1).count == 1)
+  }
 }

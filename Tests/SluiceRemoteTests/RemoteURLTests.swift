@@ -30,3 +30,18 @@ struct RemoteURLTests {
     #expect(error?.message == "this program reads no https:// inputs (it was built without a transport for them)")
   }
 }
+
+@Suite("Remote objects: the same object, as its server tells")
+struct RemoteObjectTests {
+  @Test func anObjectIsTheSameByETagAndSizeOrWithoutETagsByItsTime() {
+    let object = RemoteObject(
+      url: "s3://b/k", etag: "\"abc-2\"", size: 10, lastModified: "Mon, 07 Dec 2026 20:00:00 GMT")
+    #expect(object.isSameObject(as: RemoteObject(url: "s3://b/k", etag: "\"abc-2\"", size: 10)))
+    #expect(!object.isSameObject(as: RemoteObject(url: "s3://b/k", etag: "\"abd-2\"", size: 10)))
+    #expect(!object.isSameObject(as: RemoteObject(url: "s3://b/k", etag: "\"abc-2\"", size: 11)))
+    let untagged = RemoteObject(url: "https://h/a", size: 10, lastModified: "Mon, 07 Dec 2026 20:00:00 GMT")
+    #expect(untagged.isSameObject(as: RemoteObject(url: "https://h/a", size: 10, lastModified: untagged.lastModified)))
+    #expect(!untagged.isSameObject(as: RemoteObject(url: "https://h/a", size: 10, lastModified: "Tue, 08 Dec 2026")))
+    #expect(!RemoteObject(url: "https://h/a", size: 10).isSameObject(as: RemoteObject(url: "https://h/a", size: 10)))
+  }
+}

@@ -98,3 +98,16 @@ struct S3SettingsTests {
     #expect(ObjectStream.code(Array("<Code>a b</Code>".utf8)) == nil)
   }
 }
+
+@Suite("Resumed ranges: guarded by the object's identity")
+struct ResumeGuardTests {
+  @Test func aRangeIsGuardedByAStrongETagElseByItsTimeElseNotResumed() {
+    #expect(
+      ObjectStream.guardHeader(for: RemoteObject(url: "u", etag: "\"a-2\"", lastModified: "t")) == "If-Match: \"a-2\"")
+    #expect(
+      ObjectStream.guardHeader(
+        for: RemoteObject(url: "u", etag: "W/\"a\"", lastModified: "Mon, 07 Dec 2026 20:00:00 GMT"))
+        == "If-Unmodified-Since: Mon, 07 Dec 2026 20:00:00 GMT")
+    #expect(ObjectStream.guardHeader(for: RemoteObject(url: "u", etag: "W/\"a\"")) == nil)
+  }
+}

@@ -35,6 +35,16 @@ public struct RemoteObject: Sendable, Hashable, Codable {
     self.size = size
     self.lastModified = lastModified
   }
+
+  /// Whether `other` is this very object, as its server tells: the same size and ETag — or,
+  /// from a server that sends no ETag, the same `Last-Modified` time. Without either, nothing
+  /// tells, and it is not.
+  public func isSameObject(as other: RemoteObject) -> Bool {
+    guard size == other.size else { return false }
+    if let etag, let other = other.etag { return etag == other }
+    guard etag == nil, other.etag == nil, let lastModified, let otherTime = other.lastModified else { return false }
+    return lastModified == otherTime
+  }
 }
 
 /// An opened remote object: its bytes and what the server said of it when they started.

@@ -127,11 +127,11 @@ package enum InputLedger {
   package static func entries(ofRun runID: Int64, in store: some Store, modifiedAtText: String = "modified_at") throws
     -> [InputLedgerEntry]
   {
-    guard try store.columns(of: table) != nil else { return [] }
+    guard let columns = try store.columns(of: table) else { return [] }
     let query = try store.prepare(
       """
       SELECT position, path, dataset, status, size, \(modifiedAtText), fingerprint, sha256, head_sha256,
-        records_read, records_loaded, records_rejected, records_skipped, same_as_run, etag, last_modified
+        records_read, records_loaded, records_rejected, records_skipped, same_as_run, \(remoteColumns(columns))
       FROM \(table) WHERE run_id = \(store.dialect.parameter(1)) ORDER BY position
       """)
     defer { query.reset() }
@@ -158,12 +158,19 @@ package enum InputLedger {
     return entries
   }
 
+  /// The remote inputs' columns, or nulls in a ledger an earlier Sluice made and no run of this
+  /// one has migrated yet (an incremental run looks before it migrates; `sluice runs` never does).
+  static func remoteColumns(_ columns: [String]) -> String {
+    columns.contains("etag") ? "etag, last_modified" : "NULL, NULL"
+  }
+
   /// What the ledger says about one path: its latest row for this dataset.
   struct PathRow {
     var runID: Int64
     var fingerprint: String?
     var size: Int64?
     var etag: String?
+    var lastModified: String?
     var sha256: String
     var headSHA256: String
     /// The run that loaded the content: the row's own run, or the one a skipped row names.
@@ -172,9 +179,10 @@ package enum InputLedger {
 
   static func latest(path: String, dataset: String, in store: some Store) throws -> PathRow? {
     let p = store.dialect.parameter
+    let remote = remoteColumns(try store.columns(of: table) ?? [])
     let query = try store.prepare(
       """
-      SELECT run_id, fingerprint, sha256, coalesce(same_as_run, run_id), head_sha256, size, etag FROM \(table)
+      SELECT run_id, fingerprint, sha256, coalesce(same_as_run, run_id), head_sha256, size, \(remote) FROM \(table)
       WHERE dataset = \(p(1)) AND path = \(p(2)) AND \(committed) ORDER BY run_id DESC LIMIT 1
       """)
     defer { query.reset() }
@@ -189,9 +197,11 @@ package enum InputLedger {
     if case .integer(let value)? = query.columnValue(5) { size = value }
     var etag: String?
     if case .text(let text)? = query.columnValue(6) { etag = text }
+    var lastModified: String?
+    if case .text(let text)? = query.columnValue(7) { lastModified = text }
     return PathRow(
-      runID: runID, fingerprint: fingerprint, size: size, etag: etag, sha256: sha256, headSHA256: head,
-      loadedBy: loadedBy)
+      runID: runID, fingerprint: fingerprint, size: size, etag: etag, lastModified: lastModified, sha256: sha256,
+      headSHA256: head, loadedBy: loadedBy)
   }
 
   /// Whether any content of this size and first 64 KiB was loaded as `dataset`.

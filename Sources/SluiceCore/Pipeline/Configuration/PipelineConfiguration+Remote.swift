@@ -4,7 +4,8 @@
 extension PipelineConfiguration {
   /// Lists every remote input whose URL has a glob character (`*`, `?`, `**`), each object an
   /// input of its own in key order, carrying its listing's ETag and size (what an incremental
-  /// run decides by without a request of its own). A pattern that matches nothing stays one
+  /// run decides by without a request of its own); an object whose name an `exclude` pattern
+  /// matches is left out, with a warning, as a file is. A pattern that matches nothing stays one
   /// input, marked unmatched, as for files. Throws the transport's `InputError`.
   package func listingRemoteInputs() throws -> PipelineConfiguration {
     guard inputs.contains(where: { RemoteURL.isURL($0.path) && Self.isRemotePattern($0.path) }) else { return self }
@@ -15,7 +16,16 @@ extension PipelineConfiguration {
         listed.inputs.append(input)
         continue
       }
-      let objects = try remote.transport(for: input.location).list(input.location, options: remote.options)
+      var objects = try remote.transport(for: input.location).list(input.location, options: remote.options)
+      objects.removeAll { object in
+        let name = FilePaths.lastComponent(of: object.url)
+        guard let exclusion = input.exclusions.first(where: { PipelineSpec.matches(name, $0) }) else { return false }
+        listed.excludedInputs.append(
+          .init(
+            path: RemoteURL.redacted(object.url), dataset: input.dataset ?? "", pattern: input.path,
+            exclusion: exclusion))
+        return true
+      }
       guard !objects.isEmpty else {
         var unmatched = input
         unmatched.isUnmatchedPattern = true

@@ -40,6 +40,9 @@ public struct PipelineInput: Sendable, Hashable {
   /// A remote input's URL as written, presigned query and all: what is opened, never shown
   /// (`path` is the URL without them, `RemoteURL.redacted`).
   public var requestURL: String?
+  /// A remote pattern's `exclude` names, applied when it is listed (a file pattern's are applied
+  /// when the spec is read).
+  package var exclusions: [String] = []
   /// What the input is opened by: its URL as written, or its path.
   public var location: String { requestURL ?? path }
 

@@ -507,7 +507,11 @@ public struct PipelineSpec: Sendable {
       let common = Self.commonFolder(of: relative.map { paths[$0] })
       for index in relative {
         let below = String(paths[index].dropFirst(common.count)).drop { $0 == "/" }
-        paths[index] = FilePaths.absolute(String(below), in: inputDirectory)
+        // A folder in a bucket or on a server (`--input-dir s3://exports/2026-12-07/`) holds the
+        // same relative names.
+        paths[index] =
+          RemoteURL.isURL(inputDirectory)
+          ? FilePaths.joined(inputDirectory, String(below)) : FilePaths.absolute(String(below), in: inputDirectory)
       }
     }
     var excluded: [PipelineConfiguration.ExcludedInput] = []
@@ -536,6 +540,7 @@ public struct PipelineSpec: Sendable {
             expanded.path = RemoteURL.redacted(match.path)
             expanded.requestURL = match.path
             expanded.pattern = expanded.pattern.map(RemoteURL.redacted)
+            expanded.exclusions = input.exclusions
           }
           return expanded
         }

@@ -90,7 +90,8 @@ extension PipelineRunner {
   }
 
   /// A remote input is held when the ledger's latest row under its URL has the object's ETag
-  /// and size — the listing's, or a `HEAD`'s — and is skipped without a byte of it downloaded.
+  /// and size (its `Last-Modified` time, from a server that sends no ETag) — the listing's, or a
+  /// `HEAD`'s — and is skipped without a byte of it downloaded.
   /// Another ETag or size under a URL the ledger knows is other content: refused unless the run
   /// reloads changed inputs (deciding by the bytes would download the object twice). A URL the
   /// ledger does not know loads.
@@ -108,13 +109,14 @@ extension PipelineRunner {
         try configuration.remote.transport(for: source.input.location).head(
           source.input.location, options: configuration.remote.options)
       }
-    if let etag = object.etag, etag == known.etag, object.size == known.size {
+    let held = RemoteObject(url: path, etag: known.etag, size: known.size, lastModified: known.lastModified)
+    if object.isSameObject(as: held) {
       state.skip(
         inputAt: index, .init(reason: .unchanged, loadedByRunId: known.loadedBy, loadedAs: nil),
         entry: InputLedgerEntry(
           position: index, path: path, dataset: dataset, status: .skipped, size: object.size, modifiedAt: nil,
-          fingerprint: nil, sha256: known.sha256, headSHA256: known.headSHA256, sameAsRun: known.loadedBy, etag: etag,
-          lastModified: object.lastModified))
+          fingerprint: nil, sha256: known.sha256, headSHA256: known.headSHA256, sameAsRun: known.loadedBy,
+          etag: object.etag, lastModified: object.lastModified))
       return true
     }
     guard configuration.incremental.reloadsChanged else {

@@ -21,8 +21,7 @@ extension PipelineRunner {
     let reader = makeReader(for: source.input, source: stream)
     var rowsWritten: [String: Int] = [:]
     if let resuming {
-      if let then = resuming.remoteObject, let now = stream.remoteObject, then.etag != now.etag || then.size != now.size
-      {
+      if let then = resuming.remoteObject, let now = stream.remoteObject, !now.isSameObject(as: then) {
         throw RunAbort(
           failure: .init(
             kind: .data,

@@ -207,7 +207,7 @@ struct CheckpointedRun: RunStrategy {
     } catch let error as InputError {
       throw RunAbort(failure: .init(kind: error.failureKind(opening: true), message: error.description))
     }
-    guard now.etag != then.etag || now.size != then.size else { return }
+    guard !now.isSameObject(as: then) else { return }
     throw RunAbort(
       failure: .init(
         kind: .data,
