@@ -3,8 +3,8 @@
 // PostgreSQL.
 //
 // The only dependencies are the toolchain and six C and C++ libraries, installed from Debian's
-// packages: libsqlite3-dev, zlib1g-dev, libxml2-dev, libssl-dev (libcrypto), libpq-dev and
-// libre2-dev (see README.md and .ci/run). The engine links zlib, libxml2, libcrypto and RE2 only; each database is a
+// packages: libsqlite3-dev, zlib1g-dev, libxml2-dev, libssl-dev (libcrypto), libpq-dev,
+// libre2-dev and libcurl4-openssl-dev (see README.md and .ci/run). The engine links zlib, libxml2, libcrypto and RE2 only; each database is a
 // driver in a target of its own, so a program that loads into SQLite alone never needs libpq. A
 // run's natural keys spill past a bound to a temporary SQLite file through SluiceKeySpill, which
 // both drivers use and which is no driver: the PostgreSQL driver links libsqlite3, not SluiceSQLite.
@@ -21,6 +21,8 @@ let package = Package(
     .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
     .library(name: "SluicePostgreSQL", targets: ["SluicePostgreSQL"]),
     .library(name: "SluiceCatalog", targets: ["SluiceCatalog"]),
+    // Remote inputs (`https://…`, `s3://…`) over libcurl: a program registers the transport.
+    .library(name: "SluiceRemote", targets: ["SluiceRemote"]),
     // The tooling around the engine: `inspect`, `init`, `contract` and `validate --baseline`'s
     // comparison, for a program that offers them without the command line.
     .library(name: "SluiceInspect", targets: ["SluiceInspect"]),
@@ -48,6 +50,12 @@ let package = Package(
       name: "CLibPQ",
       pkgConfig: "libpq",
       providers: [.apt(["libpq-dev"])]
+    ),
+    // libcurl, for remote inputs (HTTP(S) and S3 with its own SigV4); only SluiceRemote links it.
+    .systemLibrary(
+      name: "CCurl",
+      pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"])]
     ),
     // OpenSSL's libcrypto, for the SHA-256 of every input the ledger records (vectorized for the
     // CPU it runs on, SHA extensions included).
@@ -97,6 +105,13 @@ let package = Package(
       name: "SluiceInspect",
       dependencies: ["SluiceCore", "CLibXML2"]
     ),
+    // Remote inputs: the engine's `RemoteInputs` over libcurl's multi interface — HTTP(S) and
+    // S3 (listings read with libxml2), retried and resumed by range. The engine names no
+    // transport, so a program that reads only files links no libcurl.
+    .target(
+      name: "SluiceRemote",
+      dependencies: ["SluiceCore", "CCurl", "CLibXML2"]
+    ),
     // The datasets: DTOs, domain types, mappers and loaders plugged into the engine.
     .target(
       name: "SluiceCatalog",
@@ -110,7 +125,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "sluice",
-      dependencies: ["SluiceCLI", "SluiceCatalog", "SluiceSQLite", "SluicePostgreSQL"]
+      dependencies: ["SluiceCLI", "SluiceCatalog", "SluiceSQLite", "SluicePostgreSQL", "SluiceRemote"]
     ),
     // Deterministic orders shared by the benchmarks and the tests.
     .target(
@@ -153,7 +168,7 @@ let package = Package(
     // the shipped binary has no test hook.
     .executableTarget(
       name: "sluice-faults",
-      dependencies: ["SluiceCLI", "SluiceCatalog", "SluiceSQLite", "SluicePostgreSQL"],
+      dependencies: ["SluiceCLI", "SluiceCatalog", "SluiceSQLite", "SluicePostgreSQL", "SluiceRemote"],
       path: "Tests/SluiceFaults"
     ),
     // `swift run sluice-docs > docs/reference/commands.md`: the command reference, generated from
@@ -213,6 +228,12 @@ let package = Package(
         "SluicePostgreSQL", "SluiceSQLite", "SluiceCore", "SluiceCatalog", "SluiceTestSupport",
         "SluicePostgreSQLTestSupport",
       ]
+    ),
+    // The remote transport against real servers (nginx over TLS, moto's S3, the tests' fault
+    // server), started by .ci/with-remote; skipped without.
+    .testTarget(
+      name: "SluiceRemoteTests",
+      dependencies: ["SluiceRemote", "SluiceCore", "SluiceSQLite", "SluiceCLI", "SluiceTestSupport"]
     ),
     .testTarget(
       name: "SluiceEndToEndTests",

@@ -18,6 +18,8 @@ package enum ExitCode {
   static let dataError: Int32 = 65
   /// EX_NOINPUT: the input is missing or unreadable.
   static let noInput: Int32 = 66
+  /// EX_NOPERM: a remote input's server refused access (401, 403).
+  static let permissionDenied: Int32 = 77
   /// EX_CANTCREAT: the database or a report cannot be created.
   static let cannotCreate: Int32 = 73
   /// EX_IOERR: a corrupt or truncated stream, a locked or full database.
@@ -29,12 +31,23 @@ package enum ExitCode {
   /// The code a run's report ends the command with: its failure's kind, or 75 when the data was
   /// committed but an output written after the commit was lost. The one place a report becomes
   /// an exit code; the report itself carries the kind.
+  /// The code an input that could not be opened or read ends a command with.
+  package static func of(_ error: InputError) -> Int32 {
+    switch error.code {
+    case .notFound, .unreadable: return noInput
+    case .denied: return permissionDenied
+    case .changed: return dataError
+    case .corruptStream, .truncatedStream, .unreachable: return ioError
+    }
+  }
+
   package static func of(_ report: RunReport) -> Int32 {
     guard let failure = report.failure else { return report.outputErrors.isEmpty ? success : committedButOutputFailed }
     switch failure.kind {
     case .configuration: return usage
     case .data: return dataError
     case .inputMissing: return noInput
+    case .permissionDenied: return permissionDenied
     case .cannotCreateOutput: return cannotCreate
     case .io: return ioError
     }

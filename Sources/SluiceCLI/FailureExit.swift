@@ -27,6 +27,9 @@ struct FailureExit {
     case let error as ReportFileError:
       message = error.message
       status = error.code == .unreadable ? ExitCode.noInput : ExitCode.dataError
+    case let error as InputError:
+      message = error.description
+      status = ExitCode.of(error)
     case let error as OutputError:
       message = error.message
       status = error.kind == .cannotCreate ? ExitCode.cannotCreate : ExitCode.ioError

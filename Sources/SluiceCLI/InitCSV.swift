@@ -27,9 +27,9 @@ enum InitCSV {
   /// The contract fixture: the header row (when the file has one) and the first three rows as
   /// the file holds them, in UTF-8 (a rejects file's copy of a row is, too), so it is checked
   /// with `--encoding utf-8`.
-  static func fixture(_ inspection: Inspection, dump: String) throws -> InitPackage.Fixture? {
+  static func fixture(_ inspection: Inspection, dump: String, remote: RemoteAccess) throws -> InitPackage.Fixture? {
     guard let sniff = inspection.csv else { return nil }
-    let reader = CSVRecordReader(source: try Input(path: dump), dialect: sniff.dialect)
+    let reader = CSVRecordReader(source: try Input(path: dump, remote: remote), dialect: sniff.dialect)
     var rows: [String] = []
     while rows.count < 3 {
       do {

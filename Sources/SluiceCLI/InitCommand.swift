@@ -68,9 +68,11 @@ struct InitCommand: Subcommand {
           where the records are (default: the outermost array of objects
           or repeated element, the longest of those; see the README)
           """),
-      ] + DialectOptions.entries(sniffed: true) + [.help]))
+      ] + RemoteOptionEntries.entries + DialectOptions.entries(sniffed: true) + [.help]))
 
   var dump: String
+  /// The dump as messages and the written files name it: a URL without its query and userinfo.
+  var shownDump: String { RemoteURL.redacted(dump) }
   var name: String
   var directory: String
   var sluice: String?
@@ -97,6 +99,9 @@ struct InitCommand: Subcommand {
       throw UsageError("--sluice names the package a Swift dataset depends on; --declarative writes no package")
     }
     driver = context.drivers.drivers.first?.name ?? ""
+    options.remote = RemoteAccess(
+      transports: context.remote, options: try PipelineConfiguration.remoteOptions(parsed.values, spec: RemoteOptions())
+    )
     if let format = parsed.values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {
         throw UsageError("--format must be json, ndjson, xml, csv or tsv, not '\(format)'")
@@ -148,29 +153,26 @@ struct InitCommand: Subcommand {
     do {
       inspection = try Inspector.inspect(path: PipelineConfiguration.absolute(dump), options: options)
     } catch var error as InputError {
-      error.path = dump
+      error.path = shownDump
       printError("sluice: \(error)")
-      switch error.code {
-      case .notFound, .unreadable: return ExitCode.noInput
-      case .corruptStream, .truncatedStream: return ExitCode.ioError
-      }
+      return ExitCode.of(error)
     } catch let error as InspectionError {
       if case .recordPathNotApplicable = error.code { throw UsageError(error.message) }
       printError("sluice: \(error); \(Self.needs)")
       return ExitCode.dataError
     } catch {
-      printError("sluice: \(dump): \(error); \(Self.needs)")
+      printError("sluice: \(shownDump): \(error); \(Self.needs)")
       return ExitCode.dataError
     }
     guard inspection.records > 0 else {
       printError(
-        "sluice: \(dump) holds no records at \(inspection.recordPathText): init needs one to infer a dataset from")
+        "sluice: \(shownDump) holds no records at \(inspection.recordPathText): init needs one to infer a dataset from")
       return ExitCode.dataError
     }
     guard inspection.record.kinds.object == inspection.records else {
       let kinds = inspection.record.kinds.nonNull.map(\.name).joined(separator: ", ")
       printError(
-        "sluice: \(dump): the records at \(inspection.recordPathText) are \(kinds), not objects: init cannot infer fields"
+        "sluice: \(shownDump): the records at \(inspection.recordPathText) are \(kinds), not objects: init cannot infer fields"
       )
       return ExitCode.dataError
     }
@@ -181,14 +183,14 @@ struct InitCommand: Subcommand {
     let files =
       if let dependency {
         InitPackage(
-          name: name, typeName: typeName, dump: PipelineConfiguration.absolute(dump), dependency: dependency,
+          name: name, typeName: typeName, dump: PipelineConfiguration.absolute(shownDump), dependency: dependency,
           driver: driver,
           inspection: inspection, dtoSource: generator.source(), datePatterns: generator.datePatterns,
           scaffold: scaffold, fixture: try fixture(inspection)
         ).files()
       } else {
         InitDeclarative(
-          name: name, dump: PipelineConfiguration.absolute(dump), directory: target, inspection: inspection,
+          name: name, dump: PipelineConfiguration.absolute(shownDump), directory: target, inspection: inspection,
           scaffold: scaffold
         ).files()
       }
@@ -247,8 +249,10 @@ struct InitCommand: Subcommand {
   /// The first three records: NDJSON (one line each) for a JSON or NDJSON dump; for XML, the
   /// record elements as libxml2 writes them, inside the elements of the record path.
   private func fixture(_ inspection: Inspection) throws -> InitPackage.Fixture? {
-    if inspection.csv != nil { return try InitCSV.fixture(inspection, dump: PipelineConfiguration.absolute(dump)) }
-    let input = try Input(path: PipelineConfiguration.absolute(dump))
+    if inspection.csv != nil {
+      return try InitCSV.fixture(inspection, dump: PipelineConfiguration.absolute(dump), remote: options.remote)
+    }
+    let input = try Input(path: PipelineConfiguration.absolute(dump), remote: options.remote)
     if inspection.format == .xml {
       let excerpt = try XMLExcerpt(source: input, path: inspection.recordPath, limit: 3)
       return excerpt.text.map { InitPackage.Fixture(text: $0, fileExtension: "xml") }

@@ -62,10 +62,11 @@ struct InspectCommand: Subcommand {
           print a Decodable Swift struct NAME for the records instead,
           one that Sluice's strict decoder reads
           """),
-      ] + DialectOptions.entries(sniffed: true) + [.help]),
+      ] + RemoteOptionEntries.entries + DialectOptions.entries(sniffed: true) + [.help]),
     epilogue: """
       EXIT CODES: 0 described · 64 bad flags · 65 malformed input or no records found
                   66 input missing or unreadable · 74 corrupt or truncated gzip stream
+                  (or a remote input unreachable) · 77 a remote input's server denied access
       """)
 
   enum Output {
@@ -87,6 +88,9 @@ struct InspectCommand: Subcommand {
     }
     self.input = input
     options = InspectOptions(showsValues: parsed.flags.contains("show-values"))
+    options.remote = RemoteAccess(
+      transports: context.remote, options: try PipelineConfiguration.remoteOptions(parsed.values, spec: RemoteOptions())
+    )
     if let format = parsed.values["format"] {
       guard let value = PipelineConfiguration.Format(rawValue: format) else {
         throw UsageError("--format must be json, ndjson, xml, csv or tsv, not '\(format)'")
@@ -127,19 +131,16 @@ struct InspectCommand: Subcommand {
     do {
       // Read from where the command line starts; named as it was given.
       inspection = try Inspector.inspect(path: PipelineConfiguration.absolute(input), options: options)
-      inspection.path = input
+      inspection.path = RemoteURL.redacted(input)
     } catch var error as InputError {
-      error.path = input
+      error.path = RemoteURL.redacted(input)
       printError("sluice: \(error)")
-      switch error.code {
-      case .notFound, .unreadable: return ExitCode.noInput
-      case .corruptStream, .truncatedStream: return ExitCode.ioError
-      }
+      return ExitCode.of(error)
     } catch let error as RecordReadError {
-      printError("sluice: \(input): \(error)")
+      printError("sluice: \(RemoteURL.redacted(input)): \(error)")
       return ExitCode.dataError
     } catch let error as RecordDecodingError {
-      printError("sluice: \(input): \(error.message)")
+      printError("sluice: \(RemoteURL.redacted(input)): \(error.message)")
       return ExitCode.dataError
     } catch let error as InspectionError {
       switch error.code {

@@ -6,6 +6,21 @@ extension PipelineConfiguration {
   /// aside: the database is named before the spec's configuration is made, and what `--rejects`
   /// names depends on the subcommand). The parser has already refused options the subcommand
   /// does not take, so every value here is one it does.
+  /// `--retries` and `--ca-bundle` over the spec's, and the environment credentials and S3
+  /// settings come from (the command line is the one place that reads it).
+  static func remoteOptions(_ values: [String: String], spec: RemoteOptions) throws(UsageError) -> RemoteOptions {
+    var options = spec
+    if let text = values["retries"] {
+      guard let retries = Int(text), (0...100).contains(retries) else {
+        throw UsageError("--retries must be a whole number from 0 to 100, not '\(text)'")
+      }
+      options.retries = retries
+    }
+    if let bundle = values["ca-bundle"] { options.caBundle = absolute(bundle) }
+    options.environment = ProcessInfo.processInfo.environment
+    return options
+  }
+
   func applying(_ values: [String: String]) throws(UsageError) -> PipelineConfiguration {
     var configuration = self
     if values["input"] != nil && values["input-dir"] != nil {
@@ -19,6 +34,7 @@ extension PipelineConfiguration {
       }
     }
     if let input = values["input"] { configuration.input = Self.absolute(input) }
+    configuration.remote.options = try Self.remoteOptions(values, spec: configuration.remote.options)
     if let schema = values["db-schema"] {
       try Self.check(schema: schema, for: configuration.database)
       configuration.database.schema = schema

@@ -69,6 +69,9 @@ struct PipelineInvocation {
       configuration.parallelism = .init()
       configuration.checkpointing = nil
     }
+    // URL patterns become their objects (an S3 listing) before anything deals inputs out.
+    configuration.remote.transports = context.remote
+    configuration = try configuration.listingRemoteInputs()
     configuration.specPath = PipelineConfiguration.absolute(specPath)
     for file in declared.flatMap(\.files) where !configuration.datasetFiles.contains(file) {
       configuration.datasetFiles.append(file)

@@ -64,7 +64,7 @@ extension PipelineSubcommand {
         namespaces matched by local name); '' for a top-level array
         (json) or the root's children (xml) (single-input pipelines)
         """),
-    ] + DialectOptions.entries(sniffed: false) + [
+    ] + RemoteOptionEntries.entries + DialectOptions.entries(sniffed: false) + [
       policyOption,
       OptionEntry(.value("report", "PATH"), "write the JSON run report here"),
       OptionEntry(.value("junit", "PATH"), "write the contract's checks as JUnit XML here"),

@@ -32,17 +32,27 @@ public enum Sluice {
   /// Installs the standard streams' signal handling first (`StandardStreams.install()`), so a
   /// closed pipe or a file-size limit is a reported error, never a silent death.
   public static func main(datasets: [AnyDataset], drivers: [any StoreDriver]) -> Never {
-    main(datasets: datasets, drivers: drivers, extraRunOptions: nil)
+    main(datasets: datasets, drivers: drivers, remote: [], extraRunOptions: nil)
+  }
+
+  /// `main(datasets:drivers:)` reading remote inputs too, through the transports in `remote`
+  /// (SluiceRemote's `CurlRemoteInputs` for `https://` and `s3://`).
+  public static func main(datasets: [AnyDataset], drivers: [any StoreDriver], remote: [any RemoteInputs]) -> Never {
+    main(datasets: datasets, drivers: drivers, remote: remote, extraRunOptions: nil)
   }
 
   /// `main(datasets:drivers:)` with options of the caller's own added to `run` (the tests'
   /// fault-injection binary, `Tests/SluiceFaults`: the shipped command line has none).
   package static func main(
-    datasets: [AnyDataset], drivers: [any StoreDriver], extraRunOptions: ExtraRunOptions?
+    datasets: [AnyDataset], drivers: [any StoreDriver], remote: [any RemoteInputs] = [],
+    extraRunOptions: ExtraRunOptions?
   ) -> Never {
     StandardStreams.install()
     let arguments = Array(CommandLine.arguments.dropFirst())
-    exit(run(arguments: arguments, datasets: datasets, drivers: drivers, io: CommandIO(), extra: extraRunOptions))
+    exit(
+      run(
+        arguments: arguments, datasets: datasets, drivers: drivers, io: CommandIO(), remote: remote,
+        extra: extraRunOptions))
   }
 
   /// Runs `sluice arguments…` over `datasets` and the store `drivers`, writing to the
@@ -55,11 +65,12 @@ public enum Sluice {
   /// commands run side by side in one process, as the tests run them.
   package static func run(
     arguments: [String], datasets: [AnyDataset], drivers: [any StoreDriver], io: CommandIO,
-    extra: ExtraRunOptions? = nil
+    remote: [any RemoteInputs] = [], extra: ExtraRunOptions? = nil
   ) -> Int32 {
     CommandIO.$current.withValue(io) {
       runHere(
-        arguments: arguments, context: CommandContext(datasets: datasets, drivers: StoreDrivers(drivers), extra: extra))
+        arguments: arguments,
+        context: CommandContext(datasets: datasets, drivers: StoreDrivers(drivers), remote: remote, extra: extra))
     }
   }
 

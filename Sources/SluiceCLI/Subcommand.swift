@@ -34,6 +34,8 @@ extension Subcommand {
 struct CommandContext {
   let datasets: [AnyDataset]
   let drivers: StoreDrivers
+  /// The transports for remote inputs the program registered (none: URLs are refused).
+  var remote: [any RemoteInputs] = []
   /// Options `run` takes beyond its own, from a program built for tests.
   var extra: ExtraRunOptions? = nil
 

@@ -15,6 +15,7 @@ import SluiceCLI
 import SluiceCatalog
 @_spi(Internals) import SluiceCore
 import SluicePostgreSQL
+import SluiceRemote
 import SluiceSQLite
 
 let killAt = ExtraRunOptions(names: ["test-kill-at"]) { values, configuration in
@@ -30,4 +31,6 @@ let killAt = ExtraRunOptions(names: ["test-kill-at"]) { values, configuration in
   }
 }
 
-Sluice.main(datasets: Catalog.datasets, drivers: [SQLiteDriver(), PostgreSQLDriver()], extraRunOptions: killAt)
+Sluice.main(
+  datasets: Catalog.datasets, drivers: [SQLiteDriver(), PostgreSQLDriver()], remote: [CurlRemoteInputs()],
+  extraRunOptions: killAt)

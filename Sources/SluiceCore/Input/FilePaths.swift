@@ -13,9 +13,9 @@ import Foundation
 /// what the kernel would open. Other links stay as written.
 package enum FilePaths {
   /// `path` made absolute against `directory` (itself against the working directory when
-  /// relative; the working directory when nil); `-` (standard input) stays as it is.
+  /// relative; the working directory when nil); `-` (standard input) and a URL stay as they are.
   public static func absolute(_ path: String, in directory: String? = nil) -> String {
-    if path == "-" { return path }
+    if path == "-" || RemoteURL.isURL(path) { return path }
     if path.hasPrefix("/") { return normalized(path) }
     let base = directory.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
     return normalized((base ?? FileManager.default.currentDirectoryPath) + "/" + path)

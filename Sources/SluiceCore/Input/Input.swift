@@ -1,11 +1,12 @@
-/// An opened input: a file or stdin, decompressed on the fly when it starts with gzip's magic.
+/// An opened input: a file, stdin or a remote object (`RemoteInputs`), decompressed on the fly
+/// when it starts with gzip's magic.
 ///
 /// Detection looks at the bytes, never the file name, so `dump.json` that is really gzip and
 /// `dump.gz` that is really plain text both read correctly.
 @_spi(Internals) public final class Input: ByteSource {
   public let path: String
   public let isGzip: Bool
-  private let file: FileSource
+  private let file: any InputUpstream
   private let gzip: GzipSource?
 
   /// The first two bytes of every gzip member (RFC 1952, ID1 and ID2).
@@ -13,12 +14,19 @@
 
   /// Opens `path`; with `digesting`, the file's bytes (compressed, for gzip) are hashed as they
   /// are read, for the input ledger (`finishDigest`). A FIFO nobody opens for writing within
-  /// `writerWait` seconds fails the open.
-  public init(path: String, digesting: Bool = false, writerWait: Double = 5) throws {
-    self.path = path
-    file = try FileSource(path: path, digesting: digesting, writerWait: writerWait)
+  /// `writerWait` seconds fails the open. A URL (`https://…`, `s3://…`) is opened through
+  /// `remote`'s transport for its scheme, and `path` is then the URL as shown (`RemoteURL.redacted`).
+  public init(path: String, digesting: Bool = false, writerWait: Double = 5, remote: RemoteAccess = .none) throws {
+    if RemoteURL.isURL(path) {
+      let stream = try remote.transport(for: path).open(path, options: remote.options)
+      self.path = RemoteURL.redacted(path)
+      file = RemoteSource(url: self.path, stream: stream, digesting: digesting)
+    } else {
+      self.path = path
+      file = try FileSource(path: path, digesting: digesting, writerWait: writerWait)
+    }
     if try file.peek(2) == Self.gzipMagic {
-      gzip = try GzipSource(upstream: file, path: path)
+      gzip = try GzipSource(upstream: file, path: self.path)
       isGzip = true
     } else {
       gzip = nil
@@ -37,7 +45,9 @@
   package var progress: ByteCounter { file.progress }
   /// The file's size (compressed, for gzip), when it is a regular file.
   public var size: Int64? { file.size }
-  /// Who the file was when it was opened; nil for standard input, a pipe or a device.
+  /// What the server said of a remote object when it was opened; nil for a file.
+  public var remoteObject: RemoteObject? { (file as? RemoteSource)?.object }
+  /// Who the file was when it was opened; nil for standard input, a pipe, a device or a URL.
   package var fingerprint: FileFingerprint? { file.fingerprint }
   /// Reads the rest of the file (after the last record, or after a gzip stream's end) and returns
   /// the digest of all of it; nil when the input was not opened `digesting`.

@@ -9,6 +9,14 @@
     case corruptStream
     /// The compressed stream ends before its last member is complete.
     case truncatedStream
+    /// A remote input's server refused the credentials, or gave none access (401, 403).
+    case denied
+    /// A remote object was replaced while it was read (its ETag or size changed, or a resumed
+    /// range was refused with 412): its bytes would be a splice of two objects.
+    case changed
+    /// A remote input's server could not be reached or kept failing after every retry
+    /// (connection refused, DNS, TLS, 5xx, a stall), or it answered what no reader can take.
+    case unreachable
   }
 
   public var code: Code

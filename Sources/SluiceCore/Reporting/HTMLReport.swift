@@ -612,6 +612,7 @@ package enum HTMLReport {
     case .configuration: "configuration error"
     case .data: "data error"
     case .inputMissing: "input missing or unreadable"
+    case .permissionDenied: "access to an input denied"
     case .cannotCreateOutput: "cannot create an output"
     case .io: "I/O error"
     }

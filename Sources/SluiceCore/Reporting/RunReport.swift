@@ -24,6 +24,8 @@ public struct RunReport: Sendable, Codable {
       case data
       /// The input file is missing or cannot be opened.
       case inputMissing
+      /// A remote input's server refused access (401, 403): exit 77.
+      case permissionDenied
       /// The database or an output cannot be created or opened.
       case cannotCreateOutput
       /// A corrupt or truncated stream, a locked or full database, a server gone, an output that

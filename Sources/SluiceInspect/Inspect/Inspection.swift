@@ -60,6 +60,8 @@ package struct InspectOptions: Sendable {
   public var maxFieldPaths: Int
   /// Distinct record paths listed.
   public var maxCandidates: Int
+  /// How a URL input is read (each pass asks for the object again).
+  public var remote = RemoteAccess.none
   /// Without a record path, take the outermost collection of records (`RecordPathCandidate.
   /// outermost`: a one-order dump's `orders`, not its two line items) rather than the longest
   /// array, as `sluice init` does.

@@ -13,13 +13,13 @@ import Glibc
 package enum Inspector {
   public static func inspect(path: String, options: InspectOptions = InspectOptions()) throws -> Inspection {
     try checkReadableTwice(path)
-    let first = try Input(path: path)
+    let first = try Input(path: path, remote: options.remote)
     do {
       return try inspect(path: path, first: first, options: options)
     } catch let error as RecordReadError where first.isGzip {
       // Malformed text in a damaged gzip stream may be a symptom of the damage, which zlib
       // reports further on: the stream's error is the one to show.
-      if let streamError = try Input(path: path).drain() { throw streamError }
+      if let streamError = try Input(path: path, remote: options.remote).drain() { throw streamError }
       throw error
     }
   }
@@ -75,7 +75,8 @@ package enum Inspector {
     switch format {
     case .json:
       let outline = try JSONOutline(
-        source: Input(path: path), sampleSize: options.sampleSize, maxCandidates: options.maxCandidates
+        source: Input(path: path, remote: options.remote), sampleSize: options.sampleSize,
+        maxCandidates: options.maxCandidates
       ).run()
       candidates = outline.candidates
       candidatesAreComplete = outline.isComplete
@@ -85,7 +86,8 @@ package enum Inspector {
         )
       }
     case .xml:
-      let outline = try XMLOutline(source: Input(path: path), sampleSize: options.sampleSize).run()
+      let outline = try XMLOutline(source: Input(path: path, remote: options.remote), sampleSize: options.sampleSize)
+        .run()
       candidates = outline.candidates
       candidatesAreComplete = outline.isComplete
       if outline.untrackedElements > 0 {
@@ -97,7 +99,7 @@ package enum Inspector {
         throw InspectionError(
           code: .recordPathNotApplicable, message: "--record-path applies to JSON and XML; \(path) is \(format)")
       }
-      let (prefix, isComplete) = try FormatSniffer.prefix(of: Input(path: path))
+      let (prefix, isComplete) = try FormatSniffer.prefix(of: Input(path: path, remote: options.remote))
       do {
         csv = try CSVSniffer.sniff(
           prefix, isComplete: isComplete, format: options.format, hint: format, options: options.dialect)
@@ -142,7 +144,7 @@ package enum Inspector {
     }
 
     // The records.
-    let input = try Input(path: path)
+    let input = try Input(path: path, remote: options.remote)
     let reader = RecordReaders.make(format: format, recordPath: recordPath, source: input, dialect: csv?.dialect)
     var collector = ShapeCollector(showsValues: options.showsValues, maxPaths: options.maxFieldPaths)
     let pass: RecordPass

@@ -137,6 +137,14 @@ package enum AuditTables {
           """),
       // A snapshot run's deletions per table.
       Migration("sluice-audit-rows-deleted", sql: "ALTER TABLE sluice_runs ADD COLUMN rows_deleted \(document);"),
+      // Remote inputs (`https://…`, `s3://…`): the object's ETag and Last-Modified, what an
+      // incremental run tells an object it holds by. Older rows (files) keep them null.
+      Migration(
+        "sluice-audit-inputs-remote",
+        sql: """
+          ALTER TABLE sluice_inputs ADD COLUMN etag \(text);
+          ALTER TABLE sluice_inputs ADD COLUMN last_modified \(text);
+          """),
     ]
     return migrations.map { migration in
       var migration = migration

@@ -38,6 +38,10 @@ public struct InputLedgerEntry: Sendable, Hashable, Codable {
   public var recordsSkipped: Int
   /// For a skipped input: the run that loaded its content.
   public var sameAsRun: Int64?
+  /// A remote input's ETag (quotes included, opaque) as its server gave it; nil for a file.
+  public var etag: String?
+  /// A remote input's `Last-Modified` as its server wrote it; nil for a file.
+  public var lastModified: String?
 
   enum CodingKeys: String, CodingKey {
     case position, path, dataset, status, size, modifiedAt, fingerprint
@@ -45,12 +49,14 @@ public struct InputLedgerEntry: Sendable, Hashable, Codable {
     case headSHA256 = "headSha256"
     case recordsRead, recordsLoaded, recordsRejected, recordsSkipped
     case sameAsRun = "sameAsRunId"
+    case etag, lastModified
   }
 
   package init(
     position: Int, path: String, dataset: String, status: Status, size: Int64?, modifiedAt: Date?,
     fingerprint: String?, sha256: String, headSHA256: String, recordsRead: Int = 0, recordsLoaded: Int = 0,
-    recordsRejected: Int = 0, recordsSkipped: Int = 0, sameAsRun: Int64? = nil
+    recordsRejected: Int = 0, recordsSkipped: Int = 0, sameAsRun: Int64? = nil, etag: String? = nil,
+    lastModified: String? = nil
   ) {
     self.position = position
     self.path = path
@@ -66,6 +72,8 @@ public struct InputLedgerEntry: Sendable, Hashable, Codable {
     self.recordsRejected = recordsRejected
     self.recordsSkipped = recordsSkipped
     self.sameAsRun = sameAsRun
+    self.etag = etag
+    self.lastModified = lastModified
   }
 }
 
@@ -78,7 +86,7 @@ package enum InputLedger {
   /// The columns in the order `row(_:runID:)` gives them.
   static let columns = [
     "run_id", "position", "path", "dataset", "status", "size", "modified_at", "fingerprint", "sha256", "head_sha256",
-    "records_read", "records_loaded", "records_rejected", "records_skipped", "same_as_run",
+    "records_read", "records_loaded", "records_rejected", "records_skipped", "same_as_run", "etag", "last_modified",
   ]
 
   /// Inserts `entries` as the rows of run `runID`. Call inside the run's transaction, after the
@@ -103,6 +111,8 @@ package enum InputLedger {
       .text(entry.sha256), .text(entry.headSHA256), .integer(Int64(entry.recordsRead)),
       .integer(Int64(entry.recordsLoaded)), .integer(Int64(entry.recordsRejected)),
       .integer(Int64(entry.recordsSkipped)), entry.sameAsRun.map { .integer($0) },
+      entry.etag.map { .text(AuditText.storable($0, limit: 1024)) },
+      entry.lastModified.map { .text(AuditText.storable($0, limit: 128)) },
     ]
   }
 
@@ -117,11 +127,11 @@ package enum InputLedger {
   package static func entries(ofRun runID: Int64, in store: some Store, modifiedAtText: String = "modified_at") throws
     -> [InputLedgerEntry]
   {
-    guard try store.columns(of: table) != nil else { return [] }
+    guard let columns = try store.columns(of: table) else { return [] }
     let query = try store.prepare(
       """
       SELECT position, path, dataset, status, size, \(modifiedAtText), fingerprint, sha256, head_sha256,
-        records_read, records_loaded, records_rejected, records_skipped, same_as_run
+        records_read, records_loaded, records_rejected, records_skipped, same_as_run, \(remoteColumns(columns))
       FROM \(table) WHERE run_id = \(store.dialect.parameter(1)) ORDER BY position
       """)
     defer { query.reset() }
@@ -142,15 +152,25 @@ package enum InputLedger {
           status: text(3).flatMap(InputLedgerEntry.Status.init(rawValue:)) ?? .loaded, size: integer(4),
           modifiedAt: text(5).flatMap(TimestampText.date(from:)), fingerprint: text(6), sha256: text(7) ?? "",
           headSHA256: text(8) ?? "", recordsRead: Int(integer(9) ?? 0), recordsLoaded: Int(integer(10) ?? 0),
-          recordsRejected: Int(integer(11) ?? 0), recordsSkipped: Int(integer(12) ?? 0), sameAsRun: integer(13)))
+          recordsRejected: Int(integer(11) ?? 0), recordsSkipped: Int(integer(12) ?? 0), sameAsRun: integer(13),
+          etag: text(14), lastModified: text(15)))
     }
     return entries
+  }
+
+  /// The remote inputs' columns, or nulls in a ledger an earlier Sluice made and no run of this
+  /// one has migrated yet (an incremental run looks before it migrates; `sluice runs` never does).
+  static func remoteColumns(_ columns: [String]) -> String {
+    columns.contains("etag") ? "etag, last_modified" : "NULL, NULL"
   }
 
   /// What the ledger says about one path: its latest row for this dataset.
   struct PathRow {
     var runID: Int64
     var fingerprint: String?
+    var size: Int64?
+    var etag: String?
+    var lastModified: String?
     var sha256: String
     var headSHA256: String
     /// The run that loaded the content: the row's own run, or the one a skipped row names.
@@ -159,9 +179,10 @@ package enum InputLedger {
 
   static func latest(path: String, dataset: String, in store: some Store) throws -> PathRow? {
     let p = store.dialect.parameter
+    let remote = remoteColumns(try store.columns(of: table) ?? [])
     let query = try store.prepare(
       """
-      SELECT run_id, fingerprint, sha256, coalesce(same_as_run, run_id), head_sha256 FROM \(table)
+      SELECT run_id, fingerprint, sha256, coalesce(same_as_run, run_id), head_sha256, size, \(remote) FROM \(table)
       WHERE dataset = \(p(1)) AND path = \(p(2)) AND \(committed) ORDER BY run_id DESC LIMIT 1
       """)
     defer { query.reset() }
@@ -172,7 +193,15 @@ package enum InputLedger {
     else { return nil }
     var fingerprint: String?
     if case .text(let text)? = query.columnValue(1) { fingerprint = text }
-    return PathRow(runID: runID, fingerprint: fingerprint, sha256: sha256, headSHA256: head, loadedBy: loadedBy)
+    var size: Int64?
+    if case .integer(let value)? = query.columnValue(5) { size = value }
+    var etag: String?
+    if case .text(let text)? = query.columnValue(6) { etag = text }
+    var lastModified: String?
+    if case .text(let text)? = query.columnValue(7) { lastModified = text }
+    return PathRow(
+      runID: runID, fingerprint: fingerprint, size: size, etag: etag, lastModified: lastModified, sha256: sha256,
+      headSHA256: head, loadedBy: loadedBy)
   }
 
   /// Whether any content of this size and first 64 KiB was loaded as `dataset`.

@@ -91,6 +91,9 @@ public struct PipelineConfiguration: Sendable {
 
   /// A plan's gate (`--max-changes`): the plan fails (exit 1) when the run would change more.
   public var maxChanges: ChangeLimit?
+  /// The transports and options remote inputs (`https://…`, `s3://…`) are read with; none by
+  /// default, when every URL is refused.
+  public var remote = RemoteAccess.none
 
   /// Records per chunk of a checkpointed or staged run when nothing says.
   public static let defaultChunkRecords = 100_000
@@ -262,10 +265,15 @@ public struct PipelineConfiguration: Sendable {
   // A single-input pipeline's input, as flags and tests speak of it. Setting one of these on a
   // pipeline with several inputs is a programmer error: which input would it mean?
 
-  /// The input's path (the first input's, when there are several).
+  /// The input's path (the first input's, when there are several); a URL is shown without its
+  /// query and userinfo, and opened with them (`PipelineInput.requestURL`).
   public var input: String {
     get { inputs[0].path }
-    set { inputs[Self.onlyInput(inputs)].path = newValue }
+    set {
+      let index = Self.onlyInput(inputs)
+      inputs[index].path = RemoteURL.redacted(newValue)
+      inputs[index].requestURL = RemoteURL.isURL(newValue) ? newValue : nil
+    }
   }
   public var format: Format {
     get { inputs[0].format }

@@ -34,6 +34,17 @@ public struct PipelineInput: Sendable, Hashable {
   /// The spec's glob pattern this input is one match of (nil for a path without one): the files
   /// of one pattern are what `sluice run --share K/N` deals out among several processes.
   public var pattern: String?
+  /// A remote input as its listing described it (ETag, size), so an incremental run can skip
+  /// an object it holds without asking for it again; nil for files and unlisted URLs.
+  public var remoteObject: RemoteObject?
+  /// A remote input's URL as written, presigned query and all: what is opened, never shown
+  /// (`path` is the URL without them, `RemoteURL.redacted`).
+  public var requestURL: String?
+  /// A remote pattern's `exclude` names, applied when it is listed (a file pattern's are applied
+  /// when the spec is read).
+  package var exclusions: [String] = []
+  /// What the input is opened by: its URL as written, or its path.
+  public var location: String { requestURL ?? path }
 
   public init(
     dataset: String? = nil, path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = []

@@ -70,11 +70,17 @@ extension PipelineSpec {
     let specDirectory = FilePaths.folder(of: path)
     var paths = inputs.map { resolve($0.input, against: specDirectory) }
     if let inputDirectory {
-      let relative = inputs.indices.filter { !inputs[$0].input.hasPrefix("/") && inputs[$0].input != "-" }
+      let relative = inputs.indices.filter {
+        !inputs[$0].input.hasPrefix("/") && inputs[$0].input != "-" && !RemoteURL.isURL(inputs[$0].input)
+      }
       let common = Self.commonFolder(of: relative.map { paths[$0] })
       for index in relative {
         let below = String(paths[index].dropFirst(common.count)).drop { $0 == "/" }
-        paths[index] = FilePaths.absolute(String(below), in: inputDirectory)
+        // A folder in a bucket or on a server (`--input-dir s3://exports/2026-12-07/`) holds the
+        // same relative names.
+        paths[index] =
+          RemoteURL.isURL(inputDirectory)
+          ? FilePaths.joined(inputDirectory, String(below)) : FilePaths.absolute(String(below), in: inputDirectory)
       }
     }
     var excluded: [PipelineConfiguration.ExcludedInput] = []
@@ -98,6 +104,13 @@ extension PipelineSpec {
           expanded.isIncremental = input.isIncremental
           expanded.isSnapshot = input.isSnapshot
           if Self.isPattern(path) && !match.isUnmatchedPattern { expanded.pattern = path }
+          if RemoteURL.isURL(match.path) {
+            // Shown and recorded without its query and userinfo; opened with them.
+            expanded.path = RemoteURL.redacted(match.path)
+            expanded.requestURL = match.path
+            expanded.pattern = expanded.pattern.map(RemoteURL.redacted)
+            expanded.exclusions = input.exclusions
+          }
           return expanded
         }
       },
@@ -115,6 +128,7 @@ extension PipelineSpec {
       configuration.checkpointing = .init(recordsPerChunk: checkpointEvery, staged: stages)
     }
     configuration.htmlPath = html.map(resolve)
+    configuration.remote.options = remote
     return configuration
   }
 }

@@ -7,11 +7,12 @@ struct SpecDocument: Decodable {
   enum CodingKeys: String, CodingKey, CaseIterable {
     case description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema
     case connectTimeout, jobs, onConflict, busyTimeout, memoryBudget, report, junit, html, rejects, countRows
-    case incremental, snapshot, maxDeleteRate, checkpointEvery, stage
+    case incremental, snapshot, maxDeleteRate, checkpointEvery, stage, storage, retries, caBundle
   }
 
   static let knownKeys = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
   static let knownInputKeys = InputDocument.CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
+  static let knownStorageKeys = StorageDocument.CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
 
   var description: String?
   var dataset: String?
@@ -38,6 +39,22 @@ struct SpecDocument: Decodable {
   var maxDeleteRate: Double?
   var checkpointEvery: Int?
   var stage: Bool?
+  /// Where `s3://` inputs live: an S3-compatible server, its region, path-style addressing.
+  var storage: StorageDocument?
+  /// How many times a remote input's failed request is tried again.
+  var retries: Int?
+  /// A PEM file of certificate authorities for `https://` inputs (relative to the spec).
+  var caBundle: String?
+
+  struct StorageDocument: Decodable {
+    var endpoint: String?
+    var region: String?
+    var pathStyle: Bool?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+      case endpoint, region, pathStyle
+    }
+  }
 
   /// `"512MiB"`, or a number of MiB (`512`), as `MemoryBudget(text:)` reads it.
   struct MemoryBudgetValue: Decodable {

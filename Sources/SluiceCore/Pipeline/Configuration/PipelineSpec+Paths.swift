@@ -34,6 +34,8 @@ extension PipelineSpec {
   /// `"general \\[1100\\].json"`). A pattern that matches nothing stays one input, marked, so the run
   /// fails before it opens the database (exit 66), even when a file of that very name exists.
   static func expand(_ path: String) -> [(path: String, isUnmatchedPattern: Bool)] {
+    // A URL's pattern is listed by its transport (`PipelineConfiguration.listingRemoteInputs`).
+    if RemoteURL.isURL(path) { return [(path, false)] }
     guard isPattern(path) else { return [(unescaped(path), false)] }
     var matches = glob_t()
     defer { globfree(&matches) }

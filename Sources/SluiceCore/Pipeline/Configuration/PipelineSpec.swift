@@ -82,6 +82,9 @@ public struct PipelineSpec: Sendable {
   public var checkpointEvery: Int?
   /// Whether a checkpointed run is staged and published at its end (`stage`).
   public var stages = false
+  /// How remote inputs are reached (`retries`, `storage`, `caBundle`); the environment is the
+  /// command line's to add.
+  public var remote = RemoteOptions()
   /// The spec file's path, for messages; its directory anchors relative paths.
   public var path: String
 
@@ -102,7 +105,9 @@ public struct PipelineSpec: Sendable {
         let known =
           unknown.path.contains("dialect.")
           ? SpecDocument.knownDialectKeys
-          : unknown.path.hasPrefix("inputs[") ? SpecDocument.knownInputKeys : SpecDocument.knownKeys
+          : unknown.path.hasPrefix("storage.")
+            ? SpecDocument.knownStorageKeys
+            : unknown.path.hasPrefix("inputs[") ? SpecDocument.knownInputKeys : SpecDocument.knownKeys
         return "unknown key '\(unknown.path)'; known keys: \(known)"
       })
 
@@ -139,6 +144,24 @@ public struct PipelineSpec: Sendable {
     maxDeleteRate = document.maxDeleteRate
     checkpointEvery = document.checkpointEvery
     stages = document.stage ?? false
+    if let retries = document.retries {
+      guard (0...100).contains(retries) else {
+        throw SpecError(path: path, message: "'retries' must be a whole number from 0 to 100")
+      }
+      remote.retries = retries
+    }
+    if let storage = document.storage {
+      if let endpoint = storage.endpoint {
+        guard let scheme = RemoteURL.scheme(of: endpoint), ["http", "https"].contains(scheme) else {
+          throw SpecError(
+            path: path, message: "'storage.endpoint' must be an http:// or https:// URL, not '\(endpoint)'")
+        }
+        remote.endpoint = endpoint
+      }
+      remote.region = storage.region
+      remote.pathStyle = storage.pathStyle
+    }
+    remote.caBundle = document.caBundle.map { FilePaths.absolute($0, in: FilePaths.folder(of: path)) }
     if let checkpointEvery, checkpointEvery < 1 {
       throw SpecError(path: path, message: "'checkpointEvery' must be a whole number of records, 1 or more")
     }

@@ -14,6 +14,8 @@ package struct InputProgress {
   private(set) var isGzip: Bool
   /// Who the file was when it was opened (nil for standard input or a pipe).
   let fingerprint: FileFingerprint?
+  /// What the server said of a remote object when it was opened (nil for a file).
+  let remoteObject: RemoteObject?
   private(set) var compressedBytes: Int64 = 0
   private(set) var decompressedBytes: Int64 = 0
   /// The run's counts when the input began and, once it has ended, when it ended.
@@ -38,6 +40,7 @@ package struct InputProgress {
     self.stream = stream
     self.isGzip = stream.isGzip
     self.fingerprint = stream.fingerprint
+    self.remoteObject = stream.remoteObject
     self.start = start
   }
 
@@ -48,6 +51,8 @@ package struct InputProgress {
     var dataset: String
     var isGzip: Bool
     var fingerprint: FileFingerprint?
+    /// A remote input's ETag and size when the interrupted run read it.
+    var remoteObject: RemoteObject?
     var compressedBytes: Int64
     var decompressedBytes: Int64
     var start: RunLedger.Snapshot
@@ -65,6 +70,7 @@ package struct InputProgress {
     let bytes = bytes
     return Saved(
       index: index, path: input.path, dataset: dataset, isGzip: isGzip, fingerprint: fingerprint,
+      remoteObject: remoteObject,
       compressedBytes: bytes.compressed, decompressedBytes: bytes.decompressed, start: start, end: end, digest: digest,
       rowsWritten: hasEnded ? rowsWritten : rowsWritten.merging(open, uniquingKeysWith: +), firstSample: firstSample,
       quarantineBytes: quarantineBytes,
@@ -79,6 +85,7 @@ package struct InputProgress {
     stream = nil
     isGzip = saved.isGzip
     fingerprint = saved.fingerprint
+    remoteObject = saved.remoteObject
     compressedBytes = saved.compressedBytes
     decompressedBytes = saved.decompressedBytes
     start = saved.start

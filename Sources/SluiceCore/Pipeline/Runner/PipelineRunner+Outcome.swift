@@ -63,7 +63,7 @@ extension RunServices {
     case let error as InputError:
       // Inputs that cannot be opened were reported as missing when opened (`opening`): this
       // stream broke while being read.
-      return .init(kind: .io, message: error.description)
+      return .init(kind: error.failureKind(opening: false), message: error.description)
     case let error as any StoreError:
       switch error.failure {
       case .busy:

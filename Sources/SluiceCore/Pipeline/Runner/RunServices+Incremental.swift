@@ -25,6 +25,9 @@ extension RunServices {
   /// Decides whether the incremental input at `index` is held already: if so records the skip
   /// and returns true; false when it must be loaded. Throws the refusal of a changed input.
   func skipIfHeld(_ source: Source, index: Int, store: some Store, state: inout RunState) throws -> Bool {
+    if RemoteURL.isURL(source.input.location) {
+      return try skipIfHeldRemotely(source, index: index, store: store, state: &state)
+    }
     let path = source.input.path
     guard path != "-", let fingerprint = FileFingerprint(path: path) else { return false }
     let dataset = source.dataset.name
@@ -86,12 +89,54 @@ extension RunServices {
     return false
   }
 
+  /// A remote input is held when the ledger's latest row under its URL has the object's ETag
+  /// and size (its `Last-Modified` time, from a server that sends no ETag) — the listing's, or a
+  /// `HEAD`'s — and is skipped without a byte of it downloaded.
+  /// Another ETag or size under a URL the ledger knows is other content: refused unless the run
+  /// reloads changed inputs (deciding by the bytes would download the object twice). A URL the
+  /// ledger does not know loads.
+  private func skipIfHeldRemotely(_ source: Source, index: Int, store: some Store, state: inout RunState) throws
+    -> Bool
+  {
+    let path = source.input.path
+    let dataset = source.dataset.name
+    guard try store.columns(of: InputLedger.table) != nil,
+      let known = try InputLedger.latest(path: path, dataset: dataset, in: store)
+    else { return false }
+    let object =
+      try source.input.remoteObject
+      ?? hashing(path) {
+        try configuration.remote.transport(for: source.input.location).head(
+          source.input.location, options: configuration.remote.options)
+      }
+    let held = RemoteObject(url: path, etag: known.etag, size: known.size, lastModified: known.lastModified)
+    if object.isSameObject(as: held) {
+      state.skip(
+        inputAt: index, .init(reason: .unchanged, loadedByRunId: known.loadedBy, loadedAs: nil),
+        entry: InputLedgerEntry(
+          position: index, path: path, dataset: dataset, status: .skipped, size: object.size, modifiedAt: nil,
+          fingerprint: nil, sha256: known.sha256, headSHA256: known.headSHA256, sameAsRun: known.loadedBy,
+          etag: object.etag, lastModified: object.lastModified))
+      return true
+    }
+    guard configuration.incremental.reloadsChanged else {
+      throw RunAbort(
+        failure: .init(
+          kind: .data,
+          message:
+            "\(path) was loaded by run \(known.loadedBy) as another object (ETag \(known.etag ?? "none"), \(known.size.map { "\($0) bytes" } ?? "size unknown"); now ETag \(object.etag ?? "none"), \(object.size.map { "\($0) bytes" } ?? "size unknown")); an incremental run does not load a changed object again unless --reload-changed is given; nothing was written"
+        ))
+    }
+    state.reload(inputAt: index, changedSince: known.loadedBy)
+    return false
+  }
+
   /// An input that cannot be read to decide about it is missing or unreadable (exit 66).
   private func hashing<T>(_ path: String, _ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch let error as InputError {
-      throw RunAbort(failure: .init(kind: .inputMissing, message: error.description))
+      throw RunAbort(failure: .init(kind: error.failureKind(opening: true), message: error.description))
     }
   }
 }

@@ -13,12 +13,22 @@ extension RunServices {
   ) throws {
     // A run that writes hashes each input as it reads it, for the input ledger. A FIFO's writer
     // is waited for as long as an output FIFO's reader: `busyTimeout`.
-    let stream = try opening(source.input.path) {
-      try Input(path: $0, digesting: !configuration.isDryRun, writerWait: configuration.busyTimeoutSeconds)
+    let stream = try opening(source.input.location) {
+      try Input(
+        path: $0, digesting: !configuration.isDryRun, writerWait: configuration.busyTimeoutSeconds,
+        remote: configuration.remote)
     }
     let reader = makeReader(for: source.input, source: stream)
     var rowsWritten: [String: Int] = [:]
     if let resuming {
+      if let then = resuming.remoteObject, let now = stream.remoteObject, !now.isSameObject(as: then) {
+        throw RunAbort(
+          failure: .init(
+            kind: .data,
+            message:
+              "\(source.input.path) was replaced since the interrupted run read it (ETag \(then.etag ?? "none") then, \(now.etag ?? "none") now): resuming would not load what that run read; nothing was written"
+          ))
+      }
       state.resume(resuming, input: source.input, stream: stream)
       try skip(resuming.consumed, of: reader, path: source.input.path)
       rowsWritten = resuming.rowsWritten
@@ -84,6 +94,8 @@ extension RunServices {
       }
       return problem
     }
+    // A remote input is looked at when it is opened: a request here would be one more per object.
+    if RemoteURL.isURL(path) { return nil }
     var status = stat()
     guard stat(path, &status) == 0 else {
       let code = errno
@@ -100,8 +112,22 @@ extension RunServices {
     do {
       return try body(path)
     } catch let error as InputError {
-      throw RunAbort(failure: .init(kind: .inputMissing, message: error.description))
+      throw RunAbort(failure: .init(kind: error.failureKind(opening: true), message: error.description))
     }
   }
 
+}
+
+extension InputError {
+  /// The kind of run failure this error is: when `opening`, a file that cannot be opened is
+  /// missing (66); a stream that breaks while it is read is an I/O error (74). A remote input's
+  /// refusal is a permission error (77), its replacement mid-read a data error (65).
+  package func failureKind(opening: Bool) -> RunReport.Failure.Kind {
+    switch code {
+    case .notFound, .unreadable, .corruptStream, .truncatedStream: return opening ? .inputMissing : .io
+    case .denied: return .permissionDenied
+    case .changed: return .data
+    case .unreachable: return .io
+    }
+  }
 }

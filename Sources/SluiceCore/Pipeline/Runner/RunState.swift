@@ -115,13 +115,15 @@ package struct RunState {
   private mutating func recordInLedger(_ progress: InputProgress, digest: InputDigest) {
     let counts = progress.counts(now: ledger.snapshot())
     let fingerprint = progress.fingerprint
+    let remote = progress.remoteObject
     inputLedger.append(
       InputLedgerEntry(
         position: progress.index, path: progress.input.path, dataset: progress.dataset, status: .loaded,
-        size: fingerprint.map { _ in digest.bytes }, modifiedAt: fingerprint?.modified,
+        size: fingerprint != nil || remote != nil ? digest.bytes : nil, modifiedAt: fingerprint?.modified,
         fingerprint: fingerprint?.text, sha256: digest.sha256, headSHA256: digest.headSHA256,
         recordsRead: counts.recordsRead, recordsLoaded: counts.statistics[Stage.load.ordinal].recordsOut,
-        recordsRejected: counts.rejectedRecords, recordsSkipped: counts.statistics.map(\.skipped).reduce(0, +)))
+        recordsRejected: counts.rejectedRecords, recordsSkipped: counts.statistics.map(\.skipped).reduce(0, +),
+        etag: remote?.etag, lastModified: remote?.lastModified))
     if let fingerprint {
       loadedContent[
         LoadedContentKey(dataset: progress.dataset, size: fingerprint.size, headSHA256: digest.headSHA256),

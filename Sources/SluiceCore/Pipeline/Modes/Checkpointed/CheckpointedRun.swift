@@ -190,6 +190,10 @@ struct CheckpointedRun: RunStrategy {
         ))
     }
     for saved in checkpoint.state.inputs where inputs {
+      if let then = saved.remoteObject {
+        try checkUnchanged(then, saved: saved, row: row)
+        continue
+      }
       guard let then = saved.fingerprint else { continue }
       let now = FileFingerprint(path: saved.path)
       guard now != then else { continue }
@@ -206,6 +210,26 @@ struct CheckpointedRun: RunStrategy {
             "\(saved.path) \(what) since the interrupted run read it (checkpoint of \(row.updatedAt)): resuming would not load what that run read; nothing was written"
         ))
     }
+  }
+
+  /// A remote input the interrupted run read is the object it read: the same ETag and size, as
+  /// a `HEAD` tells now.
+  private func checkUnchanged(_ then: RemoteObject, saved: InputProgress.Saved, row: CheckpointTable.Row) throws {
+    let location =
+      configuration.inputs.indices.contains(saved.index) ? configuration.inputs[saved.index].location : saved.path
+    let now: RemoteObject
+    do {
+      now = try configuration.remote.transport(for: location).head(location, options: configuration.remote.options)
+    } catch let error as InputError {
+      throw RunAbort(failure: .init(kind: error.failureKind(opening: true), message: error.description))
+    }
+    guard !now.isSameObject(as: then) else { return }
+    throw RunAbort(
+      failure: .init(
+        kind: .data,
+        message:
+          "\(saved.path) was replaced since the interrupted run read it (ETag \(then.etag ?? "none") then, \(now.etag ?? "none") now; checkpoint of \(row.updatedAt)): resuming would not load what that run read; nothing was written"
+      ))
   }
 
   /// Puts back the interrupted run's counts, keys and rejects.
