@@ -19,6 +19,8 @@ struct PipelineSpecKeysTests {
     #expect(listed(SpecDocument.knownInputKeys) == labels(input))
     let dialect = try JSONDecoder().decode(SpecDocument.DialectDocument.self, from: Data("{}".utf8))
     #expect(listed(SpecDocument.knownDialectKeys) == labels(dialect))
+    let storage = try JSONDecoder().decode(SpecDocument.StorageDocument.self, from: Data("{}".utf8))
+    #expect(listed(SpecDocument.knownStorageKeys) == labels(storage))
   }
 
   @Test func anUnknownKeyIsRefusedListingTheKnownKeysInTheirOrder() throws {
@@ -27,7 +29,16 @@ struct PipelineSpecKeysTests {
     }
     #expect(
       error?.message
-        == "unknown key 'stages'; known keys: description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, memoryBudget, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage"
+        == "unknown key 'stages'; known keys: description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, memoryBudget, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage, storage, retries, caBundle"
     )
+  }
+
+  @Test func anUnknownStorageKeyIsRefusedListingTheStorageKeys() throws {
+    let error = #expect(throws: SpecError.self) {
+      try PipelineSpec(
+        data: Data(#"{"dataset": "fruits", "input": "s3://b/f.json", "storage": {"bucket": "b"}}"#.utf8), path: "s.json"
+      )
+    }
+    #expect(error?.message == "unknown key 'storage.bucket'; known keys: endpoint, region, pathStyle")
   }
 }

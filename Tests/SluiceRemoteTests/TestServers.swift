@@ -1,27 +1,26 @@
 import Foundation
 @_spi(Internals) import SluiceCore
 import SluiceRemote
+import SluiceTestSupport
 import Testing
 
 /// The servers `.ci/with-remote` starts (Tests/remote/README.md): nginx over TLS, moto's S3 and
 /// the fault server. Without their variables the suites here are skipped, and say so.
 enum TestServers {
-  static let environment = ProcessInfo.processInfo.environment
+  // The variables are read in one place, the test support's `RemoteServers`, which the
+  // end-to-end suites use too (and whose suite "Remote servers in CI" fails under CI=true when one
+  // is missing); here they are optionals, for the `.enabled(if:)` traits.
+  private static func given(_ value: String) -> String? { value.isEmpty ? nil : value }
 
-  static func variable(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+  static var httpsURL: String? { given(RemoteServers.httpsURL) }
+  static var root: String? { given(RemoteServers.httpsRoot) }
+  static var caBundle: String? { given(RemoteServers.caBundle) }
+  static var s3Endpoint: String? { given(RemoteServers.s3Endpoint) }
+  static var accessKeyID: String? { given(RemoteServers.s3AccessKeyID) }
+  static var secretAccessKey: String? { given(RemoteServers.s3SecretAccessKey) }
+  static var faultURL: String? { given(RemoteServers.faultURL) }
 
-  static var httpsURL: String? { variable("SLUICE_TEST_HTTPS_URL") }
-  static var root: String? { variable("SLUICE_TEST_HTTPS_ROOT") }
-  static var caBundle: String? { variable("SLUICE_TEST_CA_BUNDLE") }
-  static var s3Endpoint: String? { variable("SLUICE_TEST_S3_ENDPOINT") }
-  static var accessKeyID: String? { variable("SLUICE_TEST_S3_ACCESS_KEY_ID") }
-  static var secretAccessKey: String? { variable("SLUICE_TEST_S3_SECRET_ACCESS_KEY") }
-  static var faultURL: String? { variable("SLUICE_TEST_FAULT_URL") }
-
-  static var isAvailable: Bool {
-    httpsURL != nil && root != nil && caBundle != nil && s3Endpoint != nil && accessKeyID != nil
-      && secretAccessKey != nil && faultURL != nil
-  }
+  static var isAvailable: Bool { RemoteServers.isAvailable }
 
   static let skipReason: Comment = "no remote test servers: run the tests through .ci/with-remote"
 
@@ -118,17 +117,5 @@ func readAll(_ source: any ByteSource, chunk: Int = 1 << 16) throws -> [UInt8] {
     let n = try source.read(into: buffer)
     if n == 0 { return bytes }
     bytes += UnsafeRawBufferPointer(rebasing: buffer[0..<n])
-  }
-}
-
-/// In CI the remote tests must run: a missing server there would turn them into quiet skips.
-@Suite("Remote servers in CI")
-struct RemoteServersInCITests {
-  @Test(
-    .enabled(
-      if: ProcessInfo.processInfo.environment["CI"] == "true",
-      "only in CI (CI=true), where .ci/run runs the tests through .ci/with-remote"))
-  func theRemoteTestsHaveTheirServersInCI() {
-    #expect(TestServers.isAvailable, "CI=true but the SLUICE_TEST_HTTPS_URL… variables are not set")
   }
 }
