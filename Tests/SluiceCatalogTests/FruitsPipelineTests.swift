@@ -41,25 +41,9 @@ final class Workspace {
   }
 
   /// Every row of both tables, in key order, as text: equal dumps mean equal tables.
-  func dump() throws -> [String] {
-    let db = try SQLiteConnection(path: database, options: .init(readOnly: true))
-    var rows: [String] = []
-    for sql in [
-      "SELECT fruit_id, name, color FROM fruits ORDER BY fruit_id",
-      "SELECT fruit_id, position, title, description, video_tutorial FROM recipes ORDER BY fruit_id, position",
-    ] {
-      let statement = try db.prepare(sql)
-      while try statement.step() {
-        rows.append((0..<5).compactMap { statement.columnText(Int32($0)) }.joined(separator: "|"))
-      }
-    }
-    return rows
-  }
+  func dump() throws -> [String] { try FruitsTables.dump(database) }
 
-  func count(_ table: String) throws -> Int64? {
-    try SQLiteConnection(path: database, options: .init(readOnly: true))
-      .scalarInt("SELECT count(*) FROM \(table)")
-  }
+  func count(_ table: String) throws -> Int64? { try FruitsTables.count(table, in: database) }
 
   var databaseExists: Bool { FileManager.default.fileExists(atPath: database) }
 
