@@ -7,6 +7,9 @@ import Testing
 /// process from the declarations; the shells run them as a user's would.
 @Suite("Shell completions")
 struct ShellCompletionTests {
+  /// Whether Debian's package of `shell` is installed (.ci/run installs zsh and fish).
+  static func installed(_ shell: String) -> Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/\(shell)") }
+
   /// The script `sluice completions SHELL` prints, written to `name` in `scratch`.
   static func script(_ shell: String, in scratch: TemporaryDirectory, as name: String) throws -> String {
     let result = try SluiceCommand.run(["completions", shell])
@@ -52,7 +55,8 @@ struct ShellCompletionTests {
   /// Zsh, interactive on a pseudo-terminal (`Tests/completions/complete-in-zsh.zsh`): the
   /// script installed as `_sluice` in a directory of `fpath`, as the Debian package installs it,
   /// compinit, then TAB after each line.
-  @Test func zshCompletesSubcommandsOptionsValuesAndPaths() throws {
+  @Test(.enabled(if: installed("zsh"), "zsh is not installed (apt-get install zsh, as .ci/run does)"))
+  func zshCompletesSubcommandsOptionsValuesAndPaths() throws {
     let scratch = try TemporaryDirectory()
     try FileManager.default.createDirectory(atPath: scratch.file("functions"), withIntermediateDirectories: true)
     _ = try Self.script("zsh", in: scratch, as: "functions/_sluice")
@@ -76,7 +80,8 @@ struct ShellCompletionTests {
   }
 
   /// Fish: the script sourced, `complete -C` asked what it completes, as fish's TAB does.
-  @Test func fishCompletesSubcommandsOptionsValuesAndPaths() throws {
+  @Test(.enabled(if: installed("fish"), "fish is not installed (apt-get install fish, as .ci/run does)"))
+  func fishCompletesSubcommandsOptionsValuesAndPaths() throws {
     let scratch = try TemporaryDirectory()
     let script = try Self.script("fish", in: scratch, as: "sluice.fish")
     let result = try Tool.shell(
