@@ -33,6 +33,11 @@ static inline CURLcode sluice_curl_getinfo_long(CURL *curl, CURLINFO info, long 
 static inline CURLcode sluice_curl_getinfo_offset(CURL *curl, CURLINFO info, curl_off_t *value) {
   return curl_easy_getinfo(curl, info, value);
 }
+/// The libcurl the program runs against, for `sluice --version`: CURLVERSION_NOW, the age of
+/// the struct these headers declare, is a macro Swift does not import.
+static inline const curl_version_info_data *sluice_curl_version_info(void) {
+  return curl_version_info(CURLVERSION_NOW);
+}
 /// CURL_WRITEFUNC_PAUSE is a macro of an unsigned constant Swift does not import as a value.
 static inline size_t sluice_curl_write_pause(void) { return CURL_WRITEFUNC_PAUSE; }
 #endif

@@ -24,4 +24,8 @@ static inline void sluice_dropGenericError(void *context, const char *message, .
   (void)message;
 }
 static inline void sluice_silenceGenericErrors(void) { xmlSetGenericErrorFunc(NULL, sluice_dropGenericError); }
+
+/// The version of the libxml2 the program runs against (`"20914"`), which `sluice --version`
+/// shows: a C global constant, which Swift 6 strict concurrency would not read directly.
+static inline const char *sluice_xmlParserVersion(void) { return xmlParserVersion; }
 #endif

@@ -12,6 +12,9 @@ struct CommandHelp: Sendable {
   var options: OptionList
   /// What follows the options (exit codes, a note on paths), if anything.
   var epilogue: String? = nil
+  /// The words the command's argument is one of (`completions bash|zsh|fish`), which the shell
+  /// completions offer; nil when it is a path or a name, and they offer files.
+  var argumentChoices: [String]? = nil
 
   /// `sluice COMMAND --help`.
   var text: String {
@@ -41,6 +44,27 @@ struct CommandOption: Hashable, Sendable {
 
   /// `--help`, which every subcommand takes.
   static let help = flag("help")
+
+  /// What a shell completes after the option: nothing for a flag or a number, files for a path,
+  /// the choices a placeholder lists (`strict|lenient`).
+  var valueCompletion: ValueCompletion {
+    guard let value else { return .none }
+    if value == "DIR" { return .directories }
+    let words = value.split(separator: "|").map(String.init)
+    if words.contains(where: { ["PATH", "FILE", "URL"].contains($0) }) { return .files }
+    if words.count > 1, words.allSatisfy({ $0.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" } }) {
+      return .choices(words)
+    }
+    return .none
+  }
+}
+
+/// What a shell completion offers for an option's value.
+enum ValueCompletion: Equatable, Sendable {
+  case none
+  case files
+  case directories
+  case choices([String])
 }
 
 /// Options described together in a command's list (usually one), and what they do.

@@ -53,7 +53,9 @@ extension CommandReference {
   /// What is wrong with one `sluice` command line (its words after the program), or nil.
   package static func problem(in words: [String]) -> String? {
     let shown = "sluice " + words.joined(separator: " ")
-    guard let name = words.first, !isPlaceholder(name), !["--help", "-h", "help"].contains(name) else { return nil }
+    guard let name = words.first, !isPlaceholder(name), !["--help", "-h", "help", "--version"].contains(name) else {
+      return nil
+    }
     guard let command = Sluice.subcommands.first(where: { $0.name == name }) else {
       return "\(shown): no subcommand \(name)"
     }

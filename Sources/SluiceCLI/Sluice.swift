@@ -24,6 +24,7 @@ public enum Sluice {
       ContractCommand.self,
       RunsCommand.self,
       RecoverCommand.self, ReportCommand.self, InspectCommand.self, InitCommand.self,
+      VersionCommand.self, CompletionsCommand.self,
     ]
   }
 
@@ -97,7 +98,9 @@ public enum Sluice {
       printOutput(help(datasets: datasets))
       return ExitCode.success
     }
-    guard let type = subcommands.first(where: { $0.name == name }) else {
+    // `sluice --version` is `sluice version`, as tools spell it.
+    let command = name == "--version" ? VersionCommand.name : name
+    guard let type = subcommands.first(where: { $0.name == command }) else {
       return fail(UsageError("unknown command '\(name)'"), command: nil)
     }
     let rest = Array(arguments.dropFirst())
@@ -110,7 +113,7 @@ public enum Sluice {
       try command.validate()
       return try command.run()
     } catch {
-      return fail(error, command: name)
+      return fail(error, command: command)
     }
   }
 

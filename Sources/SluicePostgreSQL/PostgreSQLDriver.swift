@@ -1,3 +1,4 @@
+internal import CLibPQ
 import Foundation
 @_spi(Internals) import SluiceCore
 import SluiceKeySpill
@@ -39,6 +40,20 @@ public struct PostgreSQLDriver: ParallelLoadingDriver, RecoveringDriver, KeySpil
   }
 
   public var name: String { "PostgreSQL" }
+
+  /// The libpq it runs against (`PQlibVersion`). Its runs' keys spill to SQLite, which the
+  /// SQLite driver lists.
+  public var linkedLibraries: [LinkedLibrary] {
+    [LinkedLibrary(name: "libpq", version: Self.dotted(libpq: Int(PQlibVersion())))]
+  }
+
+  /// `PQlibVersion`'s number as a version: `150005` is 15.5 (major × 10000 + minor from 10 on),
+  /// `90624` is 9.6.24 (major × 10000 + minor × 100 + patch before).
+  static func dotted(libpq number: Int) -> String {
+    number >= 100_000
+      ? "\(number / 10000).\(number % 10000)"
+      : "\(number / 10000).\(number / 100 % 100).\(number % 100)"
+  }
 
   public func claim(_ location: String) -> StoreDriverClaim {
     PostgreSQLConnectionString.namesPostgreSQL(location) ? .certainly : .no

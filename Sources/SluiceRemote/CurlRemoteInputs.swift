@@ -1,3 +1,4 @@
+internal import CCurl
 @_spi(Internals) import SluiceCore
 
 /// Remote inputs over libcurl: `http://`, `https://` and `s3://bucket/key` (AWS or any
@@ -9,6 +10,12 @@ public struct CurlRemoteInputs: RemoteInputs {
   public init() {}
 
   public var schemes: [String] { ["http", "https", "s3"] }
+
+  /// The libcurl it runs against (`curl_version_info`).
+  public var linkedLibraries: [LinkedLibrary] {
+    guard let info = sluice_curl_version_info(), let version = info.pointee.version else { return [] }
+    return [LinkedLibrary(name: "libcurl", version: String(cString: version))]
+  }
 
   @_spi(Internals) public func open(_ url: String, options: RemoteOptions) throws -> RemoteStream {
     let stream = try ObjectStream(request: try RemoteRequest.object(url, options: options), options: options)

@@ -1,3 +1,4 @@
+internal import CSQLite
 import Foundation
 @_spi(Internals) import SluiceCore
 import SluiceKeySpill
@@ -21,6 +22,11 @@ public struct SQLiteDriver: StoreDriver, KeySpillingDriver {
   public init() {}
 
   public var name: String { "SQLite" }
+
+  /// The SQLite it runs against (`sqlite3_libversion`).
+  public var linkedLibraries: [LinkedLibrary] {
+    [LinkedLibrary(name: "SQLite", version: String(cString: sqlite3_libversion()))]
+  }
 
   public func claim(_ location: String) -> StoreDriverClaim {
     Self.looksLikeServer(location) ? .no : .asFile

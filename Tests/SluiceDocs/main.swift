@@ -1,6 +1,7 @@
 // `sluice-docs`: the documentation made from the code, for `.ci/check-docs` and a maintainer.
 //
 //   swift run sluice-docs > docs/reference/commands.md     the command reference, regenerated
+//   swift run sluice-docs --man > docs/reference/sluice.1  the man page sluice(1), regenerated
 //   swift run sluice-docs --check-command-lines FILE.md…   the `sluice` command lines of each page
 //                                                          checked against the declarations
 //
@@ -22,10 +23,14 @@ if arguments.first == "--check-command-lines" {
     }
   }
   exit(failed ? 1 : 0)
+} else if arguments == ["--man"] {
+  FileHandle.standardOutput.write(Data(CommandReference.manPage.utf8))
 } else if arguments.isEmpty {
   FileHandle.standardOutput.write(Data(CommandReference.markdown.utf8))
 } else {
   FileHandle.standardError.write(
-    Data("usage: sluice-docs > docs/reference/commands.md | sluice-docs --check-command-lines FILE.md…\n".utf8))
+    Data(
+      "usage: sluice-docs > docs/reference/commands.md | sluice-docs --man > docs/reference/sluice.1 | sluice-docs --check-command-lines FILE.md…\n"
+        .utf8))
   exit(64)
 }

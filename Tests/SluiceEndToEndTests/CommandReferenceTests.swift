@@ -9,6 +9,7 @@ import Testing
 struct CommandReferenceTests {
   static let subcommands = [
     "run", "validate", "plan", "replay", "schema", "contract", "runs", "recover", "report", "inspect", "init",
+    "version", "completions",
   ]
 
   @Test func committedReferenceIsTheOneTheDeclarationsMake() throws {
@@ -17,6 +18,57 @@ struct CommandReferenceTests {
       committed == CommandReference.markdown,
       "docs/reference/commands.md is not what the declarations make: swift run sluice-docs > docs/reference/commands.md"
     )
+  }
+
+  @Test func committedManPageIsTheOneTheDeclarationsMake() throws {
+    let committed = try String(contentsOfFile: Repository.path("docs/reference/sluice.1"), encoding: .utf8)
+    #expect(
+      committed == CommandReference.manPage,
+      "docs/reference/sluice.1 is not what the declarations make: swift run sluice-docs --man > docs/reference/sluice.1"
+    )
+  }
+
+  /// The man page has a section per subcommand with each option its parser accepts, the exit
+  /// codes and the environment, and groff formats it without a warning.
+  @Test(
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/man"),
+      "man is not installed (apt-get install man-db, as .ci/run does)"))
+  func manPageDescribesEveryCommandAndFormatsWithoutWarnings() throws {
+    let page = CommandReference.manPage
+    for name in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXIT STATUS", "ENVIRONMENT", "SEE ALSO"] {
+      #expect(page.contains("\n.SH \(name)\n"), "no section \(name)")
+    }
+    for command in Self.subcommands {
+      let section = try #require(page.components(separatedBy: "\n.SS \(command)\n").dropFirst().first)
+      let options = section.components(separatedBy: "\n.SS ").first ?? ""
+      for option in ["help"] + (command == "run" ? ["db", "fail-on-rejects"] : []) {
+        let roff = "--\(option)".replacingOccurrences(of: "-", with: "\\-")
+        #expect(options.contains("\\fB\(roff)\\fR"), "\(command) lacks --\(option)")
+      }
+    }
+    #expect(page.contains("\n75 the data was committed"))
+    #expect(page.contains("\n.B AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN\n"))
+    let scratch = try TemporaryDirectory()
+    let file = try scratch.write("sluice.1", page)
+    let formatted = try Tool.shell("MANWIDTH=80 man --warnings -l '\(file)' | col -b")
+    #expect(formatted.status == 0)
+    #expect(formatted.stderr == "", "groff warns")
+    #expect(formatted.stdout.contains("SLUICE(1)"))
+    #expect(formatted.stdout.contains("       --fail-on-rejects"))
+  }
+
+  /// The top-level help says what Sluice reads today and where it loads it (issue 60, item 4).
+  @Test func topLevelHelpNamesTheFormatsSourcesAndStores() throws {
+    let help = try SluiceCommand.run(["--help"])
+    #expect(help.status == 0)
+    let description = help.stdout.components(separatedBy: "\n\n").first ?? ""
+    #expect(
+      description.split(separator: "\n").joined(separator: " ")
+        == "sluice — stream JSON, NDJSON, XML and CSV/TSV dumps (gzip or plain; files, HTTPS or S3) into "
+        + "normalized tables in SQLite, PostgreSQL or Citus, and report per stage what was rejected, where and why.")
+    #expect(help.stdout.contains("\n  sluice version | sluice --version"))
+    #expect(help.stdout.contains("\n  sluice completions bash|zsh|fish"))
   }
 
   /// Every option a subcommand's `--help` lists is one its parser accepts, and the reference

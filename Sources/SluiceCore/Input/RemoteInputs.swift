@@ -16,6 +16,13 @@ public protocol RemoteInputs: Sendable {
   /// The objects whose URLs match `pattern` (`*`, `?` within a path component, `**` across),
   /// in key order; a pattern without glob characters is one object.
   func list(_ pattern: String, options: RemoteOptions) throws -> [RemoteObject]
+  /// The C libraries the transport links, with the versions they report at run time, which
+  /// `sluice --version` lists; none by default.
+  var linkedLibraries: [LinkedLibrary] { get }
+}
+
+extension RemoteInputs {
+  public var linkedLibraries: [LinkedLibrary] { [] }
 }
 
 /// A remote object as its server describes it.

@@ -77,6 +77,9 @@ public protocol StoreDriver: Sendable {
   /// state of it throughout (`validate --db`): nothing can be created, changed or locked for
   /// writing. Throws `StoreOpenError` when it cannot.
   func openForReading(_ target: DatabaseTarget, busyTimeoutMilliseconds: Int32) throws -> any Store
+  /// The C libraries the driver links, with the versions they report at run time, which
+  /// `sluice --version` lists; none by default.
+  var linkedLibraries: [LinkedLibrary] { get }
 }
 
 extension StoreDriver {
@@ -91,6 +94,7 @@ extension StoreDriver {
   }
   public func hasPassword(_ location: String) -> Bool { false }
   public var schemaNameLimit: Int? { nil }
+  public var linkedLibraries: [LinkedLibrary] { [] }
   public var identifierLimit: Int? { nil }
   public var reservedNamePrefixes: [String] { [] }
   public var layouts: [any SchemaLayout] { [] }
