@@ -21,6 +21,8 @@ struct PipelineInvocation {
     var datasets: [AnyDataset]
     /// The tables of the spec's datasets, each once, for the listing after a commit.
     var tables: [String]
+    /// Where the run's metrics go (`--metrics`, `--metrics-push`).
+    var metrics: MetricsOutput
   }
 
   init(_ command: any PipelineSubcommand.Type, arguments: [String], context: CommandContext) throws {
@@ -174,6 +176,9 @@ struct PipelineInvocation {
       configuration.input = rejects
       configuration.rejectsPath = nil
     }
+    let metrics = try MetricsOutput(
+      parsed, specPath: configuration.metricsPath, mode: command.runMode, context: context)
+    configuration.metricsPath = metrics.path
     // Anything else the run would take and then ignore (`PipelineConfiguration.ignoredSetting`).
     if let ignored = configuration.ignoredSetting { throw UsageError(ignored) }
     if let problem = RunFiles(configuration).problem() { throw UsageError(problem) }
@@ -184,7 +189,7 @@ struct PipelineInvocation {
     }
     resolved = Resolved(
       configuration: configuration, datasets: datasets,
-      tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted })
+      tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted }, metrics: metrics)
   }
 
   /// `--checkpoint-every`, `--stage`, `--resume` and `--restart` over the spec's
@@ -278,6 +283,13 @@ struct PipelineInvocation {
     var configuration = resolved.configuration
     let display = ProgressDisplay.isWanted(flags: parsed.flags) ? ProgressDisplay() : nil
     if let display { configuration.progress = { display.draw($0) } }
+    let metricsFile: OutputFile?
+    do {
+      metricsFile = try resolved.metrics.open(readerWait: configuration.busyTimeoutSeconds)
+    } catch {
+      printError("sluice: \(error.message)")
+      return ExitCode.cannotCreate
+    }
     let report = try Pipeline(datasets: resolved.datasets, configuration: configuration).run()
     display?.finish()
     printError(report.summary())
@@ -348,6 +360,6 @@ struct PipelineInvocation {
       )
       status = ExitCode.rejectsFound
     }
-    return status
+    return resolved.metrics.finish(report, status: status, file: metricsFile)
   }
 }
