@@ -39,6 +39,12 @@ struct MetricsOutput {
     ]
   }
 
+  /// The retries the program's transports have made so far; nil when none counts them.
+  static func remoteRetries(_ context: CommandContext) -> Int? {
+    let counting = context.remote.compactMap { $0 as? any RemoteRetryCounting }
+    return counting.isEmpty ? nil : counting.map(\.remoteRetries).reduce(0, +)
+  }
+
   /// The metrics options of `parsed`; `specPath` is the spec's own, which only `run` follows.
   init(
     _ parsed: ArgumentParser.Parsed, specPath: String?, mode: RunMode, context: CommandContext
@@ -89,10 +95,12 @@ struct MetricsOutput {
   /// Writes `report`'s metrics, ended with `status`, to `file` and the gateway; returns the exit
   /// code: `status`, or 75 when a committed run's metrics file could not be written (74 when
   /// nothing was committed and the run had succeeded).
-  func finish(_ report: RunReport, status: Int32, file: OutputFile?) -> Int32 {
+  /// `remoteRetries`: the requests to remote inputs the run tried again, when the transport counts.
+  func finish(_ report: RunReport, status: Int32, file: OutputFile?, remoteRetries: Int?) -> Int32 {
     let previous = path.flatMap { FileManager.default.contents(atPath: $0) }
       .flatMap { PrometheusMetrics.lastSuccess(in: String(decoding: $0, as: UTF8.self)) }
-    let text = PrometheusMetrics.render(report, exitCode: status, lastSuccess: previous)
+    let text = PrometheusMetrics.render(
+      report, exitCode: status, lastSuccess: previous, remoteRetries: remoteRetries)
     var result = status
     if let file {
       do {
@@ -110,7 +118,7 @@ struct MetricsOutput {
       let url = base + PushgatewayPath.grouping(job: report.pipeline, labels: labels)
       // A failed run's metrics without the last success are POSTed: the gateway then keeps the
       // group's `sluice_last_success_timestamp_seconds` from the last successful push.
-      let pushed = PrometheusMetrics.render(report, exitCode: status, lastSuccess: nil)
+      let pushed = PrometheusMetrics.render(report, exitCode: status, lastSuccess: nil, remoteRetries: remoteRetries)
       let replacing = pushed.contains("sluice_last_success_timestamp_seconds")
       do {
         try gateway.pushMetrics(pushed, to: url, replacing: replacing, tries: Self.pushTries)

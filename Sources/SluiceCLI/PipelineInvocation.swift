@@ -13,6 +13,8 @@ struct PipelineInvocation {
   /// The datasets and store drivers the tool was given; the spec names its own among them.
   let context: CommandContext
   private var resolved: Resolved?
+  /// The transports' retries before `validate()` listed the inputs: the run's are counted from here.
+  private var retriesAtStart: Int?
 
   /// What `validate()` makes of the spec and the options.
   private struct Resolved {
@@ -44,6 +46,7 @@ struct PipelineInvocation {
   /// Reads the spec, finds its datasets and applies the options: every problem with the command
   /// line or the spec is found here, before anything is opened.
   mutating func validate() throws {
+    retriesAtStart = MetricsOutput.remoteRetries(context)
     if parsed.flags.contains("progress") && parsed.flags.contains("no-progress") {
       throw UsageError("--progress and --no-progress contradict each other: give one")
     }
@@ -360,6 +363,7 @@ struct PipelineInvocation {
       )
       status = ExitCode.rejectsFound
     }
-    return resolved.metrics.finish(report, status: status, file: metricsFile)
+    let retries = MetricsOutput.remoteRetries(context).map { $0 - (retriesAtStart ?? 0) }
+    return resolved.metrics.finish(report, status: status, file: metricsFile, remoteRetries: retries)
   }
 }

@@ -112,6 +112,7 @@ struct MetricsTests {
     #expect(MetricsWorkspace.samples("sluice_inputs_loaded_total", in: text) == ["{\(common)}": "1"])
     #expect(MetricsWorkspace.samples("sluice_inputs_skipped_total", in: text) == ["{\(common)}": "0"])
     #expect(MetricsWorkspace.samples("sluice_peak_memory_bytes", in: text).count == 1)
+    #expect(MetricsWorkspace.samples("sluice_remote_retries_total", in: text) == ["{\(common)}": "0"])
     // Every family has its HELP and TYPE, before its samples; no value of a record is in it.
     var families: [String] = []
     for line in text.split(separator: "\n") where line.hasPrefix("# TYPE ") {
@@ -120,7 +121,7 @@ struct MetricsTests {
     for family in families {
       #expect(text.contains("# HELP \(family) "), "\(family) has no HELP")
     }
-    #expect(families.count == 21)
+    #expect(families.count == 22)
     #expect(!text.contains("\"a\"") && !text.contains("\"c\""))
     // Renamed into place: nothing else is left in its folder.
     #expect(try FileManager.default.contentsOfDirectory(atPath: work.directory.file("metrics")) == ["orders.prom"])
@@ -276,6 +277,27 @@ struct MetricsTests {
     // Sorted by path, 1 10 11 … 19 2 20 … : the last five (5 6 7 8 9), 12 bytes each, are summed.
     #expect(samples["{pipeline=\"drops\",mode=\"run\",input=\"(other inputs)\"}"] == "60")
     #expect(MetricsWorkspace.samples("sluice_inputs_loaded_total", in: try work.read(metrics)).values.first == "25")
+  }
+
+  @Test(.enabled(if: TestServers.isAvailable, TestServers.skipReason))
+  func theRetriesOfARemoteInputAreCounted() throws {
+    let work = try MetricsWorkspace(name: "remote")
+    let folder = try ServedFolder("metrics")
+    try folder.write("notes.ndjson", Array(Self.good.utf8))
+    // The first request answers 503 with `Retry-After: 0`: one retry, at once.
+    let url = folder.faultURL("notes.ndjson", id: RemoteServers.uniqueName("retry"), faults: "status:503:0:1")
+    let spec = try work.directory.write(
+      "remote.json", #"{"dataset": "notes", "input": "\#(url)", "format": "ndjson", "database": "notes.sqlite"}"#)
+    let metrics = work.directory.file("remote.prom")
+    let run = work.sluice(["run", spec, "--metrics", metrics])
+    #expect(run.status == 0, "\(run.error)")
+    let text = try work.read(metrics)
+    #expect(
+      MetricsWorkspace.samples("sluice_remote_retries_total", in: text) == ["{pipeline=\"remote\",mode=\"run\"}": "1"])
+    #expect(
+      MetricsWorkspace.samples("sluice_input_bytes_read_total", in: text) == [
+        "{pipeline=\"remote\",mode=\"run\",input=\"\(url)\"}": "\(Self.good.utf8.count)"
+      ])
   }
 
   @Test func theGroupingKeyIsEncodedAsThePushgatewayReadsIt() {

@@ -10,6 +10,13 @@ package protocol MetricsGateway: Sendable {
   func pushMetrics(_ body: String, to url: String, replacing: Bool, tries: Int) throws(MetricsPushError)
 }
 
+/// A transport that counts the requests it tried again, for `sluice_remote_retries_total`: the
+/// command line reads the count before and after a run.
+package protocol RemoteRetryCounting: Sendable {
+  /// Requests tried again so far, by every run this transport served.
+  var remoteRetries: Int { get }
+}
+
 /// A push that did not reach the gateway: its reason, for a warning (never a URL's query).
 package struct MetricsPushError: Error, Sendable, CustomStringConvertible {
   package var message: String

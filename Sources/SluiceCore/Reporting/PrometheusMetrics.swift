@@ -25,10 +25,18 @@ package struct PrometheusMetrics {
   /// The metrics of `report`, ended with `exitCode`. `lastSuccess` is the end of the last
   /// successful run before this one (from the metrics file it replaces); nil leaves
   /// `sluice_last_success_timestamp_seconds` out of a failed run's metrics (a push then keeps
-  /// the gateway's).
-  package static func render(_ report: RunReport, exitCode: Int32, lastSuccess: Double?) -> String {
+  /// the gateway's). `remoteRetries`: the requests to remote inputs the run tried again; nil for
+  /// a program whose transport does not count them (or that has none).
+  package static func render(
+    _ report: RunReport, exitCode: Int32, lastSuccess: Double?, remoteRetries: Int? = nil
+  ) -> String {
     var metrics = PrometheusMetrics(common: [("pipeline", report.pipeline), ("mode", report.mode)])
     metrics.add(report, exitCode: exitCode, lastSuccess: lastSuccess)
+    if let remoteRetries {
+      metrics.counter(
+        "sluice_remote_retries_total", "Requests to remote inputs the last run tried again (listings included).",
+        [([], Double(remoteRetries))])
+    }
     return metrics.lines.joined(separator: "\n") + "\n"
   }
 
