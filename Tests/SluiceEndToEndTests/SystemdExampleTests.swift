@@ -34,4 +34,20 @@ struct SystemdExampleTests {
     #expect(process.terminationStatus == 0)
     #expect(printed == "")
   }
+
+  @Test func theServicesCommandLineNamesOptionsSluiceTakes() throws {
+    let service = try String(
+      contentsOfFile: Repository.path("Examples/systemd/sluice-nightly.service"), encoding: .utf8)
+    // ExecStart's logical line, its `\` continuations joined.
+    let joined = service.replacingOccurrences(of: "\\\n", with: " ")
+    let line = try #require(joined.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+    let words = line.dropFirst("ExecStart=".count).split(separator: " ").map(String.init)
+    #expect(words.first == "/usr/bin/sluice")
+    // The parser reads every option before the spec is opened: only the spec, which is not on
+    // this machine, is missing.
+    let result = try SluiceCommand.run(Array(words.dropFirst()))
+    #expect(result.status == 64)
+    #expect(
+      result.stderr.hasPrefix("sluice: pipeline spec /etc/sluice/orders.json: no such file\n"), "\(result.stderr)")
+  }
 }
