@@ -8,6 +8,8 @@ struct ArgumentParser {
 
   struct Parsed {
     var values: [String: String] = [:]
+    /// Every value of each value option, in order: a repeatable option's (`--metrics-label`).
+    var lists: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
   }
@@ -48,6 +50,7 @@ struct ArgumentParser {
           parsed.values[name] = arguments[index]
           index += 1
         }
+        parsed.lists[name, default: []].append(parsed.values[name] ?? "")
       } else {
         throw UsageError("unknown option --\(name)")
       }

@@ -13,6 +13,8 @@ struct PipelineInvocation {
   /// The datasets and store drivers the tool was given; the spec names its own among them.
   let context: CommandContext
   private var resolved: Resolved?
+  /// The transports' retries before `validate()` listed the inputs: the run's are counted from here.
+  private var retriesAtStart: Int?
 
   /// What `validate()` makes of the spec and the options.
   private struct Resolved {
@@ -21,6 +23,8 @@ struct PipelineInvocation {
     var datasets: [AnyDataset]
     /// The tables of the spec's datasets, each once, for the listing after a commit.
     var tables: [String]
+    /// Where the run's metrics go (`--metrics`, `--metrics-push`).
+    var metrics: MetricsOutput
   }
 
   init(_ command: any PipelineSubcommand.Type, arguments: [String], context: CommandContext) throws {
@@ -42,6 +46,7 @@ struct PipelineInvocation {
   /// Reads the spec, finds its datasets and applies the options: every problem with the command
   /// line or the spec is found here, before anything is opened.
   mutating func validate() throws {
+    retriesAtStart = MetricsOutput.remoteRetries(context)
     if parsed.flags.contains("progress") && parsed.flags.contains("no-progress") {
       throw UsageError("--progress and --no-progress contradict each other: give one")
     }
@@ -174,6 +179,9 @@ struct PipelineInvocation {
       configuration.input = rejects
       configuration.rejectsPath = nil
     }
+    let metrics = try MetricsOutput(
+      parsed, specPath: configuration.metricsPath, mode: command.runMode, context: context)
+    configuration.metricsPath = metrics.path
     // Anything else the run would take and then ignore (`PipelineConfiguration.ignoredSetting`).
     if let ignored = configuration.ignoredSetting { throw UsageError(ignored) }
     if let problem = RunFiles(configuration).problem() { throw UsageError(problem) }
@@ -184,7 +192,7 @@ struct PipelineInvocation {
     }
     resolved = Resolved(
       configuration: configuration, datasets: datasets,
-      tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted })
+      tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted }, metrics: metrics)
   }
 
   /// `--checkpoint-every`, `--stage`, `--resume` and `--restart` over the spec's
@@ -278,6 +286,13 @@ struct PipelineInvocation {
     var configuration = resolved.configuration
     let display = ProgressDisplay.isWanted(flags: parsed.flags) ? ProgressDisplay() : nil
     if let display { configuration.progress = { display.draw($0) } }
+    let metricsFile: OutputFile?
+    do {
+      metricsFile = try resolved.metrics.open(readerWait: configuration.busyTimeoutSeconds)
+    } catch {
+      printError("sluice: \(error.message)")
+      return ExitCode.cannotCreate
+    }
     let report = try Pipeline(datasets: resolved.datasets, configuration: configuration).run()
     display?.finish()
     printError(report.summary())
@@ -348,6 +363,7 @@ struct PipelineInvocation {
       )
       status = ExitCode.rejectsFound
     }
-    return status
+    let retries = MetricsOutput.remoteRetries(context).map { $0 - (retriesAtStart ?? 0) }
+    return resolved.metrics.finish(report, status: status, file: metricsFile, remoteRetries: retries)
   }
 }

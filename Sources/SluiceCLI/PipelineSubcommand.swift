@@ -69,7 +69,7 @@ extension PipelineSubcommand {
       OptionEntry(.value("report", "PATH"), "write the JSON run report here"),
       OptionEntry(.value("junit", "PATH"), "write the contract's checks as JUnit XML here"),
       OptionEntry(.value("html", "PATH"), "write the run report as one self-contained HTML page here"),
-    ]
+    ] + MetricsOutput.entries
   }
 
   /// `--policy`, as every pipeline subcommand lists it.

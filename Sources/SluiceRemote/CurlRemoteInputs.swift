@@ -6,8 +6,13 @@ internal import CCurl
 ///
 /// A program registers it with the command line (`Sluice.main(…, remote: [CurlRemoteInputs()])`);
 /// one that does not links no libcurl and refuses URLs.
-public struct CurlRemoteInputs: RemoteInputs {
+public struct CurlRemoteInputs: RemoteInputs, RemoteRetryCounting {
+  /// The retries of every request this transport made (`sluice_remote_retries_total`).
+  private let counter = RetryCounter()
+
   public init() {}
+
+  package var remoteRetries: Int { counter.value }
 
   public var schemes: [String] { ["http", "https", "s3"] }
 
@@ -18,13 +23,14 @@ public struct CurlRemoteInputs: RemoteInputs {
   }
 
   @_spi(Internals) public func open(_ url: String, options: RemoteOptions) throws -> RemoteStream {
-    let stream = try ObjectStream(request: try RemoteRequest.object(url, options: options), options: options)
+    let stream = try ObjectStream(
+      request: try RemoteRequest.object(url, options: options), options: options, counter: counter)
     return RemoteStream(source: stream, object: stream.object)
   }
 
   public func head(_ url: String, options: RemoteOptions) throws -> RemoteObject {
     let request = try RemoteRequest.object(url, options: options)
-    var retry = RetrySchedule(options: options)
+    var retry = RetrySchedule(options: options, counter: counter)
     let (transfer, response) = try ObjectStream.start(
       request, options: options, retry: &retry, resumingAt: nil, headOnly: true)
     try? transfer.drain()
@@ -43,7 +49,8 @@ public struct CurlRemoteInputs: RemoteInputs {
     let location = try S3Location(pattern)
     let keys = KeyPattern(location.key)
     let listing = S3Listing(
-      settings: try S3Settings(options: options, name: name), bucket: location.bucket, options: options, name: name)
+      settings: try S3Settings(options: options, name: name), bucket: location.bucket, options: options, name: name,
+      counter: counter)
     return try listing.objects(prefix: keys.literalPrefix, keep: keys.matches)
   }
 }

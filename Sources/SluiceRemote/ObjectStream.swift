@@ -18,10 +18,10 @@ final class ObjectStream: ByteSource {
   private var discard: Int64 = 0
   private var retry: RetrySchedule
 
-  init(request: RemoteRequest, options: RemoteOptions) throws {
+  init(request: RemoteRequest, options: RemoteOptions, counter: RetryCounter? = nil) throws {
     self.request = request
     self.options = options
-    retry = RetrySchedule(options: options)
+    retry = RetrySchedule(options: options, counter: counter)
     object = RemoteObject(url: request.name)
     let (transfer, response) = try Self.start(request, options: options, retry: &retry, resumingAt: nil)
     self.transfer = transfer

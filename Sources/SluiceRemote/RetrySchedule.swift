@@ -1,5 +1,13 @@
 import Foundation
 @_spi(Internals) import SluiceCore
+import Synchronization
+
+/// The retries a transport has made, all its requests together (`RemoteRetryCounting`).
+final class RetryCounter: Sendable {
+  private let count = Mutex(0)
+  func add() { count.withLock { $0 += 1 } }
+  var value: Int { count.withLock { $0 } }
+}
 
 /// How long to wait before each retry: exponential backoff with jitter, within the operator's
 /// bound of tries, a server's `Retry-After` honoured (both capped by `maximumBackoffSeconds`).
@@ -8,8 +16,11 @@ struct RetrySchedule {
   let initialSeconds: Double
   let maximumSeconds: Double
   private(set) var attempt = 0
+  /// Where each retry is counted, when the transport counts them.
+  let counter: RetryCounter?
 
-  init(options: RemoteOptions) {
+  init(options: RemoteOptions, counter: RetryCounter? = nil) {
+    self.counter = counter
     retries = max(0, options.retries)
     initialSeconds = options.initialBackoffSeconds
     maximumSeconds = options.maximumBackoffSeconds
@@ -26,6 +37,7 @@ struct RetrySchedule {
     let backoff = min(maximumSeconds, initialSeconds * pow(2, Double(attempt))) * Double.random(in: 0.5...1)
     let seconds = retryAfter.map { min(maximumSeconds, max(0, $0)) } ?? backoff
     attempt += 1
+    counter?.add()
     if seconds > 0 { Thread.sleep(forTimeInterval: seconds) }
   }
 

@@ -8,6 +8,8 @@ struct S3Listing {
   let bucket: String
   let options: RemoteOptions
   let name: String
+  /// Where the page requests' retries are counted.
+  var counter: RetryCounter? = nil
 
   /// Every object under `prefix` whose key `keep` accepts, in key order.
   func objects(prefix: String, keep: (String) -> Bool) throws -> [RemoteObject] {
@@ -31,7 +33,7 @@ struct S3Listing {
 
   /// One page's body, whole (a page of 1,000 keys is some 300 KiB; 64 MiB is refused).
   private func fetch(_ request: RemoteRequest) throws -> [UInt8] {
-    var retry = RetrySchedule(options: options)
+    var retry = RetrySchedule(options: options, counter: counter)
     while true {
       let (transfer, _) = try ObjectStream.start(request, options: options, retry: &retry, resumingAt: nil)
       var body: [UInt8] = []

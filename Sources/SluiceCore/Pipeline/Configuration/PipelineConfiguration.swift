@@ -35,6 +35,9 @@ public struct PipelineConfiguration: Sendable {
   public var junitPath: String?
   /// Where to write the run report as a self-contained HTML page (`HTMLReport`).
   public var htmlPath: String? = nil
+  /// Where to write the run's metrics in Prometheus's text format (`--metrics`, `"metrics"`):
+  /// the command line writes them once the exit code is known (`PrometheusMetrics`).
+  public var metricsPath: String? = nil
   /// Where to write rejected records (raw text plus issues) as NDJSON.
   public var rejectsPath: String?
   public var mode: RunMode = .run

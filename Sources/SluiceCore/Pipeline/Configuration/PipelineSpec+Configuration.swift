@@ -128,6 +128,7 @@ extension PipelineSpec {
       configuration.checkpointing = .init(recordsPerChunk: checkpointEvery, staged: stages)
     }
     configuration.htmlPath = html.map(resolve)
+    configuration.metricsPath = metrics.map(resolve)
     configuration.remote.options = remote
     return configuration
   }

@@ -7,7 +7,7 @@ struct SpecDocument: Decodable {
   enum CodingKeys: String, CodingKey, CaseIterable {
     case description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema
     case connectTimeout, jobs, onConflict, busyTimeout, memoryBudget, report, junit, html, rejects, countRows
-    case incremental, snapshot, maxDeleteRate, checkpointEvery, stage, storage, retries, caBundle
+    case incremental, snapshot, maxDeleteRate, checkpointEvery, stage, storage, retries, caBundle, metrics
   }
 
   static let knownKeys = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
@@ -27,6 +27,7 @@ struct SpecDocument: Decodable {
   var report: String?
   var junit: String?
   var html: String?
+  var metrics: String?
   var rejects: String?
   var busyTimeout: Double?
   var memoryBudget: MemoryBudgetValue?

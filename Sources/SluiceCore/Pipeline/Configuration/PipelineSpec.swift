@@ -60,6 +60,8 @@ public struct PipelineSpec: Sendable {
   public var junit: String?
   /// Where to write the HTML run report.
   public var html: String?
+  /// Where to write the run's metrics in Prometheus's text format.
+  public var metrics: String?
   public var rejects: String?
   /// Seconds to wait for another process's lock on the database.
   public var busyTimeout: Double?
@@ -125,6 +127,7 @@ public struct PipelineSpec: Sendable {
     report = document.report
     junit = document.junit
     html = document.html
+    metrics = document.metrics
     rejects = document.rejects
     busyTimeout = document.busyTimeout
     if let busyTimeout, !(busyTimeout >= 0 && busyTimeout <= 86_400) {

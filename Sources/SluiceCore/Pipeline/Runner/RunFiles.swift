@@ -69,6 +69,7 @@ package struct RunFiles: Sendable {
     let outputs: [(String, String, String?)] = [
       ("rejects file", "rejects", configuration.rejectsPath), ("report", "report", configuration.reportPath),
       ("JUnit file", "junit", configuration.junitPath), ("HTML report", "html", configuration.htmlPath),
+      ("metrics file", "metrics", configuration.metricsPath),
     ]
     // A plan writes only the outputs of its command line; a replay's rejects are its input.
     let specKeys = configuration.mode != .plan
