@@ -238,6 +238,21 @@ struct InitRealExportsTests {
     #expect(try connection.scalarInt("SELECT count(*) FROM typed WHERE typeof(id) <> 'integer'") == 0)
   }
 
+  /// A CSV column of decimals is a `decimal` field, stored exactly in minor units: the README
+  /// names it with its scale, so that `1230` is read as `12.30`.
+  @Test func theReadmeNamesEachDecimalColumnStoredInMinorUnitsWithItsScale() throws {
+    let scratch = try TemporaryDirectory()
+    let dump = try scratch.write("prices.csv", "sku,price\nA1,12.30\nB2,4.5\n")
+    let directory = scratch.file("prices")
+    let result = try SluiceCommand.run(["init", dump, "prices", "--declarative", "--dir", directory])
+    try #require(result.status == 0, "\(result.stderr)")
+    let readme = try String(contentsOfFile: directory + "/README.md", encoding: .utf8)
+    #expect(
+      readme.contains(
+        "Decimals are stored exactly, as integers in minor units: `price` (scale 2) — `12.30` with scale 2 is `1230`; divide by 10^scale to read them."
+      ), "\(readme)")
+  }
+
   /// A Zotero library's collections are keyed by their 8-character keys, three of which have no
   /// digit: every member is a record, as the reader reads them, not "not an object".
   @Test func inspectCountsEveryMemberOfACollectionKeyedByIdsWithoutDigits() throws {
