@@ -238,6 +238,21 @@ struct InitRealExportsTests {
     #expect(try connection.scalarInt("SELECT count(*) FROM typed WHERE typeof(id) <> 'integer'") == 0)
   }
 
+  /// Whole numbers past 64 bits (a 20-digit id) are no `integer` and would lose digits as a
+  /// `number`: they are kept exact, as JSON text, beside the 64-bit ones of the same field.
+  @Test func integersPast64BitsAreKeptExactNotRoundedIntoARealColumn() throws {
+    let scratch = try TemporaryDirectory()
+    let dump = try scratch.write(
+      "ids.json", #"[{"id": 1, "snowflake": 123456789012345678901}, {"id": 2, "snowflake": 7}]"#)
+    let loaded = try Self.load(dump, "ids", in: scratch)
+    #expect(loaded.field("snowflake")?["type"] as? String == "json")
+    #expect(loaded.field("id")?["type"] as? String == "integer")
+    let connection = try SQLiteConnection(path: loaded.database, options: .init(readOnly: true))
+    let statement = try connection.prepare("SELECT snowflake FROM ids ORDER BY id")
+    #expect(try statement.step())
+    #expect(statement.columnText(0) == "123456789012345678901")
+  }
+
   /// A CSV column of decimals is a `decimal` field, stored exactly in minor units: the README
   /// names it with its scale, so that `1230` is read as `12.30`.
   @Test func theReadmeNamesEachDecimalColumnStoredInMinorUnitsWithItsScale() throws {

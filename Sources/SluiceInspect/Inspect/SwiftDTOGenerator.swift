@@ -251,6 +251,12 @@ package struct SwiftDTOGenerator {
     case "integer":
       return .type("Int64", isOptional: absent, note: nil, model: .scalar("Int64"))
     case "number":
+      // Whole numbers past 64 bits (a 20-digit id) would lose digits in a `Double` column.
+      if shape.wideIntegers > 0 && shape.wideIntegers == kinds.number,
+        let kept = jsonText(note: "integers past 64 bits: kept exact as JSON text", isOptional: absent)
+      {
+        return kept
+      }
       let note = shape.wideIntegers > 0 ? "some integers exceed Int64: Decimal keeps them exact" : nil
       return .type("Double", isOptional: absent, note: note, model: .scalar("Double"))
     case "boolean":
