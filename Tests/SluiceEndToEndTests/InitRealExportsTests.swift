@@ -343,6 +343,7 @@ struct InitRealExportsTests {
     Export(path: "messages/discord/zulip_dce_general_100.json", name: "discord-general"),
     Export(path: "json-xml-exports/zotero/bbt-1092-collections-zotero-keys.json", name: "zotero-items"),
     Export(path: "json-xml-exports/wordpress/small-export.xml", name: "wordpress"),
+    Export(path: "json-xml-exports/opml/netnewswire-Subs.opml", name: "opml-subscriptions"),
   ]
 
   @Test(arguments: exports)
