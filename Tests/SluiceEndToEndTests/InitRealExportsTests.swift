@@ -167,6 +167,18 @@ struct InitRealExportsTests {
     #expect(arrays == 2 && strings == 4)
   }
 
+  /// A `json` field's contract accepts any JSON value: `sluice contract` states it as `{}`.
+  @Test func theContractOfAJSONFieldAcceptsAnyValue() throws {
+    let scratch = try TemporaryDirectory()
+    let dump = Self.corpus + "/messages/telegram/langchain_fork_result_mixed_text.json"
+    try Self.load(dump, "chat", in: scratch)
+    let contract = try SluiceCommand.run(["contract", scratch.file("chat/chat.dataset.json")])
+    try #require(contract.status == 0, "\(contract.stderr)")
+    let schema = try #require(try JSONSerialization.jsonObject(with: Data(contract.stdout.utf8)) as? [String: Any])
+    let properties = try #require(schema["properties"] as? [String: Any])
+    #expect((properties["text"] as? [String: Any])?.isEmpty == true, "\(properties["text"] ?? "none")")
+  }
+
   /// A Telegram account export holds 6 contacts and 4 chats; the chats hold the messages, so
   /// they are the records (the messages a child table), not the longer flat list of contacts.
   /// Its `text` is a string or an array there too, its `members` arrays of names.
