@@ -194,6 +194,27 @@ struct InitRealExportsTests {
     #expect(try connection.scalarInt("SELECT count(*) FROM \"\(messages["name"] as? String ?? "")\"") == 50)
   }
 
+  /// A Trello board export's shape (no real board under a licence that allows copying it was
+  /// found): 2 cards holding their labels beside a log of 3 actions; the cards are the records.
+  @Test func aTrelloBoardsRecordsAreItsCardsNotItsLongerLogOfActions() throws {
+    let scratch = try TemporaryDirectory()
+    let dump = try scratch.write(
+      "board.json",
+      """
+      {"id": "b1", "name": "Board", "actions": [
+        {"id": "a1", "type": "createCard", "date": "2024-01-02T10:00:00.000Z", "data": {"card": {"id": "c1"}}},
+        {"id": "a2", "type": "createCard", "date": "2024-01-02T10:01:00.000Z", "data": {"card": {"id": "c2"}}},
+        {"id": "a3", "type": "updateCard", "date": "2024-01-02T10:02:00.000Z", "data": {"card": {"id": "c1"}}}],
+       "cards": [
+        {"id": "c1", "name": "Write", "idList": "l1", "pos": 16384, "labels": [{"id": "g", "name": "Doc", "color": "green"}]},
+        {"id": "c2", "name": "Ship", "idList": "l1", "pos": 32768.5, "labels": []}],
+       "lists": [{"id": "l1", "name": "To do"}]}
+      """)
+    let loaded = try Self.load(dump, "board", in: scratch)
+    #expect(loaded.spec["recordPath"] as? [String] == ["cards"])
+    #expect(loaded.tables.map { $0["name"] as? String } == ["board", "board_labels"])
+  }
+
   /// Every DiscordChatExporter file name has `[id]` in it: the spec names it escaped, so `run`
   /// reads that one file rather than taking it for a pattern that matches nothing (exit 66).
   @Test func aDumpWhoseNameHoldsBracketsIsWrittenEscapedSoThatRunFindsIt() throws {
