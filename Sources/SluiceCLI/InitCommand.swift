@@ -81,6 +81,7 @@ struct InitCommand: Subcommand {
   var options: InspectOptions = {
     var options = InspectOptions(sampleSize: nil)
     options.prefersOutermost = true
+    options.qualifiesXMLNames = true
     return options
   }()
   /// The name of the tool's first store driver, which the package registers.
@@ -177,8 +178,11 @@ struct InitCommand: Subcommand {
       return ExitCode.dataError
     }
     let typeName = DatasetScaffold.typeName(for: name)
-    let generator = SwiftDTOGenerator(
+    var generator = SwiftDTOGenerator(
       inspection: inspection, typeName: "\(typeName)DTO", maximumNesting: DatasetScaffold.maximumNesting)
+    // A dataset file keeps a field of mixed types as JSON text; the Swift package's DTO, which
+    // `inspect --swift` writes too, leaves it out and its README lists it.
+    generator.keepsMixedAsJSONText = declarative
     let scaffold = DatasetScaffold(name: name, typeName: typeName, dto: generator.layout())
     let files =
       if let dependency {
@@ -214,6 +218,7 @@ struct InitCommand: Subcommand {
       : "\(names.count) tables: " + names.prefix(5).joined(separator: ", ") + ", …"
     let key = scaffold.keyField.map { "keyed by \($0)" } ?? "keyed by the record's position"
     printOutput("\(name): \(inspection.records) record(s) → \(tables) (\(key))")
+    if let kept = InitFieldNotes.summary(scaffold) { printOutput(kept) }
     if declarative {
       printOutput("next: cd \(directory) && sluice run \(name).json")
     } else {

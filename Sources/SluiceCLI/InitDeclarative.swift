@@ -29,10 +29,13 @@ struct InitDeclarative {
         )
       ),
       ("dataset", .string(datasetFile)),
-      ("input", .string(Self.relative(dump, from: directory))),
+      // A file name with `[`…`]` (every DiscordChatExporter file) would be read as a pattern.
+      ("input", .string(PipelineSpec.escapedPath(Self.relative(dump, from: directory)))),
       ("format", .string(inspection.format.rawValue)),
     ]
     members += InitCSV.specMembers(inspection)
+    // Two fields that differ only by namespace prefix (`content:encoded`, `excerpt:encoded`).
+    if inspection.hasQualifiedXMLNames { members.append(("xmlNames", .string("qualified"))) }
     if inspection.format != .ndjson && !inspection.recordPath.isEmpty {
       members.append(("recordPath", .array(inspection.recordPath.map { .string($0) })))
     }
@@ -50,6 +53,7 @@ struct InitDeclarative {
     let tables = scaffold.fileTables
     var leftOut = InitPackage.leftOutExplanation(
       scaffold, decoded: "declared", remedy: "declare it in `fields` and give it a column or a table")
+    leftOut += InitFieldNotes.readme(scaffold, declaresDecimals: true)
     let undeclarable = scaffold.undeclarableTables
     if !undeclarable.isEmpty {
       leftOut +=

@@ -123,10 +123,12 @@ struct InitPackage {
         )
       ),
       ("dataset", .string(name)),
-      ("input", .string(dump)),
+      ("input", .string(PipelineSpec.escapedPath(dump))),
       ("format", .string(inspection.format.rawValue)),
     ]
     members += InitCSV.specMembers(inspection)
+    // Two fields that differ only by namespace prefix (`content:encoded`, `excerpt:encoded`).
+    if inspection.hasQualifiedXMLNames { members.append(("xmlNames", .string("qualified"))) }
     if inspection.format != .ndjson && !inspection.recordPath.isEmpty {
       members.append(("recordPath", .array(inspection.recordPath.map { .string($0) })))
     }
@@ -161,8 +163,10 @@ struct InitPackage {
       check =
         "`swift run \(executable) validate Pipelines/\(name).json --input \(fixturePath)\(options)` checks the contract fixture."
     }
-    let deeper = Self.leftOutExplanation(
-      scaffold, decoded: "decoded", remedy: "add it to the DTO and its columns or table to the dataset")
+    let deeper =
+      Self.leftOutExplanation(
+        scaffold, decoded: "decoded", remedy: "add it to the DTO and its columns or table to the dataset")
+      + InitFieldNotes.readme(scaffold, declaresDecimals: false)
     let datasetFile = "Sources/\(executable)/\(typeName)Dataset.swift"
     let key = scaffold.keyExplanation(table: scaffold.tables.first?.name ?? name, file: datasetFile)
     return """

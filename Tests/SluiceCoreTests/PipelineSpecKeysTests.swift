@@ -29,7 +29,7 @@ struct PipelineSpecKeysTests {
     }
     #expect(
       error?.message
-        == "unknown key 'stages'; known keys: description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, memoryBudget, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage, storage, retries, caBundle, metrics"
+        == "unknown key 'stages'; known keys: description, dataset, input, format, recordPath, dialect, xmlNames, inputs, policy, database, databaseSchema, connectTimeout, jobs, onConflict, busyTimeout, memoryBudget, report, junit, html, rejects, countRows, incremental, snapshot, maxDeleteRate, checkpointEvery, stage, storage, retries, caBundle, metrics"
     )
   }
 

@@ -210,6 +210,26 @@ struct XMLRecordReaderTests {
     #expect(read.map(\.text) == [#"{"id":"1","flag":"y","qty":"2"}"#])
   }
 
+  /// With qualified naming (a spec's `"xmlNames": "qualified"`), prefixed elements and
+  /// attributes are keyed by their prefixed name — a WordPress export's `content:encoded` and
+  /// `excerpt:encoded` are two fields — while unprefixed ones, and the record path, stay local.
+  @Test(arguments: chunkSizes)
+  func qualifiedNamingKeysPrefixedNamesWhole(chunkSize: Int) throws {
+    let text = """
+      <rss xmlns:content="urn:c" xmlns:excerpt="urn:e"><channel>
+      <item id="1" content:lang="en"><title>T</title><content:encoded>Body</content:encoded><excerpt:encoded>Ex</excerpt:encoded></item>
+      </channel></rss>
+      """
+    let reader = XMLRecordReader(
+      source: MemoryByteSource(Array(text.utf8), chunk: chunkSize), path: ["rss", "channel", "item"],
+      chunkSize: chunkSize, naming: .qualified)
+    let record = try #require(try reader.next())
+    #expect(
+      record.text
+        == #"{"id":"1","content:lang":"en","title":"T","content:encoded":"Body","excerpt:encoded":"Ex"}"#)
+    #expect(try reader.next() == nil)
+  }
+
   @Test(arguments: chunkSizes)
   func aRootOtherThanThePathsFirstNameIsAnError(chunkSize: Int) throws {
     let read = try steps("<shop>\n<order id=\"1\"/>\n</shop>", path: ["orders", "order"], chunkSize: chunkSize)

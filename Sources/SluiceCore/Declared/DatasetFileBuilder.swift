@@ -84,6 +84,7 @@ struct DatasetFileBuilder {
     let kind: DeclaredField.Kind
     switch type {
     case "text": kind = .text
+    case "json": kind = .json
     case "integer": kind = .integer
     case "number": kind = .number
     case "boolean": kind = .boolean
@@ -129,7 +130,8 @@ struct DatasetFileBuilder {
       throw Mistake(
         path: "\(path).type",
         message:
-          "unknown type '\(type)'; types: text, integer, number, decimal, boolean, timestamp, enum, object, array")
+          "unknown type '\(type)'; types: text, integer, number, decimal, boolean, timestamp, enum, json, object, array"
+      )
     }
     return DeclaredField(
       name: name, kind: kind, isOptional: document.optional ?? false, isNullable: document.nullable ?? false)

@@ -8,6 +8,8 @@ import Foundation
 final class DeclaredField: Sendable {
   enum Kind: Sendable {
     case text, integer, number, boolean
+    /// Any JSON value, kept as its JSON text (`JSONText`).
+    case json
     /// Exact minor units: `12.30` with scale 2 is 1230.
     case decimal(scale: Int)
     /// With its own formats, or the policy's (nil).
@@ -41,7 +43,7 @@ final class DeclaredField: Sendable {
   /// The column type a value of this field is stored as; nil for objects and arrays.
   var columnType: ColumnType? {
     switch kind {
-    case .text, .enumeration: .text
+    case .text, .enumeration, .json: .text
     case .integer, .decimal: .integer
     case .number: .real
     case .boolean: .boolean

@@ -76,6 +76,7 @@ final class DeclaredDecoding: @unchecked Sendable {
   {
     switch field.kind {
     case .text, .enumeration: return .text(try container.decode(String.self, forKey: key))
+    case .json: return .text(try container.decode(JSONText.self, forKey: key).text)
     case .integer: return .integer(try container.decode(Int64.self, forKey: key))
     case .number: return .real(try container.decode(Double.self, forKey: key))
     case .boolean: return .boolean(try container.decode(Bool.self, forKey: key))
@@ -106,6 +107,7 @@ final class DeclaredDecoding: @unchecked Sendable {
       }
       switch element.kind {
       case .text, .enumeration: values.append(.text(try container.decode(String.self)))
+      case .json: values.append(.text(try container.decode(JSONText.self).text))
       case .integer: values.append(.integer(try container.decode(Int64.self)))
       case .number: values.append(.real(try container.decode(Double.self)))
       case .boolean: values.append(.boolean(try container.decode(Bool.self)))

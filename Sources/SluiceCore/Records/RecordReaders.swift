@@ -21,12 +21,13 @@ public enum RecordFormat: String, Sendable, Hashable, Codable, CaseIterable {
   /// The reader of `format`'s records in `source`: a JSON array at a key path, NDJSON lines,
   /// XML elements at an element path, or CSV rows in `dialect` (the format's default when nil).
   public static func make(
-    format: RecordFormat, recordPath: [String], source: any ByteSource, dialect: CSVDialect? = nil
+    format: RecordFormat, recordPath: [String], source: any ByteSource, dialect: CSVDialect? = nil,
+    xmlNaming: XMLRecordReader.Naming = .local
   ) -> any RecordReader {
     switch format {
     case .json: return JSONRecordReader(source: source, layout: .array(path: recordPath))
     case .ndjson: return JSONRecordReader(source: source, layout: .lines)
-    case .xml: return XMLRecordReader(source: source, path: recordPath)
+    case .xml: return XMLRecordReader(source: source, path: recordPath, naming: xmlNaming)
     case .csv: return CSVRecordReader(source: source, dialect: dialect ?? .csv)
     case .tsv: return CSVRecordReader(source: source, dialect: dialect ?? .tsv)
     }

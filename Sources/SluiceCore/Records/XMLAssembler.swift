@@ -6,6 +6,13 @@ import Foundation
 package struct XMLAssembler {
   let path: [String]
   let limits: XMLRecordReader.Limits
+  /// Keys of prefixed elements and attributes are `prefix:local`, not the local name
+  /// (`XMLRecordReader.Naming.qualified`).
+  var isQualified = false
+  /// The prefix of the element being started, when qualified: valid during its callback only.
+  private var prefix: UnsafePointer<xmlChar>?
+  /// The bytes of a qualified key being made, reused.
+  private var qualifiedName: [UInt8] = []
   var context: xmlParserCtxtPtr?
   private(set) var recordCount = 0
 
@@ -180,9 +187,10 @@ package struct XMLAssembler {
   /// DTD's defaults ("the defaulted ones are at the end of the array", SAX2's documentation);
   /// they are ignored, although a document that declares one is refused before any element.
   mutating func startElement(
-    _ name: UnsafePointer<xmlChar>, attributeCount: Int, defaulted: Int,
+    _ name: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>? = nil, attributeCount: Int, defaulted: Int,
     attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
+    self.prefix = isQualified ? prefix : nil
     // After an error libxml2 reports but reads past (a namespace error), nothing more is a record.
     guard failure == nil else { return }
     let attributeCount = max(0, attributeCount - max(0, defaulted))
@@ -246,6 +254,27 @@ package struct XMLAssembler {
     openElement(name, attributeCount: attributeCount, attributes: attributes, position: position)
   }
 
+  /// A key of the record: the local name, or `prefix:local` for a prefixed name when qualified.
+  private mutating func key(
+    _ name: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, offset: Int, lines: Int, isAttribute: Bool = false
+  ) {
+    guard let prefix else {
+      builder.key(name, count: strlen(name), offset: offset, lines: lines, isAttribute: isAttribute)
+      return
+    }
+    let prefixCount = strlen(prefix)
+    let nameCount = strlen(name)
+    qualifiedName.removeAll(keepingCapacity: true)
+    qualifiedName.append(contentsOf: UnsafeBufferPointer(start: prefix, count: prefixCount))
+    qualifiedName.append(UInt8(ascii: ":"))
+    qualifiedName.append(contentsOf: UnsafeBufferPointer(start: name, count: nameCount))
+    qualifiedName.withUnsafeBufferPointer { buffer in
+      if let base = buffer.baseAddress {
+        builder.key(base, count: buffer.count, offset: offset, lines: lines, isAttribute: isAttribute)
+      }
+    }
+  }
+
   private mutating func skipForAttributes(_ count: Int, element name: UnsafePointer<xmlChar>) {
     var error = RecordReadError(
       code: .tooManyAttributes,
@@ -279,7 +308,7 @@ package struct XMLAssembler {
         parent.object = builder.openObject(offset: parent.offset, lines: parent.lines)
         frames[frames.count - 1] = parent
       }
-      builder.key(name, count: strlen(name), offset: offset, lines: lines)
+      key(name, prefix: prefix, offset: offset, lines: lines)
     }
     var frame = Frame(object: -1, textStart: text.count, offset: offset, lines: lines)
     if attributeCount > 0, let attributes, Self.isNil(attributeCount: attributeCount, attributes: attributes) {
@@ -292,7 +321,9 @@ package struct XMLAssembler {
           let end = attributes[index * 5 + 4], !Self.isSchemaInstance(attributes[index * 5 + 2])
         else { continue }
         if frame.object < 0 { frame.object = builder.openObject(offset: offset, lines: lines) }
-        builder.key(localName, count: strlen(localName), offset: offset, lines: lines, isAttribute: true)
+        key(
+          localName, prefix: isQualified ? attributes[index * 5 + 1] : nil, offset: offset, lines: lines,
+          isAttribute: true)
         let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
         if value.contains(UInt8(ascii: "&")) {
           Self.ampersandsDecoded(value).withUnsafeBufferPointer { decoded in

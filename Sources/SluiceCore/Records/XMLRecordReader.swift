@@ -21,7 +21,8 @@ import Foundation
 ///
 /// How an element becomes a tape value (the conventions the README documents):
 /// - an element with attributes or child elements is an object; attributes and children are
-///   its keys, by local name (namespaces are matched by local name), in document order;
+///   its keys, by local name (namespaces are matched by local name), or prefixed names whole
+///   when `naming` is `.qualified`, in document order;
 /// - an element with neither is its text (CDATA included), `""` when empty;
 /// - an object's own text, when it is not only whitespace, is under the key `#text`;
 /// - repeated children repeat their key; the decoder makes arrays of them (see `DecodingState`).
@@ -73,12 +74,28 @@ import Foundation
   /// exclusivity check on every access, a quarter of the reader's time when they held it.
   private let assembler: UnsafeMutablePointer<XMLAssembler>
 
-  public init(source: any ByteSource, path: [String], limits: Limits = Limits(), chunkSize: Int = 1 << 15) {
+  /// How elements and attributes are keyed in a record.
+  public enum Naming: String, Sendable {
+    /// By local name: `<c:customer>` is `customer` (the default).
+    case local
+    /// Prefixed names whole, `prefix:local`: `<content:encoded>` and `<excerpt:encoded>` (a
+    /// WordPress export's) are two fields, where by local name they would be one, repeated.
+    /// Unprefixed names (the default namespace's, none) stay local; the record path still
+    /// matches by local name.
+    case qualified
+  }
+
+  public init(
+    source: any ByteSource, path: [String], limits: Limits = Limits(), chunkSize: Int = 1 << 15,
+    naming: Naming = .local
+  ) {
     _ = Self.refuseExternalEntities
     self.source = source
     chunk = .allocate(byteCount: max(chunkSize, 4), alignment: 16)
     assembler = .allocate(capacity: 1)
-    assembler.initialize(to: XMLAssembler(path: path, limits: limits))
+    var assembling = XMLAssembler(path: path, limits: limits)
+    assembling.isQualified = naming == .qualified
+    assembler.initialize(to: assembling)
   }
 
   deinit {
@@ -195,10 +212,11 @@ import Foundation
   private static var handler: xmlSAXHandler {
     var handler = xmlSAXHandler()
     handler.initialized = UInt32(XML_SAX2_MAGIC)
-    handler.startElementNs = { context, localName, _, _, _, _, attributeCount, defaulted, attributes in
+    handler.startElementNs = { context, localName, prefix, _, _, _, attributeCount, defaulted, attributes in
       guard let assembler = XMLAssembler.of(context), let localName else { return }
       assembler.pointee.startElement(
-        localName, attributeCount: Int(attributeCount), defaulted: Int(defaulted), attributes: attributes)
+        localName, prefix: prefix, attributeCount: Int(attributeCount), defaulted: Int(defaulted),
+        attributes: attributes)
     }
     handler.endElementNs = { context, _, _, _ in
       XMLAssembler.of(context)?.pointee.endElement()

@@ -120,6 +120,7 @@ final class ShapeRecorder {
     case is Float.Type: return (Float(0) as? T).map { ($0, .number) }
     case is Decimal.Type: return (Decimal(0) as? T).map { ($0, .number) }
     case is URL.Type: return (URL(string: "https://example.invalid/") as? T).map { ($0, .string) }
+    case is JSONText.Type: return (JSONText(text: "null") as? T).map { ($0, .any) }
     case is Int.Type: return integer(Int.self)
     case is Int8.Type: return integer(Int8.self)
     case is Int16.Type: return integer(Int16.self)

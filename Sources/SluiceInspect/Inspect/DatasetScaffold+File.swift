@@ -2,8 +2,10 @@
 
 /// `sluice init --declarative`'s dataset: the same tables as the Swift one, written as a dataset
 /// file (docs/reference/dataset-files.md) that the stock binary loads. Its fields are the DTO's
-/// properties, typed as the DTO types them (a field the DTO leaves out — mixed types, deeper than
-/// `maximumNesting` — is left out here too, and reported as an unknown field by each run); its
+/// properties, typed as the DTO types them (`JSONText`, a JSON field of mixed types or an array
+/// always empty, is a `json` field; a field the DTO leaves out — deeper than `maximumNesting`,
+/// an XML element of mixed kinds — is left out here too, and reported as an unknown field by
+/// each run); its
 /// tables are `tables`, column for column (records without an id-like field keyed by their
 /// position, `"$position"`), but for what the format cannot declare (`undeclarableTables`).
 extension DatasetScaffold {
@@ -83,7 +85,9 @@ extension DatasetScaffold {
   static func shape(_ type: SwiftDTOGenerator.DTOType) -> [(key: String, value: ContractJSON)] {
     switch type {
     case .scalar(let swiftType):
-      let names = ["Int64": "integer", "Double": "number", "Bool": "boolean", "Date": "timestamp"]
+      let names = [
+        "Int64": "integer", "Double": "number", "Bool": "boolean", "Date": "timestamp", "JSONText": "json",
+      ]
       return [("type", .string(names[swiftType] ?? "text"))]
     case .object(let object):
       let fields = object.properties.filter { isDeclarable($0.type) }.map(field)

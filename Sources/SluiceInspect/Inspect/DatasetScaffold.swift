@@ -317,7 +317,7 @@ package struct DatasetScaffold: Sendable {
           columns: [
             Column(
               name: used.contains("value") ? Self.unique("value", in: used) : "value", type: Self.columnType(type),
-              isNullable: false, field: "", value: type == "Date" ? "Timestamp(\(variableName))" : variableName)
+              isNullable: false, field: "", value: Self.columnValue(variableName, type: type, isOptional: false))
           ]))
       lines.append(indent + loop)
       lines.append("\(indent)  rows.add(Self.\(tables[childIndex].property), \(tables[childIndex].columns[0].value))")
@@ -391,8 +391,7 @@ package struct DatasetScaffold: Sendable {
           column = Self.unique(column, in: reserved)
         }
         reserved.insert(column)
-        let value =
-          type == "Date" ? (optional ? "(\(expression)).map(Timestamp.init)" : "Timestamp(\(expression))") : expression
+        let value = Self.columnValue(expression, type: type, isOptional: optional)
         let declared = Column(
           name: column, type: Self.columnType(type), isNullable: optional, field: field, value: value)
         if columns.count < budget {
@@ -424,6 +423,51 @@ package struct DatasetScaffold: Sendable {
             elementIsOptional: elementIsOptional, elementType: elementType))
       }
     }
+  }
+
+  /// The Swift expression of a column's value from the DTO's `expression` of Swift type `type`:
+  /// a date as a `Timestamp`, JSON text (`JSONText`) as its text.
+  static func columnValue(_ expression: String, type: String, isOptional: Bool) -> String {
+    switch type {
+    case "Date": isOptional ? "(\(expression)).map(Timestamp.init)" : "Timestamp(\(expression))"
+    case "JSONText": isOptional ? "(\(expression))?.text" : "\(expression).text"
+    default: expression
+    }
+  }
+
+  /// The field paths of the DTO kept whole as JSON text (`JSONText`), in the order met: values
+  /// no one type decodes, arrays always empty in the records read.
+  package var jsonTextFields: [String] { Self.jsonTextFields(of: dto, prefix: "") }
+
+  private static func jsonTextFields(of dto: SwiftDTOGenerator.DTOStruct, prefix: String) -> [String] {
+    var paths: [String] = []
+    for property in dto.properties {
+      var type = property.type
+      var path = prefix + DatasetFile.escapedKey(property.key)
+      while case .array(let element, _) = type {
+        type = element
+        path += "[]"
+      }
+      switch type {
+      case .scalar("JSONText"): paths.append(path)
+      case .object(let nested): paths += jsonTextFields(of: nested, prefix: path + ".")
+      default: break
+      }
+    }
+    return paths
+  }
+
+  /// The columns of CSV decimals, stored in minor units, with their scale, in table order.
+  package var decimalColumns: [(column: String, scale: Int)] {
+    var found: [(column: String, scale: Int)] = []
+    func walk(_ dto: SwiftDTOGenerator.DTOStruct, prefix: String) {
+      for property in dto.properties {
+        if case .decimal(let scale) = property.columnType { found.append((prefix + property.key, scale)) }
+        if case .object(let nested) = property.type { walk(nested, prefix: prefix + property.key + ".") }
+      }
+    }
+    walk(dto, prefix: "")
+    return found
   }
 
   /// The columns an object takes when flattened whole.

@@ -38,6 +38,9 @@ package struct Inspection: Sendable {
   public var showsValues: Bool
   /// For CSV and TSV: the dialect the rows were read in, and which parts were sniffed.
   package var csv: CSVSniff? = nil
+  /// The records were read with XML elements keyed by prefixed name (`InspectOptions.qualifiesXMLNames`
+  /// and two prefixes at one element path): a spec must say `"xmlNames": "qualified"`.
+  package var hasQualifiedXMLNames = false
 
   /// The record path as `--record-path` takes it (`''` for a top-level JSON array).
   public var recordPathText: String { RecordPathCandidate.text(recordPath) }
@@ -66,6 +69,10 @@ package struct InspectOptions: Sendable {
   /// outermost`: a one-order dump's `orders`, not its two line items) rather than the longest
   /// array, as `sluice init` does.
   package var prefersOutermost = false
+  /// When an element path is written with two namespace prefixes (`content:encoded`,
+  /// `excerpt:encoded`), read the records with prefixed names, so that they are two fields
+  /// (`sluice init`, which writes `"xmlNames": "qualified"` in the spec).
+  package var qualifiesXMLNames = false
   /// For CSV and TSV: the dialect's parts given on the command line; the others are sniffed.
   package var dialect = CSVDialectOptions()
 

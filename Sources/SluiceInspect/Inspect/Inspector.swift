@@ -72,6 +72,7 @@ package enum Inspector {
     var candidates: [RecordPathCandidate] = []
     var candidatesAreComplete = true
     var csv: CSVSniff?
+    var xmlNaming = XMLRecordReader.Naming.local
     switch format {
     case .json:
       let outline = try JSONOutline(
@@ -90,6 +91,10 @@ package enum Inspector {
         .run()
       candidates = outline.candidates
       candidatesAreComplete = outline.isComplete
+      if let twice = outline.prefixedTwice {
+        if options.qualifiesXMLNames { xmlNaming = .qualified }
+        notes.append(Self.prefixNote(twice, qualified: xmlNaming == .qualified))
+      }
       if outline.untrackedElements > 0 {
         notes.append(
           "element paths capped: \(outline.untrackedElements) element(s) at further paths not counted")
@@ -145,7 +150,8 @@ package enum Inspector {
 
     // The records.
     let input = try Input(path: path, remote: options.remote)
-    let reader = RecordReaders.make(format: format, recordPath: recordPath, source: input, dialect: csv?.dialect)
+    let reader = RecordReaders.make(
+      format: format, recordPath: recordPath, source: input, dialect: csv?.dialect, xmlNaming: xmlNaming)
     var collector = ShapeCollector(showsValues: options.showsValues, maxPaths: options.maxFieldPaths)
     let pass: RecordPass
     do {
@@ -187,7 +193,14 @@ package enum Inspector {
       recordPath: recordPath, recordPathWasGiven: options.recordPath != nil, sampleSize: options.sampleSize,
       records: collector.records, hasMoreRecords: hasMoreRecords, record: collector.record, fields: fields,
       skippedRecords: pass.skippedRecords, firstSkippedRecord: pass.firstSkippedRecord, notes: notes,
-      showsValues: options.showsValues, csv: csv)
+      showsValues: options.showsValues, csv: csv, hasQualifiedXMLNames: xmlNaming == .qualified)
+  }
+
+  /// The note on elements of one path written with two namespace prefixes.
+  static func prefixNote(_ path: String, qualified: Bool) -> String {
+    qualified
+      ? "elements at \(path) are written with two namespace prefixes: fields are named by prefixed name (content:encoded), as a spec's \"xmlNames\": \"qualified\" reads them"
+      : "elements at \(path) are written with two namespace prefixes: read by local name (the default) they are one field; a spec's \"xmlNames\": \"qualified\" names them by prefixed name (content:encoded)"
   }
 
   /// The record pass: up to `sampleSize` records folded into a collector; records the reader

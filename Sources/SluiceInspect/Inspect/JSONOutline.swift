@@ -151,7 +151,9 @@ final class JSONOutline {
       }
       first = false
       if let keyed {
-        if isObject && Self.looksLikeID(key) {
+        // Once the first member's name looks like an id, every member is one of the collection's
+        // records, as the reader reads them: an id with no digit (a Zotero key, `QWERTYUP`) too.
+        if isObject {
           tallies[keyed].records += 1
           tallies[keyed].longest = tallies[keyed].records
         } else {

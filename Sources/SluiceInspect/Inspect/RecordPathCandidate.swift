@@ -68,14 +68,31 @@ package struct RecordPathCandidate: Sendable, Hashable {
   }
 
   /// The outermost collection of records: among the readable candidates nested in the fewest
-  /// repeated things, the `best` (the longest array, …). A dump of one order with two line
-  /// items gives `orders`, where `best` gives `orders[].line_items`; the items become a child
-  /// table of the orders.
+  /// repeated things, those whose records hold records of their own (`holds`), then the `best`
+  /// (the longest array, …). A dump of one order with two line items gives `orders`, where
+  /// `best` gives `orders[].line_items`; the items become a child table of the orders. A
+  /// Telegram account export gives its chats (which hold the messages), not its longer flat list
+  /// of contacts; a Trello board its cards (labels) over its log of actions; a WordPress export
+  /// its posts (comments, categories) over its list of categories.
   public static func outermost(of candidates: [RecordPathCandidate], sampleSize: Int? = nil) -> RecordPathCandidate? {
     let readable = candidates.filter(\.isReadable)
     let pool = readable.isEmpty ? candidates : readable
     guard let least = pool.map(\.nesting).min() else { return nil }
-    return best(of: pool.filter { $0.nesting == least }, sampleSize: sampleSize)
+    let outer = pool.filter { $0.nesting == least }
+    let holders = outer.filter { candidate in candidates.contains { candidate.holds($0) } }
+    return best(of: holders.isEmpty ? outer : holders, sampleSize: sampleSize)
+  }
+
+  /// Whether `other` is a collection inside this one's records (`chats.list[].messages` inside
+  /// `chats.list`, `rss.channel.item.category` inside `rss.channel.item`), with a record in it.
+  public func holds(_ other: RecordPathCandidate) -> Bool {
+    guard other.records > 0, other.keys.count > keys.count else { return false }
+    guard let last = keys.last else { return other.keys.first?.hasPrefix("[]") == true }
+    let stem = keys.count - 1
+    guard Array(other.keys[..<stem]) == Array(keys[..<stem]) else { return false }
+    // JSON steps through the array (`list[]`) or the collection (`recipes{id}`); XML repeats
+    // the element's name.
+    return [last, last + "[]", last + "{id}"].contains(other.keys[stem]) && other.nesting > nesting
   }
 
   /// Whether `sluice run` can read the path to its end: a path through arrays needs the rest of

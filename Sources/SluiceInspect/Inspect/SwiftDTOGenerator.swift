@@ -19,6 +19,10 @@ package struct SwiftDTOGenerator {
   /// comment, and listed in its holder's `deeper`. Nil: no limit (`inspect --swift`). `sluice
   /// init` sets one, as a DTO nested 50 deep (and its dataset's 50 tables) took minutes to build.
   package var maximumNesting: Int?
+  /// Whether a JSON field no one type decodes (a string here, an array there), or an array
+  /// empty in every record read, is kept as `JSONText` rather than left out: `sluice init` keeps
+  /// it, so that no field is lost and the next dump's elements load whatever they are.
+  package var keepsMixedAsJSONText = false
 
   public init(inspection: Inspection, typeName: String) {
     self.inspection = inspection
@@ -221,6 +225,7 @@ package struct SwiftDTOGenerator {
     }
     guard names.count == 1 || names == ["integer", "number"], let kind = names.first else {
       let seen = kinds.nonNull.map { "\($0.name) \($0.count)×" }.joined(separator: ", ")
+      if let kept = jsonText(note: "values are \(seen): kept as JSON text", isOptional: absent) { return kept }
       return .omitted("values are \(seen); no one type decodes them all under the strict policy")
     }
     switch names.count == 2 ? "number" : kind {
@@ -246,6 +251,12 @@ package struct SwiftDTOGenerator {
     case "integer":
       return .type("Int64", isOptional: absent, note: nil, model: .scalar("Int64"))
     case "number":
+      // Whole numbers past 64 bits (a 20-digit id) would lose digits in a `Double` column.
+      if shape.wideIntegers > 0 && shape.wideIntegers == kinds.number,
+        let kept = jsonText(note: "integers past 64 bits: kept exact as JSON text", isOptional: absent)
+      {
+        return kept
+      }
       let note = shape.wideIntegers > 0 ? "some integers exceed Int64: Decimal keeps them exact" : nil
       return .type("Double", isOptional: absent, note: note, model: .scalar("Double"))
     case "boolean":
@@ -268,6 +279,9 @@ package struct SwiftDTOGenerator {
     case "array":
       guard let element = node.element else {
         if shape.maxElements > 0 { return .omitted("elements are past the inspection's field path cap") }
+        if let kept = jsonText(note: "always empty in the records read: kept as JSON text", isOptional: absent) {
+          return kept
+        }
         return .type(
           "[String]", isOptional: absent, note: "always empty in the records read: the element type is a guess",
           model: .array(.scalar("String"), elementIsOptional: false))
@@ -285,6 +299,13 @@ package struct SwiftDTOGenerator {
     default:
       return .omitted("values were never seen")
     }
+  }
+
+  /// A JSON field kept whole as `JSONText`, when the generator keeps such fields (`sluice init`)
+  /// and the records are JSON (an XML element is not JSON text).
+  private func jsonText(note: String, isOptional: Bool) -> Decision? {
+    guard keepsMixedAsJSONText && !isXML else { return nil }
+    return .type("JSONText", isOptional: isOptional, note: note, model: .scalar("JSONText"))
   }
 
   /// The key an element's array is at (`items` for `items[]`), for naming its struct.

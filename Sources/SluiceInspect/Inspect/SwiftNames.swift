@@ -1,3 +1,4 @@
+import Foundation
 @_spi(Internals) import SluiceCore
 
 /// Swift names for wire names: `created_at` → `createdAt`, `line_items` → `LineItem`,
@@ -32,7 +33,7 @@ enum SwiftNames {
   static func words(_ name: String) -> [String] {
     var words: [String] = []
     var current: [Unicode.Scalar] = []
-    let scalars = Array(name.unicodeScalars)
+    let scalars = Array(latin(name).unicodeScalars)
     for (index, scalar) in scalars.enumerated() {
       guard isLetter(scalar) || isDigit(scalar) else {
         if !current.isEmpty { words.append(String(String.UnicodeScalarView(current))) }
@@ -52,6 +53,34 @@ enum SwiftNames {
     if !current.isEmpty { words.append(String(String.UnicodeScalarView(current))) }
     return words
   }
+
+  /// Latin letters with diacritics as their base letters (`descripción` → `descripcion`,
+  /// `Größe` → `Grosse`, `Øre` → `Ore`), without ICU: each scalar's canonical decomposition less
+  /// its combining marks, and the letters that have none (`ß`, `ø`, `æ`, `ł`, …) by a table.
+  /// Other scripts are left as they are (and split words, as any other character).
+  static func latin(_ name: String) -> String {
+    guard !name.unicodeScalars.allSatisfy(\.isASCII) else { return name }
+    var result = String.UnicodeScalarView()
+    for scalar in name.unicodeScalars {
+      if let spelled = unaccented[scalar] {
+        result.append(contentsOf: spelled.unicodeScalars)
+        continue
+      }
+      let decomposed = String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars
+      guard decomposed.first?.isASCII == true else {
+        result.append(scalar)
+        continue
+      }
+      result.append(contentsOf: decomposed.filter { $0.properties.generalCategory != .nonspacingMark })
+    }
+    return String(result)
+  }
+
+  /// Latin letters no canonical decomposition takes apart, as ASCII.
+  private static let unaccented: [Unicode.Scalar: String] = [
+    "ß": "ss", "ẞ": "SS", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L",
+    "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH", "ı": "i", "ħ": "h", "Ħ": "H",
+  ]
 
   /// `created_at` → `createdAt`, `Id` → `id`, `class` → `classValue`, `#text` → `text`.
   static func propertyName(_ key: String) -> String {

@@ -27,6 +27,9 @@ final class XMLOutline {
     var isComplete: Bool
     /// Elements at paths left untracked once `maxPaths` were known.
     var untrackedElements: Int
+    /// The first element path whose elements were written with two prefixes (`content:encoded`,
+    /// `excerpt:encoded`): by local name, two fields would be read as one.
+    var prefixedTwice: String? = nil
   }
 
   private let source: any ByteSource
@@ -104,7 +107,8 @@ final class XMLOutline {
         nesting: outline.nesting(of: index))
     }
     return Result(
-      candidates: candidates, isComplete: !outline.sampleReached, untrackedElements: outline.untrackedElements)
+      candidates: candidates, isComplete: !outline.sampleReached, untrackedElements: outline.untrackedElements,
+      prefixedTwice: outline.prefixedTwice.map { outline.keys(of: $0).joined(separator: ".") })
   }
 
   /// Hands the parser `count` bytes a slice at a time, as the record reader does, and ends the
@@ -126,9 +130,9 @@ final class XMLOutline {
   private static var handler: xmlSAXHandler {
     var handler = xmlSAXHandler()
     handler.initialized = UInt32(XML_SAX2_MAGIC)
-    handler.startElementNs = { context, localName, _, _, _, _, _, _, _ in
+    handler.startElementNs = { context, localName, prefix, _, _, _, _, _, _ in
       guard let state = XMLOutlineState.of(context), let localName else { return }
-      state.pointee.startElement(localName)
+      state.pointee.startElement(localName, prefix: prefix)
     }
     handler.endElementNs = { context, _, _, _ in
       XMLOutlineState.of(context)?.pointee.endElement()
@@ -187,6 +191,9 @@ struct XMLOutlineState {
   private var index: [PathKey: Int] = [:]
   private var frames: [Frame] = []
   private(set) var untrackedElements = 0
+  /// Each tracked path's first prefix ("" for none), and the first path met with another.
+  private var prefixes: [Int: String] = [:]
+  private(set) var prefixedTwice: Int?
   private(set) var sampleReached = false
   private(set) var failure: RecordReadError?
 
@@ -225,7 +232,7 @@ struct XMLOutlineState {
     return keys.reversed()
   }
 
-  mutating func startElement(_ localName: UnsafePointer<xmlChar>) {
+  mutating func startElement(_ localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>? = nil) {
     guard failure == nil, !sampleReached else { return }
     let parent = frames.last?.path ?? -1
     let depth = frames.count + 1
@@ -246,6 +253,14 @@ struct XMLOutlineState {
       index[key] = path
     }
     paths[path].count += 1
+    if prefixedTwice == nil {
+      let written = prefix.map { String(cString: $0) } ?? ""
+      if let first = prefixes[path] {
+        if first != written { prefixedTwice = path }
+      } else {
+        prefixes[path] = written
+      }
+    }
     if !frames.isEmpty {
       let siblings = (frames[frames.count - 1].children[path] ?? 0) + 1
       frames[frames.count - 1].children[path] = siblings

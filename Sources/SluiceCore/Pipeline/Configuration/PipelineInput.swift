@@ -16,6 +16,9 @@ public struct PipelineInput: Sendable, Hashable {
   public var recordPath: [String]
   /// How a CSV or TSV input is written; nil: the format's default (`CSVDialect.csv`, `.tsv`).
   public var dialect: CSVDialect?
+  /// An XML input's elements and attributes keyed by qualified name (`prefix:local`), not by
+  /// local name (`"xmlNames": "qualified"` in a spec; `XMLRecordReader.Naming`).
+  public var hasQualifiedXMLNames = false
   /// A spec's glob pattern that matched no file (`path` is the pattern): the run fails with
   /// exit 66 before it opens the database (`PipelineSpec.expand`).
   public var isUnmatchedPattern = false

@@ -99,6 +99,7 @@ extension PipelineSpec {
           var expanded = PipelineInput(
             dataset: input.dataset, path: match.path, format: input.format, recordPath: input.recordPath)
           expanded.dialect = input.dialect
+          expanded.hasQualifiedXMLNames = input.hasQualifiedXMLNames
           expanded.isUnmatchedPattern = match.isUnmatchedPattern
           expanded.isOptional = input.isOptional
           expanded.isIncremental = input.isIncremental

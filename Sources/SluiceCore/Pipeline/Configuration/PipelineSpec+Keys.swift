@@ -5,7 +5,7 @@
 /// lists them (`knownKeys`), in the order they are declared — never a second, hand-kept list.
 struct SpecDocument: Decodable {
   enum CodingKeys: String, CodingKey, CaseIterable {
-    case description, dataset, input, format, recordPath, dialect, inputs, policy, database, databaseSchema
+    case description, dataset, input, format, recordPath, dialect, xmlNames, inputs, policy, database, databaseSchema
     case connectTimeout, jobs, onConflict, busyTimeout, memoryBudget, report, junit, html, rejects, countRows
     case incremental, snapshot, maxDeleteRate, checkpointEvery, stage, storage, retries, caBundle, metrics
   }
@@ -20,6 +20,8 @@ struct SpecDocument: Decodable {
   var format: String?
   var recordPath: RecordPathValue?
   var dialect: DialectDocument?
+  /// An XML input's keys: `"local"` (the default) or `"qualified"` (`XMLRecordReader.Naming`).
+  var xmlNames: String?
   var inputs: [InputDocument]?
   var policy: PolicyValue?
   var database: String?
@@ -74,6 +76,7 @@ struct SpecDocument: Decodable {
     var format: String?
     var recordPath: RecordPathValue?
     var dialect: DialectDocument?
+    var xmlNames: String?
     /// The run may go without this input.
     var optional: Bool?
     /// An incremental run skips this input when the database holds its content.
@@ -84,7 +87,7 @@ struct SpecDocument: Decodable {
     var exclude: [String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-      case dataset, input, format, recordPath, dialect, optional, incremental, snapshot, exclude
+      case dataset, input, format, recordPath, dialect, xmlNames, optional, incremental, snapshot, exclude
     }
   }
 

@@ -87,6 +87,18 @@ extension PipelineSpec {
     return result
   }
 
+  /// A file's path as a spec's input names it: `*`, `?`, `[`, `]` and backslashes escaped by a
+  /// backslash, so that a name with them (DiscordChatExporter's `general [1100].json`) is that
+  /// one file, not a pattern. `unescaped` gives the path back.
+  package static func escapedPath(_ path: String) -> String {
+    var result = ""
+    for character in path {
+      if "*?[]\\".contains(character) { result.append("\\") }
+      result.append(character)
+    }
+    return result
+  }
+
   /// The deepest folder that holds every one of these absolute file paths (or patterns: a
   /// folder stops before its first component with glob characters).
   public static func commonFolder(of paths: [String]) -> String {

@@ -32,6 +32,8 @@ public struct PipelineSpec: Sendable {
     public var recordPath: [String]
     /// A CSV or TSV input's dialect (`"dialect"`); nil: the format's default.
     public var dialect: CSVDialect?
+    /// An XML input's keys by qualified name (`"xmlNames": "qualified"`), not by local name.
+    public var hasQualifiedXMLNames = false
     /// The run may go without this input (`"optional": true`): when it is missing, the run
     /// warns and reads the others.
     public var isOptional = false
@@ -189,6 +191,7 @@ public struct PipelineSpec: Sendable {
       let single: [(String, Bool)] = [
         ("dataset", document.dataset != nil), ("input", document.input != nil), ("format", document.format != nil),
         ("recordPath", document.recordPath != nil), ("dialect", document.dialect != nil),
+        ("xmlNames", document.xmlNames != nil),
       ]
       if let (key, _) = single.first(where: \.1) {
         throw SpecError(
@@ -213,7 +216,8 @@ public struct PipelineSpec: Sendable {
           "",
           .init(
             dataset: dataset, input: input, format: document.format, recordPath: document.recordPath,
-            dialect: document.dialect, optional: nil, incremental: nil, snapshot: nil, exclude: nil)
+            dialect: document.dialect, xmlNames: document.xmlNames, optional: nil, incremental: nil, snapshot: nil,
+            exclude: nil)
         )
       ]
     }
@@ -228,6 +232,7 @@ public struct PipelineSpec: Sendable {
         throw SpecError(path: path, message: "'\(prefix)recordPath' applies to format json or xml, not \(format)")
       }
       let dialect = try Self.dialect(input.dialect, format: format, key: prefix + "dialect", path: path)
+      let xmlNames = try Self.xmlNames(input.xmlNames, format: format, key: prefix + "xmlNames", path: path)
       if let problem = KeyedCollection.problem(in: recordPath, jsonFormat: format == .json) {
         throw SpecError(path: path, message: "'\(prefix)recordPath': \(problem)")
       }
@@ -258,7 +263,8 @@ public struct PipelineSpec: Sendable {
       inputs.append(
         Input(
           dataset: input.dataset, input: input.input, format: format, recordPath: recordPath, dialect: dialect,
-          isOptional: input.optional ?? false, isIncremental: input.incremental ?? document.incremental ?? false,
+          hasQualifiedXMLNames: xmlNames == .qualified, isOptional: input.optional ?? false,
+          isIncremental: input.incremental ?? document.incremental ?? false,
           isSnapshot: input.snapshot ?? document.snapshot ?? false, exclusions: exclusions))
     }
     self.inputs = inputs
@@ -266,6 +272,20 @@ public struct PipelineSpec: Sendable {
       throw SpecError(path: path, message: "'database' must not be empty")
     }
     if let ignored = ignoredKey { throw SpecError(path: path, message: ignored) }
+  }
+
+  /// `"xmlNames"`: `"local"` or `"qualified"`, for an XML input only.
+  private static func xmlNames(_ value: String?, format: PipelineConfiguration.Format, key: String, path: String)
+    throws(SpecError) -> XMLRecordReader.Naming
+  {
+    guard let value else { return .local }
+    guard format == .xml else {
+      throw SpecError(path: path, message: "'\(key)' applies to format xml, not \(format)")
+    }
+    guard let naming = XMLRecordReader.Naming(rawValue: value) else {
+      throw SpecError(path: path, message: "'\(key)' must be \"local\" or \"qualified\", not '\(value)'")
+    }
+    return naming
   }
 
   // A single-input spec's input, as most code speaks of it (with several: the first).

@@ -44,7 +44,8 @@ extension RunServices {
   private func makeReader(for input: PipelineInput, source: Input) -> any RecordReader {
     if configuration.mode == .replay { return QuarantineReader(source: source) }
     return RecordReaders.make(
-      format: input.format, recordPath: input.recordPath, source: source, dialect: input.dialect)
+      format: input.format, recordPath: input.recordPath, source: source, dialect: input.dialect,
+      xmlNaming: input.hasQualifiedXMLNames ? .qualified : .local)
   }
 
   /// Every required input is there and readable: a missing one fails the run before the
