@@ -25,7 +25,8 @@ struct InitCommand: Subcommand {
       imports it: Package.swift depending on Sluice, Sources/NAME-sluice/ with the DTO that
       `inspect --swift` prints, a Dataset whose tables are inferred from the records — their
       scalars in one table keyed by a field named like an id that is present, non-null and
-      unique in every record (or else by the record's position), nested objects flattened into
+      unique in every record (or one in an object every record holds, or two unique together;
+      or else by the record's input and position), nested objects flattened into
       prefixed columns, arrays of objects as child tables, and theirs as children of those,
       arrays of scalars as tables of values, arrays of arrays as a table of the outer elements
       with the inner ones below it, up to 6 levels of objects (deeper fields, and fields no one
@@ -216,7 +217,7 @@ struct InitCommand: Subcommand {
       names.count <= 6
       ? names.joined(separator: ", ")
       : "\(names.count) tables: " + names.prefix(5).joined(separator: ", ") + ", …"
-    let key = scaffold.keyField.map { "keyed by \($0)" } ?? "keyed by the record's position"
+    let key = scaffold.keyField.map { "keyed by \($0)" } ?? "keyed by the record's input and its position there"
     printOutput("\(name): \(inspection.records) record(s) → \(tables) (\(key))")
     if let kept = InitFieldNotes.summary(scaffold) { printOutput(kept) }
     if declarative {

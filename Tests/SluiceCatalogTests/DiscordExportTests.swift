@@ -380,3 +380,34 @@ struct DiscordExportTests {
       ])
   }
 }
+
+// MARK: - Forum posts (issue 58)
+
+extension DiscordExportTests {
+  static let forumPostFile = shaped("Sluice Test - ideas-forum - Dark mode for the report [1700000000000000401]")
+
+  /// A forum post's file (shaped as DCE 2.48 exports one: `Fixtures/discord/dce-2.48/SOURCE.md`)
+  /// holds only its opening message, with the post's id. The post is a conversation of its own,
+  /// named under its forum, its title in `discord_threads` with the forum as its parent; the
+  /// opening message, which DCE's JSON cannot tell from a text thread's repeated starter, stays
+  /// in the parent's conversation, as a starter does, and has the post's key.
+  @Test func aForumPostIsAConversationOfItsOwnWithItsTitleAndForum() throws {
+    let workspace = try ChatExportWorkspace()
+    let report = try workspace.run([input(Self.forumPostFile)])
+    #expect(report.status == .succeeded && report.recordsLoaded == 1, "\(report.issues.map(\.description))")
+    let post = "discord:1700000000000000401"
+    let forum = "discord:1700000000000000400"
+    #expect(
+      try workspace.rows("SELECT conversation_id, coalesce(name, '∅') FROM conversations ORDER BY 1") == [
+        "\(forum)|∅", "\(post)|Sluice Test - ideas-forum - Dark mode for the report",
+      ])
+    #expect(
+      try workspace.rows("SELECT conversation_id, parent_id, title FROM discord_threads") == [
+        "\(post)|\(forum)|Dark mode for the report"
+      ])
+    #expect(try workspace.rows("SELECT message_id, conversation_id FROM messages") == ["\(post)|\(forum)"])
+    // A re-import changes nothing; a channel's file (no thread) writes no thread row.
+    #expect(try workspace.run([input(Self.forumPostFile), input(Self.channelFile)]).status == .succeeded)
+    #expect(try workspace.rows("SELECT count(*) FROM discord_threads") == ["1"])
+  }
+}

@@ -414,7 +414,8 @@ struct SlackExportTests {
   ///   (gabrielmicro1/cdp-harness @ 3bbebcb4371ba169d6097ed0150b9997a821cbde :
   ///   `tests/fixtures/make_slack_export_mini.py`, "built to the schema observed on a real
   ///   Business+ compliance export"); `document_comment_root` with `document_comment.thread_id`
-  ///   and `reply_count` as Slack's API returns it there. The folder name is issue 39's.
+  ///   and `reply_count` as Slack's API returns it there. The folder name is issue 39's; the
+  ///   listed name, `FC:F05JM5XK9SL:My notes`, is issue 58's, from a real 2025 export.
   static let export2025 = Repository.path("SampleData/slack-2025")
 
   @Test func a2025ExportLoadsUnderStrictWithItsCanvasExcludedAndNamed() throws {
@@ -438,10 +439,17 @@ struct SlackExportTests {
     #expect(report.recordsRead == 2 + 1 + 1 + 3 + 4 + 1 && report.recordsRejected == 0)
 
     #expect(try workspace.kinds() == ["text": 3, "system": 4, "image": 1])
-    // The file conversation is named by file_conversations.json, like a channel by channels.json.
+    // The file conversation is named by file_conversations.json, like a channel by channels.json,
+    // though it lists it as `FC:F05JM5XK9SL:My notes` and its folder is `FC_F05JM5XK9SL_My notes`
+    // (issue 58): one conversation, named, with its 3 messages — not a named one with none and
+    // an unnamed one with the messages.
     #expect(
       try workspace.rows("SELECT conversation_id, coalesce(name, '∅') FROM conversations ORDER BY 1") == [
-        "slack:FC_F05JM5XK9SL_My notes|FC_F05JM5XK9SL_My notes", "slack:general|general",
+        "slack:FC_F05JM5XK9SL_My notes|FC:F05JM5XK9SL:My notes", "slack:general|general",
+      ])
+    #expect(
+      try workspace.rows("SELECT conversation_id, count(*) FROM messages GROUP BY 1 ORDER BY 1") == [
+        "slack:FC_F05JM5XK9SL_My notes|3", "slack:general|5",
       ])
     // Its document events are system messages that keep their text; the comment on the passage
     // is a reply to the comment thread's root.
@@ -476,6 +484,27 @@ struct SlackExportTests {
 
   /// A message without `text` is slackdump's file-only message; without files too it carries
   /// nothing, and is `missingField` at `text` (the validate stage), never an empty text message.
+  /// A file conversation's folder that `file_conversations.json` does not list (here a copy of
+  /// the 2025 export with a second `FC_…` folder, its day file the listed one's) is refused by a
+  /// strict run, naming its day file, instead of landing in a conversation of its own, unnamed,
+  /// beside the listed ones (issue 58).
+  @Test func aFileConversationFolderNoListingNamesFailsAStrictRun() throws {
+    let workspace = try ChatExportWorkspace()
+    let export = workspace.directory.file("export")
+    try FileManager.default.copyItem(atPath: Self.export2025, toPath: export)
+    let unlisted = export + "/FC_F07UNLISTED_Draft"
+    try FileManager.default.createDirectory(atPath: unlisted, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: export + "/FC_F05JM5XK9SL_My notes/2025-04-01.json", toPath: unlisted + "/2025-04-01.json")
+    let (report, _) = try workspace.runSpec("slack.json", inputDirectory: export)
+    #expect(report.status == .failed && !report.committed)
+    #expect(report.failure?.kind == .data, "\(String(describing: report.failure))")
+    let issue = try #require(report.issues.first { $0.code == .orphanReference })
+    #expect(issue.stage == .load && issue.severity == .error)
+    #expect(issue.input == unlisted + "/2025-04-01.json")
+    #expect(issue.location?.ordinal == 1)
+  }
+
   @Test func aMessageWithoutTextMustCarryFiles() throws {
     let messages = [
       #"{"type": "message", "user": "U1", "ts": "1743500524.607359", "files": [\#(Self.uploadFile)]}"#,

@@ -34,14 +34,41 @@ struct DatasetScaffoldTests {
     #expect(scaffold.keyField == "id")
   }
 
-  @Test func recordsWithoutAnIdAreKeyedByTheirPosition() throws {
-    // `id` is missing from one record: it cannot be the key.
+  @Test func recordsWithoutAnIdAreKeyedByTheirInputAndPosition() throws {
+    // `id` is missing from one record: it cannot be the key. Positions restart in every input,
+    // so the record's input keys it too (issue 58).
     let scaffold = try Self.scaffold(#"[{"id": 1, "name": "a"}, {"name": "b"}]"#)
     #expect(scaffold.keyField == nil)
     let table = try #require(scaffold.tables.first)
-    #expect(table.key == [DatasetScaffold.positionColumn])
-    #expect(table.columns.first?.name == DatasetScaffold.positionColumn)
-    #expect(table.columns.first?.value == "record.position")
+    #expect(table.key == [DatasetScaffold.inputColumn, DatasetScaffold.positionColumn])
+    #expect(table.columns.prefix(2).map(\.name) == [DatasetScaffold.inputColumn, DatasetScaffold.positionColumn])
+    #expect(table.columns.prefix(2).map(\.value) == ["record.input", "record.position"])
+  }
+
+  @Test func anIdInAnObjectEveryRecordHoldsIsTheKey() throws {
+    let scaffold = try Self.scaffold(
+      #"[{"cve": {"id": "CVE-1", "year": 2021}}, {"cve": {"id": "CVE-2", "year": 2021}}]"#)
+    #expect(scaffold.keyFields == ["cve.id"])
+    #expect(scaffold.tables.first?.key == ["cve_id"])
+  }
+
+  @Test func twoIdsUniqueTogetherWhereNeitherIsAloneAreTheKey() throws {
+    let scaffold = try Self.scaffold(
+      #"[{"orderId": 1, "lineNo": 1, "qty": 2}, {"orderId": 1, "lineNo": 2, "qty": 1}, {"orderId": 2, "lineNo": 1, "qty": 5}]"#
+    )
+    #expect(scaffold.keyFields == ["orderId", "lineNo"])
+    #expect(scaffold.keyField == "orderId + lineNo")
+    #expect(scaffold.tables.first?.key == ["order_id", "line_no"])
+  }
+
+  @Test func aSingleUniqueIdIsPreferredToAPairAndAPairThatRepeatsIsNoKey() throws {
+    let single = try Self.scaffold(
+      #"[{"orderId": 1, "lineNo": 1, "lineId": "a"}, {"orderId": 1, "lineNo": 2, "lineId": "b"}, {"orderId": 2, "lineNo": 1, "lineId": "c"}]"#
+    )
+    #expect(single.keyFields == ["lineId"])
+    let repeated = try Self.scaffold(
+      #"[{"orderId": 1, "lineNo": 1}, {"orderId": 1, "lineNo": 1}, {"orderId": 2, "lineNo": 1}]"#)
+    #expect(repeated.keyFields == [])
   }
 
   @Test func nestedObjectsAreFlattenedIntoPrefixedColumns() throws {

@@ -112,8 +112,9 @@ struct CSVInitTests {
       "bom.csv", [0xEF, 0xBB, 0xBF] + Array("sku,qty,weight\nÅ-001,3,1.5\nZ-2,10,0.25\nß-3,-4,12\n".utf8))
     let (bomSpec, bomRows) = try initAndRun(bom, "bom", in: scratch)
     #expect((bomSpec["dialect"] as? [String: Any])?["encoding"] == nil)
-    // No id-like column: keyed by the row's position.
-    #expect(bomRows == ["0|'Å-001'|3|150", "1|'Z-2'|10|25", "2|'ß-3'|-4|1200"])
+    // No id-like column: keyed by the row's input (as the spec names it) and position.
+    #expect(
+      bomRows == ["'../bom.csv'|0|'Å-001'|3|150", "'../bom.csv'|1|'Z-2'|10|25", "'../bom.csv'|2|'ß-3'|-4|1200"])
 
     let tsv = try scratch.write(
       "items-export", "item_id\tlabel\tin_stock\n10\tA\tTrue\n11\tB, b\tFalse\n12\t\"C\"\"\"\ttrue\n")
@@ -130,7 +131,8 @@ struct CSVInitTests {
     #expect(dialect["columns"] as? [String] == ["column1", "column2", "column3"])
     #expect(
       plainRows == [
-        "0|7|'2024-03-01T10:00:00.000Z'|'0012'", "1|8|'2024-03-02T09:30:00.000Z'|'0013'",
+        "'../readings.txt'|0|7|'2024-03-01T10:00:00.000Z'|'0012'",
+        "'../readings.txt'|1|8|'2024-03-02T09:30:00.000Z'|'0013'",
       ])
   }
 
@@ -147,8 +149,9 @@ struct CSVInitTests {
     let dialect = try #require(spec["dialect"] as? [String: Any])
     #expect(dialect["encoding"] as? String == "utf-16")
     #expect(dialect["delimiter"] as? String == ";")
-    // Leading zeros keep the code text; no id-like column, so rows are keyed by position.
-    #expect(rows == ["0|'001'|'Crème brûlée 😀'|12", "1|'002'|'two\r\nlines'|-3"])
+    // Leading zeros keep the code text; no id-like column, so rows are keyed by input and position.
+    #expect(
+      rows == ["'../export-utf16'|0|'001'|'Crème brûlée 😀'|12", "'../export-utf16'|1|'002'|'two\r\nlines'|-3"])
   }
 
   @Test func theSwiftPackageRouteWritesTheDialectTheDatesAndARowsFixture() throws {

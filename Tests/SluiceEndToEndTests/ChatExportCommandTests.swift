@@ -83,6 +83,25 @@ struct ChatExportCommandTests {
     #expect(try count(database, "SELECT count(*) FROM conversations WHERE name IS NOT NULL") == 2)
   }
 
+  /// A file conversation's folder no `file_conversations.json` entry names (the 2025 sample with
+  /// a second `FC_…` folder) fails the shipped strict spec with exit 65, stderr naming the folder's
+  /// day file; nothing is written (issue 58).
+  @Test func theSlackSpecRefusesAFileConversationFolderTheExportDoesNotList() throws {
+    let scratch = try TemporaryDirectory()
+    let export = scratch.file("export")
+    try FileManager.default.copyItem(atPath: Repository.path("SampleData/slack-2025"), toPath: export)
+    try FileManager.default.createDirectory(atPath: export + "/FC_F07UNLISTED_Draft", withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: export + "/FC_F05JM5XK9SL_My notes/2025-04-01.json",
+      toPath: export + "/FC_F07UNLISTED_Draft/2025-04-01.json")
+    let database = scratch.file("slack.sqlite")
+    let result = try SluiceCommand.run(["run", "Pipelines/slack.json", "--input-dir", export, "--db", database])
+    #expect(result.status == 65, "\(result.stderr)")
+    #expect(result.stderr.contains("FC_F07UNLISTED_Draft/2025-04-01.json"), "\(result.stderr)")
+    #expect(result.stderr.contains("orphanReference"), "\(result.stderr)")
+    #expect(try DatabaseSnapshot(of: database, tables: ["messages"]).count("messages") == 0)
+  }
+
   /// A Discord thread's file repeats the message the thread was started from (DCE 2.48): the
   /// user sees a warning naming the thread's file, the run exits 0, and the message stays in
   /// its channel whichever file comes first. The files are the catalog suite's, shaped as DCE

@@ -367,18 +367,20 @@ struct DatasetFilePositionKeyTests {
       "lines.dataset.json",
       """
       { "name": "lines", "fields": [{ "name": "text", "type": "text" }],
-        "tables": [{ "name": "lines", "key": ["record_position"],
-          "columns": [{ "name": "record_position", "field": "$position" }, { "name": "text" }] }] }
+        "tables": [{ "name": "lines", "key": ["record_input", "record_position"],
+          "columns": [{ "name": "record_input", "field": "$input" }, { "name": "record_position", "field": "$position" },
+                      { "name": "text" }] }] }
       """)
-    let input = try scratch.write("lines.json", #"[{"text":"a"},{"text":"a"},{"text":"b"}]"#)
+    _ = try scratch.write("lines.json", #"[{"text":"a"},{"text":"a"},{"text":"b"}]"#)
     let spec = try scratch.write(
-      "run.json", #"{"dataset": "lines.dataset.json", "input": "\#(input)", "format": "json", "database": "l.sqlite"}"#)
+      "run.json", #"{"dataset": "lines.dataset.json", "input": "lines.json", "format": "json", "database": "l.sqlite"}"#
+    )
     for _ in 0..<2 {
       let result = try SluiceCommand.run(["run", spec])
       #expect(result.status == 0, "\(result.stderr)")
     }
     let rows = try DatabaseSnapshot(of: scratch.file("l.sqlite"), tables: ["lines"])
-    #expect(rows.tables["lines"] == ["0|'a'", "1|'a'", "2|'b'"])
+    #expect(rows.tables["lines"] == ["'lines.json'|0|'a'", "'lines.json'|1|'a'", "'lines.json'|2|'b'"])
   }
 
   @Test func thePositionIsATopLevelTablesOnly() throws {

@@ -378,9 +378,12 @@ struct InitNestingTests {
     let json =
       #"[{"orderNo": "A", "sku_id": "s1", "n": 1}, {"orderNo": "A", "n": 2}, {"orderNo": "B", "sku_id": "s2", "n": 3}]"#
     let (stdout, files) = try initialize(json, "repeats")
-    #expect(stdout.contains("(keyed by the record's position)"), "\(stdout)")
+    #expect(stdout.contains("(keyed by the record's input and its position there)"), "\(stdout)")
     let readme = try #require(files["README.md"])
-    #expect(readme.contains("rows are keyed by the record's position in the dump (`record_position`)"), "\(readme)")
+    #expect(
+      readme.contains(
+        "rows are keyed by the record's input (`record_input`, its path below the spec's folder) and its position there (`record_position`)"
+      ), "\(readme)")
     #expect(
       readme.contains("Not keys: `orderNo` (the same in two records), `sku_id` (missing or null in some records)."),
       "\(readme)")

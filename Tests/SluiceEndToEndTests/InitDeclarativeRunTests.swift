@@ -93,9 +93,10 @@ struct InitDeclarativeRunTests {
     try load(dump, "nulls", [], in: scratch)
   }
 
-  /// Records without an id-like field are keyed by their position (`"$position"`), as the Swift
-  /// package keys them: two equal records are two rows, and a second run changes nothing.
-  @Test func recordsWithoutAnIdAreKeyedByTheirPosition() throws {
+  /// Records without an id-like field are keyed by their input and position (`"$input"`,
+  /// `"$position"`), as the Swift package keys them: two equal records are two rows, and a
+  /// second run changes nothing. The input is named as the spec names it, `../stock.json`.
+  @Test func recordsWithoutAnIdAreKeyedByTheirInputAndPosition() throws {
     let scratch = try TemporaryDirectory()
     let dump = try scratch.write(
       "stock.json", #"{"data": [{"sku": "a", "qty": 1}, {"sku": "a", "qty": 1}, {"sku": "b", "lots": [{"n": 2}]}]}"#)
@@ -103,8 +104,9 @@ struct InitDeclarativeRunTests {
     let again = try SluiceCommand.run(["run", scratch.file("stock/stock.json")])
     #expect(again.status == 0, "\(again.stderr)")
     let rows = try DatabaseSnapshot(of: database, tables: ["stock", "stock_lots"])
-    #expect(rows.tables["stock"] == ["0|'a'|1", "1|'a'|1", "2|'b'|NULL"])
-    #expect(rows.tables["stock_lots"] == ["2|0|2"])
+    #expect(
+      rows.tables["stock"] == ["'../stock.json'|0|'a'|1", "'../stock.json'|1|'a'|1", "'../stock.json'|2|'b'|NULL"])
+    #expect(rows.tables["stock_lots"] == ["'../stock.json'|2|0|2"])
   }
 
   /// Inits and runs `dump`, then checks each table's rows against the dump; returns the database.

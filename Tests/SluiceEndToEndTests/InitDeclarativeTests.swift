@@ -170,18 +170,19 @@ struct InitDeclarativeTests {
     #expect(written.spec["policy"] as? String == "lenient")
     #expect(written.spec["database"] as? String == "stock.sqlite")
     #expect(written.stdout.contains("next: cd \(scratch.file("stock")) && sluice run stock.json"), "\(written.stdout)")
-    // No id-like field: the records are keyed by their position, as the Swift package keys them.
-    #expect(written.tables.first?["key"] as? [String] == ["record_position"])
-    #expect(written.columns("stock") == ["record_position=$position", "sku", "qty"])
+    // No id-like field: the records are keyed by their input and position, as the Swift
+    // package keys them, so another input never replaces this one's rows (issue 58).
+    #expect(written.tables.first?["key"] as? [String] == ["record_input", "record_position"])
+    #expect(written.columns("stock") == ["record_input=$input", "record_position=$position", "sku", "qty"])
     let columns = try #require(written.tables.first?["columns"] as? [[String: Any]])
-    #expect(columns.first?["field"] as? String == "$position")
-    #expect(written.stdout.contains("(keyed by the record's position)"), "\(written.stdout)")
+    #expect(columns.first?["field"] as? String == "$input")
+    #expect(written.stdout.contains("(keyed by the record's input and its position there)"), "\(written.stdout)")
     let readme = written.readme
     #expect(readme.contains("`sluice run stock.json` loads the dump into `stock.sqlite`"), "\(readme)")
     #expect(readme.contains("Records: `data` (2 records)"), "\(readme)")
-    #expect(readme.contains("so rows are keyed by the record's position in the dump"), "\(readme)")
+    #expect(readme.contains("so rows are keyed by the record's input (`record_input`"), "\(readme)")
     #expect(readme.contains("change `key` of `stock` in `stock.dataset.json`"), "\(readme)")
-    #expect(readme.contains("- `stock`: record_position, sku, qty"), "\(readme)")
+    #expect(readme.contains("- `stock`: record_input, record_position, sku, qty"), "\(readme)")
     #expect(readme.contains("run `sluice init` without `--declarative` for a Swift package"), "\(readme)")
   }
 

@@ -91,9 +91,12 @@ public enum MessageTables {
 
   /// Turns a message into its rows: its conversation and sender (merged: a name the message
   /// does not know is left as it is), the message, its kind's row and its attachments, links
-  /// last.
-  public static func rows(for message: Message, into rows: inout RecordRows) {
-    rows.merge(conversations, message.conversation.id, patch(message.conversation.name))
+  /// last. Without `mergingConversation` the conversation must exist already — listed by the
+  /// export, earlier in the run or in the database — or the message is an `orphanReference`.
+  public static func rows(for message: Message, mergingConversation: Bool = true, into rows: inout RecordRows) {
+    if mergingConversation {
+      rows.merge(conversations, message.conversation.id, patch(message.conversation.name))
+    }
     if let sender = message.sender {
       rows.merge(senders, sender.id, patch(sender.name))
     }

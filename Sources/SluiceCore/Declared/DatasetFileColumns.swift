@@ -36,6 +36,20 @@ extension TablesBuilder {
         plans.append(TablePlan.ColumnPlan(steps: [], lookup: nil, isRecordPosition: true))
         continue
       }
+      if fieldText == "$input" {
+        guard topLevel else {
+          throw Mistake(path: "\(place).field", message: "'$input' is a top-level table's column: the record's input")
+        }
+        try refuse(document, ["references", "orphans", "onDelete"], path: place, reason: "the record's input")
+        guard document.lookup == nil else {
+          throw Mistake(path: "\(place).lookup", message: "the record's input takes no 'lookup'")
+        }
+        try checkType(document.type, is: .text, path: place)
+        columns.append(
+          Column(document.name, .text, field: "", checks: try Self.checks(document.checks, path: "\(place).checks")))
+        plans.append(TablePlan.ColumnPlan(steps: [], lookup: nil, isRecordInput: true))
+        continue
+      }
       if case .array = base {
         throw Mistake(
           path: "\(place).field",

@@ -194,6 +194,7 @@ struct TablesBuilder {
       throw Mistake(path: "\(path).key[\(index)]", message: "no column \(name) is declared in this table")
     }
     guard Set(key).count == key.count else { throw Mistake(path: "\(path).key", message: "a column is named twice") }
+    try Self.checkPositionScope(key, document.columns, path: path)
     var conflict: ConflictPolicy?
     if let text = document.onConflict {
       guard let policy = ConflictPolicy(rawValue: text) else {
@@ -206,6 +207,24 @@ struct TablesBuilder {
       indexes: try indexes(document, allColumns: columns.map(\.name), path: path))
     return Declared(
       table: table, base: .object(fields), columns: plans, isOptional: document.optional ?? false, link: nil)
+  }
+
+  /// Refuses a key of the record's position without its input's name: positions restart at 0
+  /// in every input, so `page-2.json` would replace `page-1.json`'s rows (and their children).
+  static func checkPositionScope(
+    _ key: [String], _ columns: [DatasetFileDocument.ColumnDocument], path: String
+  ) throws {
+    func field(_ name: String) -> String? {
+      columns.first { $0.name == name }.map { $0.field ?? $0.name }
+    }
+    guard let position = key.firstIndex(where: { field($0) == "$position" }),
+      !key.contains(where: { field($0) == "$input" })
+    else { return }
+    throw Mistake(
+      path: "\(path).key[\(position)]",
+      message:
+        "a key of the record's position alone lets a second input replace the first one's rows (positions restart at 0 in every input): add a column { \"name\": \"record_input\", \"field\": \"$input\" } and put it in the key before \(key[position])"
+    )
   }
 
   /// Refuses a table of more than `maximumColumns` columns before they are read.

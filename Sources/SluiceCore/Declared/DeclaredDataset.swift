@@ -46,12 +46,13 @@ struct DeclaredDataset: Dataset {
     }
     var record = record
     record.position = context.position
+    record.inputName = context.inputName
     return record
   }
 
   func rows(for record: DeclaredRecord, into rows: inout RecordRows) {
     let base = DeclaredValue.object(record.values)
-    for plan in plans { plan.add(base, position: record.position, into: &rows) }
+    for plan in plans { plan.add(base, place: (record.inputName, record.position), into: &rows) }
   }
 }
 
@@ -66,6 +67,9 @@ final class TablePlan: Sendable {
     /// The record's position rather than a field (`"$position"`): a top-level table's key for
     /// records without an id of their own.
     var isRecordPosition = false
+    /// The record's input's name rather than a field (`"$input"`): beside `$position` in a key,
+    /// it keeps one input's records from replacing another's.
+    var isRecordInput = false
   }
 
   struct Child: Sendable {
@@ -90,12 +94,13 @@ final class TablePlan: Sendable {
     self.children = children
   }
 
-  func add(_ base: DeclaredValue, position: Int, into rows: inout RecordRows) {
+  func add(_ base: DeclaredValue, place: (input: String, position: Int), into rows: inout RecordRows) {
     // The base's fields once, not per column: most columns are one step into them.
     let fields: [DeclaredValue]
     if case .object(let values) = base { fields = values } else { fields = [] }
     func value(_ column: ColumnPlan) -> DatabaseValue? {
-      if column.isRecordPosition { return .integer(Int64(position)) }
+      if column.isRecordPosition { return .integer(Int64(place.position)) }
+      if column.isRecordInput { return .text(place.input) }
       let steps = column.steps
       let value: DeclaredValue
       switch steps.count {
@@ -113,12 +118,12 @@ final class TablePlan: Sendable {
     for child in children {
       let target = DeclaredPath.value(at: child.steps, in: base)
       if child.isExtension {
-        if case .object = target { child.plan.add(target, position: position, into: &rows) }
+        if case .object = target { child.plan.add(target, place: place, into: &rows) }
       } else if case .array(let elements) = target {
         // A null element (an array declared with nullable items) is no row: the children are
         // numbered among those that are there, as a Swift dataset that drops nils numbers them.
         for element in elements where !element.isMissing {
-          child.plan.add(element, position: position, into: &rows)
+          child.plan.add(element, place: place, into: &rows)
         }
       }
     }

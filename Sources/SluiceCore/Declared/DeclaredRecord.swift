@@ -12,6 +12,9 @@ struct DeclaredRecord: Decodable, Sendable {
   /// The record's 0-based place among its input's records (`MappingContext.position`), set by
   /// the map stage: a column `"field": "$position"` holds it.
   var position = 0
+  /// The input's name (`MappingContext.inputName`), set by the map stage: a column
+  /// `"field": "$input"` holds it, which scopes a `$position` key by its input.
+  var inputName = ""
 
   init(values: [DeclaredValue]) { self.values = values }
 

@@ -116,7 +116,21 @@ package enum Migrator {
       try recordApplied(migration)
       applied.append(migration.identifier)
     }
+    try checkColumns(of: migrations, except: Set(pending.map(\.identifier)), in: connection)
     return (applied, deferred)
+  }
+
+  /// Refuses a table an earlier run created that lacks a column the dataset declares now —
+  /// `record_input`, which scopes a dataset file's `$position` key by its input since positions
+  /// stopped being one key across inputs: its rows cannot be told apart by input, so the run
+  /// stops before it writes instead of failing at its first row. Checked after this run's own
+  /// migrations, which may add columns.
+  private static func checkColumns(
+    of migrations: [Migration], except pending: Set<String>, in connection: some Store
+  ) throws {
+    for migration in migrations where !pending.contains(migration.identifier) {
+      if case .table = migration.creates { _ = try adopts(migration, in: connection) }
+    }
   }
 
   /// The identifiers of `migrations` the store has not applied, in order (all of them when it

@@ -15,6 +15,11 @@ public struct MappingContext: Sendable {
   public let fields: [String: String]
   /// The input file the record was read from, as the run names it.
   public let inputPath: String
+  /// The input's name (`PipelineInput.name`: its path below the spec's folder, else its path):
+  /// with `position`, a key for records without an id that no other input's records share —
+  /// positions restart at 0 in every input, so a key of position alone would let a second input
+  /// replace the first's rows.
+  public let inputName: String
   /// The record's 0-based place in its array (JSON), or among its input's records: a stable
   /// key for exports whose records have no id of their own.
   public let position: Int
@@ -37,12 +42,13 @@ public struct MappingContext: Sendable {
   public private(set) var invalidFields: [(name: String, field: UnreadableField)] = []
 
   public init(
-    fields: [String: String] = [:], inputPath: String = "", position: Int = 0, lenientArrays: Bool = false,
-    unreadableFields: [String: UnreadableField] = [:]
+    fields: [String: String] = [:], inputPath: String = "", inputName: String? = nil, position: Int = 0,
+    lenientArrays: Bool = false, unreadableFields: [String: UnreadableField] = [:]
   ) {
     self.fields = fields
     self.unreadableFields = unreadableFields
     self.inputPath = inputPath
+    self.inputName = inputName ?? inputPath
     self.position = position
     self.lenientArrays = lenientArrays
   }

@@ -124,10 +124,12 @@ extension DatasetScaffold {
       // An array of scalars' one column holds the element itself; records without an id are
       // keyed by their position, as the Swift package keys them.
       let field =
-        table.parent == nil && column.name == Self.positionColumn && keyField == nil
+        table.parent == nil && keyField == nil && column.name == Self.positionColumn
         ? "$position"
-        : table.position != nil && column.field.isEmpty
-          ? "." : String(column.field.dropFirst(column.field.hasPrefix(prefix) ? prefix.count : 0))
+        : table.parent == nil && keyField == nil && column.name == Self.inputColumn
+          ? "$input"
+          : table.position != nil && column.field.isEmpty
+            ? "." : String(column.field.dropFirst(column.field.hasPrefix(prefix) ? prefix.count : 0))
       if field != column.name { members.append(("field", .string(field))) }
       return .object(members)
     }

@@ -47,8 +47,14 @@ package struct DatasetScaffold: Sendable {
   package let typeName: String
   package let dtoName: String
   package private(set) var tables: [TableLayout] = []
-  /// The field that keys the records, or nil when their position does.
-  package private(set) var keyField: String?
+  /// The fields that key the records, each as its keys from the record (one field, a nested one
+  /// like `cve` `id`, or two together), or empty when their input and position do.
+  private(set) var keyPaths: [[String]] = []
+  /// `keyPaths` as dataset files write paths (`cve.id`; a key with a dot escaped).
+  package var keyFields: [String] { keyPaths.map { $0.map(DatasetFile.escapedKey).joined(separator: ".") } }
+  /// The fields that key the records, as the summary names them (`orderId + lineNo`), or nil
+  /// when their input and position do.
+  package var keyField: String? { keyFields.isEmpty ? nil : keyFields.joined(separator: " + ") }
   private(set) var rowLines: [String] = []
   /// One function per table that adds its row: a debug build gives a function the stack of all
   /// its temporaries, and one `rows(for:into:)` holding every table's values overflowed the
@@ -58,6 +64,9 @@ package struct DatasetScaffold: Sendable {
 
   /// The column that keys records without an id-like field.
   package static let positionColumn = "record_position"
+  /// The column that scopes `positionColumn` by the record's input (`MappingContext.inputName`):
+  /// positions restart at 0 in every input, so without it a second input replaces the first's rows.
+  package static let inputColumn = "record_input"
 
   /// The most levels of objects below the record that `sluice init` decodes and turns into
   /// columns and tables (`SwiftDTOGenerator.maximumNesting`): an order's line items' tax lines
@@ -94,16 +103,32 @@ package struct DatasetScaffold: Sendable {
     self.typeName = typeName
     self.dto = dto
     dtoName = dto.name
-    let key = Self.idLikeProperty(of: dto, datasetName: name)
-    keyField = key?.key
-    var keyColumn = Self.positionColumn
-    if let key { keyColumn = Self.columnName(key.key) }
-    rowLines =
-      table(
-        for: dto, name: Self.tableName(name), parent: nil, field: "", variable: "record.dto",
-        scope: (name: "record", type: "\(typeName)Record"), dtoType: dto.name, key: [keyColumn],
-        indent: "    "
-      ).rows
+    keyPaths = Self.naturalKey(of: dto, datasetName: name)
+    rowLines = topLevelTable()
+    // A nested key whose object went to a table of its own, or whose column was renamed, keys
+    // nothing here: the records are keyed by input and position.
+    let columns = keyFields.compactMap { key in tables[0].columns.first { $0.field == key }?.name }
+    if !keyPaths.isEmpty && columns != tables[0].key {
+      keyPaths = []
+      tables = []
+      helpers = []
+      notes = []
+      rowLines = topLevelTable()
+    }
+  }
+
+  /// The record's table and its children, keyed by the columns `keyPaths` flatten into (as
+  /// `flatten` names them: `cve_id`) or, without any, by the record's input and position.
+  private mutating func topLevelTable() -> [String] {
+    let key =
+      keyPaths.isEmpty
+      ? [Self.inputColumn, Self.positionColumn]
+      : keyPaths.map { Self.cut(Self.columnName($0.joined(separator: "_"))) }
+    return table(
+      for: dto, name: Self.tableName(name), parent: nil, field: "", variable: "record.dto",
+      scope: (name: "record", type: "\(typeName)Record"), dtoType: dto.name, key: key,
+      indent: "    "
+    ).rows
   }
 
   // MARK: - Inference
@@ -128,6 +153,42 @@ package struct DatasetScaffold: Sendable {
     return candidates.first
   }
 
+  /// The record's natural key as the keys leading to each of its fields, in order of preference: one id-like field of the record (`idLikeProperty`); one of an object
+  /// every record holds (`cve.id`: NVD's records hold nothing else); two id-like fields unique
+  /// together where neither is alone (an order line's `orderId` + `lineNo`); else none — the
+  /// records are keyed by their input and position.
+  static func naturalKey(of dto: SwiftDTOGenerator.DTOStruct, datasetName: String) -> [[String]] {
+    if let key = idLikeProperty(of: dto, datasetName: datasetName) { return [[key.key]] }
+    if let key = nestedKey(of: dto, prefix: [], depth: 0) { return [key] }
+    let candidates = Dictionary(
+      dto.properties.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+    for pair in dto.uniqueKeyPairs where pair.count == 2 {
+      let properties = pair.compactMap { candidates[$0] }
+      guard properties.count == 2,
+        properties.allSatisfy({ property in
+          var unique = property
+          unique.isUniqueInSample = true
+          return keyRefusal(unique) == nil
+        })
+      else { continue }
+      return pair.map { [$0] }
+    }
+    return []
+  }
+
+  /// An id-like field, unique in the sample, of an object every record holds (not optional,
+  /// not in an array), two levels down at most: `cve.id`.
+  static func nestedKey(of dto: SwiftDTOGenerator.DTOStruct, prefix: [String], depth: Int) -> [String]? {
+    guard depth < 2 else { return nil }
+    for property in dto.properties where !property.isOptional {
+      guard case .object(let nested) = property.type else { continue }
+      let path = prefix + [property.key]
+      if let key = idLikeProperty(of: nested, datasetName: property.key) { return path + [key.key] }
+      if let key = nestedKey(of: nested, prefix: path, depth: depth + 1) { return key }
+    }
+    return nil
+  }
+
   /// Why a field of the record is not a natural key, or nil when it can be one.
   static func keyRefusal(_ property: SwiftDTOGenerator.DTOProperty) -> String? {
     guard FieldShape.looksLikeKey(property.key) else { return "not named like an id" }
@@ -144,7 +205,8 @@ package struct DatasetScaffold: Sendable {
   package func keyExplanation(table: String, file: String) -> String {
     let checked = "up to \(ShapeCollector.uniquenessSample)"
     let refused = dto.properties.compactMap { property -> String? in
-      guard property.key != keyField, FieldShape.looksLikeKey(property.key), let reason = Self.keyRefusal(property)
+      guard !keyPaths.contains([property.key]), FieldShape.looksLikeKey(property.key),
+        let reason = Self.keyRefusal(property)
       else { return nil }
       return "`\(property.key)` (\(reason))"
     }
@@ -153,10 +215,14 @@ package struct DatasetScaffold: Sendable {
       "To key by another field, change `key:` of `\(table)` in `\(file)` to its column (one present, non-null and unique in every record)."
     guard let keyField else {
       return
-        "Key: no field is present, non-null and unique in every record and named like an id (`id`, `*_id`, `*Id`, `*No`, `uuid`, `key`…), so rows are keyed by the record's position in the dump (`\(Self.positionColumn)`): a dump whose records move re-imports them under new keys.\(others) \(change)"
+        "Key: no field is present, non-null and unique in every record and named like an id (`id`, `*_id`, `*Id`, `*No`, `*Num`, `*Number`, `uuid`, `key`…) — in the record or an object it holds — nor two unique together, so rows are keyed by the record's input (`\(Self.inputColumn)`, its path below the spec's folder) and its position there (`\(Self.positionColumn)`): re-running an input replaces its own rows, another input (`page-2.json` beside `page-1.json`) adds its own, and a dump whose records move re-imports them under new keys.\(others) \(change)"
+    }
+    if keyFields.count == 2 {
+      return
+        "Key: `\(keyFields[0])` and `\(keyFields[1])` together, present and non-null in every record, named like ids, and unique together in the records read (up to \(ShapeCollector.pairSample) checked) where neither is alone: a re-run updates each record's rows in place.\(others) \(change)"
     }
     return
-      "Key: `\(keyField)`, present, non-null and unique in every record read (\(checked) checked) and named like an id: a re-run updates each record's rows in place.\(others) \(change)"
+      "Key: `\(keyField)`, present, non-null and unique in every record read (\(checked) checked) and named like an id\(keyFields[0].contains(".") ? ", in an object every record holds" : ""): a re-run updates each record's rows in place.\(others) \(change)"
   }
 
   /// An array met while flattening: it becomes a child table of the table being declared.
@@ -215,6 +281,7 @@ package struct DatasetScaffold: Sendable {
     var reserved = Set(inherited + (position.map { [$0] } ?? []))
     var columns: [Column] = []
     if parent == nil && keyField == nil {
+      columns.append(Column(name: Self.inputColumn, type: .text, isNullable: false, field: "", value: "record.input"))
       columns.append(
         Column(name: Self.positionColumn, type: .integer, isNullable: false, field: "", value: "record.position"))
     }
@@ -610,7 +677,7 @@ package struct DatasetScaffold: Sendable {
       "  func validate(_ record: \(dtoName), into validation: inout Validation) {}",
       "",
       "  func map(_ record: \(dtoName), context: inout MappingContext) throws(MappingError) -> \(typeName)Record {",
-      "    \(typeName)Record(position: Int64(context.position), dto: record)",
+      "    \(typeName)Record(input: context.inputName, position: Int64(context.position), dto: record)",
       "  }",
       "",
       "  func rows(for record: \(typeName)Record, into rows: inout RecordRows) {",
@@ -624,8 +691,9 @@ package struct DatasetScaffold: Sendable {
     lines += [
       "}",
       "",
-      "/// A record with its position in the input (the key of records without an id).",
+      "/// A record with its input's name and its position in it (the key of records without an id).",
       "struct \(typeName)Record: Sendable {",
+      "  var input: String",
       "  var position: Int64",
       "  var dto: \(dtoName)",
       "}",

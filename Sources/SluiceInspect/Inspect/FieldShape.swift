@@ -117,6 +117,10 @@ package struct FieldShape: Sendable, Hashable {
   /// in it; nil for other fields. Only hashes of the values are kept while checking, never the
   /// values.
   public internal(set) var isUniqueInSample: Bool?
+  /// For the record itself: the pairs of its id-like fields whose values, taken together, no
+  /// two of the first `ShapeCollector.pairSample` records shared (by field name, in order of
+  /// first appearance) — composite keys.
+  package internal(set) var uniqueKeyPairs: [[String]] = []
   /// For a CSV or TSV column: what its text values look like, for the type they all read as
   /// (`TextColumnProfile.inferred`); nil for other inputs.
   package internal(set) var column: TextColumnProfile?
@@ -130,7 +134,9 @@ package struct FieldShape: Sendable, Hashable {
   /// `No`, `_no`, `_key` or `Key` (`orderId`, `customer_id`, `orderNo`, `sku_key`).
   package static func looksLikeKey(_ name: String) -> Bool {
     if ["id", "uuid", "guid", "key", "_id"].contains(name.lowercased()) { return true }
-    let suffixes = ["Id", "ID", "No", "Key", "_id", "_ID", "_no", "_No", "_key", "-id"]
+    let suffixes = [
+      "Id", "ID", "No", "Key", "Num", "Number", "_id", "_ID", "_no", "_No", "_key", "_num", "_number", "-id",
+    ]
     return suffixes.contains { name.hasSuffix($0) && name.count > $0.count }
   }
 

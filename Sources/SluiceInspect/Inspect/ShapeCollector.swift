@@ -33,11 +33,29 @@ package struct ShapeCollector {
   /// `repeatedKeys` and its hashes are dropped): bounded by the sample, whatever the input's size.
   private var keyHashes: [Int: Set<Int>] = [:]
   private var repeatedKeys = Set<Int>()
+  /// The id-like fields of the record itself met in the record being added, with their values'
+  /// hashes, for `noteKeyPairs`.
+  private var recordKeys: [(shape: Int, hash: Int)] = []
+  /// Per pair of the record's first `pairedKeyFields` id-like fields, hashes of the two values
+  /// together in its first `pairSample` records, until one repeats: a composite key (an order
+  /// line's `orderId` + `lineNo`) where neither field alone is unique. Bounded like `keyHashes`.
+  private var pairHashes: [KeyPair: Set<Int>] = [:]
+  private var repeatedPairs = Set<KeyPair>()
+  private var pairedShapes: [Int] = []
   /// The date parsers of CSV columns' type inference, made at the first CSV record.
   private var classifier: TextColumnClassifier?
 
   /// Records whose id-like fields are checked for repeated values.
   package static let uniquenessSample = 100_000
+  /// Records whose pairs of id-like fields are checked for repeated values together.
+  package static let pairSample = 10_000
+  /// How many of the record's id-like fields are paired (the first met): 15 pairs at most.
+  static let pairedKeyFields = 6
+
+  struct KeyPair: Hashable {
+    let first: Int
+    let second: Int
+  }
 
   public init(showsValues: Bool = false, maxPaths: Int = 1_000) {
     self.showsValues = showsValues
@@ -58,7 +76,9 @@ package struct ShapeCollector {
     if tape.origin == .csv && classifier == nil { classifier = TextColumnClassifier() }
     records += 1
     shapes[0].present += 1
+    recordKeys.removeAll(keepingCapacity: true)
     visit(tape, node: 0, shape: 0)
+    noteKeyPairs()
   }
 
   /// Every field path, depth first in order of first appearance, with its holders counted and
@@ -69,6 +89,10 @@ package struct ShapeCollector {
     for shape in keyHashes.keys { shapes[shape].isUniqueInSample = true }
     for shape in repeatedKeys { shapes[shape].isUniqueInSample = false }
     keyHashes = [:]
+    shapes[0].uniqueKeyPairs = pairHashes.keys.filter { !repeatedPairs.contains($0) }
+      .sorted { ($0.first, $0.second) < ($1.first, $1.second) }
+      .map { [shapes[$0.first].name, shapes[$0.second].name] }
+    pairHashes = [:]
     var ordered: [FieldShape] = []
     func walk(_ index: Int, depth: Int) {
       for child in shapes[index].children where shapes[child].isLive {
@@ -273,19 +297,57 @@ package struct ShapeCollector {
     shapes[shape].column = profile
   }
 
-  /// Notes the value of a field of the record named like an id, to tell whether it repeats.
+  /// Notes the value of a field named like an id — of the record, or of an object the record
+  /// holds outside any array (NVD's `cve.id`) — to tell whether it repeats.
   private mutating func noteKey(_ tape: RecordTape, node: Int, shape: Int) {
-    guard shapes[shape].parent == 0, records <= Self.uniquenessSample, !repeatedKeys.contains(shape),
-      FieldShape.looksLikeKey(shapes[shape].name)
+    guard records <= Self.uniquenessSample, isOnceARecord(shape), FieldShape.looksLikeKey(shapes[shape].name)
     else { return }
     var hasher = Hasher()
     hasher.combine(tape.nodes[node].kind == .string)
     tape.bytes.withUnsafeBufferPointer { buffer in
       hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[tape.textRange(of: node)])))
     }
-    if !keyHashes[shape, default: []].insert(hasher.finalize()).inserted {
+    let hash = hasher.finalize()
+    if shapes[shape].parent == 0 { recordKeys.append((shape, hash)) }
+    guard !repeatedKeys.contains(shape) else { return }
+    if !keyHashes[shape, default: []].insert(hash).inserted {
       repeatedKeys.insert(shape)
       keyHashes[shape] = nil
+    }
+  }
+
+  /// Whether a field occurs at most once a record: in the record, or in objects it holds
+  /// (three levels at most), never in an array's elements.
+  private func isOnceARecord(_ shape: Int) -> Bool {
+    var parent = shapes[shape].parent
+    for _ in 0..<3 {
+      if parent == 0 { return true }
+      guard parent > 0, !shapes[parent].isElement else { return false }
+      parent = shapes[parent].parent
+    }
+    return false
+  }
+
+  /// Notes the record's pairs of id-like fields (`pairHashes`), once its fields are visited.
+  private mutating func noteKeyPairs() {
+    guard records <= Self.pairSample, recordKeys.count > 1 else { return }
+    for key in recordKeys where !pairedShapes.contains(key.shape) && pairedShapes.count < Self.pairedKeyFields {
+      pairedShapes.append(key.shape)
+    }
+    let keys = recordKeys.filter { pairedShapes.contains($0.shape) }
+    for i in keys.indices {
+      for j in keys.indices where j > i {
+        let (a, b) = keys[i].shape < keys[j].shape ? (keys[i], keys[j]) : (keys[j], keys[i])
+        let pair = KeyPair(first: a.shape, second: b.shape)
+        guard !repeatedPairs.contains(pair) else { continue }
+        var hasher = Hasher()
+        hasher.combine(a.hash)
+        hasher.combine(b.hash)
+        if !pairHashes[pair, default: []].insert(hasher.finalize()).inserted {
+          repeatedPairs.insert(pair)
+          pairHashes[pair] = nil
+        }
+      }
     }
   }
 

@@ -64,6 +64,9 @@ package struct SwiftDTOGenerator {
     /// The keys of fields left out because no one type decodes their values (a string here, a
     /// number there): each run reports them as unknown fields.
     package var omitted: [String] = []
+    /// For the record's struct: pairs of its id-like fields unique together in the sample
+    /// (`FieldShape.uniqueKeyPairs`).
+    package var uniqueKeyPairs: [[String]] = []
   }
 
   package struct DTOProperty: Sendable, Hashable {
@@ -140,7 +143,9 @@ package struct SwiftDTOGenerator {
       stack.last?.children.append(node)
       stack.append(node)
     }
-    return structure(named: typeName, for: root, enclosing: [typeName], indent: "", level: 0).model
+    var model = structure(named: typeName, for: root, enclosing: [typeName], indent: "", level: 0).model
+    model.uniqueKeyPairs = inspection.record.uniqueKeyPairs
+    return model
   }
 
   /// A struct for the object fields `node` describes, with its nested structs; `level` is how

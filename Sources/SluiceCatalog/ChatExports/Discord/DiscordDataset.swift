@@ -22,10 +22,18 @@ import Foundation
 /// message both in its channel's file and first in the thread's file. In a thread's file
 /// (`channel.type` `Guild…Thread`), the message whose id is the thread's is kept in the parent
 /// channel (`channel.categoryId`), where Discord shows it, whichever file is loaded first; the
-/// run notes it (`threadStarterRepeated`, a map-stage warning at `id`). (A forum post's opening
-/// message has its thread's id too, and so goes to the forum's conversation.) DCE before 2.48
+/// run notes it (`threadStarterRepeated`, a map-stage warning at `id`). DCE before 2.48
 /// wrote a placeholder in its place instead (type `21`, later `ThreadStarterMessage`, no
 /// content): skipped by design.
+///
+/// **A thread or forum post is a conversation of its own, titled.** At the end of a thread's
+/// file (`rowsAfterRecords`) its conversation is written even when its only message was kept in
+/// the parent — named `Guild - Parent - Title` — and `discord_threads` holds its parent's
+/// conversation and its title, the thread's `channel.name` (a forum post's title). A forum
+/// post's opening message has the post's id, as a thread's starter has, and DCE's JSON does not
+/// say whether the parent is a forum (`channel.type` is `GuildPublicThread` for both; forums
+/// cannot be exported themselves): the opening message is kept in the parent like any starter,
+/// and `discord_threads.conversation_id` names it (`discord:<id>`, the message's key too).
 ///
 /// Kinds follow DCE's own rule (`MessageKind.IsSystemMessage`): `Default` and `Reply` are text,
 /// DCE's other kinds (`GuildMemberJoin`, `ChannelPinnedMessage`, `RecipientAdd`, `Call`, …)
@@ -42,7 +50,18 @@ public struct DiscordDataset: Dataset {
 
   public var name: String { "discord" }
   public var summary: String { "DiscordChatExporter JSON channel export → messages, by kind" }
-  public var schema: Schema { MessageTables.schema }
+  public var schema: Schema { Self.schema }
+
+  /// Threads and forum posts: the conversation, its parent's conversation, its title. A table
+  /// of Discord's own beside the shared message tables, so no other export's database changes.
+  public static let threads = Table(
+    "discord_threads", key: ["conversation_id"],
+    columns: [
+      .text("conversation_id", field: "channel.id"), .text("parent_id", field: "channel.categoryId", nullable: true),
+      .text("title", field: "channel.name"),
+    ],
+    onConflict: .upsert)
+  static let schema = Schema(MessageTables.schema.tables + [threads])
 
   static let export = "discord"
   static let textKinds: Set<String> = ["Default", "Reply"]
@@ -152,6 +171,20 @@ public struct DiscordDataset: Dataset {
 
   public func rows(for message: Message, into rows: inout RecordRows) {
     MessageTables.rows(for: message, into: &rows)
+  }
+
+  /// A thread's file (`channel.type` `Guild…Thread`) ends with its conversation, named, and its
+  /// `discord_threads` row: its parent and its title.
+  public func rowsAfterRecords(context: inout MappingContext, into rows: inout RecordRows) {
+    guard let type = context.text(of: "channel.type"), type.hasPrefix("Guild"), type.hasSuffix("Thread"),
+      let id = ChatExport.nonEmpty(context.text(of: "channel.id")), !id.allSatisfy(\.isWhitespace),
+      let title = ChatExport.nonEmpty(context.text(of: "channel.name"))
+    else { return }
+    let channel = Self.channel(fields: context.fields, path: context.inputPath)
+    let key = ChatExport.key(Self.export, id)
+    MessageTables.rows(for: Conversation(id: key, name: channel.name), into: &rows)
+    let parent = ChatExport.nonEmpty(context.text(of: "channel.categoryId")).map { ChatExport.key(Self.export, $0) }
+    rows.add(Self.threads, key, parent, title)
   }
 
   static func attachment(_ attachment: Discord.AttachmentDTO) -> MessageAttachment {

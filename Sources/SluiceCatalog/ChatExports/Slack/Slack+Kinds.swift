@@ -4,6 +4,15 @@ extension Slack {
   /// The export's name in the keys of its rows (`slack:general`).
   static let export = "slack"
 
+  /// The folder a listed conversation's day files sit in, which is all a day file knows of its
+  /// conversation: its name with `:` and `/` as `_`. A 2025 export lists a file conversation as
+  /// `FC:F05JM5XK9SL:My notes` in `file_conversations.json` and writes its day files in
+  /// `FC_F05JM5XK9SL_My notes/` (issue 58; `/` cannot be in a folder's name at all). A channel's
+  /// name holds neither, so it is its folder unchanged.
+  static func folder(of name: String) -> String {
+    String(name.map { $0 == ":" || $0 == "/" ? "_" : $0 })
+  }
+
   /// What a message is, by its `subtype`, as Slack defines them.
   ///
   /// - No subtype, `bot_message`, `me_message`, `thread_broadcast`: text someone (or a bot) wrote.

@@ -5,9 +5,12 @@
 /// `FC_<file id>_<title>`, listed the way `channels.json` lists channels (`id`, `name`,
 /// `created`, `creator`, `members`, `topic`, `purpose`).
 ///
-/// Like a channel, such a conversation is keyed by its `name`, the folder its day files sit in
-/// (`slack:FC_F05JM5XK9SL_My notes`), and named by it. Exports without file conversations have
-/// no such file, so `Pipelines/slack.json` lists it as an optional input.
+/// Like a channel, such a conversation is keyed by the folder its day files sit in
+/// (`slack:FC_F05JM5XK9SL_My notes`) and named by its listed `name` — which a 2025 export writes
+/// `FC:F05JM5XK9SL:My notes`, its folder's name with `:` where the folder has `_`
+/// (`Slack.folder(of:)`): keyed by the listed name, its messages went to another, unnamed
+/// conversation. Exports without file conversations have no such file, so
+/// `Pipelines/slack.json` lists it as an optional input.
 public struct SlackFileConversationsDataset: Dataset {
   public init() {}
 
@@ -21,10 +24,10 @@ public struct SlackFileConversationsDataset: Dataset {
     SlackChannelsDataset().validate(conversation, into: &validation)
   }
 
-  public func map(_ conversation: Slack.ChannelDTO, context: inout MappingContext) throws(MappingError)
+  public func map(_ conversation: Slack.ChannelDTO, context _: inout MappingContext) throws(MappingError)
     -> Conversation
   {
-    try SlackChannelsDataset().map(conversation, context: &context)
+    Conversation(id: ChatExport.key(Slack.export, Slack.folder(of: conversation.name)), name: conversation.name)
   }
 
   public func rows(for conversation: Conversation, into rows: inout RecordRows) {

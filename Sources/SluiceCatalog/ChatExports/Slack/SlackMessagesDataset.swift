@@ -140,8 +140,15 @@ public struct SlackMessagesDataset: Dataset {
       content: content, attachments: attachments.map(Self.attachment))
   }
 
+  /// A file conversation's messages (a folder `FC_…`) join the conversation
+  /// `file_conversations.json` listed, never one of their own: an export lists every file
+  /// conversation there, so a folder that matches none is an `orphanReference` (a strict run
+  /// fails, naming the day file) rather than an unnamed conversation beside the listed one.
+  /// A channel's day files make their conversation, as exports before `channels.json` held
+  /// every channel did.
   public func rows(for message: Message, into rows: inout RecordRows) {
-    MessageTables.rows(for: message, into: &rows)
+    let folder = message.conversation.id.dropFirst(Slack.export.count + 1)
+    MessageTables.rows(for: message, mergingConversation: !folder.hasPrefix("FC_"), into: &rows)
   }
 
   /// A person's `user`, else a bot's `bot_id`; named by the message's copy of the author's

@@ -276,6 +276,7 @@ public struct PipelineConfiguration: Sendable {
       let index = Self.onlyInput(inputs)
       inputs[index].path = RemoteURL.redacted(newValue)
       inputs[index].requestURL = RemoteURL.isURL(newValue) ? newValue : nil
+      inputs[index].relativeName = nil
     }
   }
   public var format: Format {

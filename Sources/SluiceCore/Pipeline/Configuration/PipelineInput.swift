@@ -48,6 +48,15 @@ public struct PipelineInput: Sendable, Hashable {
   package var exclusions: [String] = []
   /// What the input is opened by: its URL as written, or its path.
   public var location: String { requestURL ?? path }
+  /// A spec's relative input's path relative to the spec's folder, as if `--input-dir` had not
+  /// re-based it; nil for any other input (see `name`).
+  package var relativeName: String?
+  /// The input's name where rows are keyed by their place in it (a dataset file's `"$input"`
+  /// column, `MappingContext.inputName`): positions restart at 0 in every input, so a key of
+  /// position alone would let one input replace another's rows. A spec's relative input is
+  /// named by its path below the spec's folder — tonight's `--input-dir` copy of `page-1.json`
+  /// is last night's input, re-imported — and any other by its path (its URL without query).
+  public var name: String { relativeName ?? path }
 
   public init(
     dataset: String? = nil, path: String, format: PipelineConfiguration.Format = .json, recordPath: [String] = []

@@ -69,11 +69,15 @@ extension PipelineSpec {
   func configuration(inputDirectory: String?, database target: DatabaseTarget) -> PipelineConfiguration {
     let specDirectory = FilePaths.folder(of: path)
     var paths = inputs.map { resolve($0.input, against: specDirectory) }
+    let relative = inputs.indices.filter {
+      !inputs[$0].input.hasPrefix("/") && inputs[$0].input != "-" && !RemoteURL.isURL(inputs[$0].input)
+    }
+    // Where each relative input's matches are named from (`PipelineInput.name`): the folder its
+    // path is in now, and that folder's name relative to the spec's.
+    var naming = Dictionary(uniqueKeysWithValues: relative.map { ($0, (folder: specDirectory, prefix: "")) })
     if let inputDirectory {
-      let relative = inputs.indices.filter {
-        !inputs[$0].input.hasPrefix("/") && inputs[$0].input != "-" && !RemoteURL.isURL(inputs[$0].input)
-      }
       let common = Self.commonFolder(of: relative.map { paths[$0] })
+      let commonName = Self.name(of: common, below: specDirectory)
       for index in relative {
         let below = String(paths[index].dropFirst(common.count)).drop { $0 == "/" }
         // A folder in a bucket or on a server (`--input-dir s3://exports/2026-12-07/`) holds the
@@ -81,12 +85,18 @@ extension PipelineSpec {
         paths[index] =
           RemoteURL.isURL(inputDirectory)
           ? FilePaths.joined(inputDirectory, String(below)) : FilePaths.absolute(String(below), in: inputDirectory)
+        if !RemoteURL.isURL(inputDirectory) {
+          naming[index] = (FilePaths.absolute(".", in: inputDirectory), commonName)
+        } else {
+          naming[index] = nil
+        }
       }
     }
     var excluded: [PipelineConfiguration.ExcludedInput] = []
     var configuration = PipelineConfiguration(
       name: name,
-      inputs: zip(inputs, paths).flatMap { input, path in
+      inputs: zip(inputs.indices, paths).flatMap { index, path in
+        let input = inputs[index]
         let matches = Self.expand(path)
         let kept = matches.filter { match in
           guard !match.isUnmatchedPattern,
@@ -104,6 +114,10 @@ extension PipelineSpec {
           expanded.isOptional = input.isOptional
           expanded.isIncremental = input.isIncremental
           expanded.isSnapshot = input.isSnapshot
+          if let naming = naming[index], !match.isUnmatchedPattern {
+            let name = Self.name(of: match.path, below: naming.folder)
+            expanded.relativeName = naming.prefix.isEmpty ? name : naming.prefix + "/" + name
+          }
           if Self.isPattern(path) && !match.isUnmatchedPattern { expanded.pattern = path }
           if RemoteURL.isURL(match.path) {
             // Shown and recorded without its query and userinfo; opened with them.
@@ -132,5 +146,16 @@ extension PipelineSpec {
     configuration.metricsPath = metrics.map(resolve)
     configuration.remote.options = remote
     return configuration
+  }
+
+  /// `path` relative to `folder` (`page-1.json`, `../dumps/page-1.json`; empty for the folder
+  /// itself), both absolute.
+  static func name(of path: String, below folder: String) -> String {
+    let target = path.split(separator: "/", omittingEmptySubsequences: true)
+    let base = folder.split(separator: "/", omittingEmptySubsequences: true)
+    var shared = 0
+    while shared < min(target.count, base.count), target[shared] == base[shared] { shared += 1 }
+    let up = Array(repeating: "..", count: base.count - shared)
+    return (up + target[shared...].map(String.init)).joined(separator: "/")
   }
 }

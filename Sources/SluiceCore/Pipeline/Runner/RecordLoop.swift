@@ -118,6 +118,7 @@ struct RecordLoop<D: Dataset>: RecordLoading {
       dataset: dataset, reader: reader, policy: configuration.policy, handOff: handOff,
       batchSize: Self.producerBatchRecords,
       keepsRawRecords: state.quarantine != nil, inputPath: state.inputs.last?.input.path ?? "",
+      inputName: state.inputs.last?.input.name,
       keys: configuration.policy.duplicateKeys == .ignore ? nil : state.keys,
       inputIndex: state.inputs.last?.index ?? 0)
     let owned = state.keys.ownedTables(in: dataset.schema)

@@ -32,6 +32,8 @@ final class RecordProducer<D: Dataset> {
   private let keepsRawRecords: Bool
   /// The input's path, for the map stage's context.
   private let inputPath: String
+  /// The input's name (`PipelineInput.name`), for the map stage's context.
+  private let inputName: String
   /// Where the records' own natural keys are registered, and the input's place in the pipeline.
   private let keys: KeyRegistry?
   private let inputIndex: Int
@@ -44,10 +46,11 @@ final class RecordProducer<D: Dataset> {
 
   init(
     dataset: D, reader: any RecordReader, policy: Policy, handOff: HandOff<Item>, batchSize: Int = 256,
-    batchBytes: Int = 1 << 20, keepsRawRecords: Bool = true, inputPath: String = "", keys: KeyRegistry? = nil,
-    inputIndex: Int = 0
+    batchBytes: Int = 1 << 20, keepsRawRecords: Bool = true, inputPath: String = "", inputName: String? = nil,
+    keys: KeyRegistry? = nil, inputIndex: Int = 0
   ) {
     self.inputPath = inputPath
+    self.inputName = inputName ?? inputPath
     self.keys = keys
     self.inputIndex = inputIndex
     self.dataset = dataset
@@ -188,7 +191,8 @@ final class RecordProducer<D: Dataset> {
     /// when it adds none.
     func afterRecords(fields: [String: String], unreadable: [String: UnreadableField]) -> Item? {
       var context = MappingContext(
-        fields: fields, inputPath: inputPath, lenientArrays: policy.lenientArrays, unreadableFields: unreadable)
+        fields: fields, inputPath: inputPath, inputName: inputName, lenientArrays: policy.lenientArrays,
+        unreadableFields: unreadable)
       var rows = RecordRows()
       dataset.rowsAfterRecords(context: &context, into: &rows)
       guard rows.count > 0 || !context.notes.isEmpty || !context.invalidFields.isEmpty else { return nil }
@@ -266,7 +270,8 @@ final class RecordProducer<D: Dataset> {
 
       var rows = spareOrNewRows()
       var context = MappingContext(
-        fields: raw.context ?? [:], inputPath: inputPath, position: raw.position ?? raw.location.ordinal - 1,
+        fields: raw.context ?? [:], inputPath: inputPath, inputName: inputName,
+        position: raw.position ?? raw.location.ordinal - 1,
         lenientArrays: policy.lenientArrays)
       do {
         dataset.rows(for: try dataset.map(dto, context: &context), into: &rows)
