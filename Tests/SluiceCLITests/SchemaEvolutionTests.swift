@@ -300,6 +300,26 @@ struct SchemaEvolutionTests {
     #expect(try workspace.files().filter { $0.contains(".evolving") || $0.contains(".previous-") }.isEmpty)
   }
 
+  @Test("A strict run that fails rolls its schema changes back with its rows: no column, no file")
+  func aFailedStrictRunRollsItsSchemaChangesBack() throws {
+    let workspace = try Workspace(.sqlite)
+    var dumps = NightlyOrders(seed: 8)
+    _ = try workspace.scratch.write("orders.ndjson", dumps.night([]).text)
+    #expect(workspace.run().status == 0)
+    let before = try workspace.rows(["orders", "order_items", "sluice_migrations"])
+    let original = workspace.datasetText
+    // A record without its customer: strict rejects it, and the run with it.
+    let broken = #"{"id": 99, "amount": 1, "items": [], "loyaltyTier": 1}"# + "\n"
+    _ = try workspace.scratch.write("orders.ndjson", dumps.night([.loyaltyTier, .discounts]).text + broken)
+    let result = workspace.run()
+    #expect(result.status == 65, "\(result.stderr)")
+    #expect(result.stderr.contains("sluice: the run was rolled back; no data was written to "), "\(result.stderr)")
+    #expect(try workspace.rows(["orders", "order_items", "sluice_migrations"]) == before)
+    #expect(try workspace.rows(["orders_discounts"]).tables["orders_discounts"] == nil, "no table either")
+    #expect(workspace.datasetText == original)
+    #expect(try workspace.files().filter { $0.contains(".evolving") || $0.contains(".previous-") }.isEmpty)
+  }
+
   @Test(
     "Freeze, the default, keeps today's behaviour: a new field is an unknownField warning per record, the schema stays")
   func freezeKeepsTheSchemaAndWarnsOfNewFields() throws {
