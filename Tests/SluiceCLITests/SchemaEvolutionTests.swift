@@ -351,6 +351,29 @@ struct SchemaEvolutionTests {
     #expect(!workspace.datasetText.contains("\"evolution\""), "the file keeps its own mode")
   }
 
+  @Test("What init --declarative writes evolves: its file, rewritten, loads the new fields next time")
+  func aDatasetFileInitWroteEvolves() throws {
+    let workspace = try Workspace(.sqlite)
+    var dumps = NightlyOrders(seed: 21)
+    let dump = try workspace.scratch.write("dump.ndjson", dumps.night([]).text)
+    let folder = workspace.scratch.file("feed")
+    let made = workspace.sluice(["init", dump, "feed", "--declarative", "--dir", folder])
+    #expect(made.status == 0, "\(made.stderr)")
+    let spec = folder + "/feed.json"
+    #expect(workspace.sluice(["run", spec]).status == 0)
+    _ = try workspace.scratch.write("dump.ndjson", dumps.night(Self.evolvedNight).text)
+    let result = workspace.sluice(["run", spec, "--evolve"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      result.stderr.contains(
+        "sluice: feed.dataset.json evolved: widen column feed.amount INTEGER to DECIMAL(2); add column feed.loyalty_tier INTEGER NULL; add column feed.shipping_city TEXT NULL; add column feed.shipping_zip TEXT NULL; create table feed_discounts; add column feed_discounts.code TEXT NULL; add column feed_discounts.percent INTEGER NULL; the file was rewritten"
+      ), "\(result.stderr)")
+    _ = try workspace.scratch.write("dump.ndjson", dumps.night(Self.evolvedNight).text)
+    let again = workspace.sluice(["run", spec])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(!again.stderr.contains("unknownField"), "the rewritten file declares every field: \(again.stderr)")
+  }
+
   @Test("An unknown evolution mode is a mistake in the dataset file, exit 64")
   func anUnknownEvolutionModeIsExit64() throws {
     let workspace = try Workspace(.sqlite, evolution: "grow")
