@@ -278,6 +278,53 @@ struct SchemaEvolutionTests {
   }
 
   @Test(
+    "Six generated nights: each change evolves the night it appears, as planned; the narrowing is refused",
+    arguments: Store.allCases.filter(\.isAvailable))
+  func aSequenceOfNightlyDumpsEvolvesNightByNight(store: Store) throws {
+    let workspace = try Workspace(store)
+    var dumps = NightlyOrders(seed: 2026)
+    let nights: [(changes: NightlyOrders.Changes, status: Int32, evolves: Set<String>)] = [
+      ([], 0, []),
+      ([.loyaltyTier], 0, ["add column orders.loyalty_tier INTEGER NULL"]),
+      (
+        [.loyaltyTier, .discounts], 0,
+        [
+          "create table orders_discounts", "add column orders_discounts.code TEXT NULL",
+          "add column orders_discounts.percent INTEGER NULL",
+        ]
+      ),
+      ([.loyaltyTier, .discounts, .decimalAmounts], 0, ["widen column orders.amount INTEGER to DECIMAL(2)"]),
+      ([.loyaltyTier, .discounts, .textAmounts], 65, []),
+      ([.loyaltyTier, .discounts], 0, []),
+    ]
+    for (number, night) in nights.enumerated() {
+      _ = try workspace.scratch.write("orders.ndjson", dumps.night(night.changes).text)
+      let before = try number == 0 ? [] : workspace.migrations()
+      let plan = workspace.sluice(["plan", workspace.spec, "--json"])
+      let run = workspace.run()
+      #expect(run.status == night.status, "night \(number + 1): \(run.stderr)")
+      let applied = try workspace.migrations().subtracting(before)
+      if number > 0 {
+        #expect(applied == night.evolves, "night \(number + 1)")
+      }
+      if night.status == 0 {
+        let planned = try JSONDecoder().decode(RunPlan.self, from: Data(plan.stdout.utf8))
+        #expect(number == 0 || Set(planned.pendingMigrations) == applied, "night \(number + 1)")
+      } else {
+        #expect(plan.status == 65, "the plan refuses what the run refuses: \(plan.stderr)")
+        #expect(
+          run.stderr.hasPrefix(
+            "sluice: field 'amount' is declared decimal(2); the input has a string at orders.ndjson record 3 (line 3): "
+          ), "\(run.stderr)")
+      }
+      #expect(run.stderr.contains(" evolved: ") == !night.evolves.isEmpty, "night \(number + 1): \(run.stderr)")
+    }
+    let kept = try workspace.files().filter { $0.hasPrefix("orders.dataset.json.previous-") }
+    #expect(kept.count == 3, "one previous file per night that evolved: \(kept)")
+    #expect(try workspace.rows(["orders"]).count("orders") == 20)
+  }
+
+  @Test(
     "A narrowing is refused: exit 65 naming the field, both types and the place; nothing written",
     arguments: Store.allCases.filter(\.isAvailable))
   func aNarrowingIsRefusedWithExit65AndNothingWritten(store: Store) throws {
