@@ -205,6 +205,12 @@ struct PipelineInvocation {
             "schema evolution reads the inputs before the run, to find their new fields; standard input ('-') can be read once: read files"
           )
         }
+        // The changes are part of one transaction with the rows: not of chunks, stages or lanes.
+        if configuration.checkpointing != nil || configuration.parallelism.jobs > 1 {
+          throw UsageError(
+            "schema evolution changes the tables in the run's one transaction, and \(configuration.checkpointing != nil ? "a checkpointed or staged run commits in chunks" : "--jobs \(configuration.parallelism.jobs) loads over several connections"); load the night that evolves without it"
+          )
+        }
         declared = try spec.datasets(in: context.datasets, drivers: context.drivers, evolved: step.evolved)
         datasets = try spec.datasets(for: configuration, in: context.datasets, evolved: step.evolved)
         configuration.schemaChanges = step.evolved.flatMap { $0.changes.map(\.description) }

@@ -421,6 +421,20 @@ struct SchemaEvolutionTests {
     #expect(!again.stderr.contains("unknownField"), "the rewritten file declares every field: \(again.stderr)")
   }
 
+  @Test("A checkpointed run does not evolve: its chunks are not the one transaction the changes need")
+  func aCheckpointedRunThatWouldEvolveIsExit64() throws {
+    let workspace = try Workspace(.sqlite)
+    var dumps = NightlyOrders(seed: 9)
+    _ = try workspace.scratch.write("orders.ndjson", dumps.night([.loyaltyTier]).text)
+    let result = workspace.run(["--checkpoint-every", "5"])
+    #expect(result.status == 64)
+    #expect(
+      result.stderr.hasPrefix(
+        "sluice: schema evolution changes the tables in the run's one transaction, and a checkpointed or staged run commits in chunks; load the night that evolves without it\n"
+      ), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: workspace.scratch.file("shop.sqlite")))
+  }
+
   @Test("An unknown evolution mode is a mistake in the dataset file, exit 64")
   func anUnknownEvolutionModeIsExit64() throws {
     let workspace = try Workspace(.sqlite, evolution: "grow")
