@@ -210,10 +210,14 @@ let package = Package(
       // Contract fixtures are read in place through #filePath, not bundled.
       exclude: ["Fixtures"]
     ),
-    // The command line in process, over datasets of the test's own (no catalog).
+    // The command line in process, over datasets of the test's own (no catalog), on SQLite and,
+    // when a server is there, PostgreSQL and Citus (schema evolution).
     .testTarget(
       name: "SluiceCLITests",
-      dependencies: ["SluiceCLI", "SluiceCore", "SluiceSQLite", "SluiceTestSupport"]
+      dependencies: [
+        "SluiceCLI", "SluiceCore", "SluiceSQLite", "SluicePostgreSQL", "SluiceTestSupport",
+        "SluicePostgreSQLTestSupport",
+      ]
     ),
     // Each driver's own tests: its store, dialect, bulk writer and commit against a real database
     // (PostgreSQL's and Citus's started by .ci/with-postgres and .ci/with-citus; skipped without),

@@ -30,6 +30,9 @@ struct FailureExit {
     case let error as InputError:
       message = error.description
       status = ExitCode.of(error)
+    case let error as EvolutionRefusal:
+      message = error.message
+      status = ExitCode.dataError
     case let error as OutputError:
       message = error.message
       status = error.kind == .cannotCreate ? ExitCode.cannotCreate : ExitCode.ioError

@@ -25,6 +25,8 @@ struct PipelineInvocation {
     var tables: [String]
     /// Where the run's metrics go (`--metrics`, `--metrics-push`).
     var metrics: MetricsOutput
+    /// The dataset files this run evolves (`SchemaEvolutionStep`), empty when none does.
+    var evolution: SchemaEvolutionStep?
   }
 
   init(_ command: any PipelineSubcommand.Type, arguments: [String], context: CommandContext) throws {
@@ -51,7 +53,7 @@ struct PipelineInvocation {
       throw UsageError("--progress and --no-progress contradict each other: give one")
     }
     let spec = try PipelineSpec(contentsOf: PipelineConfiguration.absolute(specPath))
-    let declared = try spec.datasets(in: context.datasets, drivers: context.drivers)
+    var declared = try spec.datasets(in: context.datasets, drivers: context.drivers)
     if command.rejects == .read && spec.inputs.count > 1 {
       throw UsageError(
         "\(command.name) loads one rejects file as one dataset's records; \(specPath) lists \(spec.inputs.count) inputs"
@@ -186,13 +188,50 @@ struct PipelineInvocation {
     if let ignored = configuration.ignoredSetting { throw UsageError(ignored) }
     if let problem = RunFiles(configuration).problem() { throw UsageError(problem) }
     var listed = Set<String>()
-    let datasets = try spec.datasets(for: configuration, in: context.datasets)
+    var datasets = try spec.datasets(for: configuration, in: context.datasets)
+    var evolution: SchemaEvolutionStep?
+    if command.runMode == .run || command.runMode == .plan {
+      let forced = parsed.flags.contains("evolve")
+      if forced && configuration.datasetFiles.isEmpty {
+        throw UsageError("--evolve applies to datasets declared in files; \(specPath) names none")
+      }
+      if command.runMode == .run {
+        let recovered = try SchemaEvolutionStep.recover(
+          files: configuration.datasetFiles, database: configuration.database,
+          busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        for line in recovered { printError(line) }
+        if !recovered.isEmpty {
+          declared = try spec.datasets(in: context.datasets, drivers: context.drivers)
+          datasets = try spec.datasets(for: configuration, in: context.datasets)
+        }
+      }
+      let step = try SchemaEvolutionStep(
+        inputs: configuration.inputs, datasets: datasets, forced: forced, remote: configuration.remote)
+      if !step.evolved.isEmpty {
+        if configuration.inputs.contains(where: { $0.path == "-" }) {
+          throw UsageError(
+            "schema evolution reads the inputs before the run, to find their new fields; standard input ('-') can be read once: read files"
+          )
+        }
+        // The changes are part of one transaction with the rows: not of chunks, stages or lanes.
+        if configuration.checkpointing != nil || configuration.parallelism.jobs > 1 {
+          throw UsageError(
+            "schema evolution changes the tables in the run's one transaction, and \(configuration.checkpointing != nil ? "a checkpointed or staged run commits in chunks" : "--jobs \(configuration.parallelism.jobs) loads over several connections"); load the night that evolves without it"
+          )
+        }
+        declared = try spec.datasets(in: context.datasets, drivers: context.drivers, evolved: step.evolved)
+        datasets = try spec.datasets(for: configuration, in: context.datasets, evolved: step.evolved)
+        configuration.schemaChanges = step.evolved.flatMap { $0.changes.map(\.description) }
+        evolution = step
+      }
+    }
     if let problem = PipelineRunner.snapshotProblem(inputs: configuration.inputs, datasets: datasets) {
       throw UsageError(problem)
     }
     resolved = Resolved(
       configuration: configuration, datasets: datasets,
-      tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted }, metrics: metrics)
+      tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted }, metrics: metrics,
+      evolution: evolution)
   }
 
   /// `--checkpoint-every`, `--stage`, `--resume` and `--restart` over the spec's
@@ -293,8 +332,24 @@ struct PipelineInvocation {
       printError("sluice: \(error.message)")
       return ExitCode.cannotCreate
     }
-    let report = try Pipeline(datasets: resolved.datasets, configuration: configuration).run()
+    if let evolution = resolved.evolution {
+      if command.runMode == .plan {
+        for line in evolution.planLines { printError(line) }
+      } else {
+        try evolution.prepare()
+      }
+    }
+    let report: RunReport
+    do {
+      report = try Pipeline(datasets: resolved.datasets, configuration: configuration).run()
+    } catch {
+      if command.runMode == .run { _ = try resolved.evolution?.finish(committed: false) }
+      throw error
+    }
     display?.finish()
+    if command.runMode == .run, let evolution = resolved.evolution {
+      for line in try evolution.finish(committed: report.committed) { printError(line) }
+    }
     printError(report.summary())
     for problem in report.outputErrors { printError("sluice: \(problem)") }
     if let rejects = configuration.rejectsPath, !report.outputErrors.contains(where: { $0.contains(rejects) }) {

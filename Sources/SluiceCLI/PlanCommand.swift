@@ -35,6 +35,7 @@ struct PlanCommand: PipelineSubcommand {
         a gate: exit 1 when the run would insert, update and delete more
         than N rows, or more than P % of the rows the tables hold
         """),
+      OptionEntry(.flag("evolve"), "as for run: plan the schema changes too (no file is rewritten)"),
       OptionEntry(.flag("json"), "print the plan as JSON on stdout"),
       OptionEntry(
         .value("rejects", "PATH"),

@@ -118,10 +118,23 @@ struct RunCommand: PipelineSubcommand {
         this pipeline is in the database (otherwise refused, exit 65):
         its checkpoint is dropped, the chunks it committed stay
         """),
+      evolveOption,
       busyTimeoutOption,
       memoryBudgetOption,
       failOnRejectsOption,
     ])
+
+  /// `--evolve`, as run lists it.
+  static var evolveOption: OptionEntry {
+    OptionEntry(
+      .flag("evolve"),
+      """
+      evolve every dataset file as if it said "evolution": "evolve":
+      new fields become nullable columns and child tables, integers
+      widen to decimals, in the run's transaction; the file is
+      rewritten after the commit (the old one kept beside it)
+      """)
+  }
 
   /// `--count-rows`, as run and replay list it.
   static var countRowsOption: OptionEntry {

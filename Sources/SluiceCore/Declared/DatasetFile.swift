@@ -22,6 +22,16 @@ public enum DatasetFile {
     try load(path, catalog: catalog, loaded: Loaded(rules: StoreNameRules(drivers)), loading: [])
   }
 
+  /// The dataset as schema evolution made it (`DatasetEvolution`): the evolved file's text in
+  /// place of the file's, its changes in the schema (`Schema.evolution`).
+  package static func load(
+    _ path: String, catalog: [AnyDataset] = [], drivers: StoreDrivers = StoreDrivers([]), evolved: [EvolvedDataset]
+  ) throws(SpecError) -> AnyDataset {
+    let loaded = Loaded(rules: StoreNameRules(drivers))
+    for dataset in evolved { loaded.evolved[dataset.path] = dataset }
+    return try load(path, catalog: catalog, loaded: loaded, loading: [])
+  }
+
   /// A key as a path segment: `\` before each `.`, `[`, `]` and `\` (`a.b` → `a\.b`), and before
   /// a whole key that a column's `field` reads otherwise (`$position`; `.` is escaped anyway).
   package static func escapedKey(_ key: String) -> String {
@@ -36,6 +46,8 @@ public enum DatasetFile {
   /// The files loaded so far by absolute path, shared by the loads one spec makes.
   final class Loaded {
     var datasets: [String: AnyDataset] = [:]
+    /// The files schema evolution changed in this run, by absolute path: read as evolved.
+    var evolved: [String: EvolvedDataset] = [:]
     /// The names the program's stores take.
     let rules: StoreNameRules
 
@@ -57,7 +69,7 @@ public enum DatasetFile {
     guard !loading.contains(path) else {
       throw SpecError(fileAt: path, message: "its tables reference each other's through other files (a cycle)")
     }
-    let document = try read(path)
+    let document = try read(path, text: loaded.evolved[path]?.text)
     var builder = DatasetFileBuilder(document: document, nameRules: loaded.rules)
     let referenced = Referenced()
     builder.resolve = { dataset, table throws(SpecError) in
@@ -74,7 +86,7 @@ public enum DatasetFile {
       }
       return other.schema.tables.first { $0.name == table }
     }
-    let dataset: DeclaredDataset
+    var dataset: DeclaredDataset
     do {
       dataset = try builder.build()
     } catch let mistake as DatasetFileBuilder.Mistake {
@@ -84,6 +96,8 @@ public enum DatasetFile {
     } catch {
       throw SpecError(fileAt: path, message: "\(error)")
     }
+    dataset.schema.evolution = loaded.evolved[path]?.changes ?? []
+    dataset.discardsNewFields = document.evolution == EvolutionMode.discard.rawValue
     var erased = AnyDataset(dataset)
     var files = [path]
     for file in referenced.files where !files.contains(file) { files.append(file) }
@@ -92,8 +106,8 @@ public enum DatasetFile {
     return erased
   }
 
-  private static func read(_ path: String) throws(SpecError) -> DatasetFileDocument {
-    guard let data = FileManager.default.contents(atPath: path) else {
+  private static func read(_ path: String, text: String? = nil) throws(SpecError) -> DatasetFileDocument {
+    guard let data = text.map({ Data($0.utf8) }) ?? FileManager.default.contents(atPath: path) else {
       let exists = FileManager.default.fileExists(atPath: path)
       throw SpecError(fileAt: path, message: exists ? "cannot read the dataset file" : "no such dataset file")
     }

@@ -30,6 +30,9 @@ struct DatasetFileBuilder {
 
   mutating func build() throws -> DeclaredDataset {
     guard !document.name.isEmpty else { throw Mistake(path: "name", message: "must not be empty") }
+    if let evolution = document.evolution, EvolutionMode(rawValue: evolution) == nil {
+      throw Mistake(path: "evolution", message: "'\(evolution)' is not one of: freeze, evolve, discard")
+    }
     var names = DatasetFileNames.schema()
     for (index, lookup) in (document.lookups ?? []).enumerated() {
       let declaration = try Self.lookup(lookup, path: "lookups[\(index)]", nameRules: nameRules)

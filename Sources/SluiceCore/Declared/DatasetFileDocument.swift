@@ -4,6 +4,8 @@
 struct DatasetFileDocument: Decodable {
   var name: String
   var summary: String?
+  /// How the schema follows new fields in the dumps (`DatasetEvolution`): freeze, evolve, discard.
+  var evolution: String?
   var fields: [FieldDocument]
   var rules: [RuleDocument]?
   var lookups: [LookupDocument]?

@@ -9,13 +9,17 @@ import Foundation
 struct DeclaredDataset: Dataset {
   let name: String
   let summary: String
-  let schema: Schema
+  /// A `var`: schema evolution adds its changes (`Schema.evolution`) to the file's schema.
+  var schema: Schema
   let fields: [DeclaredField]
   let declaredRules: [DeclaredRule]
   /// The enum fields, with the values each may take.
   let enums: [(path: DeclaredPath, values: [String], allowed: Set<String>)]
   /// The top-level tables written from each record, in schema order, each with its children.
   let plans: [TablePlan]
+  /// `"evolution": "discard"`: the record's undeclared fields are dropped and counted, not each
+  /// a warning (`RecordProducer`).
+  var discardsNewFields = false
 
   var rules: [ValidationRule] { declaredRules.map(\.rule) }
 

@@ -27,6 +27,8 @@ package struct Migration: Sendable {
     /// A table and the columns it must have.
     case table(String, columns: [String])
     case index(String)
+    /// A column of a table (schema evolution's `ADD COLUMN`): a table created with it adopts it.
+    case column(String, String)
   }
 
   public init(
@@ -159,6 +161,8 @@ package enum Migrator {
       return false
     case .index(let name):
       return try connection.indexExists(name)
+    case .column(let table, let column):
+      return try connection.columns(of: table)?.contains(column) == true
     case .table(let name, let columns):
       guard let existing = try connection.columns(of: name) else { return false }
       let missing = columns.filter { !existing.contains($0) }

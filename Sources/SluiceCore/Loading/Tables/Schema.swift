@@ -7,6 +7,9 @@ public struct Schema: Sendable {
   public let tables: [Table]
   /// The enum-owned lookup tables the columns hold ids of, in first-use order.
   public let lookups: [LookupDeclaration]
+  /// The changes schema evolution makes to these tables in this run (`DatasetEvolution`): their
+  /// migrations follow the tables' own.
+  package var evolution: [SchemaChange] = []
 
   public init(_ tables: [Table]) {
     var seen: [String: Table] = [:]
@@ -49,7 +52,12 @@ public struct Schema: Sendable {
         tables.append(table)
       }
     }
-    return Schema(tables)
+    var union = Schema(tables)
+    // The inputs of one dataset (a glob's files) share its schema: each change once.
+    for change in schemas.flatMap(\.evolution) where !union.evolution.contains(change) {
+      union.evolution.append(change)
+    }
+    return union
   }
 
   /// Every table name the dataset writes or owns, for row counts: tables, then lookups.
@@ -68,6 +76,7 @@ public struct Schema: Sendable {
         "create table \(table.name)", sql: sql.create(table),
         creates: .table(table.name, columns: table.allColumns.map(\.name)))
     }
+    migrations += evolution.compactMap { $0.migration(dialect: dialect) }
     for table in tables {
       migrations += table.indexes.map { index in
         Migration(

@@ -78,6 +78,9 @@ public struct PipelineConfiguration: Sendable {
   /// those reference — by absolute path: files the run reads, so no output may replace them
   /// (`RunFiles`). `PipelineRunner` adds those of the datasets it is given.
   public var datasetFiles: [String] = []
+  /// The schema changes evolution makes in this run (`SchemaChange.description`), for the
+  /// report's notes.
+  package var schemaChanges: [String] = []
   /// A validate run's baseline (`--baseline`): a saved `inspect --json` of the dump its input is
   /// compared with, field by field.
   public var baselinePath: String?

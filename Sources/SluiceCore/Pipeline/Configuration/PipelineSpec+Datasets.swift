@@ -8,8 +8,16 @@ extension PipelineSpec {
   public func datasets(in catalog: [AnyDataset], drivers: StoreDrivers = StoreDrivers([])) throws(SpecError)
     -> [AnyDataset]
   {
+    try datasets(in: catalog, drivers: drivers, evolved: [])
+  }
+
+  /// The datasets, those of the files in `evolved` as schema evolution made them.
+  package func datasets(in catalog: [AnyDataset], drivers: StoreDrivers = StoreDrivers([]), evolved: [EvolvedDataset])
+    throws(SpecError) -> [AnyDataset]
+  {
     var datasets: [AnyDataset] = []
     let files = DatasetFile.Loaded(rules: StoreNameRules(drivers))
+    for dataset in evolved { files.evolved[dataset.path] = dataset }
     for (index, input) in inputs.enumerated() {
       if DatasetFile.isFileName(input.dataset) {
         // A dataset file, relative to the spec; one file named twice is one dataset.
@@ -64,7 +72,14 @@ extension PipelineSpec {
   public func datasets(for configuration: PipelineConfiguration, in catalog: [AnyDataset]) throws(SpecError)
     -> [AnyDataset]
   {
-    let declared = try datasets(in: catalog)
+    try datasets(for: configuration, in: catalog, evolved: [])
+  }
+
+  /// The dataset of each input, those of the files in `evolved` as schema evolution made them.
+  package func datasets(
+    for configuration: PipelineConfiguration, in catalog: [AnyDataset], evolved: [EvolvedDataset]
+  ) throws(SpecError) -> [AnyDataset] {
+    let declared = try datasets(in: catalog, evolved: evolved)
     var datasets: [AnyDataset] = []
     for input in configuration.inputs {
       // An input names its dataset as the spec does: a catalog name, or a dataset file's.

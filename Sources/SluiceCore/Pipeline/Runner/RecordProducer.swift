@@ -87,6 +87,8 @@ final class RecordProducer<D: Dataset> {
         reportsUnknownFields: policy.unknownFields != .ignore), userInfo: dataset.decodingUserInfo)
     var diagnostics = DecodeDiagnostics()
     let unknownSeverity: Severity = policy.unknownFields == .reject ? .error : .warning
+    // A dataset file under `"evolution": "discard"` drops its new fields: counted, not listed.
+    let discardsNewFields = (dataset as? DeclaredDataset)?.discardsNewFields == true
     let ownedTables = keys?.ownedTables(in: dataset.schema)
     // Per stage (by its ordinal), the nanoseconds spent, and after them a bit per stage timed at
     // least once: a lap is a few instructions, where a dictionary keyed by stage hashed on every
@@ -237,6 +239,14 @@ final class RecordProducer<D: Dataset> {
               path: error.path,
               message: error.message)
           ])
+      }
+      if discardsNewFields {
+        let dropped = diagnostics.unknownFields.count + diagnostics.unlistedUnknownFields
+        diagnostics.unknownFields.removeAll(keepingCapacity: true)
+        diagnostics.unlistedUnknownFields = 0
+        if dropped > 0 {
+          item.unlisted = UnlistedIssues(stage: .decode, severity: .warning, code: .unknownField, count: dropped)
+        }
       }
       let locations = raw.locations(at: diagnostics.unknownFields.map(\.byteOffset))
       let unknown = zip(diagnostics.unknownFields, locations).map { finding, location in

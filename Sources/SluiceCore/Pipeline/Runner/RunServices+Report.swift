@@ -35,7 +35,12 @@ extension RunServices {
     report.inputsOmitted = omitted.count > 0 ? omitted : nil
     report.duplicateKeys = run.ledger.duplicateKeys.isEmpty ? nil : run.ledger.duplicateKeys
     report.inputsSkipped = run.skippedInputs > 0 ? run.skippedInputs : nil
-    report.notes = run.notes.isEmpty ? nil : run.notes
+    let evolution = configuration.schemaChanges.map { change in
+      committed
+        ? "schema evolved: \(change)"
+        : configuration.mode == .plan ? "schema would evolve: \(change)" : "schema change rolled back: \(change)"
+    }
+    report.notes = run.notes.isEmpty && evolution.isEmpty ? nil : run.notes + evolution
     return report
   }
 

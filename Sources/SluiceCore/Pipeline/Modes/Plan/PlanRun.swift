@@ -77,19 +77,21 @@ struct PlanRun: RunStrategy {
       try store.withTransaction {
         try store.prepareForPlan()
         let pending = try Migrator.pending(store, schema.migrations(dialect: store.dialect))
-        var copies: [(table: Table, copy: String?, rowsBefore: Int)] = []
+        var copies: [(table: Table, copy: String?, rowsBefore: Int, columns: [String])] = []
         for (number, table) in schema.tables.enumerated() {
-          guard try store.columns(of: table.name) != nil else {
-            copies.append((table, nil, 0))
+          guard let columns = try store.columns(of: table.name) else {
+            copies.append((table, nil, 0, []))
             continue
           }
           let copy = "sluice_plan_\(number)"
           try store.execute(
             "CREATE TEMPORARY TABLE \(copy) AS SELECT * FROM \(store.dialect.quote(table.name))")
-          copies.append((table, copy, Int(try store.scalarInt("SELECT count(*) FROM \(copy)") ?? 0)))
+          copies.append((table, copy, Int(try store.scalarInt("SELECT count(*) FROM \(copy)") ?? 0), columns))
         }
         let (lookupRows, totals, mirror) = try load.loadInputs(into: store, state: &state)
-        var tables = try copies.map { try changes(of: $0.table, before: $0.copy, rowsBefore: $0.rowsBefore, in: store) }
+        var tables = try copies.map {
+          try changes(of: $0.table, before: $0.copy, rowsBefore: $0.rowsBefore, columns: $0.columns, in: store)
+        }
         // Rows of tables outside the run's datasets that a snapshot's deletes took with them
         // (`ON DELETE CASCADE`): the run changes them too.
         let own = Set(tables.map(\.table))
@@ -120,8 +122,12 @@ struct PlanRun: RunStrategy {
     preconditionFailure("a plan's transaction always ends in its rollback")
   }
 
-  /// `table` now against its copy `before` (nil: the table did not exist).
-  private func changes(of table: Table, before copy: String?, rowsBefore: Int, in store: some Store) throws
+  /// `table` now against its copy `before` (nil: the table did not exist), which has `columns`:
+  /// a column schema evolution added in the run (`Schema.evolution`) is one the copy lacks, and
+  /// a row whose value there is not null is updated in it.
+  private func changes(
+    of table: Table, before copy: String?, rowsBefore: Int, columns: [String], in store: some Store
+  ) throws
     -> RunPlan.TableChanges
   {
     let dialect = store.dialect
@@ -140,7 +146,9 @@ struct PlanRun: RunStrategy {
     var columnsUpdated: [String: Int] = [:]
     var updates = 0
     if !values.isEmpty {
-      let differs = values.map { dialect.isDistinct("a.\(q($0))", "b.\(q($0))") }
+      let differs = values.map {
+        columns.contains($0) ? dialect.isDistinct("a.\(q($0))", "b.\(q($0))") : "a.\(q($0)) IS NOT NULL"
+      }
       let sums = differs.map { "sum(CASE WHEN \($0) THEN 1 ELSE 0 END)" }
       let statement = try store.prepare(
         "SELECT count(*), \(sums.joined(separator: ", ")) FROM \(name) a JOIN \(copy) b ON \(match) WHERE \(differs.joined(separator: " OR "))"
