@@ -182,6 +182,9 @@ struct PipelineInvocation {
     if let problem = PipelineRunner.snapshotProblem(inputs: configuration.inputs, datasets: datasets) {
       throw UsageError(problem)
     }
+    if let problem = PipelineRunner.historyProblem(configuration: configuration, datasets: datasets) {
+      throw UsageError(problem)
+    }
     resolved = Resolved(
       configuration: configuration, datasets: datasets,
       tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted })

@@ -117,6 +117,7 @@ struct TablesBuilder {
     }
     try refuse("key", document.key, "a child table's key is its parent's and its position")
     try refuse("onConflict", document.onConflict, "a child table's rows follow their parent's")
+    try refuse("history", document.history, "a child table's versions follow its parent's")
     try refuse("optional", document.optional, "a child table has rows where its parent's field has elements")
     guard let parent = positions[parentName].map({ declared[$0].value }) else {
       throw Mistake(path: "\(path).parent", message: "no table '\(parentName)' is declared before this one")
@@ -203,9 +204,28 @@ struct TablesBuilder {
     }
     let table = Table(
       document.name, key: key, columns: columns, onConflict: conflict,
-      indexes: try indexes(document, allColumns: columns.map(\.name), path: path))
+      indexes: try indexes(document, allColumns: columns.map(\.name), path: path),
+      history: try history(document, path: path))
     return Declared(
       table: table, base: .object(fields), columns: plans, isOptional: document.optional ?? false, link: nil)
+  }
+
+  /// A top-level table's `history`: `scd2`, whose versions go to a table of a longer name,
+  /// which every store must take too (`HistoryTable`).
+  private func history(_ document: Document, path: String) throws -> TableHistory? {
+    guard let text = document.history else { return nil }
+    guard let history = TableHistory(rawValue: text) else {
+      throw Mistake(path: "\(path).history", message: "'\(text)' is not scd2")
+    }
+    let name = HistoryTable.name(of: document.name)
+    if let limit = nameRules.limit, name.utf8.count > limit.bytes {
+      throw Mistake(
+        path: "\(path).history",
+        message:
+          "its versions go to table \(name), longer than \(limit.bytes) bytes, which \(limit.store) would cut; shorten the table's name"
+      )
+    }
+    return history
   }
 
   /// Refuses a table of more than `maximumColumns` columns before they are read.
