@@ -127,6 +127,33 @@ struct HistoryTableTests {
       try open(directory).lines("SELECT id, name, sluice_valid_to FROM sluice_history_members", columns: 3) == before)
   }
 
+  @Test func aLenientRunVersionsWhatItLoadedAndClosesNothingItSkipped() throws {
+    let directory = try TemporaryDirectory()
+    let dataset = try HistoryNights.dataset(in: directory)
+    func night(_ name: String, _ lines: [String], policy: Policy) throws -> RunReport {
+      let input = try directory.write(name, lines.joined(separator: "\n") + "\n")
+      var configuration = PipelineConfiguration(
+        name: "members", input: input, format: .ndjson, policy: policy,
+        database: .sqlite(directory.file("members.sqlite")))
+      configuration.inputs[0].isSnapshot = true
+      configuration.snapshot.maxDeleteRate = 1
+      return try dataset.run(configuration)
+    }
+    let a = #"{"id":"a","name":"Ann","tier":1,"addresses":[]}"#
+    let b = #"{"id":"b","name":"Bo","tier":2,"addresses":[]}"#
+    #expect(try night("1.ndjson", [a, b], policy: .strict).status == .succeeded)
+    // b is skipped (its name is a number): its key is unknown, so the snapshot holds its deletes
+    // and b keeps its row and its open version; a's change is versioned.
+    let lenient = try night(
+      "2.ndjson", [a.replacingOccurrences(of: "Ann", with: "Anna"), #"{"id":"b","name":5,"tier":2,"addresses":[]}"#],
+      policy: Policy(preset: .lenient))
+    #expect(lenient.status == .succeeded, "\(lenient.failure?.message ?? "")")
+    #expect(lenient.issues.map(\.code).contains(.snapshotHeld))
+    let versions = try open(directory).lines(
+      "SELECT id, name, sluice_run_id, sluice_valid_to IS NULL FROM sluice_history_members", columns: 4)
+    #expect(versions == ["a|Anna|2|1", "a|Ann|1|0", "b|Bo|1|1"], "\(versions)")
+  }
+
   @Test func aCheckpointedOrParallelRunOfAHistoryTableIsRefused() throws {
     let directory = try TemporaryDirectory()
     let dataset = try HistoryNights.dataset(in: directory)
