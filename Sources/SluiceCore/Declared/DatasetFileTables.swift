@@ -175,6 +175,7 @@ struct TablesBuilder {
     let (columns, plans) = try self.columns(
       document.columns, base: base, names: columnNames, path: path, mayBeEmpty: document.position != nil)
     let allColumns = parent.table.key + (document.position.map { [$0] } ?? []) + columns.map(\.name)
+    if parent.table.history != nil { try checkHistoryName(of: document.name, path: "\(path).name") }
     let table = Table(
       document.name, childOf: parent.table, position: document.position, startingAt: document.firstPosition ?? 0,
       field: document.field ?? "", columns: columns,
@@ -217,15 +218,20 @@ struct TablesBuilder {
     guard let history = TableHistory(rawValue: text) else {
       throw Mistake(path: "\(path).history", message: "'\(text)' is not scd2")
     }
-    let name = HistoryTable.name(of: document.name)
-    if let limit = nameRules.limit, name.utf8.count > limit.bytes {
-      throw Mistake(
-        path: "\(path).history",
-        message:
-          "its versions go to table \(name), longer than \(limit.bytes) bytes, which \(limit.store) would cut; shorten the table's name"
-      )
-    }
+    try checkHistoryName(of: document.name, path: "\(path).history")
     return history
+  }
+
+  /// Refuses a table that keeps history (its own, or its parent's) whose history table's name
+  /// (`sluice_history_<table>`) a store would cut.
+  private func checkHistoryName(of table: String, path: String) throws {
+    let name = HistoryTable.name(of: table)
+    guard let limit = nameRules.limit, name.utf8.count > limit.bytes else { return }
+    throw Mistake(
+      path: path,
+      message:
+        "its versions go to table \(name), longer than \(limit.bytes) bytes, which \(limit.store) would cut; shorten the table's name"
+    )
   }
 
   /// Refuses a table of more than `maximumColumns` columns before they are read.
