@@ -221,6 +221,9 @@ struct PipelineInvocation {
         }
         declared = try spec.datasets(in: context.datasets, drivers: context.drivers, evolved: step.evolved)
         datasets = try spec.datasets(for: configuration, in: context.datasets, evolved: step.evolved)
+        if let problem = Self.historyEvolutionProblem(step.evolved.flatMap(\.changes), datasets: datasets) {
+          throw UsageError(problem)
+        }
         configuration.schemaChanges = step.evolved.flatMap { $0.changes.map(\.description) }
         evolution = step
       }
@@ -228,10 +231,31 @@ struct PipelineInvocation {
     if let problem = PipelineRunner.snapshotProblem(inputs: configuration.inputs, datasets: datasets) {
       throw UsageError(problem)
     }
+    if let problem = PipelineRunner.historyProblem(configuration: configuration, datasets: datasets) {
+      throw UsageError(problem)
+    }
     resolved = Resolved(
       configuration: configuration, datasets: datasets,
       tables: declared.flatMap(\.tables).filter { listed.insert($0).inserted }, metrics: metrics,
       evolution: evolution)
+  }
+
+  /// A change schema evolution would make to a table that keeps its history (`"history":
+  /// "scd2"`): its `sluice_history_` table would have to change alike (a column added, its kept
+  /// versions rescaled), which evolution does not do, so the run is refused before it reads.
+  static func historyEvolutionProblem(_ changes: [SchemaChange], datasets: [AnyDataset]) -> String? {
+    let kept = Set(datasets.flatMap { HistoryTable.tables(of: $0.schema) }.map(\.table.name))
+    for change in changes {
+      let table: String
+      switch change.kind {
+      case .addColumn(let name, _, _, _), .rescale(let name, _, _, _): table = name
+      case .createTable(let name): table = name
+      }
+      guard kept.contains(table) else { continue }
+      return
+        "schema evolution would \(change.description), and \(table) keeps its history in \(HistoryTable.name(of: table)), which evolution does not change alike; declare the field in the dataset file by hand and add it to both tables, or load this night with \"evolution\": \"freeze\""
+    }
+    return nil
   }
 
   /// `--checkpoint-every`, `--stage`, `--resume` and `--restart` over the spec's

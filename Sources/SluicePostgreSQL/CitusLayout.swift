@@ -17,7 +17,8 @@
 ///   is a reference table: every distributed table may point at it;
 /// - any other table is distributed by its own key;
 /// - a foreign key these placements break (a comment's post: distributed by their own ids) is
-///   dropped — Sluice still resolves references by natural key before it writes.
+///   dropped — Sluice still resolves references by natural key before it writes;
+/// - a history table's versions (`HistoryTable`) are placed as its rows are, colocated with it.
 package struct CitusLayout: SchemaLayout {
   public init() {}
 
@@ -124,6 +125,17 @@ package struct CitusLayout: SchemaLayout {
       case .distributed(let column, let parent?)?:
         lines.append(
           "SELECT create_distributed_table(\(table(each.name)), \(text(column)), colocate_with => \(table(parent)));")
+      }
+      // A history table's versions sit where its rows do: its key starts with theirs.
+      guard each.history != nil else { continue }
+      let history = HistoryTable.name(of: each.name)
+      switch placements[each.name] {
+      case .reference, nil:
+        lines.append("SELECT create_reference_table(\(table(history)));")
+      case .distributed(let column, let parent)?:
+        lines.append(
+          "SELECT create_distributed_table(\(table(history)), \(text(column)), colocate_with => \(table(parent ?? each.name)));"
+        )
       }
     }
     lines.append("RESET citus.enable_local_reference_table_foreign_keys;")

@@ -435,6 +435,26 @@ struct SchemaEvolutionTests {
     #expect(!FileManager.default.fileExists(atPath: workspace.scratch.file("shop.sqlite")))
   }
 
+  @Test("A table that keeps its history is not evolved: its history table would have to change alike, exit 64")
+  func aTableThatKeepsItsHistoryIsNotEvolved() throws {
+    let workspace = try Workspace(.sqlite)
+    let text = try String(contentsOfFile: workspace.datasetFile, encoding: .utf8)
+    try text.replacingOccurrences(
+      of: #""name": "orders", "key": ["id"], "onConflict": "upsert","#,
+      with: #""name": "orders", "key": ["id"], "onConflict": "upsert", "history": "scd2","#
+    ).write(toFile: workspace.datasetFile, atomically: true, encoding: .utf8)
+    var dumps = NightlyOrders(seed: 9)
+    _ = try workspace.scratch.write("orders.ndjson", dumps.night([.loyaltyTier]).text)
+    let result = workspace.run()
+    #expect(result.status == 64)
+    #expect(
+      result.stderr.hasPrefix(
+        "sluice: schema evolution would add column orders.loyalty_tier INTEGER NULL, and orders keeps its history in sluice_history_orders, which evolution does not change alike; declare the field in the dataset file by hand and add it to both tables, or load this night with \"evolution\": \"freeze\"\n"
+      ), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: workspace.scratch.file("shop.sqlite")))
+    #expect(try String(contentsOfFile: workspace.datasetFile, encoding: .utf8).contains(#""history": "scd2""#))
+  }
+
   @Test("An unknown evolution mode is a mistake in the dataset file, exit 64")
   func anUnknownEvolutionModeIsExit64() throws {
     let workspace = try Workspace(.sqlite, evolution: "grow")

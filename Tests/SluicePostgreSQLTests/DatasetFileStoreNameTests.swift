@@ -62,6 +62,33 @@ struct DatasetFileStoreNameTests {
         == "'tables[0].columns[1].name': names starting with sluice_ or sqlite_ are the stores' own")
   }
 
+  @Test func aHistoryTableWhoseVersionsTableNamePostgreSQLWouldCutIsRefused() throws {
+    let scratch = try TemporaryDirectory()
+    let long = String(repeating: "m", count: 49)  // sluice_history_ + 49 = 64 bytes
+    let top = try scratch.write(
+      "top.dataset.json",
+      HistoryNights.datasetFile.replacingOccurrences(of: #""name": "members""#, with: #""name": "\#(long)""#)
+        .replacingOccurrences(of: #""parent": "members""#, with: #""parent": "\#(long)""#))
+    #expect(
+      refusal(top, Self.both)?.message
+        == "'tables[0].history': its versions go to table sluice_history_\(long), longer than 63 bytes, which PostgreSQL would cut; shorten the table's name"
+    )
+    #expect(refusal(top, Self.sqliteOnly) == nil)
+    let child = try scratch.write(
+      "child.dataset.json",
+      HistoryNights.datasetFile.replacingOccurrences(of: #""name": "member_addresses""#, with: #""name": "\#(long)""#))
+    #expect(
+      refusal(child, Self.both)?.message
+        == "'tables[1].name': its versions go to table sluice_history_\(long), longer than 63 bytes, which PostgreSQL would cut; shorten the table's name"
+    )
+    // 48 bytes fit.
+    let fits = try scratch.write(
+      "fits.dataset.json",
+      HistoryNights.datasetFile.replacingOccurrences(
+        of: #""name": "member_addresses""#, with: #""name": "\#(long.dropLast())""#))
+    #expect(refusal(fits, Self.both) == nil)
+  }
+
   @Test func theDriversDeclareTheirOwnLimitsAndPrefixes() {
     #expect(PostgreSQLDriver().identifierLimit == 63)
     #expect(PostgreSQLDriver().reservedNamePrefixes == ["pg_"])

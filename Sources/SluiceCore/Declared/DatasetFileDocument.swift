@@ -84,6 +84,7 @@ struct DatasetFileDocument: Decodable {
     var key: [String]?
     var columns: [ColumnDocument]
     var onConflict: String?
+    var history: String?
     var optional: Bool?
     var parent: String?
     var field: String?

@@ -117,6 +117,7 @@ struct TablesBuilder {
     }
     try refuse("key", document.key, "a child table's key is its parent's and its position")
     try refuse("onConflict", document.onConflict, "a child table's rows follow their parent's")
+    try refuse("history", document.history, "a child table's versions follow its parent's")
     try refuse("optional", document.optional, "a child table has rows where its parent's field has elements")
     guard let parent = positions[parentName].map({ declared[$0].value }) else {
       throw Mistake(path: "\(path).parent", message: "no table '\(parentName)' is declared before this one")
@@ -174,6 +175,7 @@ struct TablesBuilder {
     let (columns, plans) = try self.columns(
       document.columns, base: base, names: columnNames, path: path, mayBeEmpty: document.position != nil)
     let allColumns = parent.table.key + (document.position.map { [$0] } ?? []) + columns.map(\.name)
+    if parent.table.history != nil { try checkHistoryName(of: document.name, path: "\(path).name") }
     let table = Table(
       document.name, childOf: parent.table, position: document.position, startingAt: document.firstPosition ?? 0,
       field: document.field ?? "", columns: columns,
@@ -204,7 +206,8 @@ struct TablesBuilder {
     }
     let table = Table(
       document.name, key: key, columns: columns, onConflict: conflict,
-      indexes: try indexes(document, allColumns: columns.map(\.name), path: path))
+      indexes: try indexes(document, allColumns: columns.map(\.name), path: path),
+      history: try history(document, path: path))
     return Declared(
       table: table, base: .object(fields), columns: plans, isOptional: document.optional ?? false, link: nil)
   }
@@ -224,6 +227,29 @@ struct TablesBuilder {
       path: "\(path).key[\(position)]",
       message:
         "a key of the record's position alone lets a second input replace the first one's rows (positions restart at 0 in every input): add a column { \"name\": \"record_input\", \"field\": \"$input\" } and put it in the key before \(key[position])"
+    )
+  }
+
+  /// A top-level table's `history`: `scd2`, whose versions go to a table of a longer name,
+  /// which every store must take too (`HistoryTable`).
+  private func history(_ document: Document, path: String) throws -> TableHistory? {
+    guard let text = document.history else { return nil }
+    guard let history = TableHistory(rawValue: text) else {
+      throw Mistake(path: "\(path).history", message: "'\(text)' is not scd2")
+    }
+    try checkHistoryName(of: document.name, path: "\(path).history")
+    return history
+  }
+
+  /// Refuses a table that keeps history (its own, or its parent's) whose history table's name
+  /// (`sluice_history_<table>`) a store would cut.
+  private func checkHistoryName(of table: String, path: String) throws {
+    let name = HistoryTable.name(of: table)
+    guard let limit = nameRules.limit, name.utf8.count > limit.bytes else { return }
+    throw Mistake(
+      path: path,
+      message:
+        "its versions go to table \(name), longer than \(limit.bytes) bytes, which \(limit.store) would cut; shorten the table's name"
     )
   }
 

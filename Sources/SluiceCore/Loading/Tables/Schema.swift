@@ -76,6 +76,8 @@ public struct Schema: Sendable {
         "create table \(table.name)", sql: sql.create(table),
         creates: .table(table.name, columns: table.allColumns.map(\.name)))
     }
+    // A history table's versions (`HistoryTable`), after the table it follows.
+    migrations += HistoryTable.tables(of: self).map { $0.migration(dialect: dialect) }
     migrations += evolution.compactMap { $0.migration(dialect: dialect) }
     for table in tables {
       migrations += table.indexes.map { index in

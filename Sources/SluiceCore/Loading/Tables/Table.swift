@@ -33,6 +33,9 @@ public final class Table: Sendable {
   /// rows that many records share — customers, senders — says `.upsert`: the last one wins.
   public let onConflict: ConflictPolicy?
   public let indexes: [Index]
+  /// Whether the table keeps every version of its rows (`HistoryTable`); a child table follows
+  /// its top-level table's.
+  public let history: TableHistory?
   /// Every column in table order: a child's parent key and position, then its own.
   public let allColumns: [Column]
   /// How many of `allColumns` come before the table's own: a child's parent key and position.
@@ -84,7 +87,8 @@ public final class Table: Sendable {
 
   /// A table with a natural key of its own.
   public init(
-    _ name: String, key: [String], columns: [Column], onConflict: ConflictPolicy? = nil, indexes: [Index] = []
+    _ name: String, key: [String], columns: [Column], onConflict: ConflictPolicy? = nil, indexes: [Index] = [],
+    history: TableHistory? = nil
   ) {
     self.name = name
     self.columns = columns
@@ -92,6 +96,7 @@ public final class Table: Sendable {
     self.parent = nil
     self.onConflict = onConflict
     self.indexes = indexes
+    self.history = history
     self.allColumns = columns
     self.inheritedCount = 0
     self.parentKeySources = []
@@ -136,6 +141,7 @@ public final class Table: Sendable {
     self.parent = ParentLink(table: parent, position: position, firstPosition: firstPosition, field: field)
     self.onConflict = nil
     self.indexes = indexes
+    self.history = parent.history
     // A table's key columns are declared (its initializer checks that), so each is found.
     let inherited = parent.key.map { name in
       guard let column = parent.allColumns.first(where: { $0.name == name }) else {

@@ -50,6 +50,9 @@ package struct PipelineRunner: Sendable {
     if let problem = Self.snapshotProblem(inputs: configuration.inputs, datasets: datasets) {
       throw PipelineError(message: problem)
     }
+    if let problem = Self.historyProblem(configuration: configuration, datasets: datasets) {
+      throw PipelineError(message: problem)
+    }
     var configuration = configuration
     for file in datasets.flatMap(\.files) where !configuration.datasetFiles.contains(file) {
       configuration.datasetFiles.append(file)

@@ -43,6 +43,8 @@ struct SerialRun: RunStrategy {
       var entry = report.auditEntry
       entry.inputLedger = state.inputLedger
       try store.recordAudit(entry)
+      // After the audit row, whose id each new version names (`HistoryTable`).
+      _ = try HistoryTable.synchronize(services.schema, in: store, startedAt: entry.startedAt)
       try outputs.stage(report)
       return report
     }
@@ -56,7 +58,9 @@ struct SerialRun: RunStrategy {
     lookupRows: [String: Int], totals: LoadTotals, mirror: SnapshotMirror?
   ) {
     let (deferred, lookupRows) = try services.migrateSchema(store)
-    if services.inputs.contains(where: { $0.input.isIncremental || $0.input.isSnapshot }) {
+    if services.inputs.contains(where: { $0.input.isIncremental || $0.input.isSnapshot })
+      || !HistoryTable.tables(of: services.schema).isEmpty
+    {
       _ = try store.lockAgainstConcurrentRuns()
     }
     let savepoints = configuration.policy.invalidRecord == .skip ? try store.makeSavepoints() : nil
