@@ -40,14 +40,15 @@ extension CSVRecordReader {
   /// Converts the row's fields from the dialect's encoding to UTF-8, in place (a no-op for
   /// UTF-8); the first byte the encoding does not define stops it.
   func transcode() -> (column: Int, index: Int, name: String)? {
-    guard let encoding = singleByte else { return nil }
+    guard singleByte != nil || multiByte != nil else { return nil }
     var converted = GrowableBuffer<UInt8>(capacity: values.count * 2)
     for column in 0..<fields.count {
       let field = fields[column]
       let text = UnsafeBufferPointer(start: values.base + field.start, count: field.end - field.start)
-      if let bad = encoding.utf8(text, into: &scratch) {
+      let bad = singleByte?.utf8(text, into: &scratch) ?? multiByte?.utf8(text, into: &scratch)
+      if let bad {
         converted.deallocate()
-        return (column, bad, encoding.name)
+        return (column, bad, singleByte?.name ?? multiByte?.name ?? "")
       }
       let start = converted.count
       scratch.withUnsafeBufferPointer { bytes in
