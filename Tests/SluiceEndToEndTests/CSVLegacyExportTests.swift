@@ -176,6 +176,30 @@ struct CSVLegacyExportTests {
     Self.expectLoaded(try Self.loadedRows(directory, "abs"), rows)
   }
 
+  /// NASA GISS's global temperature table (`Tests/Corpus/csv/real`): a title line, then the
+  /// header and 139 years; `***` where a value is missing.
+  @Test func aRealTableUnderATitleLineLoadsEveryYear() throws {
+    let path = Repository.path("Tests/Corpus/csv/real/nasa-giss-glb-title-line.csv")
+    let rows = Self.split(try String(contentsOfFile: path, encoding: .utf8))
+    #expect(rows.first == ["Land-Ocean: Global Means"])
+    #expect(rows.count == 141 && rows.dropFirst().allSatisfy { $0.count == 19 })
+    let inspected = try SluiceCommand.run(["inspect", path])
+    #expect(
+      inspected.stdout.contains("header on line 2 (1 line(s) before it skipped: skipLines), data lines 3–141,"),
+      "\(inspected.stdout)")
+    let scratch = try TemporaryDirectory()
+    let (spec, run, directory) = try Self.initAndRun(path, "giss", in: scratch)
+    let dialect = try #require(spec["dialect"] as? [String: Any])
+    #expect(dialect["skipLines"] as? Int == 1 && dialect["footerLines"] == nil)
+    #expect(run.status == 0, "\(run.stderr)")
+    let loaded = try Self.loadedRows(directory, "giss")
+    #expect(loaded.count == 139)
+    // Each year once, with its annual mean (J-D) as written where it is text.
+    for row in rows.dropFirst(2) {
+      #expect(loaded.count { $0.contains(row[0]) && $0.contains(row[13]) } >= 1, "\(row)")
+    }
+  }
+
   @Test func aRunRejectingMostOfItsRecordsUnderTheSpecInitWroteFailsAndSaysWhatToSet() throws {
     let scratch = try TemporaryDirectory()
     let good = "id,name,total\n" + (1...20).map { "\($0),n\($0),\($0 * 3)" }.joined(separator: "\n") + "\n"
