@@ -249,9 +249,19 @@ struct InitPackage {
     let empty =
       sniff.dialect.emptyIsNull
       ? "empty unquoted fields are null (`\"empty\": \"null\"`)" : "empty fields are empty text (`\"empty\": \"text\"`)"
-    let sniffedText =
+    var sniffedText =
       sniffed.isEmpty
       ? "" : " Sniffed from the first rows: \(sniffed.joined(separator: ", ")); check the spec's `dialect`."
+    let dialect = sniff.dialect
+    if dialect.skipLines > 0 || dialect.footerLines > 0 {
+      // The data region: where a wrong guess loads title lines or drops rows.
+      sniffedText +=
+        " The table starts on line \(sniff.tableLine): the \(dialect.skipLines) line(s) before it are skipped (`dialect.skipLines`)"
+        + (dialect.footerLines > 0
+          ? "; at most \(dialect.footerLines) last row(s) of another shape are notes, left out (`dialect.footerLines`)"
+          : "")
+        + "; correct them there if the dump's title lines or notes change."
+    }
     return
       "Records: each row of the \(kind) dump (\(inspection.records)), \(header).\(sniffedText) Each field's type is the one every value of its column reads as (`sluice inspect` shows them); \(empty) and ids with leading zeros stay text."
   }

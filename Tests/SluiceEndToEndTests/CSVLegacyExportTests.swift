@@ -170,6 +170,13 @@ struct CSVLegacyExportTests {
     #expect(
       dialect["skipLines"] as? Int == 8 && dialect["footerLines"] as? Int == 4 && dialect["header"] as? Bool == true)
     #expect(run.status == 0, "\(run.stderr)")
+    let readme = try String(contentsOfFile: "\(directory)/README.md", encoding: .utf8)
+    #expect(
+      readme.contains(
+        "The table starts on line 9: the 8 line(s) before it are skipped (`dialect.skipLines`); at most 4 last row(s) "
+          + "of another shape are notes, left out (`dialect.footerLines`)"), "\(readme)")
+    let json = try SluiceCommand.run(["inspect", file, "--json"])
+    #expect(json.stdout.contains(#""skipLines" : 8"#) && json.stdout.contains(#""footerLines" : 4"#), "\(json.stdout)")
     let rows = Self.tableBuilderExport.split(separator: "\n").dropFirst(6).prefix(12).map {
       $0.split(separator: ",").map { $0.replacingOccurrences(of: "\"", with: "") }
     }
