@@ -207,6 +207,34 @@ struct CSVLegacyExportTests {
     }
   }
 
+  /// A title line as wide as the table looks like data to the sniffer; `--skip-lines` says
+  /// otherwise, and init writes it into the spec.
+  @Test func theDataRegionCanBeGivenOnTheCommandLine() throws {
+    let scratch = try TemporaryDirectory()
+    let file = try scratch.write("report.csv", "Report,2024,Q1\nid,name,v\n1,a,2\n2,b,3\n3,c,4\nTotal\n")
+    let sniffed = try SluiceCommand.run(["inspect", file])
+    #expect(
+      sniffed.stdout.contains("no header row (sniffed: column 2 of the first row is integer"), "\(sniffed.stdout)")
+    let given = try SluiceCommand.run(["inspect", file, "--skip-lines", "1", "--footer-lines", "1"])
+    #expect(
+      given.stdout.contains(
+        "a header row (sniffed), header on line 2 (1 line(s) before it skipped: skipLines), data lines 3–5, "
+          + "1 row(s) of notes after it, left out: footerLines"), "\(given.stdout)")
+    let directory = scratch.file("report")
+    let initialized = try SluiceCommand.run([
+      "init", file, "report", "--declarative", "--dir", directory, "--skip-lines", "1", "--footer-lines", "1",
+    ])
+    #expect(initialized.status == 0, "\(initialized.stderr)")
+    let run = try SluiceCommand.run(["run", "\(directory)/report.json", "--policy", "strict"])
+    #expect(run.status == 0, "\(run.stderr)")
+    Self.expectLoaded(
+      try Self.loadedRows(directory, "report"),
+      [["id", "name", "v"], ["1", "a", "2"], ["2", "b", "3"], ["3", "c", "4"]])
+    let bad = try SluiceCommand.run(["inspect", file, "--skip-lines", "-1"])
+    #expect(bad.status == 64)
+    #expect(bad.stderr.contains("--skip-lines must be a number of lines from 0 to 1000, not '-1'"), "\(bad.stderr)")
+  }
+
   @Test func aRunRejectingMostOfItsRecordsUnderTheSpecInitWroteFailsAndSaysWhatToSet() throws {
     let scratch = try TemporaryDirectory()
     let good = "id,name,total\n" + (1...20).map { "\($0),n\($0),\($0 * 3)" }.joined(separator: "\n") + "\n"

@@ -50,6 +50,9 @@ package struct CSVDialectOptions: Sendable, Hashable {
   package var emptyIsNull: Bool?
   /// Set when `--encoding` is given: the encoding, nil for UTF-8.
   package var encoding: CSVEncoding??
+  /// The data region, when `--skip-lines` and `--footer-lines` give it.
+  package var skipLines: Int?
+  package var footerLines: Int?
 
   package init() {}
 
@@ -121,7 +124,14 @@ package enum CSVSniffer {
     // The whole file's rows when the prefix holds it (to see the notes after the table).
     let split = Self.rows(
       body, delimiter: delimiter, quote: quote, isComplete: isComplete, limit: isComplete ? Int.max : maxRows)
-    let (start, end) = region(split.rows, isComplete: isComplete)
+    var (start, end) = region(split.rows, isComplete: isComplete)
+    if let skip = options.skipLines {
+      start = split.lines.firstIndex { $0 > skip } ?? split.rows.count
+      end = max(end, start)
+    }
+    if let footer = options.footerLines {
+      end = isComplete ? max(start, split.rows.count - footer) : split.rows.count
+    }
     let rows = Array(split.rows[start..<max(start, min(end, start + maxRows))])
     // The header.
     let headerProblem = options.hasHeader == nil && options.columns == nil ? self.headerProblem(rows) : nil
@@ -137,8 +147,8 @@ package enum CSVSniffer {
     let tableLine = split.lines.indices.contains(start) ? split.lines[start] : 1
     let dialect = CSVDialect(
       delimiter: delimiter, quote: quote, hasHeader: hasHeader, columns: columns,
-      emptyIsNull: options.emptyIsNull ?? true, encoding: encoding, skipLines: tableLine - 1,
-      footerLines: split.rows.count - end)
+      emptyIsNull: options.emptyIsNull ?? true, encoding: encoding, skipLines: options.skipLines ?? (tableLine - 1),
+      footerLines: options.footerLines ?? (split.rows.count - end))
     var sniff = CSVSniff(
       format: format ?? (delimiter == 0x09 ? .tsv : .csv), dialect: dialect,
       delimiterWasSniffed: options.delimiter == nil,
