@@ -108,6 +108,23 @@ struct CSVLegacyExportTests {
     #expect(given.stdout.contains("名稱"), "\(given.stdout)")
   }
 
+  /// Cyrillic in Windows-1251 is no Latin-1 text: whole words of bytes 0x80–0xFF.
+  @Test func aNonLatinSingleByteExportIsRefusedRatherThanReadAsLatin1() throws {
+    let scratch = try TemporaryDirectory()
+    let cities = ["Москва", "Санкт-Петербург", "Новосибирск", "Екатеринбург", "Казань"]
+    let text = "id,город\n" + cities.enumerated().map { "\($0.offset),\($0.element)\n" }.joined()
+    let file = try scratch.write("cities.csv", Array(try #require(text.data(using: .windowsCP1251))))
+    let inspected = try SluiceCommand.run(["inspect", file])
+    #expect(inspected.status == 65)
+    #expect(
+      inspected.stderr.contains(
+        "cannot tell the encoding: not UTF-8, and most of its bytes 0x80–0xFF come in runs of three or more, as the "
+          + "words of a non-Latin script (Cyrillic, Greek) in a single-byte encoding do; give it with --encoding "
+          + "(windows-1251 or koi8-r or iso-8859-5 or windows-1253 or iso-8859-7)"), "\(inspected.stderr)")
+    let given = try SluiceCommand.run(["inspect", file, "--encoding", "windows-1251"])
+    #expect(given.status == 0 && given.stdout.contains("город"), "\(given.stdout)")
+  }
+
   @Test func aUTF16LittleEndianExportWithoutAByteOrderMarkIsSniffedAndLoadsExactly() throws {
     let scratch = try TemporaryDirectory()
     let text = "code,label,amount\r\n001,Crème brûlée,12\r\n002,Ünïcödé,-3\r\n003,plain,7\r\n"

@@ -276,12 +276,41 @@ package enum CSVSniffer {
     case .none:
       break
     }
+    // Latin text has its accented letters one by one (`Müller`, `Québec`); a non-Latin script in
+    // a single-byte encoding (Cyrillic, Greek) writes whole words of bytes 0x80–0xFF, which
+    // Latin-1 would read as mojibake (`Ìîñêâà`): not guessed.
+    if nonLatinRuns(prefix) {
+      let names = ["windows-1251", "koi8-r", "iso-8859-5", "windows-1253", "iso-8859-7"]
+      return (
+        "unknown", .unknown,
+        "not UTF-8, and most of its bytes 0x80–0xFF come in runs of three or more, as the words of a "
+          + "non-Latin script (Cyrillic, Greek) in a single-byte encoding do",
+        names
+      )
+    }
     let undefinedIn1252: Set<UInt8> = [0x81, 0x8D, 0x8F, 0x90, 0x9D]
     let controls = prefix.filter { $0 >= 0x80 && $0 <= 0x9F }
     if !controls.isEmpty && !controls.contains(where: undefinedIn1252.contains) {
       return ("windows-1252", .guess, "not UTF-8; bytes 0x80–0x9F read as Windows-1252 punctuation", [])
     }
     return ("iso-8859-1", .guess, "not UTF-8; no Windows-1252 punctuation", [])
+  }
+
+  /// Whether most bytes 0x80–0xFF of `prefix` stand in runs of three or more.
+  static func nonLatinRuns(_ prefix: [UInt8]) -> Bool {
+    var high = 0
+    var inRuns = 0
+    var run = 0
+    for byte in prefix + [0] {
+      if byte >= 0x80 {
+        high += 1
+        run += 1
+      } else {
+        if run >= 3 { inRuns += run }
+        run = 0
+      }
+    }
+    return high >= 10 && inRuns * 2 >= high
   }
 
   /// `93%`.
