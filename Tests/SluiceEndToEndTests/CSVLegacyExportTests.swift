@@ -87,6 +87,18 @@ struct CSVLegacyExportTests {
     Self.expectLoaded(try Self.loadedRows(directory, "legacy"), expected)
   }
 
+  /// Read as UTF-8, the Big5 export stops at its header, saying what to declare.
+  @Test func aLegacyExportReadAsUTF8FailsAtItsHeaderSayingWhatToDeclare() throws {
+    let scratch = try TemporaryDirectory()
+    let (_, _, directory) = try Self.initAndRun(Self.corpus + "/tw-population-big5.csv", "tw", in: scratch)
+    let run = try SluiceCommand.run(["run", "\(directory)/tw.json", "--encoding", "utf-8"])
+    #expect(run.status == 65)
+    #expect(
+      run.stderr.contains(
+        "the header: column 1's name is not valid UTF-8 (a file in another encoding needs dialect.encoding or "
+          + "--encoding; sluice inspect sniffs it)"), "\(run.stderr)")
+  }
+
   @Test func aFileTooShortToTellItsEncodingIsRefusedWithTheEncodingToSet() throws {
     let scratch = try TemporaryDirectory()
     let bytes: [UInt8] =

@@ -24,7 +24,8 @@ extension CSVRecordReader {
       var error = RecordReadError(
         code: .syntax,
         message: utf16 == nil
-          ? "invalid UTF-8 at byte \(bad) of the field"
+          ? "invalid UTF-8 at byte \(bad) of the field (a file in another encoding needs dialect.encoding or "
+            + "--encoding; sluice inspect sniffs it)"
           : "malformed UTF-16 (an unpaired surrogate, or a last byte without its pair) at character "
             + "\(CSVUTF16Source.characters(values.base + field.start, before: bad) + 1) of the field",
         location: .init(

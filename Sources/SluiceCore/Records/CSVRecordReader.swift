@@ -212,7 +212,12 @@
           let field = fields[index]
           let text = UnsafeBufferPointer(start: values.base + field.start, count: field.end - field.start)
           guard let name = String(validating: text, as: UTF8.self) else {
-            throw headerError("column \(index + 1)'s name is not valid \(utf16 == nil ? "UTF-8" : "UTF-16")", at: field)
+            throw headerError(
+              "column \(index + 1)'s name is not valid "
+                + (utf16 == nil
+                  ? "UTF-8 (a file in another encoding needs dialect.encoding or --encoding; sluice inspect sniffs it)"
+                  : "UTF-16"),
+              at: field)
           }
           // A second byte order mark (the file saved twice with one, or a header pasted with
           // one) would be part of the name, which then matches no field: said, not kept.
