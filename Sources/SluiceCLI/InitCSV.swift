@@ -5,7 +5,8 @@ import SluiceInspect
 /// `dialect`, so that `sluice run` needs no option, and the contract fixture as rows.
 enum InitCSV {
   /// The spec's `dialect`: the delimiter and quote when not the format's own, the header or the
-  /// columns, what an empty field is, and the encoding when not UTF-8.
+  /// columns, what an empty field is, the encoding when not UTF-8, and the data region when the
+  /// table does not fill the file (`skipLines` title lines, `footerLines` notes).
   static func dialect(_ sniff: CSVSniff) -> ContractJSON {
     let dialect = sniff.dialect
     var members: [(key: String, value: ContractJSON)] = [
@@ -16,6 +17,8 @@ enum InitCSV {
     if let columns = dialect.columns { members.append(("columns", .array(columns.map { .string($0) }))) }
     members.append(("empty", .string(dialect.emptyIsNull ? "null" : "text")))
     if let encoding = dialect.encoding { members.append(("encoding", .string(encoding.name))) }
+    if dialect.skipLines > 0 { members.append(("skipLines", .number("\(dialect.skipLines)"))) }
+    if dialect.footerLines > 0 { members.append(("footerLines", .number("\(dialect.footerLines)"))) }
     return .object(members)
   }
 

@@ -160,6 +160,10 @@ struct InitCommand: Subcommand {
       return ExitCode.of(error)
     } catch let error as InspectionError {
       if case .recordPathNotApplicable = error.code { throw UsageError(error.message) }
+      if case .unknownEncoding = error.code {
+        printError("sluice: \(shownDump): \(error)")
+        return ExitCode.dataError
+      }
       printError("sluice: \(error); \(Self.needs)")
       return ExitCode.dataError
     } catch {

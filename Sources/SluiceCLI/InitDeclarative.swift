@@ -40,7 +40,7 @@ struct InitDeclarative {
       members.append(("recordPath", .array(inspection.recordPath.map { .string($0) })))
     }
     members += [
-      ("policy", .string("lenient")),
+      ("policy", InitPackage.policy(dates: [])),
       ("database", .string("\(name).sqlite")),
       ("onConflict", .string("upsert")),
       ("report", .string("reports/\(name).json")),

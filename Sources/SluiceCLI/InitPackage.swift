@@ -132,19 +132,32 @@ struct InitPackage {
     if inspection.format != .ndjson && !inspection.recordPath.isEmpty {
       members.append(("recordPath", .array(inspection.recordPath.map { .string($0) })))
     }
-    // A CSV column of dates in a legacy format is a `Date` read under the policy's dates.
-    let policy: ContractJSON =
-      datePatterns.isEmpty
-      ? .string("lenient")
-      : .object([("preset", .string("lenient")), ("dates", .array((["iso8601"] + datePatterns).map { .string($0) }))])
     members += [
-      ("policy", policy),
+      ("policy", Self.policy(dates: datePatterns)),
       ("database", .string("../\(name).sqlite")),
       ("onConflict", .string("upsert")),
       ("report", .string("../reports/\(name).json")),
       ("rejects", .string("../reports/\(name)-rejects.ndjson")),
     ]
     return ContractJSON.object(members).text() + "\n"
+  }
+
+  /// The error budget of the lenient policy `init` writes: a run that rejects more of its records
+  /// fails and is rolled back. A wrong dialect, encoding or data region (title lines loaded as
+  /// rows, a header read as data) rejects most records; a lenient run without a budget would
+  /// load the few that pass and exit 0 (issue 58).
+  static let maxRejectRate = 0.1
+
+  /// The spec's `policy`: lenient within `maxRejectRate`, and a CSV column of dates in a legacy
+  /// format is a `Date` read under the policy's dates.
+  static func policy(dates datePatterns: [String]) -> ContractJSON {
+    var members: [(key: String, value: ContractJSON)] = [
+      ("preset", .string("lenient")), ("maxRejectRate", .number("\(maxRejectRate)")),
+    ]
+    if !datePatterns.isEmpty {
+      members.append(("dates", .array((["iso8601"] + datePatterns).map { .string($0) })))
+    }
+    return .object(members)
   }
 
   func readme() -> String {
@@ -240,9 +253,19 @@ struct InitPackage {
     let empty =
       sniff.dialect.emptyIsNull
       ? "empty unquoted fields are null (`\"empty\": \"null\"`)" : "empty fields are empty text (`\"empty\": \"text\"`)"
-    let sniffedText =
+    var sniffedText =
       sniffed.isEmpty
       ? "" : " Sniffed from the first rows: \(sniffed.joined(separator: ", ")); check the spec's `dialect`."
+    let dialect = sniff.dialect
+    if dialect.skipLines > 0 || dialect.footerLines > 0 {
+      // The data region: where a wrong guess loads title lines or drops rows.
+      sniffedText +=
+        " The table starts on line \(sniff.tableLine): the \(dialect.skipLines) line(s) before it are skipped (`dialect.skipLines`)"
+        + (dialect.footerLines > 0
+          ? "; at most \(dialect.footerLines) last row(s) of another shape are notes, left out (`dialect.footerLines`)"
+          : "")
+        + "; correct them there if the dump's title lines or notes change."
+    }
     return
       "Records: each row of the \(kind) dump (\(inspection.records)), \(header).\(sniffedText) Each field's type is the one every value of its column reads as (`sluice inspect` shows them); \(empty) and ids with leading zeros stay text."
   }

@@ -147,6 +147,9 @@ struct InspectCommand: Subcommand {
       case .noRecordPath:
         printError("sluice: \(error)")
         return ExitCode.dataError
+      case .unknownEncoding:
+        printError("sluice: \(RemoteURL.redacted(input)): \(error)")
+        return ExitCode.dataError
       case .recordPathNotApplicable:
         throw UsageError(error.message)
       }

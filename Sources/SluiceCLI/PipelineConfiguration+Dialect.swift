@@ -6,7 +6,7 @@ extension PipelineConfiguration {
   /// `dialect` (an export's files are written alike); an error when no input is CSV or TSV.
   func applyingDialect(_ values: [String: String], flags: Set<String>) throws(UsageError) -> PipelineConfiguration {
     let given =
-      ["delimiter", "quote", "columns", "empty", "encoding"].filter { values[$0] != nil }
+      ["delimiter", "quote", "columns", "empty", "encoding", "skip-lines", "footer-lines"].filter { values[$0] != nil }
       + (flags.contains("no-header") ? ["no-header"] : [])
     guard let first = given.first else { return self }
     var configuration = self
@@ -51,6 +51,8 @@ extension PipelineConfiguration {
       case "null": dialect.emptyIsNull = true
       case let other?: throw UsageError("--empty must be text or null, not '\(other)'")
       }
+      if let lines = try regionLines("skip-lines", in: values) { dialect.skipLines = lines }
+      if let lines = try regionLines("footer-lines", in: values) { dialect.footerLines = lines }
       configuration.inputs[index].dialect = dialect
       applied = true
     }
@@ -97,6 +99,8 @@ extension CSVDialectOptions {
     case "null": options.emptyIsNull = true
     case let other?: throw UsageError("--empty must be text or null, not '\(other)'")
     }
+    options.skipLines = try regionLines("skip-lines", in: values)
+    options.footerLines = try regionLines("footer-lines", in: values)
     return options
   }
 }
@@ -133,14 +137,28 @@ enum DialectOptions {
         .value("encoding", "NAME"),
         sniffed
           ? """
-          csv, tsv: the encoding (utf-8, utf-16, utf-16le, utf-16be, or a
-          single-byte one iconv -l knows: windows-1252, iso-8859-15); sniffed
-          when not given, with its confidence
+          csv, tsv: the encoding (utf-8, utf-16, utf-16le, utf-16be, a
+          single-byte one iconv -l knows: windows-1252, iso-8859-15, or a CJK
+          one: big5, gb18030, shift_jis, euc-jp, euc-kr); sniffed when not
+          given, with its confidence, or refused when it cannot be told
           """
           : """
           csv, tsv: the encoding the file is written in: a single-byte one
-          (windows-1252, iso-8859-15, any iconv -l knows) or utf-16,
-          utf-16le, utf-16be; UTF-8 by default, UTF-16 by its byte order mark
+          (windows-1252, iso-8859-15, any iconv -l knows), a CJK one (big5,
+          gbk, gb18030, shift_jis, euc-jp, euc-kr) or utf-16, utf-16le,
+          utf-16be; UTF-8 by default, UTF-16 by its byte order mark
+          """),
+      OptionEntry(
+        [.value("skip-lines", "N"), .value("footer-lines", "N")],
+        sniffed
+          ? """
+          csv, tsv: the lines before the header (an export's title) and at
+          most how many last rows of another shape are notes (sniffed when
+          not given)
+          """
+          : """
+          csv, tsv: the lines before the header (an export's title), skipped,
+          and at most how many last rows of another shape are notes, left out
           """),
       OptionEntry(
         .value("empty", "text|null"),
@@ -155,6 +173,15 @@ enum DialectOptions {
           """),
     ]
   }
+}
+
+/// The lines `--skip-lines` or `--footer-lines` names, when given: 0…`CSVDialect.maxRegionLines`.
+private func regionLines(_ option: String, in values: [String: String]) throws(UsageError) -> Int? {
+  guard let text = values[option] else { return nil }
+  guard let lines = Int(text), (0...CSVDialect.maxRegionLines).contains(lines) else {
+    throw UsageError("--\(option) must be a number of lines from 0 to \(CSVDialect.maxRegionLines), not '\(text)'")
+  }
+  return lines
 }
 
 /// The byte `--delimiter` or `--quote` names, when given: one ASCII character, or `tab`.

@@ -73,7 +73,10 @@ struct CSVHostileInputCommandTests {
     #expect(issue.location?.line == 201)
     #expect(issue.location?.column == 2)
     #expect(issue.location?.byteOffset == Int64(bytes.count - 11))
-    #expect(issue.message == "invalid UTF-8 at byte 3 of the field")
+    #expect(
+      issue.message
+        == "invalid UTF-8 at byte 3 of the field (a file in another encoding needs dialect.encoding or --encoding; "
+        + "sluice inspect sniffs it)")
   }
 
   // MARK: - Finding 8

@@ -167,7 +167,8 @@ struct InitDeclarativeTests {
     #expect(written.spec["input"] as? String == "../stock.json")
     #expect(written.spec["format"] as? String == "json")
     #expect(written.spec["recordPath"] as? [String] == ["data"])
-    #expect(written.spec["policy"] as? String == "lenient")
+    #expect((written.spec["policy"] as? [String: Any])?["preset"] as? String == "lenient")
+    #expect((written.spec["policy"] as? [String: Any])?["maxRejectRate"] as? Double == 0.1)
     #expect(written.spec["database"] as? String == "stock.sqlite")
     #expect(written.stdout.contains("next: cd \(scratch.file("stock")) && sluice run stock.json"), "\(written.stdout)")
     // No id-like field: the records are keyed by their input and position, as the Swift

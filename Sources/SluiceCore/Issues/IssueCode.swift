@@ -22,6 +22,9 @@ public struct IssueCode: RawRepresentable, Sendable, Hashable, Codable, Comparab
   public static let nestingTooDeep: IssueCode = "nestingTooDeep"
   /// A CSV row with more or fewer fields than its header names columns.
   public static let fieldCount: IssueCode = "fieldCount"
+  /// A CSV header row leaves a name blank or repeats one: the column is read under a name of its
+  /// own (`column_7`, `name_2`), said once per input (a warning).
+  public static let headerRenamed: IssueCode = "headerRenamed"
   /// An XML element with more attributes than the reader's limit.
   public static let tooManyAttributes: IssueCode = "tooManyAttributes"
   public static let typeMismatch: IssueCode = "typeMismatch"

@@ -18,10 +18,22 @@ public struct CSVDialect: Sendable, Hashable {
   /// The encoding the file is written in (single-byte, or UTF-16); nil for UTF-8 (a byte order
   /// mark skipped) or UTF-16 by its byte order mark.
   public var encoding: CSVEncoding?
+  /// Lines before the header (or the first row, without one) that are not part of the table: an
+  /// export's title, its filters, a blank line. Counted as the file's lines, whatever they hold.
+  public var skipLines: Int
+  /// Rows at the end that are not part of the table — notes, sources, a copyright line — left
+  /// out when their number of fields is not the header's (a last row of the table's shape is
+  /// data). At most this many; blank lines are no rows and are not counted.
+  public var footerLines: Int
+
+  /// The most lines `skipLines` and `footerLines` may each name: the reader holds the footer's
+  /// rows until it knows they are the last.
+  public static let maxRegionLines = 1_000
 
   public init(
     delimiter: UInt8 = UInt8(ascii: ","), quote: UInt8 = UInt8(ascii: "\""), hasHeader: Bool = true,
-    columns: [String]? = nil, emptyIsNull: Bool = false, encoding: CSVEncoding? = nil
+    columns: [String]? = nil, emptyIsNull: Bool = false, encoding: CSVEncoding? = nil, skipLines: Int = 0,
+    footerLines: Int = 0
   ) {
     self.delimiter = delimiter
     self.quote = quote
@@ -29,6 +41,8 @@ public struct CSVDialect: Sendable, Hashable {
     self.columns = columns
     self.emptyIsNull = emptyIsNull
     self.encoding = encoding
+    self.skipLines = skipLines
+    self.footerLines = footerLines
   }
 
   /// RFC 4180's: comma, double quote, a header row, empty fields as empty text.

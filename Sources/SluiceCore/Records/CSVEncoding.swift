@@ -6,7 +6,14 @@ import Foundation
 
 /// The encoding a legacy CSV export is written in, when it is not UTF-8: a single-byte one
 /// (Windows-1252, ISO-8859-1/15, KOI8-R, a DOS code page), read through a table of what each byte
-/// is in UTF-8, or UTF-16 of either byte order, read through `CSVUTF16Source`.
+/// is in UTF-8; a multi-byte one that keeps ASCII (Big5, GBK/GB18030, Shift_JIS, EUC-JP, EUC-KR),
+/// whose fields iconv converts one by one (`CSVMultiByteConverter`); or UTF-16 of either byte
+/// order, read through `CSVUTF16Source`.
+///
+/// A multi-byte encoding's second bytes are never below 0x40, so the delimiters `,` `;` tab, the
+/// quote `"` and line breaks are never part of a character: the reader scans the file's own bytes
+/// for them, as for a single-byte encoding. A delimiter or quote from 0x40 up (`|`) could be, and
+/// is refused with such an encoding.
 ///
 /// The table is made once, from glibc's iconv, so any single-byte encoding iconv knows works. The
 /// reader scans the file's own bytes — the delimiter, quote and line breaks are ASCII in all of
@@ -27,8 +34,23 @@ public struct CSVEncoding: Sendable, Hashable {
     case byMark, littleEndian, bigEndian
   }
 
+  /// Whether this is a multi-byte encoding that keeps ASCII (Big5, Shift_JIS…), converted field
+  /// by field through iconv.
+  package let isMultiByte: Bool
+
   /// Whether this is a single-byte encoding, converted field by field through its table.
-  package var isSingleByte: Bool { utf16 == nil }
+  package var isSingleByte: Bool { utf16 == nil && !isMultiByte }
+
+  /// The multi-byte encodings that keep ASCII as it is and whose later bytes are 0x40 or more,
+  /// by their names with case, `-` and `_` ignored: the legacy CJK encodings of spreadsheets and
+  /// public-sector exports. Stateful ones (ISO-2022-JP) and EBCDIC are not among them.
+  static let multiByteNames: Set<String> = [
+    "big5", "big5hkscs", "cp950", "gbk", "gb2312", "gb18030", "cp936", "euccn", "shiftjis", "sjis", "cp932",
+    "windows31j", "mskanji", "eucjp", "euckr", "cp949", "uhc", "euctw",
+  ]
+
+  /// The lowest byte a multi-byte encoding's later bytes take: a delimiter or quote must be below.
+  package static let lowestTrailByte: UInt8 = 0x40
 
   /// Why `name` cannot be read this way: iconv does not know it, or it is not a single-byte
   /// encoding that keeps ASCII as it is (UTF-16, Shift_JIS, EBCDIC).
@@ -42,6 +64,7 @@ public struct CSVEncoding: Sendable, Hashable {
     guard name.contains(where: { !$0.isWhitespace }) else {
       throw Problem(message: "an encoding needs a name: utf-8, utf-16, windows-1252, iso-8859-1 (iconv -l lists them)")
     }
+    isMultiByte = Self.multiByteNames.contains(Self.folded(name))
     switch name.lowercased().replacingOccurrences(of: "_", with: "-") {
     case "utf-16", "utf16":
       (high, utf16) = ([], .byMark)
@@ -60,6 +83,10 @@ public struct CSVEncoding: Sendable, Hashable {
       throw Problem(message: "'\(name)' is not an encoding iconv knows (iconv -l lists them)")
     }
     defer { iconv_close(converter) }
+    if isMultiByte {
+      high = []
+      return
+    }
     var high: [[UInt8]] = []
     for byte in 0...255 {
       let converted = Self.convert(UInt8(byte), with: converter)
@@ -70,12 +97,18 @@ public struct CSVEncoding: Sendable, Hashable {
       } else {
         guard let bytes = converted else {
           throw Problem(
-            message: "'\(name)' is not a single-byte encoding, UTF-8 or UTF-16: convert the file to UTF-8 first")
+            message: "'\(name)' is not a single-byte encoding, UTF-8, UTF-16 or one of the multi-byte encodings "
+              + "Sluice reads (big5, gb18030, gbk, shift_jis, euc-jp, euc-kr, cp949…): convert the file to UTF-8 first")
         }
         high.append(bytes)
       }
     }
     self.high = high
+  }
+
+  /// A name with case, `-` and `_` ignored (`Shift_JIS` → `shiftjis`).
+  static func folded(_ name: String) -> String {
+    String(name.lowercased().filter { $0 != "-" && $0 != "_" })
   }
 
   /// One byte through iconv: its UTF-8 bytes, `[]` when the encoding leaves it undefined

@@ -34,6 +34,40 @@ struct CSVHeader {
     var column: Int
   }
 
+  /// A header row's names made distinct, so that every column is read: a blank name becomes
+  /// `column_N` (N its column, from 1), a repeated one `name_2`, `name_3`… (a name already
+  /// taken is skipped), and each such column is listed.
+  static func distinct(_ written: [String]) -> (names: [String], renamed: [CSVRenamedColumn]) {
+    var taken = Set(written.filter { !$0.allSatisfy(\.isWhitespace) })
+    var seen = Set<String>()
+    var names: [String] = []
+    var renamed: [CSVRenamedColumn] = []
+    names.reserveCapacity(written.count)
+    for (index, name) in written.enumerated() {
+      if name.allSatisfy(\.isWhitespace) {
+        var candidate = "column_\(index + 1)"
+        var suffix = 2
+        while taken.contains(candidate) {
+          candidate = "column_\(index + 1)_\(suffix)"
+          suffix += 1
+        }
+        taken.insert(candidate)
+        names.append(candidate)
+        renamed.append(CSVRenamedColumn(column: index + 1, written: name, name: candidate))
+      } else if !seen.insert(name).inserted {
+        var suffix = 2
+        while taken.contains("\(name)_\(suffix)") { suffix += 1 }
+        let candidate = "\(name)_\(suffix)"
+        taken.insert(candidate)
+        names.append(candidate)
+        renamed.append(CSVRenamedColumn(column: index + 1, written: name, name: candidate))
+      } else {
+        names.append(name)
+      }
+    }
+    return (names, renamed)
+  }
+
   init(names: [String]) throws(Problem) {
     guard names.count <= Self.maxColumns else {
       throw Problem(
@@ -106,5 +140,32 @@ struct CSVHeader {
     }
     emit(root)
     self.steps = steps
+  }
+}
+
+/// A column whose name in the header row is blank or repeats an earlier one, and the name it is
+/// read under (`name_2`, `column_7`).
+public struct CSVRenamedColumn: Sendable, Hashable {
+  /// From 1.
+  public var column: Int
+  /// The name as the header row writes it.
+  public var written: String
+  public var name: String
+
+  public init(column: Int, written: String, name: String) {
+    self.column = column
+    self.written = written
+    self.name = name
+  }
+
+  /// `the header repeats "Name" (column 9, read as Name_2), leaves column 7 blank (read as
+  /// column_7)`, for a warning and for inspect.
+  public static func summary(_ renamed: [CSVRenamedColumn]) -> String {
+    let parts = renamed.map { column in
+      column.written.allSatisfy(\.isWhitespace)
+        ? "column \(column.column) is blank (read as \(column.name))"
+        : "column \(column.column) repeats \"\(column.written)\" (read as \(column.name))"
+    }
+    return "the header's names are not distinct: " + parts.joined(separator: ", ")
   }
 }

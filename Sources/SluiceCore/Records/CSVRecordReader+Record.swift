@@ -24,7 +24,8 @@ extension CSVRecordReader {
       var error = RecordReadError(
         code: .syntax,
         message: utf16 == nil
-          ? "invalid UTF-8 at byte \(bad) of the field"
+          ? "invalid UTF-8 at byte \(bad) of the field (a file in another encoding needs dialect.encoding or "
+            + "--encoding; sluice inspect sniffs it)"
           : "malformed UTF-16 (an unpaired surrogate, or a last byte without its pair) at character "
             + "\(CSVUTF16Source.characters(values.base + field.start, before: bad) + 1) of the field",
         location: .init(
@@ -40,14 +41,15 @@ extension CSVRecordReader {
   /// Converts the row's fields from the dialect's encoding to UTF-8, in place (a no-op for
   /// UTF-8); the first byte the encoding does not define stops it.
   func transcode() -> (column: Int, index: Int, name: String)? {
-    guard let encoding = singleByte else { return nil }
+    guard singleByte != nil || multiByte != nil else { return nil }
     var converted = GrowableBuffer<UInt8>(capacity: values.count * 2)
     for column in 0..<fields.count {
       let field = fields[column]
       let text = UnsafeBufferPointer(start: values.base + field.start, count: field.end - field.start)
-      if let bad = encoding.utf8(text, into: &scratch) {
+      let bad = singleByte?.utf8(text, into: &scratch) ?? multiByte?.utf8(text, into: &scratch)
+      if let bad {
         converted.deallocate()
-        return (column, bad, encoding.name)
+        return (column, bad, singleByte?.name ?? multiByte?.name ?? "")
       }
       let start = converted.count
       scratch.withUnsafeBufferPointer { bytes in

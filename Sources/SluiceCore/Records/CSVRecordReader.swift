@@ -37,6 +37,13 @@
   public private(set) var recordCount = 0
   /// The column names, once the header is read (or as the dialect gives them), for any thread.
   public let columns = CSVColumns()
+  /// The header row's blank and repeated names, each read under a name of its own.
+  public private(set) var renamedColumns: [CSVRenamedColumn] = []
+  /// The rows at the end left out as the dialect's `footerLines`, once `next()` returned nil.
+  public private(set) var footerRowsSkipped = 0
+  /// The rows read ahead while the footer is not known yet (at most `dialect.footerLines` + 1).
+  private var pending: [Result<RawRecord, RecordReadError>] = []
+  private var rowsEnded = false
 
   // The reader's state below is touched only by its own methods, on the one thread that reads
   // (a `RecordReader` is not shared), and never while an access to it is open: the runtime's
@@ -47,6 +54,8 @@
   @exclusivity(unchecked) private(set) var utf16: CSVUTF16Source?
   /// The single-byte encoding each field is converted from, if any.
   let singleByte: CSVEncoding?
+  /// The multi-byte encoding's converter each field goes through, if any.
+  let multiByte: CSVMultiByteConverter?
   /// Where `buffer[sourceIndex]` sits in a UTF-16 file: `offset` walks forward from here.
   @exclusivity(unchecked) private var sourceIndex = 0
   @exclusivity(unchecked) private var sourceOffset: Int64 = 0
@@ -97,6 +106,7 @@
     self.dialect = dialect
     self.limits = limits
     singleByte = dialect.encoding.flatMap { $0.isSingleByte ? $0 : nil }
+    multiByte = dialect.encoding.flatMap { $0.isMultiByte ? CSVMultiByteConverter(name: $0.name) : nil }
     buffer = .allocate(byteCount: max(bufferSize, 4), alignment: 16)
   }
 
@@ -108,7 +118,31 @@
     builder.deallocate()
   }
 
+  /// The next row. With a footer (`dialect.footerLines`), rows are read that many ahead: at the
+  /// input's end, up to that many last rows whose number of fields is not the header's are notes,
+  /// left out rather than rejected. A last row of the table's shape is always data, so a file
+  /// without its notes loses no row.
   public func next() throws -> RawRecord? {
+    guard dialect.footerLines > 0 else { return try nextRow() }
+    while pending.count <= dialect.footerLines && !rowsEnded {
+      do {
+        if let row = try nextRow() { pending.append(.success(row)) } else { rowsEnded = true }
+      } catch let error as RecordReadError where error.isRecoverable {
+        pending.append(.failure(error))
+      }
+    }
+    if rowsEnded && footerRowsSkipped == 0 {
+      while footerRowsSkipped < dialect.footerLines, case .failure(let error) = pending.last, error.code == .fieldCount
+      {
+        pending.removeLast()
+        footerRowsSkipped += 1
+      }
+    }
+    guard !pending.isEmpty else { return nil }
+    return try pending.removeFirst().get()
+  }
+
+  private func nextRow() throws -> RawRecord? {
     if header == nil {
       guard try readHeader() else { return nil }
     }
@@ -123,7 +157,9 @@
       // The row as written, in UTF-8 when the file is not: what a rejects file keeps and replays.
       // What is not text stays bytes that are no UTF-8 (an undefined byte, the UTF-16 source's
       // markers), which the rejects file keeps as escapes and replay refuses: never U+FFFD.
-      let bytes = singleByte.map { $0.utf8KeepingUndefined(raw.array()) } ?? raw.array()
+      let bytes =
+        singleByte.map { $0.utf8KeepingUndefined(raw.array()) } ?? multiByte?.utf8KeepingUndefined(raw.array())
+        ?? raw.array()
       do {
         if var problem {
           problem.location.ordinal = recordCount
@@ -154,6 +190,7 @@
   /// Reads the column names (or takes the dialect's); false when the input holds no row.
   private func readHeader() throws -> Bool {
     try start()
+    try skipLines(dialect.skipLines)
     var names = dialect.columns
     if dialect.hasHeader {
       repeat {
@@ -175,7 +212,12 @@
           let field = fields[index]
           let text = UnsafeBufferPointer(start: values.base + field.start, count: field.end - field.start)
           guard let name = String(validating: text, as: UTF8.self) else {
-            throw headerError("column \(index + 1)'s name is not valid \(utf16 == nil ? "UTF-8" : "UTF-16")", at: field)
+            throw headerError(
+              "column \(index + 1)'s name is not valid "
+                + (utf16 == nil
+                  ? "UTF-8 (a file in another encoding needs dialect.encoding or --encoding; sluice inspect sniffs it)"
+                  : "UTF-16"),
+              at: field)
           }
           // A second byte order mark (the file saved twice with one, or a header pasted with
           // one) would be part of the name, which then matches no field: said, not kept.
@@ -186,7 +228,9 @@
           }
           read.append(name)
         }
-        names = read
+        let distinct = CSVHeader.distinct(read)
+        names = distinct.names
+        renamedColumns = distinct.renamed
       }
     }
     guard let names, !names.isEmpty else {
@@ -216,6 +260,21 @@
   private func start() throws {
     guard !started else { return }
     started = true
+    if let encoding = dialect.encoding, encoding.isMultiByte {
+      for (name, byte) in [("delimiter", dialect.delimiter), ("quote", dialect.quote)]
+      where byte >= CSVEncoding.lowestTrailByte {
+        throw RecordReadError(
+          code: .syntax,
+          message: "the \(name) '\(Character(UnicodeScalar(byte)))' can be the second byte of a \(encoding.name) "
+            + "character: convert the file to UTF-8 first (iconv -f \(encoding.name) -t UTF-8)",
+          location: .init(ordinal: 0, byteOffset: 0, line: 1), isRecoverable: false)
+      }
+      guard multiByte != nil else {
+        throw RecordReadError(
+          code: .syntax, message: "iconv cannot convert \(encoding.name) to UTF-8",
+          location: .init(ordinal: 0, byteOffset: 0, line: 1), isRecoverable: false)
+      }
+    }
     while count < 4 {
       let read = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
       if read == 0 { break }
@@ -239,6 +298,23 @@
       bufferOffset = 0
       sourceIndex = 0
       sourceOffset = Int64(skip)
+    }
+  }
+
+  /// Skips `count` lines before the header: whatever they hold, quotes included, up to their
+  /// line breaks (LF, CRLF or CR).
+  private func skipLines(_ count: Int) throws {
+    var skipped = 0
+    while skipped < count, let byte = try nextByte() {
+      if endedWithCR {
+        endedWithCR = false
+        if byte == 0x0A { continue }
+      }
+      if byte == 0x0A || byte == 0x0D {
+        skipped += 1
+        line += 1
+        endedWithCR = byte == 0x0D
+      }
     }
   }
 

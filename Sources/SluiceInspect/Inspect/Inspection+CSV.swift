@@ -11,12 +11,32 @@ extension Inspection {
     if dialect.hasHeader {
       parts.append("a header row\(sniff.headerWasSniffed ? " (sniffed)" : "")")
     } else if sniff.columnsWereNamed {
-      parts.append("no header row\(sniff.headerWasSniffed ? " (sniffed)" : ""): columns named column1…")
+      let why = sniff.noHeaderReason.map { ": \($0)" } ?? (sniff.headerWasSniffed ? "" : ": --no-header given")
+      parts.append("no header row\(sniff.headerWasSniffed ? " (sniffed\(why))" : why): columns named column1…")
     } else {
       parts.append("no header row: columns given")
     }
+    if let region = regionDescription(sniff) { parts.append(region) }
     parts.append("encoding \(sniff.encodingName) (\(encodingConfidence(sniff)))")
     parts.append("empty fields \(dialect.emptyIsNull ? "null" : "text")")
+    return parts.joined(separator: ", ")
+  }
+
+  /// `header on line 5 (4 lines before it skipped), data lines 6–1387, 4 rows of notes after
+  /// it`; nil when the table fills the file.
+  static func regionDescription(_ sniff: CSVSniff) -> String? {
+    let dialect = sniff.dialect
+    guard dialect.skipLines > 0 || dialect.footerLines > 0 else { return nil }
+    let first = sniff.tableLine + (dialect.hasHeader ? 1 : 0)
+    var parts = [
+      dialect.hasHeader
+        ? "header on line \(sniff.tableLine) (\(dialect.skipLines) line(s) before it skipped: skipLines)"
+        : "table from line \(sniff.tableLine) (\(dialect.skipLines) line(s) before it skipped: skipLines)"
+    ]
+    parts.append("data lines \(first)–\(sniff.lastDataLine.map(String.init) ?? "…")")
+    if dialect.footerLines > 0 {
+      parts.append("\(dialect.footerLines) row(s) of notes after it, left out: footerLines")
+    }
     return parts.joined(separator: ", ")
   }
 
@@ -26,6 +46,7 @@ extension Inspection {
     case .given: "given"
     case .certain: "certain: \(sniff.encodingReason)"
     case .guess: "a guess: \(sniff.encodingReason)"
+    case .unknown: "unknown: \(sniff.encodingReason)"
     }
   }
 

@@ -57,6 +57,11 @@ extension Inspection {
       var encoding: String
       var encodingConfidence: String
       var encodingReason: String
+      /// Why the first row is no header, when sniffed so.
+      var noHeaderReason: String?
+      /// The data region, when the table does not fill the file.
+      var skipLines: Int?
+      var footerLines: Int?
     }
 
     struct ColumnType: Encodable {
@@ -150,7 +155,9 @@ extension Inspection {
         header: dialect.hasHeader, headerSniffed: sniff.headerWasSniffed, columns: dialect.columns,
         columnsNamed: sniff.columnsWereNamed, empty: dialect.emptyIsNull ? "null" : "text",
         encoding: sniff.encodingName, encodingConfidence: sniff.encodingConfidence.rawValue,
-        encodingReason: sniff.encodingReason)
+        encodingReason: sniff.encodingReason, noHeaderReason: sniff.noHeaderReason,
+        skipLines: dialect.skipLines > 0 ? dialect.skipLines : nil,
+        footerLines: dialect.footerLines > 0 ? dialect.footerLines : nil)
     }
 
     /// A CSV column's inferred type: an enum's values only with `showsValues`.

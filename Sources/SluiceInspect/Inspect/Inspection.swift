@@ -97,6 +97,8 @@ package struct InspectionError: Error, Sendable, CustomStringConvertible {
     case noRecordPath
     /// A record path was given for NDJSON, whose records are its lines.
     case recordPathNotApplicable
+    /// A CSV file is not UTF-8, and several legacy encodings read it alike: it must be given.
+    case unknownEncoding
   }
 
   public var code: Code

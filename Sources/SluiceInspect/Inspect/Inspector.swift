@@ -111,6 +111,13 @@ package enum Inspector {
       } catch {
         throw InspectionError(code: .recordPathNotApplicable, message: "--encoding: \(error.message)")
       }
+      if let csv, csv.encodingConfidence == .unknown {
+        throw InspectionError(
+          code: .unknownEncoding,
+          message:
+            "cannot tell the encoding: \(csv.encodingReason); give it with --encoding "
+            + "(\(csv.encodingCandidates.joined(separator: " or "))), or a spec's dialect.encoding")
+      }
       format = csv?.format ?? format
     case .ndjson:
       if let given = options.recordPath, !given.isEmpty {
@@ -171,6 +178,9 @@ package enum Inspector {
       notes.append(
         "field paths capped at \(options.maxFieldPaths): \(collector.untrackedValues) value(s) at further paths not described"
       )
+    }
+    if let csvReader = reader as? CSVRecordReader, !csvReader.renamedColumns.isEmpty {
+      notes.append(CSVRenamedColumn.summary(csvReader.renamedColumns))
     }
     if collector.duplicateKeys > 0 {
       notes.append("\(collector.duplicateKeys) key(s) repeated within one object, counted once")

@@ -13,11 +13,16 @@ extension SpecDocument {
     var columns: [String]?
     /// `text` (the default) or `null`: what an empty unquoted field reads as.
     var empty: String?
-    /// A single-byte encoding iconv knows (`windows-1252`) or UTF-16 (`utf-16le`); UTF-8 when absent.
+    /// A single-byte encoding iconv knows (`windows-1252`), a multi-byte CJK one (`big5`,
+    /// `shift_jis`) or UTF-16 (`utf-16le`); UTF-8 when absent.
     var encoding: String?
+    /// Lines before the header that are not part of the table (an export's title lines).
+    var skipLines: Int?
+    /// Rows at the end that are not part of the table (notes, sources).
+    var footerLines: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-      case delimiter, quote, header, columns, empty, encoding
+      case delimiter, quote, header, columns, empty, encoding, skipLines, footerLines
     }
   }
 }
@@ -62,6 +67,22 @@ extension PipelineSpec {
       } catch {
         throw SpecError(path: path, message: "'\(key).encoding': \(error.message)")
       }
+    }
+    for (name, value) in [("skipLines", document.skipLines), ("footerLines", document.footerLines)] {
+      guard let value else { continue }
+      guard (0...CSVDialect.maxRegionLines).contains(value) else {
+        throw SpecError(path: path, message: "'\(key).\(name)' must be from 0 to \(CSVDialect.maxRegionLines)")
+      }
+    }
+    dialect.skipLines = document.skipLines ?? 0
+    dialect.footerLines = document.footerLines ?? 0
+    if let encoding = dialect.encoding, encoding.isMultiByte,
+      dialect.delimiter >= CSVEncoding.lowestTrailByte || dialect.quote >= CSVEncoding.lowestTrailByte
+    {
+      throw SpecError(
+        path: path,
+        message: "'\(key)': a delimiter or quote from '@' up can be part of a \(encoding.name) character; "
+          + "convert the file to UTF-8 first")
     }
     switch document.empty {
     case nil, "text": dialect.emptyIsNull = false

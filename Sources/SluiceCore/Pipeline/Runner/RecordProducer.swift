@@ -150,6 +150,8 @@ final class RecordProducer<D: Dataset> {
     /// The bytes an item carries to the loading side: the raw record when a rejects file wants it.
     func carried(_ bytes: [UInt8]?) -> [UInt8]? { keepsRawRecords ? bytes : nil }
 
+    // A CSV header's blank and repeated names are said once, with the first row.
+    var headerNoted = false
     while true {
       var mark = Stopwatch.now()
       let raw: RawRecord?
@@ -184,6 +186,15 @@ final class RecordProducer<D: Dataset> {
       }
       var item = Item(verdict: .rejected(.decode, []), location: raw.location, raw: carried(raw.bytes))
       item.verdict = verdict(for: raw, decoder: decoder, diagnostics: &diagnostics, item: &item, lap: lap, mark: &mark)
+      if !headerNoted, let csv = reader as? CSVRecordReader {
+        headerNoted = true
+        if !csv.renamedColumns.isEmpty {
+          item.warnings.append(
+            Issue(
+              stage: .read, severity: .warning, code: .headerRenamed, location: nil,
+              message: CSVRenamedColumn.summary(csv.renamedColumns)))
+        }
+      }
       guard emit(item, rawBytes: raw.bytes.count) else { return }
       if case .failure = item.verdict { break }
     }

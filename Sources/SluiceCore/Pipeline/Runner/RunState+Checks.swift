@@ -63,7 +63,10 @@ extension RunState {
         failure: .init(
           kind: .data,
           message: String(
-            format: "error budget exceeded: %d of %d records rejected (%.2f%% > %.2f%%); the run was rolled back",
+            format:
+              "error budget exceeded: %d of %d records rejected (%.2f%% > %.2f%%); the run was rolled back. "
+              + "The report's issues say why; a wrong dialect, encoding or data region rejects most rows. "
+              + "If that many rejects are expected, raise the spec's policy.maxRejectRate",
             ledger.rejectedRecords, read, rate * 100, maxRejectRate * 100)))
     }
   }
