@@ -121,21 +121,6 @@ package indirect enum DocumentJSON: Decodable, Sendable, Equatable {
     }
   }
 
-  private static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
-  }
+  /// `text` as a JSON string literal.
+  private static func quoted(_ text: String) -> String { "\"" + JSONString.escaped(text) + "\"" }
 }

@@ -79,22 +79,8 @@ public struct JSONText: Decodable, Sendable, Hashable {
     return quoted(try value.decode(String.self))
   }
 
-  /// A string as a JSON string literal.
-  private static func quoted(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result + "\""
-  }
+  /// `text` as a JSON string literal.
+  private static func quoted(_ text: String) -> String { "\"" + JSONString.escaped(text) + "\"" }
 
   private struct AnyKey: CodingKey {
     var stringValue: String
