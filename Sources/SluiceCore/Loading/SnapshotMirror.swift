@@ -107,12 +107,20 @@ package final class SnapshotMirror {
     try insert.run(values)
   }
 
-  /// `NOT EXISTS` the row's key among the keys seen, for table `index` aliased `t`.
-  private func unseen(_ index: Int) -> String {
+  /// `statement` (`DELETE FROM … AS t` or `SELECT count(*) FROM … t`) of the rows of table
+  /// `index` whose key is not among the keys seen.
+  ///
+  /// The keys are named through a common table expression, not the temporary table itself:
+  /// Citus refuses a statement on a distributed table whose subquery names a table that is not
+  /// distributed ("relation sluice_seen_0 is not distributed"), but plans a CTE's rows
+  /// separately and ships them to the shards. SQLite flattens the CTE and PostgreSQL inlines
+  /// it, so both keep the anti-join on the temporary table's key index.
+  private func unseen(_ index: Int, _ statement: String) -> String {
     let table = mirrored[index]
     let dialect = store.dialect
     let matches = table.table.key.enumerated().map { position, name in "s.k\(position) = t.\(dialect.quote(name))" }
-    return "NOT EXISTS (SELECT 1 FROM \(table.seen) s WHERE \(matches.joined(separator: " AND ")))"
+    return
+      "WITH sluice_seen AS (SELECT * FROM \(table.seen)) \(statement) WHERE NOT EXISTS (SELECT 1 FROM sluice_seen s WHERE \(matches.joined(separator: " AND ")))"
   }
 
   /// The rows each table the deletes can reach held when the run began (a plan lists those
@@ -137,11 +145,11 @@ package final class SnapshotMirror {
     for index in mirrored.indices where !holding.contains(mirrored[index].table.name) {
       let table = mirrored[index].table.name
       do {
-        try store.execute("DELETE FROM \(store.dialect.quote(table)) AS t WHERE \(unseen(index))")
+        try store.execute(unseen(index, "DELETE FROM \(store.dialect.quote(table)) AS t"))
       } catch let error as any StoreError {
         guard case .constraint = error.failure else { throw error }
         let doomed = Int(
-          try store.scalarInt("SELECT count(*) FROM \(store.dialect.quote(table)) t WHERE \(unseen(index))") ?? 0)
+          try store.scalarInt(unseen(index, "SELECT count(*) FROM \(store.dialect.quote(table)) t")) ?? 0)
         throw SnapshotRefusal(
           table: table, rows: doomed, of: rowsBefore[table] ?? 0, maxDeleteRate: maxDeleteRate, restricted: true)
       }
