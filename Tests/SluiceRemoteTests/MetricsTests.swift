@@ -13,16 +13,8 @@ import Testing
 /// A pipeline of notes, one NDJSON record each (`{"id": "a"}`), run in process through the
 /// command line with SluiceRemote's transport, as the `sluice` binary runs it.
 struct MetricsWorkspace {
-  struct NotesDataset: Dataset {
-    struct Note: Decodable { let id: String }
-    var name: String { "notes" }
-    var summary: String { "notes → notes" }
-    static let notes = Table("notes", key: ["note_id"], columns: [.text("note_id", field: "id")])
-    var schema: Schema { Schema([Self.notes]) }
-    func validate(_ note: Note, into validation: inout Validation) {}
-    func map(_ note: Note, context _: inout MappingContext) throws(MappingError) -> Note { note }
-    func rows(for note: Note, into rows: inout RecordRows) { rows.add(Self.notes, note.id) }
-  }
+  /// The remote runs' notes dataset (`RemoteRunTests.NotesDataset`).
+  typealias NotesDataset = RemoteRunTests.NotesDataset
 
   let directory: TemporaryDirectory
   /// The pipeline's name, unique to the test (the spec's file name): the job it pushes as.
